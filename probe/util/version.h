@@ -1,0 +1,4 @@
+#ifndef LLC_UTIL_VERSION_H
+#define LLC_UTIL_VERSION_H
+#define LLCPROBE_VERSION_STRING "0.1.0"
+#endif
