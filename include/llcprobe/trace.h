@@ -14,6 +14,7 @@
 #ifndef LLCPROBE_TRACE_H
 #define LLCPROBE_TRACE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,5 +62,45 @@ const struct llc_trace_info *llc_trace_reader_info(const struct llc_trace_reader
 int llc_trace_reader_next(struct llc_trace_reader *r, struct llc_trace_rec *rec, char *err,
                           size_t errlen);
 void llc_trace_reader_close(struct llc_trace_reader *r);
+
+/* Bytes of trace produced so far (the file is a little larger once closed). */
+uint64_t llc_trace_writer_bytes(const struct llc_trace_writer *w);
+/* The program version that wrote the trace ("llcprobe 0.1.0"). */
+const char *llc_trace_reader_tool(const struct llc_trace_reader *r);
+
+/* --- recording with valgrind's lackey ----------------------------------- */
+
+struct llc_trace_record_stats {
+    uint64_t n_instr, n_load, n_store, n_modify;
+    uint64_t trace_bytes;    /* trace written (the final file size at the end) */
+    uint64_t lackey_bytes;   /* lackey text parsed */
+    uint64_t lackey_unknown; /* lines that were neither records nor valgrind's messages */
+    char first_unknown[96];  /* the first of them */
+    double seconds;          /* since valgrind started */
+    int exit_status;         /* traced program's exit code; 128 + N if killed by signal N */
+    int term_signal;         /* the signal that killed it, or 0 */
+};
+
+struct llc_trace_record_opts {
+    const char *output;   /* trace file to write (atomically) */
+    char *const *argv;    /* program and its arguments, NULL-terminated */
+    const char *valgrind; /* valgrind executable; NULL = "valgrind" from PATH */
+    bool keep_root;       /* run as root under sudo: do not drop to SUDO_UID/SUDO_GID */
+    /* Polled while recording; set it (e.g. from a signal handler) to stop the
+     * program's process group and remove the partial output. May be NULL. */
+    volatile sig_atomic_t *stop;
+    /* Called about twice a second with the figures so far. May be NULL. */
+    void (*progress)(void *ctx, const struct llc_trace_record_stats *so_far);
+    void *progress_ctx;
+};
+
+/* Runs argv under `valgrind --tool=lackey --trace-mem=yes`, the program's
+ * stdin/stdout/stderr being the caller's, and streams lackey's output from
+ * a pipe into the trace. Returns 0 once the trace is complete, whatever the
+ * program's own exit status (in `stats`); -EINTR if stopped; other negative
+ * codes for failures (valgrind or the program missing, output unwritable),
+ * in which case no output file is left behind. */
+int llc_trace_record_lackey(const struct llc_trace_record_opts *opts,
+                            struct llc_trace_record_stats *stats, char *err, size_t errlen);
 
 #endif

@@ -1,0 +1,89 @@
+/* Allocation and initial state of a cache level, and DRRIP leader sets. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/cache.h"
+#include "sim/geometry.h"
+#include "sim/mem.h"
+
+/* Complement-select (Qureshi et al.): constituency r of size C leads SRRIP
+ * at offset r % C and BRRIP at (C - 1 - r) % C, so leaders spread over the
+ * whole index range instead of clustering at low indices. */
+static void choose_leaders(uint8_t *leader, uint32_t sets, uint32_t leaders)
+{
+    const uint32_t size = sets / leaders;
+    for (uint32_t r = 0; r < leaders; r++) {
+        const uint32_t base = r * size;
+        const uint32_t s_off = r % size;
+        uint32_t b_off = (size - 1 - (r % size)) % size;
+        if (b_off == s_off)
+            b_off = (b_off + 1) % size;
+        leader[base + s_off] = SIM_LEAD_SRRIP;
+        leader[base + b_off] = SIM_LEAD_BRRIP;
+    }
+}
+
+void sim_cache_clear(struct sim_cache *c)
+{
+    for (uint32_t set = 0; set < c->sets; set++) {
+        uint32_t *t = sim_tags(c, set);
+        uint8_t *m = sim_meta(c, set);
+        for (uint32_t w = 0; w < c->ways; w++) {
+            t[w] = SIM_INVALID_TAG;
+            switch (c->policy) {
+            case LLC_SIM_LRU:
+                m[w] = (uint8_t)w;
+                break;
+            case LLC_SIM_SRRIP:
+            case LLC_SIM_BRRIP:
+            case LLC_SIM_DRRIP:
+                m[w] = SIM_RRPV_MAX;
+                break;
+            default:
+                m[w] = 0;
+                break;
+            }
+        }
+    }
+    c->valid = 0;
+}
+
+int sim_cache_init(struct sim_cache *c, uint32_t sets, uint32_t ways,
+                   enum llc_sim_policy policy, uint32_t leaders, uint32_t psel_bits,
+                   struct sim_rng rng)
+{
+    memset(c, 0, sizeof(*c));
+    c->sets = sets;
+    c->ways = ways;
+    c->policy = policy;
+    c->plru_levels = sim_log2(ways);
+    c->rng = rng;
+    c->meta_off = ways * (uint32_t)sizeof(uint32_t);
+    c->owner_off = c->meta_off + ways;
+    c->stride = ((size_t)c->owner_off + ways + 63) & ~(size_t)63;
+    c->blocks = sim_alloc((size_t)sets * c->stride);
+    if (!c->blocks)
+        goto fail;
+    if (policy == LLC_SIM_DRRIP) {
+        c->leader = calloc(sets, 1);
+        if (!c->leader)
+            goto fail;
+        choose_leaders(c->leader, sets, leaders);
+        c->psel_max = (1u << psel_bits) - 1;
+        c->psel_msb = 1u << (psel_bits - 1);
+        c->psel = c->psel_msb - 1;
+    }
+    sim_cache_clear(c);
+    return 0;
+fail:
+    sim_cache_free(c);
+    return -ENOMEM;
+}
+
+void sim_cache_free(struct sim_cache *c)
+{
+    sim_free(c->blocks);
+    free(c->leader);
+    memset(c, 0, sizeof(*c));
+}

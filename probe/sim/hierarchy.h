@@ -1,0 +1,58 @@
+/* The simulator object: the LLC, the private L2s, ownership and the ground
+ * truth counters. Private to probe/sim (tests may read it to recount). */
+#ifndef LLC_SIM_HIERARCHY_H
+#define LLC_SIM_HIERARCHY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "llcprobe/sim.h"
+#include "sim/cache.h"
+#include "sim/geometry.h"
+#include "sim/latency.h"
+#include "sim/pages.h"
+
+/* Owner byte of an LLC line (sim_owner() of the LLC): agent id, plus a flag saying another agent's L2
+ * may hold a copy (then back-invalidation must look in every L2, else only
+ * in the owner's). */
+#define SIM_OWNER_AGENT 0x3fu
+#define SIM_OWNER_SHARED 0x80u
+
+#define SIM_NO_LINE UINT64_MAX
+
+/* Counters of one (agent, set), together so an access touches one host
+ * cache line for them (32-byte aligned: never straddles a line). */
+struct sim_set_ctr {
+    _Alignas(32) uint64_t hits;
+    uint64_t misses;
+    uint32_t occupancy;
+};
+
+struct sim_agent_ctr {
+    uint64_t accesses, l2_hits, l2_misses, llc_hits, llc_misses;
+    uint64_t llc_fills, llc_evicted, back_invals, llc_occupancy;
+};
+
+struct llc_sim {
+    struct llc_sim_config cfg;
+    struct sim_geo geo;
+    unsigned line_bits;
+    bool has_l2;
+    unsigned l2_index_bits;
+    uint64_t l2_index_mask;
+    uint64_t paddr_reject;           /* bits that must be 0 in a physical address */
+    uint32_t sets;
+    struct sim_cache llc;
+    struct sim_cache *l2;            /* [agents] or NULL */
+    struct sim_set_ctr *set_ctr;     /* [agents * sets] */
+    struct sim_agent_ctr agent[LLC_SIM_MAX_AGENTS];
+    struct llc_sim_pages *pages;
+    struct sim_latency latency;
+};
+
+unsigned sim_config_paddr_bits(const struct llc_sim_config *c);
+
+/* Removes a line from every L2 (flush, not inclusion: no counters). */
+void sim_l2_purge_line(struct llc_sim *sim, uint64_t line);
+
+#endif

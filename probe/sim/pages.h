@@ -1,0 +1,67 @@
+/* Per-agent page tables of the simulator (see llc_sim_pages in sim.h). The
+ * structure is here so the access path can inline the last-page shortcut. */
+#ifndef LLC_SIM_PAGES_H
+#define LLC_SIM_PAGES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "llcprobe/sim.h"
+
+struct sim_pt_slot {
+    uint64_t key;         /* vpn + 1, 0 = empty slot (open addressing) */
+    uint64_t frame;
+};
+
+struct sim_page_table {
+    struct sim_pt_slot *slots;
+    size_t cap, count;    /* cap is a power of two */
+    uint64_t last_key;    /* vpn + 1 of the last translation, 0 = none */
+    uint64_t last_frame;
+};
+
+struct llc_sim_pages {
+    unsigned page_bits;
+    uint64_t n_frames, n_used;
+    unsigned half_bits;               /* Feistel halves; domain 2^(2*half_bits) */
+    uint64_t round_keys[4];
+    unsigned agents;
+    struct sim_page_table *tables;
+};
+
+static inline size_t sim_pt_slot_of(uint64_t key, size_t cap)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (cap - 1);
+}
+
+/* Hint: the slot a later translation of vaddr will probe first. */
+static inline void sim_pages_prefetch(const struct llc_sim_pages *p, unsigned agent, uint64_t vaddr)
+{
+    const struct sim_page_table *t = &p->tables[agent];
+    if (t->cap)
+        __builtin_prefetch(&t->slots[sim_pt_slot_of((vaddr >> p->page_bits) + 1, t->cap)]);
+}
+
+int sim_pages_translate_slow(struct llc_sim_pages *p, struct sim_page_table *t, uint64_t vpn,
+                             uint64_t *frame);
+
+/* agent must be < p->agents. */
+static inline int sim_pages_translate(struct llc_sim_pages *p, unsigned agent, uint64_t vaddr,
+                                      uint64_t *paddr)
+{
+    struct sim_page_table *t = &p->tables[agent];
+    const uint64_t vpn = vaddr >> p->page_bits;
+    const uint64_t offset = vaddr & ((1ULL << p->page_bits) - 1);
+    if (t->last_key == vpn + 1) {
+        *paddr = (t->last_frame << p->page_bits) | offset;
+        return 0;
+    }
+    uint64_t frame;
+    const int rc = sim_pages_translate_slow(p, t, vpn, &frame);
+    if (rc < 0)
+        return rc;
+    *paddr = (frame << p->page_bits) | offset;
+    return 0;
+}
+
+#endif

@@ -1,0 +1,94 @@
+/* Simulator lifecycle: building the hierarchy from a config and freeing it. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llcprobe/common.h"
+#include "sim/hierarchy.h"
+#include "sim/mem.h"
+
+/* Stream numbers of the seeded generators (see sim/rng.h). */
+#define SIM_STREAM_LLC 1
+#define SIM_STREAM_L2_BASE 100
+
+int llc_sim_create(const struct llc_sim_config *c, struct llc_sim **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    int rc = llc_sim_config_check(c, err, errlen);
+    if (rc < 0)
+        return rc;
+    struct llc_sim *sim = calloc(1, sizeof(*sim));
+    if (!sim)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory for the simulator");
+    sim->cfg = *c;
+    sim_geo_init(&sim->geo, &c->llc);
+    sim->line_bits = sim->geo.line_bits;
+    sim->sets = llc_sim_geometry_sets(&c->llc);
+    sim->paddr_reject = ~((1ULL << sim_config_paddr_bits(c)) - 1);
+    rc = sim_cache_init(&sim->llc, sim->sets, c->llc.ways, c->llc_policy, c->drrip_leaders,
+                        c->psel_bits, sim_rng_stream(c->seed, SIM_STREAM_LLC));
+    if (rc < 0)
+        goto out;
+    rc = -ENOMEM;
+    const size_t agent_sets = (size_t)c->agents * sim->sets;
+    sim->set_ctr = sim_alloc(agent_sets * sizeof(*sim->set_ctr));
+    if (!sim->set_ctr)
+        goto out;
+    if (c->l2_sets) {
+        sim->has_l2 = true;
+        sim->l2_index_bits = sim_log2(c->l2_sets);
+        sim->l2_index_mask = c->l2_sets - 1;
+        sim->l2 = calloc(c->agents, sizeof(*sim->l2));
+        if (!sim->l2)
+            goto out;
+        for (unsigned a = 0; a < c->agents; a++) {
+            rc = sim_cache_init(&sim->l2[a], c->l2_sets, c->l2_ways, c->l2_policy,
+                                c->drrip_leaders, c->psel_bits,
+                                sim_rng_stream(c->seed, SIM_STREAM_L2_BASE + a));
+            if (rc < 0)
+                goto out;
+        }
+    }
+    rc = llc_sim_pages_create(c->phys_mem_bytes, c->page_size, c->agents, c->seed, &sim->pages,
+                              err, errlen);
+    if (rc < 0)
+        goto out;
+    sim_latency_init(&sim->latency, &c->latency, c->seed);
+    *out = sim;
+    sim = NULL;
+    rc = 0;
+out:
+    if (rc == -ENOMEM)
+        llc_errf(err, errlen, rc, "out of memory for the simulator's %u sets", sim ? sim->sets : 0);
+    llc_sim_destroy(sim);
+    return rc;
+}
+
+void llc_sim_destroy(struct llc_sim *sim)
+{
+    if (!sim)
+        return;
+    sim_cache_free(&sim->llc);
+    if (sim->l2)
+        for (unsigned a = 0; a < sim->cfg.agents; a++)
+            sim_cache_free(&sim->l2[a]);
+    free(sim->l2);
+    sim_free(sim->set_ctr);
+    llc_sim_pages_destroy(sim->pages);
+    free(sim);
+}
+
+const struct llc_sim_config *llc_sim_config_of(const struct llc_sim *sim)
+{
+    return &sim->cfg;
+}
+
+uint32_t llc_sim_sets(const struct llc_sim *sim)
+{
+    return sim->sets;
+}
+
+unsigned llc_sim_paddr_bits(const struct llc_sim *sim)
+{
+    return sim_config_paddr_bits(&sim->cfg);
+}

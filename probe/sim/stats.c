@@ -1,0 +1,129 @@
+/* Ground truth read-out (per agent, per set), counter reset, presence
+ * queries and flushes. */
+#include <errno.h>
+#include <string.h>
+
+#include "sim/hierarchy.h"
+
+static void add_agent(const struct llc_sim *sim, unsigned a, struct llc_sim_agent_stats *out)
+{
+    const struct sim_agent_ctr *c = &sim->agent[a];
+    out->accesses += c->accesses;
+    out->l2_hits += c->l2_hits;
+    out->l2_misses += c->l2_misses;
+    out->llc_hits += c->llc_hits;
+    out->llc_misses += c->llc_misses;
+    out->llc_fills += c->llc_fills;
+    out->llc_evicted += c->llc_evicted;
+    out->back_invals += c->back_invals;
+    out->llc_occupancy += c->llc_occupancy;
+    out->l2_occupancy += sim->has_l2 ? sim->l2[a].valid : 0;
+}
+
+int llc_sim_agent_stats(const struct llc_sim *sim, int agent, struct llc_sim_agent_stats *out)
+{
+    if (agent != LLC_SIM_ALL_AGENTS && (agent < 0 || (unsigned)agent >= sim->cfg.agents))
+        return -EINVAL;
+    memset(out, 0, sizeof(*out));
+    for (unsigned a = 0; a < sim->cfg.agents; a++)
+        if (agent == LLC_SIM_ALL_AGENTS || (unsigned)agent == a)
+            add_agent(sim, a, out);
+    return 0;
+}
+
+int llc_sim_set_stats(const struct llc_sim *sim, int agent, struct llc_sim_set_stats *out, size_t n)
+{
+    if (n != sim->sets)
+        return -EINVAL;
+    if (agent != LLC_SIM_ALL_AGENTS && (agent < 0 || (unsigned)agent >= sim->cfg.agents))
+        return -EINVAL;
+    memset(out, 0, n * sizeof(*out));
+    for (unsigned a = 0; a < sim->cfg.agents; a++) {
+        if (agent != LLC_SIM_ALL_AGENTS && (unsigned)agent != a)
+            continue;
+        const struct sim_set_ctr *ctr = &sim->set_ctr[(size_t)a * sim->sets];
+        for (size_t s = 0; s < n; s++) {
+            out[s].hits += ctr[s].hits;
+            out[s].misses += ctr[s].misses;
+            out[s].occupancy += ctr[s].occupancy;
+        }
+    }
+    return 0;
+}
+
+void llc_sim_reset_counters(struct llc_sim *sim)
+{
+    const size_t n = (size_t)sim->cfg.agents * sim->sets;
+    for (size_t i = 0; i < n; i++)
+        sim->set_ctr[i].hits = sim->set_ctr[i].misses = 0;
+    for (unsigned a = 0; a < sim->cfg.agents; a++) {
+        const uint64_t occupancy = sim->agent[a].llc_occupancy;
+        memset(&sim->agent[a], 0, sizeof(sim->agent[a]));
+        sim->agent[a].llc_occupancy = occupancy;
+    }
+}
+
+uint32_t llc_sim_psel(const struct llc_sim *sim)
+{
+    return sim->llc.policy == LLC_SIM_DRRIP ? sim->llc.psel : 0;
+}
+
+/* LLC way of a physical line, or -1. */
+static int llc_way_of(const struct llc_sim *sim, uint64_t paddr, uint32_t *set)
+{
+    *set = sim_geo_set(&sim->geo, paddr);
+    int free_way;
+    return sim_cache_find(&sim->llc, *set,
+                          (uint32_t)(paddr >> (sim->line_bits + sim->geo.index_bits)), &free_way);
+}
+
+unsigned llc_sim_where(const struct llc_sim *sim, unsigned agent, uint64_t paddr, unsigned *owner)
+{
+    if (paddr & sim->paddr_reject)
+        return 0;
+    unsigned where = 0;
+    const uint64_t line = paddr >> sim->line_bits;
+    if (sim->has_l2 && agent < sim->cfg.agents) {
+        int free_way;
+        const uint32_t set2 = (uint32_t)(line & sim->l2_index_mask);
+        if (sim_cache_find(&sim->l2[agent], set2, (uint32_t)(line >> sim->l2_index_bits),
+                           &free_way) >= 0)
+            where |= 1u;
+    }
+    uint32_t set;
+    const int w = llc_way_of(sim, paddr, &set);
+    if (w >= 0) {
+        where |= 2u;
+        if (owner)
+            *owner = sim_owner(&sim->llc, set)[w] & SIM_OWNER_AGENT;
+    }
+    return where;
+}
+
+void llc_sim_flush_line(struct llc_sim *sim, uint64_t paddr)
+{
+    if (paddr & sim->paddr_reject)
+        return;
+    uint32_t set;
+    const int w = llc_way_of(sim, paddr, &set);
+    if (w >= 0) {
+        const unsigned owner = sim_owner(&sim->llc, set)[w] & SIM_OWNER_AGENT;
+        sim->set_ctr[(size_t)owner * sim->sets + set].occupancy--;
+        sim->agent[owner].llc_occupancy--;
+        sim_cache_invalidate(&sim->llc, set, (uint32_t)w);
+    }
+    sim_l2_purge_line(sim, paddr >> sim->line_bits);
+}
+
+void llc_sim_flush_all(struct llc_sim *sim)
+{
+    sim_cache_clear(&sim->llc);
+    if (sim->has_l2)
+        for (unsigned a = 0; a < sim->cfg.agents; a++)
+            sim_cache_clear(&sim->l2[a]);
+    const size_t n = (size_t)sim->cfg.agents * sim->sets;
+    for (size_t i = 0; i < n; i++)
+        sim->set_ctr[i].occupancy = 0;
+    for (unsigned a = 0; a < sim->cfg.agents; a++)
+        sim->agent[a].llc_occupancy = 0;
+}
