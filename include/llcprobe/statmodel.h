@@ -1,0 +1,324 @@
+/* Reuse-distance statistics and cache models (StatCache, StatStack).
+ *
+ * Pure computation: no I/O, no global state, deterministic given a seed.
+ * Formulas and resolutions are in shared/specs/statcache.md; §n below refers
+ * to it. Distances count intervening references (§1); cache sizes are in
+ * 64-byte lines and need not be integers or powers of two.
+ *
+ * Typical use:
+ *
+ *     llc_statmodel_groups_create(&groups, err, sizeof err);
+ *     llc_statmodel_sampler_create(&scfg, groups, &smp, err, sizeof err);
+ *     llc_statmodel_sampler_set_group(smp, phase, err, sizeof err);   // optional
+ *     for each reference: llc_statmodel_sampler_access(smp, addr >> 6);
+ *     llc_statmodel_sampler_finish(smp, err, sizeof err);
+ *     llc_statmodel_prepare(llc_statmodel_groups_hist(groups, phase), &model, ...);
+ *     n = llc_statmodel_grid(&gcfg, NULL, 0, ...); ... llc_statmodel_grid(&gcfg, lines, n, ...);
+ *     llc_statmodel_curve(model, &opts, lines, n, points, err, sizeof err);
+ */
+#ifndef LLCPROBE_STATMODEL_H
+#define LLCPROBE_STATMODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Histogram buckets (§2.3) ------------------------------------------- */
+
+/* Distances below this have a bin each. */
+#define LLC_STATMODEL_EXACT_LIMIT 1024u
+/* Above it, each power of two [2^e, 2^(e+1)) is split into this many buckets. */
+#define LLC_STATMODEL_SUBBUCKETS 32u
+/* Every uint64_t distance maps to one of these buckets (1024 + 54 * 32). */
+#define LLC_STATMODEL_BUCKETS (LLC_STATMODEL_EXACT_LIMIT + 54u * LLC_STATMODEL_SUBBUCKETS)
+/* Distance of a reference that has none (first touch / never reused). */
+#define LLC_STATMODEL_COLD UINT64_MAX
+
+size_t llc_statmodel_bucket_of(uint64_t distance);
+/* Smallest distance of bucket b (b < LLC_STATMODEL_BUCKETS). */
+uint64_t llc_statmodel_bucket_lo(size_t b);
+/* Number of distances in bucket b (1 in the exact region). */
+uint64_t llc_statmodel_bucket_width(size_t b);
+/* Representative distance (lo + hi - 1) / 2 with hi = lo + width. */
+double llc_statmodel_bucket_mid(size_t b);
+
+/* ---- Histogram ---------------------------------------------------------- */
+
+/* Counts are doubles so that histograms can be scaled and averaged; a
+ * sampler adds 1 per sample. Storage is allocated in small pages on first
+ * use, so a histogram of a few samples stays small (time slots, windows). */
+struct llc_statmodel_hist;
+
+struct llc_statmodel_bucket_count {
+    size_t bucket;
+    double count;
+};
+
+int llc_statmodel_hist_create(struct llc_statmodel_hist **out, char *err, size_t errlen);
+void llc_statmodel_hist_destroy(struct llc_statmodel_hist *h);
+void llc_statmodel_hist_clear(struct llc_statmodel_hist *h);
+/* Adds count (finite, >= 0) samples of the given distance; LLC_STATMODEL_COLD
+ * adds dangling samples. -ENOMEM is the only runtime failure. */
+int llc_statmodel_hist_add(struct llc_statmodel_hist *h, uint64_t distance, double count,
+                           char *err, size_t errlen);
+int llc_statmodel_hist_add_dangling(struct llc_statmodel_hist *h, double count, char *err,
+                                    size_t errlen);
+/* dst += src (dst != src). */
+int llc_statmodel_hist_merge(struct llc_statmodel_hist *dst, const struct llc_statmodel_hist *src,
+                             char *err, size_t errlen);
+/* Multiplies every count and n_inf by factor (finite, > 0). */
+int llc_statmodel_hist_scale(struct llc_statmodel_hist *h, double factor, char *err,
+                             size_t errlen);
+/* Replaces h's content with the pairs (buckets in any order, repeats add up)
+ * and n_inf. On error h is left empty. */
+int llc_statmodel_hist_set_pairs(struct llc_statmodel_hist *h,
+                                 const struct llc_statmodel_bucket_count *pairs, size_t n,
+                                 double n_inf, char *err, size_t errlen);
+double llc_statmodel_hist_count(const struct llc_statmodel_hist *h, size_t bucket);
+double llc_statmodel_hist_dangling(const struct llc_statmodel_hist *h);
+/* sum_d h(d), excluding dangling samples. */
+double llc_statmodel_hist_finite(const struct llc_statmodel_hist *h);
+/* N_s = finite + dangling. */
+double llc_statmodel_hist_total(const struct llc_statmodel_hist *h);
+/* First non-empty bucket >= from, or LLC_STATMODEL_BUCKETS if none:
+ *   for (b = next(h, 0); b < LLC_STATMODEL_BUCKETS; b = next(h, b + 1)) */
+size_t llc_statmodel_hist_next(const struct llc_statmodel_hist *h, size_t from);
+
+/* Text form, one line without newline:
+ *   "rdhist 1 inf=<n_inf>" followed by " <lo>:<count>" for each non-empty
+ *   bucket in increasing order, <lo> = bucket_lo, counts printed exactly
+ *   (%.17g; assumes the "C" LC_NUMERIC, which a program has unless it calls
+ *   setlocale).
+ * format returns the length (without NUL) and writes buf if cap > length;
+ * buf = NULL, cap = 0 just returns the length; a too small buffer is -ENOSPC. */
+int llc_statmodel_hist_format(const struct llc_statmodel_hist *h, char *buf, size_t cap,
+                              char *err, size_t errlen);
+/* Strict parser of that form (no extra spaces, increasing bucket edges,
+ * positive finite counts, nothing after the last pair). Replaces h's content;
+ * on error h is left empty and err names the offending position. */
+int llc_statmodel_hist_parse(const char *text, struct llc_statmodel_hist *h, char *err,
+                             size_t errlen);
+
+/* ---- Groups: per-phase / per-window / per-slot histograms (§4, §6) ------- */
+
+/* A set of histograms keyed by an int group id (phase id, window id or time
+ * slot; negative ids allowed), each with the number of memory references
+ * executed while it was current (A_p of §6). Ids are kept sorted. */
+struct llc_statmodel_groups;
+
+int llc_statmodel_groups_create(struct llc_statmodel_groups **out, char *err, size_t errlen);
+void llc_statmodel_groups_destroy(struct llc_statmodel_groups *g);
+/* Histogram of group id, created empty if missing. */
+int llc_statmodel_groups_ensure(struct llc_statmodel_groups *g, int id,
+                                struct llc_statmodel_hist **hist, char *err, size_t errlen);
+/* NULL if the group does not exist. */
+struct llc_statmodel_hist *llc_statmodel_groups_hist(const struct llc_statmodel_groups *g, int id);
+int llc_statmodel_groups_add_refs(struct llc_statmodel_groups *g, int id, double refs, char *err,
+                                  size_t errlen);
+double llc_statmodel_groups_refs(const struct llc_statmodel_groups *g, int id);
+size_t llc_statmodel_groups_count(const struct llc_statmodel_groups *g);
+/* i-th id in increasing order (i < count). */
+int llc_statmodel_groups_id_at(const struct llc_statmodel_groups *g, size_t i);
+/* dst = sum of all groups' histograms (the pooled histogram of §6). */
+int llc_statmodel_groups_pool(const struct llc_statmodel_groups *g, struct llc_statmodel_hist *dst,
+                              char *err, size_t errlen);
+/* Moves group `from` into group `to` (histograms and references added, `from`
+ * removed): turns window groups into phase groups once windows are classified. */
+int llc_statmodel_groups_fold(struct llc_statmodel_groups *g, int from, int to, char *err,
+                              size_t errlen);
+
+/* ---- Sampler (§1, §2.1) ------------------------------------------------- */
+
+struct llc_statmodel_sampler_config {
+    double rate;         /* rho in (0, 1]: mean gap 1/rho references */
+    uint64_t seed;
+    uint64_t slot_refs;  /* > 0: time-slot mode (§4), group = reference index / slot_refs */
+    size_t watch_hint;   /* expected pending watches (table pre-size); 0 = default */
+};
+
+struct llc_statmodel_sampler_stats {
+    uint64_t refs;      /* references seen */
+    uint64_t taken;     /* samples taken */
+    uint64_t reused;    /* samples resolved with a finite distance */
+    uint64_t dangling;  /* samples still pending at finish */
+    uint64_t pending;   /* watched lines now */
+};
+
+struct llc_statmodel_sampler;
+
+void llc_statmodel_sampler_config_default(struct llc_statmodel_sampler_config *cfg);
+/* Samples go into sink (not owned; must outlive the sampler). The first
+ * group is 0 (slot 0 in slot mode). Pending watches point at the sink's
+ * histograms: do not fold groups of the sink before finish. */
+int llc_statmodel_sampler_create(const struct llc_statmodel_sampler_config *cfg,
+                                 struct llc_statmodel_groups *sink,
+                                 struct llc_statmodel_sampler **out, char *err, size_t errlen);
+void llc_statmodel_sampler_destroy(struct llc_statmodel_sampler *s);
+/* Group of samples taken from now on (not in slot mode). */
+int llc_statmodel_sampler_set_group(struct llc_statmodel_sampler *s, int group, char *err,
+                                    size_t errlen);
+/* One reference to a line (address >> 6; UINT64_MAX is reserved). No
+ * allocation except when a sample is taken and the watch table or a slot
+ * histogram must grow; an allocation failure is kept and reported by finish
+ * and status. */
+void llc_statmodel_sampler_access(struct llc_statmodel_sampler *s, uint64_t line);
+/* n references; returns 0 or the first error. */
+int llc_statmodel_sampler_access_batch(struct llc_statmodel_sampler *s, const uint64_t *lines,
+                                       size_t n, char *err, size_t errlen);
+/* 0 or the sticky error of a failed allocation in access. */
+int llc_statmodel_sampler_status(const struct llc_statmodel_sampler *s, char *err, size_t errlen);
+/* End of stream: pending watches become dangling samples of the group they
+ * were taken in, and references are credited to groups. Call once. */
+int llc_statmodel_sampler_finish(struct llc_statmodel_sampler *s, char *err, size_t errlen);
+void llc_statmodel_sampler_stats(const struct llc_statmodel_sampler *s,
+                                 struct llc_statmodel_sampler_stats *out);
+
+/* ---- Exact reference (every reference; tests and ground truth) ---------- */
+
+/* For each of the n references, its reuse distance (§1) and LRU stack
+ * distance (distinct lines in between), LLC_STATMODEL_COLD for first
+ * touches. Either output may be NULL. O(n log n), O(n) memory. */
+int llc_statmodel_exact_distances(const uint64_t *lines, size_t n, uint64_t *reuse,
+                                  uint64_t *stack, char *err, size_t errlen);
+/* Miss ratio (cold misses included) of a fully associative LRU cache of
+ * lines[k] lines, from stack distances: fraction with distance >= C or cold. */
+int llc_statmodel_exact_lru_curve(const uint64_t *stack, size_t n, const double *lines,
+                                  size_t n_lines, double *miss_ratio, char *err, size_t errlen);
+
+/* ---- Prepared model ----------------------------------------------------- */
+
+/* A histogram compiled for solving: compact arrays, StatStack tables. It
+ * copies what it needs; the histogram may change or go afterwards. */
+struct llc_statmodel_model;
+
+int llc_statmodel_prepare(const struct llc_statmodel_hist *h, struct llc_statmodel_model **out,
+                          char *err, size_t errlen);
+void llc_statmodel_release(struct llc_statmodel_model *m);
+double llc_statmodel_model_total(const struct llc_statmodel_model *m);    /* N_s */
+double llc_statmodel_model_dangling(const struct llc_statmodel_model *m); /* n_inf */
+
+enum llc_statmodel_method { LLC_STATMODEL_STATCACHE = 0, LLC_STATMODEL_STATSTACK };
+/* §3.2: COUNT keeps dangling samples as certain misses that also evict;
+ * IGNORE is the paper's variant (StatCache only). */
+enum llc_statmodel_cold { LLC_STATMODEL_COLD_COUNT = 0, LLC_STATMODEL_COLD_IGNORE };
+
+struct llc_statmodel_point {
+    double lines;
+    double bytes;       /* lines * 64 */
+    double r_total;     /* misses per reference, cold included */
+    double r_capacity;  /* r_total - n_inf / N_s */
+};
+
+/* StatCache (§3) at one size by GSL Brent exactly as §3.3 describes: the
+ * reference solver. In IGNORE mode the equation's R is the paper's miss
+ * ratio of reusing references; it is reported per reference like COUNT:
+ * r_capacity = R * finite / N_s, r_total = r_capacity + n_inf / N_s.
+ * -ENODATA if the model has no samples. */
+int llc_statmodel_statcache(const struct llc_statmodel_model *m, double lines,
+                            enum llc_statmodel_cold cold, struct llc_statmodel_point *out,
+                            char *err, size_t errlen);
+
+/* StatStack (§7): expected-stack-distance LRU miss ratio at C lines. */
+int llc_statmodel_statstack(const struct llc_statmodel_model *m, double lines,
+                            struct llc_statmodel_point *out, char *err, size_t errlen);
+/* §7.4 associativity correction for a `ways`-way cache of `lines` lines
+ * (sets = lines / ways, at least 1): P(miss | d) = P(Bin(round(F(d)), 1/sets) >= ways). */
+int llc_statmodel_statstack_assoc(const struct llc_statmodel_model *m, double lines,
+                                  unsigned ways, struct llc_statmodel_point *out, char *err,
+                                  size_t errlen);
+/* Tail Q(d) and footprint F(d) = expected distinct lines in a window of d
+ * references (§7.2), d >= 0 real; F grows by n_inf/N_s per reference past
+ * the last bucket. These are what shared-cache.md §2 uses. */
+double llc_statmodel_tail(const struct llc_statmodel_model *m, double d);
+double llc_statmodel_footprint(const struct llc_statmodel_model *m, double d);
+/* The tables behind them: n edges (increasing distances) with Q and F at
+ * each edge, linear in between, and F's slope past the last edge. Pointers
+ * stay valid until release. */
+void llc_statmodel_footprint_table(const struct llc_statmodel_model *m, const double **edges,
+                                   const double **q, const double **f, size_t *n,
+                                   double *slope_beyond);
+
+/* ---- Size grid and working-set graph (§3.4) ----------------------------- */
+
+struct llc_statmodel_grid_config {
+    double min_lines;          /* default 16 (1 KiB) */
+    double max_lines;          /* default 2^22 (256 MiB) */
+    unsigned per_octave;       /* default 8 */
+    const double *extra_lines; /* machine cache sizes etc., may be NULL */
+    size_t n_extra;
+};
+
+void llc_statmodel_grid_config_default(struct llc_statmodel_grid_config *cfg);
+/* Sizes in lines, rounded to whole lines, sorted, deduplicated. Returns the
+ * count; out = NULL, cap = 0 just counts; too small a cap is -ENOSPC. */
+int llc_statmodel_grid(const struct llc_statmodel_grid_config *cfg, double *out, size_t cap,
+                       char *err, size_t errlen);
+
+struct llc_statmodel_options {
+    enum llc_statmodel_method method;
+    enum llc_statmodel_cold cold; /* StatCache only */
+    unsigned assoc_ways;          /* StatStack only: 0 = fully associative */
+};
+
+void llc_statmodel_options_default(struct llc_statmodel_options *o);
+/* Miss-ratio curve at n sizes (any order; fastest ascending). StatCache uses
+ * warm-started Newton steps, certified against the §3.3 tolerance, with
+ * Brent as fallback. Returns -ERANGE (after filling out) if the curve
+ * is not non-increasing in size beyond the solver tolerance. */
+int llc_statmodel_curve(const struct llc_statmodel_model *m, const struct llc_statmodel_options *o,
+                        const double *lines, size_t n, struct llc_statmodel_point *out, char *err,
+                        size_t errlen);
+/* 0 if r_total is non-increasing as lines increase (sizes in any order,
+ * tolerance tol absolute), else -ERANGE naming the first violation. */
+int llc_statmodel_check_monotone(const struct llc_statmodel_point *pts, size_t n, double tol,
+                                 char *err, size_t errlen);
+
+/* ---- Mixtures: phases and time slots (§4, §6) --------------------------- */
+
+/* out[k] = sum_i w_i curve_i(lines[k]) / sum_i w_i over the models (weights
+ * >= 0, sum > 0): the reference-weighted whole-program curve of §6, or the
+ * time-slot average of §4. */
+int llc_statmodel_mixture_curve(const struct llc_statmodel_model *const *models,
+                                const double *weights, size_t n_models,
+                                const struct llc_statmodel_options *o, const double *lines,
+                                size_t n, struct llc_statmodel_point *out, char *err,
+                                size_t errlen);
+
+enum llc_statmodel_weighting { LLC_STATMODEL_WEIGHT_REFS = 0, LLC_STATMODEL_WEIGHT_EQUAL };
+
+/* The mixture over all groups of g that have samples, weighted by their
+ * references (REFS) or equally (EQUAL: windows of equal length). Groups
+ * without samples are skipped; *skipped (may be NULL) says how many, and
+ * their weight is dropped from the average. -ENODATA if no group has data. */
+int llc_statmodel_groups_curve(const struct llc_statmodel_groups *g,
+                               enum llc_statmodel_weighting weighting,
+                               const struct llc_statmodel_options *o, const double *lines,
+                               size_t n, struct llc_statmodel_point *out, size_t *skipped,
+                               char *err, size_t errlen);
+
+/* §6.1 CDF error at one size: mean |ref_sorted[k] - est_sorted[k]| over n
+ * windows (1-Wasserstein distance). weights (may be NULL = equal) give
+ * unequal windows; each window's weight goes with its value through the
+ * sort, and the two quantile functions are integrated exactly. */
+int llc_statmodel_cdf_error(const double *ref, const double *est, const double *weights, size_t n,
+                            double *out, char *err, size_t errlen);
+
+/* ---- Bootstrap confidence band (§5) ------------------------------------- */
+
+struct llc_statmodel_bootstrap_config {
+    unsigned replicates; /* default 200 */
+    uint64_t seed;
+    double lo_quantile;  /* default 0.05 */
+    double hi_quantile;  /* default 0.95 */
+};
+
+void llc_statmodel_bootstrap_config_default(struct llc_statmodel_bootstrap_config *cfg);
+/* Resamples the N_s = round(total) samples of h with replacement
+ * (multinomial over buckets and n_inf), solves each replicate's curve and
+ * writes the per-size quantiles of r_total to lo[k], hi[k]. */
+int llc_statmodel_bootstrap(const struct llc_statmodel_hist *h,
+                            const struct llc_statmodel_bootstrap_config *cfg,
+                            const struct llc_statmodel_options *o, const double *lines, size_t n,
+                            double *lo, double *hi, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,164 @@
+/* Histograms keyed by group id (phase, window or time slot) with the
+ * references executed in each group (§4, §6). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llcprobe/common.h"
+#include "sm_internal.h"
+
+struct group {
+    int id;
+    double refs;
+    struct llc_statmodel_hist *hist;
+};
+
+struct llc_statmodel_groups {
+    struct group *v; /* sorted by id */
+    size_t n, cap;
+};
+
+int llc_statmodel_groups_create(struct llc_statmodel_groups **out, char *err, size_t errlen)
+{
+    struct llc_statmodel_groups *g = calloc(1, sizeof *g);
+    if (!g)
+        return llc_errf(err, errlen, -ENOMEM, "reuse groups: out of memory");
+    *out = g;
+    return 0;
+}
+
+void llc_statmodel_groups_destroy(struct llc_statmodel_groups *g)
+{
+    if (!g)
+        return;
+    for (size_t i = 0; i < g->n; i++)
+        llc_statmodel_hist_destroy(g->v[i].hist);
+    free(g->v);
+    free(g);
+}
+
+/* Index of id, or of where it would go (*found says which). Ids usually
+ * arrive in increasing order (slots, windows): check the end first. */
+static size_t find(const struct llc_statmodel_groups *g, int id, bool *found)
+{
+    if (g->n && g->v[g->n - 1].id < id) {
+        *found = false;
+        return g->n;
+    }
+    size_t lo = 0, hi = g->n;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (g->v[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = lo < g->n && g->v[lo].id == id;
+    return lo;
+}
+
+int llc_statmodel_groups_ensure(struct llc_statmodel_groups *g, int id,
+                                struct llc_statmodel_hist **hist, char *err, size_t errlen)
+{
+    bool found = false;
+    const size_t at = find(g, id, &found);
+    if (found) {
+        if (hist)
+            *hist = g->v[at].hist;
+        return 0;
+    }
+    if (g->n == g->cap) {
+        const size_t cap = g->cap ? 2 * g->cap : 8;
+        struct group *v = realloc(g->v, cap * sizeof *v);
+        if (!v)
+            return llc_errf(err, errlen, -ENOMEM, "reuse groups: out of memory");
+        g->v = v;
+        g->cap = cap;
+    }
+    struct llc_statmodel_hist *h = NULL;
+    const int rc = llc_statmodel_hist_create(&h, err, errlen);
+    if (rc)
+        return rc;
+    memmove(&g->v[at + 1], &g->v[at], (g->n - at) * sizeof *g->v);
+    g->v[at] = (struct group){.id = id, .refs = 0, .hist = h};
+    g->n++;
+    if (hist)
+        *hist = h;
+    return 0;
+}
+
+struct llc_statmodel_hist *llc_statmodel_groups_hist(const struct llc_statmodel_groups *g, int id)
+{
+    bool found = false;
+    const size_t at = find(g, id, &found);
+    return found ? g->v[at].hist : NULL;
+}
+
+int llc_statmodel_groups_add_refs(struct llc_statmodel_groups *g, int id, double refs, char *err,
+                                  size_t errlen)
+{
+    if (!isfinite(refs) || refs < 0)
+        return llc_errf(err, errlen, -EINVAL, "reuse groups: reference count %g is not finite and >= 0",
+                        refs);
+    const int rc = llc_statmodel_groups_ensure(g, id, NULL, err, errlen);
+    if (rc)
+        return rc;
+    bool found = false;
+    g->v[find(g, id, &found)].refs += refs;
+    return 0;
+}
+
+double llc_statmodel_groups_refs(const struct llc_statmodel_groups *g, int id)
+{
+    bool found = false;
+    const size_t at = find(g, id, &found);
+    return found ? g->v[at].refs : 0;
+}
+
+size_t llc_statmodel_groups_count(const struct llc_statmodel_groups *g)
+{
+    return g->n;
+}
+
+int llc_statmodel_groups_id_at(const struct llc_statmodel_groups *g, size_t i)
+{
+    return g->v[i].id;
+}
+
+int llc_statmodel_groups_pool(const struct llc_statmodel_groups *g, struct llc_statmodel_hist *dst,
+                              char *err, size_t errlen)
+{
+    llc_statmodel_hist_clear(dst);
+    for (size_t i = 0; i < g->n; i++) {
+        const int rc = llc_statmodel_hist_merge(dst, g->v[i].hist, err, errlen);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int llc_statmodel_groups_fold(struct llc_statmodel_groups *g, int from, int to, char *err,
+                              size_t errlen)
+{
+    if (from == to)
+        return 0;
+    bool found = false;
+    if (find(g, from, &found), !found)
+        return llc_errf(err, errlen, -ENOENT, "reuse groups: no group %d to fold", from);
+    struct llc_statmodel_hist *dst = NULL;
+    int rc = llc_statmodel_groups_ensure(g, to, &dst, err, errlen);
+    if (rc)
+        return rc;
+    /* ensure may have moved entries: look both up again. */
+    const size_t fi = find(g, from, &found);
+    const size_t ti = find(g, to, &found);
+    rc = llc_statmodel_hist_merge(dst, g->v[fi].hist, err, errlen);
+    if (rc)
+        return rc;
+    g->v[ti].refs += g->v[fi].refs;
+    llc_statmodel_hist_destroy(g->v[fi].hist);
+    memmove(&g->v[fi], &g->v[fi + 1], (g->n - fi - 1) * sizeof *g->v);
+    g->n--;
+    return 0;
+}

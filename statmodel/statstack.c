@@ -1,0 +1,124 @@
+/* StatStack (§7): LRU miss ratio from the expected stack distance
+ * F(d) = sum_{m<d} Q(m), with Q the tail of the reuse distribution (dangling
+ * samples in every tail). Tables at bucket edges come from model.c. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "llcprobe/common.h"
+#include "sm_internal.h"
+
+/* Largest i with edge[i] <= d (d >= 0). */
+static size_t edge_index(const struct llc_statmodel_model *m, double d)
+{
+    size_t lo = 0, hi = m->ne; /* edge[lo] <= d < edge[hi] (edge[ne] = +inf) */
+    while (hi - lo > 1) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (m->edge[mid] <= d)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static double interpolate(const struct llc_statmodel_model *m, const double *v, size_t i, double d)
+{
+    const double t = (d - m->edge[i]) / (m->edge[i + 1] - m->edge[i]);
+    return v[i] + t * (v[i + 1] - v[i]);
+}
+
+double llc_statmodel_tail(const struct llc_statmodel_model *m, double d)
+{
+    if (!(m->total > 0))
+        return NAN;
+    if (d <= 0)
+        return 1;
+    const size_t i = edge_index(m, d);
+    return i + 1 >= m->ne ? m->q[m->ne - 1] : interpolate(m, m->q, i, d);
+}
+
+double llc_statmodel_footprint(const struct llc_statmodel_model *m, double d)
+{
+    if (!(m->total > 0))
+        return NAN;
+    if (d <= 0)
+        return 0;
+    const size_t i = edge_index(m, d);
+    if (i + 1 >= m->ne)
+        return m->f[m->ne - 1] + (d - m->edge[m->ne - 1]) * m->n_inf / m->total;
+    return interpolate(m, m->f, i, d);
+}
+
+void llc_statmodel_footprint_table(const struct llc_statmodel_model *m, const double **edges,
+                                   const double **q, const double **f, size_t *n,
+                                   double *slope_beyond)
+{
+    *edges = m->edge;
+    *q = m->q;
+    *f = m->f;
+    *n = m->total > 0 ? m->ne : 0;
+    *slope_beyond = m->total > 0 ? m->n_inf / m->total : 0;
+}
+
+static int check(const struct llc_statmodel_model *m, double lines, char *err, size_t errlen)
+{
+    if (!(m->total > 0))
+        return llc_errf(err, errlen, -ENODATA, "StatStack: no reuse samples");
+    if (!(lines >= 1) || !isfinite(lines))
+        return llc_errf(err, errlen, -EINVAL, "StatStack: cache of %g lines", lines);
+    return 0;
+}
+
+int llc_statmodel_statstack(const struct llc_statmodel_model *m, double lines,
+                            struct llc_statmodel_point *out, char *err, size_t errlen)
+{
+    const int rc = check(m, lines, err, errlen);
+    if (rc)
+        return rc;
+    /* d*(C) = min{d : F(d) >= C}; past the last edge Q is n_inf/N_s, which
+     * is also the everything-fits answer. */
+    double mr = m->q[m->ne - 1];
+    if (m->f[m->ne - 1] >= lines) {
+        size_t lo = 0, hi = m->ne - 1; /* f[lo] < C <= f[hi] */
+        while (hi - lo > 1) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (m->f[mid] < lines)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        const double t = (lines - m->f[lo]) / (m->f[hi] - m->f[lo]);
+        mr = m->q[lo] + t * (m->q[hi] - m->q[lo]);
+    }
+    sm_point_finish(m, lines, mr, out);
+    return 0;
+}
+
+int llc_statmodel_statstack_assoc(const struct llc_statmodel_model *m, double lines,
+                                  unsigned ways, struct llc_statmodel_point *out, char *err,
+                                  size_t errlen)
+{
+    int rc = check(m, lines, err, errlen);
+    if (rc)
+        return rc;
+    if (ways == 0)
+        return llc_errf(err, errlen, -EINVAL, "StatStack: associativity of 0 ways");
+    double sets = floor(lines / ways);
+    if (sets < 1)
+        sets = 1;
+    const double p = 1 / sets;
+    double misses = m->n_inf;
+    for (size_t i = 0; i < m->nz; i++) {
+        const double fd = nearbyint(llc_statmodel_footprint(m, m->nz_mid[i]));
+        const unsigned trials = fd >= (double)UINT_MAX ? UINT_MAX : (unsigned)fd;
+        if (trials < ways)
+            continue;
+        const double pmiss = p >= 1 ? 1.0 : gsl_cdf_binomial_Q(ways - 1, p, trials);
+        misses += m->nz_count[i] * pmiss;
+    }
+    sm_point_finish(m, lines, misses / m->total, out);
+    return 0;
+}

@@ -1,0 +1,237 @@
+/* Groups (phases, windows, slots), mixtures and the CDF error (§4, §6). */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "llcprobe/common.h"
+#include "llcprobe/statmodel.h"
+#include "synth.h"
+
+static void group_set_operations(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_groups *g = NULL;
+    struct llc_statmodel_hist *h = NULL, *pool = NULL;
+    assert_int_equal(llc_statmodel_groups_create(&g, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_create(&pool, err, sizeof err), 0);
+    const int ids[] = {5, -2, 0, 9, -1};
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(llc_statmodel_groups_ensure(g, ids[i], &h, err, sizeof err), 0);
+        assert_int_equal(llc_statmodel_hist_add(h, (uint64_t)(10 + i), 1, err, sizeof err), 0);
+        assert_int_equal(llc_statmodel_groups_add_refs(g, ids[i], 100.0 * (i + 1), err, sizeof err), 0);
+    }
+    assert_int_equal(llc_statmodel_groups_count(g), 5);
+    const int sorted[] = {-2, -1, 0, 5, 9};
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(llc_statmodel_groups_id_at(g, i), sorted[i]);
+    assert_null(llc_statmodel_groups_hist(g, 4));
+    assert_true(llc_statmodel_groups_refs(g, 9) == 400);
+    assert_int_equal(llc_statmodel_groups_add_refs(g, 9, -1, err, sizeof err), -EINVAL);
+    assert_int_equal(llc_statmodel_groups_pool(g, pool, err, sizeof err), 0);
+    assert_true(llc_statmodel_hist_total(pool) == 5);
+    /* Window 9 turns out to be phase 5. */
+    assert_int_equal(llc_statmodel_groups_fold(g, 9, 5, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_groups_count(g), 4);
+    assert_null(llc_statmodel_groups_hist(g, 9));
+    assert_true(llc_statmodel_groups_refs(g, 5) == 500);
+    assert_true(llc_statmodel_hist_total(llc_statmodel_groups_hist(g, 5)) == 2);
+    assert_int_equal(llc_statmodel_groups_fold(g, 9, 5, err, sizeof err), -ENOENT);
+    /* Folding into a new id creates it. */
+    assert_int_equal(llc_statmodel_groups_fold(g, -2, 7, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_groups_id_at(g, 3), 7);
+    assert_true(llc_statmodel_hist_count(llc_statmodel_groups_hist(g, 7), 11) == 1);
+    llc_statmodel_hist_destroy(pool);
+    llc_statmodel_groups_destroy(g);
+}
+
+static void mixture_is_the_weighted_mean(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_hist *h = NULL;
+    struct llc_statmodel_model *m[2];
+    assert_int_equal(llc_statmodel_hist_create(&h, err, sizeof err), 0);
+    const struct llc_statmodel_bucket_count a[] = {{5, 10}, {2000, 10}}, b[] = {{100, 3}, {2500, 7}};
+    assert_int_equal(llc_statmodel_hist_set_pairs(h, a, 2, 2, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_prepare(h, &m[0], err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_set_pairs(h, b, 2, 0, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_prepare(h, &m[1], err, sizeof err), 0);
+    const double lines[] = {16, 256, 4096};
+    for (int method = 0; method < 2; method++) {
+        struct llc_statmodel_options o;
+        llc_statmodel_options_default(&o);
+        o.method = method;
+        struct llc_statmodel_point mix[3], p0[3], p1[3];
+        const double w[] = {1, 3};
+        assert_int_equal(llc_statmodel_mixture_curve((const struct llc_statmodel_model *const *)m, w, 2,
+                                                     &o, lines, 3, mix, err, sizeof err), 0);
+        assert_int_equal(llc_statmodel_curve(m[0], &o, lines, 3, p0, err, sizeof err), 0);
+        assert_int_equal(llc_statmodel_curve(m[1], &o, lines, 3, p1, err, sizeof err), 0);
+        for (int k = 0; k < 3; k++) {
+            assert_true(fabs(mix[k].r_total - (p0[k].r_total + 3 * p1[k].r_total) / 4) < 1e-15);
+            assert_true(fabs(mix[k].r_capacity - (p0[k].r_capacity + 3 * p1[k].r_capacity) / 4) < 1e-15);
+            assert_true(mix[k].lines == lines[k]);
+        }
+        const double zero[] = {0, 0}, neg[] = {1, -1};
+        assert_int_equal(llc_statmodel_mixture_curve((const struct llc_statmodel_model *const *)m, zero, 2,
+                                                     &o, lines, 3, mix, err, sizeof err), -ENODATA);
+        assert_int_equal(llc_statmodel_mixture_curve((const struct llc_statmodel_model *const *)m, neg, 2,
+                                                     &o, lines, 3, mix, err, sizeof err), -EINVAL);
+    }
+    llc_statmodel_release(m[0]);
+    llc_statmodel_release(m[1]);
+    llc_statmodel_hist_destroy(h);
+}
+
+static void cdf_error_hand_cases(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    double e = -1;
+    const double r1[] = {0.1, 0.2, 0.3}, e1[] = {0.3, 0.1, 0.2};
+    assert_int_equal(llc_statmodel_cdf_error(r1, e1, NULL, 3, &e, err, sizeof err), 0);
+    assert_true(e == 0); /* same distribution over time, different order */
+    const double r2[] = {0, 1}, e2[] = {0.5, 0.5};
+    assert_int_equal(llc_statmodel_cdf_error(r2, e2, NULL, 2, &e, err, sizeof err), 0);
+    assert_true(fabs(e - 0.5) < 1e-15);
+    const double r3[] = {0.1, 0.4, 0.2, 0.8}, e3[] = {0.3, 0.3, 0.3, 0.3};
+    assert_int_equal(llc_statmodel_cdf_error(r3, e3, NULL, 4, &e, err, sizeof err), 0);
+    assert_true(fabs(e - (0.2 + 0.1 + 0.1 + 0.5) / 4) < 1e-15);
+    /* Unequal windows: values travel with their weights. */
+    const double w[] = {1, 3};
+    const double r4[] = {0, 1}, e4[] = {1, 0};
+    assert_int_equal(llc_statmodel_cdf_error(r4, e4, w, 2, &e, err, sizeof err), 0);
+    assert_true(fabs(e - 0.5) < 1e-15);
+    assert_int_equal(llc_statmodel_cdf_error(r4, r4, w, 2, &e, err, sizeof err), 0);
+    assert_true(e == 0);
+    /* Equal weights given explicitly equal the unweighted form. */
+    const double ones[] = {2, 2, 2, 2};
+    double e_w = -1;
+    assert_int_equal(llc_statmodel_cdf_error(r3, e3, ones, 4, &e_w, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_cdf_error(r3, e3, NULL, 4, &e, err, sizeof err), 0);
+    assert_true(fabs(e - e_w) < 1e-15);
+    assert_int_equal(llc_statmodel_cdf_error(r3, e3, NULL, 0, &e, err, sizeof err), -ENODATA);
+    const double nan_est[] = {NAN, 0};
+    assert_int_equal(llc_statmodel_cdf_error(r4, nan_est, NULL, 2, &e, err, sizeof err), -EINVAL);
+}
+
+/* Two phases alternating in windows of equal length: A is a small hot set,
+ * B a medium set plus streaming. Per-phase models should follow the
+ * per-window truth; one pooled model cannot (seed 000). */
+enum { WINDOW = 50000, WINDOWS = 12 };
+
+static void phase_models_track_windows(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    const size_t n = (size_t)WINDOW * WINDOWS;
+    uint64_t *lines = malloc(n * sizeof *lines);
+    const struct synth_mix phase_mix[2] = {{0.9, 0.1, 0, 100, 1000, 1}, {0.1, 0.7, 0, 100, 6000, 1}};
+    struct synth_rng r = {77};
+    uint64_t next = 0;
+    int phase_of[WINDOWS];
+    for (int w = 0; w < WINDOWS; w++) {
+        phase_of[w] = (w / 2) % 2; /* AABBAABB... */
+        synth_stream(&phase_mix[phase_of[w]], &r, &next, &lines[(size_t)w * WINDOW], WINDOW);
+    }
+    const double sizes[] = {256, 1024, 4096};
+    double sim_win[3][WINDOWS], sim_all[3];
+    for (int k = 0; k < 3; k++)
+        sim_all[k] = synth_random_cache_windows(lines, n, (size_t)sizes[k], 5 + k, WINDOW, sim_win[k]);
+
+    /* Sample with the phase as group, and in time slots of one window. */
+    struct llc_statmodel_groups *phases = NULL, *slots = NULL;
+    struct llc_statmodel_sampler *sp = NULL, *ss = NULL;
+    struct llc_statmodel_sampler_config cfg;
+    llc_statmodel_sampler_config_default(&cfg);
+    cfg.rate = 0.02;
+    cfg.seed = 3;
+    assert_int_equal(llc_statmodel_groups_create(&phases, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_groups_create(&slots, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_sampler_create(&cfg, phases, &sp, err, sizeof err), 0);
+    cfg.slot_refs = WINDOW;
+    assert_int_equal(llc_statmodel_sampler_create(&cfg, slots, &ss, err, sizeof err), 0);
+    for (int w = 0; w < WINDOWS; w++) {
+        assert_int_equal(llc_statmodel_sampler_set_group(sp, phase_of[w], err, sizeof err), 0);
+        assert_int_equal(llc_statmodel_sampler_access_batch(sp, &lines[(size_t)w * WINDOW], WINDOW, err,
+                                                            sizeof err), 0);
+        assert_int_equal(llc_statmodel_sampler_access_batch(ss, &lines[(size_t)w * WINDOW], WINDOW, err,
+                                                            sizeof err), 0);
+    }
+    assert_int_equal(llc_statmodel_sampler_finish(sp, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_sampler_finish(ss, err, sizeof err), 0);
+    assert_true(llc_statmodel_groups_refs(phases, 0) == n / 2);
+    assert_true(llc_statmodel_groups_refs(phases, 1) == n / 2);
+    assert_int_equal(llc_statmodel_groups_count(slots), WINDOWS);
+
+    struct llc_statmodel_options o;
+    llc_statmodel_options_default(&o);
+    struct llc_statmodel_point whole[3], slot_avg[3], pooled[3], per_phase[2][3];
+    size_t skipped = 99;
+    assert_int_equal(llc_statmodel_groups_curve(phases, LLC_STATMODEL_WEIGHT_REFS, &o, sizes, 3, whole,
+                                                &skipped, err, sizeof err), 0);
+    assert_int_equal(skipped, 0);
+    assert_int_equal(llc_statmodel_groups_curve(slots, LLC_STATMODEL_WEIGHT_REFS, &o, sizes, 3, slot_avg,
+                                                &skipped, err, sizeof err), 0);
+    struct llc_statmodel_hist *pool = NULL;
+    struct llc_statmodel_model *m = NULL;
+    assert_int_equal(llc_statmodel_hist_create(&pool, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_groups_pool(phases, pool, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_prepare(pool, &m, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_curve(m, &o, sizes, 3, pooled, err, sizeof err), 0);
+    llc_statmodel_release(m);
+    for (int p = 0; p < 2; p++) {
+        assert_int_equal(llc_statmodel_prepare(llc_statmodel_groups_hist(phases, p), &m, err, sizeof err), 0);
+        assert_int_equal(llc_statmodel_curve(m, &o, sizes, 3, per_phase[p], err, sizeof err), 0);
+        llc_statmodel_release(m);
+    }
+    double cdf_phase = 0, cdf_pooled = 0, abs_phase = 0, abs_pooled = 0, abs_slots = 0;
+    for (int k = 0; k < 3; k++) {
+        double est_phase[WINDOWS], est_pooled[WINDOWS], e = 0;
+        for (int w = 0; w < WINDOWS; w++) {
+            est_phase[w] = per_phase[phase_of[w]][k].r_total;
+            est_pooled[w] = pooled[k].r_total;
+        }
+        assert_int_equal(llc_statmodel_cdf_error(sim_win[k], est_phase, NULL, WINDOWS, &e, err, sizeof err), 0);
+        cdf_phase += e / 3;
+        assert_int_equal(llc_statmodel_cdf_error(sim_win[k], est_pooled, NULL, WINDOWS, &e, err, sizeof err), 0);
+        cdf_pooled += e / 3;
+        abs_phase += fabs(whole[k].r_total - sim_all[k]) / 3;
+        abs_slots += fabs(slot_avg[k].r_total - sim_all[k]) / 3;
+        abs_pooled += fabs(pooled[k].r_total - sim_all[k]) / 3;
+        print_message("  L %5.0f: sim %.4f, phase-weighted %.4f, slot average %.4f, pooled %.4f\n", sizes[k],
+                      sim_all[k], whole[k].r_total, slot_avg[k].r_total, pooled[k].r_total);
+    }
+    print_message("phases: CDF error %.4f (pooled %.4f); whole-program |err| phase %.4f, slots %.4f, "
+                  "pooled %.4f\n", cdf_phase, cdf_pooled, abs_phase, abs_slots, abs_pooled);
+    assert_true(cdf_phase < 0.02);
+    assert_true(cdf_phase < cdf_pooled / 3);
+    assert_true(abs_phase < 0.02);
+    assert_true(abs_slots < 0.03);
+    llc_statmodel_hist_destroy(pool);
+    llc_statmodel_sampler_destroy(sp);
+    llc_statmodel_sampler_destroy(ss);
+    llc_statmodel_groups_destroy(phases);
+    llc_statmodel_groups_destroy(slots);
+    free(lines);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(group_set_operations),
+        cmocka_unit_test(mixture_is_the_weighted_mean),
+        cmocka_unit_test(cdf_error_hand_cases),
+        cmocka_unit_test(phase_models_track_windows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
