@@ -16,6 +16,7 @@ static const struct command commands[] = {
     {"info", llc_cmd_info, "what this machine's caches, hugepages, pagemap and counters allow"},
     {"trace", llc_cmd_trace, "record a program's memory accesses (valgrind lackey) to a trace file"},
     {"sim", llc_cmd_sim, "run workloads or traces through the LLC simulator; per-set ground truth"},
+    {"mrc", llc_cmd_mrc, "miss-ratio curves from sampled reuse distances (StatCache, StatStack)"},
 };
 
 static void usage(FILE *out)

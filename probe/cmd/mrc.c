@@ -1,0 +1,550 @@
+/* llcprobe mrc: miss-ratio curves (working-set graphs) from sampled reuse
+ * distances: StatCache for random replacement, StatStack for LRU. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/commands.h"
+#include "llcprobe/common.h"
+#include "llcprobe/statmodel.h"
+#include "llcprobe/trace.h"
+#include "mrc/mrc.h"
+#include "util/cli.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: llcprobe mrc (--trace FILE | --profile FILE | [--sampler S] -- PROGRAM [ARGS...])\n"
+            "                    [--rate R] [--seed N] [--sizes LIST] [--model M] [--cold C]\n"
+            "                    [--ways W] [--band] [--replicates N] [-o PREFIX] [--quiet]\n\n"
+            "Samples reuse distances (one random reference in 1/R, exponential gaps) and\n"
+            "solves the miss ratio of a fully associative cache of every size: StatCache\n"
+            "(random replacement) and StatStack (LRU). Prints the miss ratio at this\n"
+            "machine's L1d, L2 and LLC sizes; with -o writes PREFIX.mrc.json, PREFIX.mrc.csv\n"
+            "and PREFIX.mrc.png (gnuplot, log size axis).\n\n"
+            "  --trace FILE      sample a trace file (llcprobe trace, or the runtime's trace mode)\n"
+            "  --profile FILE    a histogram written by libllcprobe-rt (LLCPROBE_RT_OUTPUT)\n"
+            "  --sampler S       for -- PROGRAM: auto (default: rt if PROGRAM is linked with\n"
+            "                    libllcprobe-rt, else trace), rt, trace (valgrind lackey, about\n"
+            "                    4000x slower: runs of tens of milliseconds), pmu (precise memory\n"
+            "                    samples and watchpoints; needs a hardware PMU)\n"
+            "  --rate R          sampling rate in (0, 1] (default 1e-4)\n"
+            "  --seed N          random seed (default 1)\n"
+            "  --sizes LIST      comma-separated cache sizes (bytes, K/M/G suffixes; at least\n"
+            "                    64); default 8 per octave from 1 KiB to 256 MiB plus this\n"
+            "                    machine's cache sizes\n"
+            "  --model M         statcache, statstack or both (default both)\n"
+            "  --cold C          StatCache cold misses: count (default) or ignore (the paper's)\n"
+            "  --ways W          StatStack associativity correction for W-way caches (default:\n"
+            "                    fully associative)\n"
+            "  --band            bootstrap 5-95%% band of the miss ratio\n"
+            "  --replicates N    bootstrap replicates (default 200)\n"
+            "  -o, --output PREFIX  write PREFIX.mrc.json, .csv and .png\n"
+            "      --gnuplot PATH   gnuplot executable (default gnuplot)\n"
+            "  -q, --quiet       no warnings\n"
+            "  -h, --help        this text\n");
+}
+
+enum sampler { SAMPLER_AUTO, SAMPLER_RT, SAMPLER_TRACE, SAMPLER_PMU };
+
+struct mrc_args {
+    const char *trace, *profile, *prefix, *gnuplot;
+    char **argv;
+    enum sampler sampler;
+    double rate;
+    uint64_t seed;
+    double *sizes; /* lines, from --sizes */
+    size_t n_sizes;
+    bool statcache, statstack, band, quiet;
+    enum llc_statmodel_cold cold;
+    unsigned ways, replicates;
+};
+
+/* What the samples are and where they came from. */
+struct mrc_input {
+    struct llc_statmodel_hist *hist;
+    const char *source;
+    char input[1024];
+    uint64_t refs;
+    double rate;
+    uint64_t seed;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int parse_sizes(const char *list, struct mrc_args *a)
+{
+    size_t cap = 1;
+    for (const char *p = list; *p; p++)
+        cap += *p == ',';
+    a->sizes = calloc(cap, sizeof *a->sizes);
+    char *copy = strdup(list);
+    int rc = 0;
+    if (!a->sizes || !copy) {
+        rc = llc_cli_fail("mrc", "out of memory");
+        goto out;
+    }
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        uint64_t bytes;
+        if (llc_parse_size(tok, &bytes) < 0 || bytes < 64 || bytes > (UINT64_C(1) << 50)) {
+            rc = llc_cli_usage("mrc", "--sizes wants byte sizes from 64 B to 1 PiB, not '%s'", tok);
+            goto out;
+        }
+        a->sizes[a->n_sizes++] = round((double)bytes / 64.0);
+    }
+    if (!a->n_sizes) {
+        rc = llc_cli_usage("mrc", "--sizes is empty");
+        goto out;
+    }
+    qsort(a->sizes, a->n_sizes, sizeof *a->sizes, cmp_double);
+    size_t m = 1;
+    for (size_t i = 1; i < a->n_sizes; i++)
+        if (a->sizes[i] != a->sizes[m - 1])
+            a->sizes[m++] = a->sizes[i];
+    a->n_sizes = m;
+out:
+    free(copy);
+    return rc;
+}
+
+static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
+{
+    enum { OPT_TRACE = 256, OPT_PROFILE, OPT_SAMPLER, OPT_RATE, OPT_SEED, OPT_SIZES, OPT_MODEL,
+           OPT_COLD, OPT_WAYS, OPT_BAND, OPT_REPLICATES, OPT_GNUPLOT };
+    static const struct option longopts[] = {
+        {"trace", required_argument, NULL, OPT_TRACE},
+        {"profile", required_argument, NULL, OPT_PROFILE},
+        {"sampler", required_argument, NULL, OPT_SAMPLER},
+        {"rate", required_argument, NULL, OPT_RATE},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"sizes", required_argument, NULL, OPT_SIZES},
+        {"model", required_argument, NULL, OPT_MODEL},
+        {"cold", required_argument, NULL, OPT_COLD},
+        {"ways", required_argument, NULL, OPT_WAYS},
+        {"band", no_argument, NULL, OPT_BAND},
+        {"replicates", required_argument, NULL, OPT_REPLICATES},
+        {"output", required_argument, NULL, 'o'},
+        {"gnuplot", required_argument, NULL, OPT_GNUPLOT},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    *a = (struct mrc_args){.rate = 1e-4, .seed = 1, .statcache = true, .statstack = true,
+                           .replicates = 200, .gnuplot = "gnuplot"};
+    bool sampler_given = false;
+    optind = 1;
+    opterr = 0;
+    int ch;
+    uint64_t u;
+    /* '+': options end at the program's name, whose own options are its own. */
+    while ((ch = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+        switch (ch) {
+        case OPT_TRACE: a->trace = optarg; break;
+        case OPT_PROFILE: a->profile = optarg; break;
+        case OPT_SAMPLER:
+            sampler_given = true;
+            if (strcmp(optarg, "auto") == 0)
+                a->sampler = SAMPLER_AUTO;
+            else if (strcmp(optarg, "rt") == 0)
+                a->sampler = SAMPLER_RT;
+            else if (strcmp(optarg, "trace") == 0)
+                a->sampler = SAMPLER_TRACE;
+            else if (strcmp(optarg, "pmu") == 0)
+                a->sampler = SAMPLER_PMU;
+            else
+                return llc_cli_usage("mrc", "--sampler is auto, rt, trace or pmu, not '%s'", optarg);
+            break;
+        case OPT_RATE:
+            if (llc_parse_double(optarg, &a->rate) < 0 || !(a->rate > 0 && a->rate <= 1))
+                return llc_cli_usage("mrc", "--rate wants a number in (0, 1], not '%s'", optarg);
+            break;
+        case OPT_SEED:
+            if (llc_parse_u64(optarg, &a->seed) < 0)
+                return llc_cli_usage("mrc", "--seed wants a whole number, not '%s'", optarg);
+            break;
+        case OPT_SIZES: {
+            if (a->sizes)
+                return llc_cli_usage("mrc", "--sizes given twice");
+            const int rc = parse_sizes(optarg, a);
+            if (rc)
+                return rc;
+            break;
+        }
+        case OPT_MODEL:
+            a->statcache = strcmp(optarg, "statcache") == 0 || strcmp(optarg, "both") == 0;
+            a->statstack = strcmp(optarg, "statstack") == 0 || strcmp(optarg, "both") == 0;
+            if (!a->statcache && !a->statstack)
+                return llc_cli_usage("mrc", "--model is statcache, statstack or both, not '%s'",
+                                     optarg);
+            break;
+        case OPT_COLD:
+            if (strcmp(optarg, "count") == 0)
+                a->cold = LLC_STATMODEL_COLD_COUNT;
+            else if (strcmp(optarg, "ignore") == 0)
+                a->cold = LLC_STATMODEL_COLD_IGNORE;
+            else
+                return llc_cli_usage("mrc", "--cold is count or ignore, not '%s'", optarg);
+            break;
+        case OPT_WAYS:
+            if (llc_parse_u64_range(optarg, 1, 1u << 20, &u) < 0)
+                return llc_cli_usage("mrc", "--ways wants a whole number from 1, not '%s'", optarg);
+            a->ways = (unsigned)u;
+            break;
+        case OPT_BAND: a->band = true; break;
+        case OPT_REPLICATES:
+            if (llc_parse_u64_range(optarg, 2, 100000, &u) < 0)
+                return llc_cli_usage("mrc", "--replicates wants 2 to 100000, not '%s'", optarg);
+            a->replicates = (unsigned)u;
+            break;
+        case 'o': a->prefix = optarg; break;
+        case OPT_GNUPLOT: a->gnuplot = optarg; break;
+        case 'q': a->quiet = true; break;
+        case 'h': *help = true; return 0;
+        default:
+            return llc_cli_usage("mrc", "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        a->argv = argv + optind;
+    const int inputs = (a->trace != NULL) + (a->profile != NULL) + (a->argv != NULL);
+    if (inputs != 1)
+        return llc_cli_usage("mrc", "give exactly one of --trace FILE, --profile FILE or -- PROGRAM");
+    if (sampler_given && !a->argv)
+        return llc_cli_usage("mrc", "--sampler goes with -- PROGRAM");
+    if (a->prefix && !*a->prefix)
+        return llc_cli_usage("mrc", "-o wants a non-empty prefix");
+    return 0;
+}
+
+static int input_from_trace(const struct mrc_args *a, const char *path, struct mrc_input *in,
+                            char *err, size_t errlen)
+{
+    struct llc_statmodel_sampler_config cfg;
+    llc_statmodel_sampler_config_default(&cfg);
+    cfg.rate = a->rate;
+    cfg.seed = a->seed;
+    struct llc_mrc_trace_stats st;
+    const int rc = llc_mrc_sample_trace(path, &cfg, in->hist, &st, err, errlen);
+    if (rc < 0)
+        return rc;
+    in->refs = st.refs;
+    in->rate = a->rate;
+    in->seed = a->seed;
+    return 0;
+}
+
+static void join_argv(char *const *argv, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; argv[i] && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
+}
+
+static int input_from_lackey(const struct mrc_args *a, struct mrc_input *in, char *err,
+                             size_t errlen)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s/llcprobe-mrc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        return llc_errf(err, errlen, -errno, "cannot make a temporary directory: %s",
+                        strerror(errno));
+    snprintf(path, sizeof path, "%s/run.trace", dir);
+    const struct llc_trace_record_opts o = {.output = path, .argv = a->argv};
+    struct llc_trace_record_stats s;
+    int rc = llc_trace_record_lackey(&o, &s, err, errlen);
+    if (rc == 0) {
+        if (s.exit_status != 0)
+            llc_cli_warn(a->quiet, "%s exited with status %d", a->argv[0], s.exit_status);
+        rc = input_from_trace(a, path, in, err, errlen);
+    }
+    unlink(path);
+    rmdir(dir);
+    return rc;
+}
+
+static int input_from_rt(const struct mrc_args *a, struct mrc_input *in, char *err, size_t errlen)
+{
+    struct llc_mrc_profile_info info;
+    int status = 0;
+    const int rc = llc_mrc_run_rt(a->argv, a->rate, a->seed, in->hist, &info, &status, err, errlen);
+    if (rc < 0)
+        return rc;
+    if (status != 0)
+        llc_cli_warn(a->quiet, "%s exited with status %d", a->argv[0], status);
+    in->refs = info.refs;
+    in->rate = info.rate;
+    in->seed = info.seed;
+    return 0;
+}
+
+static int input_from_pmu(const struct mrc_args *a, struct mrc_input *in, char *err, size_t errlen)
+{
+    struct llc_mrc_pmu_stats st;
+    const int rc = llc_mrc_sample_pmu(a->argv, a->rate, a->seed, in->hist, &st, err, errlen);
+    if (rc < 0)
+        return rc;
+    if (st.exit_status != 0)
+        llc_cli_warn(a->quiet, "%s exited with status %d", a->argv[0], st.exit_status);
+    if (st.dropped || st.lost)
+        llc_cli_warn(a->quiet,
+                     "pmu: %" PRIu64 " samples dropped (all watchpoints busy), %" PRIu64 " lost",
+                     st.dropped, st.lost);
+    in->refs = st.refs;
+    in->rate = a->rate;
+    in->seed = a->seed;
+    return 0;
+}
+
+static int gather(const struct mrc_args *a, struct mrc_input *in, char *err, size_t errlen)
+{
+    if (a->trace) {
+        in->source = "trace";
+        snprintf(in->input, sizeof in->input, "%s", a->trace);
+        return input_from_trace(a, a->trace, in, err, errlen);
+    }
+    if (a->profile) {
+        struct llc_mrc_profile_info info;
+        const int rc = llc_mrc_profile_read(a->profile, &info, in->hist, err, errlen);
+        if (rc < 0)
+            return rc;
+        in->source = "profile";
+        snprintf(in->input, sizeof in->input, "%s", info.command[0] ? info.command : a->profile);
+        in->refs = info.refs;
+        in->rate = info.rate;
+        in->seed = info.seed;
+        return 0;
+    }
+    join_argv(a->argv, in->input, sizeof in->input);
+    enum sampler s = a->sampler;
+    if (s == SAMPLER_AUTO) {
+        const int has = llc_mrc_has_runtime(a->argv[0], err, errlen);
+        if (has < 0)
+            return has;
+        s = has ? SAMPLER_RT : SAMPLER_TRACE;
+        llc_cli_warn(a->quiet, "sampler: %s (%s)", has ? "rt" : "trace",
+                     has ? "the program is linked with libllcprobe-rt"
+                         : "the program is not linked with libllcprobe-rt; tracing it with "
+                           "valgrind's lackey, about 4000x slower than native");
+    }
+    switch (s) {
+    case SAMPLER_RT: in->source = "rt"; return input_from_rt(a, in, err, errlen);
+    case SAMPLER_PMU: in->source = "pmu"; return input_from_pmu(a, in, err, errlen);
+    default: in->source = "lackey"; return input_from_lackey(a, in, err, errlen);
+    }
+}
+
+/* The sizes to solve: --sizes, or the default grid plus the machine's caches. */
+static int size_grid(const struct mrc_args *a, const struct llc_mrc_cache *caches, size_t n_caches,
+                     double **out, size_t *n, char *err, size_t errlen)
+{
+    if (a->sizes) {
+        *out = malloc(a->n_sizes * sizeof **out);
+        if (!*out)
+            return llc_errf(err, errlen, -ENOMEM, "out of memory");
+        memcpy(*out, a->sizes, a->n_sizes * sizeof **out);
+        *n = a->n_sizes;
+        return 0;
+    }
+    double extra[3];
+    struct llc_statmodel_grid_config g;
+    llc_statmodel_grid_config_default(&g);
+    for (size_t i = 0; i < n_caches; i++)
+        extra[i] = (double)caches[i].bytes / 64.0;
+    g.extra_lines = extra;
+    g.n_extra = n_caches;
+    const int count = llc_statmodel_grid(&g, NULL, 0, err, errlen);
+    if (count < 0)
+        return count;
+    *out = malloc((size_t)count * sizeof **out);
+    if (!*out)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    const int rc = llc_statmodel_grid(&g, *out, (size_t)count, err, errlen);
+    if (rc < 0) {
+        free(*out);
+        *out = NULL;
+        return rc;
+    }
+    *n = (size_t)rc;
+    return 0;
+}
+
+static void series_options(const struct mrc_args *a, enum llc_statmodel_method m,
+                           struct llc_statmodel_options *o)
+{
+    llc_statmodel_options_default(o);
+    o->method = m;
+    o->cold = a->cold;
+    o->assoc_ways = m == LLC_STATMODEL_STATSTACK ? a->ways : 0;
+}
+
+static int solve(const struct mrc_args *a, const struct llc_statmodel_hist *h,
+                 const struct llc_statmodel_model *model, struct llc_mrc_result *r, char *err,
+                 size_t errlen)
+{
+    const enum llc_statmodel_method methods[] = {LLC_STATMODEL_STATCACHE, LLC_STATMODEL_STATSTACK};
+    const bool want[] = {a->statcache, a->statstack};
+    for (size_t i = 0; i < LLC_ARRAY_LEN(methods); i++) {
+        if (!want[i])
+            continue;
+        struct llc_mrc_series *s = &r->series[r->n_series++];
+        s->method = methods[i];
+        s->points = calloc(r->n, sizeof *s->points);
+        if (!s->points)
+            return llc_errf(err, errlen, -ENOMEM, "out of memory");
+        struct llc_statmodel_options o;
+        series_options(a, s->method, &o);
+        int rc = llc_statmodel_curve(model, &o, r->lines, r->n, s->points, err, errlen);
+        if (rc < 0)
+            return rc;
+        if (!a->band)
+            continue;
+        s->band_lo = calloc(r->n, sizeof *s->band_lo);
+        s->band_hi = calloc(r->n, sizeof *s->band_hi);
+        if (!s->band_lo || !s->band_hi)
+            return llc_errf(err, errlen, -ENOMEM, "out of memory");
+        struct llc_statmodel_bootstrap_config b;
+        llc_statmodel_bootstrap_config_default(&b);
+        b.replicates = a->replicates;
+        b.seed = a->seed;
+        rc = llc_statmodel_bootstrap(h, &b, &o, r->lines, r->n, s->band_lo, s->band_hi, err,
+                                     errlen);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static void print_machine(const struct mrc_args *a, const struct llc_statmodel_model *model,
+                          const struct llc_mrc_cache *caches, size_t n_caches)
+{
+    for (size_t i = 0; i < n_caches; i++) {
+        char size[32];
+        printf("%-4s %-9s:", caches[i].name,
+               llc_format_size(caches[i].bytes, size, sizeof size));
+        const double lines = (double)caches[i].bytes / 64.0;
+        const enum llc_statmodel_method methods[] = {LLC_STATMODEL_STATCACHE,
+                                                     LLC_STATMODEL_STATSTACK};
+        const bool want[] = {a->statcache, a->statstack};
+        for (size_t k = 0; k < LLC_ARRAY_LEN(methods); k++) {
+            if (!want[k])
+                continue;
+            struct llc_statmodel_options o;
+            series_options(a, methods[k], &o);
+            struct llc_statmodel_point p;
+            char err[LLC_ERRLEN];
+            if (llc_statmodel_curve(model, &o, &lines, 1, &p, err, sizeof err) < 0)
+                printf(" %s ?(%s)", llc_mrc_method_name(methods[k]), err);
+            else
+                printf(" %s %.4f (no cold %.4f)", llc_mrc_method_name(methods[k]), p.r_total,
+                       p.r_capacity);
+        }
+        putchar('\n');
+    }
+}
+
+static void free_result(struct llc_mrc_result *r)
+{
+    for (unsigned i = 0; i < r->n_series; i++) {
+        free(r->series[i].points);
+        free(r->series[i].band_lo);
+        free(r->series[i].band_hi);
+    }
+}
+
+int llc_cmd_mrc(int argc, char **argv)
+{
+    struct mrc_args a;
+    bool help = false;
+    int status = parse_args(argc, argv, &a, &help);
+    if (status || help) {
+        if (help)
+            usage(stdout);
+        free(a.sizes);
+        return status;
+    }
+    char err[LLC_ERRLEN];
+    struct mrc_input in = {0};
+    struct llc_statmodel_model *model = NULL;
+    struct llc_mrc_result r = {0};
+    double *lines = NULL;
+    const char *what = a.trace ? a.trace : a.profile ? a.profile : a.argv[0];
+    if (llc_statmodel_hist_create(&in.hist, err, sizeof err) < 0 ||
+        gather(&a, &in, err, sizeof err) < 0) {
+        status = llc_cli_fail(what, "%s", err);
+        goto out;
+    }
+    const double total = llc_statmodel_hist_total(in.hist);
+    const double dangling = llc_statmodel_hist_dangling(in.hist);
+    printf("mrc: %s from %s: %" PRIu64 " references, %.0f samples (%.0f never reused), rate %g, "
+           "seed %" PRIu64 "\n",
+           in.source, in.input, in.refs, total, dangling, in.rate, in.seed);
+    if (total < 1) {
+        status = llc_cli_fail(what, "no reuse samples: %" PRIu64
+                              " references are too few at rate %g (raise --rate)",
+                              in.refs, in.rate);
+        goto out;
+    }
+    if (total < 1000)
+        llc_cli_warn(a.quiet, "only %.0f samples: the curve is rough (raise --rate or run longer)",
+                     total);
+    struct llc_mrc_cache caches[3];
+    const int n_caches = llc_mrc_machine_caches(caches, 3, err, sizeof err);
+    if (n_caches < 0)
+        llc_cli_warn(a.quiet, "this machine's cache sizes are unknown: %s", err);
+    if (llc_statmodel_prepare(in.hist, &model, err, sizeof err) < 0 ||
+        size_grid(&a, caches, n_caches > 0 ? (size_t)n_caches : 0, &lines, &r.n, err,
+                  sizeof err) < 0) {
+        status = llc_cli_fail("mrc", "%s", err);
+        goto out;
+    }
+    r.lines = lines;
+    r.source = in.source;
+    r.input = in.input;
+    r.rate = in.rate;
+    r.seed = in.seed;
+    r.refs = in.refs;
+    r.samples = total;
+    r.dangling = dangling;
+    r.cold = a.cold;
+    r.band_replicates = a.band ? a.replicates : 0;
+    if (solve(&a, in.hist, model, &r, err, sizeof err) < 0) {
+        status = llc_cli_fail("mrc", "%s", err);
+        goto out;
+    }
+    if (n_caches > 0)
+        print_machine(&a, model, caches, (size_t)n_caches);
+    if (a.prefix) {
+        if (llc_mrc_write_outputs(a.prefix, &r, err, sizeof err) < 0) {
+            status = llc_cli_fail("mrc", "%s", err);
+            goto out;
+        }
+        printf("wrote %s.mrc.json, %s.mrc.csv\n", a.prefix, a.prefix);
+        const int rc = llc_mrc_plot(a.prefix, &r, a.gnuplot, err, sizeof err);
+        if (rc == -ENOENT)
+            llc_cli_warn(a.quiet, "no PNG: %s", err);
+        else if (rc < 0) {
+            status = llc_cli_fail("mrc", "%s", err);
+            goto out;
+        } else
+            printf("wrote %s.mrc.png\n", a.prefix);
+    }
+out:
+    free_result(&r);
+    free(lines);
+    llc_statmodel_release(model);
+    llc_statmodel_hist_destroy(in.hist);
+    free(a.sizes);
+    return status;
+}

@@ -1,0 +1,223 @@
+/* Outputs of `llcprobe mrc`: PREFIX.mrc.json (format "llcprobe-mrc"),
+ * PREFIX.mrc.csv (one row per size, columns per model) and the PNG
+ * working-set graph drawn by gnuplot from the CSV. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "llcprobe/common.h"
+#include "mrc/mrc.h"
+#include "util/atomic_file.h"
+
+const char *llc_mrc_method_name(enum llc_statmodel_method m)
+{
+    return m == LLC_STATMODEL_STATSTACK ? "statstack" : "statcache";
+}
+
+static json_t *series_json(const struct llc_mrc_result *r, const struct llc_mrc_series *s)
+{
+    json_t *pts = json_array();
+    if (!pts)
+        return NULL;
+    for (size_t k = 0; k < r->n; k++) {
+        json_t *p = json_pack("{s:f,s:f,s:f,s:f}", "lines", s->points[k].lines, "bytes",
+                              s->points[k].bytes, "miss_ratio", s->points[k].r_total,
+                              "miss_ratio_no_cold", s->points[k].r_capacity);
+        if (p && s->band_lo) {
+            json_object_set_new(p, "band_lo", json_real(s->band_lo[k]));
+            json_object_set_new(p, "band_hi", json_real(s->band_hi[k]));
+        }
+        if (!p || json_array_append_new(pts, p) < 0) {
+            json_decref(pts);
+            return NULL;
+        }
+    }
+    return json_pack("{s:s,s:o}", "model", llc_mrc_method_name(s->method), "points", pts);
+}
+
+static int write_json(const char *path, const struct llc_mrc_result *r, char *err, size_t errlen)
+{
+    json_t *doc = llc_json_doc_new("llcprobe-mrc", 1);
+    json_t *models = json_array();
+    int rc = -ENOMEM;
+    if (!doc || !models)
+        goto out;
+    json_object_set_new(doc, "source", json_string(r->source));
+    json_object_set_new(doc, "input", json_string(r->input));
+    json_object_set_new(doc, "rate", json_real(r->rate));
+    json_object_set_new(doc, "seed", json_integer((json_int_t)r->seed));
+    json_object_set_new(doc, "references", json_integer((json_int_t)r->refs));
+    json_object_set_new(doc, "samples", json_real(r->samples));
+    json_object_set_new(doc, "dangling", json_real(r->dangling));
+    json_object_set_new(doc, "line_bytes", json_integer(64));
+    json_object_set_new(doc, "cold", json_string(r->cold == LLC_STATMODEL_COLD_IGNORE ? "ignore"
+                                                                                       : "count"));
+    json_object_set_new(doc, "band_replicates", json_integer(r->band_replicates));
+    for (unsigned i = 0; i < r->n_series; i++) {
+        json_t *s = series_json(r, &r->series[i]);
+        if (!s || json_array_append_new(models, s) < 0)
+            goto out;
+    }
+    json_object_set(doc, "models", models);
+    rc = llc_json_write_atomic(path, doc, err, errlen);
+    goto done;
+out:
+    rc = llc_errf(err, errlen, rc, "%s: out of memory building the JSON", path);
+done:
+    json_decref(models);
+    json_decref(doc);
+    return rc;
+}
+
+/* Empty field for a missing band, so that gnuplot and spreadsheets skip it. */
+static void csv_value(FILE *f, const double *v, size_t k)
+{
+    if (v)
+        fprintf(f, ",%.9g", v[k]);
+    else
+        fputc(',', f);
+}
+
+static int write_csv(const char *path, const struct llc_mrc_result *r, char *err, size_t errlen)
+{
+    struct llc_afile *af = NULL;
+    int rc = llc_afile_open(path, &af, err, errlen);
+    if (rc < 0)
+        return rc;
+    FILE *f = llc_afile_stream(af);
+    fputs("bytes,lines", f);
+    for (unsigned i = 0; i < r->n_series; i++) {
+        const char *m = llc_mrc_method_name(r->series[i].method);
+        fprintf(f, ",%s_miss_ratio,%s_miss_ratio_no_cold,%s_band_lo,%s_band_hi", m, m, m, m);
+    }
+    fputc('\n', f);
+    for (size_t k = 0; k < r->n; k++) {
+        fprintf(f, "%.0f,%.0f", r->lines[k] * 64, r->lines[k]);
+        for (unsigned i = 0; i < r->n_series; i++) {
+            const struct llc_mrc_series *s = &r->series[i];
+            fprintf(f, ",%.9g,%.9g", s->points[k].r_total, s->points[k].r_capacity);
+            csv_value(f, s->band_lo, k);
+            csv_value(f, s->band_hi, k);
+        }
+        fputc('\n', f);
+    }
+    return llc_afile_commit(af, err, errlen);
+}
+
+int llc_mrc_write_outputs(const char *prefix, const struct llc_mrc_result *r, char *err,
+                          size_t errlen)
+{
+    const size_t len = strlen(prefix) + 16;
+    char *path = malloc(len);
+    if (!path)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    snprintf(path, len, "%s.mrc.json", prefix);
+    int rc = write_json(path, r, err, errlen);
+    if (rc == 0) {
+        snprintf(path, len, "%s.mrc.csv", prefix);
+        rc = write_csv(path, r, err, errlen);
+    }
+    free(path);
+    return rc;
+}
+
+/* gnuplot string literal: single quotes, a quote doubled. */
+static void gp_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+int llc_mrc_plot(const char *prefix, const struct llc_mrc_result *r, const char *gnuplot,
+                 char *err, size_t errlen)
+{
+    const size_t len = strlen(prefix) + 16;
+    char *csv = malloc(len), *png = malloc(len);
+    FILE *gp = NULL;
+    int rc = -ENOMEM;
+    if (!csv || !png) {
+        rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+        goto out;
+    }
+    snprintf(csv, len, "%s.mrc.csv", prefix);
+    snprintf(png, len, "%s.mrc.png", prefix);
+    /* popen runs a shell, which reports a missing gnuplot as 127; check
+     * first so the caller can say plainly that it is not installed. */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", gnuplot);
+    if (system(cmd) != 0) {
+        rc = llc_errf(err, errlen, -ENOENT, "gnuplot ('%s') is not installed", gnuplot);
+        goto out;
+    }
+    snprintf(cmd, sizeof cmd, "%s", gnuplot);
+    gp = popen(cmd, "w");
+    if (!gp) {
+        rc = llc_errf(err, errlen, -errno, "cannot run %s: %s", gnuplot, strerror(errno));
+        goto out;
+    }
+    /* Render to a temporary beside the target and rename: atomic like the
+     * other outputs. */
+    fprintf(gp, "set terminal pngcairo size 900,600 noenhanced\n"
+                "set output ");
+    gp_quote(gp, png);
+    fprintf(gp, ".'.tmp'\n"
+                "set datafile separator ','\n"
+                "set logscale x 2\n"
+                "set format x '%%.0b%%B'\n"
+                "set xlabel 'cache size (bytes, log scale)'\n"
+                "set ylabel 'miss ratio (misses per reference)'\n"
+                "set yrange [0:*]\n"
+                "set grid\n"
+                "set key top right\n"
+                "set title ");
+    gp_quote(gp, r->input);
+    fputs("\nplot ", gp);
+    for (unsigned i = 0; i < r->n_series; i++) {
+        const unsigned col = 3 + 4 * i;
+        const char *m = llc_mrc_method_name(r->series[i].method);
+        if (i)
+            fputs(", ", gp);
+        if (r->series[i].band_lo) {
+            gp_quote(gp, csv);
+            fprintf(gp, " skip 1 using 1:%u:%u with filledcurves fs transparent solid 0.25 "
+                        "lc %u title '%s 90%% band', ",
+                    col + 2, col + 3, i + 1, m);
+        }
+        gp_quote(gp, csv);
+        fprintf(gp, " skip 1 using 1:%u with lines lw 2 lc %u title '%s', ", col, i + 1, m);
+        gp_quote(gp, csv);
+        fprintf(gp, " skip 1 using 1:%u with lines dt 2 lc %u title '%s without cold misses'",
+                col + 1, i + 1, m);
+    }
+    fputc('\n', gp);
+    const int status = pclose(gp);
+    gp = NULL;
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", png);
+    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        unlink(tmp);
+        rc = llc_errf(err, errlen, -EIO, "gnuplot failed drawing %s (status %d)", png, status);
+        goto out;
+    }
+    if (rename(tmp, png) != 0) {
+        rc = llc_errf(err, errlen, -errno, "%s: %s", png, strerror(errno));
+        unlink(tmp);
+        goto out;
+    }
+    rc = 0;
+out:
+    if (gp)
+        pclose(gp);
+    free(csv);
+    free(png);
+    return rc;
+}

@@ -1,0 +1,84 @@
+/* Reuse-distance sampling of a trace file (the trace sampler of `mrc`). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "llcprobe/common.h"
+#include "llcprobe/trace.h"
+#include "mrc/mrc.h"
+
+/* Lines are handed to the sampler in batches to keep its loop tight. */
+#define BATCH 4096
+
+int llc_mrc_sample_trace(const char *path, const struct llc_statmodel_sampler_config *cfg,
+                         struct llc_statmodel_hist *h, struct llc_mrc_trace_stats *stats,
+                         char *err, size_t errlen)
+{
+    struct llc_trace_reader *reader = NULL;
+    struct llc_statmodel_groups *groups = NULL;
+    struct llc_statmodel_sampler *sampler = NULL;
+    uint64_t *batch = NULL;
+    *stats = (struct llc_mrc_trace_stats){0};
+    int rc = llc_trace_reader_open(path, &reader, err, errlen);
+    if (rc < 0)
+        goto out;
+    rc = llc_statmodel_groups_create(&groups, err, errlen);
+    if (rc < 0)
+        goto out;
+    rc = llc_statmodel_sampler_create(cfg, groups, &sampler, err, errlen);
+    if (rc < 0)
+        goto out;
+    batch = malloc(BATCH * sizeof *batch);
+    if (!batch) {
+        rc = llc_errf(err, errlen, -ENOMEM, "%s: out of memory", path);
+        goto out;
+    }
+    size_t n = 0;
+    struct llc_trace_rec rec;
+    while ((rc = llc_trace_reader_next(reader, &rec, err, errlen)) > 0) {
+        stats->records++;
+        if (rec.kind == LLC_TRACE_INSTR)
+            continue;
+        /* The simulator's replay refuses larger records as damage; so do we. */
+        if (rec.size > 4096) {
+            rc = llc_errf(err, errlen, -EINVAL,
+                          "%s: corrupt trace (a data record of %u bytes at record %llu)", path,
+                          rec.size, (unsigned long long)stats->records);
+            goto out;
+        }
+        if (rec.kind > LLC_TRACE_MODIFY) {
+            rc = llc_errf(err, errlen, -EINVAL, "%s: corrupt trace (record %llu has kind %u)",
+                          path, (unsigned long long)stats->records, rec.kind);
+            goto out;
+        }
+        const uint64_t size = rec.size ? rec.size : 1;
+        /* Relative to the line start: no overflow at the top of memory. */
+        const uint64_t n_lines = ((rec.addr & 63) + size - 1) / 64 + 1;
+        for (uint64_t k = 0; k < n_lines; k++) {
+            batch[n++] = (rec.addr >> 6) + k;
+            if (n == BATCH) {
+                rc = llc_statmodel_sampler_access_batch(sampler, batch, n, err, errlen);
+                if (rc < 0)
+                    goto out;
+                stats->refs += n;
+                n = 0;
+            }
+        }
+    }
+    if (rc < 0)
+        goto out;
+    rc = llc_statmodel_sampler_access_batch(sampler, batch, n, err, errlen);
+    if (rc < 0)
+        goto out;
+    stats->refs += n;
+    rc = llc_statmodel_sampler_finish(sampler, err, errlen);
+    if (rc < 0)
+        goto out;
+    llc_statmodel_sampler_stats(sampler, &stats->sampler);
+    rc = llc_statmodel_hist_merge(h, llc_statmodel_groups_hist(groups, 0), err, errlen);
+out:
+    free(batch);
+    llc_statmodel_sampler_destroy(sampler);
+    llc_statmodel_groups_destroy(groups);
+    llc_trace_reader_close(reader);
+    return rc < 0 ? rc : 0;
+}
