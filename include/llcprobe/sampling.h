@@ -1,0 +1,190 @@
+/* Live sampling of a running program's code addresses for phase detection
+ * (ScarPhase, shared/specs/scarphase.md §2-§3), with perf_event_open.
+ *
+ * Sources, in order of preference; the first that opens is used and the
+ * reason each better one was refused is kept:
+ *   PEBS_BRANCHES  precise samples of retired conditional branches (Intel
+ *                  BR_INST_RETIRED:CONDITIONAL via libpfm4, precise_ip 2/1)
+ *   HW_IP          instruction pointers sampled by the hardware
+ *                  `instructions` counter
+ *   CPU_CLOCK      instruction pointers sampled by the `cpu-clock` software
+ *                  event (hrtimer): works without a PMU, e.g. in a VM
+ * All sample user-mode code only.
+ *
+ * Windows end after a fixed amount of retired user instructions when the
+ * hardware `instructions` counter opens, else after a fixed amount of the
+ * target's CPU time (`task-clock`).
+ *
+ * Every event follows the whole target: threads and forked children
+ * (inherit) across exec, opened per CPU because the kernel refuses a ring
+ * buffer on an inherited per-task event with cpu = -1. Samples stay in the
+ * kernel's ring buffers (no wake-up, no signal per sample) and are drained
+ * when a window ends. The window loop sleeps on the target's pidfd, so an
+ * exit ends the last (partial) window at once.
+ *
+ * Changing the sample rate (dynamic rate, §8) reaches the target's main
+ * thread and every thread or child created afterwards; threads that already
+ * exist keep the period they inherited (the kernel does not propagate
+ * PERF_EVENT_IOC_PERIOD to inherited events).
+ */
+#ifndef LLCPROBE_SAMPLING_H
+#define LLCPROBE_SAMPLING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct llc_target; /* llcprobe/target.h */
+
+enum llc_sampling_source {
+    LLC_SAMPLING_PEBS_BRANCHES = 0,
+    LLC_SAMPLING_HW_IP = 1,
+    LLC_SAMPLING_CPU_CLOCK = 2,
+    LLC_SAMPLING_SOURCES = 3,
+};
+
+enum llc_sampling_unit {
+    LLC_SAMPLING_INSTRUCTIONS = 0, /* retired user instructions */
+    LLC_SAMPLING_CPU_NS = 1,       /* target CPU time, nanoseconds */
+};
+
+#define LLC_SAMPLING_DEFAULT_WINDOW_INSTR 100000000ULL /* §1: 100M instructions */
+#define LLC_SAMPLING_DEFAULT_WINDOW_NS 50000000ULL     /* 50 ms of CPU time */
+
+struct llc_sampling_config {
+    /* Best source allowed (sources better than this are not tried; their
+     * refusal reads "not requested"). LLC_SAMPLING_PEBS_BRANCHES = auto. */
+    enum llc_sampling_source best_source;
+    bool force_cpu_time;         /* windows by CPU time even if instructions count */
+    uint64_t window_instr;       /* window length when counting instructions */
+    uint64_t window_ns;          /* window length when counting CPU time */
+    /* Samples per window at multiplier 1; 0 = 200 for branch samples, 400
+     * for instruction pointers (§3: EIPV needs twice the samples). */
+    unsigned samples_per_window;
+    unsigned ring_pages;         /* data pages per CPU ring, a power of two (64) */
+    bool enable_on_exec;         /* target held before exec (llc_target_launch) */
+};
+
+#define LLC_SAMPLING_NOTE_LEN 200
+
+/* What was chosen and why. */
+struct llc_sampling_choice {
+    enum llc_sampling_source source;
+    char event[96];                /* the event as opened: "cpu-clock", libpfm's string, ... */
+    unsigned precise_ip;           /* PEBS skid level, 0 otherwise */
+    /* refused[s] for every s better than `source`: why it did not open. */
+    char refused[LLC_SAMPLING_SOURCES][LLC_SAMPLING_NOTE_LEN];
+    enum llc_sampling_unit unit;
+    char unit_refused[LLC_SAMPLING_NOTE_LEN]; /* why not instructions ("" if instructions) */
+    uint64_t window;               /* window length in `unit` */
+    unsigned samples_per_window;
+    unsigned ncpus;                /* CPUs with a ring buffer */
+};
+
+/* One window, as drained. */
+struct llc_sampling_window {
+    uint64_t index;
+    double t_start, t_end;       /* seconds since llc_sampling_start() */
+    uint64_t cpu_ns;             /* target CPU time in the window (all threads) */
+    uint64_t instructions;       /* retired user instructions, if instructions_known */
+    bool instructions_known;
+    uint64_t progress;           /* the window's length in the window unit */
+    unsigned multiplier;         /* period multiplier the window was sampled with */
+    uint64_t period;             /* sample period used (events per sample) */
+    size_t n_ips;                /* samples: llc_sampling_ips() */
+    uint64_t lost;               /* samples the kernel dropped (ring full) */
+    unsigned tasks;              /* distinct thread ids among the samples */
+    unsigned processes;          /* distinct process ids among the samples */
+    bool last;                   /* the target ended during this window */
+};
+
+struct llc_sampling;
+
+void llc_sampling_config_default(struct llc_sampling_config *cfg);
+/* Opens the events on pid (every CPU). With enable_on_exec they start
+ * counting when pid execs, else at once. -ENODEV if no source opens (err
+ * lists every reason), other negative codes for bad configurations. */
+int llc_sampling_open(pid_t pid, const struct llc_sampling_config *cfg, struct llc_sampling **out,
+                      char *err, size_t errlen);
+void llc_sampling_close(struct llc_sampling *s);
+const struct llc_sampling_choice *llc_sampling_choice(const struct llc_sampling *s);
+const char *llc_sampling_source_name(enum llc_sampling_source src);
+const char *llc_sampling_unit_name(enum llc_sampling_unit unit);
+
+/* Marks time zero of the first window; call right after the target starts. */
+void llc_sampling_start(struct llc_sampling *s);
+/* Sampling rate of the next window: period = base period * multiplier
+ * (a power of two, 1..64). */
+int llc_sampling_set_multiplier(struct llc_sampling *s, unsigned multiplier, char *err,
+                                size_t errlen);
+/* Sleeps until the current window is complete or the target ends, then
+ * drains the samples. Returns 1 for a complete window, 0 for the last one
+ * (target ended; w->last set; the window may hold no samples), negative on
+ * error. Do not call again after 0. */
+int llc_sampling_next_window(struct llc_sampling *s, struct llc_target *t,
+                             struct llc_sampling_window *w, char *err, size_t errlen);
+/* The window's sampled code addresses; valid until the next window. */
+const uint64_t *llc_sampling_ips(const struct llc_sampling *s, size_t *n);
+
+/* --- pieces exposed for tests ------------------------------------------ */
+
+/* Base period for the next window (§3 [resolution]): `events` counted in the
+ * last window (samples * period) spread over `samples` wanted per window,
+ * moved at most 2x from `prev`, never below `floor`. */
+uint64_t llc_sampling_adapt_period(uint64_t prev, uint64_t events, unsigned samples,
+                                   uint64_t floor);
+
+/* --- offline: the same windows from a recorded trace ------------------- */
+
+/* Windows of `window_instr` instruction records of a trace (llcprobe/trace.h);
+ * in each, instruction addresses are sampled like the live sampler would:
+ * samples_per_window / multiplier of them, at random gaps (seeded) whose
+ * mean spreads them over the window, so loops cannot alias with the rate. */
+struct llc_sampling_trace_config {
+    uint64_t window_instr;       /* > 0 */
+    unsigned samples_per_window; /* at multiplier 1, > 0 */
+    uint64_t seed;
+};
+
+struct llc_sampling_trace;
+
+int llc_sampling_trace_open(const char *path, const struct llc_sampling_trace_config *cfg,
+                            struct llc_sampling_trace **out, char *err, size_t errlen);
+void llc_sampling_trace_close(struct llc_sampling_trace *t);
+/* Reads the next window sampled at `multiplier` (a power of two, 1..64).
+ * Returns 1 for a full window, 0 at the end of the trace (w holds the
+ * partial last window, w->progress instructions, possibly 0), negative on a
+ * damaged trace. instructions_known is set; time fields are 0. */
+int llc_sampling_trace_next(struct llc_sampling_trace *t, unsigned multiplier,
+                            struct llc_sampling_window *w, char *err, size_t errlen);
+const uint64_t *llc_sampling_trace_ips(const struct llc_sampling_trace *t, size_t *n);
+/* The traced command line, as recorded in the trace header. */
+const char *llc_sampling_trace_command(const struct llc_sampling_trace *t);
+
+/* --- references for evaluating phases (scripts/eval-phase.sh) ---------- */
+
+/* Reads valgrind exp-bbv output ("T:id:count :id:count ..." per interval)
+ * as dense rows: rows[w * dim + (id - 1)], dim = largest block id. */
+struct llc_sampling_bbv {
+    double *rows;
+    size_t windows, dim;
+};
+int llc_sampling_bbv_read(const char *path, struct llc_sampling_bbv *out, char *err,
+                          size_t errlen);
+void llc_sampling_bbv_free(struct llc_sampling_bbv *b);
+
+/* Replays a trace in the simulator (cache preset, optionally co-run with a
+ * synthetic noise workload at the same access rate) and cuts it into windows
+ * of window_instr instructions: per window the target's data accesses and
+ * LLC misses. Boundaries are exact to within `step` accesses. */
+struct llc_sampling_simwin {
+    uint64_t *accesses, *misses;
+    size_t windows;
+};
+int llc_sampling_sim_windows(const char *trace, const char *preset, const char *noise,
+                             uint64_t window_instr, uint64_t seed, struct llc_sampling_simwin *out,
+                             char *err, size_t errlen);
+void llc_sampling_simwin_free(struct llc_sampling_simwin *w);
+
+#endif

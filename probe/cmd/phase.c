@@ -1,0 +1,787 @@
+/* llcprobe phase: ScarPhase online phase detection of a running program
+ * (live perf sampling) or of a recorded trace (offline, same classifier),
+ * with optional references for evaluation: exp-bbv vectors and per-window
+ * LLC miss ratios from the simulator. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd/commands.h"
+#include "llcprobe/common.h"
+#include "llcprobe/phase.h"
+#include "llcprobe/sampling.h"
+#include "llcprobe/target.h"
+#include "util/atomic_file.h"
+#include "util/cli.h"
+
+extern char **environ;
+
+struct phase_opts {
+    const char *prefix, *trace, *bbv, *sim, *noise;
+    struct llc_sampling_config samp;
+    uint64_t trace_window, seed;
+    struct llc_phase_config det;
+    bool quiet, no_plot;
+};
+
+/* One classified window with what the sampler and references said. */
+struct row {
+    struct llc_sampling_window s;
+    struct llc_phase_window p;
+    int predicted;            /* prediction made before this window */
+    unsigned pred_confidence;
+    double sig[LLC_PHASE_BUCKETS];
+    int bbv_phase;            /* reference label, if --bbv */
+    double miss_ratio;        /* simulated, if --sim; NAN otherwise */
+};
+
+struct run {
+    struct row *rows;
+    size_t n, cap;
+    bool live;
+    char command[1024];
+    struct llc_sampling_choice choice;
+    struct llc_target_status status;
+    /* evaluation figures (NAN when not computed) */
+    double ari, simdiff, cov_all, cov_phase, ccov_phase, cov_bbv, ccov_bbv;
+    size_t bbv_windows, bbv_dim, bbv_phases, compared;
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: llcprobe phase [options] [-o PREFIX] -- PROGRAM [ARGS...]\n"
+            "       llcprobe phase --trace FILE [--bbv FILE] [--sim PRESET [--noise SPEC]]\n"
+            "                      [options] [-o PREFIX]\n\n"
+            "Divides a program's execution into windows and classifies each window's\n"
+            "sampled code addresses into phases online (ScarPhase: 32-bucket signatures,\n"
+            "leader-follower clustering, run-length next-phase predictor, dynamic sample\n"
+            "rate; shared/specs/scarphase.md). Live, PROGRAM runs under perf sampling of\n"
+            "all its threads and children: precise branch samples (PEBS) if available, else\n"
+            "hardware IP samples, else the cpu-clock software event; windows by retired\n"
+            "instructions if a counter exists, else by the target's CPU time. The chosen\n"
+            "source and unit, and why better ones were refused, are in the output.\n"
+            "With --trace, the same classification runs on a trace recorded by\n"
+            "'llcprobe trace', with windows of N instructions.\n\n"
+            "Writes PREFIX.phase.json (format llcprobe-phase v1), PREFIX.phase.csv (one row\n"
+            "per window) and PREFIX.phase.png (phase timeline, gnuplot), and prints a summary.\n\n"
+            "options:\n"
+            "  -o, --output PREFIX  output prefix (default: the program's or trace's name)\n"
+            "      --window N       window length in instructions (live, if counted:\n"
+            "                       default 100M; --trace: default 1M)\n"
+            "      --window-ms MS   live window in target CPU milliseconds (default 50)\n"
+            "      --cpu-time       live: windows by CPU time even if instructions count\n"
+            "      --source S       best source to try: auto, pebs, hw-ip, cpu-clock\n"
+            "      --samples N      samples per window at full rate (default 400 for IPs,\n"
+            "                       200 for branches)\n"
+            "      --theta X        clustering threshold on d~ in (0,1] (default 0.2)\n"
+            "      --theta-dsr X    low-rate match threshold (default 0.5)\n"
+            "      --transition N   windows before a cluster gets a phase id (default 0)\n"
+            "      --no-dynamic-rate  always sample at the full rate\n"
+            "      --seed S         --trace: seed of the sample positions (default 1)\n"
+            "      --bbv FILE       --trace: exp-bbv output of the same run (same interval\n"
+            "                       size as --window): clustered alike, compared (ARI,\n"
+            "                       similarity-matrix difference)\n"
+            "      --sim PRESET     --trace: per-window LLC miss ratio from the simulator;\n"
+            "                       CoV and CCoV of it within phases\n"
+            "      --noise SPEC     with --sim: co-run a synthetic workload (llcprobe sim)\n"
+            "      --no-plot        no PNG\n"
+            "  -q, --quiet          no warnings\n"
+            "  -h, --help           this text\n\n"
+            "exit status: 0 ok (whatever the program's own exit status), 1 failure, 2 usage.\n");
+}
+
+static int parse_unit_interval(const char *opt, const char *s, double *out)
+{
+    double v;
+    if (llc_parse_double(s, &v) < 0 || !(v > 0) || v > 1)
+        return llc_cli_usage("phase", "%s wants a number in (0,1], not '%s'", opt, s);
+    *out = v;
+    return 0;
+}
+
+static int parse_source(const char *s, enum llc_sampling_source *out)
+{
+    static const struct {
+        const char *name;
+        enum llc_sampling_source src;
+    } names[] = {{"auto", LLC_SAMPLING_PEBS_BRANCHES}, {"pebs", LLC_SAMPLING_PEBS_BRANCHES},
+                 {"hw-ip", LLC_SAMPLING_HW_IP}, {"cpu-clock", LLC_SAMPLING_CPU_CLOCK}};
+    for (size_t i = 0; i < LLC_ARRAY_LEN(names); i++)
+        if (strcmp(s, names[i].name) == 0) {
+            *out = names[i].src;
+            return 0;
+        }
+    return llc_cli_usage("phase", "--source is auto, pebs, hw-ip or cpu-clock, not '%s'", s);
+}
+
+/* 0 = parsed, -1 = --help printed, else the exit status. */
+static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_arg)
+{
+    enum { O_WINDOW = 256, O_WINDOW_MS, O_CPU_TIME, O_SOURCE, O_SAMPLES, O_THETA, O_THETA_DSR,
+           O_TRANSITION, O_NO_DSR, O_SEED, O_TRACE, O_BBV, O_SIM, O_NOISE, O_NO_PLOT };
+    static const struct option longopts[] = {
+        {"output", required_argument, 0, 'o'}, {"window", required_argument, 0, O_WINDOW},
+        {"window-ms", required_argument, 0, O_WINDOW_MS},
+        {"cpu-time", no_argument, 0, O_CPU_TIME}, {"source", required_argument, 0, O_SOURCE},
+        {"samples", required_argument, 0, O_SAMPLES}, {"theta", required_argument, 0, O_THETA},
+        {"theta-dsr", required_argument, 0, O_THETA_DSR},
+        {"transition", required_argument, 0, O_TRANSITION},
+        {"no-dynamic-rate", no_argument, 0, O_NO_DSR}, {"seed", required_argument, 0, O_SEED},
+        {"trace", required_argument, 0, O_TRACE}, {"bbv", required_argument, 0, O_BBV},
+        {"sim", required_argument, 0, O_SIM}, {"noise", required_argument, 0, O_NOISE},
+        {"no-plot", no_argument, 0, O_NO_PLOT}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+    };
+    memset(o, 0, sizeof(*o));
+    llc_sampling_config_default(&o->samp);
+    llc_phase_config_default(&o->det);
+    o->seed = 1;
+    bool window_given = false;
+    uint64_t v;
+    optind = 1;
+    opterr = 0;
+    int c, rc = 0;
+    /* '+': options end at the program's name; its options are its own. */
+    while ((c = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o->prefix = optarg; break;
+        case O_WINDOW:
+            if (llc_parse_u64_range(optarg, 1000, UINT64_C(1) << 50, &v) < 0)
+                return llc_cli_usage("phase", "--window wants at least 1000 instructions, not "
+                                     "'%s'", optarg);
+            o->samp.window_instr = o->trace_window = v;
+            window_given = true;
+            break;
+        case O_WINDOW_MS:
+            if (llc_parse_u64_range(optarg, 1, 3600000, &v) < 0)
+                return llc_cli_usage("phase", "--window-ms wants 1..3600000, not '%s'", optarg);
+            o->samp.window_ns = v * 1000000ULL;
+            break;
+        case O_CPU_TIME: o->samp.force_cpu_time = true; break;
+        case O_SOURCE: rc = parse_source(optarg, &o->samp.best_source); break;
+        case O_SAMPLES:
+            if (llc_parse_u64_range(optarg, LLC_PHASE_MIN_SAMPLES, 100000, &v) < 0)
+                return llc_cli_usage("phase", "--samples wants %d..100000, not '%s'",
+                                     LLC_PHASE_MIN_SAMPLES, optarg);
+            o->samp.samples_per_window = (unsigned)v;
+            break;
+        case O_THETA: rc = parse_unit_interval("--theta", optarg, &o->det.theta); break;
+        case O_THETA_DSR: rc = parse_unit_interval("--theta-dsr", optarg, &o->det.theta_dsr); break;
+        case O_TRANSITION:
+            if (llc_parse_u64_range(optarg, 0, 1000000, &v) < 0)
+                return llc_cli_usage("phase", "--transition wants a window count, not '%s'",
+                                     optarg);
+            o->det.transition_threshold = (unsigned)v;
+            break;
+        case O_NO_DSR: o->det.dynamic_rate = false; break;
+        case O_SEED:
+            if (llc_parse_u64(optarg, &o->seed) < 0)
+                return llc_cli_usage("phase", "--seed wants a whole number, not '%s'", optarg);
+            break;
+        case O_TRACE: o->trace = optarg; break;
+        case O_BBV: o->bbv = optarg; break;
+        case O_SIM: o->sim = optarg; break;
+        case O_NOISE: o->noise = optarg; break;
+        case O_NO_PLOT: o->no_plot = true; break;
+        case 'q': o->quiet = true; break;
+        case 'h': usage(stdout); return -1;
+        case ':': return llc_cli_usage("phase", "%s needs a value", argv[optind - 1]);
+        default: return llc_cli_usage("phase", "unknown option '%s'", argv[optind - 1]);
+        }
+        if (rc)
+            return rc;
+    }
+    *first_arg = optind;
+    if (!window_given)
+        o->trace_window = 1000000;
+    if (o->trace && optind < argc)
+        return llc_cli_usage("phase", "give either --trace FILE or a program, not both");
+    if (!o->trace && optind >= argc)
+        return llc_cli_usage("phase", "no program to run (llcprobe phase -- PROGRAM ...) and "
+                             "no --trace FILE");
+    if (!o->trace && (o->bbv || o->sim))
+        return llc_cli_usage("phase", "--bbv and --sim go with --trace FILE");
+    if (o->noise && !o->sim)
+        return llc_cli_usage("phase", "--noise goes with --sim PRESET");
+    if (o->trace && o->samp.samples_per_window == 0)
+        o->samp.samples_per_window = 400; /* instruction addresses, like EIPV */
+    return 0;
+}
+
+static int add_row(struct run *r, const struct row *x)
+{
+    if (r->n == r->cap) {
+        const size_t cap = r->cap ? 2 * r->cap : 256;
+        struct row *p = realloc(r->rows, cap * sizeof(*p));
+        if (!p)
+            return -ENOMEM;
+        r->rows = p;
+        r->cap = cap;
+    }
+    r->rows[r->n++] = *x;
+    return 0;
+}
+
+/* Classifies one window's addresses and records it. */
+static int classify(struct run *r, struct llc_phase_detector *d, const struct llc_sampling_window *sw,
+                    const uint64_t *ips, size_t n, char *err, size_t errlen)
+{
+    struct row x = {.s = *sw, .bbv_phase = LLC_PHASE_UNCLASSIFIED, .miss_ratio = NAN};
+    x.predicted = r->n ? r->rows[r->n - 1].p.predicted : LLC_PHASE_UNCLASSIFIED;
+    x.pred_confidence = r->n ? r->rows[r->n - 1].p.confidence : 0;
+    llc_phase_signature_ips(ips, n, x.sig);
+    const int rc = llc_phase_detector_feed_ips(d, ips, n, &x.p, err, errlen);
+    if (rc < 0)
+        return rc;
+    if (add_row(r, &x) < 0)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    return 0;
+}
+
+static void join_command(char *dst, size_t len, char **argv)
+{
+    size_t used = 0;
+    dst[0] = '\0';
+    for (size_t i = 0; argv[i] && used + 1 < len; i++)
+        used += (size_t)snprintf(dst + used, len - used, "%s%s", i ? " " : "", argv[i]);
+}
+
+static int run_live(const struct phase_opts *o, char **argv, struct llc_phase_detector *d,
+                    struct run *r, char *err, size_t errlen)
+{
+    struct llc_target_options to;
+    llc_target_options_init(&to);
+    to.cpu = LLC_TARGET_CPU_NONE;
+    to.die_with_parent = true;
+    struct llc_target *t = NULL;
+    struct llc_sampling *s = NULL;
+    join_command(r->command, sizeof(r->command), argv);
+    int rc = llc_target_launch(argv, &to, &t, err, errlen);
+    if (rc < 0)
+        return rc;
+    /* Opened on the held child: enable_on_exec starts counting at its first
+     * instruction, and every thread or child it creates inherits the events. */
+    rc = llc_sampling_open(llc_target_info(t)->pid, &o->samp, &s, err, errlen);
+    if (rc < 0)
+        goto out;
+    r->choice = *llc_sampling_choice(s);
+    rc = llc_target_start(t, err, errlen);
+    if (rc < 0)
+        goto out;
+    llc_sampling_start(s);
+    struct llc_sampling_window w;
+    do {
+        rc = llc_sampling_set_multiplier(s, llc_phase_detector_multiplier(d), err, errlen);
+        if (rc < 0)
+            break;
+        rc = llc_sampling_next_window(s, t, &w, err, errlen);
+        if (rc < 0)
+            break;
+        size_t n;
+        const uint64_t *ips = llc_sampling_ips(s, &n);
+        /* An exit right at a window boundary leaves an empty last window:
+         * nothing ran in it. */
+        if (!(w.last && w.progress == 0 && n == 0)) {
+            const int crc = classify(r, d, &w, ips, n, err, errlen);
+            if (crc < 0) {
+                rc = crc;
+                break;
+            }
+        }
+    } while (rc == 1);
+    if (rc == 0)
+        rc = llc_target_poll(t, &r->status, err, errlen);
+out:
+    llc_sampling_close(s);
+    llc_target_destroy(t);
+    return rc;
+}
+
+static int run_trace(const struct phase_opts *o, struct llc_phase_detector *d, struct run *r,
+                     char *err, size_t errlen)
+{
+    const struct llc_sampling_trace_config tc = {
+        .window_instr = o->trace_window,
+        .samples_per_window = o->samp.samples_per_window,
+        .seed = o->seed,
+    };
+    struct llc_sampling_trace *t = NULL;
+    int rc = llc_sampling_trace_open(o->trace, &tc, &t, err, errlen);
+    if (rc < 0)
+        return rc;
+    snprintf(r->command, sizeof(r->command), "%s", llc_sampling_trace_command(t));
+    struct llc_sampling_window w;
+    do {
+        rc = llc_sampling_trace_next(t, llc_phase_detector_multiplier(d), &w, err, errlen);
+        if (rc < 0 || (rc == 0 && w.progress == 0))
+            break;
+        size_t n;
+        const uint64_t *ips = llc_sampling_trace_ips(t, &n);
+        const int crc = classify(r, d, &w, ips, n, err, errlen);
+        if (crc < 0)
+            rc = crc;
+    } while (rc == 1);
+    llc_sampling_trace_close(t);
+    if (rc >= 0 && r->n == 0)
+        rc = llc_errf(err, errlen, -ENODATA, "%s: the trace holds no instruction records",
+                      o->trace);
+    return rc < 0 ? rc : 0;
+}
+
+/* exp-bbv reference: the dense vectors clustered with the same algorithm
+ * (full rate: a dense vector has no sampling to save), then compared. */
+static int compare_bbv(const struct phase_opts *o, struct run *r, char *err, size_t errlen)
+{
+    struct llc_sampling_bbv b;
+    int rc = llc_sampling_bbv_read(o->bbv, &b, err, errlen);
+    if (rc < 0)
+        return rc;
+    struct llc_phase_config cfg = o->det;
+    cfg.dim = b.dim;
+    cfg.dynamic_rate = false;
+    cfg.min_samples = 1;
+    struct llc_phase_detector *d = NULL;
+    int *la = NULL, *lb = NULL;
+    double *sig = NULL;
+    rc = llc_phase_detector_create(&cfg, &d, err, errlen);
+    if (rc < 0)
+        goto out;
+    const size_t n = b.windows < r->n ? b.windows : r->n;
+    la = malloc((n + 1) * sizeof(*la));
+    lb = malloc((n + 1) * sizeof(*lb));
+    sig = malloc((n + 1) * LLC_PHASE_BUCKETS * sizeof(*sig));
+    if (!la || !lb || !sig) {
+        rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < b.windows; i++) {
+        double total = 0;
+        for (size_t j = 0; j < b.dim; j++)
+            total += b.rows[i * b.dim + j];
+        struct llc_phase_window w;
+        rc = llc_phase_detector_feed_dense(d, b.rows + i * b.dim, b.dim, (uint64_t)total, &w,
+                                           err, errlen);
+        if (rc < 0)
+            goto out;
+        if (i < n) {
+            r->rows[i].bbv_phase = w.phase;
+            la[i] = r->rows[i].p.phase;
+            lb[i] = w.phase;
+            memcpy(sig + i * LLC_PHASE_BUCKETS, r->rows[i].sig, sizeof(r->rows[i].sig));
+        }
+    }
+    struct llc_phase_summary sum;
+    llc_phase_detector_summary(d, &sum);
+    r->bbv_windows = b.windows;
+    r->bbv_dim = b.dim;
+    r->bbv_phases = sum.phases;
+    r->compared = n;
+    rc = llc_phase_ari(la, lb, n, &r->ari, err, errlen);
+    if (rc == 0 && n >= 2)
+        rc = llc_phase_similarity_diff(sig, LLC_PHASE_BUCKETS, b.rows, b.dim, n, &r->simdiff,
+                                       err, errlen);
+out:
+    free(la);
+    free(lb);
+    free(sig);
+    llc_phase_detector_destroy(d);
+    llc_sampling_bbv_free(&b);
+    return rc;
+}
+
+/* CoV / CCoV of the simulated per-window LLC miss ratio (§9). */
+static int sim_metrics(const struct phase_opts *o, struct run *r, char *err, size_t errlen)
+{
+    struct llc_sampling_simwin sw;
+    int rc = llc_sampling_sim_windows(o->trace, o->sim, o->noise, o->trace_window, o->seed, &sw,
+                                      err, errlen);
+    if (rc < 0)
+        return rc;
+    const size_t n = sw.windows < r->n ? sw.windows : r->n;
+    int *all = calloc(n + 1, sizeof(*all)), *lp = malloc((n + 1) * sizeof(*lp)),
+        *lb = malloc((n + 1) * sizeof(*lb));
+    double *m = malloc((n + 1) * sizeof(*m));
+    if (!all || !lp || !lb || !m) {
+        rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        m[i] = sw.accesses[i] ? (double)sw.misses[i] / (double)sw.accesses[i] : 0.0;
+        r->rows[i].miss_ratio = m[i];
+        lp[i] = r->rows[i].p.phase;
+        lb[i] = r->rows[i].bbv_phase;
+    }
+    rc = llc_phase_cov(all, m, n, &r->cov_all, err, errlen);
+    if (rc == 0)
+        rc = llc_phase_cov(lp, m, n, &r->cov_phase, err, errlen);
+    if (rc == 0)
+        rc = llc_phase_ccov(lp, m, n, &r->ccov_phase, err, errlen);
+    if (rc == 0 && o->bbv) {
+        rc = llc_phase_cov(lb, m, n, &r->cov_bbv, err, errlen);
+        if (rc == 0)
+            rc = llc_phase_ccov(lb, m, n, &r->ccov_bbv, err, errlen);
+    }
+out:
+    free(all);
+    free(lp);
+    free(lb);
+    free(m);
+    llc_sampling_simwin_free(&sw);
+    return rc;
+}
+
+/* ---- outputs ----------------------------------------------------------- */
+
+static json_t *jnum(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+static json_t *choice_json(const struct llc_sampling_choice *c)
+{
+    json_t *refused = json_array();
+    for (int s = 0; s < (int)c->source; s++)
+        json_array_append_new(refused, json_pack("{s:s,s:s}", "source",
+                                                 llc_sampling_source_name((enum llc_sampling_source)s),
+                                                 "reason", c->refused[s]));
+    return json_pack("{s:s,s:s,s:i,s:o,s:s,s:s?,s:I,s:i,s:i}", "source",
+                     llc_sampling_source_name(c->source), "event", c->event, "precise_ip",
+                     (int)c->precise_ip, "refused", refused, "window_unit",
+                     llc_sampling_unit_name(c->unit), "window_unit_refused",
+                     c->unit_refused[0] ? c->unit_refused : NULL, "window",
+                     (json_int_t)c->window, "samples_per_window", (int)c->samples_per_window,
+                     "cpus", (int)c->ncpus);
+}
+
+static json_t *windows_json(const struct run *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < r->n; i++) {
+        const struct row *x = &r->rows[i];
+        json_t *w = json_pack(
+            "{s:I,s:I,s:I,s:I,s:i,s:f,s:I,s:i,s:i,s:i,s:i,s:f,s:I,s:i,s:i}", "window",
+            (json_int_t)x->s.index, "samples", (json_int_t)x->s.n_ips, "period",
+            (json_int_t)x->s.period, "progress", (json_int_t)x->s.progress, "multiplier",
+            (int)x->s.multiplier, "rate", 1.0 / x->s.multiplier, "lost", (json_int_t)x->s.lost,
+            "phase", x->p.phase, "predicted", x->predicted, "confidence", (int)x->pred_confidence,
+            "cluster", (int)x->p.cluster, "distance", x->p.distance, "processes",
+            (json_int_t)x->s.processes, "threads", (int)x->s.tasks, "new_cluster",
+            (int)x->p.new_cluster);
+        json_object_set_new(w, "instructions", x->s.instructions_known
+                                                   ? json_integer((json_int_t)x->s.instructions)
+                                                   : json_null());
+        if (r->live) {
+            json_object_set_new(w, "t_start", json_real(x->s.t_start));
+            json_object_set_new(w, "t_end", json_real(x->s.t_end));
+            json_object_set_new(w, "cpu_ns", json_integer((json_int_t)x->s.cpu_ns));
+        }
+        if (isfinite(x->miss_ratio))
+            json_object_set_new(w, "llc_miss_ratio", json_real(x->miss_ratio));
+        json_array_append_new(a, w);
+    }
+    return a;
+}
+
+static json_t *summary_json(const struct llc_phase_summary *s, const uint64_t *counts,
+                            size_t nphases, double coverage)
+{
+    json_t *per = json_array();
+    for (size_t i = 0; i < nphases; i++)
+        json_array_append_new(per, json_pack("{s:i,s:I}", "phase", (int)i, "windows",
+                                             (json_int_t)counts[i]));
+    return json_pack("{s:I,s:I,s:I,s:o,s:f,s:I,s:I,s:f,s:f,s:I,s:f,s:I}", "windows",
+                     (json_int_t)s->windows, "samples", (json_int_t)s->samples, "phases",
+                     (json_int_t)s->phases, "windows_per_phase", per, "coverage", coverage,
+                     "unclassified", (json_int_t)s->unclassified, "transition",
+                     (json_int_t)s->transition, "unclassified_share", s->unclassified_share,
+                     "mean_rate", s->mean_rate, "predictions", (json_int_t)s->predictions,
+                     "prediction_accuracy", s->prediction_accuracy, "phase_changes",
+                     (json_int_t)s->phase_changes);
+}
+
+static int write_json(const char *path, const struct phase_opts *o, const struct run *r,
+                      const struct llc_phase_summary *s, const uint64_t *counts, size_t nphases,
+                      double coverage, char *err, size_t errlen)
+{
+    json_t *doc = llc_json_doc_new("llcprobe-phase", 1);
+    if (!doc)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    json_object_set_new(doc, "mode", json_string(r->live ? "live" : "trace"));
+    json_object_set_new(doc, "command", json_string(r->command));
+    json_object_set_new(doc, "seed", json_integer((json_int_t)o->seed));
+    json_object_set_new(doc, "config",
+                        json_pack("{s:f,s:f,s:i,s:b,s:i,s:I}", "theta", o->det.theta, "theta_dsr",
+                                  o->det.theta_dsr, "transition_threshold",
+                                  (int)o->det.transition_threshold, "dynamic_rate",
+                                  o->det.dynamic_rate, "max_multiplier",
+                                  (int)o->det.max_multiplier, "min_samples",
+                                  (json_int_t)o->det.min_samples));
+    if (r->live) {
+        json_object_set_new(doc, "sampling", choice_json(&r->choice));
+        json_object_set_new(doc, "target",
+                            json_pack("{s:s,s:i,s:i,s:f}", "state",
+                                      llc_target_state_name(r->status.state), "exit_code",
+                                      r->status.exit_code, "signal", r->status.signal,
+                                      "runtime_s", r->status.runtime_s));
+    } else {
+        json_object_set_new(doc, "trace",
+                            json_pack("{s:s,s:I,s:i}", "path", o->trace, "window_instructions",
+                                      (json_int_t)o->trace_window, "samples_per_window",
+                                      (int)o->samp.samples_per_window));
+    }
+    json_object_set_new(doc, "summary", summary_json(s, counts, nphases, coverage));
+    if (o->bbv)
+        json_object_set_new(doc, "bbv",
+                            json_pack("{s:s,s:I,s:I,s:I,s:I,s:o,s:o}", "path", o->bbv, "windows",
+                                      (json_int_t)r->bbv_windows, "blocks",
+                                      (json_int_t)r->bbv_dim, "phases",
+                                      (json_int_t)r->bbv_phases, "compared",
+                                      (json_int_t)r->compared, "ari", jnum(r->ari),
+                                      "similarity_diff", jnum(r->simdiff)));
+    if (o->sim)
+        json_object_set_new(doc, "sim",
+                            json_pack("{s:s,s:s?,s:o,s:o,s:o,s:o,s:o}", "preset", o->sim, "noise",
+                                      o->noise, "cov_program", jnum(r->cov_all), "cov_phases",
+                                      jnum(r->cov_phase), "ccov_phases", jnum(r->ccov_phase),
+                                      "cov_bbv_phases", jnum(r->cov_bbv), "ccov_bbv_phases",
+                                      jnum(r->ccov_bbv)));
+    json_object_set_new(doc, "windows", windows_json(r));
+    const int rc = llc_json_write_atomic(path, doc, err, errlen);
+    json_decref(doc);
+    return rc;
+}
+
+/* CSV columns; the plot script refers to them by number (x: 2,3). */
+static int write_csv(const char *path, const struct run *r, char *err, size_t errlen)
+{
+    struct llc_afile *f = NULL;
+    int rc = llc_afile_open(path, &f, err, errlen);
+    if (rc < 0)
+        return rc;
+    FILE *out = llc_afile_stream(f);
+    fprintf(out, "window,x_start,x_end,time_start_s,time_end_s,instructions,cpu_ns,samples,"
+                 "multiplier,rate,phase,predicted,confidence,lost,llc_miss_ratio,bbv_phase\n");
+    double x = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const struct row *w = &r->rows[i];
+        /* x axis: seconds live, millions of instructions for a trace */
+        const double x0 = r->live ? w->s.t_start : x;
+        const double x1 = r->live ? w->s.t_end : x + (double)w->s.progress / 1e6;
+        x = x1;
+        fprintf(out, "%" PRIu64 ",%.6f,%.6f,", w->s.index, x0, x1);
+        if (r->live)
+            fprintf(out, "%.6f,%.6f,", w->s.t_start, w->s.t_end);
+        else
+            fprintf(out, ",,");
+        if (w->s.instructions_known)
+            fprintf(out, "%" PRIu64, w->s.instructions);
+        fprintf(out, ",");
+        if (r->live)
+            fprintf(out, "%" PRIu64, w->s.cpu_ns);
+        fprintf(out, ",%zu,%u,%.6g,%d,%d,%u,%" PRIu64 ",", w->s.n_ips, w->s.multiplier,
+                1.0 / w->s.multiplier, w->p.phase, w->predicted, w->pred_confidence, w->s.lost);
+        if (isfinite(w->miss_ratio))
+            fprintf(out, "%.6g", w->miss_ratio);
+        fprintf(out, ",");
+        if (w->bbv_phase != LLC_PHASE_UNCLASSIFIED || isfinite(w->miss_ratio))
+            fprintf(out, "%d", w->bbv_phase);
+        fprintf(out, "\n");
+    }
+    return llc_afile_commit(f, err, errlen);
+}
+
+/* gnuplot single-quoted string: only ' needs doubling. */
+static void gp_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+static int plot(const char *csv, const char *png, const struct run *r, size_t nphases, char *err,
+                size_t errlen)
+{
+    char tmp[4300];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", png);
+    int pfd[2];
+    if (pipe(pfd) < 0)
+        return llc_errf(err, errlen, -errno, "pipe: %s", strerror(errno));
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, pfd[0], STDIN_FILENO);
+    posix_spawn_file_actions_addclose(&fa, pfd[1]);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", 0, 0);
+    char *const gargv[] = {"gnuplot", NULL};
+    pid_t pid;
+    const int src = posix_spawnp(&pid, "gnuplot", &fa, NULL, gargv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(pfd[0]);
+    if (src != 0) {
+        close(pfd[1]);
+        return llc_errf(err, errlen, -src, "gnuplot: %s", strerror(src));
+    }
+    FILE *g = fdopen(pfd[1], "w");
+    if (!g) {
+        close(pfd[1]);
+        waitpid(pid, NULL, 0);
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    }
+    fprintf(g, "set terminal pngcairo size 1100,%zu font ',10'\nset output ",
+            (size_t)(260 + 14 * (nphases < 20 ? nphases : 20)));
+    gp_quote(g, tmp);
+    fprintf(g, "\nset datafile separator ','\nset key off\n"
+               "set title ");
+    gp_quote(g, r->command);
+    fprintf(g, " noenhanced\nset xlabel '%s'\nset ylabel 'phase'\n"
+               "set ytics ('unclassified' -2, 'transition' -1)\n"
+               "set yrange [-2.6:%zu.6]\nset grid ytics\n"
+               "set style fill solid 0.9 noborder\n",
+            r->live ? "time (s)" : "instructions (millions)", nphases ? nphases - 1 : 0);
+    for (size_t i = 0; i < nphases; i += 1 + nphases / 25)
+        fprintf(g, "set ytics add ('%zu' %zu)\n", i, i);
+    fprintf(g, "plot ");
+    gp_quote(g, csv);
+    fprintf(g, " every ::1 using (($2+$3)/2):11:(($3-$2)/2):(0.4):($11 < 0 ? 0 : $11 + 1) "
+               "with boxxyerror lc variable\n");
+    const int werr = ferror(g);
+    fclose(g);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (werr || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        unlink(tmp);
+        return llc_errf(err, errlen, -EIO, "gnuplot failed (exit status %d)",
+                        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
+    if (rename(tmp, png) < 0) {
+        const int e = errno;
+        unlink(tmp);
+        return llc_errf(err, errlen, -e, "%s: %s", png, strerror(e));
+    }
+    return 0;
+}
+
+static void print_summary(const struct phase_opts *o, const struct run *r,
+                          const struct llc_phase_summary *s, const uint64_t *counts,
+                          size_t nphases, double coverage, const char *json)
+{
+    if (r->live) {
+        const struct llc_sampling_choice *c = &r->choice;
+        printf("source: %s (%s)\n", llc_sampling_source_name(c->source), c->event);
+        for (int i = 0; i < (int)c->source; i++)
+            printf("  refused %s: %s\n", llc_sampling_source_name((enum llc_sampling_source)i),
+                   c->refused[i]);
+        printf("window unit: %s, %" PRIu64 " per window\n", llc_sampling_unit_name(c->unit),
+               c->window);
+        if (c->unit_refused[0])
+            printf("  refused instructions: %s\n", c->unit_refused);
+        char st[64];
+        if (r->status.state == LLC_TARGET_SIGNALLED)
+            snprintf(st, sizeof(st), "killed by signal %d", r->status.signal);
+        else
+            snprintf(st, sizeof(st), "exit status %d", r->status.exit_code);
+        printf("target: %s, %.3f s\n", st, r->status.runtime_s);
+    } else {
+        printf("trace: %s, %" PRIu64 " instructions per window, %u samples per window\n",
+               o->trace, o->trace_window, o->samp.samples_per_window);
+    }
+    printf("windows: %" PRIu64 "\n", s->windows);
+    printf("phases: %zu\n", s->phases);
+    for (size_t i = 0; i < nphases; i++)
+        printf("  phase %zu: %" PRIu64 " windows (%.1f%%)\n", i, counts[i],
+               s->windows ? 100.0 * (double)counts[i] / (double)s->windows : 0.0);
+    printf("coverage: %.1f%% of windows in a stable phase\n", 100.0 * coverage);
+    printf("unclassified: %.1f%% (%" PRIu64 " windows), transition: %" PRIu64 "\n",
+           100.0 * s->unclassified_share, s->unclassified, s->transition);
+    printf("predictor accuracy: %.1f%% (%" PRIu64 " predictions)\n",
+           100.0 * s->prediction_accuracy, s->predictions);
+    printf("mean sample rate: %.1f%% of full\n", 100.0 * s->mean_rate);
+    if (o->bbv)
+        printf("bbv: %zu windows, %zu blocks, %zu phases; compared %zu windows: ari %.4f, "
+               "similarity diff %.4f\n", r->bbv_windows, r->bbv_dim, r->bbv_phases, r->compared,
+               r->ari, r->simdiff);
+    if (o->sim) {
+        printf("llc miss ratio cov: program %.4f, phases %.4f, ccov %.4f\n", r->cov_all,
+               r->cov_phase, r->ccov_phase);
+        if (o->bbv)
+            printf("llc miss ratio cov bbv phases: %.4f, ccov %.4f\n", r->cov_bbv, r->ccov_bbv);
+    }
+    printf("output: %s\n", json);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+static int write_outputs(const struct phase_opts *o, struct run *r,
+                         const struct llc_phase_detector *d)
+{
+    char err[LLC_ERRLEN], json[4200], csv[4200], png[4200], prefix[4096];
+    if (o->prefix) {
+        snprintf(prefix, sizeof(prefix), "%s", o->prefix);
+    } else {
+        snprintf(prefix, sizeof(prefix), "%s", base_name(o->trace ? o->trace : r->command));
+        prefix[strcspn(prefix, " ")] = '\0';
+    }
+    snprintf(json, sizeof(json), "%s.phase.json", prefix);
+    snprintf(csv, sizeof(csv), "%s.phase.csv", prefix);
+    snprintf(png, sizeof(png), "%s.phase.png", prefix);
+    struct llc_phase_summary s;
+    llc_phase_detector_summary(d, &s);
+    const size_t nphases = llc_phase_detector_phase_counts(d, NULL, 0);
+    uint64_t *counts = calloc(nphases + 1, sizeof(*counts));
+    if (!counts)
+        return llc_cli_fail("phase", "out of memory");
+    llc_phase_detector_phase_counts(d, counts, nphases);
+    uint64_t stable = 0;
+    for (size_t i = 0; i < nphases; i++)
+        stable += counts[i];
+    const double coverage = s.windows ? (double)stable / (double)s.windows : 0.0;
+    int rc = LLC_EXIT_OK;
+    if (write_json(json, o, r, &s, counts, nphases, coverage, err, sizeof(err)) < 0 ||
+        write_csv(csv, r, err, sizeof(err)) < 0) {
+        rc = llc_cli_fail("phase", "%s", err);
+        goto out;
+    }
+    if (!o->no_plot && plot(csv, png, r, nphases, err, sizeof(err)) < 0)
+        llc_cli_warn(o->quiet, "no timeline plot: %s", err);
+    print_summary(o, r, &s, counts, nphases, coverage, json);
+out:
+    free(counts);
+    return rc;
+}
+
+int llc_cmd_phase(int argc, char **argv)
+{
+    struct phase_opts o;
+    int first = 0;
+    int rc = parse_args(argc, argv, &o, &first);
+    if (rc != 0)
+        return rc < 0 ? LLC_EXIT_OK : rc;
+    char err[LLC_ERRLEN];
+    struct llc_phase_detector *d = NULL;
+    struct run r = {.live = !o.trace, .ari = NAN, .simdiff = NAN, .cov_all = NAN,
+                    .cov_phase = NAN, .ccov_phase = NAN, .cov_bbv = NAN, .ccov_bbv = NAN};
+    rc = llc_phase_detector_create(&o.det, &d, err, sizeof(err));
+    if (rc == 0)
+        rc = o.trace ? run_trace(&o, d, &r, err, sizeof(err))
+                     : run_live(&o, argv + first, d, &r, err, sizeof(err));
+    if (rc == 0 && o.bbv)
+        rc = compare_bbv(&o, &r, err, sizeof(err));
+    if (rc == 0 && o.sim)
+        rc = sim_metrics(&o, &r, err, sizeof(err));
+    int status = rc < 0 ? llc_cli_fail("phase", "%s", err) : write_outputs(&o, &r, d);
+    llc_phase_detector_destroy(d);
+    free(r.rows);
+    return status;
+}

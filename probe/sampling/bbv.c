@@ -1,0 +1,112 @@
+/* valgrind exp-bbv output as dense per-window vectors: the reference the
+ * sampled signatures are compared against (seed 003 §5.1). */
+#include "sampling/sampling_internal.h"
+
+#include "llcprobe/common.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct entry {
+    size_t window, id;
+    double count;
+};
+
+static int push(struct entry **v, size_t *n, size_t *cap, struct entry e)
+{
+    if (*n == *cap) {
+        const size_t c = *cap ? 2 * *cap : 4096;
+        struct entry *p = realloc(*v, c * sizeof(*p));
+        if (!p)
+            return -ENOMEM;
+        *v = p;
+        *cap = c;
+    }
+    (*v)[(*n)++] = e;
+    return 0;
+}
+
+/* One "T:id:count :id:count ..." line into entries of window w. */
+static int parse_line(char *line, size_t w, size_t lineno, struct entry **v, size_t *n,
+                      size_t *cap, size_t *dim, char *err, size_t errlen)
+{
+    char *p = line + 1;
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '\n' || *p == '\0')
+            return 0;
+        char *end;
+        if (*p != ':')
+            goto bad;
+        const unsigned long long id = strtoull(p + 1, &end, 10);
+        if (end == p + 1 || *end != ':' || id == 0)
+            goto bad;
+        p = end + 1;
+        const unsigned long long count = strtoull(p, &end, 10);
+        if (end == p)
+            goto bad;
+        p = end;
+        if (push(v, n, cap, (struct entry){w, (size_t)id, (double)count}) < 0)
+            return llc_errf(err, errlen, -ENOMEM, "out of memory");
+        if (id > *dim)
+            *dim = (size_t)id;
+    }
+bad:
+    return llc_errf(err, errlen, -EPROTO, "line %zu: not exp-bbv output (expected "
+                    "\"T:id:count ...\")", lineno);
+}
+
+int llc_sampling_bbv_read(const char *path, struct llc_sampling_bbv *out, char *err,
+                          size_t errlen)
+{
+    memset(out, 0, sizeof(*out));
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return llc_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
+    struct entry *v = NULL;
+    size_t n = 0, cap = 0, dim = 0, windows = 0, lineno = 0, linecap = 0;
+    char *line = NULL;
+    int rc = 0;
+    while (getline(&line, &linecap, f) > 0) {
+        lineno++;
+        if (line[0] != 'T')
+            continue; /* blank lines, or per-thread markers of other versions */
+        rc = parse_line(line, windows++, lineno, &v, &n, &cap, &dim, err, errlen);
+        if (rc < 0)
+            goto out;
+    }
+    if (windows == 0 || dim == 0) {
+        rc = llc_errf(err, errlen, -EPROTO, "%s: no exp-bbv intervals in it", path);
+        goto out;
+    }
+    if (windows > SIZE_MAX / sizeof(double) / dim) {
+        rc = llc_errf(err, errlen, -E2BIG, "%s: %zu windows x %zu blocks is too large", path,
+                      windows, dim);
+        goto out;
+    }
+    out->rows = calloc(windows * dim, sizeof(double));
+    if (!out->rows) {
+        rc = llc_errf(err, errlen, -ENOMEM, "out of memory for %zu x %zu BBV matrix", windows,
+                      dim);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        out->rows[v[i].window * dim + v[i].id - 1] += v[i].count;
+    out->windows = windows;
+    out->dim = dim;
+out:
+    free(line);
+    free(v);
+    fclose(f);
+    return rc;
+}
+
+void llc_sampling_bbv_free(struct llc_sampling_bbv *b)
+{
+    free(b->rows);
+    memset(b, 0, sizeof(*b));
+}
