@@ -1,0 +1,262 @@
+/* Private to the hardware map backends (timing, pmu): what both share.
+ *
+ * Pure pieces (options, chains, pacing arithmetic, verdicts) are separate
+ * functions so tests can drive them with synthetic inputs; the pieces that
+ * touch the machine (threads, arena, eviction sets, timed walks) are built
+ * on them. Everything that measures runs on one probe thread pinned with
+ * sched_setaffinity (the "worker"); the caller's thread only dispatches.
+ */
+#ifndef LLCPROBE_MAP_HW_INTERNAL_H
+#define LLCPROBE_MAP_HW_INTERNAL_H
+
+#include <sched.h> /* cpu_set_t (_GNU_SOURCE is set by the build) */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "llcprobe/evset.h"
+#include "llcprobe/map.h"
+
+/* ---- options and sizes (hw_options.c) ------------------------------------ */
+
+/* 0, or -EINVAL with "<backend>: <why>" for a geometry the probe cannot use
+ * (zero ways or sets, non-power-of-two sets or line size, ...) or bad rate
+ * and CPU fields. */
+int llc_maphw_check_options(const char *backend, const struct llc_map_hw_options *o, char *err,
+                            size_t errlen);
+/* Congruent lines each unit's eviction set holds: the walk for one unit at
+ * a time (W_LLC, or W_L2 + W_LLC on a victim LLC). */
+unsigned llc_maphw_group(const struct llc_map_geometry *g);
+/* Arena bytes: per LLC index, enough same-index lines for the finder's
+ * pools (3 * slices * (G + 1)), the victim-LLC tail (2 * W_L2) and the
+ * aggressor's own congruent lines, with room to spare. */
+size_t llc_maphw_arena_bytes(const struct llc_map_geometry *g);
+/* Most units of units[0..n) that share one L2 set (their lines all do: the
+ * L2 index is the low part of the LLC index). counts: l2_sets zeros,
+ * left zeroed. 1 when the geometry has no L2 or n == 0. */
+unsigned llc_maphw_units_per_l2_set(const struct llc_map_geometry *g, const uint32_t *units,
+                                    size_t n, uint32_t *counts);
+/* Probe and aggressor CPUs from `allowed`: want >= 0 must be in it; -1
+ * takes the lowest. other = the lowest allowed CPU != probe, -1 if none. */
+int llc_maphw_pick_cpus(const cpu_set_t *allowed, int want, int *probe, int *other, char *err,
+                        size_t errlen);
+
+/* ---- random order and pointer chains (hw_chain.c) ------------------------ */
+
+/* A seeded random permutation of 0..n-1 (stream separates units). */
+void llc_maphw_perm(uint64_t seed, uint64_t stream, uint32_t *perm, size_t n);
+/* Links lines[perm[0]] -> lines[perm[1]] -> ... -> lines[perm[n-1]] ->
+ * lines[perm[0]] by storing each next address in the first word of a line;
+ * returns the head lines[perm[0]] (NULL if n == 0). */
+void *llc_maphw_chain_link(void *const *lines, const uint32_t *perm, size_t n);
+/* Length of the cycle through head, or 0 if the chain does not come back
+ * to head within max steps. */
+size_t llc_maphw_chain_cycle(const void *head, size_t max);
+
+/* ---- rate control (hw_pace.c) -------------------------------------------- */
+
+/* TSC ticks in `seconds` (rounded, saturated). */
+uint64_t llc_maphw_ticks(uint64_t tsc_hz, double seconds);
+/* Clock pacing: access j of a walk over `units` interleaved units is
+ * released at start + j * period, period = tsc_hz / (rate * units): rate
+ * is per unit (the spec's per-set rate r), so interleaving more units does
+ * not slow each one down. rate <= 0: no pacing (period 0). */
+struct llc_maphw_pace {
+    uint64_t start;
+    double period;
+};
+int llc_maphw_pace_init(struct llc_maphw_pace *p, uint64_t tsc_hz, double rate, size_t units,
+                        uint64_t start, char *err, size_t errlen);
+static inline uint64_t llc_maphw_pace_deadline(const struct llc_maphw_pace *p, uint64_t j)
+{
+    return p->start + (uint64_t)(p->period * (double)j);
+}
+/* Null-op rate control: accesses per second of one unit walked alone with
+ * k null operations after each access (seed's r = 1 / (t_access + k t_nop)),
+ * times in ticks. */
+double llc_maphw_nop_rate(double access_ticks, unsigned k, double nop_ticks, uint64_t tsc_hz);
+/* Ticks per null operation of llc_maphw_nops, measured over n of them. */
+double llc_maphw_nop_ticks(unsigned n);
+/* k null operations (cheap ALU work that stays in the core, not pause). */
+static inline void llc_maphw_nops(unsigned k)
+{
+    for (unsigned i = 0; i < k; i++)
+        __asm__ volatile("nop");
+}
+
+/* ---- statistics and verdicts (hw_stats.c) -------------------------------- */
+
+/* Mean and sample standard deviation of the finite values of x (NaNs are
+ * samples without accesses); returns how many were finite. mean = sd = NaN
+ * when none, sd = 0 when one. */
+size_t llc_maphw_mean_sd(const double *x, size_t n, double *mean, double *sd);
+
+/* The self-test rule: the aggressor's set must exceed the idle control's
+ * mean miss fraction by min_effect idle standard deviations, the sd taken
+ * as at least sd_floor (a quiet control must not let a 0.1% difference
+ * pass), with at least min_samples dwells of each. */
+struct llc_maphw_rule {
+    double min_effect;   /* 3.0 */
+    double sd_floor;     /* 0.01: one percentage point */
+    size_t min_samples;  /* 3 */
+};
+void llc_maphw_rule_default(struct llc_maphw_rule *r);
+/* Fills st (ran = true) and its text: "<backend>: self-test passed|failed:
+ * aggressor set 45.2% <what> vs idle 0.8% ± 0.5% (effect ..)". Returns
+ * st->passed. aggr/idle: per-dwell miss fractions (NaN = no accesses). */
+bool llc_maphw_selftest_verdict(const char *backend, const char *what, const double *aggr,
+                                size_t n_aggr, const double *idle, size_t n_idle,
+                                const struct llc_maphw_rule *rule, struct llc_map_selftest *st);
+
+/* The idle-walk check: an idle walk must be served by the LLC, neither by
+ * the L2 (the walk is too short for the hierarchy) nor by memory (too long,
+ * or the lines are not congruent). ticks (sorted in place) are timed
+ * accesses; l2_bound 0 = no L2 check; slower than dram_threshold = memory.
+ * Passes with at most 5% memory and 10% L2-fast accesses. text gets the
+ * measured figures. Returns 1 pass, 0 fail, -EINVAL without samples. */
+int llc_maphw_walk_verdict(const char *backend, unsigned walk, size_t units, uint32_t *ticks,
+                           size_t n, uint32_t l2_bound, uint32_t dram_threshold, char *text,
+                           size_t len);
+
+/* Periodic threshold re-check: adopts a fresh calibration's threshold if
+ * it still separates LLC hits from memory (0, *next set), else -EIO with
+ * the measured figures in err. */
+int llc_maphw_recheck(uint32_t current, const struct llc_evset_calibration *fresh, uint32_t *next,
+                      char *err, size_t errlen);
+
+/* ---- walks (hw_walk.c) ---------------------------------------------------- */
+
+struct llc_maphw_walk_cfg {
+    uint64_t tsc_hz;
+    uint32_t threshold;      /* timed: slower = LLC miss */
+    uint32_t discard_ticks;  /* one access slower = interrupted: drop its batch */
+    unsigned delay_nops;     /* > 0: null-op rate control */
+    double rate;             /* else per-unit accesses/s, 0 = flat out */
+    unsigned batch;          /* accesses per preemption check, <= journal size */
+    uint32_t *journal;       /* [batch] scratch */
+    uint32_t *trace;         /* optional: raw ticks of kept accesses */
+    size_t trace_cap;
+};
+
+struct llc_maphw_walk_stats {
+    uint64_t accesses;          /* kept */
+    uint64_t discarded;         /* accesses in dropped batches */
+    uint64_t batches, batches_dropped;
+    uint64_t late;              /* paced accesses released a period or more late */
+    size_t trace_n;
+};
+
+/* Walks units[0..n) interleaved (one access per unit per round, cursors[i]
+ * is units[i]'s chain position, advanced) in whole rounds until dwell_s
+ * has passed, timing every access: misses[units[i]] / accesses[units[i]]
+ * get each kept access. A batch in which the thread was switched out
+ * (getrusage) or one access exceeded discard_ticks is dropped whole: the
+ * cache state it leaves behind is not the probe's alone. */
+int llc_maphw_walk_timed(const struct llc_maphw_walk_cfg *c, void **cursors, const uint32_t *units,
+                         size_t n, double dwell_s, uint64_t *misses, uint64_t *accesses,
+                         struct llc_maphw_walk_stats *st, char *err, size_t errlen);
+
+/* Walks one chain untimed for dwell_s, reading a counter through read()
+ * around every batch; batches with a context switch, or in which read()
+ * says the counter did not run all the time, are dropped. *misses and
+ * *accesses get the kept batches' counter deltas and access counts. */
+typedef int (*llc_maphw_counter_read)(void *ctx, uint64_t *value, bool *complete);
+int llc_maphw_walk_counted(const struct llc_maphw_walk_cfg *c, void **cursor, double dwell_s,
+                           llc_maphw_counter_read read, void *read_ctx, uint64_t *misses,
+                           uint64_t *accesses, struct llc_maphw_walk_stats *st, char *err,
+                           size_t errlen);
+
+/* ---- threads (hw_thread.c) ----------------------------------------------- */
+
+/* The probe thread: pinned to one CPU; runs calls synchronously for the
+ * caller, so every measurement and the perf counter live on it. */
+struct llc_maphw_worker;
+int llc_maphw_worker_start(int cpu, struct llc_maphw_worker **out, char *err, size_t errlen);
+/* Runs fn(arg) on the worker and returns its result. */
+int llc_maphw_worker_call(struct llc_maphw_worker *w, int (*fn)(void *), void *arg);
+/* Joins the thread (NULL is fine). */
+void llc_maphw_worker_stop(struct llc_maphw_worker *w);
+
+/* The self-test's aggressor: a thread pinned to `cpu` chasing a pointer
+ * chain until stopped. */
+struct llc_maphw_aggressor;
+int llc_maphw_aggressor_start(int cpu, void *head, struct llc_maphw_aggressor **out, char *err,
+                              size_t errlen);
+/* Stops and joins it; returns the accesses it made (0 for NULL). */
+uint64_t llc_maphw_aggressor_stop(struct llc_maphw_aggressor *a);
+
+/* ---- the shared backend state (hw_setup.c, hw_selftest.c) ---------------- */
+
+struct llc_arena;
+struct maphw;
+
+/* Measures units on the worker, the backend's way; same contract as
+ * llc_map_backend_ops.measure, without the target check. */
+typedef int (*llc_maphw_measure_fn)(struct maphw *m, const uint32_t *units, size_t n,
+                                    double dwell_s, uint64_t *misses, uint64_t *accesses,
+                                    char *err, size_t errlen);
+
+struct maphw {
+    struct llc_map_backend be;   /* handed out; freed with the rest by release */
+    struct llc_map_hw_options opt;
+    const char *name;            /* "timing" / "pmu" */
+    int probe_cpu, other_cpu;
+    uint64_t tsc_hz;
+    struct llc_maphw_worker *worker;
+    /* memory and eviction sets */
+    struct llc_arena *arena;
+    struct llc_evset_line *lines;
+    size_t n_lines;
+    struct llc_evset_oracle *oracle;
+    struct llc_evset_calibration cal;
+    struct llc_evset_finder *finder;
+    struct llc_evset_result *sets;
+    unsigned group;              /* G lines per set */
+    uint32_t units, usable;      /* units, units with a verified set */
+    uint32_t *perm;              /* [units * group] walk order per unit */
+    void **head, **cursor;       /* [units]: chain start, position */
+    unsigned *linked;            /* [units]: chain length now linked */
+    uint32_t *l2_counts;         /* [l2_sets] scratch */
+    uint32_t *journal;           /* walk batch scratch */
+    unsigned batch;
+    /* timing */
+    uint32_t threshold, discard_ticks, l2_bound;
+    uint64_t last_recheck, rechecks;
+    /* pmu */
+    int fd;
+    uint64_t enabled, running;   /* the counter's times at the last read */
+    char event[200];
+    llc_maphw_measure_fn measure;
+};
+
+/* Allocates the state and the backend struct inside it. */
+int llc_maphw_new(const char *name, const struct llc_map_hw_options *opt, struct maphw **out,
+                  char *err, size_t errlen);
+/* Clock (TSC rate), CPUs and the pinned probe thread. */
+int llc_maphw_start(struct maphw *m, char *err, size_t errlen);
+/* On the worker: arena, calibration, eviction sets for every unit,
+ * chains. -EIO when too few sets verify, with the figures. */
+int llc_maphw_build(struct maphw *m, char *err, size_t errlen);
+/* Relinks units[0..n)'s chains to `walk` lines where they differ. */
+void llc_maphw_relink(struct maphw *m, const uint32_t *units, size_t n, unsigned walk);
+/* The walk length for measuring units[0..n) together. */
+unsigned llc_maphw_walk_for(struct maphw *m, const uint32_t *units, size_t n);
+/* Idle-walk check (on the worker), fills be.walk_check; -EIO on failure. */
+int llc_maphw_walk_check(struct maphw *m, char *err, size_t errlen);
+/* The self-test (aggressor thread vs idle control) through m->measure. */
+int llc_maphw_selftest(struct maphw *m, struct llc_map_selftest *st, char *err, size_t errlen);
+/* Frees everything: threads joined, arena unmapped, pool restored. */
+void llc_maphw_free(struct maphw *m);
+/* The backend ops both share: measure dispatches m->measure to the probe
+ * thread and says 1 once the target has ended; release frees m. */
+int llc_maphw_measure_op(void *ctx, const uint32_t *units, size_t n, double dwell_s,
+                         uint64_t *misses, uint64_t *accesses, char *err, size_t errlen);
+void llc_maphw_release_op(void *ctx);
+/* Whether the caller's target lives. */
+bool llc_maphw_target_alive(void *ctx);
+/* Calls the caller's progress hook, if any. */
+void llc_maphw_progress(const struct maphw *m, const char *stage, double fraction);
+/* -EINTR when the caller's stop flag is set. */
+int llc_maphw_stopped(const struct maphw *m, char *err, size_t errlen);
+
+#endif
