@@ -1,0 +1,251 @@
+/* The stress probe's per-set contention map.
+ *
+ * A probe walks, for each LLC set unit (slice, index) it measures, a cyclic
+ * chain of `walk` congruent lines, and counts its own LLC misses per unit
+ * while a target runs: more foreign lines entering a set, more probe misses
+ * there (seed 004 §III; ../shared/specs/gaussian-sampling.md §1).
+ *
+ * Counting backends share one interface (Mastik-style: prepare, measure
+ * into plain arrays of counts, release):
+ *   sim     the built-in simulator: target streams and the probe co-run in
+ *           one simulated hierarchy; knows the target's true per-set
+ *           occupancy (ground truth for accuracy tests).
+ *   timing  every probe access timed (fenced rdtsc); slower than the
+ *           calibrated LLC-hit/DRAM threshold = miss. Needs eviction sets.
+ *   pmu     an LLC-miss event counted on the probe thread (libpfm4 +
+ *           perf_event_open); one unit at a time.
+ * Hardware backends self-test before mapping and refuse with the measured
+ * numbers when the hardware does not let them see contention.
+ *
+ * Coverage plans (the driver, backend-independent):
+ *   global  all units walked at once, interleaved (per-access attribution:
+ *           sim, timing);
+ *   sweep   units in groups of `group` walked together for a dwell each,
+ *           round-robin, `sweeps` times (default; group 1 = one at a time);
+ *   sets    only the listed units (also the sampling path).
+ * Each unit's count is kept per sweep, so the test-retest correlation of
+ * sweeps 1 and 2 tells whether set-to-set variation is signal or noise.
+ */
+#ifndef LLCPROBE_MAP_H
+#define LLCPROBE_MAP_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define LLC_MAP_TEXT_LEN 320
+
+/* The LLC as the probe sees it. */
+struct llc_map_geometry {
+    unsigned line_size;
+    unsigned sets_per_slice;
+    unsigned slices;          /* 1 = slice-agnostic (units = indexes) */
+    unsigned llc_ways;
+    unsigned l2_ways, l2_sets; /* private level above, 0 if none */
+    bool victim_llc;          /* exclusive victim LLC (AMD Zen) */
+    uint64_t llc_bytes;
+};
+
+static inline uint32_t llc_map_units(const struct llc_map_geometry *g)
+{
+    return (uint32_t)g->slices * g->sets_per_slice;
+}
+
+/* Congruent lines per unit so that every probe access is served by the LLC
+ * (spec §1.2): W_LLC on an inclusive LLC; on an exclusive victim LLC
+ * W_LLC + floor(W_L2 / u), where u is how many interleaved units share
+ * each L2 set (u = 1 when one unit is walked at a time: W_L2 + W_LLC; the
+ * L2 holds W_L2 lines of the walk and the LLC the rest). Rounding down
+ * keeps the LLC's share at or below W_LLC: one line too many and a cyclic
+ * LRU walk misses on every access. */
+unsigned llc_map_walk_length(const struct llc_map_geometry *g, unsigned units_per_l2_set);
+
+/* ---- backends ------------------------------------------------------------ */
+
+struct llc_map_backend_ops {
+    /* Walks units[0..n) together for dwell_s seconds (simulated seconds for
+     * sim), adding each unit's probe misses and accesses to misses[u] and
+     * accesses[u] (indexed by unit id). Returns 0, 1 when the target has
+     * ended (the counts of this call are kept), or a negative code. */
+    int (*measure)(void *ctx, const uint32_t *units, size_t n, double dwell_s, uint64_t *misses,
+                   uint64_t *accesses, char *err, size_t errlen);
+    /* Whether the target is still running. */
+    bool (*target_alive)(void *ctx);
+    void (*release)(void *ctx);
+};
+
+struct llc_map_backend {
+    const struct llc_map_backend_ops *ops;
+    void *ctx;
+    const char *name;         /* "sim", "timing", "pmu" */
+    struct llc_map_geometry geo;
+    unsigned walk;            /* lines per unit actually walked */
+    bool all_at_once;         /* can attribute per access (global mode) */
+    char walk_check[LLC_MAP_TEXT_LEN];   /* the idle-walk verification */
+    char calibration[LLC_MAP_TEXT_LEN];  /* threshold or event, as text */
+    char warning[LLC_MAP_TEXT_LEN];      /* e.g. small-page fallback; "" if none */
+};
+
+/* Releases a backend made by one of the constructors (NULL is fine). */
+void llc_map_backend_release(struct llc_map_backend *b);
+
+/* ---- the simulator backend ------------------------------------------------ */
+
+struct llc_sim_config;
+
+struct llc_map_sim_options {
+    const char *preset;       /* recorded in the output */
+    /* The target: a synthetic workload spec or a trace file (one of them). */
+    const char *workload;
+    const char *trace;
+    const char *noise;        /* optional background workload spec */
+    double noise_rate;        /* its accesses per tick */
+    /* Accesses per simulated nanosecond (1 tick = 1 ns): the target's, and
+     * the probe's. */
+    double target_rate, probe_rate;
+    /* Units walked together per measure() call at most (for the walk
+     * length rule); 0 = all units. */
+    uint32_t max_group;
+    bool repeat;              /* restart a trace target when it ends */
+};
+void llc_map_sim_options_default(struct llc_map_sim_options *o);
+
+/* Builds the simulator (cfg: preset plus policy changes; cfg->agents is
+ * set here), places the probe's congruent lines for every unit (the
+ * simulator's own geometry and slice hash say where they are: the sim
+ * backend maps what the probe would see once its eviction sets exist) and
+ * verifies with an idle walk that the probe's accesses are LLC hits. */
+int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_sim_options *opt,
+                        struct llc_map_backend **out, char *err, size_t errlen);
+
+/* Ground truth the sim backend kept while measuring, per unit: the
+ * target's occupancy in lines averaged over measure() calls (sampled at
+ * the end of each), its LLC lookups and misses. NULL arrays are skipped.
+ * -EINVAL if b is not a sim backend. */
+int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64_t *accesses,
+                      uint64_t *misses);
+
+/* ---- hardware backends (timing, pmu) ------------------------------------- */
+
+struct llc_map_hw_options {
+    struct llc_map_geometry geo;   /* from llc_sysinfo (the caller checks it) */
+    int probe_cpu;                 /* CPU to pin the probe thread to, -1 = any */
+    /* Arena: hugepage size wanted, pool reservation (--reserve), fallback to
+     * small pages allowed (with a warning in `warning`). */
+    bool small_pages_ok;
+    uint32_t reserve;
+    /* Rate control: delay_nops null operations after each access (the
+     * seed's method) when > 0, else clock pacing at rate accesses/s
+     * (0 = as fast as possible). */
+    unsigned delay_nops;
+    double rate;
+    const char *event;             /* pmu: libpfm4 event string, NULL = the
+                                      LLC-miss event for this CPU */
+    uint64_t seed;
+    /* Whether the target is alive (the caller owns it); NULL = always. */
+    bool (*target_alive)(void *ctx);
+    void *target_ctx;
+    void (*progress)(void *ctx, const char *stage, double fraction);
+    void *progress_ctx;
+    volatile sig_atomic_t *stop;
+};
+
+/* The self-test's verdict, kept for the output and for refusals. */
+struct llc_map_selftest {
+    bool ran, passed;
+    double aggressor_rate, idle_rate, idle_sd; /* miss fractions */
+    double effect;            /* (aggressor - idle) / idle_sd */
+    char text[LLC_MAP_TEXT_LEN];
+};
+
+/* Build eviction sets (arena, pagemap, group testing), calibrate, run the
+ * self-test (built-in aggressor thread on a known set vs an idle control;
+ * the aggressor's set must stand out by a stated effect size). -EIO with
+ * the measured numbers when the self-test fails ("timing: self-test
+ * failed: ..."), -ENOTSUP when the machine lacks what is needed. st (may
+ * be NULL) receives the self-test either way. */
+int llc_map_backend_timing(const struct llc_map_hw_options *opt, struct llc_map_backend **out,
+                           struct llc_map_selftest *st, char *err, size_t errlen);
+int llc_map_backend_pmu(const struct llc_map_hw_options *opt, struct llc_map_backend **out,
+                        struct llc_map_selftest *st, char *err, size_t errlen);
+
+/* ---- the map -------------------------------------------------------------- */
+
+enum llc_map_mode { LLC_MAP_SWEEP = 0, LLC_MAP_GLOBAL, LLC_MAP_SETS };
+const char *llc_map_mode_name(enum llc_map_mode m);
+
+#define LLC_MAP_MAX_SWEEPS 64
+
+struct llc_map_plan {
+    enum llc_map_mode mode;
+    uint32_t group;           /* SWEEP: units per group (0 = backend's best) */
+    double dwell_s;           /* per group (GLOBAL: per round) */
+    unsigned sweeps;          /* >= 1; 2+ gives the test-retest figure */
+    const uint32_t *sets;     /* SETS: the units */
+    size_t n_sets;
+    uint64_t seed;            /* group composition and order */
+    volatile sig_atomic_t *stop; /* polled between dwells; may be NULL */
+    void (*progress)(void *ctx, double done_fraction);
+    void *progress_ctx;
+};
+
+struct llc_map_result {
+    uint32_t units;           /* all units of the geometry */
+    unsigned sweeps;          /* sweeps done (the last may be partial) */
+    bool complete;            /* every planned unit measured in every sweep */
+    char incomplete_reason[LLC_MAP_TEXT_LEN];
+    bool *measured;           /* [units]: in the plan and measured at least once */
+    uint64_t *misses, *accesses; /* [units], summed over sweeps */
+    double *dwell_s;          /* [units], total dwell */
+    uint64_t *sweep_misses;   /* [sweeps * units]: misses per sweep */
+    uint64_t *sweep_accesses; /* [sweeps * units] */
+    double seconds;           /* wall time of the measurement */
+};
+
+int llc_map_run(struct llc_map_backend *b, const struct llc_map_plan *plan,
+                struct llc_map_result **out, char *err, size_t errlen);
+void llc_map_result_free(struct llc_map_result *r);
+
+/* Summary over measured units: misses per unit. */
+struct llc_map_summary {
+    uint32_t n;
+    uint64_t total_misses, total_accesses;
+    double mean, sd, min, max;
+    double retest_pearson;    /* sweeps 1 vs 2 over units; NAN if < 2 sweeps */
+    uint32_t hottest[10];     /* unit ids, most misses first */
+    unsigned n_hottest;
+};
+void llc_map_summarize(const struct llc_map_result *r, struct llc_map_summary *out);
+
+/* Rank and linear correlation of two series (NAN when undefined). */
+double llc_map_spearman(const double *x, const double *y, size_t n);
+double llc_map_pearson(const double *x, const double *y, size_t n);
+
+/* ---- output --------------------------------------------------------------- */
+
+/* What is recorded beside the counts. */
+struct llc_map_meta {
+    const char *machine;      /* one line: CPU or "simulator preset X" */
+    const char *target;       /* the target command, workload or trace */
+    const char *policy;       /* sim: LLC replacement policy; NULL elsewhere */
+    double rate;              /* probe accesses per second (sim: per sim second) */
+    unsigned delay_nops;      /* --delay, 0 if clock-paced */
+    uint64_t seed;
+    const char *start_time, *end_time; /* ISO 8601 UTC */
+    const struct llc_map_plan *plan;
+    /* sim only (NULL elsewhere): ground truth per unit */
+    const double *truth_occupancy;
+};
+
+/* Writes PATH (JSON, format "llcprobe-map" version 1) atomically. */
+int llc_map_write_json(const struct llc_map_backend *b, const struct llc_map_result *r,
+                       const struct llc_map_meta *m, const char *path, char *err, size_t errlen);
+/* Writes PATH (CSV: set,slice,index,misses,accesses,dwell_s[,true_occupancy]). */
+int llc_map_write_csv(const struct llc_map_backend *b, const struct llc_map_result *r,
+                      const struct llc_map_meta *m, const char *path, char *err, size_t errlen);
+/* The summary lines printed on stdout. */
+void llc_map_print_summary(FILE *out, const struct llc_map_backend *b, const struct llc_map_result *r);
+
+#endif

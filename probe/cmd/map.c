@@ -1,0 +1,370 @@
+/* llcprobe map: the stress probe's per-set contention map. Option parsing
+ * and the run shared by the simulator and hardware paths (map_sim.c,
+ * map_hw.c). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/commands.h"
+#include "cmd/map_opts.h"
+#include "llcprobe/common.h"
+#include "llcprobe/sim.h"
+#include "util/cli.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: llcprobe map [options] -- PROGRAM [ARGS...]\n"
+            "       llcprobe map --backend sim --preset NAME (--workload SPEC | --trace FILE | -- PROGRAM ...)\n\n"
+            "Co-runs a stress probe with a target and counts the probe's own LLC misses in\n"
+            "every cache set (slice, index): the per-set contention map. Writes\n"
+            "PREFIX.map.json (format llcprobe-map v1), PREFIX.map.csv (set, slice, index,\n"
+            "misses, accesses, dwell) and prints a summary.\n\n"
+            "backends:\n"
+            "  --backend B        auto (default: pmu if an LLC-miss event opens, else timing),\n"
+            "                     pmu, timing, or sim (the built-in simulator, ground truth)\n"
+            "simulator (--backend sim):\n"
+            "  --preset NAME      cache preset:");
+    for (const char *const *p = llc_sim_preset_names(); *p; p++)
+        fprintf(out, " %s", *p);
+    fprintf(out,
+            " (default amd32)\n"
+            "  --policy P         LLC replacement: lru random plru srrip brrip drrip\n"
+            "  --workload SPEC    target: a synthetic workload (see 'llcprobe sim --help')\n"
+            "  --trace FILE       target: a trace recorded by 'llcprobe trace'\n"
+            "                     (with -- PROGRAM, the program is traced under valgrind first)\n"
+            "  --target-rate R    target accesses per simulated ns (default 0.01)\n"
+            "  --noise SPEC       a background agent; --noise-rate R its rate (default 0.01)\n"
+            "coverage:\n"
+            "  --mode M           sweep (default: groups of sets in turn), global (all sets\n"
+            "                     at once; sim and timing), sets (only --sets)\n"
+            "  --sets LIST        set ids, e.g. 0-63,4096 (implies --mode sets)\n"
+            "  --group N          sets walked together in sweep mode (default: all that the\n"
+            "                     backend can attribute: sim/timing 1/8 of the sets, pmu 1)\n"
+            "  --dwell S          seconds per group (simulated seconds for sim; default\n"
+            "                     0.02 on hardware, 0.002 in the simulator)\n"
+            "  --sweeps N         passes over the sets (default 2: gives the retest correlation)\n"
+            "probe:\n"
+            "  --rate R           probe accesses per second (sim: per simulated second,\n"
+            "                     default 1e8; hardware: clock-paced, default as fast as it goes)\n"
+            "  --delay N          null operations after each access instead of clock pacing\n"
+            "  --event E          pmu: libpfm4 event string (default: the LLC-miss event)\n"
+            "  --reserve N        hugepages to reserve (root); the pool is restored at exit\n"
+            "  --small-pages      allow 4 KiB pages when no hugepage can be had (warns)\n"
+            "target:\n"
+            "  --attach PID       map a running process instead of launching one\n"
+            "  --as-root          under sudo, run the target as root (default: the sudo user)\n"
+            "  --repeat           restart the target until the map is complete\n"
+            "  --target-output F  the target's stdout and stderr go to F\n"
+            "output:\n"
+            "  -o, --output P     prefix of the output files (default: the program's, workload's\n"
+            "                     or trace's name)\n"
+            "  --seed S           seed of the walk order and the simulator (default 1)\n"
+            "  -q, --quiet        no progress display\n\n"
+            "Hardware backends self-test first (an aggressor thread on a known set against an\n"
+            "idle control) and refuse with the measured numbers when the machine cannot show\n"
+            "contention. On SIGINT/SIGTERM the target is stopped, hugepages released, and the\n"
+            "partial map written with \"complete\": false.\n\n"
+            "exit status: 0 ok, 1 failure or refusal, 2 bad usage.\n");
+}
+
+enum {
+    O_BACKEND = 256, O_PRESET, O_POLICY, O_WORKLOAD, O_TRACE, O_TARGET_RATE, O_NOISE, O_NOISE_RATE,
+    O_MODE, O_SETS, O_GROUP, O_DWELL, O_SWEEPS, O_RATE, O_DELAY, O_EVENT, O_RESERVE, O_SMALL, O_ATTACH,
+    O_AS_ROOT, O_REPEAT, O_TARGET_OUTPUT, O_SEED, O_HELP
+};
+
+static int positive(const char *opt, const char *s, double *out)
+{
+    if (llc_parse_double(s, out) < 0 || !(*out > 0))
+        return llc_cli_usage("map", "%s: '%s' is not a positive number", opt, s);
+    return 0;
+}
+
+static int whole(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    if (llc_parse_u64_range(s, lo, hi, out) < 0)
+        return llc_cli_usage("map", "%s: '%s' is not a whole number in %llu..%llu", opt, s,
+                             (unsigned long long)lo, (unsigned long long)hi);
+    return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct map_opts *o)
+{
+    static const struct option longopts[] = {
+        {"backend", required_argument, 0, O_BACKEND},     {"preset", required_argument, 0, O_PRESET},
+        {"policy", required_argument, 0, O_POLICY},       {"workload", required_argument, 0, O_WORKLOAD},
+        {"trace", required_argument, 0, O_TRACE},         {"target-rate", required_argument, 0, O_TARGET_RATE},
+        {"noise", required_argument, 0, O_NOISE},         {"noise-rate", required_argument, 0, O_NOISE_RATE},
+        {"mode", required_argument, 0, O_MODE},           {"sets", required_argument, 0, O_SETS},
+        {"group", required_argument, 0, O_GROUP},         {"dwell", required_argument, 0, O_DWELL},
+        {"sweeps", required_argument, 0, O_SWEEPS},       {"rate", required_argument, 0, O_RATE},
+        {"delay", required_argument, 0, O_DELAY},         {"event", required_argument, 0, O_EVENT},
+        {"reserve", required_argument, 0, O_RESERVE},     {"small-pages", no_argument, 0, O_SMALL},
+        {"attach", required_argument, 0, O_ATTACH},       {"as-root", no_argument, 0, O_AS_ROOT},
+        {"repeat", no_argument, 0, O_REPEAT},             {"target-output", required_argument, 0, O_TARGET_OUTPUT},
+        {"seed", required_argument, 0, O_SEED},           {"output", required_argument, 0, 'o'},
+        {"quiet", no_argument, 0, 'q'},                   {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0}};
+    memset(o, 0, sizeof(*o));
+    o->backend = "auto";
+    o->sweeps = 2;
+    o->seed = 1;
+    o->target_rate = 0.01;
+    o->noise_rate = 0.01;
+    o->attach_pid = -1;
+    uint64_t v;
+    int c, rc = 0;
+    optind = 1;
+    while (rc == 0 && (c = getopt_long(argc, argv, "+o:q", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_BACKEND: o->backend = optarg; break;
+        case O_PRESET: o->preset = optarg; break;
+        case O_POLICY: o->policy = optarg; break;
+        case O_WORKLOAD: o->workload = optarg; break;
+        case O_TRACE: o->trace = optarg; break;
+        case O_TARGET_RATE: rc = positive("--target-rate", optarg, &o->target_rate); break;
+        case O_NOISE: o->noise = optarg; break;
+        case O_NOISE_RATE: rc = positive("--noise-rate", optarg, &o->noise_rate); break;
+        case O_MODE:
+            o->mode_given = true;
+            if (strcmp(optarg, "sweep") == 0)
+                o->mode = LLC_MAP_SWEEP;
+            else if (strcmp(optarg, "global") == 0)
+                o->mode = LLC_MAP_GLOBAL;
+            else if (strcmp(optarg, "sets") == 0)
+                o->mode = LLC_MAP_SETS;
+            else
+                rc = llc_cli_usage("map", "--mode: '%s' is not sweep, global or sets", optarg);
+            break;
+        case O_SETS: o->sets_list = optarg; break;
+        case O_GROUP: rc = whole("--group", optarg, 1, UINT32_MAX, &v); o->group = (uint32_t)v; break;
+        case O_DWELL: rc = positive("--dwell", optarg, &o->dwell_s); o->dwell_given = true; break;
+        case O_SWEEPS: rc = whole("--sweeps", optarg, 1, LLC_MAP_MAX_SWEEPS, &v); o->sweeps = (unsigned)v; break;
+        case O_RATE: rc = positive("--rate", optarg, &o->rate); o->rate_given = true; break;
+        case O_DELAY: rc = whole("--delay", optarg, 1, 1000000, &v); o->delay_nops = (unsigned)v; break;
+        case O_EVENT: o->event = optarg; break;
+        case O_RESERVE: rc = whole("--reserve", optarg, 1, 1 << 20, &v); o->reserve = (uint32_t)v; break;
+        case O_SMALL: o->small_pages_ok = true; break;
+        case O_ATTACH: rc = whole("--attach", optarg, 1, 1 << 30, &v); o->attach_pid = (int)v; break;
+        case O_AS_ROOT: o->as_root = true; break;
+        case O_REPEAT: o->repeat = true; break;
+        case O_TARGET_OUTPUT: o->target_output = optarg; break;
+        case O_SEED: rc = whole("--seed", optarg, 0, UINT64_MAX, &o->seed); break;
+        case 'o': o->out_prefix = optarg; break;
+        case 'q': o->quiet = true; break;
+        case O_HELP: usage(stdout); return 1;
+        default: return llc_cli_usage("map", "unknown option");
+        }
+    }
+    if (rc)
+        return rc;
+    o->argv = optind < argc ? argv + optind : NULL;
+    if (o->sets_list && !o->mode_given)
+        o->mode = LLC_MAP_SETS;
+    if (o->mode == LLC_MAP_SETS && !o->sets_list)
+        return llc_cli_usage("map", "--mode sets needs --sets LIST");
+    if (o->sets_list && o->mode != LLC_MAP_SETS)
+        return llc_cli_usage("map", "--sets goes with --mode sets");
+    if (o->delay_nops && o->rate_given)
+        return llc_cli_usage("map", "--delay and --rate are two ways of pacing the probe: give one");
+    const bool sim = strcmp(o->backend, "sim") == 0;
+    if (!sim && strcmp(o->backend, "auto") && strcmp(o->backend, "pmu") && strcmp(o->backend, "timing"))
+        return llc_cli_usage("map", "--backend: '%s' is not auto, pmu, timing or sim", o->backend);
+    if (!sim && (o->preset || o->policy || o->workload || o->trace || o->noise))
+        return llc_cli_usage("map", "--preset, --policy, --workload, --trace and --noise need --backend sim");
+    if (sim && o->workload && o->trace)
+        return llc_cli_usage("map", "give --workload or --trace, not both");
+    if (sim && !o->workload && !o->trace && !o->argv)
+        return llc_cli_usage("map", "the simulator needs a target: --workload, --trace or -- PROGRAM");
+    if (sim && (o->workload || o->trace) && o->argv)
+        return llc_cli_usage("map", "a program after -- and --workload/--trace are two targets: give one");
+    if (!sim && !o->argv && o->attach_pid < 0)
+        return llc_cli_usage("map", "no target: give -- PROGRAM [ARGS] or --attach PID");
+    if (o->argv && o->attach_pid >= 0)
+        return llc_cli_usage("map", "--attach and a program to launch are two targets: give one");
+    if (!o->dwell_given)
+        o->dwell_s = sim ? 0.002 : 0.02;
+    if (!o->rate_given && sim)
+        o->rate = 1e8;
+    return 0;
+}
+
+int llc_map_parse_sets(const char *list, uint32_t **out, size_t *n, char *err, size_t errlen)
+{
+    size_t cap = 64, count = 0;
+    uint32_t *v = malloc(cap * sizeof(*v));
+    char *copy = strdup(list);
+    int rc = 0;
+    if (!v || !copy) {
+        rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+        goto out;
+    }
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *dash = strchr(tok, '-');
+        uint64_t lo, hi;
+        if (dash)
+            *dash = '\0';
+        if (llc_parse_u64_range(tok, 0, UINT32_MAX, &lo) < 0 ||
+            (dash && llc_parse_u64_range(dash + 1, 0, UINT32_MAX, &hi) < 0) || (dash && hi < lo)) {
+            rc = llc_errf(err, errlen, -EINVAL, "'%s' is not a list of set ids like 0-63,4096", list);
+            goto out;
+        }
+        if (!dash)
+            hi = lo;
+        for (uint64_t s = lo; s <= hi; s++) {
+            if (count == cap) {
+                uint32_t *nv = cap > (1u << 26) ? NULL : realloc(v, 2 * cap * sizeof(*v));
+                if (!nv) {
+                    rc = llc_errf(err, errlen, -E2BIG, "--sets: too many sets");
+                    goto out;
+                }
+                v = nv;
+                cap *= 2;
+            }
+            v[count++] = (uint32_t)s;
+        }
+    }
+    if (count == 0)
+        rc = llc_errf(err, errlen, -EINVAL, "'%s' names no sets", list);
+out:
+    free(copy);
+    if (rc < 0) {
+        free(v);
+        return rc;
+    }
+    *out = v;
+    *n = count;
+    return 0;
+}
+
+static void iso_now(char *buf, size_t len)
+{
+    const time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void show_progress(void *ctx, double f)
+{
+    llc_progress_update(ctx, f);
+}
+
+int llc_map_cmd_finish(const struct map_opts *o, struct llc_map_backend *b, const char *machine,
+                       const char *target, double rate, volatile sig_atomic_t *stop, bool want_truth)
+{
+    char err[LLC_ERRLEN], start[32], end[32], path[4096];
+    uint32_t *sets = NULL;
+    size_t n_sets = 0;
+    double *truth = NULL;
+    struct llc_map_result *r = NULL;
+    int status = LLC_EXIT_FAIL;
+    if (o->sets_list && llc_map_parse_sets(o->sets_list, &sets, &n_sets, err, sizeof(err)) < 0) {
+        status = llc_cli_usage("map", "--sets: %s", err);
+        goto out;
+    }
+    const uint32_t units = llc_map_units(&b->geo);
+    struct llc_progress prog;
+    const struct llc_map_plan plan = {
+        .mode = o->mode,
+        .group = o->group ? o->group : (b->all_at_once ? (units + 7) / 8 : 1),
+        .dwell_s = o->dwell_s,
+        .sweeps = o->sweeps,
+        .sets = sets,
+        .n_sets = n_sets,
+        .seed = o->seed,
+        .stop = stop,
+        .progress = show_progress,
+        .progress_ctx = &prog,
+    };
+    iso_now(start, sizeof(start));
+    llc_progress_begin(&prog, "map", o->quiet);
+    const int rc = llc_map_run(b, &plan, &r, err, sizeof(err));
+    llc_progress_end(&prog);
+    iso_now(end, sizeof(end));
+    if (rc < 0) {
+        llc_cli_fail("map", "%s", err);
+        goto out;
+    }
+    if (want_truth) {
+        truth = malloc(units * sizeof(*truth));
+        if (!truth || llc_map_sim_truth(b, truth, NULL, NULL) < 0) {
+            llc_cli_fail("map", "simulator ground truth unavailable");
+            goto out;
+        }
+    }
+    const char *policy = NULL;
+    if (strcmp(b->name, "sim") == 0)
+        policy = o->policy ? o->policy : "lru";
+    const struct llc_map_meta meta = {
+        .machine = machine, .target = target, .policy = policy, .rate = rate, .delay_nops = o->delay_nops,
+        .seed = o->seed, .start_time = start, .end_time = end, .plan = &plan, .truth_occupancy = truth};
+    snprintf(path, sizeof(path), "%s.map.json", o->out_prefix);
+    if (llc_map_write_json(b, r, &meta, path, err, sizeof(err)) < 0) {
+        llc_cli_fail("map", "%s", err);
+        goto out;
+    }
+    snprintf(path, sizeof(path), "%s.map.csv", o->out_prefix);
+    if (llc_map_write_csv(b, r, &meta, path, err, sizeof(err)) < 0) {
+        llc_cli_fail("map", "%s", err);
+        goto out;
+    }
+    llc_map_print_summary(stdout, b, r);
+    if (truth) {
+        double *m = malloc(units * sizeof(*m)), *t = malloc(units * sizeof(*t));
+        size_t k = 0;
+        for (uint32_t u = 0; m && t && u < units; u++)
+            if (r->measured[u]) {
+                m[k] = (double)r->misses[u];
+                t[k++] = truth[u];
+            }
+        if (m && t)
+            printf("vs true target occupancy  Spearman %.3f over %zu sets (simulator ground truth)\n",
+                   llc_map_spearman(m, t, k), k);
+        free(m);
+        free(t);
+    }
+    printf("wrote %s.map.json and %s.map.csv (%.2f s of probing)\n", o->out_prefix, o->out_prefix, r->seconds);
+    if (!r->complete) {
+        llc_cli_warn(false, "map incomplete: %s", r->incomplete_reason);
+        status = stop && *stop ? LLC_EXIT_FAIL : LLC_EXIT_OK;
+        goto out;
+    }
+    status = LLC_EXIT_OK;
+out:
+    free(sets);
+    free(truth);
+    llc_map_result_free(r);
+    return status;
+}
+
+int llc_cmd_map(int argc, char **argv)
+{
+    struct map_opts o;
+    const int rc = parse_opts(argc, argv, &o);
+    if (rc)
+        return rc == 1 ? LLC_EXIT_OK : rc;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    return strcmp(o.backend, "sim") == 0 ? llc_map_cmd_sim(&o, &stop_requested)
+                                         : llc_map_cmd_hw(&o, &stop_requested);
+}
