@@ -16,7 +16,9 @@ static const struct command commands[] = {
     {"info", llc_cmd_info, "what this machine's caches, hugepages, pagemap and counters allow"},
     {"trace", llc_cmd_trace, "record a program's memory accesses (valgrind lackey) to a trace file"},
     {"sim", llc_cmd_sim, "run workloads or traces through the LLC simulator; per-set ground truth"},
+    {"map", llc_cmd_map, "the stress probe's per-set contention map of a program (hardware or simulator)"},
     {"mrc", llc_cmd_mrc, "miss-ratio curves from sampled reuse distances (StatCache, StatStack)"},
+    {"phase", llc_cmd_phase, "online program phases (ScarPhase) from live samples or a trace"},
 };
 
 static void usage(FILE *out)
