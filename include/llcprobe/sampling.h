@@ -23,9 +23,14 @@
  * exit ends the last (partial) window at once.
  *
  * Changing the sample rate (dynamic rate, §8) reaches the target's main
- * thread and every thread or child created afterwards; threads that already
- * exist keep the period they inherited (the kernel does not propagate
- * PERF_EVENT_IOC_PERIOD to inherited events).
+ * thread and every thread or child created afterwards, but threads that
+ * already exist keep the period they inherited: the kernel does not
+ * propagate PERF_EVENT_IOC_PERIOD to inherited events. So once a window has
+ * seen samples from more than one task, the kernel period stays at the base
+ * rate and the multiplier is applied in user space (every mult-th sample is
+ * kept): classification stays right, the overhead saving is lost. A child
+ * forked while the rate was lowered (before a second task was seen) keeps
+ * the lower rate until it exits.
  */
 #ifndef LLCPROBE_SAMPLING_H
 #define LLCPROBE_SAMPLING_H
@@ -91,7 +96,7 @@ struct llc_sampling_window {
     bool instructions_known;
     uint64_t progress;           /* the window's length in the window unit */
     unsigned multiplier;         /* period multiplier the window was sampled with */
-    uint64_t period;             /* sample period used (events per sample) */
+    uint64_t period;             /* effective sample period (events per kept sample) */
     size_t n_ips;                /* samples: llc_sampling_ips() */
     uint64_t lost;               /* samples the kernel dropped (ring full) */
     unsigned tasks;              /* distinct thread ids among the samples */
@@ -118,6 +123,8 @@ void llc_sampling_start(struct llc_sampling *s);
  * (a power of two, 1..64). */
 int llc_sampling_set_multiplier(struct llc_sampling *s, unsigned multiplier, char *err,
                                 size_t errlen);
+/* Whether the multiplier is applied in user space (multi-task target). */
+bool llc_sampling_user_rate(const struct llc_sampling *s);
 /* Sleeps until the current window is complete or the target ends, then
  * drains the samples. Returns 1 for a complete window, 0 for the last one
  * (target ended; w->last set; the window may hold no samples), negative on

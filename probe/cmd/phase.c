@@ -49,6 +49,7 @@ struct run {
     char command[1024];
     struct llc_sampling_choice choice;
     struct llc_target_status status;
+    bool user_rate;           /* live: multiplier applied in user space */
     /* evaluation figures (NAN when not computed) */
     double ari, simdiff, cov_all, cov_phase, ccov_phase, cov_bbv, ccov_bbv;
     size_t bbv_windows, bbv_dim, bbv_phases, compared;
@@ -297,6 +298,7 @@ static int run_live(const struct phase_opts *o, char **argv, struct llc_phase_de
             }
         }
     } while (rc == 1);
+    r->user_rate = llc_sampling_user_rate(s);
     if (rc == 0)
         rc = llc_target_poll(t, &r->status, err, errlen);
 out:
@@ -522,7 +524,11 @@ static int write_json(const char *path, const struct phase_opts *o, const struct
                                   (int)o->det.max_multiplier, "min_samples",
                                   (json_int_t)o->det.min_samples));
     if (r->live) {
-        json_object_set_new(doc, "sampling", choice_json(&r->choice));
+        json_t *samp = choice_json(&r->choice);
+        /* Where the dynamic rate acted: kernel period, or sample thinning
+         * once the target had several tasks (see llcprobe/sampling.h). */
+        json_object_set_new(samp, "rate_control", json_string(r->user_rate ? "user" : "kernel"));
+        json_object_set_new(doc, "sampling", samp);
         json_object_set_new(doc, "target",
                             json_pack("{s:s,s:i,s:i,s:f}", "state",
                                       llc_target_state_name(r->status.state), "exit_code",
@@ -683,6 +689,8 @@ static void print_summary(const struct phase_opts *o, const struct run *r,
                c->window);
         if (c->unit_refused[0])
             printf("  refused instructions: %s\n", c->unit_refused);
+        if (r->user_rate)
+            printf("rate control: in user space (several tasks sampled)\n");
         char st[64];
         if (r->status.state == LLC_TARGET_SIGNALLED)
             snprintf(st, sizeof(st), "killed by signal %d", r->status.signal);

@@ -64,7 +64,11 @@ int llc_sampling_ring_drain(struct perf_event_mmap_page *meta, const unsigned ch
      * are complete. */
     const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = meta->data_tail;
-    int rc = 0;
+    /* More unread than the ring holds: records were overwritten (never in
+     * the kernel's non-overwrite mode, but then nothing here is trustworthy). */
+    int rc = head - tail > size ? -EPROTO : 0;
+    if (rc < 0)
+        tail = head;
     while (tail < head) {
         struct perf_event_header h;
         ring_copy(data, size, tail, &h, sizeof(h));

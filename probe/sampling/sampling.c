@@ -36,6 +36,11 @@ struct llc_sampling {
     uint64_t base_period, period, floor;
     unsigned mult;
     bool adapt;            /* the source counts something other than the window unit */
+    /* The target has had more than one task: the kernel period stays at the
+     * base and the multiplier is applied by keeping every mult-th sample,
+     * because period changes never reach inherited events. */
+    bool user_rate;
+    uint64_t kernel_period;
     struct llc_sampling_sink sink;
     double t0, t_last;
     uint64_t last_unit, last_ns, last_instr, index;
@@ -190,7 +195,7 @@ static void initial_period(struct llc_sampling *s)
     }
     if (s->base_period < s->floor)
         s->base_period = s->floor;
-    s->period = s->base_period;
+    s->period = s->kernel_period = s->base_period;
     s->mult = 1;
 }
 
@@ -338,15 +343,9 @@ void llc_sampling_start(struct llc_sampling *s)
     s->t_last = 0;
 }
 
-int llc_sampling_set_multiplier(struct llc_sampling *s, unsigned multiplier, char *err,
-                                size_t errlen)
+static int set_kernel_period(struct llc_sampling *s, uint64_t period, char *err, size_t errlen)
 {
-    if (multiplier == 0 || multiplier > MAX_MULTIPLIER || (multiplier & (multiplier - 1)))
-        return llc_errf(err, errlen, -EINVAL, "sample-rate multiplier %u is not a power of two "
-                        "in 1..%u", multiplier, MAX_MULTIPLIER);
-    s->mult = multiplier;
-    const uint64_t period = s->base_period * multiplier;
-    if (period == s->period)
+    if (period == s->kernel_period)
         return 0;
     for (unsigned i = 0; i < s->nrings; i++) {
         uint64_t p = period;
@@ -356,8 +355,24 @@ int llc_sampling_set_multiplier(struct llc_sampling *s, unsigned multiplier, cha
                             (unsigned long long)period, strerror(e));
         }
     }
-    s->period = period;
+    s->kernel_period = period;
     return 0;
+}
+
+int llc_sampling_set_multiplier(struct llc_sampling *s, unsigned multiplier, char *err,
+                                size_t errlen)
+{
+    if (multiplier == 0 || multiplier > MAX_MULTIPLIER || (multiplier & (multiplier - 1)))
+        return llc_errf(err, errlen, -EINVAL, "sample-rate multiplier %u is not a power of two "
+                        "in 1..%u", multiplier, MAX_MULTIPLIER);
+    s->mult = multiplier;
+    s->period = s->base_period * multiplier;
+    return set_kernel_period(s, s->user_rate ? s->base_period : s->period, err, errlen);
+}
+
+bool llc_sampling_user_rate(const struct llc_sampling *s)
+{
+    return s->user_rate;
 }
 
 static int read_unit(const struct llc_sampling *s, uint64_t *unit, uint64_t *ns, uint64_t *instr)
@@ -433,6 +448,12 @@ int llc_sampling_next_window(struct llc_sampling *s, struct llc_target *t,
     rc = drain(s, err, errlen);
     if (rc < 0)
         return rc;
+    if (s->user_rate && s->mult > 1) {
+        size_t kept = 0;
+        for (size_t i = 0; i < s->sink.n; i += s->mult)
+            s->sink.ips[kept++] = s->sink.ips[i];
+        s->sink.n = kept;
+    }
     *w = (struct llc_sampling_window){
         .index = s->index++,
         .t_start = s->t_last,
@@ -456,15 +477,13 @@ int llc_sampling_next_window(struct llc_sampling *s, struct llc_target *t,
     s->last_unit = unit;
     s->last_ns = ns;
     s->last_instr = instr;
-    if (s->adapt && !s->ended && (w->n_ips || w->lost)) {
-        const uint64_t events = (w->n_ips + w->lost) * w->period;
-        s->base_period = llc_sampling_adapt_period(s->base_period, events,
-                                                   s->choice.samples_per_window,
-                                                   s->floor);
-        /* Re-applies base * multiplier with the new base. */
-        const unsigned m = s->mult;
-        s->period = 0;
-        rc = llc_sampling_set_multiplier(s, m, err, errlen);
+    if (!s->user_rate && (s->sink.ntids > 1 || s->sink.npids > 1))
+        s->user_rate = true; /* from now on; set_multiplier applies it */
+    if (s->adapt && !s->ended && (w->n_ips || w->lost))
+        s->base_period = llc_sampling_adapt_period(s->base_period, (w->n_ips + w->lost) * w->period,
+                                                   s->choice.samples_per_window, s->floor);
+    if (!s->ended) {
+        rc = llc_sampling_set_multiplier(s, s->mult, err, errlen);
         if (rc < 0)
             return rc;
     }

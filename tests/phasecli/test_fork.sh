@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Targets that fork and exec (children must be sampled) or exit early.
+set -u
+bin=$1
+helpers=$(dirname "$bin")/tests/phasecli
+tmp=$(mktemp -d /tmp/llc-phase-fork-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
+
+# fork: phase A runs in a forked child, phase B in an exec'd copy.
+"$bin" phase --no-plot -o "$tmp/f" --window-ms 40 -- "$helpers/phasecli_twophase" 200 2 fork >"$tmp/out" 2>&1
+rc=$?
+cat "$tmp/out"
+check "fork: exit 0" '[ $rc = 0 ]'
+python3 - "$tmp/f.phase.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = d["windows"]
+# The parent only waits: nearly every sample comes from a child, and the
+# windows' CPU time is the children's (the parent alone would give ~0 windows).
+assert len(w) >= 6, len(w)
+assert sum(x["samples"] for x in w) > 100 * len(w) / 2
+assert any(x["processes"] >= 2 for x in w), "samples from more than one process"
+assert d["summary"]["phases"] >= 2, d["summary"]
+assert d["sampling"]["rate_control"] == "user", "multi-task: rate applied in user space"
+# Sample counts follow the multiplier although children inherited periods.
+for x in w[:-1]:
+    want = d["sampling"]["samples_per_window"] / x["multiplier"]
+    assert x["samples"] < 1.6 * want, (x, want)
+print("ok   fork/exec children sampled and classified")
+PY
+
+# exit: the program stops after 5 ms with status 3: one short window.
+"$bin" phase --no-plot -o "$tmp/e" -- "$helpers/phasecli_twophase" 100 1 exit >"$tmp/out" 2>&1
+rc=$?
+cat "$tmp/out"
+check "early exit: llcprobe exit 0" '[ $rc = 0 ]'
+check "early exit: status recorded" 'grep -q "exit status 3" "$tmp/out"'
+python3 - "$tmp/e.phase.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["target"]["exit_code"] == 3
+assert 1 <= len(d["windows"]) <= 2, d["windows"]
+assert d["windows"][-1]["cpu_ns"] < 50e6
+print("ok   early exit json")
+PY
+
+# a program killed by a signal
+"$bin" phase --no-plot -o "$tmp/k" -- /bin/sh -c 'kill -9 $$' >"$tmp/out" 2>&1
+rc=$?
+check "killed target: exit 0 ($rc)" '[ $rc = 0 ]'
+check "killed target: signal reported" 'grep -q "killed by signal 9" "$tmp/out"'
+exit $fail
