@@ -189,11 +189,8 @@ int llc_map_backend_pmu(const struct llc_map_hw_options *opt, struct llc_map_bac
     }
     m->fd = oc.fd;
     rc = llc_maphw_build(m, err, errlen);
-    if (rc == 0) {
-        m->threshold = m->cal.threshold; /* the walk check times accesses too */
-        m->discard_ticks = UINT32_MAX;
+    if (rc == 0) /* timed, as in the timing backend: counters cannot tell L2 hits */
         rc = llc_maphw_walk_check(m, err, errlen);
-    }
     if (rc == 0)
         rc = llc_maphw_selftest(m, st, err, errlen);
     if (rc < 0)

@@ -14,8 +14,6 @@
 /* How often the threshold is measured again while mapping, and how. */
 #define RECHECK_SECONDS 2.0
 #define RECHECK_SAMPLES 64
-/* A single load this slow was interrupted (no memory access takes 20 us). */
-#define INTERRUPT_SECONDS 20e-6
 
 static uint64_t now_ticks(void)
 {
@@ -139,10 +137,6 @@ int llc_map_backend_timing(const struct llc_map_hw_options *opt, struct llc_map_
         rc = llc_maphw_build(m, err, errlen);
     if (rc < 0)
         goto out;
-    const uint64_t interrupted = llc_maphw_ticks(m->tsc_hz, INTERRUPT_SECONDS);
-    const uint64_t slow = 16ull * m->cal.miss_median;
-    const uint64_t discard = interrupted > slow ? interrupted : slow;
-    m->discard_ticks = discard > UINT32_MAX ? UINT32_MAX : (uint32_t)discard;
     m->last_recheck = now_ticks();
     rc = llc_maphw_walk_check(m, err, errlen);
     if (rc == 0)

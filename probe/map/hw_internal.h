@@ -237,6 +237,9 @@ int llc_maphw_start(struct maphw *m, char *err, size_t errlen);
 /* On the worker: arena, calibration, eviction sets for every unit,
  * chains. -EIO when too few sets verify, with the figures. */
 int llc_maphw_build(struct maphw *m, char *err, size_t errlen);
+/* Walk orders and chains for every unit with a verified set in m->sets
+ * (part of llc_maphw_build; alone for tests that bring their own sets). */
+int llc_maphw_chains(struct maphw *m, char *err, size_t errlen);
 /* Relinks units[0..n)'s chains to `walk` lines where they differ. */
 void llc_maphw_relink(struct maphw *m, const uint32_t *units, size_t n, unsigned walk);
 /* The walk length for measuring units[0..n) together. */

@@ -235,10 +235,6 @@ static double fraction(uint64_t misses, uint64_t accesses)
 int llc_maphw_selftest(struct maphw *m, struct llc_map_selftest *st, char *err, size_t errlen)
 {
     memset(st, 0, sizeof(*st));
-    if (m->other_cpu < 0)
-        return llc_errf(err, errlen, -ENOTSUP,
-                        "%s: the self-test needs a second CPU for its aggressor thread; this "
-                        "process may run on CPU %d only", m->name, m->probe_cpu);
     llc_maphw_progress(m, "self-test", 0);
     void **lines = calloc(m->group, sizeof(*lines));
     uint32_t *perm = malloc(m->group * sizeof(*perm));

@@ -95,6 +95,14 @@ int llc_maphw_start(struct maphw *m, char *err, size_t errlen)
         rc = llc_errf(err, errlen, rc, "%s: %s", m->name, why);
         goto out;
     }
+    /* the self-test's aggressor needs a CPU of its own: refuse before the
+     * expensive part rather than after it */
+    if (m->other_cpu < 0) {
+        rc = llc_errf(err, errlen, -ENOTSUP,
+                      "%s: the self-test needs a second CPU for its aggressor thread; this "
+                      "process may run on CPU %d only", m->name, m->probe_cpu);
+        goto out;
+    }
     rc = llc_maphw_worker_start(m->probe_cpu, &m->worker, why, sizeof(why));
     if (rc < 0)
         rc = llc_errf(err, errlen, rc, "%s: %s", m->name, why);
@@ -142,6 +150,12 @@ static int make_sets(struct maphw *m, char *err, size_t errlen)
     if (rc < 0)
         return llc_errf(err, errlen, rc, "%s: calibration: %s", m->name, why);
     m->threshold = m->cal.threshold;
+    /* one load this slow was interrupted: no memory access takes 20 us,
+     * nor 16 times the memory latency */
+    const uint64_t interrupted = llc_maphw_ticks(m->tsc_hz, 20e-6);
+    const uint64_t slow = 16ull * m->cal.miss_median;
+    const uint64_t discard = interrupted > slow ? interrupted : slow;
+    m->discard_ticks = discard > UINT32_MAX ? UINT32_MAX : (uint32_t)discard;
     struct llc_evset_params p;
     llc_evset_params_default(&p);
     p.line_size = g->line_size;
@@ -178,7 +192,7 @@ static int make_sets(struct maphw *m, char *err, size_t errlen)
     return 0;
 }
 
-static int make_chains(struct maphw *m, char *err, size_t errlen)
+int llc_maphw_chains(struct maphw *m, char *err, size_t errlen)
 {
     const struct llc_map_geometry *g = &m->opt.geo;
     m->perm = malloc((size_t)m->units * m->group * sizeof(*m->perm));
@@ -218,7 +232,7 @@ static int build_on_worker(void *p)
         rc = make_sets(m, c->err, c->errlen);
     }
     if (rc == 0)
-        rc = make_chains(m, c->err, c->errlen);
+        rc = llc_maphw_chains(m, c->err, c->errlen);
     if (rc == 0)
         llc_maphw_progress(m, "eviction sets", 1);
     return rc;

@@ -115,6 +115,30 @@ static void test_cpu_not_allowed(void **state)
     assert_non_null(strstr(err, "timing: probe CPU 1023 is not among the CPUs"));
 }
 
+static void test_one_cpu(void **state)
+{
+    (void)state;
+    cpu_set_t saved, one;
+    assert_int_equal(sched_getaffinity(0, sizeof(saved), &saved), 0);
+    int first = -1;
+    for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
+        if (CPU_ISSET(c, &saved))
+            first = c;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+    char err[LLC_ERRLEN];
+    const struct llc_map_hw_options o = plausible();
+    const int rc = construct(false, &o, NULL, err, sizeof(err));
+    assert_int_equal(sched_setaffinity(0, sizeof(saved), &saved), 0);
+    if (rc == -ENOTSUP && strstr(err, "clock")) {
+        printf("skipped: %s\n", err);
+        skip();
+    }
+    assert_int_equal(rc, -ENOTSUP);
+    assert_non_null(strstr(err, "timing: the self-test needs a second CPU"));
+}
+
 static void test_pmu_unknown_event(void **state)
 {
     (void)state;
@@ -262,6 +286,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_geometry_unknown),
         cmocka_unit_test(test_cpu_not_allowed),
+        cmocka_unit_test(test_one_cpu),
         cmocka_unit_test(test_pmu_unknown_event),
         cmocka_unit_test(test_pmu_refuses_without_pmu),
         cmocka_unit_test(test_timing_without_hugepages),
