@@ -1,0 +1,381 @@
+/* libllcprobe-rt: reuse-distance sampling (or full tracing) inside a program
+ * compiled with clang -fsanitize-coverage=func,trace-loads,trace-stores.
+ *
+ * Environment:
+ *   LLCPROBE_RT_OUTPUT  file to write (unset: the runtime stays idle)
+ *   LLCPROBE_RT_MODE    hist (default): reuse histogram, the profile of
+ *                       probe/mrc/mrc.h, written at exit and on SIGUSR1;
+ *                       trace: every access in llcprobe's trace format
+ *   LLCPROBE_RT_RATE    sampling rate in (0, 1], default 1e-4
+ *   LLCPROBE_RT_SEED    random seed, default 1
+ *
+ * Every access costs a counter decrement and one filter-bit test; the rest
+ * (taking a sample every ~1/rate accesses, resolving a watched line) is the
+ * out-of-line slow path. Each thread samples its own reference stream (spec
+ * §1); the profile sums the threads' histograms. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "llcprobe/common.h"
+#include "llcprobe/statmodel.h"
+#include "llcprobe/trace.h"
+#include "mrc/mrc.h"
+#include "rt/rt.h"
+#include "util/atomic_file.h"
+
+#define TLS_IE __attribute__((tls_model("initial-exec")))
+#define HOT __attribute__((hot))
+#define COLD __attribute__((noinline, cold))
+#define EXPORT __attribute__((visibility("default")))
+
+/* Found by `llcprobe mrc --sampler auto` in the program's file. */
+__attribute__((used)) static const char rt_marker[] = LLC_MRC_RT_MARKER;
+
+/* A filter with no bits set, for threads not sampling (yet). */
+static const uint64_t no_filter[1];
+
+static __thread struct rt_hot rt_hot TLS_IE = {.countdown = 1, .filter = no_filter, .shift = 63};
+
+static struct {
+    pthread_once_t once;
+    enum rt_mode mode;
+    char output[4096];
+    double rate;
+    double log1m_rate;
+    uint64_t seed;
+    char command[1024];
+    pthread_mutex_t lock;        /* registry, trace writer, profile writes */
+    struct rt_thread *threads;
+    uint64_t n_threads;
+    pthread_key_t key;           /* thread-exit destructor */
+    bool finished;               /* final output written: stay idle */
+    struct llc_trace_writer *writer;
+} rt = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+static volatile sig_atomic_t rt_dump_requested;
+
+static void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void rt_warn(const char *fmt, ...)
+{
+    char buf[LLC_ERRLEN + 64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "llcprobe-rt: %s\n", buf);
+}
+
+static void read_command(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    const int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    const ssize_t n = read(fd, buf, len - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    for (ssize_t i = 0; i < n; i++)
+        if (buf[i] == '\0')
+            buf[i] = ' ';
+    buf[n > 0 && buf[n - 1] == ' ' ? n - 1 : n] = '\0';
+}
+
+static void on_sigusr1(int sig)
+{
+    (void)sig;
+    rt_dump_requested = 1;
+}
+
+static void thread_ended(void *arg);
+
+static void configure(void)
+{
+    const char *out = getenv("LLCPROBE_RT_OUTPUT");
+    if (!out || !*out)
+        return;
+    const char *mode = getenv("LLCPROBE_RT_MODE");
+    const char *rate = getenv("LLCPROBE_RT_RATE");
+    const char *seed = getenv("LLCPROBE_RT_SEED");
+    enum rt_mode m = RT_HIST;
+    if (mode && strcmp(mode, "trace") == 0)
+        m = RT_TRACE;
+    else if (mode && *mode && strcmp(mode, "hist") != 0) {
+        rt_warn("LLCPROBE_RT_MODE is hist or trace, not '%s': not profiling", mode);
+        return;
+    }
+    rt.rate = 1e-4;
+    if (rate && *rate) {
+        char *end;
+        rt.rate = strtod(rate, &end);
+        if (*end || !(rt.rate > 0 && rt.rate <= 1)) {
+            rt_warn("LLCPROBE_RT_RATE is a number in (0, 1], not '%s': not profiling", rate);
+            return;
+        }
+    }
+    rt.seed = 1;
+    if (seed && *seed) {
+        char *end;
+        errno = 0;
+        rt.seed = strtoull(seed, &end, 10);
+        if (*end || errno || *seed == '-') {
+            rt_warn("LLCPROBE_RT_SEED is a whole number, not '%s': not profiling", seed);
+            return;
+        }
+    }
+    rt.log1m_rate = rt.rate < 1 ? log1p(-rt.rate) : 0;
+    snprintf(rt.output, sizeof rt.output, "%s", out);
+    read_command(rt.command, sizeof rt.command);
+    if (pthread_key_create(&rt.key, thread_ended) != 0) {
+        rt_warn("no thread key: not profiling");
+        return;
+    }
+    if (m == RT_TRACE) {
+        struct llc_trace_info info = {.page_size = (uint32_t)sysconf(_SC_PAGESIZE),
+                                      .exit_status = -1};
+        snprintf(info.recorder, sizeof info.recorder, "llcprobe-rt");
+        snprintf(info.command, sizeof info.command, "%s", rt.command);
+        char err[LLC_ERRLEN];
+        if (llc_trace_writer_open(rt.output, &info, &rt.writer, err, sizeof err) < 0) {
+            rt_warn("%s", err);
+            return;
+        }
+    } else {
+        struct sigaction sa = {.sa_handler = on_sigusr1, .sa_flags = SA_RESTART};
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGUSR1, &sa, NULL);
+    }
+    rt.mode = m;
+}
+
+/* splitmix64: small state per thread, good enough for gap draws. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Geometric gap with mean 1/rate (spec §2.1): every access equally likely. */
+static uint64_t next_gap(uint64_t *state)
+{
+    if (rt.log1m_rate == 0)
+        return 1;
+    const double u = ((double)(next_random(state) >> 11) + 1.0) * 0x1p-53; /* (0, 1] */
+    const double g = floor(log(u) / rt.log1m_rate);
+    return g >= 0x1p62 ? (UINT64_C(1) << 62) : 1 + (uint64_t)g;
+}
+
+static void stay_idle(struct rt_hot *h)
+{
+    h->countdown = UINT64_MAX;
+    h->filter = no_filter;
+    h->shift = 63;
+}
+
+static struct rt_thread *thread_start(struct rt_hot *h)
+{
+    struct rt_thread *t = calloc(1, sizeof *t);
+    if (!t || llc_statmodel_hist_create(&t->hist, NULL, 0) < 0) {
+        free(t);
+        rt_warn("out of memory: this thread is not sampled");
+        return NULL;
+    }
+    pthread_mutex_init(&t->lock, NULL);
+    t->hot = h;
+    pthread_mutex_lock(&rt.lock);
+    const uint64_t index = rt.n_threads++;
+    t->next = rt.threads;
+    rt.threads = t;
+    pthread_mutex_unlock(&rt.lock);
+    t->rng = rt.seed ^ (index * 0xD1B54A32D192ED03ull);
+    if (rt_watch_init(t) < 0) {
+        rt_warn("out of memory: this thread is not sampled");
+        t->hot = NULL;
+        return NULL;
+    }
+    h->thread = t;
+    pthread_setspecific(rt.key, t);
+    return t;
+}
+
+static void thread_ended(void *arg)
+{
+    struct rt_thread *t = arg;
+    pthread_mutex_lock(&t->lock);
+    if (t->hot) {
+        t->refs_final = t->hot->refs;
+        stay_idle(t->hot);
+        t->hot = NULL;
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
+/* Profile now: every thread's histogram, its pending watches counted as
+ * dangling (at exit they are; on SIGUSR1 it is the best the snapshot can
+ * say). Caller holds rt.lock. */
+static void write_profile(void)
+{
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_hist *sum = NULL;
+    struct llc_afile *f = NULL;
+    if (llc_statmodel_hist_create(&sum, err, sizeof err) < 0)
+        goto fail;
+    struct llc_mrc_profile_info info = {.rate = rt.rate, .seed = rt.seed,
+                                        .threads = rt.n_threads};
+    snprintf(info.command, sizeof info.command, "%s", rt.command);
+    for (struct rt_thread *t = rt.threads; t; t = t->next) {
+        pthread_mutex_lock(&t->lock);
+        int rc = llc_statmodel_hist_merge(sum, t->hist, err, sizeof err);
+        if (rc == 0 && t->n_watch)
+            rc = llc_statmodel_hist_add_dangling(sum, (double)t->n_watch, err, sizeof err);
+        /* Another thread's counter, read while it runs: a snapshot. */
+        info.refs += t->hot ? __atomic_load_n(&t->hot->refs, __ATOMIC_RELAXED) : t->refs_final;
+        pthread_mutex_unlock(&t->lock);
+        if (rc < 0)
+            goto fail;
+    }
+    info.samples = (uint64_t)llround(llc_statmodel_hist_total(sum));
+    if (llc_afile_open(rt.output, &f, err, sizeof err) < 0 ||
+        llc_mrc_profile_write(llc_afile_stream(f), &info, sum, err, sizeof err) < 0)
+        goto fail;
+    const int rc = llc_afile_commit(f, err, sizeof err);
+    f = NULL;
+    if (rc < 0)
+        goto fail;
+    llc_statmodel_hist_destroy(sum);
+    return;
+fail:
+    llc_afile_abort(f);
+    llc_statmodel_hist_destroy(sum);
+    rt_warn("profile not written: %s", err);
+}
+
+static COLD void trace_access(uint64_t addr, uint32_t size, uint8_t kind, uint64_t pc)
+{
+    const struct llc_trace_rec rec = {.addr = addr, .pc = pc, .size = size, .kind = kind};
+    pthread_mutex_lock(&rt.lock);
+    if (!rt.finished && rt.writer && llc_trace_writer_put(rt.writer, &rec) < 0) {
+        rt_warn("trace write failed: the trace is abandoned");
+        llc_trace_writer_abort(rt.writer);
+        rt.writer = NULL;
+    }
+    pthread_mutex_unlock(&rt.lock);
+}
+
+/* Countdown reached zero: the thread's first access, a sample to take, or
+ * (trace mode) every access. */
+static COLD void slow_path(struct rt_hot *h, uint64_t addr, uint32_t size, uint8_t kind,
+                           uint64_t pc)
+{
+    pthread_once(&rt.once, configure);
+    if (rt.mode == RT_OFF || rt.finished) {
+        stay_idle(h);
+        return;
+    }
+    if (rt.mode == RT_TRACE) {
+        h->countdown = 1;
+        trace_access(addr, size, kind, pc);
+        return;
+    }
+    struct rt_thread *t = h->thread;
+    if (!t) {
+        t = thread_start(h);
+        if (!t) {
+            stay_idle(h);
+            return;
+        }
+        /* The first gap counts from the thread's first access, which is
+         * this one: sample it if the gap is 1. */
+        h->countdown = next_gap(&t->rng);
+        if (--h->countdown != 0)
+            return;
+    }
+    if (rt_dump_requested) {
+        rt_dump_requested = 0;
+        pthread_mutex_lock(&rt.lock);
+        if (!rt.finished)
+            write_profile();
+        pthread_mutex_unlock(&rt.lock);
+    }
+    pthread_mutex_lock(&t->lock);
+    const int rc = rt_watch_add(t, addr >> 6, h->refs - 1);
+    t->taken++;
+    pthread_mutex_unlock(&t->lock);
+    if (rc < 0) {
+        rt_warn("out of memory for a watch: sampling stops in this thread");
+        stay_idle(h);
+        return;
+    }
+    h->countdown = next_gap(&t->rng);
+}
+
+static COLD void watched(struct rt_hot *h, uint64_t line)
+{
+    struct rt_thread *t = h->thread;
+    if (!t)
+        return;
+    pthread_mutex_lock(&t->lock);
+    const int rc = rt_watch_hit(t, line, h->refs - 1);
+    pthread_mutex_unlock(&t->lock);
+    if (rc < 0) {
+        rt_warn("out of memory for the histogram: sampling stops in this thread");
+        stay_idle(h);
+    }
+}
+
+static inline HOT void on_access(const void *p, uint32_t size, uint8_t kind, uint64_t pc)
+{
+    struct rt_hot *const h = &rt_hot;
+    const uint64_t addr = (uint64_t)(uintptr_t)p;
+    h->refs++;
+    /* A watched line's reuse is checked before a sample is taken, so a new
+     * sample on a watched line first resolves the old one (spec §2.2). */
+    const uint64_t b = rt_hash(addr >> 6) >> h->shift;
+    if (__builtin_expect((h->filter[b >> 6] >> (b & 63)) & 1, 0))
+        watched(h, addr >> 6);
+    if (__builtin_expect(--h->countdown == 0, 0))
+        slow_path(h, addr, size, kind, pc);
+}
+
+#define PC() ((uint64_t)(uintptr_t)__builtin_return_address(0))
+#define CALLBACKS(n)                                                                              \
+    EXPORT void __sanitizer_cov_load##n(void *p) { on_access(p, n, LLC_TRACE_LOAD, PC()); }      \
+    EXPORT void __sanitizer_cov_store##n(void *p) { on_access(p, n, LLC_TRACE_STORE, PC()); }
+CALLBACKS(1)
+CALLBACKS(2)
+CALLBACKS(4)
+CALLBACKS(8)
+CALLBACKS(16)
+
+__attribute__((constructor)) static void rt_init(void)
+{
+    pthread_once(&rt.once, configure);
+}
+
+/* At exit: the final profile, or the trace closed. Accesses made after this
+ * (later destructors) are not recorded. */
+__attribute__((destructor)) static void rt_fini(void)
+{
+    pthread_mutex_lock(&rt.lock);
+    if (rt.mode == RT_HIST && !rt.finished)
+        write_profile();
+    if (rt.mode == RT_TRACE && rt.writer) {
+        char err[LLC_ERRLEN];
+        if (llc_trace_writer_close(rt.writer, -1, err, sizeof err) < 0)
+            rt_warn("%s", err);
+        rt.writer = NULL;
+    }
+    rt.finished = true;
+    pthread_mutex_unlock(&rt.lock);
+}

@@ -1,0 +1,161 @@
+/* The runtime's per-thread watch table: open addressing keyed by line, and
+ * a bit filter in front of it so that the per-access check of an unwatched
+ * line is one load and a predictable branch. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt/rt.h"
+
+/* Table slots per watch at most, and filter bits per watch at least. */
+#define TABLE_SPARSITY 4
+#define FILTER_BITS_PER_WATCH 32
+#define FILTER_MIN_LOG2 16 /* 8 KiB: small next to any cache the program uses */
+
+static int alloc_table(struct rt_thread *t, unsigned bits)
+{
+    uint64_t *key = calloc((size_t)1 << bits, sizeof *key);
+    uint64_t *pos = malloc(((size_t)1 << bits) * sizeof *pos);
+    if (!key || !pos) {
+        free(key);
+        free(pos);
+        return -ENOMEM;
+    }
+    t->key = key;
+    t->pos = pos;
+    t->mask = (UINT64_C(1) << bits) - 1;
+    t->shift = 64u - bits;
+    return 0;
+}
+
+/* Rebuilds the filter from the table: bits of resolved watches are not
+ * cleared when they resolve (another watch may share the bit), so they
+ * accumulate until this. */
+static int rebuild_filter(struct rt_thread *t)
+{
+    unsigned log2 = FILTER_MIN_LOG2;
+    while (log2 < 40 && ((uint64_t)1 << log2) < FILTER_BITS_PER_WATCH * (t->n_watch + 1))
+        log2++;
+    uint64_t *f = calloc(((size_t)1 << log2) / 64, sizeof *f);
+    if (!f)
+        return -ENOMEM;
+    const unsigned shift = 64u - log2;
+    for (uint64_t i = 0; i <= t->mask; i++) {
+        if (!t->key[i])
+            continue;
+        const uint64_t b = rt_hash(t->key[i] - 1) >> shift;
+        f[b >> 6] |= UINT64_C(1) << (b & 63);
+    }
+    /* The thread reads hot->filter without the lock: publish the new one
+     * before freeing the old. Only the owning thread frees, and it is the
+     * one running here (watches are added by their thread only). */
+    uint64_t *old = t->filter;
+    t->filter = f;
+    t->filter_bits_log2 = log2;
+    t->filter_set = t->n_watch;
+    if (t->hot) {
+        t->hot->filter = f;
+        t->hot->shift = shift;
+    }
+    free(old);
+    return 0;
+}
+
+int rt_watch_init(struct rt_thread *t)
+{
+    if (alloc_table(t, 8))
+        return -ENOMEM;
+    return rebuild_filter(t);
+}
+
+static uint64_t slot_of(const struct rt_thread *t, uint64_t key)
+{
+    return rt_hash(key) >> t->shift;
+}
+
+static int grow(struct rt_thread *t)
+{
+    uint64_t *const old_key = t->key, *const old_pos = t->pos;
+    const uint64_t old_size = t->mask + 1, old_mask = t->mask;
+    const unsigned old_shift = t->shift;
+    if (alloc_table(t, 64u - t->shift + 1u)) {
+        t->key = old_key;
+        t->pos = old_pos;
+        t->mask = old_mask;
+        t->shift = old_shift;
+        return -ENOMEM;
+    }
+    for (uint64_t i = 0; i < old_size; i++) {
+        if (!old_key[i])
+            continue;
+        uint64_t j = slot_of(t, old_key[i]);
+        while (t->key[j])
+            j = (j + 1) & t->mask;
+        t->key[j] = old_key[i];
+        t->pos[j] = old_pos[i];
+    }
+    free(old_key);
+    free(old_pos);
+    return 0;
+}
+
+int rt_watch_add(struct rt_thread *t, uint64_t line, uint64_t pos)
+{
+    if (TABLE_SPARSITY * (t->n_watch + 1) > t->mask + 1 && grow(t))
+        return -ENOMEM;
+    const uint64_t key = line + 1;
+    uint64_t j = slot_of(t, key);
+    while (t->key[j])
+        j = (j + 1) & t->mask;
+    t->key[j] = key;
+    t->pos[j] = pos;
+    t->n_watch++;
+    t->filter_set++;
+    /* A filter too full of set bits sends too many accesses to the table. */
+    if (((uint64_t)1 << t->filter_bits_log2) < FILTER_BITS_PER_WATCH / 2 * t->filter_set)
+        return rebuild_filter(t);
+    const uint64_t b = rt_hash(line) >> (64u - t->filter_bits_log2);
+    t->filter[b >> 6] |= UINT64_C(1) << (b & 63);
+    return 0;
+}
+
+/* Backward-shift deletion: no tombstones, lookups stop at the first gap. */
+static void remove_at(struct rt_thread *t, uint64_t i)
+{
+    uint64_t j = i;
+    for (;;) {
+        j = (j + 1) & t->mask;
+        if (!t->key[j])
+            break;
+        const uint64_t home = slot_of(t, t->key[j]);
+        const int stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!stays) {
+            t->key[i] = t->key[j];
+            t->pos[i] = t->pos[j];
+            i = j;
+        }
+    }
+    t->key[i] = 0;
+    t->n_watch--;
+}
+
+int rt_watch_hit(struct rt_thread *t, uint64_t line, uint64_t pos)
+{
+    const uint64_t key = line + 1;
+    for (uint64_t j = slot_of(t, key); t->key[j]; j = (j + 1) & t->mask) {
+        if (t->key[j] != key)
+            continue;
+        const int rc = llc_statmodel_hist_add(t->hist, pos - t->pos[j] - 1, 1.0, NULL, 0);
+        remove_at(t, j);
+        return rc;
+    }
+    return 0;
+}
+
+void rt_watch_free(struct rt_thread *t)
+{
+    free(t->key);
+    free(t->pos);
+    free(t->filter);
+    t->key = t->pos = t->filter = NULL;
+}

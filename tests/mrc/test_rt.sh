@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# libllcprobe-rt on a small C program built here with scripts/llcprobe-cc:
+# the histogram at rate 1 matches the one sampled from the same run's full
+# trace (trace mode), SIGUSR1 writes a profile before exit, and `mrc -- PROG`
+# picks the runtime by itself.
+set -uo pipefail
+bin=$1
+src=${LLCPROBE_SOURCE_DIR:?}
+cc=$src/scripts/llcprobe-cc
+command -v clang >/dev/null || { echo "skip: no clang"; exit 77; }
+[ -f "${LLCPROBE_RT_LIB:-}" ] || { echo "skip: libllcprobe-rt.a not built"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+cat >"$tmp/prog.c" <<'C'
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+/* Sweeps over n ints, `rounds` times; with "usr1", signals itself halfway
+ * and reports whether the profile appeared before exit. */
+int main(int argc, char **argv)
+{
+    const long n = atol(argv[1]), rounds = atol(argv[2]);
+    /* Line-aligned, so that every run (addresses move with ASLR) touches
+     * the same number of lines. */
+    volatile int *a = aligned_alloc(64, ((size_t)n * sizeof(int) + 63) / 64 * 64);
+    for (long i = 0; i < n; i++)
+        a[i] = 0;
+    long sum = 0;
+    for (long r = 0; r < rounds; r++) {
+        if (argc > 3 && r == rounds / 2)
+            raise(SIGUSR1);
+        for (long i = 0; i < n; i++)
+            a[i] += (int)(i + r);
+        for (long i = 0; i < n; i += 7)
+            sum += a[i];
+    }
+    if (argc > 3)
+        printf("profile before exit: %s\n", access(getenv("LLCPROBE_RT_OUTPUT"), F_OK) == 0 ? "yes" : "no");
+    printf("%ld\n", sum);
+    return 0;
+}
+C
+"$cc" -O1 -o "$tmp/prog" "$tmp/prog.c" 2>"$tmp/cc.err" || { fail "llcprobe-cc: $(cat "$tmp/cc.err")"; exit 1; }
+clang -O1 -o "$tmp/native" "$tmp/prog.c" || exit 1
+[ "$("$tmp/prog" 3000 20)" = "$("$tmp/native" 3000 20)" ] || fail "instrumented output differs"
+
+# Idle without LLCPROBE_RT_OUTPUT: nothing written anywhere.
+(cd "$tmp" && ./prog 100 2 >/dev/null) && [ -z "$(find "$tmp" -newer "$tmp/prog" -name '*.profile')" ] \
+  || fail "idle runtime wrote something"
+
+# Rate 1: every reference sampled; the trace of the same run, sampled at
+# rate 1, must give the same curve (both exact).
+LLCPROBE_RT_OUTPUT=$tmp/p1.profile LLCPROBE_RT_RATE=1 "$tmp/prog" 3000 20 >/dev/null || fail "rt run"
+LLCPROBE_RT_OUTPUT=$tmp/p1.trace LLCPROBE_RT_MODE=trace "$tmp/prog" 3000 20 >/dev/null || fail "trace run"
+"$bin" trace --show "$tmp/p1.trace" --verify >"$tmp/show" 2>&1 || fail "trace unreadable: $(cat "$tmp/show")"
+grep -q 'recorder: llcprobe-rt' "$tmp/show" || fail "recorder not llcprobe-rt"
+refs_trace=$(awk '/^loads:|^stores:/ { s += $2 } END { print s }' "$tmp/show")
+refs_prof=$(awk '$1 == "refs" { print $2 }' "$tmp/p1.profile")
+[ "$refs_trace" = "$refs_prof" ] || fail "references: trace $refs_trace, profile $refs_prof"
+# 20 rounds x (3000 stores + 3000 loads + 429 loads) + a few: at least 128k.
+[ "${refs_prof:-0}" -ge 128000 ] || fail "too few references: $refs_prof"
+sizes=1K,8K,11K,12K,13K,16K,64K
+"$bin" mrc --profile "$tmp/p1.profile" --sizes $sizes -o "$tmp/a" >/dev/null 2>&1 || fail "mrc profile"
+"$bin" mrc --trace "$tmp/p1.trace" --rate 1 --sizes $sizes -o "$tmp/b" >/dev/null 2>&1 || fail "mrc trace"
+paste -d, "$tmp/a.mrc.csv" "$tmp/b.mrc.csv" | awk -F, -v n=10 '
+  NR > 1 { for (c = 3; c <= n; c++) if ($c != "" && ($c - $(c + n)) ^ 2 > 1e-6) { print "col " c ": " $c " vs " $(c + n); bad = 1 } }
+  END { exit bad }' || fail "rt and trace curves differ"
+
+# SIGUSR1: a profile is on disk before the program ends.
+out=$(LLCPROBE_RT_OUTPUT=$tmp/u.profile LLCPROBE_RT_RATE=0.01 "$tmp/prog" 3000 20 usr1)
+grep -q 'profile before exit: yes' <<<"$out" || fail "SIGUSR1 wrote no profile: $out"
+
+# Bad settings: one line on stderr, the program still runs.
+LLCPROBE_RT_OUTPUT=$tmp/x.profile LLCPROBE_RT_RATE=7 "$tmp/prog" 10 1 >/dev/null 2>"$tmp/err" || fail "bad rate killed the program"
+grep -q 'LLCPROBE_RT_RATE' "$tmp/err" && [ ! -e "$tmp/x.profile" ] || fail "bad rate: $(cat "$tmp/err")"
+
+# mrc -- PROGRAM: auto picks the runtime.
+"$bin" mrc --rate 0.01 --sizes 4K,64K -- "$tmp/prog" 3000 20 >"$tmp/out" 2>&1 || fail "mrc -- prog: $(cat "$tmp/out")"
+grep -q 'mrc: rt from' "$tmp/out" || fail "auto did not pick rt: $(cat "$tmp/out")"
+[ "$fails" -eq 0 ] && echo "mrc rt: ok"
+exit $((fails > 0))
