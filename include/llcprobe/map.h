@@ -208,6 +208,10 @@ int llc_map_run(struct llc_map_backend *b, const struct llc_map_plan *plan,
                 struct llc_map_result **out, char *err, size_t errlen);
 void llc_map_result_free(struct llc_map_result *r);
 
+/* Parses a unit list like "0-15,100,4096-4100" (ids unchecked against a
+ * geometry: llc_map_run does that). *out is malloc'd. */
+int llc_map_parse_sets(const char *list, uint32_t **out, size_t *n, char *err, size_t errlen);
+
 /* Summary over measured units: misses per unit. */
 struct llc_map_summary {
     uint32_t n;

@@ -6,12 +6,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/map_opts.h"
 #include "llcprobe/common.h"
 #include "llcprobe/sysinfo.h"
 #include "llcprobe/target.h"
 #include "util/cli.h"
+
+/* The program must exist before anything else is looked at: that error is
+ * the one the user can fix first. */
+static int check_program(const char *prog)
+{
+    if (strchr(prog, '/'))
+        return access(prog, X_OK) == 0 ? 0 : llc_cli_fail("map", "%s: %s", prog, strerror(errno));
+    const char *path = getenv("PATH");
+    char dir[4096];
+    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+        const size_t n = strcspn(p, ":");
+        snprintf(dir, sizeof(dir), "%.*s/%s", (int)n, p, prog);
+        if (access(dir, X_OK) == 0)
+            return 0;
+        p += n + (p[n] == ':');
+    }
+    return llc_cli_fail("map", "%s: not found in PATH", prog);
+}
 
 static bool target_running(void *ctx)
 {
@@ -60,6 +79,8 @@ int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop)
     int status = LLC_EXIT_FAIL;
     if (!si)
         return llc_cli_fail("map", "out of memory");
+    if (o->argv && check_program(o->argv[0]) != 0)
+        goto out;
     const struct llc_sysinfo_options so = {.live = true};
     if (llc_sysinfo_collect(&so, si, err, sizeof(err)) < 0) {
         llc_cli_fail("map", "%s", err);

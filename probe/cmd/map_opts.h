@@ -28,9 +28,6 @@ struct map_opts {
     char **argv;                  /* the target command after -- */
 };
 
-/* Parsed unit list of --sets ("0-15,100,4096-4100"). */
-int llc_map_parse_sets(const char *list, uint32_t **out, size_t *n, char *err, size_t errlen);
-
 /* The two paths; each returns the exit status. stop is set by signals. */
 int llc_map_cmd_sim(const struct map_opts *o, volatile sig_atomic_t *stop);
 int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop);

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# llcprobe map end to end: the simulator path (outputs, ground truth),
+# usage and input errors, the hardware path's refusals leaving nothing
+# behind, and SIGINT writing a partial map.
+set -u
+bin=$1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+check_rc() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: exit $3, expected $2"; fi; }
+jcheck() { # NAME FILE EXPR over d
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($3) else 1)" "$2"; then
+    ok "$1"; else bad "$1: ($3) is false"; fi
+}
+huge() { cat /sys/kernel/mm/hugepages/hugepages-*/nr_hugepages 2>/dev/null | tr '\n' ' '; }
+
+# --- simulator: a gaussian-shaped target on the Intel-like preset ---
+"$bin" map --backend sim --preset intel8 --workload gaussian:size=16M,cv=0.5 --sweeps 2 \
+  -o "$tmp/g" -q >"$tmp/g.out" 2>"$tmp/g.err"
+check_rc "sim map" 0 $?
+jcheck "map json header" "$tmp/g.map.json" \
+  'd["format"]=="llcprobe-map" and d["version"]==1 and d["complete"] and d["sweeps"]==2 and d["backend"]["name"]=="sim"'
+jcheck "geometry and walk" "$tmp/g.map.json" \
+  'd["llc"]["sets"]==8192 and d["llc"]["slices"]==4 and d["probe"]["walk"]==16 and "100.0% LLC hits" in d["backend"]["walk_check"]'
+jcheck "every set measured" "$tmp/g.map.json" \
+  'all(d["sets"]["measured"]) and len(d["sets"]["misses"])==8192 and sum(d["sets"]["misses"])==d["summary"]["total_misses"]'
+jcheck "sweeps add up" "$tmp/g.map.json" \
+  'all(a+b==m for a,b,m in zip(d["sets"]["sweep_misses"][0], d["sets"]["sweep_misses"][1], d["sets"]["misses"]))'
+# Spearman between probe misses and true occupancy, computed here independently.
+python3 - "$tmp/g.map.json" <<'PY' && ok "recovers true occupancy (Spearman >= 0.9)" || bad "Spearman vs truth"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m, t = d["sets"]["misses"], d["truth"]["occupancy"]
+def ranks(v):
+    order = sorted(range(len(v)), key=lambda i: v[i]); r = [0.0] * len(v); i = 0
+    while i < len(v):
+        j = i
+        while j + 1 < len(v) and v[order[j + 1]] == v[order[i]]: j += 1
+        for k in range(i, j + 1): r[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return r
+a, b = ranks(m), ranks(t); n = len(a); ma, mb = sum(a) / n, sum(b) / n
+cov = sum((x - ma) * (y - mb) for x, y in zip(a, b))
+rho = cov / (sum((x - ma) ** 2 for x in a) * sum((y - mb) ** 2 for y in b)) ** 0.5
+print("     Spearman", round(rho, 3))
+sys.exit(0 if rho >= 0.9 else 1)
+PY
+[ "$(head -1 "$tmp/g.map.csv")" = "set,slice,index,misses,accesses,dwell_s,true_occupancy" ] && \
+  [ "$(wc -l <"$tmp/g.map.csv")" -eq 8193 ] && ok "csv" || bad "csv shape"
+grep -q "^sets mapped     8192 of 8192" "$tmp/g.out" && grep -q "^hottest sets" "$tmp/g.out" && \
+  grep -q "Spearman" "$tmp/g.out" && ok "summary" || bad "summary: $(cat "$tmp/g.out")"
+
+# --- sets mode and sweep mode ---
+"$bin" map --backend sim --preset intel8 --workload uniform:size=4M --sets 0-99,4096 --dwell 0.0005 \
+  -o "$tmp/s" -q >/dev/null 2>&1; check_rc "sets mode" 0 $?
+jcheck "only the listed sets" "$tmp/s.map.json" \
+  'sum(d["sets"]["measured"])==101 and d["sets"]["measured"][4096] and not d["sets"]["measured"][100] and d["probe"]["mode"]=="sets"'
+"$bin" map --backend sim --preset intel8 --workload uniform:size=4M --mode sweep --group 1024 --dwell 0.0002 \
+  --sweeps 1 -o "$tmp/w" -q >/dev/null 2>&1; check_rc "sweep mode" 0 $?
+jcheck "sweep covers all" "$tmp/w.map.json" 'all(d["sets"]["measured"]) and d["probe"]["group"]==1024'
+
+# --- usage and input errors: one line, exit 2 (usage) or 1 ---
+one_line() { [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q "^llcprobe: " "$tmp/e"; }
+"$bin" map --backend sim --preset nope --workload uniform:size=1M -o "$tmp/x" 2>"$tmp/e"; rc=$?
+check_rc "unknown preset" 2 $rc; one_line && ok "unknown preset: one line" || bad "$(cat "$tmp/e")"
+"$bin" map --backend sim --workload "nonsense:size=1M" -o "$tmp/x" 2>"$tmp/e"; rc=$?
+check_rc "bad workload" 1 $rc; one_line && ok "bad workload: one line" || bad "$(cat "$tmp/e")"
+"$bin" map --backend sim --trace "$tmp/missing.trace" -o "$tmp/x" 2>"$tmp/e"; rc=$?
+check_rc "missing trace" 1 $rc; grep -q "missing.trace" "$tmp/e" && ok "names the file" || bad "$(cat "$tmp/e")"
+"$bin" map --backend sim --preset intel8 --workload uniform:size=1M --sets 9000 -o "$tmp/x" 2>"$tmp/e"
+check_rc "set out of range" 1 $?
+"$bin" map --backend sim 2>/dev/null; check_rc "no target" 2 $?
+"$bin" map --backend warp -- /bin/true 2>/dev/null; check_rc "unknown backend" 2 $?
+"$bin" map --dwell -1 -- /bin/true 2>/dev/null; check_rc "bad dwell" 2 $?
+"$bin" map --rate 1e6 --delay 10 -- /bin/true 2>/dev/null; check_rc "rate and delay" 2 $?
+"$bin" map --workload uniform:size=1M -- /bin/true 2>/dev/null; check_rc "workload without sim" 2 $?
+"$bin" map --help | grep -q "usage: llcprobe map" && ok "--help" || bad "--help"
+
+# --- hardware path: whatever this machine is, it either maps or refuses
+# with one line, and leaves no hugepage reserved and no child running ---
+before=$(huge)
+"$bin" map -o "$tmp/hw" -q -- sleep 30 >"$tmp/hw.out" 2>"$tmp/e"; rc=$?
+after=$(huge)
+if [ $rc -eq 0 ]; then
+  jcheck "hardware map" "$tmp/hw.map.json" 'd["backend"]["name"] in ("pmu","timing")'
+else
+  check_rc "hardware refusal" 1 $rc
+  one_line && ok "refusal is one line: $(cat "$tmp/e")" || bad "refusal: $(cat "$tmp/e")"
+fi
+[ "$before" = "$after" ] && ok "hugepages as before ($after)" || bad "hugepages $before -> $after"
+pgrep -f "^sleep 30$" >/dev/null && bad "target left running" || ok "no target left running"
+"$bin" map -q -- "$tmp/no-such-program" 2>"$tmp/e"; rc=$?
+check_rc "no such program" 1 $rc
+one_line && grep -q "no-such-program" "$tmp/e" && ok "no such program: one line naming it" || bad "$(cat "$tmp/e")"
+
+# --- SIGINT: partial map written, complete false ---
+"$bin" map --backend sim --preset intel8 --workload uniform:size=16M --mode sweep --group 64 --dwell 0.001 \
+  --sweeps 4 -o "$tmp/i" -q >/dev/null 2>&1 &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid; rc=$?
+check_rc "interrupted map exits 1" 1 $rc
+jcheck "partial map written" "$tmp/i.map.json" \
+  'not d["complete"] and "interrupted" in d["incomplete_reason"] and any(d["sets"]["measured"])'
+
+exit $fail
