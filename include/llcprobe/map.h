@@ -187,6 +187,12 @@ struct llc_map_plan {
     size_t n_sets;
     uint64_t seed;            /* group composition and order */
     volatile sig_atomic_t *stop; /* polled between dwells; may be NULL */
+    /* Per-group target runs (the paper's sequential method): called before
+     * every group to start a fresh target; the group's dwell then lasts
+     * until that run ends (measure() returning 1 ends the group, not the
+     * map). NULL = one target for the whole map. */
+    int (*restart_target)(void *ctx, char *err, size_t errlen);
+    void *restart_ctx;
     void (*progress)(void *ctx, double done_fraction);
     void *progress_ctx;
 };

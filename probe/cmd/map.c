@@ -64,10 +64,14 @@ static void usage(FILE *out)
             "  --event E          pmu: libpfm4 event string (default: the LLC-miss event)\n"
             "  --reserve N        hugepages to reserve (root); the pool is restored at exit\n"
             "  --small-pages      allow 4 KiB pages when no hugepage can be had (warns)\n"
+            "  --llc WxSxN        the LLC's ways, sets per slice and slices, where the machine\n"
+            "                     does not report them (some VMs); eviction tests still verify\n"
             "target:\n"
             "  --attach PID       map a running process instead of launching one\n"
             "  --as-root          under sudo, run the target as root (default: the sudo user)\n"
             "  --repeat           restart the target until the map is complete\n"
+            "  --per-set-runs     one whole target run per set (or group), as in the paper;\n"
+            "                     hardware only (the simulator maps all sets in one run)\n"
             "  --target-output F  the target's stdout and stderr go to F\n"
             "output:\n"
             "  -o, --output P     prefix of the output files (default: the program's, workload's\n"
@@ -84,7 +88,7 @@ static void usage(FILE *out)
 enum {
     O_BACKEND = 256, O_PRESET, O_POLICY, O_WORKLOAD, O_TRACE, O_TARGET_RATE, O_NOISE, O_NOISE_RATE,
     O_MODE, O_SETS, O_GROUP, O_DWELL, O_SWEEPS, O_RATE, O_DELAY, O_EVENT, O_RESERVE, O_SMALL, O_ATTACH,
-    O_AS_ROOT, O_REPEAT, O_TARGET_OUTPUT, O_SEED, O_HELP
+    O_AS_ROOT, O_REPEAT, O_PER_SET_RUNS, O_TARGET_OUTPUT, O_SEED, O_LLC, O_HELP
 };
 
 static int positive(const char *opt, const char *s, double *out)
@@ -115,8 +119,8 @@ static int parse_opts(int argc, char **argv, struct map_opts *o)
         {"delay", required_argument, 0, O_DELAY},         {"event", required_argument, 0, O_EVENT},
         {"reserve", required_argument, 0, O_RESERVE},     {"small-pages", no_argument, 0, O_SMALL},
         {"attach", required_argument, 0, O_ATTACH},       {"as-root", no_argument, 0, O_AS_ROOT},
-        {"repeat", no_argument, 0, O_REPEAT},             {"target-output", required_argument, 0, O_TARGET_OUTPUT},
-        {"seed", required_argument, 0, O_SEED},           {"output", required_argument, 0, 'o'},
+        {"repeat", no_argument, 0, O_REPEAT},             {"per-set-runs", no_argument, 0, O_PER_SET_RUNS},             {"target-output", required_argument, 0, O_TARGET_OUTPUT},
+        {"seed", required_argument, 0, O_SEED},           {"llc", required_argument, 0, O_LLC},           {"output", required_argument, 0, 'o'},
         {"quiet", no_argument, 0, 'q'},                   {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
@@ -162,8 +166,21 @@ static int parse_opts(int argc, char **argv, struct map_opts *o)
         case O_ATTACH: rc = whole("--attach", optarg, 1, 1 << 30, &v); o->attach_pid = (int)v; break;
         case O_AS_ROOT: o->as_root = true; break;
         case O_REPEAT: o->repeat = true; break;
+        case O_PER_SET_RUNS: o->per_set_runs = true; break;
         case O_TARGET_OUTPUT: o->target_output = optarg; break;
         case O_SEED: rc = whole("--seed", optarg, 0, UINT64_MAX, &o->seed); break;
+        case O_LLC: {
+            unsigned w, sps, sl = 1;
+            char tail;
+            const int k = sscanf(optarg, "%ux%ux%u%c", &w, &sps, &sl, &tail);
+            if ((k != 2 && k != 3) || w == 0 || w > 64 || sps == 0 || (sps & (sps - 1)) || sl == 0 || sl > 64)
+                rc = llc_cli_usage("map", "--llc: '%s' is not WAYSxSETSxSLICES (e.g. 16x2048x4; sets per slice "
+                                          "a power of two)", optarg);
+            o->llc_ways = w;
+            o->llc_sets_per_slice = sps;
+            o->llc_slices = sl;
+            break;
+        }
         case 'o': o->out_prefix = optarg; break;
         case 'q': o->quiet = true; break;
         case O_HELP: usage(stdout); return 1;
@@ -186,6 +203,8 @@ static int parse_opts(int argc, char **argv, struct map_opts *o)
     const bool sim = strcmp(o->backend, "sim") == 0;
     if (!sim && strcmp(o->backend, "auto") && strcmp(o->backend, "pmu") && strcmp(o->backend, "timing"))
         return llc_cli_usage("map", "--backend: '%s' is not auto, pmu, timing or sim", o->backend);
+    if (sim && o->llc_ways)
+        return llc_cli_usage("map", "--llc describes real hardware; the simulator's LLC is its --preset");
     if (!sim && (o->preset || o->policy || o->workload || o->trace || o->noise))
         return llc_cli_usage("map", "--preset, --policy, --workload, --trace and --noise need --backend sim");
     if (sim && o->workload && o->trace)
@@ -198,6 +217,16 @@ static int parse_opts(int argc, char **argv, struct map_opts *o)
         return llc_cli_usage("map", "no target: give -- PROGRAM [ARGS] or --attach PID");
     if (o->argv && o->attach_pid >= 0)
         return llc_cli_usage("map", "--attach and a program to launch are two targets: give one");
+    if (o->repeat && sim)
+        return llc_cli_usage("map", "--repeat restarts a launched program on hardware; the simulator spreads a "
+                                    "trace over the sweeps instead");
+    if (o->per_set_runs && (sim || o->attach_pid >= 0 || o->repeat))
+        return llc_cli_usage("map", "--per-set-runs launches the program once per set: not with --backend sim, "
+                                    "--attach or --repeat");
+    if (o->per_set_runs && !o->dwell_given) {
+        o->dwell_s = 3600; /* each run's dwell lasts until the run ends */
+        o->dwell_given = true;
+    }
     if (!o->dwell_given)
         o->dwell_s = sim ? 0.002 : 0.02;
     if (!o->rate_given && sim)
@@ -219,7 +248,8 @@ static void show_progress(void *ctx, double f)
 }
 
 int llc_map_cmd_finish(const struct map_opts *o, struct llc_map_backend *b, const char *machine,
-                       const char *target, double rate, volatile sig_atomic_t *stop, bool want_truth)
+                       const char *target, double rate, volatile sig_atomic_t *stop, bool want_truth,
+                       int (*restart)(void *ctx, char *err, size_t errlen), void *restart_ctx)
 {
     char err[LLC_ERRLEN], start[32], end[32], path[4096];
     uint32_t *sets = NULL;
@@ -244,6 +274,8 @@ int llc_map_cmd_finish(const struct map_opts *o, struct llc_map_backend *b, cons
         .stop = stop,
         .progress = show_progress,
         .progress_ctx = &prog,
+        .restart_target = restart,
+        .restart_ctx = restart_ctx,
     };
     iso_now(start, sizeof(start));
     llc_progress_begin(&prog, "map", o->quiet);

@@ -15,6 +15,7 @@ struct map_opts {
     double target_rate, noise_rate;
     const char *out_prefix;
     const char *sets_list, *event, *target_output;
+    unsigned llc_ways, llc_sets_per_slice, llc_slices; /* --llc override, 0 = detect */
     enum llc_map_mode mode;
     bool mode_given;
     uint32_t group;
@@ -24,7 +25,7 @@ struct map_opts {
     uint32_t reserve;
     uint64_t seed;
     int attach_pid;
-    bool as_root, repeat, quiet, small_pages_ok;
+    bool as_root, repeat, per_set_runs, quiet, small_pages_ok;
     char **argv;                  /* the target command after -- */
 };
 
@@ -36,6 +37,7 @@ int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop);
  * PREFIX.map.json and PREFIX.map.csv, prints the summary. truth may be NULL. */
 int llc_map_cmd_finish(const struct map_opts *o, struct llc_map_backend *b, const char *machine,
                        const char *target, double rate, volatile sig_atomic_t *stop,
-                       bool want_truth);
+                       bool want_truth, int (*restart)(void *ctx, char *err, size_t errlen),
+                       void *restart_ctx);
 
 #endif

@@ -45,6 +45,18 @@ static int trace_program(const struct map_opts *o, volatile sig_atomic_t *stop, 
     return 0;
 }
 
+static int trace_accesses(const char *path, uint64_t *n)
+{
+    struct llc_trace_reader *r;
+    char err[LLC_ERRLEN];
+    if (llc_trace_reader_open(path, &r, err, sizeof(err)) < 0)
+        return -1;
+    const struct llc_trace_info *info = llc_trace_reader_info(r);
+    *n = info->n_load + info->n_store + info->n_modify;
+    llc_trace_reader_close(r);
+    return *n ? 0 : -1;
+}
+
 static const char *default_prefix(const struct map_opts *o, char *buf, size_t len)
 {
     const char *src = o->argv ? o->argv[0] : o->trace ? o->trace : NULL;
@@ -102,8 +114,16 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
         llc_cli_fail("map", "%s", err);
         goto out;
     }
-    if (!o.dwell_given && o.mode == LLC_MAP_GLOBAL)
-        o.dwell_s = TARGET_ACCESSES_PER_SET * llc_map_units(&b->geo) / (o.target_rate * 1e9);
+    if (!o.dwell_given && o.mode == LLC_MAP_GLOBAL) {
+        double accesses = TARGET_ACCESSES_PER_SET * llc_map_units(&b->geo);
+        uint64_t in_trace;
+        /* A trace ends: share it out over the sweeps, leaving a little at
+         * the end (records spanning two lines make a few more accesses
+         * than records, never fewer). */
+        if (o.trace && trace_accesses(o.trace, &in_trace) == 0)
+            accesses = 0.98 * (double)in_trace / o.sweeps;
+        o.dwell_s = accesses / (o.target_rate * 1e9);
+    }
     snprintf(machine, sizeof(machine), "simulator preset %s, LLC %s", preset, o.policy ? o.policy : "lru");
     if (o.argv) {
         size_t at = (size_t)snprintf(target, sizeof(target), "%s", o.argv[0]);
@@ -115,7 +135,7 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
     }
     if (!o.quiet)
         fprintf(stderr, "llcprobe: map: %s; %s\n", b->walk_check, b->calibration);
-    status = llc_map_cmd_finish(&o, b, machine, target, o.rate, stop, true);
+    status = llc_map_cmd_finish(&o, b, machine, target, o.rate, stop, true, NULL, NULL);
 out:
     llc_map_backend_release(b);
     if (trace_path[0])

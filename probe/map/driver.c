@@ -68,8 +68,9 @@ static int plan_units(const struct llc_map_plan *p, uint32_t units, uint32_t **o
     for (size_t i = 0; i < count; i++) {
         u[i] = p->mode == LLC_MAP_SETS ? p->sets[i] : (uint32_t)i;
         if (u[i] >= units) {
+            const uint32_t bad = u[i];
             free(u);
-            return llc_errf(err, errlen, -EINVAL, "set %u is out of range (the LLC has %u sets)", u[i], units);
+            return llc_errf(err, errlen, -EINVAL, "set %u is out of range (the LLC has %u sets)", bad, units);
         }
     }
     uint64_t s = p->seed ^ 0x6d6170ULL;
@@ -126,9 +127,13 @@ int llc_map_run(struct llc_map_backend *b, const struct llc_map_plan *p, struct 
             }
             const uint32_t *grp = order + g * group;
             const size_t gn = g + 1 == groups ? n - g * group : group;
+            if (p->restart_target && (rc = p->restart_target(p->restart_ctx, err, errlen)) < 0)
+                goto fail;
             rc = b->ops->measure(b->ctx, grp, gn, p->dwell_s, sm, sa, err, errlen);
             if (rc < 0)
                 goto fail;
+            if (rc == 1 && p->restart_target)
+                rc = 0; /* this run ended; the next group gets its own */
             for (size_t i = 0; i < gn; i++) {
                 r->measured[grp[i]] = true;
                 r->dwell_s[grp[i]] += p->dwell_s;

@@ -91,6 +91,22 @@ else
 fi
 [ "$before" = "$after" ] && ok "hugepages as before ($after)" || bad "hugepages $before -> $after"
 pgrep -f "^sleep 30$" >/dev/null && bad "target left running" || ok "no target left running"
+# With the geometry given (--llc) the timing backend gets as far as this
+# machine allows: it maps, or refuses with measured numbers.
+if [ "$(id -u)" = 0 ]; then
+  before=$(huge)
+  "$bin" map --backend timing --llc 16x4096x1 --reserve 64 -o "$tmp/hwl" -q -- sleep 30 >/dev/null 2>"$tmp/e"; rc=$?
+  after=$(huge)
+  if [ $rc -eq 0 ]; then ok "timing map with --llc"; else
+    check_rc "timing refusal with --llc" 1 $rc
+    grep -q "^llcprobe: map: timing: .*[0-9]" "$tmp/e" && ok "timing refusal has numbers: $(tail -1 "$tmp/e")" \
+      || bad "timing refusal: $(cat "$tmp/e")"
+  fi
+  [ "$before" = "$after" ] && ok "hugepages restored ($after)" || bad "hugepages $before -> $after"
+  pgrep -f "^sleep 30$" >/dev/null && bad "target left running (--llc)" || ok "no target left running (--llc)"
+fi
+"$bin" map --backend sim --llc 16x1024 --workload uniform:size=1M 2>/dev/null; check_rc "--llc with sim" 2 $?
+"$bin" map --llc 16x1000 -- /bin/true 2>/dev/null; check_rc "--llc bad sets" 2 $?
 "$bin" map -q -- "$tmp/no-such-program" 2>"$tmp/e"; rc=$?
 check_rc "no such program" 1 $rc
 one_line && grep -q "no-such-program" "$tmp/e" && ok "no such program: one line naming it" || bad "$(cat "$tmp/e")"
