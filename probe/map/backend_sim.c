@@ -35,13 +35,16 @@ struct sim_backend {
     size_t n;
     uint32_t *cursor, *walk_of; /* per group position */
     uint32_t *l2_share;         /* [l2_sets] scratch: group units per L2 set */
+    /* The group's lines by position: glines[c * n + i] is line c of the
+     * unit at position i, so a round walks memory in order (the host's
+     * caches, not the simulated ones, set this backend's speed). */
+    uint64_t *glines;
+    uint64_t *gmiss, *gacc;     /* per position, folded into unit counts */
     size_t pos;
     uint64_t issued, warm;
     /* Attribution of the access in flight. */
     bool pending;
-    uint32_t pending_unit;
-    uint64_t *pm, *pa;
-    uint64_t *misses, *accesses;
+    size_t pending_pos;
     bool ended;
     /* Ground truth. */
     struct llc_sim_set_stats *set_buf;
@@ -78,12 +81,27 @@ static void plan_group(struct sim_backend *s, const uint32_t *units, size_t n)
         s->walk_of[i] = llc_map_walk_length(g, u);
         s->cursor[i] = 0;
         round += s->walk_of[i];
+        const uint64_t *from = s->lines + (size_t)units[i] * s->lines_per_unit;
+        for (uint32_t c = 0; c < s->walk_of[i]; c++)
+            s->glines[(size_t)c * n + i] = from[c];
+        s->gmiss[i] = s->gacc[i] = 0;
     }
     s->group = units;
     s->n = n;
     s->pos = 0;
     s->issued = 0;
     s->warm = WARM_ROUNDS * round;
+    /* The previous group's last access is still in flight; its outcome
+     * (one access) is dropped rather than credited to this group. */
+    s->pending = false;
+}
+
+static void fold_group(struct sim_backend *s, uint64_t *misses, uint64_t *accesses)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        misses[s->group[i]] += s->gmiss[i];
+        accesses[s->group[i]] += s->gacc[i];
+    }
 }
 
 static int probe_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr, bool *is_write, char *err,
@@ -93,23 +111,20 @@ static int probe_next(void *ctx, const struct llc_sim_result *prev, uint64_t *ad
     (void)errlen;
     struct sim_backend *s = ctx;
     if (prev && s->pending) {
-        s->pa[s->pending_unit]++;
-        s->pm[s->pending_unit] += prev->level == LLC_SIM_HIT_DRAM;
+        s->gacc[s->pending_pos]++;
+        s->gmiss[s->pending_pos] += prev->level == LLC_SIM_HIT_DRAM;
     }
     if (s->n == 0) {
         s->pending = false;
         return 0;
     }
     const size_t i = s->pos;
-    const uint32_t unit = s->group[i];
-    *addr = s->lines[(size_t)unit * s->lines_per_unit + s->cursor[i]];
+    *addr = s->glines[(size_t)s->cursor[i] * s->n + i];
     *is_write = false;
     s->cursor[i] = s->cursor[i] + 1 == s->walk_of[i] ? 0 : s->cursor[i] + 1;
     s->pos = i + 1 == s->n ? 0 : i + 1;
     s->pending = s->issued++ >= s->warm;
-    s->pending_unit = unit;
-    s->pm = s->misses;
-    s->pa = s->accesses;
+    s->pending_pos = i;
     return 1;
 }
 
@@ -170,8 +185,7 @@ static int check_walk(struct sim_backend *s, char *err, size_t errlen)
             uint64_t per_round = warm / WARM_ROUNDS;
             for (uint64_t a = 0; a < (rounds + WARM_ROUNDS) * per_round; a++) {
                 const size_t i = s->pos;
-                const uint64_t line =
-                    s->lines[(size_t)s->group[i] * s->lines_per_unit + s->cursor[i]];
+                const uint64_t line = s->glines[(size_t)s->cursor[i] * s->n + i];
                 s->cursor[i] = s->cursor[i] + 1 == s->walk_of[i] ? 0 : s->cursor[i] + 1;
                 s->pos = i + 1 == s->n ? 0 : i + 1;
                 const int level = llc_sim_access_phys(sim, s->probe_agent, line, NULL);
@@ -219,8 +233,6 @@ static int sim_measure(void *ctx, const uint32_t *units, size_t n, double dwell_
     if (s->ended)
         return 1;
     plan_group(s, units, n);
-    s->misses = misses;
-    s->accesses = accesses;
     /* The dwell runs in slices with the target's occupancy sampled after
      * each: occupancy is a few lines that come and go, so the truth is an
      * average over many instants, not the state at the end. */
@@ -236,6 +248,7 @@ static int sim_measure(void *ctx, const uint32_t *units, size_t n, double dwell_
             return rc;
         sample_truth(s);
     }
+    fold_group(s, misses, accesses);
     if (rc == 1)
         s->ended = true;
     return rc;
@@ -256,6 +269,9 @@ static void sim_release(void *ctx)
     free(s->lines);
     free(s->cursor);
     free(s->walk_of);
+    free(s->glines);
+    free(s->gmiss);
+    free(s->gacc);
     free(s->l2_share);
     free(s->set_buf);
     free(s->occ_sum);
@@ -356,10 +372,14 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     s->lines = malloc((size_t)s->units * s->lines_per_unit * sizeof(*s->lines));
     s->cursor = malloc(s->units * sizeof(*s->cursor));
     s->walk_of = malloc(s->units * sizeof(*s->walk_of));
+    s->glines = malloc((size_t)s->units * s->lines_per_unit * sizeof(*s->glines));
+    s->gmiss = malloc(s->units * sizeof(*s->gmiss));
+    s->gacc = malloc(s->units * sizeof(*s->gacc));
     s->l2_share = calloc(g->l2_sets ? g->l2_sets : 1, sizeof(*s->l2_share));
     s->set_buf = malloc(s->units * sizeof(*s->set_buf));
     s->occ_sum = calloc(s->units, sizeof(*s->occ_sum));
-    if (!s->lines || !s->cursor || !s->walk_of || !s->l2_share || !s->set_buf || !s->occ_sum) {
+    if (!s->lines || !s->cursor || !s->walk_of || !s->glines || !s->gmiss || !s->gacc || !s->l2_share ||
+        !s->set_buf || !s->occ_sum) {
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory for %u sets x %u probe lines", s->units,
                       s->lines_per_unit);
         goto fail;
