@@ -1,0 +1,89 @@
+/* Reading llcprobe's own files back: per-set maps (format "llcprobe-map",
+ * written by llc_map_write_json) and fits with their set selection
+ * (format "llcprobe-fit", written by llc_fitfile_write), so that every
+ * stage can run alone on a file the previous stage wrote.
+ *
+ * Readers validate everything they use and fail with one line that names
+ * the file and the field: "a.map.json: llc.ways: missing",
+ * "x.json: format: 'foo' is not llcprobe-map". Arrays must have exactly
+ * the length the geometry says. Fields a reader does not use are ignored,
+ * so later minor additions do not break old readers; a different major
+ * "version" is refused.
+ */
+#ifndef LLCPROBE_MAPFILE_H
+#define LLCPROBE_MAPFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "llcprobe/fit.h"
+#include "llcprobe/map.h"
+
+#define LLC_MAPFILE_FORMAT "llcprobe-map"
+#define LLC_MAPFILE_VERSION 1
+#define LLC_FITFILE_FORMAT "llcprobe-fit"
+#define LLC_FITFILE_VERSION 1
+
+/* ---- maps ---------------------------------------------------------------- */
+
+struct llc_mapfile {
+    char *path;
+    char *machine, *target;
+    char *backend;              /* "sim", "timing", "pmu" */
+    char *policy;               /* LLC policy (sim), NULL if not recorded */
+    struct llc_map_geometry geo;
+    uint32_t units;             /* slices * sets_per_slice (checked against llc.sets) */
+    unsigned walk;
+    double rate;                /* probe accesses per second */
+    char mode[16];              /* "sweep", "global", "sets" */
+    uint64_t seed;
+    bool complete;
+    unsigned sweeps;            /* sweeps recorded */
+    bool *measured;             /* [units] */
+    double *misses, *accesses, *dwell_s; /* [units] */
+    double *sweep_misses;       /* [sweeps * units] */
+    double *truth_occupancy;    /* [units] simulator ground truth, NULL if absent */
+};
+
+int llc_mapfile_read(const char *path, struct llc_mapfile **out, char *err, size_t errlen);
+void llc_mapfile_free(struct llc_mapfile *m);
+
+/* The per-unit statistic a fit uses (spec §1.5, §2.1): raw misses when
+ * every measured unit had the same dwell (integers: integer-aware bins and
+ * the dispersion check apply), else misses per second of dwell. x gets
+ * units values; excluded[u] = 1 for units not measured. Returns true when
+ * the statistic is raw counts. */
+bool llc_mapfile_statistic(const struct llc_mapfile *m, double *x, uint8_t *excluded);
+
+/* ---- fits ---------------------------------------------------------------- */
+
+/* What a fit file records besides the selection (llc_fitfile_write). */
+struct llc_fitfile_meta {
+    const char *source;         /* the map file (or "in-run map") */
+    const char *target, *machine;
+    const struct llc_map_geometry *geo;
+    bool raw_counts;            /* statistic: misses (true) or misses/s */
+    double retest_r;            /* NaN if one sweep */
+    const char *page_size;      /* page size the target ran with, "unknown" if not known */
+};
+
+struct llc_fitfile {
+    char *path;
+    char *target, *machine, *page_size;
+    struct llc_map_geometry geo;
+    uint32_t units;
+    bool raw_counts;
+    struct llc_fit_selection *sel; /* owned: free with llc_fitfile_free */
+};
+
+/* Writes the report and the selection as JSON (format llcprobe-fit v1). */
+int llc_fitfile_write(const char *path, const struct llc_fit_report *rep,
+                      const struct llc_fit_selection *sel, const struct llc_fitfile_meta *meta,
+                      char *err, size_t errlen);
+/* Reads back what `sample` needs: geometry and the selection (units,
+ * labels, profile values, strata, mu/sigma, profile total). */
+int llc_fitfile_read(const char *path, struct llc_fitfile **out, char *err, size_t errlen);
+void llc_fitfile_free(struct llc_fitfile *f);
+
+#endif

@@ -1,0 +1,262 @@
+/* llcprobe fit: the per-set distribution of a map (histogram, Gaussian and
+ * the other families, dispersion check) and the representative sets
+ * chosen at its key points (spec gaussian-sampling.md §2-§4). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "cmd/fit_cmd.h"
+#include "cmd/fit_plot.h"
+#include "llcprobe/common.h"
+#include "llcprobe/mapfile.h"
+#include "util/cli.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: llcprobe fit [options] APP.map.json\n\n"
+            "Fits the per-set probe misses of a map (written by 'llcprobe map') with a\n"
+            "Gaussian (the seed's method) and with gamma, Poisson, beta, Student t and\n"
+            "lognormal for comparison (binned R^2, log-likelihood, AIC); checks whether the\n"
+            "set-to-set spread is more than counting noise; picks the representative sets\n"
+            "at the key points mu, mu-sigma, mu+sigma, start, end.\n\n"
+            "Writes PREFIX.fit.json (format llcprobe-fit v1: parameters, R^2 per family,\n"
+            "best family, dispersion verdict, key values, selected sets with their labels,\n"
+            "stratum weights), PREFIX.fit-hist.png (histogram with the fitted densities)\n"
+            "and PREFIX.fit-map.png (per-set map, selected sets marked); prints a summary.\n\n"
+            "options:\n"
+            "  --mode M          key points: sigma2 (default: start, end = mu -+ 2 sigma),\n"
+            "                    range (paper-literal: min and max), quantile (empirical\n"
+            "                    quantiles; for data that are not Gaussian)\n"
+            "  --points N        key points used, K1..KN in the order mu, mu-sigma, mu+sigma,\n"
+            "                    start, end (1..5, default 5)\n"
+            "  --per-point C     sets per key point (default 5: 25 sets)\n"
+            "  --seed S          seed of the selection's tie-break hash (default 0x9E3779B97F4A7C15)\n"
+            "  --bin-integrated  model each bin by the family's mass over it (not its density\n"
+            "                    at the centre)\n"
+            "  --no-plots        skip the PNG plots\n"
+            "  -o, --output P    output prefix (default: the map's name without .map.json)\n"
+            "  -q, --quiet       only errors\n\n"
+            "The statistic is the raw miss count per set when every set had the same dwell,\n"
+            "else misses per second. exit status: 0 ok, 1 failure, 2 bad usage.\n");
+}
+
+/* ---- the shared fit stage --------------------------------------------------- */
+
+static void print_summary(const struct llc_fit_report *rep, const struct llc_fit_selection *sel, double retest,
+                          bool raw)
+{
+    const struct llc_fit_family_result *g = &rep->fit[LLC_FIT_GAUSSIAN];
+    printf("sets            %zu usable, statistic %s, %zu bins (%s)\n", rep->hist->n,
+           raw ? "misses" : "misses per second", rep->hist->m, llc_fit_binning_name(rep->hist->binning));
+    printf("gaussian        mu %.6g  sigma %.6g  R^2 %.4f  (%s)\n", g->param[0], g->param[1], g->r2,
+           rep->gaussian_accepted ? "accepted: R^2 > 0.85" : "not accepted: R^2 <= 0.85");
+    printf("families        ");
+    for (int f = 0; f < LLC_FIT_FAMILY_COUNT; f++) {
+        const struct llc_fit_family_result *r = &rep->fit[f];
+        if (r->status == LLC_FIT_OK || r->status == LLC_FIT_DEGENERATE)
+            printf("%s R^2 %.3f AIC %.1f; ", llc_fit_family_name(r->family), r->r2, r->aic);
+        else
+            printf("%s %s; ", llc_fit_family_name(r->family), llc_fit_status_name(r->status));
+    }
+    printf("\nbest family     %s by AIC, %s by R^2\n",
+           rep->best_aic >= 0 ? llc_fit_family_name(rep->best_aic) : "none",
+           rep->best_r2 >= 0 ? llc_fit_family_name(rep->best_r2) : "none");
+    const struct llc_fit_dispersion *d = &rep->dispersion;
+    const enum llc_fit_verdict v = llc_fit_verdict(d, retest);
+    if (d->status == LLC_FIT_OK)
+        printf("dispersion      Disp %.3g, noise-corrected CV %.3g, test-retest r %.3f\n", d->disp, d->cv_true,
+               retest);
+    else
+        printf("dispersion      %s, test-retest r %.3f\n", llc_fit_status_name(d->status), retest);
+    printf("verdict         %s\n", llc_fit_verdict_text(v));
+    printf("selection       %zu sets (%s, keys %s):", sel->n, llc_fit_select_status_name(sel->status),
+           llc_fit_key_mode_name(sel->mode));
+    for (size_t i = 0; i < sel->nkeys; i++)
+        printf(" K%zu=%.6g", i + 1, sel->key[i]);
+    printf("\n");
+    for (size_t i = 0; i < sel->n; i++)
+        printf("%s%zu(%s)%s", i == 0 ? "sets            " : "", sel->unit[i], llc_fit_key_name(sel->label[i]),
+               i + 1 == sel->n ? "\n" : " ");
+    printf("strata weights ");
+    for (size_t gi = 0; gi < sel->strata.count; gi++)
+        printf(" %.4f", sel->strata.pi[gi]);
+    printf("\n");
+}
+
+int llc_fit_cmd_run(const char *cmd, const struct fit_cmd_opts *o, const struct fit_cmd_input *in,
+                    struct llc_fit_selection **sel_out)
+{
+    char err[LLC_ERRLEN], path[4200];
+    struct llc_fit_report *rep = NULL;
+    struct llc_fit_selection *sel = NULL;
+    int status = LLC_EXIT_FAIL;
+    *sel_out = NULL;
+    struct llc_fit_options fo;
+    llc_fit_options_default(&fo);
+    fo.bin_integrated = o->bin_integrated;
+    /* Event counts need raw misses: with rates the dispersion is unchecked. */
+    fo.ways = in->raw_counts ? in->geo->llc_ways : 0;
+    if (llc_fit_report_create(in->x, in->n, in->excluded, &fo, &rep, err, sizeof(err)) < 0) {
+        llc_cli_fail(cmd, "%s: %s", in->source, err);
+        goto out;
+    }
+    struct llc_fit_select_config sc = o->select;
+    sc.ways = fo.ways;
+    if (llc_fit_select(in->x, in->n, in->excluded, &sc, &sel, err, sizeof(err)) < 0) {
+        llc_cli_fail(cmd, "%s: %s", in->source, err);
+        goto out;
+    }
+    const double retest =
+        in->sweep1 && in->sweep2 ? llc_fit_test_retest(in->sweep1, in->sweep2, in->n, in->excluded) : NAN;
+    const struct llc_fitfile_meta meta = {.source = in->source, .target = in->target, .machine = in->machine,
+                                          .geo = in->geo, .raw_counts = in->raw_counts, .retest_r = retest,
+                                          .page_size = in->page_size};
+    snprintf(path, sizeof(path), "%s.fit.json", o->prefix);
+    if (llc_fitfile_write(path, rep, sel, &meta, err, sizeof(err)) < 0) {
+        llc_cli_fail(cmd, "%s", err);
+        goto out;
+    }
+    if (!o->quiet)
+        print_summary(rep, sel, retest, in->raw_counts);
+    if (o->plots) {
+        char title[512];
+        snprintf(title, sizeof(title), "%s: per-set probe misses", in->target);
+        snprintf(path, sizeof(path), "%s.fit-hist.png", o->prefix);
+        if (llc_fit_plot_histogram(path, rep, title, err, sizeof(err)) < 0)
+            llc_cli_warn(o->quiet, "%s: no plot: %s", path, err);
+        snprintf(path, sizeof(path), "%s.fit-map.png", o->prefix);
+        if (llc_fit_plot_map(path, in->x, in->excluded, in->n, sel, title,
+                             in->raw_counts ? "probe misses" : "probe misses per second", err, sizeof(err)) < 0)
+            llc_cli_warn(o->quiet, "%s: no plot: %s", path, err);
+    }
+    if (!o->quiet)
+        printf("wrote %s.fit.json%s\n", o->prefix, o->plots ? ", .fit-hist.png, .fit-map.png" : "");
+    *sel_out = sel;
+    sel = NULL;
+    status = LLC_EXIT_OK;
+out:
+    llc_fit_selection_destroy(sel);
+    llc_fit_report_destroy(rep);
+    return status;
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+enum { O_MODE = 256, O_POINTS, O_PER_POINT, O_SEED, O_BIN_INT, O_NO_PLOTS, O_HELP };
+
+int llc_fit_parse_key_mode(const char *s, enum llc_fit_key_mode *out)
+{
+    if (strcmp(s, "sigma2") == 0)
+        *out = LLC_FIT_KEYS_SIGMA2;
+    else if (strcmp(s, "range") == 0)
+        *out = LLC_FIT_KEYS_RANGE;
+    else if (strcmp(s, "quantile") == 0)
+        *out = LLC_FIT_KEYS_QUANTILE;
+    else
+        return -1;
+    return 0;
+}
+
+static int parse(int argc, char **argv, struct fit_cmd_opts *o, const char **map)
+{
+    static const struct option longopts[] = {
+        {"mode", required_argument, 0, O_MODE},           {"points", required_argument, 0, O_POINTS},
+        {"per-point", required_argument, 0, O_PER_POINT}, {"seed", required_argument, 0, O_SEED},
+        {"bin-integrated", no_argument, 0, O_BIN_INT},    {"no-plots", no_argument, 0, O_NO_PLOTS},
+        {"output", required_argument, 0, 'o'},            {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, O_HELP},                 {0, 0, 0, 0}};
+    memset(o, 0, sizeof(*o));
+    llc_fit_select_config_default(&o->select);
+    o->plots = true;
+    uint64_t v;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_MODE:
+            if (llc_fit_parse_key_mode(optarg, &o->select.mode) < 0)
+                return llc_cli_usage("fit", "--mode: '%s' is not sigma2, range or quantile", optarg);
+            break;
+        case O_POINTS:
+            if (llc_parse_u64_range(optarg, 1, LLC_FIT_MAX_KEYS, &v) < 0)
+                return llc_cli_usage("fit", "--points: '%s' is not a whole number in 1..5", optarg);
+            o->select.points = (size_t)v;
+            break;
+        case O_PER_POINT:
+            if (llc_parse_u64_range(optarg, 1, 1u << 20, &v) < 0)
+                return llc_cli_usage("fit", "--per-point: '%s' is not a positive whole number", optarg);
+            o->select.per_point = (size_t)v;
+            break;
+        case O_SEED:
+            if (llc_parse_u64(optarg, &o->select.seed) < 0)
+                return llc_cli_usage("fit", "--seed: '%s' is not a whole number", optarg);
+            break;
+        case O_BIN_INT: o->bin_integrated = true; break;
+        case O_NO_PLOTS: o->plots = false; break;
+        case 'o': o->prefix = optarg; break;
+        case 'q': o->quiet = true; break;
+        case O_HELP: usage(stdout); return 1;
+        default: return llc_cli_usage("fit", "unknown option");
+        }
+    }
+    if (optind + 1 != argc)
+        return llc_cli_usage("fit", optind == argc ? "no map file given" : "one map file, please");
+    *map = argv[optind];
+    return 0;
+}
+
+int llc_cmd_fit(int argc, char **argv)
+{
+    struct fit_cmd_opts o;
+    const char *path = NULL;
+    const int prc = parse(argc, argv, &o, &path);
+    if (prc)
+        return prc == 1 ? LLC_EXIT_OK : prc;
+    char err[LLC_ERRLEN], prefix[4200];
+    struct llc_mapfile *m = NULL;
+    struct llc_fit_selection *sel = NULL;
+    double *x = NULL;
+    uint8_t *excl = NULL;
+    int status = LLC_EXIT_FAIL;
+    if (llc_mapfile_read(path, &m, err, sizeof(err)) < 0) {
+        llc_cli_fail("fit", "%s", err);
+        goto out;
+    }
+    if (!o.prefix) {
+        snprintf(prefix, sizeof(prefix), "%s", path);
+        char *dot = strstr(prefix, ".map.json");
+        if (!dot)
+            dot = strstr(prefix, ".json");
+        if (dot)
+            *dot = '\0';
+        o.prefix = prefix;
+    }
+    x = malloc(m->units * sizeof(*x));
+    excl = malloc(m->units);
+    if (!x || !excl) {
+        llc_cli_fail("fit", "out of memory");
+        goto out;
+    }
+    const bool raw = llc_mapfile_statistic(m, x, excl);
+    if (!m->complete)
+        llc_cli_warn(o.quiet, "%s: the map is incomplete (\"complete\": false); fitting the sets it has", path);
+    const struct fit_cmd_input in = {
+        .x = x, .excluded = excl, .n = m->units,
+        .sweep1 = m->sweeps >= 2 ? m->sweep_misses : NULL,
+        .sweep2 = m->sweeps >= 2 ? m->sweep_misses + m->units : NULL,
+        .raw_counts = raw, .geo = &m->geo, .source = path, .target = m->target, .machine = m->machine,
+        /* The map format does not record the target's page size (spec §5a). */
+        .page_size = "unknown"};
+    status = llc_fit_cmd_run("fit", &o, &in, &sel);
+out:
+    llc_fit_selection_destroy(sel);
+    llc_mapfile_free(m);
+    free(x);
+    free(excl);
+    return status;
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# llcprobe fit end to end on a simulator map, and its input errors.
+set -u
+bin=$1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+check_rc() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: exit $3, expected $2"; fi; }
+jcheck() { # NAME FILE EXPR over d
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($3) else 1)" "$2"; then
+    ok "$1"; else bad "$1: ($3) is false"; fi
+}
+
+"$bin" map --backend sim --preset intel8 --workload gaussian:size=16M,cv=0.3 -o "$tmp/g" -q >/dev/null 2>&1
+check_rc "map for the fit" 0 $?
+"$bin" fit "$tmp/g.map.json" >"$tmp/fit.out" 2>"$tmp/fit.err"
+check_rc "fit" 0 $?
+jcheck "fit json header and families" "$tmp/g.fit.json" \
+  'd["format"]=="llcprobe-fit" and d["version"]==1 and len(d["families"])==7 and d["families"][0]["family"]=="gaussian" and d["statistic"]=="misses"'
+# The Gaussian's parameters are the sample mean and N-1 sd of the map, recomputed here.
+python3 - "$tmp/g.map.json" "$tmp/g.fit.json" <<'PY' && ok "gaussian mu and sigma match the map" || bad "gaussian parameters"
+import json, sys, math
+m = json.load(open(sys.argv[1])); f = json.load(open(sys.argv[2]))
+x = m["sets"]["misses"]; n = len(x); mu = sum(x) / n
+sd = math.sqrt(sum((v - mu) ** 2 for v in x) / (n - 1))
+g = f["families"][0]["params"]
+sys.exit(0 if abs(g["mu"] - mu) < 1e-6 * mu and abs(g["sigma"] - sd) < 1e-6 * sd else 1)
+PY
+jcheck "25 distinct sets, 5 per key, strata weights sum to 1" "$tmp/g.fit.json" \
+  'len(set(u["unit"] for u in d["selection"]["units"]))==25 and all(sum(1 for u in d["selection"]["units"] if u["label"]==k)==5 for k in ("mu","mu-sigma","mu+sigma","start","end")) and abs(sum(d["selection"]["strata"]["pi"])-1)<1e-9'
+jcheck "selected profile values are the map's" "$tmp/g.fit.json" \
+  'all(u["profile"]==json.load(open(sys.argv[1].replace(".fit.json",".map.json")))["sets"]["misses"][u["unit"]] for u in d["selection"]["units"])'
+jcheck "dispersion verdict in words" "$tmp/g.fit.json" \
+  'd["dispersion"]["verdict"]=="structured" and "sets differ" in d["dispersion"]["text"] and d["dispersion"]["retest_r"]>0.5'
+grep -q "^gaussian        mu" "$tmp/fit.out" && grep -q "^verdict " "$tmp/fit.out" && grep -q "^best family" "$tmp/fit.out" \
+  && ok "summary" || bad "summary: $(cat "$tmp/fit.out")"
+for p in fit-hist fit-map; do
+  [ "$(head -c 4 "$tmp/g.$p.png" | tail -c 3)" = "PNG" ] && ok "$p.png" || bad "$p.png missing or not a PNG"
+done
+
+# Options: fewer points and sets per point, other key modes; the same input gives the same sets.
+"$bin" fit "$tmp/g.map.json" --points 3 --per-point 4 --mode range --no-plots -o "$tmp/r" -q
+check_rc "fit --points 3 --per-point 4 --mode range" 0 $?
+jcheck "12 sets, range keys" "$tmp/r.fit.json" \
+  'len(d["selection"]["units"])==12 and d["selection"]["mode"]=="range" and len(d["selection"]["keys"])==3'
+"$bin" fit "$tmp/g.map.json" --mode quantile --no-plots -o "$tmp/q1" -q && \
+  "$bin" fit "$tmp/g.map.json" --mode quantile --no-plots -o "$tmp/q2" -q
+python3 -c "import json,sys; a,b=(json.load(open(f))['selection']['units'] for f in sys.argv[1:]); sys.exit(0 if a==b else 1)" \
+  "$tmp/q1.fit.json" "$tmp/q2.fit.json" && ok "selection is deterministic" || bad "selection differs between runs"
+
+# Usage errors: exit 2.
+"$bin" fit >/dev/null 2>&1; check_rc "no file" 2 $?
+"$bin" fit "$tmp/g.map.json" --mode middle >/dev/null 2>&1; check_rc "bad --mode" 2 $?
+"$bin" fit "$tmp/g.map.json" --points 6 >/dev/null 2>&1; check_rc "bad --points" 2 $?
+"$bin" fit --help | grep -q "^usage: llcprobe fit" && ok "--help" || bad "--help"
+
+# Bad input: exit 1 and exactly one line naming the file and the field.
+one_line() { # NAME FILE EXPECTED-SUBSTRING
+  "$bin" fit "$2" --no-plots -o "$tmp/x" >/dev/null 2>"$tmp/e"; local rc=$?
+  if [ $rc = 1 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -qF -- "$3" "$tmp/e"; then ok "$1"
+  else bad "$1: exit $rc, stderr: $(cat "$tmp/e")"; fi
+}
+mutate() { # OUT PYTHON-STATEMENTS over d
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2; json.dump(d,open(sys.argv[3],'w'))" \
+    "$tmp/g.map.json" "$2" "$1"
+}
+one_line "missing file" "$tmp/none.json" "$tmp/none.json"
+printf '{"format": "llcprobe-map", "version": 1,' >"$tmp/trunc.json"
+one_line "truncated JSON" "$tmp/trunc.json" "$tmp/trunc.json: line"
+one_line "foreign format (a fit file)" "$tmp/g.fit.json" "$tmp/g.fit.json: format: 'llcprobe-fit' is not llcprobe-map"
+echo '[1,2,3]' >"$tmp/arr.json"; one_line "not an object" "$tmp/arr.json" "$tmp/arr.json: not a JSON object"
+mutate "$tmp/v2.json" 'd["version"]=2'; one_line "future version" "$tmp/v2.json" "$tmp/v2.json: version: 2 is not supported"
+mutate "$tmp/nw.json" 'del d["llc"]["ways"]'; one_line "missing field" "$tmp/nw.json" "$tmp/nw.json: llc.ways: missing"
+mutate "$tmp/sw.json" 'd["llc"]["ways"]="16"'; one_line "wrong type" "$tmp/sw.json" "$tmp/sw.json: llc.ways: not a whole number"
+mutate "$tmp/len.json" 'd["sets"]["misses"].pop()'; one_line "short array" "$tmp/len.json" "$tmp/len.json: sets.misses: 8191 entries, expected 8192"
+mutate "$tmp/neg.json" 'd["sets"]["misses"][7]=-1'; one_line "negative count" "$tmp/neg.json" "$tmp/neg.json: sets.misses: entry 7"
+mutate "$tmp/geo.json" 'd["llc"]["sets"]=1000'; one_line "inconsistent geometry" "$tmp/geo.json" "$tmp/geo.json: llc.sets"
+mutate "$tmp/sweep.json" 'd["sets"]["sweep_misses"][1]=d["sets"]["sweep_misses"][1][:10]'
+one_line "short sweep" "$tmp/sweep.json" "$tmp/sweep.json: sets.sweep_misses[1]"
+mutate "$tmp/zero.json" 'd["sets"]["misses"]=[0]*8192; d["sets"]["sweep_misses"]=[[0]*8192]*2'
+one_line "no signal (mu = 0)" "$tmp/zero.json" "$tmp/zero.json:"
+exit $fail
