@@ -14,6 +14,7 @@
 #   map_hw_seconds: S s            (when a hardware backend ran)
 #   map_hw_repeat_pearson: R       (when a hardware backend ran)
 # Usage: scripts/bench-map.sh [--quick]   (--quick: intel8 only, LRU and DRRIP)
+# MAP_ARGS (environment) is added to every simulated map, e.g. MAP_ARGS="--rate 3e7".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
@@ -60,7 +61,8 @@ for preset in "${presets[@]}"; do
                   "trace $tmp/demo.trace"; do
       kind=${target%% *}; spec=${target#* }
       start=$(date +%s.%N)
-      "$bin" map --backend sim --preset "$preset" --policy "$policy" --"$kind" "$spec" -q -o "$tmp/m" >/dev/null
+      "$bin" map --backend sim --preset "$preset" --policy "$policy" --"$kind" "$spec" ${MAP_ARGS:-} -q -o "$tmp/m" \
+        >/dev/null
       secs=$(echo "$(date +%s.%N) - $start" | bc)
       rho=$(spearman "$tmp/m.map.json")
       retest=$(python3 -c "import json; print('%.3f' % (json.load(open('$tmp/m.map.json'))['summary']['retest_pearson'] or float('nan')))")

@@ -23,17 +23,20 @@ if "$bin" map -o out/demo -- "$app" 2>out/demo.hw.err; then
   echo "(mapped on this machine's hardware)"
 else
   echo "no hardware map here: $(cat out/demo.hw.err)"
-  echo "== llcprobe map --backend sim --preset amd32 -- $app   (simulated LLC like this machine's kind)"
-  "$bin" map --backend sim --preset amd32 -o out/demo -- "$app"
+  echo "== llcprobe trace -o out/demo.trace -- $app   (once, under valgrind: slow but any binary)"
+  "$bin" trace -o out/demo.trace -- "$app"
+  echo "== llcprobe map --backend sim --preset amd32 --trace out/demo.trace   (a simulated LLC of this machine's kind)"
+  "$bin" map --backend sim --preset amd32 -o out/demo --trace out/demo.trace
 fi
 
 if "$bin" --help | grep -q "^  mrc "; then
-  echo "== llcprobe mrc -- $app"
-  "$bin" mrc -o out/demo -- "$app" || echo "(mrc failed: see above)"
+  [ -f out/demo.trace ] || "$bin" trace -q -o out/demo.trace -- "$app"
+  echo "== llcprobe mrc --trace out/demo.trace --rate 0.01"
+  "$bin" mrc -o out/demo --trace out/demo.trace --rate 0.01 || echo "(mrc failed: see above)"
 fi
 if "$bin" --help | grep -q "^  phase "; then
-  echo "== llcprobe phase -- $app 20"
-  "$bin" phase -o out/demo -- "$app" 20 || echo "(phase failed: see above)"
+  echo "== llcprobe phase -- $app 300   (live, about a second natively)"
+  "$bin" phase -o out/demo -- "$app" 300 || echo "(phase failed: see above)"
 fi
 echo "== outputs"
 ls -l out/demo.* | awk '{print $5, $9}'
