@@ -109,6 +109,13 @@ struct llc_map_sim_options {
      * length rule); 0 = all units. */
     uint32_t max_group;
     bool repeat;              /* restart a trace target when it ends */
+    /* Calibration co-runner (llcprobe calibrate): an agent that holds
+     * calib_lines congruent lines (0..ways) in each unit being measured,
+     * touching them in turn at calib_rate accesses per simulated ns in all
+     * (so each held line is touched every calib_lines * n / calib_rate ns
+     * with n units walked). 0 lines = no co-runner. */
+    unsigned calib_lines;
+    double calib_rate;
 };
 void llc_map_sim_options_default(struct llc_map_sim_options *o);
 
@@ -126,6 +133,9 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
  * -EINVAL if b is not a sim backend. */
 int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64_t *accesses,
                       uint64_t *misses);
+
+/* Starts the ground-truth average afresh (per-interval truth in `sample`). */
+int llc_map_sim_truth_reset(struct llc_map_backend *b);
 
 /* ---- hardware backends (timing, pmu) ------------------------------------- */
 

@@ -86,4 +86,30 @@ int llc_fitfile_write(const char *path, const struct llc_fit_report *rep,
 int llc_fitfile_read(const char *path, struct llc_fitfile **out, char *err, size_t errlen);
 void llc_fitfile_free(struct llc_fitfile *f);
 
+/* ---- calibrations (llcprobe calibrate) ------------------------------------ */
+
+#define LLC_CALIBFILE_FORMAT "llcprobe-calibration"
+#define LLC_CALIBFILE_VERSION 1
+#define LLC_CALIB_MAX_K 65
+
+/* Probe misses per set per second against k lines held by a co-runner in
+ * every probed set, measured with the probe at `rate` over `probed` sets. */
+struct llc_calib {
+    char machine[256];
+    unsigned ways, line_size;
+    uint32_t units;             /* sets of the LLC */
+    double rate;                /* probe accesses per second, all probed sets */
+    uint32_t probed;            /* sets probed together */
+    double touch_rate;          /* co-runner touches per held line per second */
+    size_t nk;                  /* k = 0..nk-1 */
+    double misses_per_set_s[LLC_CALIB_MAX_K];
+};
+
+int llc_calib_write(const char *path, const struct llc_calib *c, char *err, size_t errlen);
+int llc_calib_read(const char *path, struct llc_calib *c, char *err, size_t errlen);
+/* Lines held in a set whose probe sees misses_per_s, by linear
+ * interpolation of the curve made monotone (running maximum); clamped to
+ * 0..nk-1. */
+double llc_calib_lines(const struct llc_calib *c, double misses_per_s);
+
 #endif

@@ -91,14 +91,18 @@ enum {
     O_AS_ROOT, O_REPEAT, O_PER_SET_RUNS, O_TARGET_OUTPUT, O_SEED, O_LLC, O_HELP
 };
 
-static int positive(const char *opt, const char *s, double *out)
+#define positive(opt, s, out) positive_(cmd, opt, s, out)
+#define whole(opt, s, lo, hi, out) whole_(cmd, opt, s, lo, hi, out)
+#define llc_cli_usage(c, ...) llc_cli_usage(cmd, __VA_ARGS__)
+
+static int positive_(const char *cmd, const char *opt, const char *s, double *out)
 {
     if (llc_parse_double(s, out) < 0 || !(*out > 0))
         return llc_cli_usage("map", "%s: '%s' is not a positive number", opt, s);
     return 0;
 }
 
-static int whole(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+static int whole_(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
     if (llc_parse_u64_range(s, lo, hi, out) < 0)
         return llc_cli_usage("map", "%s: '%s' is not a whole number in %llu..%llu", opt, s,
@@ -106,9 +110,12 @@ static int whole(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint6
     return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct map_opts *o)
+#define MAP_LONGOPTS 32
+#define MAX_EXTRA 32
+
+int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o, const struct map_cmd_extra *x)
 {
-    static const struct option longopts[] = {
+    static const struct option map_longopts[MAP_LONGOPTS] = {
         {"backend", required_argument, 0, O_BACKEND},     {"preset", required_argument, 0, O_PRESET},
         {"policy", required_argument, 0, O_POLICY},       {"workload", required_argument, 0, O_WORKLOAD},
         {"trace", required_argument, 0, O_TRACE},         {"target-rate", required_argument, 0, O_TARGET_RATE},
@@ -123,7 +130,16 @@ static int parse_opts(int argc, char **argv, struct map_opts *o)
         {"seed", required_argument, 0, O_SEED},           {"llc", required_argument, 0, O_LLC},           {"output", required_argument, 0, 'o'},
         {"quiet", no_argument, 0, 'q'},                   {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
+    /* map's options, then the command's extra ones, then the terminator. */
+    struct option longopts[MAP_LONGOPTS + MAX_EXTRA + 1];
+    size_t nl = 0;
+    for (const struct option *p = map_longopts; p->name; p++)
+        longopts[nl++] = *p;
+    for (const struct option *p = x ? x->longopts : NULL; p && p->name && nl < MAP_LONGOPTS + MAX_EXTRA; p++)
+        longopts[nl++] = *p;
+    memset(&longopts[nl], 0, sizeof(longopts[nl]));
     memset(o, 0, sizeof(*o));
+    o->cmd = cmd;
     o->backend = "auto";
     o->sweeps = 2;
     o->seed = 1;
@@ -183,8 +199,20 @@ static int parse_opts(int argc, char **argv, struct map_opts *o)
         }
         case 'o': o->out_prefix = optarg; break;
         case 'q': o->quiet = true; break;
-        case O_HELP: usage(stdout); return 1;
-        default: return llc_cli_usage("map", "unknown option");
+        case O_HELP:
+            if (x && x->usage)
+                x->usage(stdout);
+            else
+                usage(stdout);
+            return 1;
+        default:
+            if (x && c >= 512) {
+                rc = x->on_extra(x->ctx, c, optarg);
+                if (rc == 1)
+                    return 1;
+                break;
+            }
+            return llc_cli_usage("map", "unknown option");
         }
     }
     if (rc)
@@ -234,6 +262,10 @@ static int parse_opts(int argc, char **argv, struct map_opts *o)
     return 0;
 }
 
+#undef llc_cli_usage
+#undef positive
+#undef whole
+
 static void iso_now(char *buf, size_t len)
 {
     const time_t t = time(NULL);
@@ -258,7 +290,7 @@ int llc_map_cmd_finish(const struct map_opts *o, struct llc_map_backend *b, cons
     struct llc_map_result *r = NULL;
     int status = LLC_EXIT_FAIL;
     if (o->sets_list && llc_map_parse_sets(o->sets_list, &sets, &n_sets, err, sizeof(err)) < 0) {
-        status = llc_cli_usage("map", "--sets: %s", err);
+        status = llc_cli_usage(o->cmd, "--sets: %s", err);
         goto out;
     }
     const uint32_t units = llc_map_units(&b->geo);
@@ -278,18 +310,18 @@ int llc_map_cmd_finish(const struct map_opts *o, struct llc_map_backend *b, cons
         .restart_ctx = restart_ctx,
     };
     iso_now(start, sizeof(start));
-    llc_progress_begin(&prog, "map", o->quiet);
+    llc_progress_begin(&prog, o->cmd, o->quiet);
     const int rc = llc_map_run(b, &plan, &r, err, sizeof(err));
     llc_progress_end(&prog);
     iso_now(end, sizeof(end));
     if (rc < 0) {
-        llc_cli_fail("map", "%s", err);
+        llc_cli_fail(o->cmd, "%s", err);
         goto out;
     }
     if (want_truth) {
         truth = malloc(units * sizeof(*truth));
         if (!truth || llc_map_sim_truth(b, truth, NULL, NULL) < 0) {
-            llc_cli_fail("map", "simulator ground truth unavailable");
+            llc_cli_fail(o->cmd, "simulator ground truth unavailable");
             goto out;
         }
     }
@@ -301,12 +333,12 @@ int llc_map_cmd_finish(const struct map_opts *o, struct llc_map_backend *b, cons
         .seed = o->seed, .start_time = start, .end_time = end, .plan = &plan, .truth_occupancy = truth};
     snprintf(path, sizeof(path), "%s.map.json", o->out_prefix);
     if (llc_map_write_json(b, r, &meta, path, err, sizeof(err)) < 0) {
-        llc_cli_fail("map", "%s", err);
+        llc_cli_fail(o->cmd, "%s", err);
         goto out;
     }
     snprintf(path, sizeof(path), "%s.map.csv", o->out_prefix);
     if (llc_map_write_csv(b, r, &meta, path, err, sizeof(err)) < 0) {
-        llc_cli_fail("map", "%s", err);
+        llc_cli_fail(o->cmd, "%s", err);
         goto out;
     }
     llc_map_print_summary(stdout, b, r);
@@ -338,18 +370,28 @@ out:
     return status;
 }
 
-int llc_cmd_map(int argc, char **argv)
+volatile sig_atomic_t *llc_map_cmd_signals(void)
 {
-    struct map_opts o;
-    const int rc = parse_opts(argc, argv, &o);
-    if (rc)
-        return rc == 1 ? LLC_EXIT_OK : rc;
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    return strcmp(o.backend, "sim") == 0 ? llc_map_cmd_sim(&o, &stop_requested)
-                                         : llc_map_cmd_hw(&o, &stop_requested);
+    return &stop_requested;
+}
+
+int llc_map_cmd_dispatch(const struct map_opts *o)
+{
+    volatile sig_atomic_t *stop = llc_map_cmd_signals();
+    return strcmp(o->backend, "sim") == 0 ? llc_map_cmd_sim(o, stop) : llc_map_cmd_hw(o, stop);
+}
+
+int llc_cmd_map(int argc, char **argv)
+{
+    struct map_opts o;
+    const int rc = llc_map_cmd_parse("map", argc, argv, &o, NULL);
+    if (rc)
+        return rc == 1 ? LLC_EXIT_OK : rc;
+    return llc_map_cmd_dispatch(&o);
 }

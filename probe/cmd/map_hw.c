@@ -17,10 +17,10 @@
 
 /* The program must exist before anything else is looked at: that error is
  * the one the user can fix first. */
-static int check_program(const char *prog)
+static int check_program(const char *cmd, const char *prog)
 {
     if (strchr(prog, '/'))
-        return access(prog, X_OK) == 0 ? 0 : llc_cli_fail("map", "%s: %s", prog, strerror(errno));
+        return access(prog, X_OK) == 0 ? 0 : llc_cli_fail(cmd, "%s: %s", prog, strerror(errno));
     const char *path = getenv("PATH");
     char dir[4096];
     for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
@@ -30,7 +30,7 @@ static int check_program(const char *prog)
             return 0;
         p += n + (p[n] == ':');
     }
-    return llc_cli_fail("map", "%s: not found in PATH", prog);
+    return llc_cli_fail(cmd, "%s: not found in PATH", prog);
 }
 
 /* The target as the map sees it: one run, restarted when it ends with
@@ -87,10 +87,10 @@ static int choose_backend(const struct map_opts *o, const struct llc_sysinfo *si
         return 0;
     }
     if (si->backend.backend == LLC_BACKEND_NONE)
-        return llc_cli_fail("map", "no hardware backend can run here: %s", si->backend.reason);
+        return llc_cli_fail(o->cmd, "no hardware backend can run here: %s", si->backend.reason);
     *name = llc_backend_name(si->backend.backend);
     if (!o->quiet)
-        fprintf(stderr, "llcprobe: map: backend auto chose %s: %s\n", *name, si->backend.reason);
+        fprintf(stderr, "llcprobe: %s: backend auto chose %s: %s\n", o->cmd, *name, si->backend.reason);
     return 0;
 }
 
@@ -131,7 +131,7 @@ static int geometry_override(const struct map_opts *o, const struct llc_sysinfo 
             g->line_size = c->line_size;
     }
     if (g->l2_sets > g->sets_per_slice)
-        return llc_cli_fail("map", "--llc: %u sets per slice is fewer than the L2's %u sets", g->sets_per_slice,
+        return llc_cli_fail(o->cmd, "--llc: %u sets per slice is fewer than the L2's %u sets", g->sets_per_slice,
                             g->l2_sets);
     g->victim_llc = si->cpu_ok && si->cpu.vendor == LLC_VENDOR_AMD && si->cpu.family >= 0x17;
     g->llc_bytes = (uint64_t)g->llc_ways * g->sets_per_slice * g->slices * g->line_size;
@@ -146,12 +146,12 @@ int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop)
     struct llc_map_backend *b = NULL;
     int status = LLC_EXIT_FAIL;
     if (!si)
-        return llc_cli_fail("map", "out of memory");
-    if (o->argv && check_program(o->argv[0]) != 0)
+        return llc_cli_fail(o->cmd, "out of memory");
+    if (o->argv && check_program(o->cmd, o->argv[0]) != 0)
         goto out;
     const struct llc_sysinfo_options so = {.live = true};
     if (llc_sysinfo_collect(&so, si, err, sizeof(err)) < 0) {
-        llc_cli_fail("map", "%s", err);
+        llc_cli_fail(o->cmd, "%s", err);
         goto out;
     }
     struct llc_map_hw_options ho = {0};
@@ -159,7 +159,7 @@ int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop)
         if (geometry_override(o, si, &ho.geo) != 0)
             goto out;
     } else if (!si->geometry_ok) {
-        llc_cli_fail("map", "the LLC geometry is unknown, so no set can be targeted: %s (give it with --llc, "
+        llc_cli_fail(o->cmd, "the LLC geometry is unknown, so no set can be targeted: %s (give it with --llc, "
                             "or try --backend sim)",
                      si->geometry_reason);
         goto out;
@@ -170,7 +170,7 @@ int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop)
     if (choose_backend(o, si, &backend) != 0)
         goto out;
     if (o->mode == LLC_MAP_GLOBAL && strcmp(backend, "pmu") == 0) {
-        status = llc_cli_usage("map", "--mode global needs per-access attribution (timing or sim), not pmu");
+        status = llc_cli_usage(o->cmd, "--mode global needs per-access attribution (timing or sim), not pmu");
         goto out;
     }
 
@@ -195,7 +195,7 @@ int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop)
                 break;
             }
         if (h.opt.cpu == LLC_TARGET_CPU_NONE) {
-            llc_cli_fail("map", "the target needs a CPU of its own beside the probe's CPU %d: %s", probe_cpu, err);
+            llc_cli_fail(o->cmd, "the target needs a CPU of its own beside the probe's CPU %d: %s", probe_cpu, err);
             goto out;
         }
         llc_cli_warn(o->quiet, "%s; the target runs on CPU %d, LLC sharing unconfirmed", err, h.opt.cpu);
@@ -209,7 +209,7 @@ int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop)
     const int rc = h.attached ? llc_target_attach(o->attach_pid, &h.opt, &h.t, err, sizeof(err))
                               : llc_target_launch(o->argv, &h.opt, &h.t, err, sizeof(err));
     if (rc < 0) {
-        llc_cli_fail("map", "%s", err);
+        llc_cli_fail(o->cmd, "%s", err);
         goto out;
     }
     const struct llc_map_geometry geo = ho.geo;
@@ -230,16 +230,16 @@ int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop)
     const int brc = strcmp(backend, "pmu") == 0 ? llc_map_backend_pmu(&ho, &b, &st, err, sizeof(err))
                                                  : llc_map_backend_timing(&ho, &b, &st, err, sizeof(err));
     if (brc < 0) {
-        llc_cli_fail("map", "%s", err);
+        llc_cli_fail(o->cmd, "%s", err);
         goto out;
     }
     if (b->warning[0])
         llc_cli_warn(o->quiet, "%s", b->warning);
     if (!o->quiet)
-        fprintf(stderr, "llcprobe: map: %s; %s; %s\n", st.text, b->walk_check, b->calibration);
+        fprintf(stderr, "llcprobe: %s: %s; %s; %s\n", o->cmd, st.text, b->walk_check, b->calibration);
     if (!h.attached && !o->per_set_runs) {
         if (llc_target_start(h.t, err, sizeof(err)) < 0) {
-            llc_cli_fail("map", "%s", err);
+            llc_cli_fail(o->cmd, "%s", err);
             goto out;
         }
         h.runs = 1;
@@ -260,10 +260,10 @@ int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop)
     } else {
         snprintf(target_text, sizeof(target_text), "pid %d", o->attach_pid);
     }
-    status = llc_map_cmd_finish(&run, b, machine, target_text, o->rate, stop, false,
+    status = (o->stage ? o->stage : llc_map_cmd_finish)(&run, b, machine, target_text, o->rate, stop, false,
                                 o->per_set_runs ? target_restart : NULL, &h);
     if (!o->quiet && (o->repeat || o->per_set_runs))
-        fprintf(stderr, "llcprobe: map: the target ran %u time%s%s%s\n", h.runs, h.runs == 1 ? "" : "s",
+        fprintf(stderr, "llcprobe: %s: the target ran %u time%s%s%s\n", o->cmd, h.runs, h.runs == 1 ? "" : "s",
                 h.note[0] ? "; last restart failed: " : "", h.note);
 out:
     llc_map_backend_release(b);

@@ -3,13 +3,25 @@
 #ifndef LLC_CMD_MAP_OPTS_H
 #define LLC_CMD_MAP_OPTS_H
 
+#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "llcprobe/map.h"
 
+struct map_opts;
+
+/* What runs once the backend is ready: llc_map_cmd_finish for `map`;
+ * `sample` and `calibrate` put their own stage here (arguments as
+ * llc_map_cmd_finish). */
+typedef int (*map_stage_fn)(const struct map_opts *o, struct llc_map_backend *b, const char *machine,
+                            const char *target, double rate, volatile sig_atomic_t *stop, bool want_truth,
+                            int (*restart)(void *ctx, char *err, size_t errlen), void *restart_ctx);
+
 struct map_opts {
+    const char *cmd;              /* the command, for messages ("map", "sample") */
     const char *backend;          /* auto pmu timing sim */
     const char *preset, *policy, *workload, *trace, *noise;
     double target_rate, noise_rate;
@@ -27,7 +39,28 @@ struct map_opts {
     int attach_pid;
     bool as_root, repeat, per_set_runs, quiet, small_pages_ok;
     char **argv;                  /* the target command after -- */
+    map_stage_fn stage;           /* NULL = llc_map_cmd_finish */
+    void *stage_ctx;
+    unsigned calib_lines;         /* sim: calibration co-runner (llc_map_sim_options) */
+    double calib_rate;
 };
+
+/* Extra options of a command built on map's (codes >= 512): on_extra
+ * returns 0, 1 for --help handled, or an exit status. */
+struct map_cmd_extra {
+    const struct option *longopts; /* terminated by a zero entry */
+    int (*on_extra)(void *ctx, int code, const char *arg);
+    void *ctx;
+    void (*usage)(FILE *out);
+};
+
+/* Parses map's options (and extra ones) for command cmd. Returns 0, 1 when
+ * --help was printed, or the usage exit status. */
+int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o, const struct map_cmd_extra *x);
+/* SIGINT/SIGTERM set *stop (returned). */
+volatile sig_atomic_t *llc_map_cmd_signals(void);
+/* Runs the command's stage on the backend its options describe. */
+int llc_map_cmd_dispatch(const struct map_opts *o);
 
 /* The two paths; each returns the exit status. stop is set by signals. */
 int llc_map_cmd_sim(const struct map_opts *o, volatile sig_atomic_t *stop);

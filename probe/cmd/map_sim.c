@@ -23,24 +23,24 @@ static int trace_program(const struct map_opts *o, volatile sig_atomic_t *stop, 
     snprintf(path, len, "%s/llcprobe-map-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     const int fd = mkstemp(path);
     if (fd < 0)
-        return llc_cli_fail("map", "%s: %s", path, strerror(errno));
+        return llc_cli_fail(o->cmd, "%s: %s", path, strerror(errno));
     close(fd);
     const struct llc_trace_record_opts ro = {.output = path, .argv = o->argv, .keep_root = o->as_root, .stop = stop};
     struct llc_trace_record_stats st;
     char err[LLC_ERRLEN];
     if (!o->quiet)
-        fprintf(stderr, "llcprobe: map: tracing %s under valgrind for the simulator...\n", o->argv[0]);
+        fprintf(stderr, "llcprobe: %s: tracing %s under valgrind for the simulator...\n", o->cmd, o->argv[0]);
     const int rc = llc_trace_record_lackey(&ro, &st, err, sizeof(err));
     if (rc < 0) {
         unlink(path);
-        return llc_cli_fail("map", "tracing %s: %s", o->argv[0], err);
+        return llc_cli_fail(o->cmd, "tracing %s: %s", o->argv[0], err);
     }
     if (!o->quiet)
-        fprintf(stderr, "llcprobe: map: traced %llu loads, %llu stores in %.1f s (exit status %d)\n",
-                (unsigned long long)st.n_load, (unsigned long long)st.n_store, st.seconds, st.exit_status);
+        fprintf(stderr, "llcprobe: %s: traced %llu loads, %llu stores in %.1f s (exit status %d)\n",
+                o->cmd, (unsigned long long)st.n_load, (unsigned long long)st.n_store, st.seconds, st.exit_status);
     if (st.n_load + st.n_store + st.n_modify == 0) {
         unlink(path);
-        return llc_cli_fail("map", "%s made no memory accesses (exited at once?)", o->argv[0]);
+        return llc_cli_fail(o->cmd, "%s made no memory accesses (exited at once?)", o->argv[0]);
     }
     return 0;
 }
@@ -84,11 +84,11 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
     struct llc_sim_config cfg;
     const char *preset = o.preset ? o.preset : "amd32";
     if (llc_sim_preset(preset, &cfg, err, sizeof(err)) < 0)
-        return llc_cli_usage("map", "--preset: %s", err);
+        return llc_cli_usage(o.cmd, "--preset: %s", err);
     if (o.policy) {
         const int p = llc_sim_policy_parse(o.policy, err, sizeof(err));
         if (p < 0)
-            return llc_cli_usage("map", "--policy: %s", err);
+            return llc_cli_usage(o.cmd, "--policy: %s", err);
         cfg.llc_policy = (enum llc_sim_policy)p;
     }
     cfg.seed = o.seed;
@@ -110,8 +110,10 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
     so.noise_rate = o.noise_rate;
     so.target_rate = o.target_rate;
     so.probe_rate = o.rate / 1e9;
+    so.calib_lines = o.calib_lines;
+    so.calib_rate = o.calib_rate;
     if (llc_map_backend_sim(&cfg, &so, &b, err, sizeof(err)) < 0) {
-        llc_cli_fail("map", "%s", err);
+        llc_cli_fail(o.cmd, "%s", err);
         goto out;
     }
     if (!o.dwell_given && o.mode == LLC_MAP_GLOBAL) {
@@ -134,8 +136,8 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
                  o.workload ? o.workload : o.trace);
     }
     if (!o.quiet)
-        fprintf(stderr, "llcprobe: map: %s; %s\n", b->walk_check, b->calibration);
-    status = llc_map_cmd_finish(&o, b, machine, target, o.rate, stop, true, NULL, NULL);
+        fprintf(stderr, "llcprobe: %s: %s; %s\n", o.cmd, b->walk_check, b->calibration);
+    status = (o.stage ? o.stage : llc_map_cmd_finish)(&o, b, machine, target, o.rate, stop, true, NULL, NULL);
 out:
     llc_map_backend_release(b);
     if (trace_path[0])

@@ -27,6 +27,11 @@ struct sim_backend {
     struct llc_map_backend pub;
     struct llc_simrun *run;
     unsigned target_agent, probe_agent;
+    /* Calibration co-runner: calib_lines lines per unit, stored after the
+     * probe's walk in lines[] (calib_first = index of the first). */
+    unsigned calib_lines, calib_first;
+    size_t calib_pos;
+    unsigned calib_line;
     double target_rate, probe_rate;
     uint32_t units, lines_per_unit; /* lines[] holds lines_per_unit per unit */
     uint64_t *lines;
@@ -125,6 +130,31 @@ static int probe_next(void *ctx, const struct llc_sim_result *prev, uint64_t *ad
     s->pos = i + 1 == s->n ? 0 : i + 1;
     s->pending = s->issued++ >= s->warm;
     s->pending_pos = i;
+    return 1;
+}
+
+/* The calibration co-runner: line c (calib_first <= c < calib_first + k)
+ * of each unit of the current group in turn, so each probed set holds
+ * exactly k of its lines once warm. */
+static int calib_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr, bool *is_write, char *err,
+                      size_t errlen)
+{
+    (void)prev;
+    (void)err;
+    (void)errlen;
+    struct sim_backend *s = ctx;
+    *is_write = false;
+    if (s->n == 0) {
+        /* Between groups: a line of unit 0 that the probe never walks. */
+        *addr = s->lines[s->calib_first];
+        return 1;
+    }
+    if (s->calib_pos >= s->n) {
+        s->calib_pos = 0;
+        s->calib_line = s->calib_line + 1 == s->calib_lines ? 0 : s->calib_line + 1;
+    }
+    const uint32_t unit = s->group[s->calib_pos++];
+    *addr = s->lines[(size_t)unit * s->lines_per_unit + s->calib_first + s->calib_line];
     return 1;
 }
 
@@ -305,6 +335,16 @@ int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64
     return 0;
 }
 
+int llc_map_sim_truth_reset(struct llc_map_backend *b)
+{
+    if (!b || b->ops != &sim_ops)
+        return -EINVAL;
+    struct sim_backend *s = b->ctx;
+    memset(s->occ_sum, 0, s->units * sizeof(*s->occ_sum));
+    s->occ_samples = 0;
+    return 0;
+}
+
 int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_sim_options *opt,
                         struct llc_map_backend **out, char *err, size_t errlen)
 {
@@ -316,6 +356,11 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     if (cfg->l2_sets && cfg->l2_sets > cfg->llc.sets_per_slice)
         return llc_errf(err, errlen, -EINVAL, "the L2 has more sets than an LLC slice: probe lines of one "
                                               "LLC set would not share an L2 set");
+    if (opt->calib_lines > cfg->llc.ways)
+        return llc_errf(err, errlen, -EINVAL, "the calibration co-runner holds 0..%u lines per set, not %u",
+                        cfg->llc.ways, opt->calib_lines);
+    if (opt->calib_lines && !(opt->calib_rate > 0))
+        return llc_errf(err, errlen, -EINVAL, "the calibration co-runner needs a positive rate");
     struct sim_backend *s = calloc(1, sizeof(*s));
     if (!s)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
@@ -333,8 +378,12 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     s->pub.name = "sim";
     s->pub.all_at_once = true;
     s->units = llc_map_units(g);
-    s->lines_per_unit = llc_map_walk_length(g, 1);
-    s->pub.walk = s->lines_per_unit;
+    s->pub.walk = llc_map_walk_length(g, 1);
+    /* The co-runner's lines follow the probe's in the same congruence
+     * class, so placing them leaves the probe's own lines where they were. */
+    s->calib_lines = opt->calib_lines;
+    s->calib_first = s->pub.walk;
+    s->lines_per_unit = s->pub.walk + opt->calib_lines;
     s->target_rate = opt->target_rate;
     s->probe_rate = opt->probe_rate;
     snprintf(s->pub.calibration, sizeof(s->pub.calibration),
@@ -342,7 +391,7 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
              "accesses per simulated ns",
              opt->target_rate, opt->probe_rate);
 
-    struct llc_simrun_agent agents[3];
+    struct llc_simrun_agent agents[4];
     unsigned n = 0;
     memset(agents, 0, sizeof(agents));
     s->target_agent = n;
@@ -358,6 +407,14 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
         agents[n++] = (struct llc_simrun_agent){
             .name = "noise", .role = LLC_SIMRUN_NOISE, .source = LLC_SIMRUN_WORKLOAD,
             .spec = opt->noise, .rate = opt->noise_rate};
+    if (opt->calib_lines)
+        agents[n++] = (struct llc_simrun_agent){.name = "calibration",
+                                                .role = LLC_SIMRUN_NOISE,
+                                                .source = LLC_SIMRUN_CALLBACK,
+                                                .next = calib_next,
+                                                .ctx = s,
+                                                .physical = true,
+                                                .rate = opt->calib_rate};
     s->probe_agent = n;
     agents[n++] = (struct llc_simrun_agent){.name = "probe",
                                             .role = LLC_SIMRUN_PROBE,

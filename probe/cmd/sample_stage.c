@@ -1,0 +1,395 @@
+/* The sampling stage of `llcprobe sample` on a ready backend: choose the
+ * sets (in-run map and fit for Gaussian-25), then measure them interval by
+ * interval and scale up; outputs JSON, CSV, PNG and a summary line. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/fit_plot.h"
+#include "cmd/sample_out.h"
+#include "util/atomic_file.h"
+#include "util/cli.h"
+
+static const char *const method_names[] = {"gaussian", "random", "continuous", "global", "sets"};
+
+/* One interval's figures. */
+struct interval {
+    double t0, t1;
+    double scale_up, stratified, ratio, sampled;  /* probe misses */
+    double occ_lines;                             /* NaN without a calibration */
+    double true_occ_lines, true_target_misses;    /* NaN off the simulator */
+};
+
+/* Map every set, fit, select: the selection is used in the run it was
+ * made from (spec §5a). */
+static int in_run_fit(const struct map_opts *o, struct sample_run *s, struct llc_map_backend *b,
+                      volatile sig_atomic_t *stop, const char *machine, const char *target,
+                      struct llc_fit_selection **sel)
+{
+    const uint32_t units = llc_map_units(&b->geo);
+    const struct llc_map_plan plan = {.mode = b->all_at_once ? LLC_MAP_GLOBAL : LLC_MAP_SWEEP, .group = 1,
+                                      .dwell_s = o->dwell_s, .sweeps = o->sweeps, .seed = o->seed, .stop = stop};
+    struct llc_map_result *r = NULL;
+    double *x = malloc(units * sizeof(*x));
+    uint8_t *excl = malloc(units);
+    int status = LLC_EXIT_FAIL;
+    if (!x || !excl) {
+        llc_cli_fail(o->cmd, "out of memory");
+        goto out;
+    }
+    if (!o->quiet)
+        fprintf(stderr, "llcprobe: sample: mapping all %u sets first (%s, %u sweeps)\n", units,
+                llc_map_mode_name(plan.mode), plan.sweeps);
+    if (llc_map_run(b, &plan, &r, s->err, sizeof(s->err)) < 0) {
+        llc_cli_fail(o->cmd, "in-run map: %s", s->err);
+        goto out;
+    }
+    if (!r->complete) {
+        llc_cli_fail(o->cmd, "in-run map: %s", r->incomplete_reason);
+        goto out;
+    }
+    char path[4200];
+    snprintf(path, sizeof(path), "%s.map.json", o->out_prefix);
+    const struct llc_map_meta meta = {.machine = machine, .target = target, .rate = o->rate,
+                                      .delay_nops = o->delay_nops, .seed = o->seed, .plan = &plan};
+    if (llc_map_write_json(b, r, &meta, path, s->err, sizeof(s->err)) < 0) {
+        llc_cli_fail(o->cmd, "%s", s->err);
+        goto out;
+    }
+    for (uint32_t u = 0; u < units; u++) {
+        x[u] = (double)r->misses[u];
+        excl[u] = !r->measured[u];
+    }
+    double *sw1 = NULL, *sw2 = NULL;
+    if (r->sweeps >= 2 && (sw1 = malloc(2 * units * sizeof(double)))) {
+        sw2 = sw1 + units;
+        for (uint32_t u = 0; u < units; u++) {
+            sw1[u] = (double)r->sweep_misses[u];
+            sw2[u] = (double)r->sweep_misses[units + u];
+        }
+    }
+    struct fit_cmd_opts fo = s->fit;
+    fo.prefix = o->out_prefix;
+    fo.quiet = o->quiet;
+    const struct fit_cmd_input in = {.x = x, .excluded = excl, .n = units, .sweep1 = sw1, .sweep2 = sw2,
+                                     .raw_counts = true, .geo = &b->geo, .source = path, .target = target,
+                                     .machine = machine, .page_size = "unknown"};
+    status = llc_fit_cmd_run(o->cmd, &fo, &in, sel);
+    free(sw1);
+out:
+    llc_map_result_free(r);
+    free(x);
+    free(excl);
+    return status;
+}
+
+static int choose(const struct map_opts *o, struct sample_run *s, struct llc_map_backend *b,
+                  volatile sig_atomic_t *stop, const char *machine, const char *target,
+                  struct llc_fit_selection **own, const struct llc_fit_selection **sel, uint32_t **units_out,
+                  size_t *n_out)
+{
+    const uint32_t units = llc_map_units(&b->geo);
+    size_t n = 0, *pick = NULL;
+    int status = LLC_EXIT_OK;
+    *sel = NULL;
+    switch (s->method) {
+    case SAMPLE_GAUSSIAN:
+        if (s->fitfile) {
+            if (s->fitfile->units != units)
+                return llc_cli_fail(o->cmd, "%s: llc.sets: the fit is for %u sets, this LLC has %u", s->fitfile->path,
+                                    s->fitfile->units, units);
+            if (strcmp(s->fitfile->page_size, "2M") != 0)
+                llc_cli_warn(o->quiet, "%s comes from another run of the target (page size %s): with small pages its "
+                                       "sets may not stand for the same strata here (spec §5a)",
+                             s->fitfile->path, s->fitfile->page_size);
+            *sel = s->fitfile->sel;
+        } else {
+            if ((status = in_run_fit(o, s, b, stop, machine, target, own)) != 0)
+                return status;
+            *sel = *own;
+        }
+        n = (*sel)->n;
+        pick = malloc(n * sizeof(*pick));
+        if (pick)
+            memcpy(pick, (*sel)->unit, n * sizeof(*pick));
+        break;
+    case SAMPLE_RANDOM:
+    case SAMPLE_CONTINUOUS:
+        n = s->count;
+        if (n > units)
+            return llc_cli_usage(o->cmd, "%u sets asked for, the LLC has %u", s->count, units);
+        pick = malloc(n * sizeof(*pick));
+        if (pick && (s->method == SAMPLE_RANDOM
+                         ? llc_fit_random_units(units, NULL, n, o->seed, pick, s->err, sizeof(s->err))
+                         : llc_fit_continuous_units(units, NULL, s->start % units, n, pick, s->err,
+                                                    sizeof(s->err))) < 0)
+            status = llc_cli_fail(o->cmd, "%s", s->err);
+        break;
+    case SAMPLE_GLOBAL:
+        n = units;
+        pick = malloc(n * sizeof(*pick));
+        for (size_t i = 0; pick && i < n; i++)
+            pick[i] = i;
+        break;
+    case SAMPLE_SETS:
+        n = s->n_sets;
+        pick = malloc(n * sizeof(*pick));
+        for (size_t i = 0; pick && i < n; i++) {
+            if (s->sets[i] >= units) {
+                free(pick);
+                return llc_cli_fail(o->cmd, "--sets: set %u is out of range (the LLC has %u sets)", s->sets[i],
+                                    units);
+            }
+            pick[i] = s->sets[i];
+        }
+        break;
+    }
+    uint32_t *u = pick ? malloc((n ? n : 1) * sizeof(*u)) : NULL;
+    if (!u) {
+        free(pick);
+        return status ? status : llc_cli_fail(o->cmd, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        u[i] = (uint32_t)pick[i];
+    free(pick);
+    *units_out = u;
+    *n_out = n;
+    return status;
+}
+
+static json_t *num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static int write_outputs(const struct map_opts *o, const struct sample_run *s, const struct llc_map_backend *b,
+                         const char *machine, const char *target, const uint32_t *units, size_t n,
+                         const struct interval *iv, size_t count, const struct interval *tot, char *err,
+                         size_t errlen)
+{
+    char path[4200];
+    json_t *doc = llc_json_doc_new("llcprobe-sample", 1), *sets = json_array(), *series = json_array();
+    for (size_t i = 0; sets && i < n; i++)
+        json_array_append_new(sets, json_integer(units[i]));
+    const double llc_lines = (double)llc_map_units(&b->geo) * b->geo.llc_ways;
+    for (size_t i = 0; series && i <= count; i++) {
+        const struct interval *v = i < count ? &iv[i] : tot;
+        json_t *e = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "t_start", num(v->t0),
+                              "t_end", num(v->t1), "sampled_misses", num(v->sampled), "scale_up", num(v->scale_up),
+                              "stratified", num(v->stratified), "ratio", num(v->ratio), "occupancy_lines",
+                              num(v->occ_lines), "occupancy_bytes", num(v->occ_lines * b->geo.line_size),
+                              "occupancy_pct_llc", num(100 * v->occ_lines / llc_lines), "true_occupancy_lines",
+                              num(v->true_occ_lines), "true_occupancy_pct_llc",
+                              num(100 * v->true_occ_lines / llc_lines), "true_target_misses",
+                              num(v->true_target_misses));
+        if (i == count)
+            json_object_set_new(doc, "total", e);
+        else
+            json_array_append_new(series, e);
+    }
+    const char *headline = s->method == SAMPLE_GAUSSIAN ? "stratified" : "scale_up";
+    int bad = !doc || !sets || !series ||
+              json_object_update_new(
+                  doc, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:i, s:o, s:o, s:s?, s:o}", "machine",
+                                 machine, "target", target, "backend", b->name, "method",
+                                 method_names[s->method], "headline", headline, "seed", (json_int_t)o->seed,
+                                 "rate", o->rate, "interval_s", s->interval, "sets_total",
+                                 (int)llc_map_units(&b->geo), "sets", sets, "intervals", series, "calibration",
+                                 s->have_calib ? s->calib.machine : NULL,
+                                 "calibration_curve", json_null())) < 0;
+    if (bad) {
+        json_decref(doc);
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    }
+    if (s->have_calib) {
+        json_t *c = json_array();
+        for (size_t k = 0; c && k < s->calib.nk; k++)
+            json_array_append_new(c, json_real(s->calib.misses_per_set_s[k]));
+        json_object_set_new(doc, "calibration_curve", c);
+    }
+    snprintf(path, sizeof(path), "%s.sample.json", o->out_prefix);
+    int rc = llc_json_write_atomic(path, doc, err, errlen);
+    json_decref(doc);
+    if (rc < 0)
+        return rc;
+    snprintf(path, sizeof(path), "%s.sample.csv", o->out_prefix);
+    struct llc_afile *f;
+    if ((rc = llc_afile_open(path, &f, err, errlen)) < 0)
+        return rc;
+    FILE *out = llc_afile_stream(f);
+    fprintf(out, "interval,t_start,t_end,sampled_misses,scale_up,stratified,ratio,occupancy_lines,"
+                 "occupancy_pct_llc,true_occupancy_lines,true_target_misses\n");
+    for (size_t i = 0; i < count; i++)
+        fprintf(out, "%zu,%.6g,%.6g,%.0f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.0f\n", i, iv[i].t0, iv[i].t1, iv[i].sampled,
+                iv[i].scale_up, iv[i].stratified, iv[i].ratio, iv[i].occ_lines, 100 * iv[i].occ_lines / llc_lines,
+                iv[i].true_occ_lines, iv[i].true_target_misses);
+    return llc_afile_commit(f, err, errlen);
+}
+
+struct plot_ctx {
+    const struct interval *iv;
+    size_t count;
+    bool gaussian;
+    const char *title;
+};
+
+static void emit_series(void *vctx, FILE *gp)
+{
+    const struct plot_ctx *c = vctx;
+    fprintf(gp, "$d << EOD\n");
+    for (size_t i = 0; i < c->count; i++)
+        fprintf(gp, "%.9g %.9g %.9g %.9g\n", 0.5 * (c->iv[i].t0 + c->iv[i].t1), c->iv[i].scale_up,
+                isfinite(c->iv[i].stratified) ? c->iv[i].stratified : 0,
+                isfinite(c->iv[i].ratio) ? c->iv[i].ratio : 0);
+    fprintf(gp, "EOD\nset title '%s'\nset xlabel 'time (s)'\nset ylabel 'whole-cache probe misses per interval'\n"
+                "set key bottom right\nplot $d using 1:2 with linespoints title 'scale-up'",
+            c->title);
+    if (c->gaussian)
+        fprintf(gp, ", $d using 1:3 with linespoints lw 2 title 'stratified', $d using 1:4 with linespoints "
+                    "title 'ratio'");
+    fprintf(gp, "\n");
+}
+
+int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const char *machine, const char *target,
+                     double rate, volatile sig_atomic_t *stop, bool want_truth,
+                     int (*restart)(void *ctx, char *err, size_t errlen), void *restart_ctx)
+{
+    (void)rate;
+    (void)restart;
+    (void)restart_ctx;
+    struct sample_run *s = o->stage_ctx;
+    struct llc_fit_selection *own = NULL;
+    const struct llc_fit_selection *sel = NULL;
+    uint32_t *units = NULL;
+    size_t n = 0, count = 0;
+    const uint32_t all = llc_map_units(&b->geo);
+    struct interval *iv = calloc(s->intervals, sizeof(*iv));
+    double *x = malloc(all * sizeof(double)), *lines = malloc(all * sizeof(double)),
+           *occ = malloc(all * sizeof(double));
+    uint64_t *tmiss = calloc(2 * (size_t)all, sizeof(uint64_t));
+    struct llc_map_result *r = NULL;
+    int status = LLC_EXIT_FAIL;
+    if (!iv || !x || !lines || !occ || !tmiss) {
+        llc_cli_fail(o->cmd, "out of memory");
+        goto out;
+    }
+    if ((status = choose(o, s, b, stop, machine, target, &own, &sel, &units, &n)) != 0)
+        goto out;
+    status = LLC_EXIT_FAIL;
+    const bool sim_truth = want_truth && llc_map_sim_truth(b, NULL, tmiss, NULL) == 0;
+    if (sim_truth)
+        llc_map_sim_truth(b, NULL, NULL, tmiss);
+    if (sim_truth)
+        llc_map_sim_truth_reset(b);
+    const struct llc_map_plan plan = {.mode = s->method == SAMPLE_GLOBAL && b->all_at_once ? LLC_MAP_GLOBAL
+                                                                                           : LLC_MAP_SETS,
+                                      .group = (uint32_t)n, .dwell_s = s->interval, .sweeps = 1, .sets = units,
+                                      .n_sets = n, .seed = o->seed, .stop = stop};
+    if (!o->quiet)
+        fprintf(stderr, "llcprobe: sample: %s, %zu sets, %.3g probe accesses per set per second, %u intervals of %g s\n",
+                method_names[s->method], n, o->rate / (double)n, s->intervals, s->interval);
+    const double start = 0;
+    struct interval tot = {.t0 = start, .occ_lines = 0, .true_occ_lines = 0, .true_target_misses = 0};
+    for (unsigned i = 0; i < s->intervals && !(stop && *stop); i++) {
+        llc_map_result_free(r);
+        r = NULL;
+        if (llc_map_run(b, &plan, &r, s->err, sizeof(s->err)) < 0) {
+            llc_cli_fail(o->cmd, "%s", s->err);
+            goto out;
+        }
+        if (!r->complete && r->sweeps == 0)
+            break; /* the target ended (or a signal came) before this interval */
+        struct interval *v = &iv[count];
+        v->t0 = start + s->interval * i;
+        v->t1 = v->t0 + s->interval;
+        v->sampled = 0;
+        for (size_t k = 0; k < n; k++) {
+            x[k] = (double)r->misses[units[k]];
+            v->sampled += x[k];
+            lines[k] = s->have_calib ? llc_calib_lines(&s->calib, x[k] / s->interval) : 0;
+        }
+        llc_fit_scale_up(x, n, all, &v->scale_up, NULL, 0);
+        v->stratified = v->ratio = NAN;
+        v->occ_lines = NAN;
+        struct llc_fit_estimates est;
+        if (sel && llc_fit_estimate(sel, x, &est, s->err, sizeof(s->err)) == 0) {
+            v->stratified = est.stratified;
+            v->ratio = est.ratio;
+        }
+        if (s->method == SAMPLE_GLOBAL)
+            v->stratified = v->ratio = v->scale_up;
+        if (s->have_calib) {
+            if (sel && llc_fit_estimate(sel, lines, &est, s->err, sizeof(s->err)) == 0)
+                v->occ_lines = est.stratified;
+            else
+                llc_fit_scale_up(lines, n, all, &v->occ_lines, NULL, 0);
+        }
+        v->true_occ_lines = v->true_target_misses = NAN;
+        if (sim_truth) {
+            llc_map_sim_truth(b, occ, NULL, tmiss + all);
+            v->true_occ_lines = v->true_target_misses = 0;
+            for (uint32_t u = 0; u < all; u++) {
+                v->true_occ_lines += occ[u];
+                v->true_target_misses += (double)(tmiss[all + u] - tmiss[u]);
+                tmiss[u] = tmiss[all + u];
+            }
+            llc_map_sim_truth_reset(b);
+        }
+        tot.t1 = v->t1;
+        tot.sampled += v->sampled;
+        tot.scale_up += v->scale_up;
+        tot.stratified += v->stratified;
+        tot.ratio += v->ratio;
+        tot.occ_lines += v->occ_lines;
+        tot.true_occ_lines += v->true_occ_lines;
+        tot.true_target_misses += v->true_target_misses;
+        count++;
+        if (!o->quiet)
+            printf("interval %3u  %.4g-%.4g s  scale-up %.6g  stratified %.6g  ratio %.6g%s\n", i, v->t0, v->t1,
+                   v->scale_up, v->stratified, v->ratio, "");
+        if (!r->complete)
+            break;
+    }
+    if (count == 0) {
+        llc_cli_fail(o->cmd, "no interval was measured (the target ended or a signal came first)");
+        goto out;
+    }
+    /* Occupancy is a level, not a count: its total is the mean over intervals. */
+    tot.occ_lines /= (double)count;
+    tot.true_occ_lines /= (double)count;
+    if (write_outputs(o, s, b, machine, target, units, n, iv, count, &tot, s->err, sizeof(s->err)) < 0) {
+        llc_cli_fail(o->cmd, "%s", s->err);
+        goto out;
+    }
+    char png[4200], title[512];
+    snprintf(png, sizeof(png), "%s.sample.png", o->out_prefix);
+    snprintf(title, sizeof(title), "%s: %s, %zu sets", target, method_names[s->method], n);
+    struct plot_ctx pc = {.iv = iv, .count = count, .gaussian = sel != NULL, .title = title};
+    if (llc_gnuplot_png(png, 1000, 600, emit_series, &pc, s->err, sizeof(s->err)) < 0)
+        llc_cli_warn(o->quiet, "%s: no plot: %s", png, s->err);
+    const double llc_lines = (double)all * b->geo.llc_ways;
+    printf("sample: %s %zu sets, %zu intervals of %g s: whole-cache probe misses %s %.6g (scale-up %.6g, "
+           "stratified %.6g, ratio %.6g)",
+           method_names[s->method], n, count, s->interval, sel ? "stratified" : "scale-up",
+           sel ? tot.stratified : tot.scale_up, tot.scale_up, tot.stratified, tot.ratio);
+    if (s->have_calib)
+        printf("; occupancy %.0f lines = %.0f KiB = %.2f%% of the LLC", tot.occ_lines,
+               tot.occ_lines * b->geo.line_size / 1024, 100 * tot.occ_lines / llc_lines);
+    if (sim_truth)
+        printf("; true occupancy %.0f lines = %.2f%% of the LLC", tot.true_occ_lines,
+               100 * tot.true_occ_lines / llc_lines);
+    printf("\nwrote %s.sample.json, .sample.csv, .sample.png\n", o->out_prefix);
+    status = stop && *stop ? LLC_EXIT_FAIL : LLC_EXIT_OK;
+out:
+    llc_map_result_free(r);
+    llc_fit_selection_destroy(own);
+    free(units);
+    free(iv);
+    free(x);
+    free(lines);
+    free(occ);
+    free(tmiss);
+    return status;
+}
