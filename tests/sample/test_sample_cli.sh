@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# llcprobe sample end to end on the simulator.
+set -u
+bin=$1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+check_rc() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: exit $3, expected $2"; fi; }
+jcheck() { # NAME FILE EXPR over d
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($3) else 1)" "$2"; then
+    ok "$1"; else bad "$1: ($3) is false"; fi
+}
+sim=(--backend sim --preset intel8 --workload gaussian:size=16M,cv=0.5)
+
+# Gaussian-25 without --fit: maps, fits, then samples in the same run.
+"$bin" sample "${sim[@]}" --gaussian25 --intervals 4 -o "$tmp/g" >"$tmp/g.out" 2>"$tmp/g.err"
+check_rc "gaussian25 in-run" 0 $?
+jcheck "in-run map and fit written" "$tmp/g.fit.json" 'd["format"]=="llcprobe-fit" and len(d["selection"]["units"])==25'
+jcheck "sample json" "$tmp/g.sample.json" \
+  'd["format"]=="llcprobe-sample" and d["method"]=="gaussian" and d["headline"]=="stratified" and len(d["sets"])==25 and len(d["intervals"])==4'
+jcheck "sampled sets are the fit's" "$tmp/g.sample.json" \
+  'd["sets"]==[u["unit"] for u in json.load(open(sys.argv[1].replace(".sample.json",".fit.json")))["selection"]["units"]]'
+jcheck "scale-up is N/n times the sampled misses" "$tmp/g.sample.json" \
+  'all(abs(i["scale_up"]-8192/25*i["sampled_misses"])<1e-6*i["scale_up"] for i in d["intervals"])'
+jcheck "estimators agree within 30% on a Gaussian workload" "$tmp/g.sample.json" \
+  'all(abs(i["stratified"]/i["scale_up"]-1)<0.3 and abs(i["ratio"]/i["scale_up"]-1)<0.3 for i in d["intervals"])'
+jcheck "totals add up, truth recorded" "$tmp/g.sample.json" \
+  'abs(d["total"]["scale_up"]-sum(i["scale_up"] for i in d["intervals"]))<1e-6*d["total"]["scale_up"] and d["total"]["true_occupancy_lines"]>0'
+[ "$(head -1 "$tmp/g.sample.csv" | cut -d, -f1-5)" = "interval,t_start,t_end,sampled_misses,scale_up" ] && \
+  [ "$(wc -l <"$tmp/g.sample.csv")" = 5 ] && ok "csv" || bad "csv"
+[ "$(head -c 4 "$tmp/g.sample.png" | tail -c 3)" = "PNG" ] && ok "png" || bad "png"
+grep -q "^sample: gaussian 25 sets, 4 intervals" "$tmp/g.out" && ok "summary line" || bad "summary: $(cat "$tmp/g.out")"
+
+# The same sets from the fit file.
+"$bin" sample "${sim[@]}" --fit "$tmp/g.fit.json" --intervals 2 -o "$tmp/f" -q >/dev/null 2>&1
+check_rc "--fit FILE" 0 $?
+jcheck "--fit uses the file's sets" "$tmp/f.sample.json" \
+  'd["sets"]==json.load(open(sys.argv[1].replace("f.sample.json","g.sample.json")))["sets"]'
+
+# Baselines.
+"$bin" sample "${sim[@]}" --random 40 --seed 3 --intervals 2 -o "$tmp/r" -q >/dev/null 2>&1; check_rc "--random" 0 $?
+jcheck "40 distinct random sets" "$tmp/r.sample.json" 'len(set(d["sets"]))==40 and d["method"]=="random" and d["intervals"][0]["stratified"] is None'
+"$bin" sample "${sim[@]}" --continuous 30 --start 100 --intervals 2 -o "$tmp/c" -q >/dev/null 2>&1; check_rc "--continuous" 0 $?
+jcheck "30 consecutive sets from 100" "$tmp/c.sample.json" 'd["sets"]==list(range(100,130))'
+printf '# sets\n5\n7 9-11\n' >"$tmp/sets.txt"
+"$bin" sample "${sim[@]}" --sets "$tmp/sets.txt" --intervals 1 -o "$tmp/s" -q >/dev/null 2>&1; check_rc "--sets FILE" 0 $?
+jcheck "sets from the file" "$tmp/s.sample.json" 'sorted(d["sets"])==[5,7,9,10,11]'
+"$bin" sample "${sim[@]}" --global --intervals 1 -o "$tmp/a" -q >/dev/null 2>&1; check_rc "--global" 0 $?
+jcheck "global: every set, estimate = sum" "$tmp/a.sample.json" \
+  'len(d["sets"])==8192 and d["intervals"][0]["scale_up"]==d["intervals"][0]["sampled_misses"]'
+
+# Usage and input errors.
+"$bin" sample "${sim[@]}" --random 5 --global >/dev/null 2>&1; check_rc "two set choices" 2 $?
+"$bin" sample "${sim[@]}" --interval 0 >/dev/null 2>&1; check_rc "bad --interval" 2 $?
+"$bin" sample --help | grep -q "^usage: llcprobe sample" && ok "--help" || bad "--help"
+"$bin" sample "${sim[@]}" --fit "$tmp/g.map.json" -o "$tmp/x" >/dev/null 2>"$tmp/e"; rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -qF "$tmp/g.map.json: format: 'llcprobe-map' is not llcprobe-fit" "$tmp/e" \
+  && ok "foreign --fit file" || bad "foreign --fit: exit $rc: $(cat "$tmp/e")"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['selection']['units'][3]['unit']=99999; json.dump(d,open(sys.argv[2],'w'))" \
+  "$tmp/g.fit.json" "$tmp/bad.fit.json"
+"$bin" sample "${sim[@]}" --fit "$tmp/bad.fit.json" -o "$tmp/x" >/dev/null 2>"$tmp/e"; rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -qF "$tmp/bad.fit.json: selection.units[3].unit: 99999 is outside" "$tmp/e" \
+  && ok "bad unit in --fit file" || bad "bad unit: exit $rc: $(cat "$tmp/e")"
+"$bin" sample --backend sim --preset amd32 --workload uniform:size=1M --fit "$tmp/g.fit.json" -o "$tmp/x" >/dev/null 2>"$tmp/e"; rc=$?
+[ $rc = 1 ] && grep -qF "llc.sets: the fit is for 8192 sets, this LLC has 32768" "$tmp/e" \
+  && ok "fit from another LLC refused" || bad "other LLC: exit $rc: $(cat "$tmp/e")"
+exit $fail
