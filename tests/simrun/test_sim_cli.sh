@@ -170,4 +170,29 @@ PY
 else
   echo "note: no valgrind or C compiler: trace replay not tested here"
 fi
+
+# A packaged real program (xz -1 from Debian's xz-utils) too: traced under
+# lackey and replayed whole, with its exit status recorded.
+if command -v valgrind >/dev/null && command -v xz >/dev/null; then
+  python3 -c "
+import random
+r = random.Random(7); words = [''.join(r.choice('abcdefgh') for _ in range(r.randint(2, 9))) for _ in range(300)]
+open('$tmp/in.txt', 'w').write(' '.join(r.choice(words) for _ in range(3000)))"
+  if "$bin" trace -o "$tmp/xz.trace" -- xz -1 -k -f "$tmp/in.txt" >"$tmp/xz.out" 2>"$tmp/xz.err" &&
+     [ -s "$tmp/in.txt.xz" ]; then
+    run_sim xzsim --preset amd32 --trace "$tmp/xz.trace" -o "$tmp/xz.json" &&
+      python3 - "$tmp/xz.json" "$tmp/xz.out" <<'PY' && ok "xz -1 trace replayed whole" || bad "xz trace replay"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+rec = dict(re.findall(r"^(\w+): (\d+)", open(sys.argv[2], errors="replace").read(), re.M))
+t = d["agents"][0]["totals"]
+data = int(rec["loads"]) + int(rec["stores"]) + int(rec["modifies"])
+sys.exit(0 if data > 100000 and data <= t["accesses"] <= 1.01 * data and not d["run"]["ended_early"] else 1)
+PY
+  else
+    bad "xz trace: $(cat "$tmp/xz.err")"
+  fi
+else
+  echo "note: no valgrind or xz: packaged-program trace not tested here"
+fi
 exit $fail
