@@ -26,23 +26,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 spearman() { # JSON -> Spearman(misses, truth occupancy)
-  python3 - "$1" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-m, t = d["sets"]["misses"], d["truth"]["occupancy"]
-def ranks(v):
-    order = sorted(range(len(v)), key=lambda i: v[i]); r = [0.0] * len(v); i = 0
-    while i < len(v):
-        j = i
-        while j + 1 < len(v) and v[order[j + 1]] == v[order[i]]: j += 1
-        for k in range(i, j + 1): r[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return r
-a, b = ranks(m), ranks(t); n = len(a); ma, mb = sum(a) / n, sum(b) / n
-cov = sum((x - ma) * (y - mb) for x, y in zip(a, b))
-den = (sum((x - ma) ** 2 for x in a) * sum((y - mb) ** 2 for y in b)) ** 0.5
-print("%.4f" % (cov / den if den else float("nan")))
-PY
+  scripts/map-spearman.py "$1"
 }
 
 echo "== tracing the demo workload for the trace-driven maps"

@@ -28,25 +28,9 @@ jcheck "every set measured" "$tmp/g.map.json" \
   'all(d["sets"]["measured"]) and len(d["sets"]["misses"])==8192 and sum(d["sets"]["misses"])==d["summary"]["total_misses"]'
 jcheck "sweeps add up" "$tmp/g.map.json" \
   'all(a+b==m for a,b,m in zip(d["sets"]["sweep_misses"][0], d["sets"]["sweep_misses"][1], d["sets"]["misses"]))'
-# Spearman between probe misses and true occupancy, computed here independently.
-python3 - "$tmp/g.map.json" <<'PY' && ok "recovers true occupancy (Spearman >= 0.9)" || bad "Spearman vs truth"
-import json, sys
-d = json.load(open(sys.argv[1]))
-m, t = d["sets"]["misses"], d["truth"]["occupancy"]
-def ranks(v):
-    order = sorted(range(len(v)), key=lambda i: v[i]); r = [0.0] * len(v); i = 0
-    while i < len(v):
-        j = i
-        while j + 1 < len(v) and v[order[j + 1]] == v[order[i]]: j += 1
-        for k in range(i, j + 1): r[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return r
-a, b = ranks(m), ranks(t); n = len(a); ma, mb = sum(a) / n, sum(b) / n
-cov = sum((x - ma) * (y - mb) for x, y in zip(a, b))
-rho = cov / (sum((x - ma) ** 2 for x in a) * sum((y - mb) ** 2 for y in b)) ** 0.5
-print("     Spearman", round(rho, 3))
-sys.exit(0 if rho >= 0.9 else 1)
-PY
+# Spearman between probe misses and true occupancy, computed independently.
+rho=$(python3 "${LLCPROBE_SOURCE_DIR:?}/scripts/map-spearman.py" "$tmp/g.map.json" --min 0.9) \
+  && ok "recovers true occupancy (Spearman $rho >= 0.9)" || bad "Spearman vs truth: $rho"
 [ "$(head -1 "$tmp/g.map.csv")" = "set,slice,index,misses,accesses,dwell_s,true_occupancy" ] && \
   [ "$(wc -l <"$tmp/g.map.csv")" -eq 8193 ] && ok "csv" || bad "csv shape"
 grep -q "^sets mapped     8192 of 8192" "$tmp/g.out" && grep -q "^hottest sets" "$tmp/g.out" && \
