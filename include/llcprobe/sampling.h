@@ -13,7 +13,16 @@
  *
  * Windows end after a fixed amount of retired user instructions when the
  * hardware `instructions` counter opens, else after a fixed amount of the
- * target's CPU time (`task-clock`).
+ * target's CPU time (`task-clock`). With cpu-clock the sample rate is
+ * capped (max_rate_hz) and the default window is as long as its samples
+ * take at that rate: each sample is a timer interrupt, which is what the
+ * target pays for.
+ *
+ * Sampled IPs are returned as position-independent keys, (hash of the
+ * mapped file's name << 40) ^ offset in the file (sampling/maps.c), built
+ * from the PERF_RECORD_MMAP2 / FORK / EXIT / exec records in the same rings
+ * (or /proc/<pid>/maps for a process seen without them): the same code
+ * gives the same signature in every process and run, whatever ASLR did.
  *
  * Every event follows the whole target: threads and forked children
  * (inherit) across exec, opened per CPU because the kernel refuses a ring
@@ -23,14 +32,15 @@
  * exit ends the last (partial) window at once.
  *
  * Changing the sample rate (dynamic rate, §8) reaches the target's main
- * thread and every thread or child created afterwards, but threads that
+ * task and every thread or child created afterwards, but tasks that
  * already exist keep the period they inherited: the kernel does not
  * propagate PERF_EVENT_IOC_PERIOD to inherited events. So once a window has
  * seen samples from more than one task, the kernel period stays at the base
- * rate and the multiplier is applied in user space (every mult-th sample is
- * kept): classification stays right, the overhead saving is lost. A child
- * forked while the rate was lowered (before a second task was seen) keeps
- * the lower rate until it exits.
+ * rate and samples are thinned to the window's rate in user space (each
+ * sample carries its period; one is kept per window-period of events):
+ * classification stays right, the overhead saving is lost. (Letting the
+ * period follow would leave a child forked at a lowered rate under-sampled
+ * for its whole life: the fork test then found 5 phases instead of 2.)
  */
 #ifndef LLCPROBE_SAMPLING_H
 #define LLCPROBE_SAMPLING_H
@@ -55,7 +65,14 @@ enum llc_sampling_unit {
 };
 
 #define LLC_SAMPLING_DEFAULT_WINDOW_INSTR 100000000ULL /* §1: 100M instructions */
+/* CPU-time window of the hardware sources (no instruction counter). */
 #define LLC_SAMPLING_DEFAULT_WINDOW_NS 50000000ULL     /* 50 ms of CPU time */
+/* cpu-clock: highest sample rate. Each sample is an hrtimer interrupt; on
+ * the KVM guests we measured one costs the target ~50 us (perf record
+ * -e cpu-clock:u at 2 kHz: +9% CPU time, at 1 kHz +5%, both before the
+ * dynamic rate), so full rate is capped at 1 kHz and the dynamic rate
+ * (down to 1/8) brings stable phases to 125 Hz. */
+#define LLC_SAMPLING_DEFAULT_MAX_RATE_HZ 1000u
 
 struct llc_sampling_config {
     /* Best source allowed (sources better than this are not tried; their
@@ -63,7 +80,13 @@ struct llc_sampling_config {
     enum llc_sampling_source best_source;
     bool force_cpu_time;         /* windows by CPU time even if instructions count */
     uint64_t window_instr;       /* window length when counting instructions */
-    uint64_t window_ns;          /* window length when counting CPU time */
+    /* Window length when counting CPU time; 0 = by source: cpu-clock
+     * samples_per_window / max_rate_hz (400 ms at the defaults), hardware
+     * sources LLC_SAMPLING_DEFAULT_WINDOW_NS. */
+    uint64_t window_ns;
+    /* cpu-clock: the period never goes below 1/max_rate_hz seconds, so a
+     * short window gets fewer samples rather than more overhead. */
+    unsigned max_rate_hz;
     /* Samples per window at multiplier 1; 0 = 200 for branch samples, 400
      * for instruction pointers (§3: EIPV needs twice the samples). */
     unsigned samples_per_window;
@@ -131,7 +154,8 @@ bool llc_sampling_user_rate(const struct llc_sampling *s);
  * error. Do not call again after 0. */
 int llc_sampling_next_window(struct llc_sampling *s, struct llc_target *t,
                              struct llc_sampling_window *w, char *err, size_t errlen);
-/* The window's sampled code addresses; valid until the next window. */
+/* The window's samples as position-independent code keys (see the top of
+ * this file); valid until the next window. */
 const uint64_t *llc_sampling_ips(const struct llc_sampling *s, size_t *n);
 
 /* --- pieces exposed for tests ------------------------------------------ */

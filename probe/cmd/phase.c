@@ -77,7 +77,10 @@ static void usage(FILE *out)
             "  -o, --output PREFIX  output prefix (default: the program's or trace's name)\n"
             "      --window N       window length in instructions (live, if counted:\n"
             "                       default 100M; --trace: default 1M)\n"
-            "      --window-ms MS   live window in target CPU milliseconds (default 50)\n"
+            "      --window-ms MS   live window in target CPU milliseconds (default: with\n"
+            "                       cpu-clock, samples / max rate = 400; else 50)\n"
+            "      --max-rate HZ    cpu-clock: highest sample rate (default 1000); each\n"
+            "                       sample is a timer interrupt, costly in a VM\n"
             "      --cpu-time       live: windows by CPU time even if instructions count\n"
             "      --source S       best source to try: auto, pebs, hw-ip, cpu-clock\n"
             "      --samples N      samples per window at full rate (default 400 for IPs,\n"
@@ -127,10 +130,11 @@ static int parse_source(const char *s, enum llc_sampling_source *out)
 static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_arg)
 {
     enum { O_WINDOW = 256, O_WINDOW_MS, O_CPU_TIME, O_SOURCE, O_SAMPLES, O_THETA, O_THETA_DSR,
-           O_TRANSITION, O_NO_DSR, O_SEED, O_TRACE, O_BBV, O_SIM, O_NOISE, O_NO_PLOT };
+           O_TRANSITION, O_NO_DSR, O_SEED, O_TRACE, O_BBV, O_SIM, O_NOISE, O_NO_PLOT, O_MAX_RATE };
     static const struct option longopts[] = {
         {"output", required_argument, 0, 'o'}, {"window", required_argument, 0, O_WINDOW},
         {"window-ms", required_argument, 0, O_WINDOW_MS},
+        {"max-rate", required_argument, 0, O_MAX_RATE},
         {"cpu-time", no_argument, 0, O_CPU_TIME}, {"source", required_argument, 0, O_SOURCE},
         {"samples", required_argument, 0, O_SAMPLES}, {"theta", required_argument, 0, O_THETA},
         {"theta-dsr", required_argument, 0, O_THETA_DSR},
@@ -165,6 +169,11 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
             if (llc_parse_u64_range(optarg, 1, 3600000, &v) < 0)
                 return llc_cli_usage("phase", "--window-ms wants 1..3600000, not '%s'", optarg);
             o->samp.window_ns = v * 1000000ULL;
+            break;
+        case O_MAX_RATE:
+            if (llc_parse_u64_range(optarg, 1, 100000, &v) < 0)
+                return llc_cli_usage("phase", "--max-rate wants 1..100000 Hz, not '%s'", optarg);
+            o->samp.max_rate_hz = (unsigned)v;
             break;
         case O_CPU_TIME: o->samp.force_cpu_time = true; break;
         case O_SOURCE: rc = parse_source(optarg, &o->samp.best_source); break;

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #define MAX_CPUS 1024
-#define CPU_CLOCK_FLOOR_NS 10000ULL /* 100 kHz: the kernel's default rate cap */
 #define HW_FLOOR_EVENTS 1000ULL
 #define MAX_MULTIPLIER 64u
 
@@ -37,11 +36,14 @@ struct llc_sampling {
     unsigned mult;
     bool adapt;            /* the source counts something other than the window unit */
     /* The target has had more than one task: the kernel period stays at the
-     * base and the multiplier is applied by keeping every mult-th sample,
-     * because period changes never reach inherited events. */
+     * base and samples are thinned here to the window's rate, because
+     * PERF_EVENT_IOC_PERIOD reaches only the task the event was opened on
+     * (and children forked later): a child forked at a lowered rate would
+     * keep it even when its own phase needs full-rate windows. */
     bool user_rate;
     uint64_t kernel_period;
     struct llc_sampling_sink sink;
+    struct llc_sampling_maps maps;
     double t0, t_last;
     uint64_t last_unit, last_ns, last_instr, index;
     double unit_per_ms;    /* how fast the window unit advances, for the sleep */
@@ -68,7 +70,8 @@ void llc_sampling_config_default(struct llc_sampling_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
     cfg->best_source = LLC_SAMPLING_PEBS_BRANCHES;
     cfg->window_instr = LLC_SAMPLING_DEFAULT_WINDOW_INSTR;
-    cfg->window_ns = LLC_SAMPLING_DEFAULT_WINDOW_NS;
+    cfg->window_ns = 0; /* by source: see llc_sampling_config */
+    cfg->max_rate_hz = LLC_SAMPLING_DEFAULT_MAX_RATE_HZ;
     cfg->ring_pages = 64;
     cfg->enable_on_exec = true;
 }
@@ -154,7 +157,6 @@ static int open_counters(struct llc_sampling *s, pid_t pid, char *err, size_t er
             llc_sampling_explain_errno(fd, c->unit_refused, sizeof(c->unit_refused));
         }
     }
-    c->window = c->unit == LLC_SAMPLING_INSTRUCTIONS ? s->cfg.window_instr : s->cfg.window_ns;
     /* CPU time of all threads, kernel time included: the target's own
      * clock, which only advances while it runs. */
     counter_attr(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, s->cfg.enable_on_exec);
@@ -168,15 +170,36 @@ static int open_counters(struct llc_sampling *s, pid_t pid, char *err, size_t er
     return 0;
 }
 
+/* Window length of a source in the chosen unit. A CPU-time window with
+ * the cpu-clock source is as long as its samples take at the highest rate
+ * allowed: every cpu-clock sample is a timer interrupt (tens of
+ * microseconds in a VM, where it costs a VM exit), so the sample budget per
+ * second, not the window, sets the overhead; the spec's counts are per
+ * window, so the window stretches instead of the count shrinking. */
+static uint64_t window_length(const struct llc_sampling *s)
+{
+    const struct llc_sampling_choice *c = &s->choice;
+    if (c->unit == LLC_SAMPLING_INSTRUCTIONS)
+        return s->cfg.window_instr;
+    if (s->cfg.window_ns)
+        return s->cfg.window_ns;
+    if (c->source == LLC_SAMPLING_CPU_CLOCK)
+        return (uint64_t)c->samples_per_window * (1000000000ULL / s->cfg.max_rate_hz);
+    return LLC_SAMPLING_DEFAULT_WINDOW_NS;
+}
+
 /* First period of a source, in its own events, and whether it must adapt. */
 static void initial_period(struct llc_sampling *s)
 {
-    const struct llc_sampling_choice *c = &s->choice;
+    struct llc_sampling_choice *c = &s->choice;
     const unsigned n = c->samples_per_window;
     const bool by_instr = c->unit == LLC_SAMPLING_INSTRUCTIONS;
+    c->window = window_length(s);
     switch (c->source) {
     case LLC_SAMPLING_CPU_CLOCK:
-        s->floor = CPU_CLOCK_FLOOR_NS;
+        /* Never faster than the rate budget, whatever window was asked for:
+         * a short window then gets fewer samples, not more overhead. */
+        s->floor = 1000000000ULL / s->cfg.max_rate_hz;
         s->adapt = by_instr;
         /* Assumes one instruction per ns until a window says otherwise. */
         s->base_period = c->window / n;
@@ -281,12 +304,13 @@ int llc_sampling_open(pid_t pid, const struct llc_sampling_config *cfg, struct l
 {
     *out = NULL;
     if (cfg->best_source >= LLC_SAMPLING_SOURCES || cfg->window_instr == 0 ||
-        cfg->window_ns == 0 || cfg->ring_pages == 0 ||
+        cfg->max_rate_hz == 0 || cfg->max_rate_hz > 100000 || cfg->ring_pages == 0 ||
         (cfg->ring_pages & (cfg->ring_pages - 1)) != 0)
         return llc_errf(err, errlen, -EINVAL, "sampling: bad configuration (source %d, window "
-                        "%llu instructions / %llu ns, %u ring pages: a power of two)",
-                        (int)cfg->best_source, (unsigned long long)cfg->window_instr,
-                        (unsigned long long)cfg->window_ns, cfg->ring_pages);
+                        "%llu instructions, rate cap %u Hz in 1..100000, %u ring pages: a "
+                        "power of two)", (int)cfg->best_source,
+                        (unsigned long long)cfg->window_instr, cfg->max_rate_hz,
+                        cfg->ring_pages);
     struct llc_sampling *s = calloc(1, sizeof(*s));
     if (!s)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
@@ -329,6 +353,7 @@ void llc_sampling_close(struct llc_sampling *s)
     if (s->fd_clock >= 0)
         close(s->fd_clock);
     llc_sampling_sink_free(&s->sink);
+    llc_sampling_maps_free(&s->maps);
     free(s);
 }
 
@@ -414,7 +439,34 @@ static int drain(struct llc_sampling *s, char *err, size_t errlen)
             return llc_errf(err, errlen, rc, "ring buffer of CPU %u holds a malformed record",
                             i);
     }
+    if (llc_sampling_resolve(&s->sink, &s->maps) < 0)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory for mappings");
     return 0;
+}
+
+/* Brings samples taken at a shorter period than this window's (the kernel
+ * period held at the base for a multi-task target, or a task forked before
+ * the rate was lowered) down to the window's rate: each sample stands for
+ * its `period` events, and one is kept whenever the events add up to the
+ * window's period, so every task is sampled at the same effective rate. */
+static void thin(struct llc_sampling *s)
+{
+    struct llc_sampling_sink *k = &s->sink;
+    uint64_t acc = 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < k->n; i++) {
+        const uint64_t p = k->samples[i].period;
+        if (p >= s->period) {
+            k->ips[kept++] = k->ips[i];
+            continue;
+        }
+        acc += p;
+        if (acc >= s->period) {
+            acc -= s->period;
+            k->ips[kept++] = k->ips[i];
+        }
+    }
+    k->n = kept;
 }
 
 int llc_sampling_next_window(struct llc_sampling *s, struct llc_target *t,
@@ -448,12 +500,7 @@ int llc_sampling_next_window(struct llc_sampling *s, struct llc_target *t,
     rc = drain(s, err, errlen);
     if (rc < 0)
         return rc;
-    if (s->user_rate && s->mult > 1) {
-        size_t kept = 0;
-        for (size_t i = 0; i < s->sink.n; i += s->mult)
-            s->sink.ips[kept++] = s->sink.ips[i];
-        s->sink.n = kept;
-    }
+    thin(s);
     *w = (struct llc_sampling_window){
         .index = s->index++,
         .t_start = s->t_last,
@@ -470,6 +517,8 @@ int llc_sampling_next_window(struct llc_sampling *s, struct llc_target *t,
         .processes = s->sink.npids,
         .last = s->ended,
     };
+    if (!s->user_rate && (s->sink.ntids > 1 || s->sink.npids > 1))
+        s->user_rate = true; /* from now on; set_multiplier applies it */
     const double wall_ms = (now - s->t_last) * 1000.0;
     if (wall_ms > 0 && w->progress > 0 && !s->ended)
         s->unit_per_ms = (double)w->progress / wall_ms;
@@ -477,8 +526,6 @@ int llc_sampling_next_window(struct llc_sampling *s, struct llc_target *t,
     s->last_unit = unit;
     s->last_ns = ns;
     s->last_instr = instr;
-    if (!s->user_rate && (s->sink.ntids > 1 || s->sink.npids > 1))
-        s->user_rate = true; /* from now on; set_multiplier applies it */
     if (s->adapt && !s->ended && (w->n_ips || w->lost))
         s->base_period = llc_sampling_adapt_period(s->base_period, (w->n_ips + w->lost) * w->period,
                                                    s->choice.samples_per_window, s->floor);

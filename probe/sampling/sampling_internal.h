@@ -14,10 +14,37 @@
 /* Distinct ids remembered per window; beyond that the counts saturate. */
 #define LLC_SAMPLING_MAX_IDS 256
 
-/* Where drained samples go: code addresses, and what else a window reports. */
+/* One sample as drained: raw IP, kernel time, the period it was taken at
+ * (events since the task's previous sample), the process it ran in. */
+struct llc_sampling_sample {
+    uint64_t ip, time, period;
+    uint32_t pid;
+};
+
+/* Side-band records that change what an address means in a process. */
+enum llc_sampling_side_kind {
+    LLC_SAMPLING_SIDE_MMAP = 0, /* pid maps [addr, addr+len) of file key at pgoff */
+    LLC_SAMPLING_SIDE_EXEC = 1, /* pid exec'd: its old mappings are gone */
+    LLC_SAMPLING_SIDE_FORK = 2, /* pid is a new process forked from ppid */
+    LLC_SAMPLING_SIDE_EXIT = 3, /* process pid ended */
+};
+
+struct llc_sampling_side {
+    uint64_t time;
+    enum llc_sampling_side_kind kind;
+    uint32_t pid, ppid;
+    uint64_t addr, len, pgoff, file_key;
+};
+
+/* Where drained records go: samples, side-band records, and what else a
+ * window reports. */
 struct llc_sampling_sink {
-    uint64_t *ips;
+    uint64_t *ips;      /* the window's code addresses (keys, live) */
     size_t n, cap;
+    struct llc_sampling_sample *samples; /* live: raw samples from the rings */
+    size_t nsamples, capsamples;
+    struct llc_sampling_side *side;
+    size_t nside, capside;
     uint64_t lost;
     uint32_t tids[LLC_SAMPLING_MAX_IDS], pids[LLC_SAMPLING_MAX_IDS];
     unsigned ntids, npids;
@@ -27,13 +54,48 @@ struct llc_sampling_sink {
 void llc_sampling_sink_reset(struct llc_sampling_sink *k);
 void llc_sampling_sink_free(struct llc_sampling_sink *k);
 
+/* sample_type of every sampling event, and the sample_id_all trailer the
+ * reader expects on side-band records. */
+#define LLC_SAMPLING_SAMPLE_TYPE                                                              \
+    (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
+
 /* Reads every record between data_tail and data_head of one ring (data:
  * the `size`-byte data area, a power of two) into the sink, then releases
- * them to the kernel. PERF_RECORD_SAMPLE records must carry exactly
- * PERF_SAMPLE_IP | PERF_SAMPLE_TID. -ENOMEM, or -EPROTO for a record that
- * cannot be (size 0 or larger than the ring). */
+ * them to the kernel. Records must be laid out for LLC_SAMPLING_SAMPLE_TYPE
+ * with sample_id_all. -ENOMEM, or -EPROTO for a record that cannot be (size
+ * 0 or larger than the ring). */
 int llc_sampling_ring_drain(struct perf_event_mmap_page *meta, const unsigned char *data,
                             uint64_t size, struct llc_sampling_sink *k);
+
+/* Executable mappings per process (maps.c), to turn IPs into stable keys. */
+struct llc_sampling_mapping {
+    uint32_t pid;
+    uint64_t start, end, pgoff, file_key;
+};
+struct llc_sampling_maps {
+    struct llc_sampling_mapping *v;
+    size_t n, cap;
+};
+/* FNV-1a 64 of a file name: the file part of a key. */
+uint64_t llc_sampling_file_key(const char *name);
+int llc_sampling_maps_add(struct llc_sampling_maps *m, uint32_t pid, uint64_t start,
+                          uint64_t len, uint64_t pgoff, uint64_t file_key);
+void llc_sampling_maps_forget(struct llc_sampling_maps *m, uint32_t pid);
+int llc_sampling_maps_fork(struct llc_sampling_maps *m, uint32_t parent, uint32_t child);
+bool llc_sampling_maps_has(const struct llc_sampling_maps *m, uint32_t pid);
+/* Stable key of ip in pid: (file_key << 40) ^ file offset; the raw ip (and
+ * false) if no mapping covers it. */
+bool llc_sampling_maps_key(const struct llc_sampling_maps *m, uint32_t pid, uint64_t ip,
+                           uint64_t *key);
+/* Adds pid's executable file mappings from /proc/<pid>/maps; -errno. */
+int llc_sampling_maps_read_proc(struct llc_sampling_maps *m, uint32_t pid);
+void llc_sampling_maps_free(struct llc_sampling_maps *m);
+/* Applies the sink's side-band records and turns its samples into keys
+ * (k->ips[i] for k->samples[i], k->n), in kernel time order across all
+ * rings. A process with no
+ * known mapping is looked up in /proc once (it existed before sampling
+ * began, or its records were lost). */
+int llc_sampling_resolve(struct llc_sampling_sink *k, struct llc_sampling_maps *m);
 
 /* perf_event_open(2); -errno on failure. */
 int llc_sampling_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu);

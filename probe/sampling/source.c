@@ -112,8 +112,17 @@ int llc_sampling_source_attr(enum llc_sampling_source src, struct perf_event_att
 {
     memset(attr, 0, sizeof(*attr));
     attr->size = sizeof(*attr);
-    attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+    attr->sample_type = LLC_SAMPLING_SAMPLE_TYPE;
     attr->disabled = 1;
+    /* Executable mappings, execs, forks and exits, time-stamped like the
+     * samples: IPs become (file, offset) keys that are the same in every
+     * process and run (sampling/maps.c). */
+    attr->sample_id_all = 1;
+    attr->mmap = 1;
+    attr->mmap2 = 1;
+    attr->comm = 1;
+    attr->comm_exec = 1;
+    attr->task = 1;
     attr->inherit = 1;
     /* User code only: the phase is the program's, and kernel IPs would need
      * privileges the sampler should not depend on. */

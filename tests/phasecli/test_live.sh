@@ -12,7 +12,7 @@ check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 "$bin" phase --help >"$tmp/help" || fail=1
 check "--help" 'grep -q "usage: llcprobe phase" "$tmp/help"'
 
-"$bin" phase -o "$tmp/tp" --window-ms 40 -- "$helpers/phasecli_twophase" 250 2 >"$tmp/out" 2>"$tmp/err"
+"$bin" phase -o "$tmp/tp" --window-ms 40 --max-rate 10000 -- "$helpers/phasecli_twophase" 250 2 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 cat "$tmp/out" "$tmp/err"
 check "exit 0" '[ $rc = 0 ]'

@@ -34,14 +34,71 @@ static void put(struct fake_ring *r, const void *rec, size_t len)
     r->meta.data_head += len;
 }
 
-static void put_sample(struct fake_ring *r, uint64_t ip, uint32_t pid, uint32_t tid)
+static void put_sample_at(struct fake_ring *r, uint64_t ip, uint32_t pid, uint32_t tid,
+                         uint64_t time)
 {
     struct {
         struct perf_event_header h;
         uint64_t ip;
         uint32_t pid, tid;
-    } s = {{PERF_RECORD_SAMPLE, 0, sizeof(s)}, ip, pid, tid};
+        uint64_t time, period;
+    } s = {{PERF_RECORD_SAMPLE, 0, sizeof(s)}, ip, pid, tid, time, 1000};
     put(r, &s, sizeof(s));
+}
+
+static void put_sample(struct fake_ring *r, uint64_t ip, uint32_t pid, uint32_t tid)
+{
+    put_sample_at(r, ip, pid, tid, 0);
+}
+
+/* PERF_RECORD_MMAP2 as the kernel lays it out with sample_id_all (pid, tid,
+ * time trailer), the name padded to 8 bytes. */
+static void put_mmap2(struct fake_ring *r, uint32_t pid, uint64_t addr, uint64_t len,
+                      uint64_t pgoff, const char *name, uint64_t time)
+{
+    unsigned char rec[256] = {0};
+    const size_t nlen = (strlen(name) + 1 + 7) / 8 * 8;
+    const uint16_t size = (uint16_t)(72 + nlen + 16);
+    const struct perf_event_header h = {PERF_RECORD_MMAP2, 0, size};
+    memcpy(rec, &h, sizeof(h));
+    memcpy(rec + 8, &pid, 4);
+    memcpy(rec + 12, &pid, 4);
+    memcpy(rec + 16, &addr, 8);
+    memcpy(rec + 24, &len, 8);
+    memcpy(rec + 32, &pgoff, 8);
+    memcpy(rec + 72, name, strlen(name));
+    memcpy(rec + 72 + nlen, &pid, 4);
+    memcpy(rec + 76 + nlen, &pid, 4);
+    memcpy(rec + 80 + nlen, &time, 8);
+    put(r, rec, size);
+}
+
+/* FORK / EXIT of a process (pid == tid), or an exec (COMM with the exec
+ * flag), each with the sample_id trailer. */
+static void put_task(struct fake_ring *r, uint32_t type, uint32_t pid, uint32_t ppid,
+                     uint64_t time)
+{
+    struct {
+        struct perf_event_header h;
+        uint32_t pid, ppid, tid, ptid;
+        uint64_t time;
+        uint32_t id_pid, id_tid;
+        uint64_t id_time;
+    } t = {{type, 0, sizeof(t)}, pid, ppid, pid, ppid, time, pid, pid, time};
+    put(r, &t, sizeof(t));
+}
+
+static void put_exec(struct fake_ring *r, uint32_t pid, uint64_t time)
+{
+    struct {
+        struct perf_event_header h;
+        uint32_t pid, tid;
+        char comm[8];
+        uint32_t id_pid, id_tid;
+        uint64_t id_time;
+    } c = {{PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, sizeof(c)}, pid, pid, "prog",
+           pid, pid, time};
+    put(r, &c, sizeof(c));
 }
 
 static void test_ring_wraps_and_counts(void **state)
@@ -55,14 +112,18 @@ static void test_ring_wraps_and_counts(void **state)
     struct {
         struct perf_event_header h;
         uint64_t id, lost;
-    } lost = {{PERF_RECORD_LOST, 0, sizeof(lost)}, 1, 7};
+        uint32_t pid, tid;
+        uint64_t time;
+    } lost = {{PERF_RECORD_LOST, 0, sizeof(lost)}, 1, 7, 0, 0, 0};
     put(r, &lost, sizeof(lost));
     struct {
         struct perf_event_header h;
         uint64_t time, id, stream;
-    } thr = {{PERF_RECORD_THROTTLE, 0, sizeof(thr)}, 0, 0, 0};
+        uint32_t pid, tid;
+        uint64_t id_time;
+    } thr = {{PERF_RECORD_THROTTLE, 0, sizeof(thr)}, 0, 0, 0, 0, 0, 0};
     put(r, &thr, sizeof(thr));
-    for (int i = 0; i < 2000; i++) /* more than the sink's first allocation */
+    for (int i = 0; i < 1200; i++) /* more than the sink's first allocation */
         put_sample(r, 0x500000 + (uint64_t)i, 11, (uint32_t)(20 + i % 3));
     assert_int_equal(llc_sampling_ring_drain(&r->meta, r->data, RING, &k), -EPROTO);
     /* 2000 samples overflow a 4 KiB ring: the writer above wrapped over
@@ -73,12 +134,13 @@ static void test_ring_wraps_and_counts(void **state)
     put_sample(r, 0x401000, 10, 10);
     put(r, &lost, sizeof(lost));
     put(r, &thr, sizeof(thr));
-    for (int i = 0; i < 100; i++)
+    for (int i = 0; i < 80; i++)
         put_sample(r, 0x500000 + (uint64_t)i, 11, (uint32_t)(20 + i % 3));
     assert_int_equal(llc_sampling_ring_drain(&r->meta, r->data, RING, &k), 0);
-    assert_int_equal(k.n, 101);
-    assert_true(k.ips[0] == 0x401000);
-    assert_true(k.ips[100] == 0x500000 + 99);
+    assert_int_equal(k.nsamples, 81);
+    assert_true(k.samples[0].ip == 0x401000);
+    assert_true(k.samples[80].ip == 0x500000 + 79);
+    assert_true(k.samples[80].period == 1000);
     assert_int_equal(k.lost, 7);
     assert_int_equal(k.npids, 2);
     assert_int_equal(k.ntids, 4);
@@ -86,7 +148,7 @@ static void test_ring_wraps_and_counts(void **state)
     /* Nothing new: nothing read. */
     llc_sampling_sink_reset(&k);
     assert_int_equal(llc_sampling_ring_drain(&r->meta, r->data, RING, &k), 0);
-    assert_int_equal(k.n, 0);
+    assert_int_equal(k.nsamples, 0);
     llc_sampling_sink_free(&k);
     free(r);
 }
@@ -101,11 +163,81 @@ static void test_ring_rejects_zero_size(void **state)
     put(r, &bad, sizeof(bad));
     put_sample(r, 0x5678, 1, 1);
     assert_int_equal(llc_sampling_ring_drain(&r->meta, r->data, RING, &k), -EPROTO);
-    assert_int_equal(k.n, 1);
+    assert_int_equal(k.nsamples, 1);
     /* The rest is skipped so the next window starts clean. */
     assert_true(r->meta.data_tail == r->meta.data_head);
     llc_sampling_sink_free(&k);
     free(r);
+}
+
+/* The same code loaded at two addresses (two processes, ASLR) gets the same
+ * key; mappings follow fork, exec and exit in time order across rings. */
+static void test_keys_follow_mappings(void **state)
+{
+    (void)state;
+    enum { CHILD = 4194305 };
+    struct fake_ring *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+    struct llc_sampling_sink k = {0};
+    struct llc_sampling_maps m = {0};
+    /* pid 10 maps /bin/app at 0x5550000 (file offset 0x1000), pid 20 the
+     * same file at 0x7770000; the records and samples are spread over two
+     * rings (CPUs), so only their timestamps order them. */
+    put_mmap2(a, 10, 0x5550000, 0x10000, 0x1000, "/bin/app", 1);
+    put_sample_at(b, 0x5550123, 10, 10, 5);
+    put_mmap2(b, 20, 0x7770000, 0x10000, 0x1000, "/bin/app", 2);
+    put_sample_at(a, 0x7770123, 20, 20, 6);
+    /* pid 10 forks a child at t=7: it shares the parent's code. The child's
+     * pid is above PID_MAX_LIMIT, so /proc cannot know it. */
+    put_task(a, PERF_RECORD_FORK, CHILD, 10, 7);
+    put_sample_at(b, 0x5550123, CHILD, CHILD, 8);
+    /* pid 20 execs another program at t=9 that maps /bin/other where
+     * /bin/app was: a sample at t=11 is in the new program. */
+    put_exec(a, 20, 9);
+    put_mmap2(a, 20, 0x7770000, 0x10000, 0x1000, "/bin/other", 10);
+    put_sample_at(b, 0x7770123, 20, 20, 11);
+    /* An IP in no mapping of a process that no longer exists stays raw. */
+    put_task(a, PERF_RECORD_EXIT, CHILD, 10, 12);
+    put_sample_at(b, 0x5550123, CHILD, CHILD, 13);
+    assert_int_equal(llc_sampling_ring_drain(&a->meta, a->data, RING, &k), 0);
+    assert_int_equal(llc_sampling_ring_drain(&b->meta, b->data, RING, &k), 0);
+    assert_int_equal(k.nsamples, 5);
+    assert_int_equal(k.nside, 6);
+    assert_int_equal(llc_sampling_resolve(&k, &m), 0);
+    assert_int_equal(k.n, 5);
+    const uint64_t app = (llc_sampling_file_key("/bin/app") << 40) ^ 0x1123;
+    const uint64_t other = (llc_sampling_file_key("/bin/other") << 40) ^ 0x1123;
+    assert_true(k.ips[0] == app);
+    assert_true(k.ips[1] == app);
+    assert_true(k.ips[2] == app);
+    assert_true(k.ips[3] == other);
+    assert_true(k.ips[4] == 0x5550123);
+    assert_false(llc_sampling_maps_has(&m, CHILD));
+    /* Mappings persist across windows: a later window resolves pid 10. */
+    llc_sampling_sink_reset(&k);
+    put_sample_at(a, 0x5550200, 10, 10, 20);
+    assert_int_equal(llc_sampling_ring_drain(&a->meta, a->data, RING, &k), 0);
+    assert_int_equal(llc_sampling_resolve(&k, &m), 0);
+    assert_true(k.ips[0] == ((llc_sampling_file_key("/bin/app") << 40) ^ 0x1200));
+    llc_sampling_maps_free(&m);
+    llc_sampling_sink_free(&k);
+    free(a);
+    free(b);
+}
+
+/* A process sampled without any mapping record is looked up in /proc. */
+static void test_keys_from_proc(void **state)
+{
+    (void)state;
+    struct llc_sampling_maps m = {0};
+    const uint64_t ip = (uint64_t)(uintptr_t)&test_keys_from_proc;
+    assert_int_equal(llc_sampling_maps_read_proc(&m, (uint32_t)getpid()), 0);
+    uint64_t key;
+    assert_true(llc_sampling_maps_key(&m, (uint32_t)getpid(), ip, &key));
+    /* Top bits name the file, so the key differs from the raw address. */
+    assert_true(key >> 40 != 0 && key != ip);
+    assert_false(llc_sampling_maps_key(&m, (uint32_t)getpid() + 1, ip, &key));
+    assert_true(key == ip);
+    llc_sampling_maps_free(&m);
 }
 
 static void test_adapt_period(void **state)
@@ -222,6 +354,7 @@ static void test_live_shell(void **state)
     llc_sampling_config_default(&cfg);
     cfg.window_ns = 20000000;
     cfg.window_instr = 20000000;
+    cfg.max_rate_hz = 20000; /* the window loop is tested here, not the overhead */
     struct llc_sampling *s;
     const int rc = llc_sampling_open(llc_target_info(t)->pid, &cfg, &s, err, sizeof(err));
     if (rc == -ENODEV) {
@@ -261,6 +394,45 @@ static void test_live_shell(void **state)
     llc_target_destroy(t);
 }
 
+/* Defaults with cpu-clock: the window is as long as 400 samples take at
+ * the 1 kHz cap, so the rate, not the window, bounds the overhead. */
+static void test_cpu_clock_default_window(void **state)
+{
+    (void)state;
+    char *argv[] = {"/bin/true", NULL};
+    struct llc_target_options to;
+    llc_target_options_init(&to);
+    to.cpu = LLC_TARGET_CPU_NONE;
+    struct llc_target *t;
+    char err[LLC_ERRLEN];
+    assert_int_equal(llc_target_launch(argv, &to, &t, err, sizeof(err)), 0);
+    struct llc_sampling_config cfg;
+    llc_sampling_config_default(&cfg);
+    cfg.best_source = LLC_SAMPLING_CPU_CLOCK;
+    cfg.force_cpu_time = true;
+    struct llc_sampling *s;
+    const int rc = llc_sampling_open(llc_target_info(t)->pid, &cfg, &s, err, sizeof(err));
+    if (rc == -ENODEV) {
+        llc_target_destroy(t);
+        skip();
+    }
+    assert_int_equal(rc, 0);
+    const struct llc_sampling_choice *c = llc_sampling_choice(s);
+    assert_int_equal(c->source, LLC_SAMPLING_CPU_CLOCK);
+    assert_int_equal(c->samples_per_window, 400);
+    assert_true(c->window == 400000000ULL);
+    llc_sampling_close(s);
+    /* A window given explicitly is kept (it then gets fewer samples). */
+    cfg.window_ns = 50000000;
+    assert_int_equal(llc_sampling_open(llc_target_info(t)->pid, &cfg, &s, err, sizeof(err)), 0);
+    assert_true(llc_sampling_choice(s)->window == 50000000ULL);
+    llc_sampling_close(s);
+    cfg.max_rate_hz = 0;
+    assert_int_equal(llc_sampling_open(llc_target_info(t)->pid, &cfg, &s, err, sizeof(err)),
+                     -EINVAL);
+    llc_target_destroy(t);
+}
+
 static void test_open_rejects_bad_config(void **state)
 {
     (void)state;
@@ -279,10 +451,13 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ring_wraps_and_counts),
         cmocka_unit_test(test_ring_rejects_zero_size),
+        cmocka_unit_test(test_keys_follow_mappings),
+        cmocka_unit_test(test_keys_from_proc),
         cmocka_unit_test(test_adapt_period),
         cmocka_unit_test(test_trace_windows),
         cmocka_unit_test(test_bbv_reader),
         cmocka_unit_test(test_live_shell),
+        cmocka_unit_test(test_cpu_clock_default_window),
         cmocka_unit_test(test_open_rejects_bad_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
