@@ -6,7 +6,8 @@
 #   3. the per-set contention map with --backend auto semantics: a hardware
 #      backend if one passes its checks here, else the reason, and the same
 #      program through the simulator (traced under valgrind first);
-#   4. the other analyses, where built: miss-ratio curve, phases.
+#   4. the Gaussian fit of the map and 25-set sampling over time, the
+#      miss-ratio curve, the program's phases.
 # Outputs go to out/demo.*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +28,16 @@ else
   "$bin" trace -o out/demo.trace -- "$app"
   echo "== llcprobe map --backend sim --preset amd32 --trace out/demo.trace   (a simulated LLC of this machine's kind)"
   "$bin" map --backend sim --preset amd32 -o out/demo --trace out/demo.trace
+fi
+
+if "$bin" --help | grep -q "^  fit "; then
+  echo "== llcprobe fit out/demo.map.json   (Gaussian and other families, 25 representative sets)"
+  "$bin" fit -o out/demo out/demo.map.json || echo "(fit failed: see above)"
+fi
+if "$bin" --help | grep -q "^  sample " && [ -f out/demo.trace ]; then
+  echo "== llcprobe sample --gaussian25 --fit out/demo.fit.json --backend sim --preset amd32 --trace out/demo.trace"
+  "$bin" sample --gaussian25 --fit out/demo.fit.json --backend sim --preset amd32 --trace out/demo.trace \
+    -o out/demo || echo "(sample failed: see above)"
 fi
 
 if "$bin" --help | grep -q "^  mrc "; then
