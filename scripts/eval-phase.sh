@@ -26,7 +26,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-bin=$build/llcprobe
+bin=$(realpath "$build")/llcprobe   # absolute: runs are timed from a scratch dir
 reps=${REPS:-7}
 window=${WINDOW:-1000000}
 preset=${PRESET:-intel8}
