@@ -19,6 +19,7 @@ static const struct command commands[] = {
     {"map", llc_cmd_map, "the stress probe's per-set contention map of a program (hardware or simulator)"},
     {"fit", llc_cmd_fit, "fit a map's per-set distribution and pick the 25 representative sets"},
     {"sample", llc_cmd_sample, "monitor a program through a sample of sets (Gaussian-25 or a baseline)"},
+    {"calibrate", llc_cmd_calibrate, "probe misses per set against lines held: the occupancy scale for sample"},
     {"mrc", llc_cmd_mrc, "miss-ratio curves from sampled reuse distances (StatCache, StatStack)"},
     {"phase", llc_cmd_phase, "online program phases (ScarPhase) from live samples or a trace"},
 };

@@ -10,6 +10,7 @@ int llc_cmd_sim(int argc, char **argv);
 int llc_cmd_map(int argc, char **argv);
 int llc_cmd_fit(int argc, char **argv);
 int llc_cmd_sample(int argc, char **argv);
+int llc_cmd_calibrate(int argc, char **argv);
 int llc_cmd_mrc(int argc, char **argv);
 int llc_cmd_phase(int argc, char **argv);
 

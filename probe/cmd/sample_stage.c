@@ -278,6 +278,22 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
     if ((status = choose(o, s, b, stop, machine, target, &own, &sel, &units, &n)) != 0)
         goto out;
     status = LLC_EXIT_FAIL;
+    if (s->have_calib) {
+        /* The curve is misses per set per second at one per-set probe rate
+         * on one geometry: another LLC makes it meaningless, another probe
+         * rate scales it (a foreign line costs W misses only while the
+         * probe is fast enough to evict it). */
+        if (s->calib.units != all || s->calib.ways != b->geo.llc_ways) {
+            llc_cli_fail(o->cmd, "--calibration: the calibration is for %u sets x %u ways, this LLC has %u x %u",
+                         s->calib.units, s->calib.ways, all, b->geo.llc_ways);
+            goto out;
+        }
+        const double mine = o->rate / (double)(n ? n : 1), theirs = s->calib.rate / s->calib.probed;
+        if (fabs(mine / theirs - 1) > 0.01)
+            llc_cli_warn(o->quiet, "--calibration: calibrated at %.3g probe accesses per set per second, sampling at "
+                                   "%.3g: the occupancy estimate assumes the same rate",
+                         theirs, mine);
+    }
     const bool sim_truth = want_truth && llc_map_sim_truth(b, NULL, tmiss, NULL) == 0;
     if (sim_truth)
         llc_map_sim_truth(b, NULL, NULL, tmiss);

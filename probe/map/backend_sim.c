@@ -27,11 +27,14 @@ struct sim_backend {
     struct llc_map_backend pub;
     struct llc_simrun *run;
     unsigned target_agent, probe_agent;
-    /* Calibration co-runner: calib_lines lines per unit, stored after the
-     * probe's walk in lines[] (calib_first = index of the first). */
-    unsigned calib_lines, calib_first;
+    /* Calibration co-runner: calib_lines lines held in the LLC per unit.
+     * Its lines follow the probe's walk in lines[] (calib_first = index of
+     * the first); calib_extra more per unit on a victim LLC, where the
+     * co-runner's own L2 keeps the first W_L2 of a walk (as the probe's,
+     * llc_map_walk_length) and only the rest reach the LLC. */
+    unsigned calib_lines, calib_first, calib_extra;
     size_t calib_pos;
-    unsigned calib_line;
+    uint32_t *calib_cursor;     /* per group position */
     double target_rate, probe_rate;
     uint32_t units, lines_per_unit; /* lines[] holds lines_per_unit per unit */
     uint64_t *lines;
@@ -94,6 +97,9 @@ static void plan_group(struct sim_backend *s, const uint32_t *units, size_t n)
     s->group = units;
     s->n = n;
     s->pos = 0;
+    s->calib_pos = 0;
+    if (s->calib_cursor)
+        memset(s->calib_cursor, 0, n * sizeof(*s->calib_cursor));
     s->issued = 0;
     s->warm = WARM_ROUNDS * round;
     /* The previous group's last access is still in flight; its outcome
@@ -133,9 +139,11 @@ static int probe_next(void *ctx, const struct llc_sim_result *prev, uint64_t *ad
     return 1;
 }
 
-/* The calibration co-runner: line c (calib_first <= c < calib_first + k)
- * of each unit of the current group in turn, so each probed set holds
- * exactly k of its lines once warm. */
+/* The calibration co-runner: the units of the current group in turn, each
+ * walking its own cyclic chain of co-runner lines, so each probed set
+ * holds exactly k of them in the LLC once warm. On a victim LLC the chain
+ * is longer by the unit's share of the co-runner's L2 ways (the probe's
+ * walk of the same group minus W_LLC), which its L2 keeps. */
 static int calib_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr, bool *is_write, char *err,
                       size_t errlen)
 {
@@ -149,12 +157,12 @@ static int calib_next(void *ctx, const struct llc_sim_result *prev, uint64_t *ad
         *addr = s->lines[s->calib_first];
         return 1;
     }
-    if (s->calib_pos >= s->n) {
+    if (s->calib_pos >= s->n)
         s->calib_pos = 0;
-        s->calib_line = s->calib_line + 1 == s->calib_lines ? 0 : s->calib_line + 1;
-    }
-    const uint32_t unit = s->group[s->calib_pos++];
-    *addr = s->lines[(size_t)unit * s->lines_per_unit + s->calib_first + s->calib_line];
+    const size_t i = s->calib_pos++;
+    const unsigned walk = s->walk_of[i] - s->pub.geo.llc_ways + s->calib_lines;
+    *addr = s->lines[(size_t)s->group[i] * s->lines_per_unit + s->calib_first + s->calib_cursor[i]];
+    s->calib_cursor[i] = s->calib_cursor[i] + 1 >= walk ? 0 : s->calib_cursor[i] + 1;
     return 1;
 }
 
@@ -305,6 +313,7 @@ static void sim_release(void *ctx)
     free(s->l2_share);
     free(s->set_buf);
     free(s->occ_sum);
+    free(s->calib_cursor);
     free(s);
 }
 
@@ -383,7 +392,8 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
      * class, so placing them leaves the probe's own lines where they were. */
     s->calib_lines = opt->calib_lines;
     s->calib_first = s->pub.walk;
-    s->lines_per_unit = s->pub.walk + opt->calib_lines;
+    s->calib_extra = opt->calib_lines ? s->pub.walk - g->llc_ways : 0;
+    s->lines_per_unit = s->pub.walk + opt->calib_lines + s->calib_extra;
     s->target_rate = opt->target_rate;
     s->probe_rate = opt->probe_rate;
     snprintf(s->pub.calibration, sizeof(s->pub.calibration),
@@ -435,7 +445,8 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     s->l2_share = calloc(g->l2_sets ? g->l2_sets : 1, sizeof(*s->l2_share));
     s->set_buf = malloc(s->units * sizeof(*s->set_buf));
     s->occ_sum = calloc(s->units, sizeof(*s->occ_sum));
-    if (!s->lines || !s->cursor || !s->walk_of || !s->glines || !s->gmiss || !s->gacc || !s->l2_share ||
+    s->calib_cursor = opt->calib_lines ? calloc(s->units, sizeof(*s->calib_cursor)) : NULL;
+    if ((opt->calib_lines && !s->calib_cursor) || !s->lines || !s->cursor || !s->walk_of || !s->glines || !s->gmiss || !s->gacc || !s->l2_share ||
         !s->set_buf || !s->occ_sum) {
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory for %u sets x %u probe lines", s->units,
                       s->lines_per_unit);
