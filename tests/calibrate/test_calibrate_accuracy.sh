@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Issue 4's acceptance in the simulator: the occupancy `sample
+# --calibration` estimates, against the simulator's true occupancy of the
+# target, over a suite of synthetic workloads of different footprints and
+# shapes on both presets; mean absolute error must be under 10% of the LLC.
+# 25 random sets per run (the per-set probe rate of Gaussian-25 and of the
+# calibration; the in-run map of --gaussian25 would take minutes here).
+# Measured 2026-11 with the default touch rate: MAE 20.7% of the LLC over
+# both presets (intel8 37.3%, --gaussian25 39.1%; amd32 4.2%, where the
+# true occupancies are small): on intel8 the estimate stays near 1% of the
+# LLC for every footprint, 512 KiB to 24 MiB, because at a fixed access
+# rate the probe sees the same rate of lines entering each set.
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+workloads=(uniform:size=512K uniform:size=2M uniform:size=6M uniform:size=12M stream:size=4M stream:size=24M
+           zipf:size=32M,alpha=0.8 zipf:size=4M,alpha=1.2 gaussian:size=16M,cv=0.5
+           hotsets:size=16M,frac=0.2,weight=0.6)
+for preset in intel8 amd32; do
+  "$bin" calibrate --backend sim --preset $preset -o "$tmp/$preset" -q >/dev/null ||
+    { echo "FAIL calibrate $preset"; exit 1; }
+  for w in "${workloads[@]}"; do
+    "$bin" sample --backend sim --preset $preset --workload "$w" --random 25 --intervals 4 \
+      --calibration "$tmp/$preset.calib.json" -o "$tmp/s" -q >/dev/null || { echo "FAIL sample $preset $w"; exit 1; }
+    python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["total"]; print(sys.argv[2], sys.argv[3], t["occupancy_pct_llc"], t["true_occupancy_pct_llc"])' \
+      "$tmp/s.sample.json" $preset "$w" >>"$tmp/rows"
+  done
+done
+python3 - "$tmp/rows" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+print(f"{'preset':7s} {'workload':38s} {'estimate %':>10s} {'true %':>8s}")
+for p, w, e, t in rows:
+    print(f"{p:7s} {w:38s} {float(e):10.2f} {float(t):8.2f}")
+mae = sum(abs(float(e) - float(t)) for _, _, e, t in rows) / len(rows)
+print(f"occupancy_mae_pct_llc: {mae:.2f} % over {len(rows)} runs (bar: < 10 %)")
+sys.exit(0 if mae < 10 else 1)
+PY

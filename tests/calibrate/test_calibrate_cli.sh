@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# llcprobe calibrate end to end on the simulator.
+set -u
+bin=$1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+check_rc() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: exit $3, expected $2"; fi; }
+jcheck() { # NAME FILE EXPR over d
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($3) else 1)" "$2"; then
+    ok "$1"; else bad "$1: ($3) is false"; fi
+}
+
+# Default touch rate: per-set probe rate / (2 W^2) = 4e6 / 512.
+"$bin" calibrate --backend sim --preset intel8 -o "$tmp/c" >"$tmp/c.out" 2>"$tmp/c.err"
+check_rc "calibrate intel8" 0 $?
+jcheck "file format, geometry, rates" "$tmp/c.calib.json" \
+  'd["format"]=="llcprobe-calibration" and d["version"]==1 and d["ways"]==16 and d["sets"]==8192 and d["probed"]==25 and abs(d["touch_rate"]-4e6/512)<1e-6 and len(d["misses_per_set_s"])==17'
+jcheck "no co-runner, no misses" "$tmp/c.calib.json" 'd["misses_per_set_s"][0]==0'
+# One foreign insertion costs W probe misses (shared-cache.md §7.1).
+jcheck "misses = W k touch_rate within 2%" "$tmp/c.calib.json" \
+  'all(abs(m-16*k*d["touch_rate"])<=0.02*16*k*d["touch_rate"] for k,m in enumerate(d["misses_per_set_s"]) if k)'
+jcheck "curve stays below half the probe rate" "$tmp/c.calib.json" \
+  'max(d["misses_per_set_s"])<=0.5*d["rate"]/d["probed"]*1.01'
+[ "$(wc -l <"$tmp/c.calib.csv")" = 18 ] && [ "$(head -1 "$tmp/c.calib.csv")" = "k,misses_per_set_s,sd,min,max" ] \
+  && ok "csv" || bad "csv"
+[ "$(head -c 4 "$tmp/c.calib.png" | tail -c 3)" = "PNG" ] && ok "png" || bad "png"
+grep -q "^calibrate: simulator preset intel8" "$tmp/c.out" && grep -q "^  16 " "$tmp/c.out" && ok "summary" \
+  || bad "summary: $(cat "$tmp/c.out")"
+
+# A fast co-runner saturates the probe from k = 2 on: the touch rate, not
+# k, sets the misses (why the default is slow).
+"$bin" calibrate --backend sim --preset intel8 --touch-rate 2e5 -o "$tmp/f" -q >/dev/null 2>&1
+check_rc "calibrate --touch-rate 2e5" 0 $?
+jcheck "saturated at the probe rate from k = 2" "$tmp/f.calib.json" \
+  'all(abs(m/(d["rate"]/d["probed"])-1)<0.01 for m in d["misses_per_set_s"][2:])'
+
+# sample reads it and reports occupancy beside the simulator's truth.
+sim=(--backend sim --preset intel8 --workload uniform:size=2M --random 25 --intervals 2)
+"$bin" sample "${sim[@]}" --calibration "$tmp/c.calib.json" -o "$tmp/s" >"$tmp/s.out" 2>&1
+check_rc "sample --calibration" 0 $?
+jcheck "occupancy in lines, bytes, % of the LLC" "$tmp/s.sample.json" \
+  'd["total"]["occupancy_lines"]>0 and d["total"]["occupancy_bytes"]==64*d["total"]["occupancy_lines"] and abs(d["total"]["occupancy_pct_llc"]-100*d["total"]["occupancy_lines"]/(8192*16))<1e-9 and len(d["calibration_curve"])==17'
+grep -q "occupancy .* lines = .* KiB = .*% of the LLC; true occupancy" "$tmp/s.out" && ok "sample summary" \
+  || bad "sample summary: $(cat "$tmp/s.out")"
+
+# Refusals.
+"$bin" sample --backend sim --preset amd32 --workload uniform:size=1M --random 25 --intervals 1 \
+  --calibration "$tmp/c.calib.json" -o "$tmp/x" -q >/dev/null 2>"$tmp/x.err"
+check_rc "calibration of another LLC" 1 $?
+grep -q "^llcprobe: sample: --calibration: the calibration is for 8192 sets" "$tmp/x.err" && ok "says why" \
+  || bad "message: $(cat "$tmp/x.err")"
+echo '{"format":"llcprobe-map","version":1}' >"$tmp/foreign.json"
+"$bin" sample "${sim[@]}" --calibration "$tmp/foreign.json" -o "$tmp/x" -q >/dev/null 2>"$tmp/x.err"
+check_rc "foreign JSON" 1 $?
+grep -q "foreign.json" "$tmp/x.err" && ok "names the file" || bad "message: $(cat "$tmp/x.err")"
+"$bin" calibrate --backend sim --touch-rate 0 >/dev/null 2>&1; check_rc "--touch-rate 0" 2 $?
+"$bin" calibrate --backend sim --probed 0 >/dev/null 2>&1; check_rc "--probed 0" 2 $?
+"$bin" calibrate --backend sim --workload uniform:size=1M >/dev/null 2>&1; check_rc "a target" 2 $?
+"$bin" calibrate --backend sim --mode global >/dev/null 2>&1; check_rc "--mode" 2 $?
+"$bin" calibrate --help | grep -q "^usage: llcprobe calibrate" && ok "--help" || bad "--help"
+# Hardware: map's checks and self-test, then a refusal (no hardware
+# co-runner yet); either way exit 1 with the one-line error.
+timeout 100 "$bin" calibrate --backend timing -o "$tmp/hw" -q >/dev/null 2>"$tmp/hw.err"
+check_rc "hardware backend refuses" 1 $?
+grep -q "^llcprobe: calibrate: " "$tmp/hw.err" && ok "hardware refusal message" || bad "hw: $(cat "$tmp/hw.err")"
+exit $fail
