@@ -22,10 +22,14 @@ w = d["windows"]
 assert len(w) >= 6, len(w)
 assert sum(x["samples"] for x in w) > 100 * len(w) / 2
 assert any(x["processes"] >= 2 for x in w), "samples from more than one process"
+assert d["summary"]["phases"] >= 2, d["summary"]
 # Each round's B runs in a new exec'd copy, loaded at another address
-# (PIE, ASLR): IPs keyed by (file, offset) give it the same signature, so
-# two rounds make exactly two phases, not one B phase per copy.
-assert d["summary"]["phases"] == 2, d["summary"]
+# (PIE, ASLR): IPs keyed by (file, offset) give both copies the same
+# signature. So the run has two substantial phases (A and B, each ~10
+# windows over the two rounds), not a third for round 2's copy of B (~5
+# windows); start-up and exit windows (longer under ASan) stay below 4.
+big = [p for p in d["summary"]["windows_per_phase"] if p["windows"] >= 4]
+assert len(big) == 2, d["summary"]["windows_per_phase"]
 assert d["sampling"]["rate_control"] == "user", "multi-task: rate applied in user space"
 # Sample counts follow the multiplier although children inherited periods.
 for x in w[:-1]:
@@ -45,7 +49,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["target"]["exit_code"] == 3
 assert 1 <= len(d["windows"]) <= 2, d["windows"]
-assert d["windows"][-1]["cpu_ns"] < 50e6
+# The exit ends the window at once: shorter than a full window.
+assert d["windows"][-1]["cpu_ns"] < d["sampling"]["window"]
 print("ok   early exit json")
 PY
 
