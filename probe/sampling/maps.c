@@ -170,8 +170,11 @@ int llc_sampling_resolve(struct llc_sampling_sink *k, struct llc_sampling_maps *
 {
     /* Each ring is in time order, but a process moves between CPUs: merge
      * by the kernel's timestamps so a mapping applies from when it was made. */
-    qsort(k->samples, k->nsamples, sizeof(*k->samples), by_sample_time);
-    qsort(k->side, k->nside, sizeof(*k->side), by_side_time);
+    /* qsort's array may not be NULL even when empty (UBSan holds us to it). */
+    if (k->nsamples)
+        qsort(k->samples, k->nsamples, sizeof(*k->samples), by_sample_time);
+    if (k->nside)
+        qsort(k->side, k->nside, sizeof(*k->side), by_side_time);
     if (k->cap < k->nsamples) {
         uint64_t *p = realloc(k->ips, k->nsamples * sizeof(*p));
         if (!p)
