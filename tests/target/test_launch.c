@@ -199,9 +199,11 @@ static void test_stop_kills_group(void **state)
     char pidfile[256], script[1024];
     snprintf(pidfile, sizeof(pidfile), "%s/grandchild.pid", tmpdir);
     unlink(pidfile);
-    /* The grandchild ignores SIGTERM: only the group SIGKILL ends it. */
+    /* The grandchild ignores SIGTERM: only the group SIGKILL ends it. It
+     * writes its pid itself, after the trap, so the test cannot signal it
+     * before the trap holds (that happened on a loaded machine). */
     snprintf(script, sizeof(script),
-             "(trap '' TERM; exec sleep 30) & echo $! > %s.tmp; mv %s.tmp %s; wait", pidfile,
+             "sh -c 'trap \"\" TERM; echo $$ > %s.tmp; mv %s.tmp %s; exec sleep 30' & wait", pidfile,
              pidfile, pidfile);
     char *argv[] = {"sh", "-c", script, NULL};
     const struct llc_target_options o = plain();
