@@ -34,7 +34,9 @@ struct sim_backend {
      * llc_map_walk_length) and only the rest reach the LLC. */
     unsigned calib_lines, calib_first, calib_extra;
     size_t calib_pos;
-    uint32_t *calib_cursor;     /* per group position */
+    /* Per unit, kept across groups and sweeps: a slow co-runner's walk
+     * goes on where it was instead of re-touching its first lines. */
+    uint32_t *calib_cursor;
     double target_rate, probe_rate;
     uint32_t units, lines_per_unit; /* lines[] holds lines_per_unit per unit */
     uint64_t *lines;
@@ -98,8 +100,6 @@ static void plan_group(struct sim_backend *s, const uint32_t *units, size_t n)
     s->n = n;
     s->pos = 0;
     s->calib_pos = 0;
-    if (s->calib_cursor)
-        memset(s->calib_cursor, 0, n * sizeof(*s->calib_cursor));
     s->issued = 0;
     s->warm = WARM_ROUNDS * round;
     /* The previous group's last access is still in flight; its outcome
@@ -160,9 +160,12 @@ static int calib_next(void *ctx, const struct llc_sim_result *prev, uint64_t *ad
     if (s->calib_pos >= s->n)
         s->calib_pos = 0;
     const size_t i = s->calib_pos++;
+    const uint32_t unit = s->group[i];
     const unsigned walk = s->walk_of[i] - s->pub.geo.llc_ways + s->calib_lines;
-    *addr = s->lines[(size_t)s->group[i] * s->lines_per_unit + s->calib_first + s->calib_cursor[i]];
-    s->calib_cursor[i] = s->calib_cursor[i] + 1 >= walk ? 0 : s->calib_cursor[i] + 1;
+    if (s->calib_cursor[unit] >= walk)
+        s->calib_cursor[unit] = 0;
+    *addr = s->lines[(size_t)unit * s->lines_per_unit + s->calib_first + s->calib_cursor[unit]];
+    s->calib_cursor[unit]++;
     return 1;
 }
 

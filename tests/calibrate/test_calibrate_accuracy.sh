@@ -5,11 +5,11 @@
 # shapes on both presets; mean absolute error must be under 10% of the LLC.
 # 25 random sets per run (the per-set probe rate of Gaussian-25 and of the
 # calibration; the in-run map of --gaussian25 would take minutes here).
-# Measured 2026-11 with the default touch rate: MAE 20.7% of the LLC over
-# both presets (intel8 37.3%, --gaussian25 39.1%; amd32 4.2%, where the
-# true occupancies are small): on intel8 the estimate stays near 1% of the
-# LLC for every footprint, 512 KiB to 24 MiB, because at a fixed access
-# rate the probe sees the same rate of lines entering each set.
+# Measured 2026-11 with the default touch rate: MAE 22.2% of the LLC over
+# both presets (intel8 37.3%, --gaussian25 39.1%; amd32 7.2%, only because
+# its true occupancies are small): the estimate stays near 1% of the LLC
+# (amd32: 0.5%) for every footprint, 512 KiB to 24 MiB, because at a fixed
+# access rate the probe sees the same rate of lines entering each set.
 set -u
 bin=$1
 tmp=$(mktemp -d)
