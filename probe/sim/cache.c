@@ -1,6 +1,5 @@
 /* Allocation and initial state of a cache level, and DRRIP leader sets. */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "sim/cache.h"
@@ -10,17 +9,17 @@
 /* Complement-select (Qureshi et al.): constituency r of size C leads SRRIP
  * at offset r % C and BRRIP at (C - 1 - r) % C, so leaders spread over the
  * whole index range instead of clustering at low indices. */
-static void choose_leaders(uint8_t *leader, uint32_t sets, uint32_t leaders)
+static void choose_leaders(struct sim_cache *c, uint32_t leaders)
 {
-    const uint32_t size = sets / leaders;
+    const uint32_t size = c->sets / leaders;
     for (uint32_t r = 0; r < leaders; r++) {
         const uint32_t base = r * size;
         const uint32_t s_off = r % size;
         uint32_t b_off = (size - 1 - (r % size)) % size;
         if (b_off == s_off)
             b_off = (b_off + 1) % size;
-        leader[base + s_off] = SIM_LEAD_SRRIP;
-        leader[base + b_off] = SIM_LEAD_BRRIP;
+        sim_block(c, base + s_off)[c->leader_off] = SIM_LEAD_SRRIP;
+        sim_block(c, base + b_off)[c->leader_off] = SIM_LEAD_BRRIP;
     }
 }
 
@@ -29,6 +28,7 @@ void sim_cache_clear(struct sim_cache *c)
     for (uint32_t set = 0; set < c->sets; set++) {
         uint32_t *t = sim_tags(c, set);
         uint8_t *m = sim_meta(c, set);
+        sim_block(c, set)[c->count_off] = 0;
         for (uint32_t w = 0; w < c->ways; w++) {
             t[w] = SIM_INVALID_TAG;
             switch (c->policy) {
@@ -51,7 +51,7 @@ void sim_cache_clear(struct sim_cache *c)
 
 int sim_cache_init(struct sim_cache *c, uint32_t sets, uint32_t ways,
                    enum llc_sim_policy policy, uint32_t leaders, uint32_t psel_bits,
-                   struct sim_rng rng)
+                   unsigned agents, bool lset, struct sim_rng rng)
 {
     memset(c, 0, sizeof(*c));
     c->sets = sets;
@@ -60,16 +60,26 @@ int sim_cache_init(struct sim_cache *c, uint32_t sets, uint32_t ways,
     c->plru_levels = sim_log2(ways);
     c->rng = rng;
     c->meta_off = ways * (uint32_t)sizeof(uint32_t);
-    c->owner_off = c->meta_off + ways;
-    c->stride = ((size_t)c->owner_off + ways + 63) & ~(size_t)63;
+    size_t end;
+    if (agents) {
+        c->owner_off = c->meta_off + ways;
+        c->leader_off = c->owner_off + ways;
+        c->count_off = c->leader_off + 1;
+        c->occ_off = c->count_off + 1;
+        c->ctr_off = (c->occ_off + agents + 7) & ~7u;
+        end = c->ctr_off + agents * sizeof(struct sim_ctr);
+    } else {
+        c->leader_off = c->meta_off + ways;
+        c->count_off = c->leader_off + 1;
+        c->lset_off = lset ? (c->count_off + 2) & ~1u : 0;
+        end = lset ? c->lset_off + ways * sizeof(uint16_t) : c->count_off + 1u;
+    }
+    c->stride = (end + 63) & ~(size_t)63;
     c->blocks = sim_alloc((size_t)sets * c->stride);
     if (!c->blocks)
         goto fail;
     if (policy == LLC_SIM_DRRIP) {
-        c->leader = calloc(sets, 1);
-        if (!c->leader)
-            goto fail;
-        choose_leaders(c->leader, sets, leaders);
+        choose_leaders(c, leaders);
         c->psel_max = (1u << psel_bits) - 1;
         c->psel_msb = 1u << (psel_bits - 1);
         c->psel = c->psel_msb - 1;
@@ -84,6 +94,5 @@ fail:
 void sim_cache_free(struct sim_cache *c)
 {
     sim_free(c->blocks);
-    free(c->leader);
     memset(c, 0, sizeof(*c));
 }

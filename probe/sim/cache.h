@@ -1,7 +1,8 @@
-/* One set-associative cache level (an LLC or one agent's L2): flat tag and
- * per-way metadata arrays plus the replacement policies, inlined for the
- * access path. Sets are plain set numbers here; slices are the caller's
- * business (the LLC passes set unit ids).
+/* One set-associative cache level (an LLC or one agent's L2): one block of
+ * tags, metadata and counters per set, and the replacement policies'
+ * primitives, inlined for the access path (sim/path.h). Sets are plain set
+ * numbers here; slices are the caller's business (the LLC passes set unit
+ * ids).
  *
  * Metadata byte per way, by policy:
  *   LRU          age 0 (MRU) .. ways-1 (LRU); the ages of a set are always a
@@ -10,10 +11,14 @@
  *                2i+1 / 2i+2; 0 = victim on the left.
  *   *RRIP        RRPV 0..3.
  *   RANDOM       unused.
+ *
+ * Functions taking an explicit policy `p` are always inlined: called with
+ * a constant one, they leave no policy branches.
  */
 #ifndef LLC_SIM_CACHE_H
 #define LLC_SIM_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,62 +32,113 @@
 #define SIM_SSE2 1
 #endif
 
+#define SIM_INLINE static inline __attribute__((always_inline))
+
 #define SIM_INVALID_TAG UINT32_MAX
+#define SIM_LSET_MAX_SETS 65536u   /* LLC sets an L2 block's uint16 can name */
 #define SIM_RRPV_MAX 3
 #define SIM_RRPV_LONG 2
 
 enum sim_leader { SIM_FOLLOWER = 0, SIM_LEAD_SRRIP = 1, SIM_LEAD_BRRIP = 2 };
 
+/* Hit and miss counters of one (agent, set), in the set's block. 32 bits
+ * keep up to three agents' counters in the block's second host cache line;
+ * the rare carry goes to a separate array of high words (see hierarchy.h). */
+struct sim_ctr {
+    uint32_t hits, misses;
+};
+
 struct sim_cache {
     uint32_t sets, ways;
     enum llc_sim_policy policy;
     unsigned plru_levels;
-    /* One block per set, `stride` bytes (a multiple of 64): ways uint32
-     * tags (SIM_INVALID_TAG = empty), then ways metadata bytes, then ways
-     * owner bytes (used by the LLC). One block is what an access touches, so
-     * keeping it together costs two host cache lines for 16 ways, not three
-     * scattered ones. */
+    /* One block per set, `stride` bytes (a multiple of 64), 64-byte
+     * aligned: ways uint32 tags (SIM_INVALID_TAG = empty) - one host cache
+     * line for 16 ways - then what the rest of an access touches, so that it
+     * shares a second line: ways metadata bytes, then
+     *   LLC: ways owner bytes, the DRRIP leader byte (enum sim_leader), the
+     *        count of valid ways, one occupancy byte per agent (lines it
+     *        owns in the set, <= ways) and one struct sim_ctr per agent;
+     *   L2:  the leader byte, the count of valid ways and, if the LLC has
+     *        <= 2^16 sets, the LLC set of each way's line as uint16 (an L2
+     *        victim's LLC set without hashing its address again).
+     * The counts spare full sets (nearly all) the search for a free way.
+     * With 16 ways (and up to 3 agents) a block is 128 bytes. */
     uint8_t *blocks;
     size_t stride;
-    uint32_t meta_off, owner_off;
-    uint8_t *leader;     /* [sets], DRRIP only: enum sim_leader */
+    uint32_t meta_off, owner_off, leader_off, count_off, occ_off, ctr_off;
+    uint32_t lset_off;   /* 0: none */
     uint32_t psel, psel_max, psel_msb;
     uint64_t valid;      /* valid lines in the whole level */
     struct sim_rng rng;  /* RANDOM victims, BRRIP epsilon */
 };
 
-/* leaders / psel_bits only matter for DRRIP (sets >= 2 * leaders). */
+/* leaders / psel_bits only matter for DRRIP (sets >= 2 * leaders). agents
+ * is the number of per-agent counters each block holds; 0 makes an L2
+ * (no owners or counters), with LLC sets per way if lset. */
 int sim_cache_init(struct sim_cache *c, uint32_t sets, uint32_t ways,
                    enum llc_sim_policy policy, uint32_t leaders, uint32_t psel_bits,
-                   struct sim_rng rng);
+                   unsigned agents, bool lset, struct sim_rng rng);
 void sim_cache_free(struct sim_cache *c);
-/* Empties every set and restores the initial metadata (PSEL stays). */
+/* Empties every set and restores the initial metadata (PSEL, leaders and
+ * counters stay; occupancy is the caller's). */
 void sim_cache_clear(struct sim_cache *c);
+
+SIM_INLINE uint8_t *sim_block(const struct sim_cache *c, uint32_t set)
+{
+    return c->blocks + (size_t)set * c->stride;
+}
 
 static inline uint32_t *sim_tags(const struct sim_cache *c, uint32_t set)
 {
-    return (uint32_t *)(void *)(c->blocks + (size_t)set * c->stride);
+    return (uint32_t *)(void *)sim_block(c, set);
 }
 
 static inline uint8_t *sim_meta(const struct sim_cache *c, uint32_t set)
 {
-    return c->blocks + (size_t)set * c->stride + c->meta_off;
+    return sim_block(c, set) + c->meta_off;
 }
 
 static inline uint8_t *sim_owner(const struct sim_cache *c, uint32_t set)
 {
-    return c->blocks + (size_t)set * c->stride + c->owner_off;
+    return sim_block(c, set) + c->owner_off;
+}
+
+static inline uint8_t *sim_occ(const struct sim_cache *c, uint32_t set)
+{
+    return sim_block(c, set) + c->occ_off;
+}
+
+static inline struct sim_ctr *sim_ctrs(const struct sim_cache *c, uint32_t set)
+{
+    return (struct sim_ctr *)(void *)(sim_block(c, set) + c->ctr_off);
 }
 
 /* Bit w set where tags[w] == v. */
-static inline uint64_t sim_match32(const uint32_t *t, uint32_t ways, uint32_t v)
+SIM_INLINE uint64_t sim_match32(const uint32_t *t, uint32_t ways, uint32_t v)
 {
     uint64_t m = 0;
 #ifdef SIM_SSE2
+    const __m128i k = _mm_set1_epi32((int)v);
+    if (ways == 16) {
+        /* The common geometry: four compares packed into one byte mask. */
+        const __m128i *p = (const __m128i *)(const void *)t;
+        const __m128i lo = _mm_packs_epi32(_mm_cmpeq_epi32(_mm_loadu_si128(p), k),
+                                           _mm_cmpeq_epi32(_mm_loadu_si128(p + 1), k));
+        const __m128i hi = _mm_packs_epi32(_mm_cmpeq_epi32(_mm_loadu_si128(p + 2), k),
+                                           _mm_cmpeq_epi32(_mm_loadu_si128(p + 3), k));
+        return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(lo, hi));
+    }
+    if (ways == 8) {
+        /* An 8-way L2 (the intel8 preset). */
+        const __m128i *p = (const __m128i *)(const void *)t;
+        const __m128i lo = _mm_packs_epi32(_mm_cmpeq_epi32(_mm_loadu_si128(p), k),
+                                           _mm_cmpeq_epi32(_mm_loadu_si128(p + 1), k));
+        return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(lo, _mm_setzero_si128()));
+    }
     if ((ways & 3) == 0) {
-        const __m128i k = _mm_set1_epi32((int)v);
         for (uint32_t w = 0; w < ways; w += 4) {
-            const __m128i x = _mm_loadu_si128((const __m128i *)(t + w));
+            const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(t + w));
             m |= (uint64_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x, k))) << w;
         }
         return m;
@@ -94,14 +150,18 @@ static inline uint64_t sim_match32(const uint32_t *t, uint32_t ways, uint32_t v)
 }
 
 /* Bit w set where meta[w] == v. */
-static inline uint64_t sim_match8(const uint8_t *b, uint32_t ways, uint8_t v)
+SIM_INLINE uint64_t sim_match8(const uint8_t *b, uint32_t ways, uint8_t v)
 {
     uint64_t m = 0;
 #ifdef SIM_SSE2
+    if (ways == 8) {
+        const __m128i x = _mm_loadl_epi64((const __m128i *)(const void *)b);
+        return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8((char)v))) & 0xffu;
+    }
     if ((ways & 15) == 0) {
         const __m128i k = _mm_set1_epi8((char)v);
         for (uint32_t w = 0; w < ways; w += 16) {
-            const __m128i x = _mm_loadu_si128((const __m128i *)(b + w));
+            const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(b + w));
             m |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, k)) << w;
         }
         return m;
@@ -112,7 +172,7 @@ static inline uint64_t sim_match8(const uint8_t *b, uint32_t ways, uint8_t v)
     return m;
 }
 
-static inline int sim_lowest(uint64_t m)
+SIM_INLINE int sim_lowest(uint64_t m)
 {
     return m ? __builtin_ctzll(m) : -1;
 }
@@ -126,18 +186,33 @@ static inline int sim_cache_find(const struct sim_cache *c, uint32_t set, uint32
     return sim_lowest(sim_match32(t, c->ways, tag));
 }
 
+#ifdef SIM_SSE2
+/* Byte a in all 16 lanes: one multiply instead of SSE2's unpack chain. */
+SIM_INLINE __m128i sim_bcast8(uint8_t a)
+{
+    return _mm_shuffle_epi32(_mm_cvtsi32_si128((int)(a * 0x01010101u)), 0);
+}
+#endif
+
 /* LRU ages: every way younger than w's age grows one older, w becomes 0. */
-static inline void sim_lru_promote(uint8_t *m, uint32_t ways, uint32_t w)
+SIM_INLINE void sim_lru_promote(uint8_t *m, uint32_t ways, uint32_t w)
 {
     const uint8_t a = m[w];
 #ifdef SIM_SSE2
+    if (ways == 8) {
+        __m128i x = _mm_loadl_epi64((const __m128i *)(const void *)m);
+        x = _mm_sub_epi8(x, _mm_cmpgt_epi8(sim_bcast8(a), x));
+        _mm_storel_epi64((__m128i *)(void *)m, x);
+        m[w] = 0;
+        return;
+    }
     if ((ways & 15) == 0) {
         /* Ages are < 64, so the signed byte compare is exact. */
-        const __m128i av = _mm_set1_epi8((char)a);
+        const __m128i av = sim_bcast8(a);
         for (uint32_t i = 0; i < ways; i += 16) {
-            __m128i x = _mm_loadu_si128((const __m128i *)(m + i));
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(m + i));
             x = _mm_sub_epi8(x, _mm_cmpgt_epi8(av, x));
-            _mm_storeu_si128((__m128i *)(m + i), x);
+            _mm_storeu_si128((__m128i *)(void *)(m + i), x);
         }
         m[w] = 0;
         return;
@@ -149,16 +224,23 @@ static inline void sim_lru_promote(uint8_t *m, uint32_t ways, uint32_t w)
 }
 
 /* LRU ages: w becomes the oldest, the ways older than it one younger. */
-static inline void sim_lru_demote(uint8_t *m, uint32_t ways, uint32_t w)
+SIM_INLINE void sim_lru_demote(uint8_t *m, uint32_t ways, uint32_t w)
 {
     const uint8_t a = m[w];
 #ifdef SIM_SSE2
+    if (ways == 8) {
+        __m128i x = _mm_loadl_epi64((const __m128i *)(const void *)m);
+        x = _mm_add_epi8(x, _mm_cmpgt_epi8(x, sim_bcast8(a)));
+        _mm_storel_epi64((__m128i *)(void *)m, x);
+        m[w] = (uint8_t)(ways - 1);
+        return;
+    }
     if ((ways & 15) == 0) {
-        const __m128i av = _mm_set1_epi8((char)a);
+        const __m128i av = sim_bcast8(a);
         for (uint32_t i = 0; i < ways; i += 16) {
-            __m128i x = _mm_loadu_si128((const __m128i *)(m + i));
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(m + i));
             x = _mm_add_epi8(x, _mm_cmpgt_epi8(x, av));
-            _mm_storeu_si128((__m128i *)(m + i), x);
+            _mm_storeu_si128((__m128i *)(void *)(m + i), x);
         }
         m[w] = (uint8_t)(ways - 1);
         return;
@@ -169,7 +251,7 @@ static inline void sim_lru_demote(uint8_t *m, uint32_t ways, uint32_t w)
     m[w] = (uint8_t)(ways - 1);
 }
 
-static inline void sim_plru_touch(uint8_t *m, unsigned levels, uint32_t w)
+SIM_INLINE void sim_plru_touch(uint8_t *m, unsigned levels, uint32_t w)
 {
     uint32_t node = 0;
     for (unsigned l = 0; l < levels; l++) {
@@ -179,7 +261,7 @@ static inline void sim_plru_touch(uint8_t *m, unsigned levels, uint32_t w)
     }
 }
 
-static inline uint32_t sim_plru_victim(const uint8_t *m, unsigned levels)
+SIM_INLINE uint32_t sim_plru_victim(const uint8_t *m, unsigned levels)
 {
     uint32_t node = 0, w = 0;
     for (unsigned l = 0; l < levels; l++) {
@@ -190,161 +272,89 @@ static inline uint32_t sim_plru_victim(const uint8_t *m, unsigned levels)
     return w;
 }
 
+/* Adds age to every RRPV of a set. */
+SIM_INLINE void sim_rrip_age(uint8_t *m, uint32_t ways, uint8_t age)
+{
+#ifdef SIM_SSE2
+    if ((ways & 15) == 0) {
+        const __m128i av = _mm_set1_epi8((char)age);
+        for (uint32_t i = 0; i < ways; i += 16) {
+            const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(m + i));
+            _mm_storeu_si128((__m128i *)(void *)(m + i), _mm_add_epi8(x, av));
+        }
+        return;
+    }
+#endif
+    for (uint32_t i = 0; i < ways; i++)
+        m[i] = (uint8_t)(m[i] + age);
+}
+
 /* First way with RRPV 3, ageing the set until one exists: the oldest RRPV
  * present tells how far to age in one step. */
-static inline uint32_t sim_rrip_victim(uint8_t *m, uint32_t ways)
+SIM_INLINE uint32_t sim_rrip_victim(uint8_t *m, uint32_t ways)
 {
     for (unsigned v = SIM_RRPV_MAX;; v--) {
         const uint64_t hit = sim_match8(m, ways, (uint8_t)v);
         if (!hit)
             continue;
-        if (v < SIM_RRPV_MAX) {
-            const uint8_t age = (uint8_t)(SIM_RRPV_MAX - v);
-            for (uint32_t i = 0; i < ways; i++)
-                m[i] = (uint8_t)(m[i] + age);
-        }
+        if (v < SIM_RRPV_MAX)
+            sim_rrip_age(m, ways, (uint8_t)(SIM_RRPV_MAX - v));
         return (uint32_t)__builtin_ctzll(hit);
     }
 }
 
-/* A hit on way w. */
-static inline void sim_cache_touch(struct sim_cache *c, uint32_t set, uint32_t w)
+static inline int sim_is_rrip(enum llc_sim_policy p)
 {
-    uint8_t *m = sim_meta(c, set);
-    switch (c->policy) {
-    case LLC_SIM_LRU:
-        sim_lru_promote(m, c->ways, w);
-        break;
-    case LLC_SIM_PLRU:
-        sim_plru_touch(m, c->plru_levels, w);
-        break;
-    case LLC_SIM_SRRIP:
-    case LLC_SIM_BRRIP:
-    case LLC_SIM_DRRIP:
-        m[w] = 0;
-        break;
-    case LLC_SIM_RANDOM:
-        break;
-    }
+    return p == LLC_SIM_SRRIP || p == LLC_SIM_BRRIP || p == LLC_SIM_DRRIP;
 }
 
-/* The way a fill replaces: free_way if any, else the policy's victim. */
-static inline uint32_t sim_cache_victim(struct sim_cache *c, uint32_t set, int free_way)
+/* RRPV a BRRIP fill gets: distant, long with probability 1/32. */
+SIM_INLINE uint8_t sim_brrip_rrpv(struct sim_cache *c)
 {
-    if (free_way >= 0)
-        return (uint32_t)free_way;
-    uint8_t *m = sim_meta(c, set);
-    switch (c->policy) {
-    case LLC_SIM_LRU:
-        return (uint32_t)__builtin_ctzll(sim_match8(m, c->ways, (uint8_t)(c->ways - 1)));
-    case LLC_SIM_PLRU:
-        return sim_plru_victim(m, c->plru_levels);
-    case LLC_SIM_SRRIP:
-    case LLC_SIM_BRRIP:
-    case LLC_SIM_DRRIP:
-        return sim_rrip_victim(m, c->ways);
-    case LLC_SIM_RANDOM:
-        break;
-    }
-    return sim_rng_below(&c->rng, c->ways);
+    return (sim_rng_next(&c->rng) & 31u) == 0 ? SIM_RRPV_LONG : SIM_RRPV_MAX;
 }
 
-/* The way a fill of set would replace now, without changing anything; -1 if
- * a way is free or the choice is random. Only a prefetch hint. */
-static inline int sim_cache_peek_victim(const struct sim_cache *c, uint32_t set)
+/* Empties way w of block (back-invalidation, flush). */
+SIM_INLINE void sim_invalidate_p(struct sim_cache *c, uint8_t *block, uint32_t w,
+                                 enum llc_sim_policy p)
 {
-    const uint32_t *t = sim_tags(c, set);
-    const uint8_t *m = sim_meta(c, set);
+    uint32_t *t = (uint32_t *)(void *)block;
+    const bool was = t[w] != SIM_INVALID_TAG;
+    c->valid -= was;
+    block[c->count_off] = (uint8_t)(block[c->count_off] - was);
+    t[w] = SIM_INVALID_TAG;
+    uint8_t *m = block + c->meta_off;
+    if (p == LLC_SIM_LRU)
+        sim_lru_demote(m, c->ways, w);
+    else if (sim_is_rrip(p))
+        m[w] = SIM_RRPV_MAX;
+}
+
+static inline void sim_cache_invalidate(struct sim_cache *c, uint32_t set, uint32_t w)
+{
+    sim_invalidate_p(c, sim_block(c, set), w, c->policy);
+}
+
+/* The way a fill of the set would replace now, without changing anything;
+ * -1 if a way is free or the choice is random. Only a prefetch hint. */
+SIM_INLINE int sim_peek_victim_p(const struct sim_cache *c, const uint8_t *block,
+                                 enum llc_sim_policy p)
+{
+    const uint32_t *t = (const uint32_t *)(const void *)block;
+    const uint8_t *m = block + c->meta_off;
     if (t[c->ways - 1] == SIM_INVALID_TAG)
         return -1;
-    switch (c->policy) {
-    case LLC_SIM_LRU:
+    if (p == LLC_SIM_LRU)
         return sim_lowest(sim_match8(m, c->ways, (uint8_t)(c->ways - 1)));
-    case LLC_SIM_PLRU:
+    if (p == LLC_SIM_PLRU)
         return (int)sim_plru_victim(m, c->plru_levels);
-    case LLC_SIM_SRRIP:
-    case LLC_SIM_BRRIP:
-    case LLC_SIM_DRRIP: {
+    if (sim_is_rrip(p)) {
         uint32_t best = 0;
         for (uint32_t w = 1; w < c->ways; w++)
             best = m[w] > m[best] ? w : best;
         return (int)best;
     }
-    case LLC_SIM_RANDOM:
-        break;
-    }
     return -1;
-}
-
-/* RRPV a BRRIP fill gets: distant, long with probability 1/32. */
-static inline uint8_t sim_brrip_rrpv(struct sim_cache *c)
-{
-    return (sim_rng_next(&c->rng) & 31u) == 0 ? SIM_RRPV_LONG : SIM_RRPV_MAX;
-}
-
-static inline uint8_t sim_drrip_rrpv(struct sim_cache *c, uint32_t set)
-{
-    switch (c->leader[set]) {
-    case SIM_LEAD_SRRIP:
-        return SIM_RRPV_LONG;
-    case SIM_LEAD_BRRIP:
-        return sim_brrip_rrpv(c);
-    default:
-        return (c->psel & c->psel_msb) ? sim_brrip_rrpv(c) : SIM_RRPV_LONG;
-    }
-}
-
-/* Puts tag into way w (empty, or already emptied of its victim). */
-static inline void sim_cache_fill(struct sim_cache *c, uint32_t set, uint32_t w, uint32_t tag)
-{
-    uint32_t *t = sim_tags(c, set);
-    c->valid += t[w] == SIM_INVALID_TAG;
-    t[w] = tag;
-    uint8_t *m = sim_meta(c, set);
-    switch (c->policy) {
-    case LLC_SIM_LRU:
-        sim_lru_promote(m, c->ways, w);
-        break;
-    case LLC_SIM_PLRU:
-        sim_plru_touch(m, c->plru_levels, w);
-        break;
-    case LLC_SIM_SRRIP:
-        m[w] = SIM_RRPV_LONG;
-        break;
-    case LLC_SIM_BRRIP:
-        m[w] = sim_brrip_rrpv(c);
-        break;
-    case LLC_SIM_DRRIP:
-        m[w] = sim_drrip_rrpv(c, set);
-        break;
-    case LLC_SIM_RANDOM:
-        break;
-    }
-}
-
-/* Set dueling feedback of a lookup miss in set. */
-static inline void sim_cache_missed(struct sim_cache *c, uint32_t set)
-{
-    if (c->policy != LLC_SIM_DRRIP)
-        return;
-    const uint8_t lead = c->leader[set];
-    if (lead == SIM_LEAD_SRRIP && c->psel < c->psel_max)
-        c->psel++;
-    else if (lead == SIM_LEAD_BRRIP && c->psel > 0)
-        c->psel--;
-}
-
-/* Empties way w (eviction, back-invalidation, exclusive move-up, flush). */
-static inline void sim_cache_invalidate(struct sim_cache *c, uint32_t set, uint32_t w)
-{
-    uint32_t *t = sim_tags(c, set);
-    c->valid -= t[w] != SIM_INVALID_TAG;
-    t[w] = SIM_INVALID_TAG;
-    uint8_t *m = sim_meta(c, set);
-    if (c->policy == LLC_SIM_LRU)
-        sim_lru_demote(m, c->ways, w);
-    else if (c->policy >= LLC_SIM_SRRIP)
-        m[w] = SIM_RRPV_MAX;
 }
 
 #endif

@@ -61,16 +61,35 @@ void sim_geo_init(struct sim_geo *sg, const struct llc_sim_geometry *g)
         uint64_t all = 0;
         for (unsigned b = 0; b < sg->n_masks; b++)
             all |= sg->masks[b];
-        sg->tab_lo = all ? (unsigned)__builtin_ctzll(all) / 8 : 0;
-        sg->tab_hi = all ? (63u - (unsigned)__builtin_clzll(all)) / 8 + 1 : 0;
-        for (unsigned k = 0; k < 8; k++)
-            for (unsigned v = 0; v < 256; v++) {
+        if (!all)
+            return;
+        const unsigned lo = (unsigned)__builtin_ctzll(all);
+        const unsigned span = 64u - (unsigned)__builtin_clzll(all) - lo;
+        sg->n_chunks = (span + SIM_GEO_CHUNK_BITS - 1) / SIM_GEO_CHUNK_BITS;
+        sg->chunk_lo = lo;
+        for (unsigned k = 0; k < sg->n_chunks; k++)
+            for (uint64_t v = 0; v < (1u << SIM_GEO_CHUNK_BITS); v++) {
+                const unsigned shift = lo + k * SIM_GEO_CHUNK_BITS;
+                const uint64_t bits = shift < 64 ? v << shift : 0;
                 uint32_t slice = 0;
                 for (unsigned b = 0; b < sg->n_masks; b++)
-                    slice |= (uint32_t)__builtin_parityll(((uint64_t)v << (8 * k)) & sg->masks[b])
-                             << b;
+                    slice |= (uint32_t)__builtin_parityll(bits & sg->masks[b]) << b;
                 sg->xor_tab[k][v] = (uint8_t)slice;
             }
+    }
+}
+
+void sim_geo_init_pages(struct sim_geo *sg, unsigned page_bits)
+{
+    sg->page_split = sg->hash == LLC_SIM_HASH_XOR && page_bits <= sg->chunk_lo + SIM_GEO_OFF_BITS;
+    if (!sg->page_split)
+        return;
+    for (uint64_t v = 0; v < (1u << SIM_GEO_OFF_BITS); v++) {
+        const uint64_t offset = (v << sg->chunk_lo) & ((1ULL << page_bits) - 1);
+        uint32_t slice = 0;
+        for (unsigned b = 0; b < sg->n_masks; b++)
+            slice |= (uint32_t)__builtin_parityll(offset & sg->masks[b]) << b;
+        sg->off_tab[v] = (uint8_t)slice;
     }
 }
 

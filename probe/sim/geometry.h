@@ -7,6 +7,11 @@
 
 #include "llcprobe/sim.h"
 
+#define SIM_GEO_CHUNK_BITS 10
+#define SIM_GEO_MAX_CHUNKS 7     /* ceil(64 / SIM_GEO_CHUNK_BITS) */
+#define SIM_GEO_FEW_CHUNKS 4     /* enough for masks spanning <= 40 bits */
+#define SIM_GEO_OFF_BITS 12      /* page offset bits off_tab covers */
+
 struct sim_geo {
     unsigned line_bits, index_bits;
     uint64_t index_mask;
@@ -15,15 +20,23 @@ struct sim_geo {
     enum llc_sim_hash hash;
     unsigned n_masks;
     uint64_t masks[LLC_SIM_MAX_SLICE_BITS];
-    /* XOR hash as byte tables: the hash is linear, so the slice is the XOR
-     * of xor_tab[k][byte k of paddr] over the bytes the masks touch (a few
-     * loads instead of log2(slices) 64-bit parities). */
-    unsigned tab_lo, tab_hi;            /* byte range [tab_lo, tab_hi) */
-    uint8_t xor_tab[8][256];
+    /* XOR hash as tables: the hash is linear, so the slice is the XOR of
+     * xor_tab[k][chunk k of paddr >> chunk_lo] over 10-bit chunks (4 loads
+     * for the presets' masks instead of log2(slices) 64-bit parities; the
+     * tables of chunks beyond the masks are zeros). */
+    unsigned n_chunks, chunk_lo;
+    uint8_t xor_tab[SIM_GEO_MAX_CHUNKS][1u << SIM_GEO_CHUNK_BITS];
+    /* Linear hash and pages small enough: slice(paddr) = slice(page) ^
+     * off_tab[page offset >> chunk_lo] (the page's part is kept in the page
+     * table, see sim/pages.h). */
+    bool page_split;
+    uint8_t off_tab[1u << SIM_GEO_OFF_BITS];
 };
 
 /* g must have passed llc_sim_geometry_check(). */
 void sim_geo_init(struct sim_geo *sg, const struct llc_sim_geometry *g);
+/* Sets up page_split / off_tab for pages of 2^page_bits bytes. */
+void sim_geo_init_pages(struct sim_geo *sg, unsigned page_bits);
 
 static inline unsigned sim_log2(uint64_t x)
 {
@@ -38,9 +51,15 @@ static inline bool sim_is_pow2(uint64_t x)
 static inline uint32_t sim_geo_slice(const struct sim_geo *g, uint64_t paddr)
 {
     if (g->hash == LLC_SIM_HASH_XOR) {
-        uint32_t s = 0;
-        for (unsigned k = g->tab_lo; k < g->tab_hi; k++)
-            s ^= g->xor_tab[k][(paddr >> (8 * k)) & 0xff];
+        /* Unrolled with constant shifts: this runs once or twice per
+         * access. */
+        const uint64_t b = paddr >> g->chunk_lo;
+        const uint64_t m = (1u << SIM_GEO_CHUNK_BITS) - 1;
+        uint32_t s = g->xor_tab[0][b & m] ^ g->xor_tab[1][(b >> 10) & m] ^
+                     g->xor_tab[2][(b >> 20) & m] ^ g->xor_tab[3][(b >> 30) & m];
+        if (g->n_chunks > SIM_GEO_FEW_CHUNKS)
+            s ^= g->xor_tab[4][(b >> 40) & m] ^ g->xor_tab[5][(b >> 50) & m] ^
+                 g->xor_tab[6][(b >> 60) & m];
         return s;
     }
     const uint64_t above = paddr >> (g->line_bits + g->index_bits);

@@ -20,18 +20,30 @@
 
 #define SIM_NO_LINE UINT64_MAX
 
-/* Counters of one (agent, set), together so an access touches one host
- * cache line for them (32-byte aligned: never straddles a line). */
-struct sim_set_ctr {
-    _Alignas(32) uint64_t hits;
-    uint64_t misses;
-    uint32_t occupancy;
+/* High words of the per-set hit and miss counters (struct sim_ctr in the
+ * LLC blocks holds the low 32 bits), [agent * sets + set]. Touched only on
+ * a carry, so it stays out of the blocks and out of the host caches. */
+struct sim_ctr_hi {
+    uint32_t hits, misses;
+};
+
+/* The hierarchy shapes the access path is specialised for. */
+enum sim_mode {
+    SIM_MODE_NO_L2 = 0,
+    SIM_MODE_INCLUSIVE,
+    SIM_MODE_EXCLUSIVE,
+    SIM_MODE_NINE,
 };
 
 struct sim_agent_ctr {
     uint64_t accesses, l2_hits, l2_misses, llc_hits, llc_misses;
     uint64_t llc_fills, llc_evicted, back_invals, llc_occupancy;
 };
+
+/* llc_sim_run's work after its argument checks, specialised for a
+ * configuration (sim/variants.c). */
+typedef int (*sim_batch_fn)(struct llc_sim *sim, unsigned agent, const uint64_t *addrs, size_t n,
+                            bool phys, uint8_t *levels);
 
 struct llc_sim {
     struct llc_sim_config cfg;
@@ -44,11 +56,17 @@ struct llc_sim {
     uint32_t sets;
     struct sim_cache llc;
     struct sim_cache *l2;            /* [agents] or NULL */
-    struct sim_set_ctr *set_ctr;     /* [agents * sets] */
+    struct sim_ctr_hi *ctr_hi;       /* [agents * sets] */
+    enum sim_mode mode;
+    sim_batch_fn batch;
     struct sim_agent_ctr agent[LLC_SIM_MAX_AGENTS];
     struct llc_sim_pages *pages;
     struct sim_latency latency;
 };
+
+/* Chosen once per simulator, so the hot loop has no mode or policy
+ * branches. */
+sim_batch_fn sim_batch_for(const struct llc_sim *sim);
 
 unsigned sim_config_paddr_bits(const struct llc_sim_config *c);
 

@@ -57,17 +57,13 @@ static int table_grow(struct sim_page_table *t)
     return 0;
 }
 
-int sim_pages_translate_slow(struct llc_sim_pages *p, struct sim_page_table *t, uint64_t vpn,
-                             uint64_t *frame)
+int64_t sim_pages_entry(struct llc_sim_pages *p, struct sim_page_table *t, uint64_t vpn)
 {
     const uint64_t key = vpn + 1;
-    size_t s = 0;
-    if (t->cap) {
-        s = sim_pt_slot_of(key, t->cap);
-        while (t->slots[s].key && t->slots[s].key != key)
-            s = (s + 1) & (t->cap - 1);
-    }
-    if (!t->cap || !t->slots[s].key) {
+    size_t s = sim_pt_slot_of(key, t->cap);
+    while (t->slots[s].key && t->slots[s].key != key)
+        s = (s + 1) & (t->cap - 1);
+    if (!t->slots[s].key) {
         if (p->n_used == p->n_frames)
             return -ENOMEM;
         if (2 * (t->count + 1) > t->cap) {
@@ -79,13 +75,14 @@ int sim_pages_translate_slow(struct llc_sim_pages *p, struct sim_page_table *t, 
         while (t->slots[s].key)
             s = (s + 1) & (t->cap - 1);
         t->slots[s].key = key;
-        t->slots[s].frame = frame_perm(p, p->n_used++);
+        const uint64_t frame = frame_perm(p, p->n_used++);
+        const uint64_t hash = p->geo ? sim_geo_slice(p->geo, frame << p->page_bits) : 0;
+        t->slots[s].frame = frame | hash << SIM_PT_AUX_SHIFT;
         t->count++;
     }
     t->last_key = key;
     t->last_frame = t->slots[s].frame;
-    *frame = t->slots[s].frame;
-    return 0;
+    return (int64_t)t->slots[s].frame;
 }
 
 int llc_sim_pages_create(uint64_t phys_mem_bytes, uint32_t page_size, unsigned agents,
@@ -119,6 +116,13 @@ int llc_sim_pages_create(uint64_t phys_mem_bytes, uint32_t page_size, unsigned a
     struct sim_rng rng = sim_rng_stream(seed, 0x9a6e);
     for (unsigned i = 0; i < 4; i++)
         p->round_keys[i] = sim_rng_next(&rng);
+    /* Tables exist from the start, so lookups need not check for one. */
+    for (unsigned a = 0; a < agents; a++) {
+        if (table_grow(&p->tables[a]) < 0) {
+            llc_sim_pages_destroy(p);
+            return llc_errf(err, errlen, -ENOMEM, "out of memory");
+        }
+    }
     *out = p;
     return 0;
 }

@@ -1,5 +1,5 @@
 /* Per-agent page tables of the simulator (see llc_sim_pages in sim.h). The
- * structure is here so the access path can inline the last-page shortcut. */
+ * structure is here so the access path can inline lookups. */
 #ifndef LLC_SIM_PAGES_H
 #define LLC_SIM_PAGES_H
 
@@ -8,17 +8,26 @@
 
 #include "llcprobe/sim.h"
 
+/* A slot's `frame` is the frame number and, in its top byte, the LLC slice
+ * hash of the frame's first byte when the allocator serves a simulator
+ * with a linear (XOR) hash: a page's hash and its offset's then give any
+ * address's slice without hashing it whole. */
+#define SIM_PT_AUX_SHIFT 56
+#define SIM_PT_FRAME_MASK ((1ULL << SIM_PT_AUX_SHIFT) - 1)
+
 struct sim_pt_slot {
     uint64_t key;         /* vpn + 1, 0 = empty slot (open addressing) */
-    uint64_t frame;
+    uint64_t frame;       /* frame | slice hash << SIM_PT_AUX_SHIFT */
 };
 
 struct sim_page_table {
     struct sim_pt_slot *slots;
-    size_t cap, count;    /* cap is a power of two */
+    size_t cap, count;    /* cap is a power of two, > 0 */
     uint64_t last_key;    /* vpn + 1 of the last translation, 0 = none */
-    uint64_t last_frame;
+    uint64_t last_frame;  /* as in the slot */
 };
+
+struct sim_geo;
 
 struct llc_sim_pages {
     unsigned page_bits;
@@ -27,6 +36,7 @@ struct llc_sim_pages {
     uint64_t round_keys[4];
     unsigned agents;
     struct sim_page_table *tables;
+    const struct sim_geo *geo;        /* slice hashes in the slots, or NULL */
 };
 
 static inline size_t sim_pt_slot_of(uint64_t key, size_t cap)
@@ -38,12 +48,12 @@ static inline size_t sim_pt_slot_of(uint64_t key, size_t cap)
 static inline void sim_pages_prefetch(const struct llc_sim_pages *p, unsigned agent, uint64_t vaddr)
 {
     const struct sim_page_table *t = &p->tables[agent];
-    if (t->cap)
-        __builtin_prefetch(&t->slots[sim_pt_slot_of((vaddr >> p->page_bits) + 1, t->cap)]);
+    __builtin_prefetch(&t->slots[sim_pt_slot_of((vaddr >> p->page_bits) + 1, t->cap)]);
 }
 
-int sim_pages_translate_slow(struct llc_sim_pages *p, struct sim_page_table *t, uint64_t vpn,
-                             uint64_t *frame);
+/* The slot value (frame and hash, < 2^62) of vpn, allocating a frame if
+ * new, or a negative error code. */
+int64_t sim_pages_entry(struct llc_sim_pages *p, struct sim_page_table *t, uint64_t vpn);
 
 /* agent must be < p->agents. */
 static inline int sim_pages_translate(struct llc_sim_pages *p, unsigned agent, uint64_t vaddr,
@@ -53,14 +63,13 @@ static inline int sim_pages_translate(struct llc_sim_pages *p, unsigned agent, u
     const uint64_t vpn = vaddr >> p->page_bits;
     const uint64_t offset = vaddr & ((1ULL << p->page_bits) - 1);
     if (t->last_key == vpn + 1) {
-        *paddr = (t->last_frame << p->page_bits) | offset;
+        *paddr = ((t->last_frame & SIM_PT_FRAME_MASK) << p->page_bits) | offset;
         return 0;
     }
-    uint64_t frame;
-    const int rc = sim_pages_translate_slow(p, t, vpn, &frame);
-    if (rc < 0)
-        return rc;
-    *paddr = (frame << p->page_bits) | offset;
+    const int64_t e = sim_pages_entry(p, t, vpn);
+    if (e < 0)
+        return (int)e;
+    *paddr = (((uint64_t)e & SIM_PT_FRAME_MASK) << p->page_bits) | offset;
     return 0;
 }
 

@@ -26,13 +26,13 @@ int llc_sim_create(const struct llc_sim_config *c, struct llc_sim **out, char *e
     sim->sets = llc_sim_geometry_sets(&c->llc);
     sim->paddr_reject = ~((1ULL << sim_config_paddr_bits(c)) - 1);
     rc = sim_cache_init(&sim->llc, sim->sets, c->llc.ways, c->llc_policy, c->drrip_leaders,
-                        c->psel_bits, sim_rng_stream(c->seed, SIM_STREAM_LLC));
+                        c->psel_bits, c->agents, false, sim_rng_stream(c->seed, SIM_STREAM_LLC));
     if (rc < 0)
         goto out;
     rc = -ENOMEM;
     const size_t agent_sets = (size_t)c->agents * sim->sets;
-    sim->set_ctr = sim_alloc(agent_sets * sizeof(*sim->set_ctr));
-    if (!sim->set_ctr)
+    sim->ctr_hi = sim_alloc(agent_sets * sizeof(*sim->ctr_hi));
+    if (!sim->ctr_hi)
         goto out;
     if (c->l2_sets) {
         sim->has_l2 = true;
@@ -43,7 +43,7 @@ int llc_sim_create(const struct llc_sim_config *c, struct llc_sim **out, char *e
             goto out;
         for (unsigned a = 0; a < c->agents; a++) {
             rc = sim_cache_init(&sim->l2[a], c->l2_sets, c->l2_ways, c->l2_policy,
-                                c->drrip_leaders, c->psel_bits,
+                                c->drrip_leaders, c->psel_bits, 0, sim->sets <= SIM_LSET_MAX_SETS,
                                 sim_rng_stream(c->seed, SIM_STREAM_L2_BASE + a));
             if (rc < 0)
                 goto out;
@@ -53,7 +53,19 @@ int llc_sim_create(const struct llc_sim_config *c, struct llc_sim **out, char *e
                               err, errlen);
     if (rc < 0)
         goto out;
+    sim_geo_init_pages(&sim->geo, sim->pages->page_bits);
+    if (sim->geo.page_split)
+        sim->pages->geo = &sim->geo;
     sim_latency_init(&sim->latency, &c->latency, c->seed);
+    if (!sim->has_l2)
+        sim->mode = SIM_MODE_NO_L2;
+    else if (c->inclusion == LLC_SIM_INCLUSIVE)
+        sim->mode = SIM_MODE_INCLUSIVE;
+    else if (c->inclusion == LLC_SIM_EXCLUSIVE)
+        sim->mode = SIM_MODE_EXCLUSIVE;
+    else
+        sim->mode = SIM_MODE_NINE;
+    sim->batch = sim_batch_for(sim);
     *out = sim;
     sim = NULL;
     rc = 0;
@@ -73,7 +85,7 @@ void llc_sim_destroy(struct llc_sim *sim)
         for (unsigned a = 0; a < sim->cfg.agents; a++)
             sim_cache_free(&sim->l2[a]);
     free(sim->l2);
-    sim_free(sim->set_ctr);
+    sim_free(sim->ctr_hi);
     llc_sim_pages_destroy(sim->pages);
     free(sim);
 }

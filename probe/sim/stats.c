@@ -41,11 +41,12 @@ int llc_sim_set_stats(const struct llc_sim *sim, int agent, struct llc_sim_set_s
     for (unsigned a = 0; a < sim->cfg.agents; a++) {
         if (agent != LLC_SIM_ALL_AGENTS && (unsigned)agent != a)
             continue;
-        const struct sim_set_ctr *ctr = &sim->set_ctr[(size_t)a * sim->sets];
-        for (size_t s = 0; s < n; s++) {
-            out[s].hits += ctr[s].hits;
-            out[s].misses += ctr[s].misses;
-            out[s].occupancy += ctr[s].occupancy;
+        const struct sim_ctr_hi *hi = &sim->ctr_hi[(size_t)a * sim->sets];
+        for (uint32_t s = 0; s < sim->sets; s++) {
+            const struct sim_ctr *lo = &sim_ctrs(&sim->llc, s)[a];
+            out[s].hits += ((uint64_t)hi[s].hits << 32) | lo->hits;
+            out[s].misses += ((uint64_t)hi[s].misses << 32) | lo->misses;
+            out[s].occupancy += sim_occ(&sim->llc, s)[a];
         }
     }
     return 0;
@@ -53,10 +54,11 @@ int llc_sim_set_stats(const struct llc_sim *sim, int agent, struct llc_sim_set_s
 
 void llc_sim_reset_counters(struct llc_sim *sim)
 {
-    const size_t n = (size_t)sim->cfg.agents * sim->sets;
-    for (size_t i = 0; i < n; i++)
-        sim->set_ctr[i].hits = sim->set_ctr[i].misses = 0;
-    for (unsigned a = 0; a < sim->cfg.agents; a++) {
+    const unsigned agents = sim->cfg.agents;
+    for (uint32_t s = 0; s < sim->sets; s++)
+        memset(sim_ctrs(&sim->llc, s), 0, agents * sizeof(struct sim_ctr));
+    memset(sim->ctr_hi, 0, (size_t)agents * sim->sets * sizeof(*sim->ctr_hi));
+    for (unsigned a = 0; a < agents; a++) {
         const uint64_t occupancy = sim->agent[a].llc_occupancy;
         memset(&sim->agent[a], 0, sizeof(sim->agent[a]));
         sim->agent[a].llc_occupancy = occupancy;
@@ -108,7 +110,7 @@ void llc_sim_flush_line(struct llc_sim *sim, uint64_t paddr)
     const int w = llc_way_of(sim, paddr, &set);
     if (w >= 0) {
         const unsigned owner = sim_owner(&sim->llc, set)[w] & SIM_OWNER_AGENT;
-        sim->set_ctr[(size_t)owner * sim->sets + set].occupancy--;
+        sim_occ(&sim->llc, set)[owner]--;
         sim->agent[owner].llc_occupancy--;
         sim_cache_invalidate(&sim->llc, set, (uint32_t)w);
     }
@@ -121,9 +123,8 @@ void llc_sim_flush_all(struct llc_sim *sim)
     if (sim->has_l2)
         for (unsigned a = 0; a < sim->cfg.agents; a++)
             sim_cache_clear(&sim->l2[a]);
-    const size_t n = (size_t)sim->cfg.agents * sim->sets;
-    for (size_t i = 0; i < n; i++)
-        sim->set_ctr[i].occupancy = 0;
+    for (uint32_t s = 0; s < sim->sets; s++)
+        memset(sim_occ(&sim->llc, s), 0, sim->cfg.agents);
     for (unsigned a = 0; a < sim->cfg.agents; a++)
         sim->agent[a].llc_occupancy = 0;
 }

@@ -1,0 +1,524 @@
+/* The access path: translation, L2 lookup, LLC lookup, fills, evictions,
+ * inclusion (back-invalidation or victim fills) and the ground-truth
+ * counters.
+ *
+ * Everything here is always inlined into a few callers (sim/variants.c,
+ * sim/access.c) that first copy what the path needs into a local struct
+ * sim_path: the hierarchy mode and LLC policy as constants, and for the
+ * common geometry (a 16-way LLC, an LRU L2 of 16 or 8 ways, 64-byte lines,
+ * <= 3 agents, an XOR slice hash over <= 40 bits) the ways, offsets,
+ * strides and hash shape as constants too. Being local, its fields stay in
+ * registers: read through `sim`, each would be reloaded after every
+ * metadata byte store, which may alias anything. */
+#ifndef LLC_SIM_PATH_H
+#define LLC_SIM_PATH_H
+
+#include "sim/hierarchy.h"
+#include "sim/latency.h"
+
+/* The common geometry's constants: a 16-way LLC of 128-byte blocks (meta
+ * at 64, owner at 80, leader at 96, valid count at 97, occupancy at 98,
+ * counters at 104: up to 3 agents), 64-byte lines, an LRU L2 of 16 or 8
+ * ways (see path_l2_ways). */
+#define SIM_FAST_WAYS 16u
+#define SIM_FAST_STRIDE 128u
+#define SIM_FAST_CTR_OFF 104u
+#define SIM_FAST_LINE_BITS 6u
+
+struct sim_path {
+    bool fast;                        /* the common geometry's constants */
+    enum sim_mode mode;
+    enum llc_sim_policy lp, l2p;
+    uint32_t lw, l2w;                 /* ways */
+    unsigned line_bits;
+    struct sim_cache *llc;
+    uint8_t *blocks;
+    size_t stride;
+    uint32_t ctr_off;
+    unsigned index_bits;
+    uint64_t index_mask;
+    const struct sim_geo *geo;
+    unsigned chunk_lo;
+    const uint8_t *xor_tab;
+    struct sim_ctr_hi *ctr_hi;
+    uint32_t sets;
+    /* the agent's L2 (mode != SIM_MODE_NO_L2) */
+    struct sim_cache *l2;
+    uint8_t *l2_blocks;
+    size_t l2_stride;
+    uint32_t l2_leader_off, l2_count_off, l2_lset_off;
+    unsigned l2_bits;
+    uint64_t l2_mask;
+    unsigned agent;
+    bool alone;                       /* the only agent */
+    struct sim_agent_ctr *ac;
+    /* the agent's page table (batches of virtual addresses) */
+    struct llc_sim_pages *pages;
+    struct sim_page_table *pt;
+    unsigned page_bits;
+    bool page_split;                  /* see struct sim_geo */
+    const uint8_t *off_tab;
+};
+
+/* Whether sim has the common geometry the constants above describe. */
+static inline bool sim_path_fast(const struct llc_sim *sim)
+{
+    return sim->geo.hash == LLC_SIM_HASH_XOR && sim->geo.n_chunks <= SIM_GEO_FEW_CHUNKS &&
+           sim->llc.ways == SIM_FAST_WAYS && sim->llc.stride == SIM_FAST_STRIDE &&
+           sim->llc.ctr_off == SIM_FAST_CTR_OFF && sim->line_bits == SIM_FAST_LINE_BITS &&
+           (!sim->has_l2 || ((sim->l2[0].ways == 16 || sim->l2[0].ways == 8) &&
+                             sim->l2[0].lset_off &&
+                             sim->l2[0].policy == LLC_SIM_LRU));
+}
+
+SIM_INLINE struct sim_path path_make(struct llc_sim *sim, unsigned agent, bool fast,
+                                     enum sim_mode mode, enum llc_sim_policy lp)
+{
+    struct sim_path p = {
+        .fast = fast,
+        .mode = mode,
+        .lp = lp,
+        .lw = fast ? SIM_FAST_WAYS : sim->llc.ways,
+        .line_bits = fast ? SIM_FAST_LINE_BITS : sim->line_bits,
+        .llc = &sim->llc,
+        .blocks = sim->llc.blocks,
+        .stride = fast ? SIM_FAST_STRIDE : sim->llc.stride,
+        .ctr_off = fast ? SIM_FAST_CTR_OFF : sim->llc.ctr_off,
+        .index_bits = sim->geo.index_bits,
+        .index_mask = sim->geo.index_mask,
+        .geo = &sim->geo,
+        .chunk_lo = sim->geo.chunk_lo,
+        .xor_tab = &sim->geo.xor_tab[0][0],
+        .ctr_hi = sim->ctr_hi,
+        .sets = sim->sets,
+        .agent = agent,
+        .alone = sim->cfg.agents == 1,
+        .ac = &sim->agent[agent],
+        .pages = sim->pages,
+        .pt = &sim->pages->tables[agent],
+        .page_bits = sim->pages->page_bits,
+        .page_split = sim->pages->geo != NULL,
+        .off_tab = sim->geo.off_tab,
+    };
+    if (mode != SIM_MODE_NO_L2) {
+        p.l2 = &sim->l2[agent];
+        p.l2p = fast ? LLC_SIM_LRU : p.l2->policy;
+        p.l2w = p.l2->ways;
+        p.l2_blocks = p.l2->blocks;
+        p.l2_stride = p.l2->stride;
+        p.l2_leader_off = p.l2->leader_off;
+        p.l2_count_off = p.l2->count_off;
+        p.l2_lset_off = p.l2->lset_off;
+        p.l2_bits = sim->l2_index_bits;
+        p.l2_mask = sim->l2_index_mask;
+    }
+    return p;
+}
+
+/* p with the L2 geometry of an L2 of `ways` (16 or 8) in constants: the
+ * L2 block layout of sim_cache_init (meta at 4w, leader at 5w, valid count
+ * at 5w + 1, LLC sets at 5w + 2), 128 or 64 bytes. */
+SIM_INLINE struct sim_path path_l2_ways(const struct sim_path *p, uint32_t ways)
+{
+    struct sim_path q = *p;
+    q.l2w = ways;
+    q.l2_leader_off = ways * 5;
+    q.l2_count_off = ways * 5 + 1;
+    q.l2_lset_off = ways * 5 + 2;
+    q.l2_stride = ways == 16 ? 128 : 64;
+    return q;
+}
+
+/* LLC set unit of paddr. */
+SIM_INLINE uint32_t path_set(const struct sim_path *p, uint64_t paddr)
+{
+    if (!p->fast)  /* else an XOR hash in SIM_GEO_FEW_CHUNKS tables */
+        return sim_geo_set(p->geo, paddr);
+    const uint64_t b = paddr >> p->chunk_lo;
+    const uint64_t m = (1u << SIM_GEO_CHUNK_BITS) - 1;
+    const uint8_t *x = p->xor_tab;
+    const uint32_t slice = x[b & m] ^ x[(1u << SIM_GEO_CHUNK_BITS) + ((b >> 10) & m)] ^
+                           x[(2u << SIM_GEO_CHUNK_BITS) + ((b >> 20) & m)] ^
+                           x[(3u << SIM_GEO_CHUNK_BITS) + ((b >> 30) & m)];
+    return (slice << p->index_bits) | (uint32_t)((paddr >> p->line_bits) & p->index_mask);
+}
+
+/* Translates vaddr of the agent into *paddr and its LLC set *set. */
+SIM_INLINE int path_translate(const struct sim_path *p, uint64_t vaddr, uint64_t *paddr,
+                              uint32_t *set)
+{
+    struct sim_page_table *t = p->pt;
+    const uint64_t vpn = vaddr >> p->page_bits;
+    const uint64_t offset = vaddr & ((1ULL << p->page_bits) - 1);
+    const struct sim_pt_slot *s = &t->slots[sim_pt_slot_of(vpn + 1, t->cap)];
+    uint64_t e = s->frame;
+    if (s->key != vpn + 1) {
+        const int64_t slow = sim_pages_entry(p->pages, t, vpn);
+        if (slow < 0)
+            return (int)slow;
+        e = (uint64_t)slow;
+    }
+    *paddr = ((e & SIM_PT_FRAME_MASK) << p->page_bits) | offset;
+    if (p->page_split) {
+        const uint32_t slice =
+            (uint32_t)(e >> SIM_PT_AUX_SHIFT) ^ p->off_tab[offset >> p->chunk_lo];
+        *set = (slice << p->index_bits) | (uint32_t)((*paddr >> p->line_bits) & p->index_mask);
+    } else {
+        *set = path_set(p, *paddr);
+    }
+    return 0;
+}
+
+/* LLC block layout offsets (sim_cache_init), from the ways. */
+#define P_META(w) ((w) * 4u)
+#define P_OWNER(w) ((w) * 5u)
+#define P_LEADER(w) ((w) * 6u)
+#define P_COUNT(w) ((w) * 6u + 1u)
+#define P_OCC(w) ((w) * 6u + 2u)
+
+SIM_INLINE uint8_t *path_llc_block(const struct sim_path *p, uint32_t set)
+{
+    return p->blocks + (size_t)set * p->stride;
+}
+
+SIM_INLINE uint8_t *path_l2_block(const struct sim_path *p, uint64_t line)
+{
+    return p->l2_blocks + (size_t)(line & p->l2_mask) * p->l2_stride;
+}
+
+SIM_INLINE uint64_t path_match(const uint8_t *block, uint32_t ways, uint32_t v)
+{
+    return sim_match32((const uint32_t *)(const void *)block, ways, v);
+}
+
+/* Lowest free way of a block whose valid-way count is at count_off, or -1. */
+SIM_INLINE int path_free_way(const uint8_t *block, uint32_t ways, uint32_t count_off)
+{
+    if (block[count_off] == ways)
+        return -1;
+    return sim_lowest(path_match(block, ways, SIM_INVALID_TAG));
+}
+
+/* Policy operations on a block with constant layout. */
+SIM_INLINE void path_touch(struct sim_cache *c, uint8_t *block, uint32_t ways, uint32_t w,
+                           enum llc_sim_policy pol)
+{
+    uint8_t *m = block + P_META(ways);
+    if (pol == LLC_SIM_LRU)
+        sim_lru_promote(m, ways, w);
+    else if (pol == LLC_SIM_PLRU)
+        sim_plru_touch(m, c->plru_levels, w);
+    else if (sim_is_rrip(pol))
+        m[w] = 0;
+}
+
+SIM_INLINE uint32_t path_victim(struct sim_cache *c, uint8_t *block, uint32_t ways, int free_way,
+                                enum llc_sim_policy pol)
+{
+    if (free_way >= 0)
+        return (uint32_t)free_way;
+    uint8_t *m = block + P_META(ways);
+    if (pol == LLC_SIM_LRU)
+        return (uint32_t)__builtin_ctzll(sim_match8(m, ways, (uint8_t)(ways - 1)));
+    if (pol == LLC_SIM_PLRU)
+        return sim_plru_victim(m, c->plru_levels);
+    if (sim_is_rrip(pol))
+        return sim_rrip_victim(m, ways);
+    return sim_rng_below(&c->rng, ways);
+}
+
+/* Replacement state of a fill into way w (the tag is the caller's). Also
+ * right when w still holds the victim being replaced: invalidating it first
+ * would not change the result (LRU: demoting the victim and then promoting
+ * it is promoting it from its own age, the ages being a permutation; RRIP
+ * and PLRU overwrite). */
+SIM_INLINE void path_fill_meta(struct sim_cache *c, uint8_t *block, uint32_t ways,
+                               uint32_t leader_off, uint32_t w, enum llc_sim_policy pol)
+{
+    uint8_t *m = block + P_META(ways);
+    if (pol == LLC_SIM_LRU) {
+        sim_lru_promote(m, ways, w);
+    } else if (pol == LLC_SIM_PLRU) {
+        sim_plru_touch(m, c->plru_levels, w);
+    } else if (pol == LLC_SIM_SRRIP) {
+        m[w] = SIM_RRPV_LONG;
+    } else if (pol == LLC_SIM_BRRIP) {
+        m[w] = sim_brrip_rrpv(c);
+    } else if (pol == LLC_SIM_DRRIP) {
+        const uint8_t lead = block[leader_off];
+        if (lead == SIM_LEAD_SRRIP)
+            m[w] = SIM_RRPV_LONG;
+        else if (lead == SIM_LEAD_BRRIP || (c->psel & c->psel_msb))
+            m[w] = sim_brrip_rrpv(c);
+        else
+            m[w] = SIM_RRPV_LONG;
+    }
+}
+
+/* Empties valid way w. */
+SIM_INLINE void path_invalidate(struct sim_cache *c, uint8_t *block, uint32_t ways,
+                                uint32_t count_off, uint32_t w, enum llc_sim_policy pol)
+{
+    uint32_t *t = (uint32_t *)(void *)block;
+    c->valid--;
+    block[count_off]--;
+    t[w] = SIM_INVALID_TAG;
+    uint8_t *m = block + P_META(ways);
+    if (pol == LLC_SIM_LRU)
+        sim_lru_demote(m, ways, w);
+    else if (sim_is_rrip(pol))
+        m[w] = SIM_RRPV_MAX;
+}
+
+/* Counts a hit or miss of the agent in an LLC block; the high word lives
+ * outside the block (struct sim_ctr_hi). */
+SIM_INLINE void path_count(const struct sim_path *p, uint8_t *block, uint32_t set, bool hit)
+{
+    struct sim_ctr *c = (struct sim_ctr *)(void *)(block + p->ctr_off) + p->agent;
+    uint32_t *lo = hit ? &c->hits : &c->misses;
+    if (__builtin_expect(++*lo == 0, 0)) {
+        struct sim_ctr_hi *h = &p->ctr_hi[(size_t)p->agent * p->sets + set];
+        ++*(hit ? &h->hits : &h->misses);
+    }
+}
+
+/* Inclusion: an LLC victim leaves the L2s that may hold it (rare enough
+ * to stay out of line). */
+void sim_back_invalidate(struct llc_sim *sim, uint64_t line, uint8_t owner);
+
+/* Fills tag into the LLC set (block) for the agent, replacing free_way or
+ * the policy's victim; returns the evicted line's address or SIM_NO_LINE. */
+SIM_INLINE uint64_t path_llc_insert(struct llc_sim *sim, const struct sim_path *p,
+                                    uint8_t *block, uint32_t set, uint32_t tag, int free_way)
+{
+    const uint32_t ways = p->lw;
+    uint32_t *t = (uint32_t *)(void *)block;
+    uint8_t *own = block + P_OWNER(ways);
+    uint8_t *occ = block + P_OCC(ways);
+    const uint32_t w = path_victim(p->llc, block, ways, free_way, p->lp);
+    const uint32_t old = t[w];
+    uint64_t evicted = SIM_NO_LINE;
+    if (old != SIM_INVALID_TAG) {
+        const uint64_t line = ((uint64_t)old << p->index_bits) | (set & p->index_mask);
+        const uint8_t owner = own[w];
+        const unsigned o = owner & SIM_OWNER_AGENT;
+        sim->agent[o].llc_evicted++;
+        occ[o]--;
+        sim->agent[o].llc_occupancy--;
+        /* The victim's way is refilled below: no invalidation in between
+         * (see path_fill_meta), and back-invalidation only reads the L2s. */
+        if (p->mode == SIM_MODE_INCLUSIVE)
+            sim_back_invalidate(sim, line, owner);
+        evicted = line << p->line_bits;
+    } else {
+        p->llc->valid++;
+        block[P_COUNT(ways)]++;
+    }
+    t[w] = tag;
+    path_fill_meta(p->llc, block, ways, P_LEADER(ways), w, p->lp);
+    own[w] = (uint8_t)p->agent;
+    occ[p->agent]++;
+    p->ac->llc_occupancy++;
+    p->ac->llc_fills++;
+    return evicted;
+}
+
+/* Exclusive hierarchy: an L2 victim (in LLC set `set`) goes into the LLC
+ * unless the LLC already has it (another agent's copy came back first). */
+SIM_INLINE uint64_t path_take_victim(struct llc_sim *sim, const struct sim_path *p, uint64_t line,
+                                     uint32_t set)
+{
+    const uint32_t tag = (uint32_t)(line >> p->index_bits);
+    uint8_t *block = path_llc_block(p, set);
+    /* A lone agent's L2 and the LLC never share a line (a line leaves the
+     * LLC when it moves up, and leaves the L2 only to come down), so only
+     * other agents can have put it there. */
+    if (!p->alone && path_match(block, p->lw, tag))
+        return SIM_NO_LINE;
+    return path_llc_insert(sim, p, block, set, tag, path_free_way(block, p->lw, P_COUNT(p->lw)));
+}
+
+/* Fills line (in LLC set `set`) into the agent's L2, known absent from its
+ * set b2; returns the L2 victim's line number or SIM_NO_LINE, and in an
+ * exclusive hierarchy the victim's LLC set in *vset. free_way is the
+ * lowest free way at lookup time; with rescan (something may have emptied
+ * a way since), a negative one is looked for again. */
+SIM_INLINE uint64_t path_l2_insert(const struct sim_path *p, uint8_t *b2, uint64_t line,
+                                   uint32_t set, int free_way, bool rescan, uint32_t *vset)
+{
+    uint32_t *t2 = (uint32_t *)(void *)b2;
+    uint16_t *lset = (uint16_t *)(void *)(b2 + p->l2_lset_off);
+    if (free_way < 0 && rescan)
+        free_way = path_free_way(b2, p->l2w, p->l2_count_off);
+    const uint32_t w = path_victim(p->l2, b2, p->l2w, free_way, p->l2p);
+    const uint32_t old = t2[w];
+    uint64_t victim = SIM_NO_LINE;
+    if (old != SIM_INVALID_TAG) {
+        victim = ((uint64_t)old << p->l2_bits) | (line & p->l2_mask);
+        if (p->mode == SIM_MODE_EXCLUSIVE)
+            *vset = p->l2_lset_off ? lset[w] : path_set(p, victim << p->line_bits);
+    } else {
+        p->l2->valid++;
+        b2[p->l2_count_off]++;
+    }
+    t2[w] = (uint32_t)(line >> p->l2_bits);
+    if (p->l2_lset_off)
+        lset[w] = (uint16_t)set;
+    path_fill_meta(p->l2, b2, p->l2w, p->l2_leader_off, w, p->l2p);
+    return victim;
+}
+
+/* Set dueling feedback of an LLC miss in block (DRRIP). */
+SIM_INLINE void path_llc_missed(const struct sim_path *p, const uint8_t *block)
+{
+    if (p->lp != LLC_SIM_DRRIP)
+        return;
+    struct sim_cache *c = p->llc;
+    const uint8_t lead = block[P_LEADER(p->lw)];
+    if (lead == SIM_LEAD_SRRIP && c->psel < c->psel_max)
+        c->psel++;
+    else if (lead == SIM_LEAD_BRRIP && c->psel > 0)
+        c->psel--;
+}
+
+/* What an L2 miss leaves for the LLC (hierarchies without inclusion). */
+struct sim_l2_miss {
+    uint64_t line;
+    uint32_t set;                     /* the line's LLC set */
+    uint32_t victim_set;              /* exclusive: the L2 victim's LLC set */
+    uint64_t victim;                  /* exclusive: L2 victim line or SIM_NO_LINE */
+};
+
+/* The L2 half of an access in a hierarchy without inclusion: there the L2
+ * never looks at the LLC (no back-invalidation; a miss fills it whatever
+ * the LLC answers), so an agent's L2 evolves from its own accesses alone
+ * and a batch can run it ahead of the LLC. True on a hit; on a miss fills
+ * the line and describes the LLC's work in *m. */
+SIM_INLINE bool path_l2_part(const struct sim_path *p, uint64_t line, uint32_t set,
+                             struct sim_l2_miss *m)
+{
+    uint8_t *b2 = path_l2_block(p, line);
+    const uint64_t hit2 = path_match(b2, p->l2w, (uint32_t)(line >> p->l2_bits));
+    if (hit2) {
+        path_touch(p->l2, b2, p->l2w, (uint32_t)__builtin_ctzll(hit2), p->l2p);
+        p->ac->l2_hits++;
+        return true;
+    }
+    p->ac->l2_misses++;
+    const int free2 = path_free_way(b2, p->l2w, p->l2_count_off);
+    m->line = line;
+    m->set = set;
+    m->victim = path_l2_insert(p, b2, line, set, free2, false, &m->victim_set);
+    return false;
+}
+
+/* The LLC half of an access that missed the L2 (or of any access without
+ * an L2), hierarchies without inclusion; returns the level and stores the
+ * LLC's victim address in *evicted. */
+SIM_INLINE int path_llc_part(struct llc_sim *sim, const struct sim_path *p,
+                             const struct sim_l2_miss *m, uint64_t *evicted)
+{
+    struct sim_agent_ctr *ac = p->ac;
+    const uint32_t set = m->set;
+    const uint32_t tag = (uint32_t)(m->line >> p->index_bits);
+    uint8_t *block = path_llc_block(p, set);
+    const uint64_t hit = path_match(block, p->lw, tag);
+    int level;
+    *evicted = SIM_NO_LINE;
+    if (hit) {
+        const uint32_t w = (uint32_t)__builtin_ctzll(hit);
+        ac->llc_hits++;
+        path_count(p, block, set, true);
+        level = LLC_SIM_HIT_LLC;
+        if (p->mode == SIM_MODE_EXCLUSIVE) {
+            /* The line moves up into the L2 (filled by the L2 half). */
+            const unsigned owner = block[P_OWNER(p->lw) + w] & SIM_OWNER_AGENT;
+            block[P_OCC(p->lw) + owner]--;
+            sim->agent[owner].llc_occupancy--;
+            path_invalidate(p->llc, block, p->lw, P_COUNT(p->lw), w, p->lp);
+        } else {
+            path_touch(p->llc, block, p->lw, w, p->lp);
+            uint8_t *owner = block + P_OWNER(p->lw) + w;
+            if ((*owner & SIM_OWNER_AGENT) != p->agent)
+                *owner |= SIM_OWNER_SHARED;
+        }
+    } else {
+        ac->llc_misses++;
+        path_count(p, block, set, false);
+        path_llc_missed(p, block);
+        level = LLC_SIM_HIT_DRAM;
+        if (p->mode != SIM_MODE_EXCLUSIVE) {
+            *evicted = path_llc_insert(sim, p, block, set, tag,
+                                       path_free_way(block, p->lw, P_COUNT(p->lw)));
+        }
+    }
+    if (p->mode == SIM_MODE_EXCLUSIVE && m->victim != SIM_NO_LINE)
+        *evicted = path_take_victim(sim, p, m->victim, m->victim_set);
+    return level;
+}
+
+/* One access in an inclusive hierarchy, where LLC evictions reach into the
+ * L2s and so the levels must go in step. */
+SIM_INLINE int path_access_inclusive(struct llc_sim *sim, const struct sim_path *p, uint64_t line,
+                                     uint32_t set, uint64_t *evicted)
+{
+    struct sim_agent_ctr *ac = p->ac;
+    uint8_t *b2 = path_l2_block(p, line);
+    const uint64_t hit2 = path_match(b2, p->l2w, (uint32_t)(line >> p->l2_bits));
+    if (hit2) {
+        path_touch(p->l2, b2, p->l2w, (uint32_t)__builtin_ctzll(hit2), p->l2p);
+        ac->l2_hits++;
+        return LLC_SIM_HIT_L2;
+    }
+    ac->l2_misses++;
+    const int free2 = path_free_way(b2, p->l2w, p->l2_count_off);
+    const uint32_t tag = (uint32_t)(line >> p->index_bits);
+    uint8_t *block = path_llc_block(p, set);
+    const uint64_t hit = path_match(block, p->lw, tag);
+    uint32_t vset;
+    if (hit) {
+        const uint32_t w = (uint32_t)__builtin_ctzll(hit);
+        ac->llc_hits++;
+        path_count(p, block, set, true);
+        path_touch(p->llc, block, p->lw, w, p->lp);
+        uint8_t *owner = block + P_OWNER(p->lw) + w;
+        if ((*owner & SIM_OWNER_AGENT) != p->agent)
+            *owner |= SIM_OWNER_SHARED;
+        path_l2_insert(p, b2, line, set, free2, false, &vset);
+        return LLC_SIM_HIT_LLC;
+    }
+    ac->llc_misses++;
+    path_count(p, block, set, false);
+    path_llc_missed(p, block);
+    const int free_way = path_free_way(block, p->lw, P_COUNT(p->lw));
+    const uint64_t invals_before = ac->back_invals;
+    *evicted = path_llc_insert(sim, p, block, set, tag, free_way);
+    /* Back-invalidation may have emptied a way of this very L2 set. */
+    path_l2_insert(p, b2, line, set, free2, ac->back_invals != invals_before, &vset);
+    return LLC_SIM_HIT_DRAM;
+}
+
+/* One access to paddr (< 2^paddr_bits) in LLC set `set`. */
+SIM_INLINE int path_access(struct llc_sim *sim, const struct sim_path *p, uint64_t paddr,
+                           uint32_t set, struct llc_sim_result *res)
+{
+    const uint64_t line = paddr >> p->line_bits;
+    res->paddr = paddr;
+    res->set = set;
+    res->llc_victim = SIM_NO_LINE;
+    p->ac->accesses++;
+    int level;
+    if (p->mode == SIM_MODE_INCLUSIVE) {
+        level = path_access_inclusive(sim, p, line, set, &res->llc_victim);
+    } else {
+        struct sim_l2_miss m = { line, set, 0, SIM_NO_LINE };
+        if (p->mode != SIM_MODE_NO_L2 && path_l2_part(p, line, set, &m))
+            level = LLC_SIM_HIT_L2;
+        else
+            level = path_llc_part(sim, p, &m, &res->llc_victim);
+    }
+    res->level = (uint8_t)level;
+    return level;
+}
+
+#endif

@@ -1,0 +1,155 @@
+/* The batch path for hierarchies without inclusion (exclusive, NINE, no
+ * L2): per chunk of accesses, translate and locate them all, run the
+ * agent's L2 over the chunk, then replay only its misses against the LLC.
+ *
+ * Exact: the L2 half of an access never depends on the LLC (see
+ * path_l2_part), each level draws from its own random stream, and the
+ * agent counters are sums; so doing a chunk's L2 work before its LLC work
+ * changes no state or counter. Faster: each pass is a short loop over data
+ * it can prefetch exactly (the page table ahead in the first, the
+ * host-cached L2 in the second, the LLC blocks of known misses and victims
+ * in the third) instead of guessing at them and mispredicting hits. */
+#ifndef LLC_SIM_SPLIT_H
+#define LLC_SIM_SPLIT_H
+
+#include <errno.h>
+
+#include "sim/path.h"
+
+#define SIM_SPLIT_CHUNK 256
+#define SIM_SPLIT_LLC_AHEAD 8     /* LLC set blocks, in L2 misses */
+
+SIM_INLINE void split_prefetch_block(const uint8_t *block, size_t stride)
+{
+    __builtin_prefetch(block, 1);
+    if (stride > 64)
+        __builtin_prefetch(block + 64, 1);
+}
+
+/* The LLC blocks an L2 miss will touch. */
+SIM_INLINE void split_prefetch_llc(const struct sim_path *p, const struct sim_l2_miss *m)
+{
+    split_prefetch_block(path_llc_block(p, m->set), p->stride);
+    if (p->mode == SIM_MODE_EXCLUSIVE && m->victim != SIM_NO_LINE)
+        split_prefetch_block(path_llc_block(p, m->victim_set), p->stride);
+}
+
+/* Prefetches the page-table slots of addrs[0..n), a chunk before they
+ * are translated: a tight loop keeps many of these misses in flight, and
+ * the chunk's L2 and LLC passes run while they arrive. */
+SIM_INLINE void split_prefetch_pages(const struct sim_path *p, const uint64_t *addrs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        sim_pages_prefetch(p->pages, p->agent, addrs[i]);
+}
+
+/* Lines and LLC sets of addrs[0..n) (virtual unless phys); returns how
+ * many are ready and in *rc the error that stopped the rest, if any. Pages
+ * are allocated in access order, as single accesses would. */
+SIM_INLINE size_t split_prepare(const struct sim_path *p, uint64_t reject, bool phys,
+                                const uint64_t *addrs, size_t n, uint64_t *line, uint32_t *set,
+                                int *rc)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t paddr = addrs[i];
+        if (phys) {
+            if (paddr & reject) {
+                *rc = -ERANGE;
+                return i;
+            }
+            set[i] = path_set(p, paddr);
+        } else {
+            const int r = path_translate(p, paddr, &paddr, &set[i]);
+            if (r < 0) {
+                *rc = r;
+                return i;
+            }
+        }
+        line[i] = paddr >> p->line_bits;
+    }
+    return n;
+}
+
+/* The L2 pass over a chunk: levels of the L2 hits into out, the misses
+ * (and where they are in the chunk) into miss / miss_at; returns how many
+ * missed. No prefetch for it: the L2s are small enough to stay in the
+ * host's caches. The next chunk's page-table slots (next[0..after)) are
+ * prefetched meanwhile, this pass's work hiding their latency. */
+SIM_INLINE size_t split_l2_pass(const struct sim_path *p, const uint64_t *line, const uint32_t *set,
+                                size_t ready, const uint64_t *next, size_t after, uint8_t *out,
+                                struct sim_l2_miss *miss, uint16_t *miss_at)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < ready; i++) {
+        if (i < after)
+            sim_pages_prefetch(p->pages, p->agent, next[i]);
+        struct sim_l2_miss *mi = &miss[k];
+        if (p->mode == SIM_MODE_NO_L2) {
+            *mi = (struct sim_l2_miss){ line[i], set[i], 0, SIM_NO_LINE };
+        } else if (path_l2_part(p, line[i], set[i], mi)) {
+            out[i] = LLC_SIM_HIT_L2;
+            continue;
+        }
+        /* The LLC pass prefetches SIM_SPLIT_LLC_AHEAD misses ahead: the
+         * first ones now. */
+        if (k < SIM_SPLIT_LLC_AHEAD)
+            split_prefetch_llc(p, mi);
+        miss_at[k++] = (uint16_t)i;
+    }
+    return k;
+}
+
+/* llc_sim_run's work for one agent in a hierarchy without inclusion. */
+SIM_INLINE int split_run(struct llc_sim *sim, const struct sim_path *p, const uint64_t *addrs,
+                         size_t n, bool phys, uint8_t *levels)
+{
+    uint64_t line[SIM_SPLIT_CHUNK];
+    uint32_t set[SIM_SPLIT_CHUNK];
+    uint8_t lv[SIM_SPLIT_CHUNK];
+    struct sim_l2_miss miss[SIM_SPLIT_CHUNK];
+    uint16_t miss_at[SIM_SPLIT_CHUNK];
+    const uint64_t reject = sim->paddr_reject;
+    const bool latency = sim->cfg.latency.enabled;
+    if (!phys)
+        split_prefetch_pages(p, addrs, n < SIM_SPLIT_CHUNK ? n : SIM_SPLIT_CHUNK);
+    for (size_t done = 0; done < n;) {
+        const size_t m = n - done < SIM_SPLIT_CHUNK ? n - done : SIM_SPLIT_CHUNK;
+        int rc = 0;
+        const size_t ready = split_prepare(p, reject, phys, addrs + done, m, line, set, &rc);
+        /* The next chunk's page-table slots, prefetched during the L2 pass
+         * (ready == m == SIM_SPLIT_CHUNK whenever there is a next chunk). */
+        const uint64_t *next = addrs + done + m;
+        const size_t rest = n - done - m;
+        const size_t after = phys || rc < 0 ? 0 : rest < SIM_SPLIT_CHUNK ? rest : SIM_SPLIT_CHUNK;
+        uint8_t *out = levels ? levels + done : lv;
+        p->ac->accesses += ready;
+
+        size_t k;
+        if (p->fast && p->mode != SIM_MODE_NO_L2 && p->l2w == 16) {
+            const struct sim_path q = path_l2_ways(p, 16);
+            k = split_l2_pass(&q, line, set, ready, next, after, out, miss, miss_at);
+        } else if (p->fast && p->mode != SIM_MODE_NO_L2) {
+            const struct sim_path q = path_l2_ways(p, 8);
+            k = split_l2_pass(&q, line, set, ready, next, after, out, miss, miss_at);
+        } else {
+            k = split_l2_pass(p, line, set, ready, next, after, out, miss, miss_at);
+        }
+
+        for (size_t j = 0; j < k; j++) {
+            if (j + SIM_SPLIT_LLC_AHEAD < k)
+                split_prefetch_llc(p, &miss[j + SIM_SPLIT_LLC_AHEAD]);
+            uint64_t evicted;
+            out[miss_at[j]] = (uint8_t)path_llc_part(sim, p, &miss[j], &evicted);
+        }
+
+        if (latency)
+            for (size_t i = 0; i < ready; i++)
+                sim_latency_draw(&sim->latency, out[i]);
+        if (rc < 0)
+            return rc;
+        done += m;
+    }
+    return 0;
+}
+
+#endif

@@ -1,0 +1,66 @@
+/* Specialised copies of the batch access path: one per (hierarchy mode,
+ * LLC policy) for the common geometry (see sim/path.h), and a generic one
+ * for every other configuration. */
+#include "sim/lockstep.h"
+#include "sim/split.h"
+
+/* Inclusion makes the levels go in step (each L2 geometry its own copy
+ * of the loop); otherwise the L2 runs ahead. */
+SIM_INLINE int run(struct llc_sim *sim, const struct sim_path *p, const uint64_t *addrs, size_t n,
+                   bool phys, uint8_t *levels)
+{
+    if (p->mode != SIM_MODE_INCLUSIVE)
+        return split_run(sim, p, addrs, n, phys, levels);
+    if (p->fast && p->l2w == 16) {
+        const struct sim_path q = path_l2_ways(p, 16);
+        return lockstep_run(sim, &q, addrs, n, phys, levels);
+    }
+    if (p->fast) {
+        const struct sim_path q = path_l2_ways(p, 8);
+        return lockstep_run(sim, &q, addrs, n, phys, levels);
+    }
+    return lockstep_run(sim, p, addrs, n, phys, levels);
+}
+
+static int generic_batch(struct llc_sim *sim, unsigned agent, const uint64_t *addrs, size_t n,
+                         bool phys, uint8_t *levels)
+{
+    const struct sim_path p = path_make(sim, agent, false, sim->mode, sim->llc.policy);
+    return run(sim, &p, addrs, n, phys, levels);
+}
+
+#define SIM_VARIANT(name, mode, lp)                                                            \
+    static int name(struct llc_sim *sim, unsigned agent, const uint64_t *addrs, size_t n,     \
+                    bool phys, uint8_t *levels)                                               \
+    {                                                                                          \
+        const struct sim_path p = path_make(sim, agent, true, mode, lp);                      \
+        return run(sim, &p, addrs, n, phys, levels);                                     \
+    }
+
+#define SIM_MODE_VARIANTS(m, mode)                                                             \
+    SIM_VARIANT(m##_lru, mode, LLC_SIM_LRU)                                                    \
+    SIM_VARIANT(m##_random, mode, LLC_SIM_RANDOM)                                              \
+    SIM_VARIANT(m##_plru, mode, LLC_SIM_PLRU)                                                  \
+    SIM_VARIANT(m##_srrip, mode, LLC_SIM_SRRIP)                                                \
+    SIM_VARIANT(m##_brrip, mode, LLC_SIM_BRRIP)                                                \
+    SIM_VARIANT(m##_drrip, mode, LLC_SIM_DRRIP)
+
+SIM_MODE_VARIANTS(nol2, SIM_MODE_NO_L2)
+SIM_MODE_VARIANTS(incl, SIM_MODE_INCLUSIVE)
+SIM_MODE_VARIANTS(excl, SIM_MODE_EXCLUSIVE)
+SIM_MODE_VARIANTS(nine, SIM_MODE_NINE)
+
+#define SIM_MODE_ENTRIES(m) { m##_lru, m##_random, m##_plru, m##_srrip, m##_brrip, m##_drrip }
+
+/* [mode][LLC policy], in enum order. */
+static const sim_batch_fn fast[4][6] = {
+    SIM_MODE_ENTRIES(nol2),
+    SIM_MODE_ENTRIES(incl),
+    SIM_MODE_ENTRIES(excl),
+    SIM_MODE_ENTRIES(nine),
+};
+
+sim_batch_fn sim_batch_for(const struct llc_sim *sim)
+{
+    return sim_path_fast(sim) ? fast[sim->mode][sim->llc.policy] : generic_batch;
+}
