@@ -67,6 +67,16 @@ static inline uint32_t sim_geo_slice(const struct sim_geo *g, uint64_t paddr)
     return g->slices_pow2 ? (uint32_t)(above & g->slice_mask) : (uint32_t)(above % g->slices);
 }
 
+/* Whether every address of a line has the line's set (no XOR mask bit
+ * below the line size). */
+static inline bool sim_geo_line_sets(const struct sim_geo *g)
+{
+    uint64_t low = 0;
+    for (unsigned b = 0; b < g->n_masks; b++)
+        low |= g->masks[b] & ((1ULL << g->line_bits) - 1);
+    return g->hash != LLC_SIM_HASH_XOR || low == 0;
+}
+
 /* Set unit id of a physical address. */
 static inline uint32_t sim_geo_set(const struct sim_geo *g, uint64_t paddr)
 {

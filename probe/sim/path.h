@@ -50,7 +50,7 @@ struct sim_path {
     unsigned l2_bits;
     uint64_t l2_mask;
     unsigned agent;
-    bool alone;                       /* the only agent */
+    bool alone;                       /* the only agent, lines with one set */
     struct sim_agent_ctr *ac;
     /* the agent's page table (batches of virtual addresses) */
     struct llc_sim_pages *pages;
@@ -92,7 +92,7 @@ SIM_INLINE struct sim_path path_make(struct llc_sim *sim, unsigned agent, bool f
         .ctr_hi = sim->ctr_hi,
         .sets = sim->sets,
         .agent = agent,
-        .alone = sim->cfg.agents == 1,
+        .alone = sim->cfg.agents == 1 && sim_geo_line_sets(&sim->geo),
         .ac = &sim->agent[agent],
         .pages = sim->pages,
         .pt = &sim->pages->tables[agent],
@@ -332,7 +332,8 @@ SIM_INLINE uint64_t path_take_victim(struct llc_sim *sim, const struct sim_path 
     uint8_t *block = path_llc_block(p, set);
     /* A lone agent's L2 and the LLC never share a line (a line leaves the
      * LLC when it moves up, and leaves the L2 only to come down), so only
-     * other agents can have put it there. */
+     * other agents can have put it there - unless a line's addresses have
+     * different sets, when a lookup can miss a copy in another set. */
     if (!p->alone && path_match(block, p->lw, tag))
         return SIM_NO_LINE;
     return path_llc_insert(sim, p, block, set, tag, path_free_way(block, p->lw, P_COUNT(p->lw)));

@@ -38,12 +38,15 @@ int llc_sim_create(const struct llc_sim_config *c, struct llc_sim **out, char *e
         sim->has_l2 = true;
         sim->l2_index_bits = sim_log2(c->l2_sets);
         sim->l2_index_mask = c->l2_sets - 1;
+        /* L2 blocks can keep their lines' LLC sets if a line has one set
+         * (no slice mask bit inside a line) that fits their uint16. */
+        const bool lset = sim->sets <= SIM_LSET_MAX_SETS && sim_geo_line_sets(&sim->geo);
         sim->l2 = calloc(c->agents, sizeof(*sim->l2));
         if (!sim->l2)
             goto out;
         for (unsigned a = 0; a < c->agents; a++) {
             rc = sim_cache_init(&sim->l2[a], c->l2_sets, c->l2_ways, c->l2_policy,
-                                c->drrip_leaders, c->psel_bits, 0, sim->sets <= SIM_LSET_MAX_SETS,
+                                c->drrip_leaders, c->psel_bits, 0, lset,
                                 sim_rng_stream(c->seed, SIM_STREAM_L2_BASE + a));
             if (rc < 0)
                 goto out;

@@ -134,9 +134,12 @@ static uint64_t workload(const struct llc_sim_config *c, uint64_t seed, unsigned
 
 /* Configuration i of N_CONFIGS: presets scaled down (every policy and
  * inclusion, 1 and 3 agents), then odd shapes (no L2, odd ways, modulo hash
- * over 3 slices, 2 MiB pages, memory running out, non-LRU L2s). */
+ * over 3 slices, 2 MiB pages, memory running out, non-LRU L2s), then XOR
+ * hashes with mask bits inside a line (an address's slice then depends on
+ * its byte offset). */
 #define N_PRESET 72
-#define N_CONFIGS (N_PRESET + 12)
+#define N_ODD 12
+#define N_CONFIGS (N_PRESET + N_ODD + 4)
 
 static void config_of(unsigned i, struct llc_sim_config *c, uint64_t *span)
 {
@@ -151,6 +154,21 @@ static void config_of(unsigned i, struct llc_sim_config *c, uint64_t *span)
         c->l2_sets = 64;
         c->seed = 11 + i;
         c->latency.enabled = (lp + inc) % 2;
+        c->phys_mem_bytes = 1ULL << 30;
+        *span = 1ULL << 28;
+        return;
+    }
+    if (i >= N_PRESET + N_ODD) {
+        const unsigned v = i - N_PRESET - N_ODD;
+        llc_sim_preset("amd32", c, err, sizeof(err));
+        c->llc.sets_per_slice = 64;
+        c->llc.slice_masks[0] |= 1ULL << 3;
+        c->llc.slice_masks[2] |= 1ULL << 5;
+        c->llc_policy = v % 2 ? LLC_SIM_DRRIP : LLC_SIM_LRU;
+        c->inclusion = v < 2 ? LLC_SIM_EXCLUSIVE : LLC_SIM_INCLUSIVE;
+        c->agents = 1 + v % 2;
+        c->l2_sets = 64;
+        c->seed = 200 + v;
         c->phys_mem_bytes = 1ULL << 30;
         *span = 1ULL << 28;
         return;
