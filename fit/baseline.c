@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "fit_internal.h"
-#include "fit_rng.h"
+#include "llcprobe/rng.h"
 #include "llcprobe/common.h"
 
 double llc_fit_global_total(const double *x, size_t n, const uint8_t *excluded)
@@ -37,11 +37,11 @@ int llc_fit_random_units(size_t n, const uint8_t *excluded, size_t n_pick, uint6
     for (size_t k = 0, i = 0; k < n; k++)
         if (llc_fitp_usable(excluded, k))
             pool[i++] = k;
-    struct llc_fitp_xoshiro g;
-    llc_fitp_xoshiro_seed(&g, seed);
+    struct llc_xoshiro g;
+    llc_xoshiro_seed(&g, seed);
     /* Partial Fisher-Yates: the first n_pick slots end up a uniform sample. */
     for (size_t i = 0; i < n_pick; i++) {
-        const size_t j = i + (size_t)llc_fitp_xoshiro_below(&g, usable - i);
+        const size_t j = i + (size_t)llc_xoshiro_below(&g, usable - i);
         const size_t t = pool[i];
         pool[i] = pool[j];
         pool[j] = t;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "fit_internal.h"
-#include "fit_rng.h"
+#include "llcprobe/rng.h"
 #include "llcprobe/common.h"
 
 void llc_fit_select_config_default(struct llc_fit_select_config *cfg)
@@ -222,7 +222,7 @@ int llc_fit_select(const double *miss, size_t n, const uint8_t *excluded,
         if (!llc_fitp_usable(excluded, k))
             continue;
         c[i] = (struct candidate){.unit = k, .value = miss[k],
-                                  .hash = llc_fitp_splitmix64((uint64_t)k ^ cfg->seed)};
+                                  .hash = llc_splitmix64((uint64_t)k ^ cfg->seed)};
         i++;
     }
     qsort(c, nv, sizeof *c, cmp_by_value);

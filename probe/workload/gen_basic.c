@@ -83,16 +83,16 @@ static int zipf_init(struct wl_zipf *z, uint64_t n, double alpha)
 
 /* Popularity rank in [1, n]: the head by alias table (a few ns), the tail by
  * rejection-inversion over [head + 1, n] (tens of ns, but rarely). */
-static uint64_t zipf_rank(const struct wl_zipf *z, struct wl_rng *rng)
+static uint64_t zipf_rank(const struct wl_zipf *z, struct llc_xoshiro *rng)
 {
-    if (wl_rng_u01(rng) < z->head_mass) {
-        uint32_t k = (uint32_t)wl_rng_below(rng, z->head);
-        if (wl_rng_u01(rng) >= z->head_prob[k])
+    if (llc_rng_unit(llc_xoshiro_next(rng)) < z->head_mass) {
+        uint32_t k = (uint32_t)llc_xoshiro_below_fast(rng, z->head);
+        if (llc_rng_unit(llc_xoshiro_next(rng)) >= z->head_prob[k])
             k = z->head_alias[k];
         return (uint64_t)k + 1;
     }
     for (;;) {
-        const double u = z->h_n + wl_rng_u01(rng) * (z->h_x1 - z->h_n);
+        const double u = z->h_n + llc_rng_unit(llc_xoshiro_next(rng)) * (z->h_x1 - z->h_n);
         const double x = zipf_hint_inv(z, u);
         double kd = floor(x + 0.5);
         if (kd < (double)z->head + 1)
@@ -139,11 +139,11 @@ int wl_basic_init(struct llc_workload *w, char *err, size_t errlen)
         uint64_t a = 1;
         if (w->nlines > 1) {
             do
-                a = 1 + wl_rng_below(&w->rng, w->nlines - 1);
+                a = 1 + llc_xoshiro_below_fast(&w->rng, w->nlines - 1);
             while (gcd_u64(a, w->nlines) != 1);
         }
         w->zipf.perm_a = a;
-        w->zipf.perm_b = wl_rng_below(&w->rng, w->nlines);
+        w->zipf.perm_b = llc_xoshiro_below_fast(&w->rng, w->nlines);
     }
     if (w->nlines == 0)
         return llc_errf(err, errlen, -EINVAL, "%s: empty footprint", wl_kind_name(w->kind));
@@ -157,7 +157,7 @@ void wl_basic_fill(struct llc_workload *w, uint64_t *addrs, size_t n)
     switch (w->kind) {
     case WL_UNIFORM:
         for (size_t i = 0; i < n; i++)
-            addrs[i] = base + wl_rng_below(&w->rng, w->nlines) * line;
+            addrs[i] = base + llc_xoshiro_below_fast(&w->rng, w->nlines) * line;
         break;
     case WL_STREAM: {
         uint64_t pos = w->pos;

@@ -125,7 +125,7 @@ static int hotsets_weights(struct llc_workload *w, char *err, size_t errlen)
         order[i] = i;
     /* Partial Fisher-Yates: the first `hot` entries are a uniform sample. */
     for (uint32_t i = 0; i < hot; i++) {
-        const uint32_t j = i + (uint32_t)wl_rng_below(&w->rng, n - i);
+        const uint32_t j = i + (uint32_t)llc_xoshiro_below_fast(&w->rng, n - i);
         const uint32_t t = order[i];
         order[i] = order[j];
         order[j] = t;
@@ -228,10 +228,10 @@ void wl_sets_fill(struct llc_workload *w, uint64_t *addrs, size_t n)
     const uint64_t base = w->base, line = w->line_size;
     const uint32_t lps = s->lines_per_set;
     for (size_t i = 0; i < n; i++) {
-        uint32_t set = (uint32_t)wl_rng_below(&w->rng, s->nsets);
-        if (wl_rng_u01(&w->rng) >= s->prob[set])
+        uint32_t set = (uint32_t)llc_xoshiro_below_fast(&w->rng, s->nsets);
+        if (llc_rng_unit(llc_xoshiro_next(&w->rng)) >= s->prob[set])
             set = s->alias[set];
-        const uint32_t j = lps > 1 ? (uint32_t)wl_rng_below(&w->rng, lps) : 0;
+        const uint32_t j = lps > 1 ? (uint32_t)llc_xoshiro_below_fast(&w->rng, lps) : 0;
         addrs[i] = base + (uint64_t)s->line_of[(uint64_t)set * lps + j] * line;
     }
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "llcprobe/rng.h"
 #include "llcprobe/workload.h"
 
 enum wl_kind { WL_UNIFORM, WL_STREAM, WL_ZIPF, WL_HOTSETS, WL_GAUSSIAN, WL_PHASED };
@@ -36,57 +37,9 @@ static inline bool wl_kind_is_set_shaped(enum wl_kind k)
     return k == WL_HOTSETS || k == WL_GAUSSIAN;
 }
 
-/* xoshiro256**, seeded through splitmix64: fast, and every generator owns
- * its state so streams are reproducible and independent. */
-struct wl_rng {
-    uint64_t s[4];
-};
-
-static inline uint64_t wl_splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static inline void wl_rng_seed(struct wl_rng *r, uint64_t seed)
-{
-    for (int i = 0; i < 4; i++)
-        r->s[i] = wl_splitmix64(&seed);
-}
-
-static inline uint64_t wl_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static inline uint64_t wl_rng_next(struct wl_rng *r)
-{
-    uint64_t *s = r->s;
-    const uint64_t result = wl_rotl(s[1] * 5, 7) * 9;
-    const uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = wl_rotl(s[3], 45);
-    return result;
-}
-
-/* Uniform in [0, 1). */
-static inline double wl_rng_u01(struct wl_rng *r)
-{
-    return (double)(wl_rng_next(r) >> 11) * 0x1p-53;
-}
-
-/* Uniform in [0, n) by multiply-shift (bias below 2^-32 for our n). */
-static inline uint64_t wl_rng_below(struct wl_rng *r, uint64_t n)
-{
-    return (uint64_t)(((unsigned __int128)wl_rng_next(r) * n) >> 64);
-}
-
 /* Standard normal (Box-Muller; one of the pair is dropped: only used at
  * set-up time). */
-double wl_rng_normal(struct wl_rng *r);
+double wl_rng_normal(struct llc_xoshiro *r);
 
 /* Per-kind state of a leaf generator. */
 /* Zipf ranks up to this one come from an alias table. */
@@ -115,8 +68,8 @@ struct wl_sets {
 struct llc_workload {
     enum wl_kind kind;
     struct wl_params p;
-    struct wl_rng rng;
-    struct wl_rng write_rng;
+    struct llc_xoshiro rng;
+    struct llc_xoshiro write_rng;
     uint64_t base;
     uint32_t line_size;
     uint64_t nlines;

@@ -8,13 +8,13 @@
 #include "llcprobe/sim.h"
 #include "workload/wl_internal.h"
 
-double wl_rng_normal(struct wl_rng *r)
+double wl_rng_normal(struct llc_xoshiro *r)
 {
     double u1;
     do
-        u1 = wl_rng_u01(r);
+        u1 = llc_rng_unit(llc_xoshiro_next(r));
     while (u1 <= 0);
-    const double u2 = wl_rng_u01(r);
+    const double u2 = llc_rng_unit(llc_xoshiro_next(r));
     return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 }
 
@@ -22,7 +22,7 @@ double wl_rng_normal(struct wl_rng *r)
 static uint64_t child_seed(uint64_t seed, unsigned i)
 {
     uint64_t x = seed ^ (0xD1B54A32D192ED03ULL * (i + 1));
-    return wl_splitmix64(&x);
+    return llc_splitmix_next(&x);
 }
 
 static int create_leaf(const struct wl_params *p, const struct llc_workload_target *t,
@@ -37,8 +37,8 @@ static int create_leaf(const struct wl_params *p, const struct llc_workload_targ
     w->p = *p;
     w->base = base;
     w->line_size = t && t->geometry ? t->geometry->line_size : 64;
-    wl_rng_seed(&w->rng, seed);
-    wl_rng_seed(&w->write_rng, seed ^ 0x5752495445ULL);
+    llc_xoshiro_seed(&w->rng, seed);
+    llc_xoshiro_seed(&w->write_rng, seed ^ 0x5752495445ULL);
     int rc;
     if (wl_kind_is_set_shaped(p->kind)) {
         w->physical = true;
@@ -132,7 +132,7 @@ static void leaf_fill(struct llc_workload *w, uint64_t *addrs, uint8_t *is_write
     /* Writes have their own stream: a given seed gives the same addresses
      * whether or not the caller asks for writes. */
     for (size_t i = 0; i < n; i++)
-        is_write[i] = wl_rng_u01(&w->write_rng) < w->p.write;
+        is_write[i] = llc_rng_unit(llc_xoshiro_next(&w->write_rng)) < w->p.write;
 }
 
 size_t llc_workload_fill(struct llc_workload *w, uint64_t *addrs, uint8_t *is_write, size_t n)
