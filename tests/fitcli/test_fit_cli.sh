@@ -1,17 +1,6 @@
 #!/usr/bin/env bash
 # llcprobe fit end to end on a simulator map, and its input errors.
-set -u
-bin=$1
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fail=1; }
-check_rc() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: exit $3, expected $2"; fi; }
-jcheck() { # NAME FILE EXPR over d
-  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($3) else 1)" "$2"; then
-    ok "$1"; else bad "$1: ($3) is false"; fi
-}
+. "$(dirname "$0")/../cli_lib.sh"
 
 "$bin" map --backend sim --preset intel8 --workload gaussian:size=16M,cv=0.3 -o "$tmp/g" -q >/dev/null 2>&1
 check_rc "map for the fit" 0 $?

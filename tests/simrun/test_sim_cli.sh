@@ -3,13 +3,7 @@
 # (per-set sums equal the totals, the CSV agrees), equal seeds give equal
 # files, and a trace of a real program (lackey) replays, when valgrind is
 # there.
-set -u
-bin=$1
-tmp=$(mktemp -d /tmp/llc-simrun-cli-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
+. "$(dirname "$0")/../cli_lib.sh"
 command -v python3 >/dev/null || { echo "skip: python3 needed to read the JSON"; exit 77; }
 
 # Checks one output pair: format, totals against per-set sums, occupancy

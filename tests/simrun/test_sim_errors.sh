@@ -2,11 +2,7 @@
 # llcprobe sim on bad input: one line `llcprobe: <what>: <why>` on stderr,
 # exit 1 for bad values and failed inputs, 2 for bad usage, never a crash,
 # and no output file left behind.
-set -u
-bin=$1
-tmp=$(mktemp -d /tmp/llc-simrun-err-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. "$(dirname "$0")/../cli_lib.sh"
 W="--workload uniform:size=1M"
 
 expect() { # NAME RC NEEDLE ARGS...

@@ -1,21 +1,8 @@
 #!/usr/bin/env bash
 # llcprobe info end to end: live text and JSON, the fixture machines, forced
 # PMU encoding, hugepage reservation restored, error and usage exits.
-set -u
-bin=$1
+. "$(dirname "$0")/../cli_lib.sh"
 fx=${LLCPROBE_FIXTURES:?}
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fail=1; }
-check_rc() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: exit $3, expected $2"; fi; }
-
-# JSON assertions: python3 expression over d (the document) must be true.
-jcheck() { # NAME FILE EXPR
-  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($3) else 1)" "$2"; then
-    ok "$1"; else bad "$1: ($3) is false"; fi
-}
 
 # --- live machine (no hugepage reservation: fast and side-effect free) ---
 "$bin" info --no-reserve >"$tmp/live.txt" 2>"$tmp/live.err"; check_rc "live text" 0 $?

@@ -1,11 +1,7 @@
 #!/usr/bin/env bash
 # llcprobe trace: usage errors and unreadable inputs give one line on stderr
 # and the documented exit status; none of these needs valgrind.
-set -u
-bin=$1
-tmp=$(mktemp -d /tmp/llc-trace-cli-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. "$(dirname "$0")/../cli_lib.sh"
 
 # expect NAME RC PATTERN -- ARGS...: exit status RC, exactly one stderr line matching PATTERN.
 expect() {

@@ -3,16 +3,10 @@
 # must be plausible for what the program does, its exit status (or signal)
 # must be reported, --show/--dump must agree with the recording, and a
 # SIGTERM must leave neither output nor processes behind.
-set -u
-bin=$1
+. "$(dirname "$0")/../cli_lib.sh"
 command -v valgrind >/dev/null || { echo "skip: valgrind not installed"; exit 77; }
 cc=$(command -v cc || command -v gcc || command -v clang-14) || { echo "skip: no C compiler"; exit 77; }
-tmp=$(mktemp -d /tmp/llc-trace-rec-XXXXXX)
 chmod 755 "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
 field() { sed -n "s/^$1: \([0-9]*\).*/\1/p" "$2"; }
 
 # A program whose access counts are known: 20000 iterations, each one load
