@@ -11,6 +11,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/fit_plot.h"
+#include "util/plot.h"
 #include "cmd/map_opts.h"
 #include "llcprobe/common.h"
 #include "llcprobe/mapfile.h"
@@ -229,7 +230,7 @@ static int write_outputs(const char *prefix, const struct calib_run *c, const st
              c->touch_rate);
     struct plot_ctx pc = {.st = st, .nk = c->ways + 1, .title = title};
     char perr[LLC_ERRLEN];
-    if (llc_gnuplot_png(path, 900, 550, emit_curve, &pc, perr, sizeof(perr)) < 0)
+    if (llc_plot_png(NULL, path, 900, 550, emit_curve, &pc, perr, sizeof(perr)) < 0)
         llc_cli_warn(quiet, "%s: no plot: %s", path, perr);
     return 0;
 }

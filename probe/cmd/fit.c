@@ -123,19 +123,24 @@ int llc_fit_cmd_run(const char *cmd, const struct fit_cmd_opts *o, const struct 
     }
     if (!o->quiet)
         print_summary(rep, sel, retest, in->raw_counts);
+    char wrote[64] = "";
     if (o->plots) {
         char title[512];
         snprintf(title, sizeof(title), "%s: per-set probe misses", in->target);
         snprintf(path, sizeof(path), "%s.fit-hist.png", o->prefix);
         if (llc_fit_plot_histogram(path, rep, title, err, sizeof(err)) < 0)
             llc_cli_warn(o->quiet, "%s: no plot: %s", path, err);
+        else
+            strcat(wrote, ", .fit-hist.png");
         snprintf(path, sizeof(path), "%s.fit-map.png", o->prefix);
         if (llc_fit_plot_map(path, in->x, in->excluded, in->n, sel, title,
                              in->raw_counts ? "probe misses" : "probe misses per second", err, sizeof(err)) < 0)
             llc_cli_warn(o->quiet, "%s: no plot: %s", path, err);
+        else
+            strcat(wrote, ", .fit-map.png");
     }
     if (!o->quiet)
-        printf("wrote %s.fit.json%s\n", o->prefix, o->plots ? ", .fit-hist.png, .fit-map.png" : "");
+        printf("wrote %s.fit.json%s\n", o->prefix, wrote);
     *sel_out = sel;
     sel = NULL;
     status = LLC_EXIT_OK;

@@ -6,33 +6,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "llcprobe/common.h"
-
-int llc_gnuplot_png(const char *png, int width, int height, void (*emit)(void *ctx, FILE *gp), void *ctx,
-                    char *err, size_t errlen)
-{
-    char tmp[4200];
-    snprintf(tmp, sizeof(tmp), "%s.tmp.png", png);
-    FILE *gp = popen("gnuplot 2>/dev/null", "w");
-    if (!gp)
-        return llc_errf(err, errlen, -1, "cannot run gnuplot: %s", strerror(errno));
-    fprintf(gp, "set terminal pngcairo size %d,%d noenhanced font ',10'\nset output '%s'\n", width, height, tmp);
-    emit(ctx, gp);
-    fprintf(gp, "set output\n");
-    const int st = pclose(gp);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        remove(tmp);
-        return llc_errf(err, errlen, -1, "gnuplot failed (exit %d%s)", WIFEXITED(st) ? WEXITSTATUS(st) : -1,
-                        WIFEXITED(st) && WEXITSTATUS(st) == 127 ? ": not installed?" : "");
-    }
-    if (rename(tmp, png) != 0) {
-        remove(tmp);
-        return llc_errf(err, errlen, -1, "%s: %s", png, strerror(errno));
-    }
-    return 0;
-}
+#include "util/plot.h"
 
 struct hist_ctx {
     const struct llc_fit_report *rep;
@@ -80,7 +56,7 @@ int llc_fit_plot_histogram(const char *png, const struct llc_fit_report *rep, co
                            size_t errlen)
 {
     struct hist_ctx c = {.rep = rep, .title = title};
-    return llc_gnuplot_png(png, 1000, 650, emit_histogram, &c, err, errlen);
+    return llc_plot_png(NULL, png, 1000, 650, emit_histogram, &c, err, errlen);
 }
 
 struct map_ctx {
@@ -128,5 +104,5 @@ int llc_fit_plot_map(const char *png, const double *x, const uint8_t *excluded, 
                      size_t errlen)
 {
     struct map_ctx c = {.x = x, .excluded = excluded, .n = n, .sel = sel, .title = title, .ylabel = ylabel};
-    return llc_gnuplot_png(png, 1200, 600, emit_map, &c, err, errlen);
+    return llc_plot_png(NULL, png, 1200, 600, emit_map, &c, err, errlen);
 }

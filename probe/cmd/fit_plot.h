@@ -10,13 +10,6 @@
 
 #include "llcprobe/fit.h"
 
-/* Runs a gnuplot script that writes png; the file appears only if gnuplot
- * succeeded (written beside, then renamed). The script is produced by
- * emit(ctx, stream) after the terminal and output lines. Returns 0 or -1
- * with a reason in err. */
-int llc_gnuplot_png(const char *png, int width, int height, void (*emit)(void *ctx, FILE *gp), void *ctx,
-                    char *err, size_t errlen);
-
 int llc_fit_plot_histogram(const char *png, const struct llc_fit_report *rep, const char *title, char *err,
                            size_t errlen);
 int llc_fit_plot_map(const char *png, const double *x, const uint8_t *excluded, size_t n,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/fit_plot.h"
+#include "util/plot.h"
 #include "cmd/sample_out.h"
 #include "util/atomic_file.h"
 #include "util/cli.h"
@@ -383,7 +384,7 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
     snprintf(png, sizeof(png), "%s.sample.png", o->out_prefix);
     snprintf(title, sizeof(title), "%s: %s, %zu sets", target, method_names[s->method], n);
     struct plot_ctx pc = {.iv = iv, .count = count, .gaussian = sel != NULL, .title = title};
-    if (llc_gnuplot_png(png, 1000, 600, emit_series, &pc, s->err, sizeof(s->err)) < 0)
+    if (llc_plot_png(NULL, png, 1000, 600, emit_series, &pc, s->err, sizeof(s->err)) < 0)
         llc_cli_warn(o->quiet, "%s: no plot: %s", png, s->err);
     const double llc_lines = (double)all * b->geo.llc_ways;
     printf("sample: %s %zu sets, %zu intervals of %g s: whole-cache probe misses %s %.6g (scale-up %.6g, "
