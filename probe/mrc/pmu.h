@@ -29,13 +29,17 @@ struct llc_pmu_ev {
 
 struct llc_pmu_source {
     void *ctx;
-    unsigned n_slots; /* watchpoints that can be armed at once */
+    unsigned n_slots;   /* watchpoints that can be armed at once */
+    unsigned n_streams; /* independently sampled streams (loads, stores): each
+                           gets its first gap before the first next() */
     /* 1 and *ev filled, 0 at the end of the program, < 0 on error. */
     int (*next)(void *ctx, struct llc_pmu_ev *ev, char *err, size_t errlen);
     /* Watch the 64-byte line of addr in slot (free) / stop watching slot. */
     int (*arm)(void *ctx, unsigned slot, uint64_t addr, char *err, size_t errlen);
     int (*disarm)(void *ctx, unsigned slot, char *err, size_t errlen);
-    /* The next sample comes `gap` references after the last one (>= 1). */
+    /* The next sample of the stream that gave the last sample (before any
+     * sample: of stream 0, 1, ... in turn) comes `gap` references of that
+     * stream later (>= 1). */
     int (*set_gap)(void *ctx, uint64_t gap, char *err, size_t errlen);
 };
 

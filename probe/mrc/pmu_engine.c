@@ -56,7 +56,9 @@ int llc_pmu_engine_run(const struct llc_pmu_source *src, double rate, uint64_t s
     if (!w)
         return llc_errf(err, errlen, -ENOMEM, "pmu sampler: out of memory");
     uint64_t rng = seed;
-    int rc = src->set_gap(src->ctx, llc_pmu_gap(rate, next_u(&rng)), err, errlen);
+    int rc = 0;
+    for (unsigned k = 0; rc == 0 && k < (src->n_streams ? src->n_streams : 1); k++)
+        rc = src->set_gap(src->ctx, llc_pmu_gap(rate, next_u(&rng)), err, errlen);
     struct llc_pmu_ev ev;
     while (rc == 0 && (rc = src->next(src->ctx, &ev, err, errlen)) > 0) {
         rc = 0;

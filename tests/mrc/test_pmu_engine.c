@@ -111,7 +111,7 @@ static int f_set_gap(void *ctx, uint64_t gap, char *err, size_t errlen)
 
 static struct llc_pmu_source source(struct fake *f)
 {
-    return (struct llc_pmu_source){.ctx = f, .n_slots = f->n_slots, .next = f_next,
+    return (struct llc_pmu_source){.ctx = f, .n_slots = f->n_slots, .n_streams = 1, .next = f_next,
                                    .arm = f_arm, .disarm = f_disarm, .set_gap = f_set_gap};
 }
 
