@@ -531,13 +531,13 @@ static void free_slots(struct llc_mrc_result *r, struct llc_mrc_slot *slots)
     free(slots);
 }
 
-/* Nearest grid size at or above `lines` (the grid holds the machine's caches). */
+/* Index of `lines` in the grid, or r->n if --sizes left it out. */
 static size_t grid_index(const struct llc_mrc_result *r, double lines)
 {
-    size_t k = 0;
-    while (k + 1 < r->n && r->lines[k] < lines)
-        k++;
-    return k;
+    for (size_t k = 0; k < r->n; k++)
+        if (r->lines[k] == round(lines))
+            return k;
+    return r->n;
 }
 
 static void print_slots(const struct llc_mrc_result *r, const struct llc_mrc_cache *caches,
@@ -550,7 +550,9 @@ static void print_slots(const struct llc_mrc_result *r, const struct llc_mrc_cac
            r->n_slots, r->slot_refs, with, r->slots_skipped);
     for (size_t c = 0; c < n_caches; c++) {
         const size_t k = grid_index(r, (double)caches[c].bytes / 64.0);
-        printf("%-4s slot mean at %.0f lines:", caches[c].name, r->lines[k]);
+        if (k == r->n)
+            continue;
+        printf("%-4s slot mean:", caches[c].name);
         for (unsigned i = 0; i < r->n_series; i++)
             printf(" %s %.4f", llc_mrc_method_name(r->series[i].method),
                    r->slot_mean[i][k].r_total);
