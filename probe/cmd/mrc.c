@@ -21,7 +21,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: llcprobe mrc (--trace FILE | --profile FILE | [--sampler S] -- PROGRAM [ARGS...])\n"
             "                    [--rate R] [--seed N] [--sizes LIST] [--model M] [--cold C]\n"
-            "                    [--ways W] [--band] [--replicates N] [-o PREFIX] [--quiet]\n\n"
+            "                    [--ways W] [--band] [--replicates N] [--time-slots N] [-o PREFIX]\n"
+            "                    [--quiet]\n\n"
             "Samples reuse distances (one random reference in 1/R, exponential gaps) and\n"
             "solves the miss ratio of a fully associative cache of every size: StatCache\n"
             "(random replacement) and StatStack (LRU). Prints the miss ratio at this\n"
@@ -44,6 +45,10 @@ static void usage(FILE *out)
             "                    fully associative)\n"
             "  --band            bootstrap 5-95%% band of the miss ratio\n"
             "  --replicates N    bootstrap replicates (default 200)\n"
+            "  --time-slots N    also split the run into N slots of equal references, one\n"
+            "                    histogram and curve per slot, and their mean (the burst\n"
+            "                    mode of StatCache); trace sampler only (--trace or\n"
+            "                    --sampler trace); with -o writes PREFIX.slots.csv\n"
             "  -o, --output PREFIX  write PREFIX.mrc.json, .csv and .png\n"
             "      --gnuplot PATH   gnuplot executable (default gnuplot)\n"
             "  -q, --quiet       no warnings\n"
@@ -63,6 +68,7 @@ struct mrc_args {
     bool statcache, statstack, band, quiet;
     enum llc_statmodel_cold cold;
     unsigned ways, replicates;
+    unsigned time_slots; /* 0: off */
 };
 
 /* What the samples are and where they came from. */
@@ -73,6 +79,9 @@ struct mrc_input {
     uint64_t refs;
     double rate;
     uint64_t seed;
+    /* Time-slot mode: the same samples grouped by slot. */
+    struct llc_statmodel_groups *slots;
+    uint64_t slot_refs;
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -120,7 +129,7 @@ out:
 static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
 {
     enum { OPT_TRACE = 256, OPT_PROFILE, OPT_SAMPLER, OPT_RATE, OPT_SEED, OPT_SIZES, OPT_MODEL,
-           OPT_COLD, OPT_WAYS, OPT_BAND, OPT_REPLICATES, OPT_GNUPLOT };
+           OPT_COLD, OPT_WAYS, OPT_BAND, OPT_REPLICATES, OPT_GNUPLOT, OPT_TIME_SLOTS };
     static const struct option longopts[] = {
         {"trace", required_argument, NULL, OPT_TRACE},
         {"profile", required_argument, NULL, OPT_PROFILE},
@@ -135,6 +144,7 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         {"replicates", required_argument, NULL, OPT_REPLICATES},
         {"output", required_argument, NULL, 'o'},
         {"gnuplot", required_argument, NULL, OPT_GNUPLOT},
+        {"time-slots", required_argument, NULL, OPT_TIME_SLOTS},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -206,6 +216,11 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
                 return llc_cli_usage("mrc", "--replicates wants 2 to 100000, not '%s'", optarg);
             a->replicates = (unsigned)u;
             break;
+        case OPT_TIME_SLOTS:
+            if (llc_parse_u64_range(optarg, 2, 100000, &u) < 0)
+                return llc_cli_usage("mrc", "--time-slots wants 2 to 100000, not '%s'", optarg);
+            a->time_slots = (unsigned)u;
+            break;
         case 'o': a->prefix = optarg; break;
         case OPT_GNUPLOT: a->gnuplot = optarg; break;
         case 'q': a->quiet = true; break;
@@ -221,6 +236,10 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         return llc_cli_usage("mrc", "give exactly one of --trace FILE, --profile FILE or -- PROGRAM");
     if (sampler_given && !a->argv)
         return llc_cli_usage("mrc", "--sampler goes with -- PROGRAM");
+    if (a->time_slots && (a->profile || (a->argv && sampler_given && a->sampler != SAMPLER_TRACE)))
+        return llc_cli_usage("mrc", "--time-slots needs the trace sampler (--trace FILE, or "
+                                    "--sampler trace -- PROGRAM): profiles and the runtime keep "
+                                    "one histogram per run");
     if (a->prefix && !*a->prefix)
         return llc_cli_usage("mrc", "-o wants a non-empty prefix");
     return 0;
@@ -234,13 +253,24 @@ static int input_from_trace(const struct mrc_args *a, const char *path, struct m
     cfg.rate = a->rate;
     cfg.seed = a->seed;
     struct llc_mrc_trace_stats st;
-    const int rc = llc_mrc_sample_trace(path, &cfg, in->hist, &st, err, errlen);
+    int rc = llc_mrc_sample_trace(path, &cfg, in->hist, &st, err, errlen);
     if (rc < 0)
         return rc;
     in->refs = st.refs;
     in->rate = a->rate;
     in->seed = a->seed;
-    return 0;
+    if (!a->time_slots)
+        return 0;
+    /* Second pass, same seed: the same samples (the sampler is deterministic
+     * on the same stream), now grouped by slot of equal references. */
+    in->slot_refs = (st.refs + a->time_slots - 1) / a->time_slots;
+    if (in->slot_refs == 0)
+        return llc_errf(err, errlen, -ENODATA, "%s: no references to split into time slots", path);
+    cfg.slot_refs = in->slot_refs;
+    rc = llc_statmodel_groups_create(&in->slots, err, errlen);
+    if (rc < 0)
+        return rc;
+    return llc_mrc_sample_trace_groups(path, &cfg, in->slots, &st, err, errlen);
 }
 
 static void join_argv(char *const *argv, char *buf, size_t len)
@@ -332,6 +362,10 @@ static int gather(const struct mrc_args *a, struct mrc_input *in, char *err, siz
         const int has = llc_mrc_has_runtime(a->argv[0], err, errlen);
         if (has < 0)
             return has;
+        if (has && a->time_slots)
+            return llc_errf(err, errlen, -EINVAL,
+                            "--time-slots needs the trace sampler, and the program is linked "
+                            "with libllcprobe-rt (add --sampler trace to trace it under lackey)");
         s = has ? SAMPLER_RT : SAMPLER_TRACE;
         llc_cli_warn(a->quiet, "sampler: %s (%s)", has ? "rt" : "trace",
                      has ? "the program is linked with libllcprobe-rt"
@@ -426,6 +460,106 @@ static int solve(const struct mrc_args *a, const struct llc_statmodel_hist *h,
     return 0;
 }
 
+/* §4: one curve per slot that has samples, and the slots' reference-
+ * weighted mean (slots are equal but for the last, shorter one). */
+static int solve_slots(const struct mrc_args *a, const struct mrc_input *in,
+                       struct llc_mrc_result *r, struct llc_mrc_slot **out, char *err,
+                       size_t errlen)
+{
+    const size_t n = llc_statmodel_groups_count(in->slots);
+    struct llc_mrc_slot *slots = calloc(n ? n : 1, sizeof *slots);
+    struct llc_statmodel_model *model = NULL;
+    int rc = 0;
+    *out = slots;
+    if (!slots)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    r->slot_refs = in->slot_refs;
+    r->n_slots = n;
+    r->slots = slots;
+    for (unsigned i = 0; i < r->n_series; i++) {
+        struct llc_statmodel_options o;
+        series_options(a, r->series[i].method, &o);
+        r->slot_mean[i] = calloc(r->n, sizeof *r->slot_mean[i]);
+        if (!r->slot_mean[i]) {
+            rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+            goto out;
+        }
+        rc = llc_statmodel_groups_curve(in->slots, LLC_STATMODEL_WEIGHT_REFS, &o, r->lines, r->n,
+                                        r->slot_mean[i], &r->slots_skipped, err, errlen);
+        if (rc < 0)
+            goto out;
+    }
+    for (size_t j = 0; j < n; j++) {
+        struct llc_mrc_slot *sl = &slots[j];
+        sl->id = llc_statmodel_groups_id_at(in->slots, j);
+        const struct llc_statmodel_hist *h = llc_statmodel_groups_hist(in->slots, sl->id);
+        sl->refs = llc_statmodel_groups_refs(in->slots, sl->id);
+        sl->samples = llc_statmodel_hist_total(h);
+        sl->dangling = llc_statmodel_hist_dangling(h);
+        if (!(sl->samples > 0))
+            continue;
+        rc = llc_statmodel_prepare(h, &model, err, errlen);
+        if (rc < 0)
+            goto out;
+        for (unsigned i = 0; i < r->n_series; i++) {
+            struct llc_statmodel_options o;
+            series_options(a, r->series[i].method, &o);
+            sl->points[i] = calloc(r->n, sizeof *sl->points[i]);
+            if (!sl->points[i]) {
+                rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+                goto out;
+            }
+            rc = llc_statmodel_curve(model, &o, r->lines, r->n, sl->points[i], err, errlen);
+            if (rc < 0)
+                goto out;
+        }
+        llc_statmodel_release(model);
+        model = NULL;
+    }
+out:
+    llc_statmodel_release(model);
+    return rc;
+}
+
+static void free_slots(struct llc_mrc_result *r, struct llc_mrc_slot *slots)
+{
+    for (size_t j = 0; slots && j < r->n_slots; j++)
+        for (unsigned i = 0; i < LLC_MRC_MAX_MODELS; i++)
+            free(slots[j].points[i]);
+    for (unsigned i = 0; i < LLC_MRC_MAX_MODELS; i++)
+        free(r->slot_mean[i]);
+    free(slots);
+}
+
+/* Index of `lines` in the grid, or r->n if --sizes left it out. */
+static size_t grid_index(const struct llc_mrc_result *r, double lines)
+{
+    for (size_t k = 0; k < r->n; k++)
+        if (r->lines[k] == round(lines))
+            return k;
+    return r->n;
+}
+
+static void print_slots(const struct llc_mrc_result *r, const struct llc_mrc_cache *caches,
+                        size_t n_caches)
+{
+    size_t with = 0;
+    for (size_t j = 0; j < r->n_slots; j++)
+        with += r->slots[j].points[0] != NULL;
+    printf("time slots: %zu of %" PRIu64 " references, %zu with samples (%zu skipped)\n",
+           r->n_slots, r->slot_refs, with, r->slots_skipped);
+    for (size_t c = 0; c < n_caches; c++) {
+        const size_t k = grid_index(r, (double)caches[c].bytes / 64.0);
+        if (k == r->n)
+            continue;
+        printf("%-4s slot mean:", caches[c].name);
+        for (unsigned i = 0; i < r->n_series; i++)
+            printf(" %s %.4f", llc_mrc_method_name(r->series[i].method),
+                   r->slot_mean[i][k].r_total);
+        putchar('\n');
+    }
+}
+
 static void print_machine(const struct mrc_args *a, const struct llc_statmodel_model *model,
                           const struct llc_mrc_cache *caches, size_t n_caches)
 {
@@ -478,6 +612,7 @@ int llc_cmd_mrc(int argc, char **argv)
     struct mrc_input in = {0};
     struct llc_statmodel_model *model = NULL;
     struct llc_mrc_result r = {0};
+    struct llc_mrc_slot *slots = NULL;
     double *lines = NULL;
     const char *what = a.trace ? a.trace : a.profile ? a.profile : a.argv[0];
     if (llc_statmodel_hist_create(&in.hist, err, sizeof err) < 0 ||
@@ -523,14 +658,21 @@ int llc_cmd_mrc(int argc, char **argv)
         status = llc_cli_fail("mrc", "%s", err);
         goto out;
     }
+    if (in.slots && solve_slots(&a, &in, &r, &slots, err, sizeof err) < 0) {
+        status = llc_cli_fail("mrc", "time slots: %s", err);
+        goto out;
+    }
     if (n_caches > 0)
         print_machine(&a, model, caches, (size_t)n_caches);
+    if (in.slots)
+        print_slots(&r, caches, n_caches > 0 ? (size_t)n_caches : 0);
     if (a.prefix) {
         if (llc_mrc_write_outputs(a.prefix, &r, err, sizeof err) < 0) {
             status = llc_cli_fail("mrc", "%s", err);
             goto out;
         }
-        printf("wrote %s.mrc.json, %s.mrc.csv\n", a.prefix, a.prefix);
+        printf("wrote %s.mrc.json, %s.mrc.csv%s%s%s\n", a.prefix, a.prefix,
+               in.slots ? ", " : "", in.slots ? a.prefix : "", in.slots ? ".slots.csv" : "");
         const int rc = llc_mrc_plot(a.prefix, &r, a.gnuplot, err, sizeof err);
         if (rc == -ENOENT)
             llc_cli_warn(a.quiet, "no PNG: %s", err);
@@ -541,7 +683,9 @@ int llc_cmd_mrc(int argc, char **argv)
             printf("wrote %s.mrc.png\n", a.prefix);
     }
 out:
+    free_slots(&r, slots);
     free_result(&r);
+    llc_statmodel_groups_destroy(in.slots);
     free(lines);
     llc_statmodel_release(model);
     llc_statmodel_hist_destroy(in.hist);

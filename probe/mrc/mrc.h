@@ -62,6 +62,11 @@ struct llc_mrc_trace_stats {
 int llc_mrc_sample_trace(const char *path, const struct llc_statmodel_sampler_config *cfg,
                          struct llc_statmodel_hist *h, struct llc_mrc_trace_stats *stats,
                          char *err, size_t errlen);
+/* The same into a groups sink: group 0, or one group per time slot when
+ * cfg->slot_refs > 0 (spec §4), each credited with its references. */
+int llc_mrc_sample_trace_groups(const char *path, const struct llc_statmodel_sampler_config *cfg,
+                                struct llc_statmodel_groups *groups,
+                                struct llc_mrc_trace_stats *stats, char *err, size_t errlen);
 
 /* ---- Running programs ----------------------------------------------------- */
 
@@ -113,6 +118,14 @@ struct llc_mrc_series {
     double *band_lo, *band_hi;          /* NULL without --band */
 };
 
+/* One time slot of the §4 (burst) mode: its own histogram's curves. */
+struct llc_mrc_slot {
+    int id;               /* slot index: references [id * slot_refs, (id + 1) * slot_refs) */
+    double refs;          /* references executed in the slot */
+    double samples, dangling;
+    struct llc_statmodel_point *points[LLC_MRC_MAX_MODELS]; /* per series; NULL: no samples */
+};
+
 struct llc_mrc_result {
     size_t n;            /* sizes */
     const double *lines; /* ascending */
@@ -127,10 +140,17 @@ struct llc_mrc_result {
     double samples, dangling;
     enum llc_statmodel_cold cold;
     unsigned band_replicates; /* 0 = no band */
+    /* Time-slot mode (n_slots > 0): per-slot curves and their reference-
+     * weighted mean over the slots that have samples (spec §4). */
+    uint64_t slot_refs;
+    size_t n_slots, slots_skipped;
+    const struct llc_mrc_slot *slots;
+    struct llc_statmodel_point *slot_mean[LLC_MRC_MAX_MODELS];
 };
 
 const char *llc_mrc_method_name(enum llc_statmodel_method m);
-/* Writes PREFIX.mrc.json and PREFIX.mrc.csv atomically. */
+/* Writes PREFIX.mrc.json and PREFIX.mrc.csv atomically, and in time-slot
+ * mode PREFIX.slots.csv (one row per slot and size; slot "mean" last). */
 int llc_mrc_write_outputs(const char *prefix, const struct llc_mrc_result *r, char *err,
                           size_t errlen);
 /* Draws PREFIX.mrc.png from PREFIX.mrc.csv with gnuplot (log size axis).

@@ -39,6 +39,58 @@ static json_t *series_json(const struct llc_mrc_result *r, const struct llc_mrc_
     return json_pack("{s:s,s:o}", "model", llc_mrc_method_name(s->method), "points", pts);
 }
 
+static json_t *points_json(const struct llc_mrc_result *r, enum llc_statmodel_method m,
+                           const struct llc_statmodel_point *pts)
+{
+    json_t *arr = json_array();
+    if (!arr)
+        return NULL;
+    for (size_t k = 0; k < r->n; k++) {
+        json_t *p = json_pack("{s:f,s:f,s:f}", "lines", pts[k].lines, "miss_ratio",
+                              pts[k].r_total, "miss_ratio_no_cold", pts[k].r_capacity);
+        if (!p || json_array_append_new(arr, p) < 0) {
+            json_decref(arr);
+            return NULL;
+        }
+    }
+    return json_pack("{s:s,s:o}", "model", llc_mrc_method_name(m), "points", arr);
+}
+
+/* The "time_slots" member: the §4 mean and each slot's curves. */
+static json_t *slots_json(const struct llc_mrc_result *r)
+{
+    json_t *mean = json_array(), *slots = json_array();
+    if (!mean || !slots)
+        goto fail;
+    for (unsigned i = 0; i < r->n_series; i++) {
+        json_t *s = points_json(r, r->series[i].method, r->slot_mean[i]);
+        if (!s || json_array_append_new(mean, s) < 0)
+            goto fail;
+    }
+    for (size_t j = 0; j < r->n_slots; j++) {
+        const struct llc_mrc_slot *sl = &r->slots[j];
+        json_t *models = json_array();
+        json_t *o = models ? json_pack("{s:i,s:f,s:f,s:f,s:o}", "slot", sl->id, "references",
+                                       sl->refs, "samples", sl->samples, "dangling",
+                                       sl->dangling, "models", models)
+                           : NULL;
+        if (!o || json_array_append_new(slots, o) < 0)
+            goto fail;
+        for (unsigned i = 0; i < r->n_series && sl->points[i]; i++) {
+            json_t *s = points_json(r, r->series[i].method, sl->points[i]);
+            if (!s || json_array_append_new(models, s) < 0)
+                goto fail;
+        }
+    }
+    return json_pack("{s:I,s:I,s:I,s:o,s:o}", "slot_references", (json_int_t)r->slot_refs,
+                     "slots", (json_int_t)r->n_slots, "skipped_without_samples",
+                     (json_int_t)r->slots_skipped, "mean", mean, "per_slot", slots);
+fail:
+    json_decref(mean);
+    json_decref(slots);
+    return NULL;
+}
+
 static int write_json(const char *path, const struct llc_mrc_result *r, char *err, size_t errlen)
 {
     json_t *doc = llc_json_doc_new("llcprobe-mrc", 1);
@@ -63,6 +115,12 @@ static int write_json(const char *path, const struct llc_mrc_result *r, char *er
             goto out;
     }
     json_object_set(doc, "models", models);
+    if (r->n_slots) {
+        json_t *ts = slots_json(r);
+        if (!ts)
+            goto out;
+        json_object_set_new(doc, "time_slots", ts);
+    }
     rc = llc_json_write_atomic(path, doc, err, errlen);
     goto done;
 out:
@@ -108,6 +166,46 @@ static int write_csv(const char *path, const struct llc_mrc_result *r, char *err
     return llc_afile_commit(af, err, errlen);
 }
 
+static void slot_row(FILE *f, const struct llc_mrc_result *r, const char *slot, double refs,
+                     double samples, struct llc_statmodel_point *const *pts, size_t k)
+{
+    fprintf(f, "%s,%.0f,%.0f,%.0f,%.0f", slot, refs, samples, r->lines[k] * 64, r->lines[k]);
+    for (unsigned i = 0; i < r->n_series; i++)
+        fprintf(f, ",%.9g,%.9g", pts[i][k].r_total, pts[i][k].r_capacity);
+    fputc('\n', f);
+}
+
+static int write_slots_csv(const char *path, const struct llc_mrc_result *r, char *err,
+                           size_t errlen)
+{
+    struct llc_afile *af = NULL;
+    int rc = llc_afile_open(path, &af, err, errlen);
+    if (rc < 0)
+        return rc;
+    FILE *f = llc_afile_stream(af);
+    fputs("slot,references,samples,bytes,lines", f);
+    for (unsigned i = 0; i < r->n_series; i++) {
+        const char *m = llc_mrc_method_name(r->series[i].method);
+        fprintf(f, ",%s_miss_ratio,%s_miss_ratio_no_cold", m, m);
+    }
+    fputc('\n', f);
+    double refs = 0, samples = 0;
+    for (size_t j = 0; j < r->n_slots; j++) {
+        const struct llc_mrc_slot *sl = &r->slots[j];
+        refs += sl->refs;
+        samples += sl->samples;
+        if (!sl->points[0])
+            continue; /* no samples: no curve (counted in the JSON) */
+        char id[16];
+        snprintf(id, sizeof id, "%d", sl->id);
+        for (size_t k = 0; k < r->n; k++)
+            slot_row(f, r, id, sl->refs, sl->samples, sl->points, k);
+    }
+    for (size_t k = 0; k < r->n; k++)
+        slot_row(f, r, "mean", refs, samples, r->slot_mean, k);
+    return llc_afile_commit(af, err, errlen);
+}
+
 int llc_mrc_write_outputs(const char *prefix, const struct llc_mrc_result *r, char *err,
                           size_t errlen)
 {
@@ -120,6 +218,10 @@ int llc_mrc_write_outputs(const char *prefix, const struct llc_mrc_result *r, ch
     if (rc == 0) {
         snprintf(path, len, "%s.mrc.csv", prefix);
         rc = write_csv(path, r, err, errlen);
+    }
+    if (rc == 0 && r->n_slots) {
+        snprintf(path, len, "%s.slots.csv", prefix);
+        rc = write_slots_csv(path, r, err, errlen);
     }
     free(path);
     return rc;

@@ -9,19 +9,15 @@
 /* Lines are handed to the sampler in batches to keep its loop tight. */
 #define BATCH 4096
 
-int llc_mrc_sample_trace(const char *path, const struct llc_statmodel_sampler_config *cfg,
-                         struct llc_statmodel_hist *h, struct llc_mrc_trace_stats *stats,
-                         char *err, size_t errlen)
+int llc_mrc_sample_trace_groups(const char *path, const struct llc_statmodel_sampler_config *cfg,
+                                struct llc_statmodel_groups *groups,
+                                struct llc_mrc_trace_stats *stats, char *err, size_t errlen)
 {
     struct llc_trace_reader *reader = NULL;
-    struct llc_statmodel_groups *groups = NULL;
     struct llc_statmodel_sampler *sampler = NULL;
     uint64_t *batch = NULL;
     *stats = (struct llc_mrc_trace_stats){0};
     int rc = llc_trace_reader_open(path, &reader, err, errlen);
-    if (rc < 0)
-        goto out;
-    rc = llc_statmodel_groups_create(&groups, err, errlen);
     if (rc < 0)
         goto out;
     rc = llc_statmodel_sampler_create(cfg, groups, &sampler, err, errlen);
@@ -74,11 +70,27 @@ int llc_mrc_sample_trace(const char *path, const struct llc_statmodel_sampler_co
     if (rc < 0)
         goto out;
     llc_statmodel_sampler_stats(sampler, &stats->sampler);
-    rc = llc_statmodel_hist_merge(h, llc_statmodel_groups_hist(groups, 0), err, errlen);
 out:
     free(batch);
     llc_statmodel_sampler_destroy(sampler);
-    llc_statmodel_groups_destroy(groups);
     llc_trace_reader_close(reader);
+    return rc < 0 ? rc : 0;
+}
+
+int llc_mrc_sample_trace(const char *path, const struct llc_statmodel_sampler_config *cfg,
+                         struct llc_statmodel_hist *h, struct llc_mrc_trace_stats *stats,
+                         char *err, size_t errlen)
+{
+    struct llc_statmodel_groups *groups = NULL;
+    int rc = llc_statmodel_groups_create(&groups, err, errlen);
+    if (rc < 0)
+        goto out;
+    rc = llc_mrc_sample_trace_groups(path, cfg, groups, stats, err, errlen);
+    if (rc < 0)
+        goto out;
+    /* All groups: in slot mode the samples are spread over the slots. */
+    rc = llc_statmodel_groups_pool(groups, h, err, errlen);
+out:
+    llc_statmodel_groups_destroy(groups);
     return rc < 0 ? rc : 0;
 }

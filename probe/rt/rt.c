@@ -334,18 +334,29 @@ static COLD void watched(struct rt_hot *h, uint64_t line)
     }
 }
 
+/* Both rare cases in one out-of-line call that the fast path reaches by a
+ * tail jump, so the fast path needs no saved registers or stack frame. */
+static COLD void rare(struct rt_hot *h, uint64_t addr, uint32_t size, uint8_t kind, uint64_t pc,
+                      bool hit, bool due)
+{
+    /* A watched line's reuse is checked before a sample is taken, so a new
+     * sample on a watched line first resolves the old one (spec §2.2). */
+    if (hit)
+        watched(h, addr >> 6);
+    if (due)
+        slow_path(h, addr, size, kind, pc);
+}
+
 static inline HOT void on_access(const void *p, uint32_t size, uint8_t kind, uint64_t pc)
 {
     struct rt_hot *const h = &rt_hot;
     const uint64_t addr = (uint64_t)(uintptr_t)p;
     h->refs++;
-    /* A watched line's reuse is checked before a sample is taken, so a new
-     * sample on a watched line first resolves the old one (spec §2.2). */
     const uint64_t b = rt_hash(addr >> 6) >> h->shift;
-    if (__builtin_expect((h->filter[b >> 6] >> (b & 63)) & 1, 0))
-        watched(h, addr >> 6);
-    if (__builtin_expect(--h->countdown == 0, 0))
-        slow_path(h, addr, size, kind, pc);
+    const bool hit = (h->filter[b >> 6] >> (b & 63)) & 1;
+    const bool due = --h->countdown == 0;
+    if (__builtin_expect(hit | due, 0))
+        rare(h, addr, size, kind, pc, hit, due);
 }
 
 #define PC() ((uint64_t)(uintptr_t)__builtin_return_address(0))

@@ -3,13 +3,18 @@
  * for each size prints the exact fully associative LRU miss ratio (stack
  * distances), the miss ratio of a simulated fully associative random-
  * replacement cache (seeded), and StatCache / StatStack from references
- * sampled at the given rate.
- * Usage: mrc_eval_truth TRACE RATE SEED SIZE_LINES...
- * Output: one line per size: lines lru random statcache statstack */
+ * sampled at the given rate; then both again in the time-slot mode of spec
+ * §4 (one histogram per slot of SLOT_REFS references, the slots' reference-
+ * weighted mean), from the same samples.
+ * Usage: mrc_eval_truth TRACE RATE SEEDS SLOT_REFS SIZE_LINES...
+ *   SEEDS comma-separated (the references are computed once)
+ * Output: one line per seed and size:
+ *   seed lines lru random statcache statstack statcache_slots statstack_slots */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "llcprobe/common.h"
 #include "llcprobe/statmodel.h"
@@ -125,54 +130,106 @@ static double random_cache(const uint64_t *lines, size_t n, size_t cap)
     return (double)misses / (double)n;
 }
 
-int main(int argc, char **argv)
+/* One seed: the models from samples, pooled and per slot. */
+static int model_curves(const char *trace, double rate, uint64_t seed, uint64_t slot_refs,
+                        const double *sizes, size_t n_sizes, struct llc_statmodel_point *out[4],
+                        char *err, size_t errlen)
 {
-    if (argc < 5) {
-        fprintf(stderr, "usage: mrc_eval_truth TRACE RATE SEED SIZE_LINES...\n");
-        return 2;
-    }
-    const double rate = atof(argv[2]);
-    const uint64_t seed = strtoull(argv[3], NULL, 10);
-    const int n_sizes = argc - 4;
-    uint64_t *lines = NULL;
-    size_t n = 0;
-    if (read_lines(argv[1], &lines, &n) < 0)
-        return 1;
-    char err[LLC_ERRLEN];
-    uint64_t *stack = malloc(n * sizeof *stack);
-    double *sizes = malloc((size_t)n_sizes * sizeof *sizes);
-    double *lru = malloc((size_t)n_sizes * sizeof *lru);
-    struct llc_statmodel_point *sc = malloc((size_t)n_sizes * sizeof *sc);
-    struct llc_statmodel_point *ss = malloc((size_t)n_sizes * sizeof *ss);
     struct llc_statmodel_hist *h = NULL;
     struct llc_statmodel_model *m = NULL;
+    struct llc_statmodel_groups *slots = NULL;
     struct llc_statmodel_sampler_config cfg;
     llc_statmodel_sampler_config_default(&cfg);
     cfg.rate = rate;
     cfg.seed = seed;
     struct llc_mrc_trace_stats st;
-    for (int i = 0; i < n_sizes; i++)
-        sizes[i] = atof(argv[4 + i]);
     struct llc_statmodel_options o;
     llc_statmodel_options_default(&o);
-    if (!stack || !sizes || !lru || !sc || !ss ||
-        llc_statmodel_exact_distances(lines, n, NULL, stack, err, sizeof err) < 0 ||
-        llc_statmodel_exact_lru_curve(stack, n, sizes, (size_t)n_sizes, lru, err, sizeof err) < 0 ||
-        llc_statmodel_hist_create(&h, err, sizeof err) < 0 ||
-        llc_mrc_sample_trace(argv[1], &cfg, h, &st, err, sizeof err) < 0 ||
-        llc_statmodel_prepare(h, &m, err, sizeof err) < 0 ||
-        llc_statmodel_curve(m, &o, sizes, (size_t)n_sizes, sc, err, sizeof err) < 0) {
+    size_t skipped = 0;
+    int rc = llc_statmodel_hist_create(&h, err, errlen);
+    if (rc == 0)
+        rc = llc_mrc_sample_trace(trace, &cfg, h, &st, err, errlen);
+    if (rc == 0)
+        rc = llc_statmodel_prepare(h, &m, err, errlen);
+    /* Same seed, same stream: the same samples, grouped by slot. */
+    cfg.slot_refs = slot_refs;
+    if (rc == 0)
+        rc = llc_statmodel_groups_create(&slots, err, errlen);
+    if (rc == 0)
+        rc = llc_mrc_sample_trace_groups(trace, &cfg, slots, &st, err, errlen);
+    for (int k = 0; k < 4 && rc == 0; k++) {
+        o.method = k % 2 ? LLC_STATMODEL_STATSTACK : LLC_STATMODEL_STATCACHE;
+        rc = k < 2 ? llc_statmodel_curve(m, &o, sizes, n_sizes, out[k], err, errlen)
+                   : llc_statmodel_groups_curve(slots, LLC_STATMODEL_WEIGHT_REFS, &o, sizes,
+                                                n_sizes, out[k], &skipped, err, errlen);
+    }
+    if (rc == 0)
+        printf("# seed %llu: %.0f samples; %zu slots of %llu references, %zu without samples\n",
+               (unsigned long long)seed, llc_statmodel_hist_total(h),
+               llc_statmodel_groups_count(slots), (unsigned long long)slot_refs, skipped);
+    llc_statmodel_groups_destroy(slots);
+    llc_statmodel_release(m);
+    llc_statmodel_hist_destroy(h);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 6) {
+        fprintf(stderr, "usage: mrc_eval_truth TRACE RATE SEEDS SLOT_REFS SIZE_LINES...\n");
+        return 2;
+    }
+    const double rate = atof(argv[2]);
+    const uint64_t slot_refs = strtoull(argv[4], NULL, 10);
+    const size_t n_sizes = (size_t)(argc - 5);
+    uint64_t *lines = NULL;
+    size_t n = 0;
+    if (slot_refs == 0) {
+        fprintf(stderr, "mrc_eval_truth: SLOT_REFS must be positive\n");
+        return 2;
+    }
+    if (read_lines(argv[1], &lines, &n) < 0)
+        return 1;
+    char err[LLC_ERRLEN];
+    uint64_t *stack = malloc(n * sizeof *stack);
+    double *sizes = malloc(n_sizes * sizeof *sizes);
+    double *lru = malloc(n_sizes * sizeof *lru);
+    double *rnd_mr = malloc(n_sizes * sizeof *rnd_mr);
+    struct llc_statmodel_point *pts[4];
+    for (int k = 0; k < 4; k++)
+        pts[k] = malloc(n_sizes * sizeof *pts[k]);
+    if (!stack || !sizes || !lru || !rnd_mr || !pts[0] || !pts[1] || !pts[2] || !pts[3]) {
+        fprintf(stderr, "mrc_eval_truth: out of memory\n");
+        return 1;
+    }
+    for (size_t i = 0; i < n_sizes; i++)
+        sizes[i] = atof(argv[5 + i]);
+    if (llc_statmodel_exact_distances(lines, n, NULL, stack, err, sizeof err) < 0 ||
+        llc_statmodel_exact_lru_curve(stack, n, sizes, n_sizes, lru, err, sizeof err) < 0) {
         fprintf(stderr, "mrc_eval_truth: %s\n", err);
         return 1;
     }
-    o.method = LLC_STATMODEL_STATSTACK;
-    if (llc_statmodel_curve(m, &o, sizes, (size_t)n_sizes, ss, err, sizeof err) < 0) {
-        fprintf(stderr, "mrc_eval_truth: %s\n", err);
-        return 1;
+    for (size_t i = 0; i < n_sizes; i++)
+        rnd_mr[i] = random_cache(lines, n, (size_t)sizes[i]);
+    printf("# %zu references\n", n);
+    /* SEEDS: comma-separated; the references are computed once. */
+    char *save = NULL;
+    for (char *tok = strtok_r(argv[3], ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (model_curves(argv[1], rate, strtoull(tok, NULL, 10), slot_refs, sizes, n_sizes, pts,
+                         err, sizeof err) < 0) {
+            fprintf(stderr, "mrc_eval_truth: %s\n", err);
+            return 1;
+        }
+        for (size_t i = 0; i < n_sizes; i++)
+            printf("%s %.0f %.6f %.6f %.6f %.6f %.6f %.6f\n", tok, sizes[i], lru[i], rnd_mr[i],
+                   pts[0][i].r_total, pts[1][i].r_total, pts[2][i].r_total, pts[3][i].r_total);
     }
-    printf("# %zu references, %.0f samples\n", n, llc_statmodel_hist_total(h));
-    for (int i = 0; i < n_sizes; i++)
-        printf("%.0f %.6f %.6f %.6f %.6f\n", sizes[i], lru[i],
-               random_cache(lines, n, (size_t)sizes[i]), sc[i].r_total, ss[i].r_total);
+    free(lines);
+    free(stack);
+    free(sizes);
+    free(lru);
+    free(rnd_mr);
+    for (int k = 0; k < 4; k++)
+        free(pts[k]);
     return 0;
 }

@@ -81,5 +81,50 @@ grep -q 'LLCPROBE_RT_RATE' "$tmp/err" && [ ! -e "$tmp/x.profile" ] || fail "bad 
 # mrc -- PROGRAM: auto picks the runtime.
 "$bin" mrc --rate 0.01 --sizes 4K,64K -- "$tmp/prog" 3000 20 >"$tmp/out" 2>&1 || fail "mrc -- prog: $(cat "$tmp/out")"
 grep -q 'mrc: rt from' "$tmp/out" || fail "auto did not pick rt: $(cat "$tmp/out")"
+
+# Time slots (spec §4) on a two-phase program: 60000 references cycling
+# over 2000 lines, then 60000 over 100 lines. With 2 slots, LRU at 1000
+# lines misses everything in slot 0 and nearly nothing in slot 1; the
+# slots' mean is their average; the same samples pooled give one curve.
+cat >"$tmp/phases.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+int main(void)
+{
+    volatile char *a = aligned_alloc(64, 2000 * 64);
+    long sum = 0;
+    for (int r = 0; r < 30; r++)
+        for (int i = 0; i < 2000; i++)
+            sum += a[i * 64];
+    for (int r = 0; r < 600; r++)
+        for (int i = 0; i < 100; i++)
+            sum += a[i * 64];
+    printf("%ld\n", sum);
+    return 0;
+}
+C
+"$cc" -O2 -o "$tmp/phases" "$tmp/phases.c" || exit 1
+LLCPROBE_RT_MODE=trace LLCPROBE_RT_OUTPUT=$tmp/phases.trace "$tmp/phases" >/dev/null ||
+  fail "phases program failed"
+"$bin" mrc --trace "$tmp/phases.trace" --rate 0.05 --time-slots 2 --model statstack \
+  --sizes 64000 -o "$tmp/ph" >"$tmp/ph.out" 2>&1 || fail "mrc --time-slots: $(cat "$tmp/ph.out")"
+grep -q '^time slots: 2 of 60000 references, 2 with samples' "$tmp/ph.out" ||
+  fail "slot summary: $(cat "$tmp/ph.out")"
+awk -F, 'NR > 1 { v[$1] = $6; n[$1] = $3 }
+  END { exit !(v[0] > 0.9 && v[1] < 0.05 && (v["mean"] - (v[0] + v[1]) / 2) ^ 2 < 1e-12 &&
+               n["mean"] == n[0] + n[1] && n[0] > 2500 && n[1] > 2500) }' "$tmp/ph.slots.csv" ||
+  fail "slot curves wrong: $(cat "$tmp/ph.slots.csv")"
+grep -q '"time_slots"' "$tmp/ph.mrc.json" || fail "JSON lacks time_slots"
+# The pooled curve uses the same samples as the slots.
+pooled=$(grep -o '[0-9]* samples' "$tmp/ph.out" | head -1 | cut -d' ' -f1)
+awk -F, -v p="$pooled" '$1 == "mean" { exit !($3 == p) }' "$tmp/ph.slots.csv" ||
+  fail "slots hold other samples than the pooled run ($pooled)"
+# Slots need the trace sampler.
+"$bin" mrc --profile /nonexistent --time-slots 4 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'time-slots needs the trace sampler' "$tmp/err" ||
+  fail "--time-slots with --profile: $(cat "$tmp/err")"
+"$bin" mrc --time-slots 4 -- "$tmp/phases" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q 'linked with libllcprobe-rt' "$tmp/err" ||
+  fail "--time-slots with an rt program: $(cat "$tmp/err")"
 [ "$fails" -eq 0 ] && echo "mrc rt: ok"
 exit $((fails > 0))
