@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "llcprobe/common.h"
 #include "mrc/mrc.h"
 #include "util/atomic_file.h"
+#include "util/plot.h"
 
 const char *llc_mrc_method_name(enum llc_statmodel_method m)
 {
@@ -227,52 +227,16 @@ int llc_mrc_write_outputs(const char *prefix, const struct llc_mrc_result *r, ch
     return rc;
 }
 
-/* gnuplot string literal: single quotes, a quote doubled. */
-static void gp_quote(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputc('\'', f);
-        fputc(*s, f);
-    }
-    fputc('\'', f);
-}
+struct mrc_plot_ctx {
+    const struct llc_mrc_result *r;
+    const char *csv;
+};
 
-int llc_mrc_plot(const char *prefix, const struct llc_mrc_result *r, const char *gnuplot,
-                 char *err, size_t errlen)
+static void emit_mrc(void *ctx, FILE *gp)
 {
-    const size_t len = strlen(prefix) + 16;
-    char *csv = malloc(len), *png = malloc(len);
-    FILE *gp = NULL;
-    int rc = -ENOMEM;
-    if (!csv || !png) {
-        rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
-        goto out;
-    }
-    snprintf(csv, len, "%s.mrc.csv", prefix);
-    snprintf(png, len, "%s.mrc.png", prefix);
-    /* popen runs a shell, which reports a missing gnuplot as 127; check
-     * first so the caller can say plainly that it is not installed. */
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", gnuplot);
-    if (system(cmd) != 0) {
-        rc = llc_errf(err, errlen, -ENOENT, "gnuplot ('%s') is not installed", gnuplot);
-        goto out;
-    }
-    snprintf(cmd, sizeof cmd, "%s", gnuplot);
-    gp = popen(cmd, "w");
-    if (!gp) {
-        rc = llc_errf(err, errlen, -errno, "cannot run %s: %s", gnuplot, strerror(errno));
-        goto out;
-    }
-    /* Render to a temporary beside the target and rename: atomic like the
-     * other outputs. */
-    fprintf(gp, "set terminal pngcairo size 900,600 noenhanced\n"
-                "set output ");
-    gp_quote(gp, png);
-    fprintf(gp, ".'.tmp'\n"
-                "set datafile separator ','\n"
+    const struct mrc_plot_ctx *c = ctx;
+    const struct llc_mrc_result *r = c->r;
+    fprintf(gp, "set datafile separator ','\n"
                 "set logscale x 2\n"
                 "set format x '%%.0b%%B'\n"
                 "set xlabel 'cache size (bytes, log scale)'\n"
@@ -281,7 +245,7 @@ int llc_mrc_plot(const char *prefix, const struct llc_mrc_result *r, const char 
                 "set grid\n"
                 "set key top right\n"
                 "set title ");
-    gp_quote(gp, r->input);
+    llc_plot_quote(gp, r->input);
     fputs("\nplot ", gp);
     for (unsigned i = 0; i < r->n_series; i++) {
         const unsigned col = 3 + 4 * i;
@@ -289,36 +253,35 @@ int llc_mrc_plot(const char *prefix, const struct llc_mrc_result *r, const char 
         if (i)
             fputs(", ", gp);
         if (r->series[i].band_lo) {
-            gp_quote(gp, csv);
+            llc_plot_quote(gp, c->csv);
             fprintf(gp, " skip 1 using 1:%u:%u with filledcurves fs transparent solid 0.25 "
                         "lc %u title '%s 90%% band', ",
                     col + 2, col + 3, i + 1, m);
         }
-        gp_quote(gp, csv);
+        llc_plot_quote(gp, c->csv);
         fprintf(gp, " skip 1 using 1:%u with lines lw 2 lc %u title '%s', ", col, i + 1, m);
-        gp_quote(gp, csv);
+        llc_plot_quote(gp, c->csv);
         fprintf(gp, " skip 1 using 1:%u with lines dt 2 lc %u title '%s without cold misses'",
                 col + 1, i + 1, m);
     }
     fputc('\n', gp);
-    const int status = pclose(gp);
-    gp = NULL;
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", png);
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        unlink(tmp);
-        rc = llc_errf(err, errlen, -EIO, "gnuplot failed drawing %s (status %d)", png, status);
+}
+
+int llc_mrc_plot(const char *prefix, const struct llc_mrc_result *r, const char *gnuplot,
+                 char *err, size_t errlen)
+{
+    const size_t len = strlen(prefix) + 16;
+    char *csv = malloc(len), *png = malloc(len);
+    int rc;
+    if (!csv || !png) {
+        rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
     }
-    if (rename(tmp, png) != 0) {
-        rc = llc_errf(err, errlen, -errno, "%s: %s", png, strerror(errno));
-        unlink(tmp);
-        goto out;
-    }
-    rc = 0;
+    snprintf(csv, len, "%s.mrc.csv", prefix);
+    snprintf(png, len, "%s.mrc.png", prefix);
+    struct mrc_plot_ctx ctx = {r, csv};
+    rc = llc_plot_png(gnuplot, png, 900, 600, emit_mrc, &ctx, err, errlen);
 out:
-    if (gp)
-        pclose(gp);
     free(csv);
     free(png);
     return rc;

@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
 # llcprobe mrc end to end on a trace and a profile: outputs, their content,
 # and one clear line with a non-zero exit for every kind of bad input.
-set -uo pipefail
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "$0")/../cli_lib.sh"
+set -o pipefail
 
 # expect CODE PATTERN -- ARGS: exit code and the single stderr line.
 expect() {
@@ -14,9 +10,9 @@ expect() {
   shift 3
   "$bin" mrc "$@" >"$tmp/out" 2>"$tmp/err"
   local rc=$?
-  [ "$rc" -eq "$code" ] || fail "mrc $*: exit $rc, wanted $code ($(cat "$tmp/err"))"
-  [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "mrc $*: wanted one line on stderr, got: $(cat "$tmp/err")"
-  grep -q -- "$pattern" "$tmp/err" || fail "mrc $*: stderr '$(cat "$tmp/err")' lacks '$pattern'"
+  [ "$rc" -eq "$code" ] || bad "mrc $*: exit $rc, wanted $code ($(cat "$tmp/err"))"
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] || bad "mrc $*: wanted one line on stderr, got: $(cat "$tmp/err")"
+  grep -q -- "$pattern" "$tmp/err" || bad "mrc $*: stderr '$(cat "$tmp/err")' lacks '$pattern'"
 }
 
 # A trace with a known curve: cyclic over 2000 lines (128 KiB), 30 rounds,
@@ -34,34 +30,34 @@ command cyclic 2000 lines
 rdhist 1 inf=20 1984:580
 P
 "$bin" mrc --profile "$tmp/cyc.profile" --sizes 64K,120K,127K,129K,256K --model statstack \
-  -o "$tmp/cyc" >"$tmp/out" 2>"$tmp/err" || fail "mrc --profile: $(cat "$tmp/err")"
-[ -s "$tmp/cyc.mrc.json" ] && [ -s "$tmp/cyc.mrc.csv" ] || fail "outputs missing"
-grep -q '"format": "llcprobe-mrc"' "$tmp/cyc.mrc.json" || fail "JSON lacks its format"
-grep -q '"version": 1' "$tmp/cyc.mrc.json" || fail "JSON lacks its version"
+  -o "$tmp/cyc" >"$tmp/out" 2>"$tmp/err" || bad "mrc --profile: $(cat "$tmp/err")"
+[ -s "$tmp/cyc.mrc.json" ] && [ -s "$tmp/cyc.mrc.csv" ] || bad "outputs missing"
+grep -q '"format": "llcprobe-mrc"' "$tmp/cyc.mrc.json" || bad "JSON lacks its format"
+grep -q '"version": 1' "$tmp/cyc.mrc.json" || bad "JSON lacks its version"
 # LRU on a cyclic stream of ~1985 distinct lines: all miss below, only the
 # 20 cold of 600 samples above (1/30 = 0.0333).
 awk -F, 'NR == 1 { if ($3 != "statstack_miss_ratio") bad = 1; next }
          $2 <= 1024 && $3 < 0.99 { bad = 1 }
          $2 >= 2064 && ($3 < 0.0333 || $3 > 0.0334) { bad = 1 }
-         END { exit bad }' "$tmp/cyc.mrc.csv" || fail "cyclic curve wrong: $(cat "$tmp/cyc.mrc.csv")"
-[ "$(wc -l <"$tmp/cyc.mrc.csv")" -eq 6 ] || fail "CSV should have a header and 5 rows"
+         END { exit bad }' "$tmp/cyc.mrc.csv" || bad "cyclic curve wrong: $(cat "$tmp/cyc.mrc.csv")"
+[ "$(wc -l <"$tmp/cyc.mrc.csv")" -eq 6 ] || bad "CSV should have a header and 5 rows"
 if command -v gnuplot >/dev/null; then
-  [ -s "$tmp/cyc.mrc.png" ] || fail "PNG missing though gnuplot is installed"
-  head -c 8 "$tmp/cyc.mrc.png" | od -An -c | grep -q 'P   N   G' || fail "not a PNG"
+  [ -s "$tmp/cyc.mrc.png" ] || bad "PNG missing though gnuplot is installed"
+  head -c 8 "$tmp/cyc.mrc.png" | od -An -c | grep -q 'P   N   G' || bad "not a PNG"
 fi
 # gnuplot absent: a warning, still exit 0, no PNG.
 "$bin" mrc --profile "$tmp/cyc.profile" --gnuplot /nonexistent/gnuplot -o "$tmp/nogp" \
-  >"$tmp/out" 2>"$tmp/err" || fail "missing gnuplot should not fail"
-grep -q 'warning: no PNG' "$tmp/err" || fail "no warning about gnuplot: $(cat "$tmp/err")"
-[ ! -e "$tmp/nogp.mrc.png" ] && [ -s "$tmp/nogp.mrc.csv" ] || fail "PNG/CSV wrong without gnuplot"
+  >"$tmp/out" 2>"$tmp/err" || bad "missing gnuplot should not fail"
+grep -q 'warning: no PNG' "$tmp/err" || bad "no warning about gnuplot: $(cat "$tmp/err")"
+[ ! -e "$tmp/nogp.mrc.png" ] && [ -s "$tmp/nogp.mrc.csv" ] || bad "PNG/CSV wrong without gnuplot"
 # Band: lo <= miss ratio <= hi.
 "$bin" mrc --profile "$tmp/cyc.profile" --band --replicates 20 --sizes 100K,200K -o "$tmp/band" \
-  >/dev/null 2>"$tmp/err" || fail "--band: $(cat "$tmp/err")"
+  >/dev/null 2>"$tmp/err" || bad "--band: $(cat "$tmp/err")"
 awk -F, 'NR > 1 && ($5 > $3 + 1e-12 || $6 < $3 - 1e-12 || $5 == "") { bad = 1 } END { exit bad }' \
-  "$tmp/band.mrc.csv" || fail "band does not hold the curve: $(cat "$tmp/band.mrc.csv")"
+  "$tmp/band.mrc.csv" || bad "band does not hold the curve: $(cat "$tmp/band.mrc.csv")"
 # The machine's cache sizes are reported.
-"$bin" mrc --profile "$tmp/cyc.profile" >"$tmp/out" 2>&1 || fail "plain run failed"
-grep -q '^L1d' "$tmp/out" || fail "no L1d line: $(cat "$tmp/out")"
+"$bin" mrc --profile "$tmp/cyc.profile" >"$tmp/out" 2>&1 || bad "plain run failed"
+grep -q '^L1d' "$tmp/out" || bad "no L1d line: $(cat "$tmp/out")"
 
 # Bad input: one line, exit 1 for failures, 2 for usage.
 expect 1 'No such file' -- --profile "$tmp/none.profile"
@@ -87,13 +83,13 @@ expect 1 'wrote no profile' -- --sampler rt -- /bin/true
 
 # A lackey trace of a real program, sampled at a high rate (small run).
 if command -v valgrind >/dev/null; then
-  "$bin" trace -q -o "$tmp/true.trace" -- /bin/true >/dev/null 2>&1 || fail "trace /bin/true"
+  "$bin" trace -q -o "$tmp/true.trace" -- /bin/true >/dev/null 2>&1 || bad "trace /bin/true"
   "$bin" mrc --trace "$tmp/true.trace" --rate 0.05 --sizes 1K,1M -o "$tmp/true" >"$tmp/out" 2>&1 \
-    || fail "mrc --trace: $(cat "$tmp/out")"
-  grep -q 'references' "$tmp/out" || fail "no summary: $(cat "$tmp/out")"
+    || bad "mrc --trace: $(cat "$tmp/out")"
+  grep -q 'references' "$tmp/out" || bad "no summary: $(cat "$tmp/out")"
   # Miss ratio in [0,1] and non-increasing from 1K to 1M.
   awk -F, 'NR == 2 { a = $3 } NR == 3 { b = $3 } END { exit !(a >= b && a <= 1 && b >= 0) }' \
-    "$tmp/true.mrc.csv" || fail "trace curve: $(cat "$tmp/true.mrc.csv")"
+    "$tmp/true.mrc.csv" || bad "trace curve: $(cat "$tmp/true.mrc.csv")"
 fi
-[ "$fails" -eq 0 ] && echo "mrc cli: ok"
-exit $((fails > 0))
+[ "$fail" = 0 ] && echo "mrc cli: ok"
+exit $fail
