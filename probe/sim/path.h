@@ -57,7 +57,8 @@ struct sim_path {
     struct sim_page_table *pt;
     unsigned page_bits;
     bool page_split;                  /* see struct sim_geo */
-    const uint8_t *off_tab;
+    const uint32_t *off_set;
+    unsigned off_shift;
 };
 
 /* Whether sim has the common geometry the constants above describe. */
@@ -98,7 +99,8 @@ SIM_INLINE struct sim_path path_make(struct llc_sim *sim, unsigned agent, bool f
         .pt = &sim->pages->tables[agent],
         .page_bits = sim->pages->page_bits,
         .page_split = sim->pages->geo != NULL,
-        .off_tab = sim->geo.off_tab,
+        .off_set = sim->geo.off_set,
+        .off_shift = sim->geo.off_shift,
     };
     if (mode != SIM_MODE_NO_L2) {
         p.l2 = &sim->l2[agent];
@@ -126,6 +128,14 @@ SIM_INLINE struct sim_path path_l2_ways(const struct sim_path *p, uint32_t ways)
     q.l2_count_off = ways * 5 + 1;
     q.l2_lset_off = ways * 5 + 2;
     q.l2_stride = ways == 16 ? 128 : 64;
+    return q;
+}
+
+/* p with page_split (and, for 4 KiB pages, the page size) as constants. */
+SIM_INLINE struct sim_path path_page_split(const struct sim_path *p, bool split)
+{
+    struct sim_path q = *p;
+    q.page_split = split;
     return q;
 }
 
@@ -160,9 +170,7 @@ SIM_INLINE int path_translate(const struct sim_path *p, uint64_t vaddr, uint64_t
     }
     *paddr = ((e & SIM_PT_FRAME_MASK) << p->page_bits) | offset;
     if (p->page_split) {
-        const uint32_t slice =
-            (uint32_t)(e >> SIM_PT_AUX_SHIFT) ^ p->off_tab[offset >> p->chunk_lo];
-        *set = (slice << p->index_bits) | (uint32_t)((*paddr >> p->line_bits) & p->index_mask);
+        *set = (uint32_t)(e >> SIM_PT_AUX_SHIFT) ^ p->off_set[offset >> p->off_shift];
     } else {
         *set = path_set(p, *paddr);
     }

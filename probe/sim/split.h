@@ -115,7 +115,17 @@ SIM_INLINE int split_run(struct llc_sim *sim, const struct sim_path *p, const ui
     for (size_t done = 0; done < n;) {
         const size_t m = n - done < SIM_SPLIT_CHUNK ? n - done : SIM_SPLIT_CHUNK;
         int rc = 0;
-        const size_t ready = split_prepare(p, reject, phys, addrs + done, m, line, set, &rc);
+        size_t ready;
+        /* Copies of the loop without per-access mode tests. */
+        if (phys) {
+            ready = split_prepare(p, reject, true, addrs + done, m, line, set, &rc);
+        } else if (p->page_split) {
+            const struct sim_path q = path_page_split(p, true);
+            ready = split_prepare(&q, reject, false, addrs + done, m, line, set, &rc);
+        } else {
+            const struct sim_path q = path_page_split(p, false);
+            ready = split_prepare(&q, reject, false, addrs + done, m, line, set, &rc);
+        }
         /* The next chunk's page-table slots, prefetched during the L2 pass
          * (ready == m == SIM_SPLIT_CHUNK whenever there is a next chunk). */
         const uint64_t *next = addrs + done + m;
