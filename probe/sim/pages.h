@@ -46,11 +46,14 @@ static inline size_t sim_pt_slot_of(uint64_t key, size_t cap)
     return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (cap - 1);
 }
 
-/* Hint: the slot a later translation of vaddr will probe first. */
-static inline void sim_pages_prefetch(const struct llc_sim_pages *p, unsigned agent, uint64_t vaddr)
+/* Hint: the slot a later translation of vaddr will probe first; returns
+ * its index, which that translation may reuse (sim/path.h). */
+static inline size_t sim_pages_prefetch(const struct llc_sim_pages *p, unsigned agent, uint64_t vaddr)
 {
     const struct sim_page_table *t = &p->tables[agent];
-    __builtin_prefetch(&t->slots[sim_pt_slot_of((vaddr >> p->page_bits) + 1, t->cap)]);
+    const size_t slot = sim_pt_slot_of((vaddr >> p->page_bits) + 1, t->cap);
+    __builtin_prefetch(&t->slots[slot]);
+    return slot;
 }
 
 /* The slot value (frame and page set, < 2^63) of vpn, allocating a frame if

@@ -153,14 +153,18 @@ SIM_INLINE uint32_t path_set(const struct sim_path *p, uint64_t paddr)
     return (slice << p->index_bits) | (uint32_t)((paddr >> p->line_bits) & p->index_mask);
 }
 
-/* Translates vaddr of the agent into *paddr and its LLC set *set. */
-SIM_INLINE int path_translate(const struct sim_path *p, uint64_t vaddr, uint64_t *paddr,
-                              uint32_t *set)
+/* Translates vaddr of the agent into *paddr and its LLC set *set, looking
+ * first in the given slot: any index below the table's capacity is right,
+ * as a slot holding vpn's key is vpn's entry wherever it is, and a miss
+ * takes the full lookup (so an index computed before the table grew costs
+ * time, never correctness; tables never shrink). */
+SIM_INLINE int path_translate_at(const struct sim_path *p, uint64_t vaddr, size_t slot,
+                                 uint64_t *paddr, uint32_t *set)
 {
     struct sim_page_table *t = p->pt;
     const uint64_t vpn = vaddr >> p->page_bits;
     const uint64_t offset = vaddr & ((1ULL << p->page_bits) - 1);
-    const struct sim_pt_slot *s = &t->slots[sim_pt_slot_of(vpn + 1, t->cap)];
+    const struct sim_pt_slot *s = &t->slots[slot];
     uint64_t e = s->frame;
     if (s->key != vpn + 1) {
         const int64_t slow = sim_pages_entry(p->pages, t, vpn);
@@ -175,6 +179,14 @@ SIM_INLINE int path_translate(const struct sim_path *p, uint64_t vaddr, uint64_t
         *set = path_set(p, *paddr);
     }
     return 0;
+}
+
+/* Translates vaddr of the agent into *paddr and its LLC set *set. */
+SIM_INLINE int path_translate(const struct sim_path *p, uint64_t vaddr, uint64_t *paddr,
+                              uint32_t *set)
+{
+    const size_t slot = sim_pt_slot_of((vaddr >> p->page_bits) + 1, p->pt->cap);
+    return path_translate_at(p, vaddr, slot, paddr, set);
 }
 
 /* LLC block layout offsets (sim_cache_init), from the ways. */
