@@ -30,6 +30,14 @@
 #if defined(__SSE2__) && !defined(SIM_PORTABLE)
 #include <emmintrin.h>
 #define SIM_SSE2 1
+/* The instruction-set copies of the batch path (sim/variants_*.c). */
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+#include <immintrin.h>
+#define SIM_AVX512 1
+#elif defined(__AVX2__)
+#include <immintrin.h>
+#define SIM_AVX2 1
+#endif
 #endif
 
 #define SIM_INLINE static inline __attribute__((always_inline))
@@ -118,6 +126,26 @@ static inline struct sim_ctr *sim_ctrs(const struct sim_cache *c, uint32_t set)
 SIM_INLINE uint64_t sim_match32(const uint32_t *t, uint32_t ways, uint32_t v)
 {
     uint64_t m = 0;
+#if defined(SIM_AVX512)
+    /* One compare into a mask register per set. */
+    if (ways == 16)
+        return _mm512_cmpeq_epi32_mask(_mm512_loadu_si512(t), _mm512_set1_epi32((int)v));
+    if (ways == 8)
+        return _mm256_cmpeq_epi32_mask(_mm256_loadu_si256((const __m256i *)(const void *)t),
+                                       _mm256_set1_epi32((int)v));
+#elif defined(SIM_AVX2)
+    if (ways == 16 || ways == 8) {
+        const __m256i k8 = _mm256_set1_epi32((int)v);
+        const __m256i *p = (const __m256i *)(const void *)t;
+        m = (uint32_t)_mm256_movemask_ps(
+            _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_loadu_si256(p), k8)));
+        if (ways == 16)
+            m |= (uint64_t)(uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(
+                     _mm256_cmpeq_epi32(_mm256_loadu_si256(p + 1), k8)))
+                 << 8;
+        return m;
+    }
+#endif
 #ifdef SIM_SSE2
     const __m128i k = _mm_set1_epi32((int)v);
     if (ways == 16) {

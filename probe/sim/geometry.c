@@ -81,15 +81,18 @@ void sim_geo_init(struct sim_geo *sg, const struct llc_sim_geometry *g)
 
 void sim_geo_init_pages(struct sim_geo *sg, unsigned page_bits)
 {
-    sg->page_split = sg->hash == LLC_SIM_HASH_XOR && page_bits <= sg->chunk_lo + SIM_GEO_OFF_BITS;
+    sg->off_shift = sg->chunk_lo < sg->line_bits ? sg->chunk_lo : sg->line_bits;
+    const uint64_t sets = (uint64_t)sg->slices * sg->sets_per_slice;
+    sg->page_split = sg->hash == LLC_SIM_HASH_XOR && page_bits <= sg->off_shift + SIM_GEO_OFF_BITS &&
+                     sets <= (1ULL << SIM_GEO_PAGE_SET_BITS);
     if (!sg->page_split)
         return;
     for (uint64_t v = 0; v < (1u << SIM_GEO_OFF_BITS); v++) {
-        const uint64_t offset = (v << sg->chunk_lo) & ((1ULL << page_bits) - 1);
+        const uint64_t offset = (v << sg->off_shift) & ((1ULL << page_bits) - 1);
         uint32_t slice = 0;
         for (unsigned b = 0; b < sg->n_masks; b++)
             slice |= (uint32_t)__builtin_parityll(offset & sg->masks[b]) << b;
-        sg->off_tab[v] = (uint8_t)slice;
+        sg->off_set[v] = (slice << sg->index_bits) | (uint32_t)((offset >> sg->line_bits) & sg->index_mask);
     }
 }
 

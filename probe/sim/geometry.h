@@ -10,7 +10,9 @@
 #define SIM_GEO_CHUNK_BITS 10
 #define SIM_GEO_MAX_CHUNKS 7     /* ceil(64 / SIM_GEO_CHUNK_BITS) */
 #define SIM_GEO_FEW_CHUNKS 4     /* enough for masks spanning <= 40 bits */
-#define SIM_GEO_OFF_BITS 12      /* page offset bits off_tab covers */
+#define SIM_GEO_OFF_BITS 12      /* page offset bits off_set covers */
+/* Room for a set in a page-table slot (sim/pages.h: values < 2^63). */
+#define SIM_GEO_PAGE_SET_BITS 23
 
 struct sim_geo {
     unsigned line_bits, index_bits;
@@ -26,16 +28,19 @@ struct sim_geo {
      * tables of chunks beyond the masks are zeros). */
     unsigned n_chunks, chunk_lo;
     uint8_t xor_tab[SIM_GEO_MAX_CHUNKS][1u << SIM_GEO_CHUNK_BITS];
-    /* Linear hash and pages small enough: slice(paddr) = slice(page) ^
-     * off_tab[page offset >> chunk_lo] (the page's part is kept in the page
-     * table, see sim/pages.h). */
+    /* Linear hash, pages small enough and at most 2^SIM_GEO_PAGE_SET_BITS
+     * sets: set(paddr) = page_set(page) ^ off_set[page offset >> off_shift]
+     * (the slice by linearity, the index bits being disjoint; the page's
+     * part is kept in the page table, see sim/pages.h), one load and one
+     * XOR per translated access. */
     bool page_split;
-    uint8_t off_tab[1u << SIM_GEO_OFF_BITS];
+    unsigned off_shift;
+    uint32_t off_set[1u << SIM_GEO_OFF_BITS];
 };
 
 /* g must have passed llc_sim_geometry_check(). */
 void sim_geo_init(struct sim_geo *sg, const struct llc_sim_geometry *g);
-/* Sets up page_split / off_tab for pages of 2^page_bits bytes. */
+/* Sets up page_split / off_set for pages of 2^page_bits bytes. */
 void sim_geo_init_pages(struct sim_geo *sg, unsigned page_bits);
 
 static inline unsigned sim_log2(uint64_t x)
@@ -75,6 +80,16 @@ static inline bool sim_geo_line_sets(const struct sim_geo *g)
     for (unsigned b = 0; b < g->n_masks; b++)
         low |= g->masks[b] & ((1ULL << g->line_bits) - 1);
     return g->hash != LLC_SIM_HASH_XOR || low == 0;
+}
+
+/* Set unit id of a physical address. */
+static inline uint32_t sim_geo_set(const struct sim_geo *g, uint64_t paddr);
+
+/* A page's part of its addresses' sets (page_split): the set of its first
+ * byte. */
+static inline uint32_t sim_geo_page_set(const struct sim_geo *g, uint64_t page_paddr)
+{
+    return sim_geo_set(g, page_paddr);
 }
 
 /* Set unit id of a physical address. */

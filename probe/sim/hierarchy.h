@@ -9,6 +9,7 @@
 #include "llcprobe/sim.h"
 #include "sim/cache.h"
 #include "sim/geometry.h"
+#include "sim/isa.h"
 #include "sim/latency.h"
 #include "sim/pages.h"
 
@@ -65,8 +66,22 @@ struct llc_sim {
 };
 
 /* Chosen once per simulator, so the hot loop has no mode or policy
- * branches. */
+ * branches; also picks the copy built for the best instruction set the
+ * host has. */
 sim_batch_fn sim_batch_for(const struct llc_sim *sim);
+
+sim_batch_fn sim_batch_for_base(const struct llc_sim *sim);
+#ifdef SIM_ISA_VARIANTS
+sim_batch_fn sim_batch_for_avx2(const struct llc_sim *sim);
+sim_batch_fn sim_batch_for_avx512(const struct llc_sim *sim);
+#endif
+
+/* The best level the host runs (and SIM_ISA_VARIANTS built), capped by
+ * sim_isa_limit. */
+enum sim_isa sim_isa_best(void);
+/* For tests, before creating simulators: the highest level later ones
+ * may use, so every copy can be checked on one host. */
+void sim_isa_limit(enum sim_isa max);
 
 unsigned sim_config_paddr_bits(const struct llc_sim_config *c);
 

@@ -76,8 +76,8 @@ int64_t sim_pages_entry(struct llc_sim_pages *p, struct sim_page_table *t, uint6
             s = (s + 1) & (t->cap - 1);
         t->slots[s].key = key;
         const uint64_t frame = frame_perm(p, p->n_used++);
-        const uint64_t hash = p->geo ? sim_geo_slice(p->geo, frame << p->page_bits) : 0;
-        t->slots[s].frame = frame | hash << SIM_PT_AUX_SHIFT;
+        const uint64_t set = p->geo ? sim_geo_page_set(p->geo, frame << p->page_bits) : 0;
+        t->slots[s].frame = frame | set << SIM_PT_AUX_SHIFT;
         t->count++;
     }
     t->last_key = key;

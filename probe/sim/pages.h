@@ -8,16 +8,18 @@
 
 #include "llcprobe/sim.h"
 
-/* A slot's `frame` is the frame number and, in its top byte, the LLC slice
- * hash of the frame's first byte when the allocator serves a simulator
- * with a linear (XOR) hash: a page's hash and its offset's then give any
- * address's slice without hashing it whole. */
-#define SIM_PT_AUX_SHIFT 56
+/* A slot's `frame` is the frame number and, in the bits from
+ * SIM_PT_AUX_SHIFT up, the LLC set of the frame's first byte when the
+ * allocator serves a simulator whose hash splits at pages (see struct
+ * sim_geo): the page's set and its offset's then give any address's set
+ * without hashing it whole. Frames are < 2^40 (52-bit addresses, 4 KiB
+ * pages). */
+#define SIM_PT_AUX_SHIFT 40
 #define SIM_PT_FRAME_MASK ((1ULL << SIM_PT_AUX_SHIFT) - 1)
 
 struct sim_pt_slot {
     uint64_t key;         /* vpn + 1, 0 = empty slot (open addressing) */
-    uint64_t frame;       /* frame | slice hash << SIM_PT_AUX_SHIFT */
+    uint64_t frame;       /* frame | page set << SIM_PT_AUX_SHIFT */
 };
 
 struct sim_page_table {
@@ -36,7 +38,7 @@ struct llc_sim_pages {
     uint64_t round_keys[4];
     unsigned agents;
     struct sim_page_table *tables;
-    const struct sim_geo *geo;        /* slice hashes in the slots, or NULL */
+    const struct sim_geo *geo;        /* page sets in the slots, or NULL */
 };
 
 static inline size_t sim_pt_slot_of(uint64_t key, size_t cap)
@@ -44,14 +46,17 @@ static inline size_t sim_pt_slot_of(uint64_t key, size_t cap)
     return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (cap - 1);
 }
 
-/* Hint: the slot a later translation of vaddr will probe first. */
-static inline void sim_pages_prefetch(const struct llc_sim_pages *p, unsigned agent, uint64_t vaddr)
+/* Hint: the slot a later translation of vaddr will probe first; returns
+ * its index, which that translation may reuse (sim/path.h). */
+static inline size_t sim_pages_prefetch(const struct llc_sim_pages *p, unsigned agent, uint64_t vaddr)
 {
     const struct sim_page_table *t = &p->tables[agent];
-    __builtin_prefetch(&t->slots[sim_pt_slot_of((vaddr >> p->page_bits) + 1, t->cap)]);
+    const size_t slot = sim_pt_slot_of((vaddr >> p->page_bits) + 1, t->cap);
+    __builtin_prefetch(&t->slots[slot]);
+    return slot;
 }
 
-/* The slot value (frame and hash, < 2^62) of vpn, allocating a frame if
+/* The slot value (frame and page set, < 2^63) of vpn, allocating a frame if
  * new, or a negative error code. */
 int64_t sim_pages_entry(struct llc_sim_pages *p, struct sim_page_table *t, uint64_t vpn);
 

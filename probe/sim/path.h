@@ -57,7 +57,8 @@ struct sim_path {
     struct sim_page_table *pt;
     unsigned page_bits;
     bool page_split;                  /* see struct sim_geo */
-    const uint8_t *off_tab;
+    const uint32_t *off_set;
+    unsigned off_shift;
 };
 
 /* Whether sim has the common geometry the constants above describe. */
@@ -98,7 +99,8 @@ SIM_INLINE struct sim_path path_make(struct llc_sim *sim, unsigned agent, bool f
         .pt = &sim->pages->tables[agent],
         .page_bits = sim->pages->page_bits,
         .page_split = sim->pages->geo != NULL,
-        .off_tab = sim->geo.off_tab,
+        .off_set = sim->geo.off_set,
+        .off_shift = sim->geo.off_shift,
     };
     if (mode != SIM_MODE_NO_L2) {
         p.l2 = &sim->l2[agent];
@@ -129,6 +131,14 @@ SIM_INLINE struct sim_path path_l2_ways(const struct sim_path *p, uint32_t ways)
     return q;
 }
 
+/* p with page_split (and, for 4 KiB pages, the page size) as constants. */
+SIM_INLINE struct sim_path path_page_split(const struct sim_path *p, bool split)
+{
+    struct sim_path q = *p;
+    q.page_split = split;
+    return q;
+}
+
 /* LLC set unit of paddr. */
 SIM_INLINE uint32_t path_set(const struct sim_path *p, uint64_t paddr)
 {
@@ -143,14 +153,18 @@ SIM_INLINE uint32_t path_set(const struct sim_path *p, uint64_t paddr)
     return (slice << p->index_bits) | (uint32_t)((paddr >> p->line_bits) & p->index_mask);
 }
 
-/* Translates vaddr of the agent into *paddr and its LLC set *set. */
-SIM_INLINE int path_translate(const struct sim_path *p, uint64_t vaddr, uint64_t *paddr,
-                              uint32_t *set)
+/* Translates vaddr of the agent into *paddr and its LLC set *set, looking
+ * first in the given slot: any index below the table's capacity is right,
+ * as a slot holding vpn's key is vpn's entry wherever it is, and a miss
+ * takes the full lookup (so an index computed before the table grew costs
+ * time, never correctness; tables never shrink). */
+SIM_INLINE int path_translate_at(const struct sim_path *p, uint64_t vaddr, size_t slot,
+                                 uint64_t *paddr, uint32_t *set)
 {
     struct sim_page_table *t = p->pt;
     const uint64_t vpn = vaddr >> p->page_bits;
     const uint64_t offset = vaddr & ((1ULL << p->page_bits) - 1);
-    const struct sim_pt_slot *s = &t->slots[sim_pt_slot_of(vpn + 1, t->cap)];
+    const struct sim_pt_slot *s = &t->slots[slot];
     uint64_t e = s->frame;
     if (s->key != vpn + 1) {
         const int64_t slow = sim_pages_entry(p->pages, t, vpn);
@@ -160,13 +174,19 @@ SIM_INLINE int path_translate(const struct sim_path *p, uint64_t vaddr, uint64_t
     }
     *paddr = ((e & SIM_PT_FRAME_MASK) << p->page_bits) | offset;
     if (p->page_split) {
-        const uint32_t slice =
-            (uint32_t)(e >> SIM_PT_AUX_SHIFT) ^ p->off_tab[offset >> p->chunk_lo];
-        *set = (slice << p->index_bits) | (uint32_t)((*paddr >> p->line_bits) & p->index_mask);
+        *set = (uint32_t)(e >> SIM_PT_AUX_SHIFT) ^ p->off_set[offset >> p->off_shift];
     } else {
         *set = path_set(p, *paddr);
     }
     return 0;
+}
+
+/* Translates vaddr of the agent into *paddr and its LLC set *set. */
+SIM_INLINE int path_translate(const struct sim_path *p, uint64_t vaddr, uint64_t *paddr,
+                              uint32_t *set)
+{
+    const size_t slot = sim_pt_slot_of((vaddr >> p->page_bits) + 1, p->pt->cap);
+    return path_translate_at(p, vaddr, slot, paddr, set);
 }
 
 /* LLC block layout offsets (sim_cache_init), from the ways. */

@@ -11,6 +11,44 @@
 #define SIM_STREAM_LLC 1
 #define SIM_STREAM_L2_BASE 100
 
+/* Tests only (sim_isa_limit): read when a simulator is created. */
+static enum sim_isa isa_limit = SIM_ISA_AVX512;
+
+void sim_isa_limit(enum sim_isa max)
+{
+    isa_limit = max;
+}
+
+enum sim_isa sim_isa_best(void)
+{
+    enum sim_isa best = SIM_ISA_BASE;
+#ifdef SIM_ISA_VARIANTS
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+        __builtin_cpu_supports("bmi2") &&
+        __builtin_cpu_supports("popcnt"))
+        best = SIM_ISA_AVX2;
+    if (best == SIM_ISA_AVX2 && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
+        best = SIM_ISA_AVX512;
+#endif
+    return best < isa_limit ? best : isa_limit;
+}
+
+sim_batch_fn sim_batch_for(const struct llc_sim *sim)
+{
+    switch (sim_isa_best()) {
+#ifdef SIM_ISA_VARIANTS
+    case SIM_ISA_AVX512:
+        return sim_batch_for_avx512(sim);
+    case SIM_ISA_AVX2:
+        return sim_batch_for_avx2(sim);
+#endif
+    default:
+        return sim_batch_for_base(sim);
+    }
+}
+
 int llc_sim_create(const struct llc_sim_config *c, struct llc_sim **out, char *err, size_t errlen)
 {
     *out = NULL;

@@ -37,18 +37,20 @@ SIM_INLINE void split_prefetch_llc(const struct sim_path *p, const struct sim_l2
 /* Prefetches the page-table slots of addrs[0..n), a chunk before they
  * are translated: a tight loop keeps many of these misses in flight, and
  * the chunk's L2 and LLC passes run while they arrive. */
-SIM_INLINE void split_prefetch_pages(const struct sim_path *p, const uint64_t *addrs, size_t n)
+SIM_INLINE void split_prefetch_pages(const struct sim_path *p, const uint64_t *addrs, size_t n,
+                                     size_t *slot)
 {
     for (size_t i = 0; i < n; i++)
-        sim_pages_prefetch(p->pages, p->agent, addrs[i]);
+        slot[i] = sim_pages_prefetch(p->pages, p->agent, addrs[i]);
 }
 
-/* Lines and LLC sets of addrs[0..n) (virtual unless phys); returns how
- * many are ready and in *rc the error that stopped the rest, if any. Pages
- * are allocated in access order, as single accesses would. */
+/* Lines and LLC sets of addrs[0..n) (virtual unless phys; their
+ * page-table slots from the prefetch in slot); returns how many are ready
+ * and in *rc the error that stopped the rest, if any. Pages are allocated
+ * in access order, as single accesses would. */
 SIM_INLINE size_t split_prepare(const struct sim_path *p, uint64_t reject, bool phys,
-                                const uint64_t *addrs, size_t n, uint64_t *line, uint32_t *set,
-                                int *rc)
+                                const uint64_t *addrs, size_t n, const size_t *slot,
+                                uint64_t *line, uint32_t *set, int *rc)
 {
     for (size_t i = 0; i < n; i++) {
         uint64_t paddr = addrs[i];
@@ -59,7 +61,7 @@ SIM_INLINE size_t split_prepare(const struct sim_path *p, uint64_t reject, bool 
             }
             set[i] = path_set(p, paddr);
         } else {
-            const int r = path_translate(p, paddr, &paddr, &set[i]);
+            const int r = path_translate_at(p, paddr, slot[i], &paddr, &set[i]);
             if (r < 0) {
                 *rc = r;
                 return i;
@@ -76,13 +78,14 @@ SIM_INLINE size_t split_prepare(const struct sim_path *p, uint64_t reject, bool 
  * host's caches. The next chunk's page-table slots (next[0..after)) are
  * prefetched meanwhile, this pass's work hiding their latency. */
 SIM_INLINE size_t split_l2_pass(const struct sim_path *p, const uint64_t *line, const uint32_t *set,
-                                size_t ready, const uint64_t *next, size_t after, uint8_t *out,
-                                struct sim_l2_miss *miss, uint16_t *miss_at)
+                                size_t ready, const uint64_t *next, size_t after,
+                                size_t *next_slot, uint8_t *out, struct sim_l2_miss *miss,
+                                uint16_t *miss_at)
 {
     size_t k = 0;
     for (size_t i = 0; i < ready; i++) {
         if (i < after)
-            sim_pages_prefetch(p->pages, p->agent, next[i]);
+            next_slot[i] = sim_pages_prefetch(p->pages, p->agent, next[i]);
         struct sim_l2_miss *mi = &miss[k];
         if (p->mode == SIM_MODE_NO_L2) {
             *mi = (struct sim_l2_miss){ line[i], set[i], 0, SIM_NO_LINE };
@@ -108,14 +111,27 @@ SIM_INLINE int split_run(struct llc_sim *sim, const struct sim_path *p, const ui
     uint8_t lv[SIM_SPLIT_CHUNK];
     struct sim_l2_miss miss[SIM_SPLIT_CHUNK];
     uint16_t miss_at[SIM_SPLIT_CHUNK];
+    size_t slots[2][SIM_SPLIT_CHUNK];   /* page-table slots: this chunk's, the next's */
     const uint64_t reject = sim->paddr_reject;
     const bool latency = sim->cfg.latency.enabled;
     if (!phys)
-        split_prefetch_pages(p, addrs, n < SIM_SPLIT_CHUNK ? n : SIM_SPLIT_CHUNK);
-    for (size_t done = 0; done < n;) {
+        split_prefetch_pages(p, addrs, n < SIM_SPLIT_CHUNK ? n : SIM_SPLIT_CHUNK, slots[0]);
+    for (size_t done = 0, c = 0; done < n; c ^= 1) {
+        const size_t *slot = slots[c];
+        size_t *next_slot = slots[c ^ 1];
         const size_t m = n - done < SIM_SPLIT_CHUNK ? n - done : SIM_SPLIT_CHUNK;
         int rc = 0;
-        const size_t ready = split_prepare(p, reject, phys, addrs + done, m, line, set, &rc);
+        size_t ready;
+        /* Copies of the loop without per-access mode tests. */
+        if (phys) {
+            ready = split_prepare(p, reject, true, addrs + done, m, slot, line, set, &rc);
+        } else if (p->page_split) {
+            const struct sim_path q = path_page_split(p, true);
+            ready = split_prepare(&q, reject, false, addrs + done, m, slot, line, set, &rc);
+        } else {
+            const struct sim_path q = path_page_split(p, false);
+            ready = split_prepare(&q, reject, false, addrs + done, m, slot, line, set, &rc);
+        }
         /* The next chunk's page-table slots, prefetched during the L2 pass
          * (ready == m == SIM_SPLIT_CHUNK whenever there is a next chunk). */
         const uint64_t *next = addrs + done + m;
@@ -127,12 +143,12 @@ SIM_INLINE int split_run(struct llc_sim *sim, const struct sim_path *p, const ui
         size_t k;
         if (p->fast && p->mode != SIM_MODE_NO_L2 && p->l2w == 16) {
             const struct sim_path q = path_l2_ways(p, 16);
-            k = split_l2_pass(&q, line, set, ready, next, after, out, miss, miss_at);
+            k = split_l2_pass(&q, line, set, ready, next, after, next_slot, out, miss, miss_at);
         } else if (p->fast && p->mode != SIM_MODE_NO_L2) {
             const struct sim_path q = path_l2_ways(p, 8);
-            k = split_l2_pass(&q, line, set, ready, next, after, out, miss, miss_at);
+            k = split_l2_pass(&q, line, set, ready, next, after, next_slot, out, miss, miss_at);
         } else {
-            k = split_l2_pass(p, line, set, ready, next, after, out, miss, miss_at);
+            k = split_l2_pass(p, line, set, ready, next, after, next_slot, out, miss, miss_at);
         }
 
         for (size_t j = 0; j < k; j++) {

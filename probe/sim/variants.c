@@ -1,8 +1,16 @@
 /* Specialised copies of the batch access path: one per (hierarchy mode,
  * LLC policy) for the common geometry (see sim/path.h), and a generic one
- * for every other configuration. */
+ * for every other configuration. sim/variants_avx2.c and
+ * sim/variants_avx512.c include this file again for other instruction
+ * sets, naming its entry point by SIM_ISA. */
 #include "sim/lockstep.h"
 #include "sim/split.h"
+
+#ifndef SIM_ISA
+#define SIM_ISA base
+#endif
+#define SIM_ISA_NAME_(f, isa) f##_##isa
+#define SIM_ISA_NAME(f, isa) SIM_ISA_NAME_(f, isa)
 
 /* Inclusion makes the levels go in step (each L2 geometry its own copy
  * of the loop); otherwise the L2 runs ahead. */
@@ -60,7 +68,7 @@ static const sim_batch_fn fast[4][6] = {
     SIM_MODE_ENTRIES(nine),
 };
 
-sim_batch_fn sim_batch_for(const struct llc_sim *sim)
+sim_batch_fn SIM_ISA_NAME(sim_batch_for, SIM_ISA)(const struct llc_sim *sim)
 {
     return sim_path_fast(sim) ? fast[sim->mode][sim->llc.policy] : generic_batch;
 }

@@ -15,6 +15,7 @@
 
 #ifndef GOLDEN_PRINT
 #include "sim_test_util.h"
+#include "sim/hierarchy.h"
 #else
 #include "llcprobe/common.h"
 #include "llcprobe/sim.h"
@@ -216,18 +217,25 @@ static const uint64_t golden[N_CONFIGS] = {
 #include "golden_digests.inc"
 };
 
+/* Every instruction-set copy of the batch path this host runs. */
 static void test_golden_digests(void **state)
 {
     (void)state;
-    for (unsigned i = 0; i < N_CONFIGS; i++) {
-        struct llc_sim_config c;
-        uint64_t span;
-        config_of(i, &c, &span);
-        const uint64_t h = workload(&c, 5 + i, ACCESSES, span);
-        if (h != golden[i])
-            fail_msg("configuration %u: digest %016llx, expected %016llx", i,
-                     (unsigned long long)h, (unsigned long long)golden[i]);
+    const enum sim_isa best = sim_isa_best();
+    for (int isa = SIM_ISA_BASE; isa <= (int)best; isa++) {
+        sim_isa_limit((enum sim_isa)isa);
+        for (unsigned i = 0; i < N_CONFIGS; i++) {
+            struct llc_sim_config c;
+            uint64_t span;
+            config_of(i, &c, &span);
+            const uint64_t h = workload(&c, 5 + i, ACCESSES, span);
+            if (h != golden[i])
+                fail_msg("configuration %u, instruction set level %d: digest %016llx, "
+                         "expected %016llx", i, isa, (unsigned long long)h,
+                         (unsigned long long)golden[i]);
+        }
     }
+    sim_isa_limit(best);
 }
 
 int main(void)

@@ -1,0 +1,15 @@
+/* Which instruction-set copies of the batch path are built. Includes
+ * nothing, so sim/variants_*.c can read it before choosing their target. */
+#ifndef LLC_SIM_ISA_H
+#define LLC_SIM_ISA_H
+
+/* Copies of the batch path by instruction set (sim/variants*.c): with GCC
+ * on x86-64 also built for AVX2 (+BMI2) and AVX-512 (F, VL, BW), chosen at
+ * run time; elsewhere, or with SIM_PORTABLE, only the base one. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(SIM_PORTABLE)
+#define SIM_ISA_VARIANTS 1
+#endif
+
+enum sim_isa { SIM_ISA_BASE = 0, SIM_ISA_AVX2, SIM_ISA_AVX512 };
+
+#endif
