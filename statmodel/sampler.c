@@ -30,7 +30,7 @@ struct llc_statmodel_sampler {
     unsigned shift;     /* 64 - log2(table size) */
     uint64_t n_watch;
     double log1m_rate;  /* log1p(-rho); 0 means rho = 1 */
-    struct sm_rng rng;
+    struct llc_xoshiro rng;
     struct llc_statmodel_groups *sink;
     /* Group receiving new samples, and where its reference count began. */
     int group;
@@ -95,7 +95,7 @@ int llc_statmodel_sampler_create(const struct llc_statmodel_sampler_config *cfg,
         goto out;
     }
     s->log1m_rate = cfg->rate < 1 ? log1p(-cfg->rate) : 0;
-    sm_rng_seed(&s->rng, cfg->seed);
+    llc_xoshiro_seed(&s->rng, cfg->seed);
     s->sink = sink;
     s->slot_refs = cfg->slot_refs;
     s->group = 0;

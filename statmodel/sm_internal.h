@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "llcprobe/rng.h"
 #include "llcprobe/statmodel.h"
 
 /* Histogram storage: pages of 32 buckets, allocated on first use. An
@@ -67,48 +68,10 @@ int sm_statcache_curve(const struct llc_statmodel_model *m, enum llc_statmodel_c
 void sm_point_finish(const struct llc_statmodel_model *m, double lines, double r_total,
                      struct llc_statmodel_point *out);
 
-/* xoshiro256** seeded through splitmix64: small, fast, reproducible. */
-struct sm_rng {
-    uint64_t s[4];
-};
-
-static inline uint64_t sm_splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static inline void sm_rng_seed(struct sm_rng *r, uint64_t seed)
-{
-    for (int i = 0; i < 4; i++)
-        r->s[i] = sm_splitmix64(&seed);
-}
-
-static inline uint64_t sm_rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-static inline uint64_t sm_rng_next(struct sm_rng *r)
-{
-    uint64_t *s = r->s;
-    const uint64_t result = sm_rotl(s[1] * 5, 7) * 9;
-    const uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = sm_rotl(s[3], 45);
-    return result;
-}
-
 /* Uniform on (0, 1]: never 0, so log() is finite. */
-static inline double sm_rng_open0(struct sm_rng *r)
+static inline double sm_rng_open0(struct llc_xoshiro *r)
 {
-    return (double)((sm_rng_next(r) >> 11) + 1) * 0x1.0p-53;
+    return (double)((llc_xoshiro_next(r) >> 11) + 1) * 0x1.0p-53;
 }
 
 #endif

@@ -5,16 +5,15 @@
 
 #include <stdint.h>
 
+#include "llcprobe/rng.h"
+
 struct sim_rng {
     uint64_t state;
 };
 
 static inline uint64_t sim_rng_next(struct sim_rng *r)
 {
-    uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return llc_splitmix_next(&r->state);
 }
 
 /* Independent stream number `stream` of a seed, so that enabling one
@@ -35,7 +34,7 @@ static inline uint32_t sim_rng_below(struct sim_rng *r, uint32_t n)
 /* Uniform in [0, 1). */
 static inline double sim_rng_unit(struct sim_rng *r)
 {
-    return (double)(sim_rng_next(r) >> 11) * 0x1.0p-53;
+    return llc_rng_unit(sim_rng_next(r));
 }
 
 #endif
