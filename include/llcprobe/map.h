@@ -134,6 +134,13 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
 int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64_t *accesses,
                       uint64_t *misses);
 
+/* The occupancy search of `sample` and `calibrate`: from the next
+ * measure() on, the probe issues probe_rate accesses per simulated ns
+ * (0 = keep the rate) and walks llc_walk[u] LLC lines (1..ways) in unit u
+ * (plus the L2's share on a victim LLC); llc_walk NULL = the full walk
+ * again. -EINVAL if b is not a sim backend or an argument is out of range. */
+int llc_map_sim_probe_set(struct llc_map_backend *b, double probe_rate, const uint8_t *llc_walk);
+
 /* Starts the ground-truth average afresh (per-interval truth in `sample`). */
 int llc_map_sim_truth_reset(struct llc_map_backend *b);
 

@@ -166,8 +166,8 @@ static json_t *num(double v)
 
 static int write_outputs(const struct map_opts *o, const struct sample_run *s, const struct llc_map_backend *b,
                          const char *machine, const char *target, const uint32_t *units, size_t n,
-                         const struct interval *iv, size_t count, const struct interval *tot, char *err,
-                         size_t errlen)
+                         const struct interval *iv, size_t count, const struct interval *tot, const double *occ_raw,
+                         const double *occ_lines, char *err, size_t errlen)
 {
     char path[4200];
     json_t *doc = llc_json_doc_new("llcprobe-sample", 1), *sets = json_array(), *series = json_array();
@@ -192,22 +192,33 @@ static int write_outputs(const struct map_opts *o, const struct sample_run *s, c
     const char *headline = s->method == SAMPLE_GAUSSIAN ? "stratified" : "scale_up";
     int bad = !doc || !sets || !series ||
               json_object_update_new(
-                  doc, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:i, s:o, s:o, s:s?, s:o}", "machine",
+                  doc, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:i, s:o, s:o, s:s?, s:s?, s:o}", "machine",
                                  machine, "target", target, "backend", b->name, "method",
                                  method_names[s->method], "headline", headline, "seed", (json_int_t)o->seed,
                                  "rate", o->rate, "interval_s", s->interval, "sets_total",
                                  (int)llc_map_units(&b->geo), "sets", sets, "intervals", series, "calibration",
-                                 s->have_calib ? s->calib.machine : NULL,
+                                 s->have_calib ? s->calib_path : NULL, "occupancy_estimator",
+                                 s->have_calib ? "walk-length search, calibrated" : NULL,
                                  "calibration_curve", json_null())) < 0;
     if (bad) {
         json_decref(doc);
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     }
     if (s->have_calib) {
-        json_t *c = json_array();
+        /* What the occupancy came from: the calibration's machine and
+         * search, and each sampled set's raw estimate and lines. */
+        json_t *c = json_array(), *raw = json_array(), *held = json_array();
         for (size_t k = 0; c && k < s->calib.nk; k++)
-            json_array_append_new(c, json_real(s->calib.misses_per_set_s[k]));
+            json_array_append_new(c, json_real(s->calib.search_estimate[k]));
+        for (size_t i = 0; raw && held && i < n; i++) {
+            json_array_append_new(raw, json_real(occ_raw[i]));
+            json_array_append_new(held, json_real(occ_lines[i]));
+        }
         json_object_set_new(doc, "calibration_curve", c);
+        json_object_set_new(doc, "occupancy_search",
+                            json_pack("{s:s, s:f, s:i, s:f, s:o, s:o}", "calibration_machine", s->calib.machine,
+                                      "cycle_s", s->calib.search_cycle_s, "cycles", (int)s->calib.search_cycles,
+                                      "threshold", s->calib.search_threshold, "raw_estimate", raw, "lines", held));
     }
     snprintf(path, sizeof(path), "%s.sample.json", o->out_prefix);
     int rc = llc_json_write_atomic(path, doc, err, errlen);
@@ -267,11 +278,11 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
     const uint32_t all = llc_map_units(&b->geo);
     struct interval *iv = calloc(s->intervals, sizeof(*iv));
     double *x = malloc(all * sizeof(double)), *lines = malloc(all * sizeof(double)),
-           *occ = malloc(all * sizeof(double));
+           *occ = malloc(all * sizeof(double)), *occ_raw = malloc(all * sizeof(double));
     uint64_t *tmiss = calloc(2 * (size_t)all, sizeof(uint64_t));
     struct llc_map_result *r = NULL;
     int status = LLC_EXIT_FAIL;
-    if (!iv || !x || !lines || !occ || !tmiss) {
+    if (!iv || !x || !lines || !occ || !occ_raw || !tmiss) {
         llc_cli_fail(o->cmd, "out of memory");
         goto out;
     }
@@ -279,20 +290,13 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         goto out;
     status = LLC_EXIT_FAIL;
     if (s->have_calib) {
-        /* The curve is misses per set per second at one per-set probe rate
-         * on one geometry: another LLC makes it meaningless, another probe
-         * rate scales it (a foreign line costs W misses only while the
-         * probe is fast enough to evict it). */
+        /* The search's curve belongs to one geometry; the search runs at
+         * the calibration's own pace, whatever --rate the sampling uses. */
         if (s->calib.units != all || s->calib.ways != b->geo.llc_ways) {
             llc_cli_fail(o->cmd, "--calibration: the calibration is for %u sets x %u ways, this LLC has %u x %u",
                          s->calib.units, s->calib.ways, all, b->geo.llc_ways);
             goto out;
         }
-        const double mine = o->rate / (double)(n ? n : 1), theirs = s->calib.rate / s->calib.probed;
-        if (fabs(mine / theirs - 1) > 0.01)
-            llc_cli_warn(o->quiet, "--calibration: calibrated at %.3g probe accesses per set per second, sampling at "
-                                   "%.3g: the occupancy estimate assumes the same rate",
-                         theirs, mine);
     }
     const bool sim_truth = want_truth && llc_map_sim_truth(b, NULL, tmiss, NULL) == 0;
     if (sim_truth)
@@ -324,7 +328,6 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         for (size_t k = 0; k < n; k++) {
             x[k] = (double)r->misses[units[k]];
             v->sampled += x[k];
-            lines[k] = s->have_calib ? llc_calib_lines(&s->calib, x[k] / s->interval) : 0;
         }
         llc_fit_scale_up(x, n, all, &v->scale_up, NULL, 0);
         v->stratified = v->ratio = NAN;
@@ -336,12 +339,6 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         }
         if (s->method == SAMPLE_GLOBAL)
             v->stratified = v->ratio = v->scale_up;
-        if (s->have_calib) {
-            if (sel && llc_fit_estimate(sel, lines, &est, s->err, sizeof(s->err)) == 0)
-                v->occ_lines = est.stratified;
-            else
-                llc_fit_scale_up(lines, n, all, &v->occ_lines, NULL, 0);
-        }
         v->true_occ_lines = v->true_target_misses = NAN;
         if (sim_truth) {
             llc_map_sim_truth(b, occ, NULL, tmiss + all);
@@ -372,10 +369,39 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         llc_cli_fail(o->cmd, "no interval was measured (the target ended or a signal came first)");
         goto out;
     }
-    /* Occupancy is a level, not a count: its total is the mean over intervals. */
-    tot.occ_lines /= (double)count;
+    /* Occupancy is a level, not a count: its total is the mean over
+     * intervals, or the occupancy search's figures when it runs. */
+    tot.occ_lines = NAN;
     tot.true_occ_lines /= (double)count;
-    if (write_outputs(o, s, b, machine, target, units, n, iv, count, &tot, s->err, sizeof(s->err)) < 0) {
+    if (s->have_calib) {
+        if (sim_truth)
+            llc_map_sim_truth_reset(b);
+        if (!o->quiet)
+            fprintf(stderr, "llcprobe: sample: occupancy: walk-length search in %zu sets (a probe line every %g s, "
+                            "%u walks per step, miss-ratio threshold %g)\n",
+                    n, s->calib.search_cycle_s, s->calib.search_cycles, s->calib.search_threshold);
+        const struct llc_occ_params op = {.cycle_s = s->calib.search_cycle_s, .cycles = s->calib.search_cycles,
+                                          .threshold = s->calib.search_threshold};
+        if (llc_occ_search(b, units, n, &op, o->rate, stop, occ_raw, s->err, sizeof(s->err)) < 0) {
+            llc_cli_fail(o->cmd, "occupancy: %s", s->err);
+            goto out;
+        }
+        for (size_t k = 0; k < n; k++)
+            lines[k] = llc_calib_lines(&s->calib, occ_raw[k]);
+        struct llc_fit_estimates est;
+        if (sel && llc_fit_estimate(sel, lines, &est, s->err, sizeof(s->err)) == 0)
+            tot.occ_lines = est.stratified;
+        else
+            llc_fit_scale_up(lines, n, all, &tot.occ_lines, NULL, 0);
+        if (sim_truth) {
+            llc_map_sim_truth(b, occ, NULL, NULL);
+            tot.true_occ_lines = 0;
+            for (uint32_t u = 0; u < all; u++)
+                tot.true_occ_lines += occ[u];
+        }
+    }
+    if (write_outputs(o, s, b, machine, target, units, n, iv, count, &tot, occ_raw, lines, s->err, sizeof(s->err)) <
+        0) {
         llc_cli_fail(o->cmd, "%s", s->err);
         goto out;
     }
@@ -391,8 +417,9 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
            method_names[s->method], n, count, s->interval, sel ? "stratified" : "scale-up",
            sel ? tot.stratified : tot.scale_up, tot.scale_up, tot.stratified, tot.ratio);
     if (s->have_calib)
-        printf("; occupancy %.0f lines = %.0f KiB = %.2f%% of the LLC", tot.occ_lines,
-               tot.occ_lines * b->geo.line_size / 1024, 100 * tot.occ_lines / llc_lines);
+        printf("; occupancy %.0f lines = %.0f KiB = %.2f%% of the LLC (walk-length search, calibration %s)",
+               tot.occ_lines, tot.occ_lines * b->geo.line_size / 1024, 100 * tot.occ_lines / llc_lines,
+               s->calib_path);
     if (sim_truth)
         printf("; true occupancy %.0f lines = %.2f%% of the LLC", tot.true_occ_lines,
                100 * tot.true_occ_lines / llc_lines);
@@ -406,6 +433,7 @@ out:
     free(x);
     free(lines);
     free(occ);
+    free(occ_raw);
     free(tmiss);
     return status;
 }

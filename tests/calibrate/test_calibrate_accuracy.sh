@@ -3,13 +3,11 @@
 # --calibration` estimates, against the simulator's true occupancy of the
 # target, over a suite of synthetic workloads of different footprints and
 # shapes on both presets; mean absolute error must be under 10% of the LLC.
-# 25 random sets per run (the per-set probe rate of Gaussian-25 and of the
-# calibration; the in-run map of --gaussian25 would take minutes here).
-# Measured 2026-11 with the default touch rate: MAE 22.2% of the LLC over
-# both presets (intel8 37.3%, --gaussian25 39.1%; amd32 7.2%, only because
-# its true occupancies are small): the estimate stays near 1% of the LLC
-# (amd32: 0.5%) for every footprint, 512 KiB to 24 MiB, because at a fixed
-# access rate the probe sees the same rate of lines entering each set.
+# 25 random sets per run (the in-run map of --gaussian25 would take
+# minutes here). The estimator is the walk-length search (probe/cmd/
+# sample_occ.c); the old one inverted the fast probe's miss rate, which
+# grows with how often lines enter a set, not how many stay, and reached
+# an MAE of 22.2% of the LLC here (intel8 37.3%).
 set -u
 bin=$1
 tmp=$(mktemp -d)
