@@ -172,10 +172,11 @@ gnuplot -e "set terminal pngcairo size 900,500; set output '$out/eval-sampling.p
   || echo "# no PNG (gnuplot failed)" >&2
 echo "# plot: $out/eval-sampling.png" >&2
 cat "$out/headline.txt"
-# Occupancy: one calibration per preset (llcprobe calibrate, default touch
-# rate), then `sample --random 25 --calibration` per workload (25 sets: the
-# per-set probe rate of the calibration and of Gaussian-25) against the
-# simulator's true occupancy; MAE in % of the LLC over workloads x presets.
+# Occupancy: one calibration per preset (llcprobe calibrate: the
+# walk-length search against a co-runner holding k lines), then `sample
+# --random 25 --calibration` per workload against the simulator's true
+# occupancy over the search; MAE in % of the LLC over workloads x presets.
+# A trace shorter than the search shrinks its cycle (sample warns).
 for preset in "${presets[@]}"; do
   [ -s "$out/$preset.calib.json" ] || "$bin" calibrate --backend sim --preset "$preset" -o "$out/$preset" -q >/dev/null
   for w in "${workloads[@]}"; do

@@ -9,6 +9,7 @@
 
 #include "cmd/fit_plot.h"
 #include "cmd/sample_out.h"
+#include "llcprobe/trace.h"
 #include "util/atomic_file.h"
 #include "util/cli.h"
 
@@ -159,6 +160,36 @@ static int choose(const struct map_opts *o, struct sample_run *s, struct llc_map
     return status;
 }
 
+/* A simulated trace ends, and the search needs the target running: its
+ * cycle shrinks to fit what is left of the trace (the in-run map and the
+ * intervals have used their dwells of it). Returns the cycle to use. */
+static double fit_search_to_trace(const struct map_opts *o, const struct sample_run *s, unsigned ways, size_t count,
+                                  bool in_run_map)
+{
+    double cycle = s->calib.search_cycle_s;
+    struct llc_trace_reader *r;
+    char err[LLC_ERRLEN];
+    if (!o->trace || llc_trace_reader_open(o->trace, &r, err, sizeof(err)) < 0)
+        return cycle;
+    const struct llc_trace_info *info = llc_trace_reader_info(r);
+    const double accesses = (double)(info->n_load + info->n_store + info->n_modify);
+    llc_trace_reader_close(r);
+    unsigned steps = 0;
+    while ((1u << steps) < ways + 1)
+        steps++;
+    /* 0.95: records spanning two lines make a few more accesses. */
+    const double used = (double)count * s->interval + (in_run_map ? o->dwell_s * o->sweeps : 0);
+    const double left = 0.95 * accesses / (o->target_rate * 1e9) - used;
+    const double fit = left / (steps * (s->calib.search_cycles + 2.0));
+    if (fit < cycle) {
+        llc_cli_warn(o->quiet, "occupancy: the trace leaves %.3g s of target time: the search cycle shrinks from "
+                               "%g s to %.3g s (a shorter cycle sees only the lines the target revisits sooner)",
+                     left > 0 ? left : 0, cycle, fit > 0 ? fit : 0);
+        cycle = fit;
+    }
+    return cycle;
+}
+
 static json_t *num(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
@@ -167,7 +198,7 @@ static json_t *num(double v)
 static int write_outputs(const struct map_opts *o, const struct sample_run *s, const struct llc_map_backend *b,
                          const char *machine, const char *target, const uint32_t *units, size_t n,
                          const struct interval *iv, size_t count, const struct interval *tot, const double *occ_raw,
-                         const double *occ_lines, char *err, size_t errlen)
+                         const double *occ_lines, double search_cycle, char *err, size_t errlen)
 {
     char path[4200];
     json_t *doc = llc_json_doc_new("llcprobe-sample", 1), *sets = json_array(), *series = json_array();
@@ -217,7 +248,7 @@ static int write_outputs(const struct map_opts *o, const struct sample_run *s, c
         json_object_set_new(doc, "calibration_curve", c);
         json_object_set_new(doc, "occupancy_search",
                             json_pack("{s:s, s:f, s:i, s:f, s:o, s:o}", "calibration_machine", s->calib.machine,
-                                      "cycle_s", s->calib.search_cycle_s, "cycles", (int)s->calib.search_cycles,
+                                      "cycle_s", search_cycle, "cycles", (int)s->calib.search_cycles,
                                       "threshold", s->calib.search_threshold, "raw_estimate", raw, "lines", held));
     }
     snprintf(path, sizeof(path), "%s.sample.json", o->out_prefix);
@@ -281,6 +312,7 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
            *occ = malloc(all * sizeof(double)), *occ_raw = malloc(all * sizeof(double));
     uint64_t *tmiss = calloc(2 * (size_t)all, sizeof(uint64_t));
     struct llc_map_result *r = NULL;
+    double search_cycle = NAN;
     int status = LLC_EXIT_FAIL;
     if (!iv || !x || !lines || !occ || !occ_raw || !tmiss) {
         llc_cli_fail(o->cmd, "out of memory");
@@ -377,11 +409,18 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         if (sim_truth)
             llc_map_sim_truth_reset(b);
         if (!o->quiet)
-            fprintf(stderr, "llcprobe: sample: occupancy: walk-length search in %zu sets (a probe line every %g s, "
-                            "%u walks per step, miss-ratio threshold %g)\n",
+            fprintf(stderr, "llcprobe: sample: occupancy: walk-length search in %zu sets (W probe accesses per set "
+                            "every %g s, %u measured cycles per step, miss-ratio threshold %g)\n",
                     n, s->calib.search_cycle_s, s->calib.search_cycles, s->calib.search_threshold);
-        const struct llc_occ_params op = {.cycle_s = s->calib.search_cycle_s, .cycles = s->calib.search_cycles,
-                                          .threshold = s->calib.search_threshold};
+        const struct llc_occ_params op = {
+            .cycle_s = fit_search_to_trace(o, s, b->geo.llc_ways, count, s->method == SAMPLE_GAUSSIAN && !s->fitfile),
+            .cycles = s->calib.search_cycles, .threshold = s->calib.search_threshold};
+        if (!(op.cycle_s > 0)) {
+            llc_cli_fail(o->cmd, "occupancy: the trace ends before the search could run (fewer intervals or a "
+                                 "longer trace)");
+            goto out;
+        }
+        search_cycle = op.cycle_s;
         if (llc_occ_search(b, units, n, &op, o->rate, stop, occ_raw, s->err, sizeof(s->err)) < 0) {
             llc_cli_fail(o->cmd, "occupancy: %s", s->err);
             goto out;
@@ -400,7 +439,7 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
                 tot.true_occ_lines += occ[u];
         }
     }
-    if (write_outputs(o, s, b, machine, target, units, n, iv, count, &tot, occ_raw, lines, s->err, sizeof(s->err)) <
+    if (write_outputs(o, s, b, machine, target, units, n, iv, count, &tot, occ_raw, lines, search_cycle, s->err, sizeof(s->err)) <
         0) {
         llc_cli_fail(o->cmd, "%s", s->err);
         goto out;
