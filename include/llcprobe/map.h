@@ -86,6 +86,10 @@ struct llc_map_backend {
     char walk_check[LLC_MAP_TEXT_LEN];   /* the idle-walk verification */
     char calibration[LLC_MAP_TEXT_LEN];  /* threshold or event, as text */
     char warning[LLC_MAP_TEXT_LEN];      /* e.g. small-page fallback; "" if none */
+    /* The page size the target's memory is mapped with ("4K", "2M"), ""
+     * when unknown (a launched program): with small pages its per-set
+     * structure belongs to one run (spec gaussian-sampling.md §5a). */
+    char target_pages[16];
 };
 
 /* Releases a backend made by one of the constructors (NULL is fine). */

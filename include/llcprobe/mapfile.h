@@ -30,6 +30,7 @@
 struct llc_mapfile {
     char *path;
     char *machine, *target;
+    char *page_size;            /* the target's pages: "4K", "2M", "unknown" (also when not recorded) */
     char *backend;              /* "sim", "timing", "pmu" */
     char *policy;               /* LLC policy (sim), NULL if not recorded */
     struct llc_map_geometry geo;

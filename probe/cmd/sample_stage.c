@@ -76,7 +76,8 @@ static int in_run_fit(const struct map_opts *o, struct sample_run *s, struct llc
     fo.quiet = o->quiet;
     const struct fit_cmd_input in = {.x = x, .excluded = excl, .n = units, .sweep1 = sw1, .sweep2 = sw2,
                                      .raw_counts = true, .geo = &b->geo, .source = path, .target = target,
-                                     .machine = machine, .page_size = "unknown"};
+                                     .machine = machine,
+                                     .page_size = b->target_pages[0] ? b->target_pages : "unknown"};
     status = llc_fit_cmd_run(o->cmd, &fo, &in, sel);
     free(sw1);
 out:

@@ -424,6 +424,7 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     s->pub.ctx = s;
     s->pub.name = "sim";
     s->pub.all_at_once = true;
+    snprintf(s->pub.target_pages, sizeof(s->pub.target_pages), "%s", cfg->page_size == (2u << 20) ? "2M" : "4K");
     s->units = llc_map_units(g);
     s->pub.walk = llc_map_walk_length(g, 1);
     /* The co-runner's lines follow the probe's in the same congruence
