@@ -19,6 +19,7 @@ static const char *const method_names[] = {"gaussian", "random", "continuous", "
 struct interval {
     double t0, t1;
     double scale_up, stratified, ratio, sampled;  /* probe misses */
+    double probe_accesses;                        /* the overhead: what the probe issued */
     double occ_lines;                             /* NaN without a calibration */
     double true_occ_lines, true_target_misses;    /* NaN off the simulator */
 };
@@ -208,14 +209,14 @@ static int write_outputs(const struct map_opts *o, const struct sample_run *s, c
     const double llc_lines = (double)llc_map_units(&b->geo) * b->geo.llc_ways;
     for (size_t i = 0; series && i <= count; i++) {
         const struct interval *v = i < count ? &iv[i] : tot;
-        json_t *e = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "t_start", num(v->t0),
+        json_t *e = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "t_start", num(v->t0),
                               "t_end", num(v->t1), "sampled_misses", num(v->sampled), "scale_up", num(v->scale_up),
                               "stratified", num(v->stratified), "ratio", num(v->ratio), "occupancy_lines",
                               num(v->occ_lines), "occupancy_bytes", num(v->occ_lines * b->geo.line_size),
                               "occupancy_pct_llc", num(100 * v->occ_lines / llc_lines), "true_occupancy_lines",
                               num(v->true_occ_lines), "true_occupancy_pct_llc",
                               num(100 * v->true_occ_lines / llc_lines), "true_target_misses",
-                              num(v->true_target_misses));
+                              num(v->true_target_misses), "probe_accesses", num(v->probe_accesses));
         if (i == count)
             json_object_set_new(doc, "total", e);
         else
@@ -361,6 +362,7 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         for (size_t k = 0; k < n; k++) {
             x[k] = (double)r->misses[units[k]];
             v->sampled += x[k];
+            v->probe_accesses += (double)r->accesses[units[k]];
         }
         llc_fit_scale_up(x, n, all, &v->scale_up, NULL, 0);
         v->stratified = v->ratio = NAN;
@@ -385,6 +387,7 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         }
         tot.t1 = v->t1;
         tot.sampled += v->sampled;
+        tot.probe_accesses += v->probe_accesses;
         tot.scale_up += v->scale_up;
         tot.stratified += v->stratified;
         tot.ratio += v->ratio;
