@@ -57,18 +57,25 @@ static void usage(FILE *out)
             "Runs a calibration co-runner that holds exactly k congruent lines in each probed\n"
             "set, touching each held line --touch-rate times per second, for k = 0..ways, and\n"
             "records the probe's misses per set per second at each k. Writes PREFIX.calib.json\n"
-            "(format llcprobe-calibration v1, read by 'llcprobe sample --calibration'),\n"
-            "PREFIX.calib.csv (k, mean, sd, min, max over the probed sets) and\n"
-            "PREFIX.calib.png, and prints the curve.\n\n"
-            "The probe sees how often foreign lines enter a set rather than how many stay:\n"
-            "misses grow with k x touch rate, so the curve converts misses into lines only\n"
-            "for targets whose lines are touched about as often as the co-runner's.\n\n"
+            "(format llcprobe-calibration v2, read by 'llcprobe sample --calibration'),\n"
+            "PREFIX.calib.csv (k, then mean, sd, min, max over the probed sets of both curves)\n"
+            "and PREFIX.calib.png, and prints the curves.\n\n"
+            "At each k it also runs the occupancy estimator of 'sample --calibration', a\n"
+            "walk-length search: a slow probe walks w of the W ways of each probed set and the\n"
+            "longest w that still hits leaves W - w lines to the others; the mean raw estimate\n"
+            "against k is the curve 'sample' inverts. (The fast probe's misses are recorded\n"
+            "too, but they grow with k x touch rate: how often lines enter a set, not how many\n"
+            "stay, so they are not inverted.)\n\n"
             "calibration:\n"
             "  --touch-rate R     co-runner touches per held line per second (simulated\n"
             "                     seconds for sim; default: per-set probe rate / (2 ways^2),\n"
             "                     the fastest that keeps the curve below half the probe rate)\n"
             "  --probed N         sets probed together (default %d: the same per-set probe\n"
             "                     rate as 'sample --gaussian25' at the same --rate)\n"
+            "  --search-cycle S   occupancy search: seconds for W probe accesses in a set\n"
+            "                     (default %g; must outlast the target's revisits of its lines)\n"
+            "  --search-walks N   measured cycles per search step, after 2 warm ones (default %u)\n"
+            "  --search-threshold Q  miss ratio above which a walk no longer fits (default %g)\n"
             "  --dwell S          seconds per k (default 0.002 sim); --rate R probe accesses\n"
             "                     per second over all probed sets (sim default 1e8)\n"
             "  --preset, --policy, --seed, --backend, -o PREFIX (default 'calibration'), -q\n"
@@ -78,7 +85,7 @@ static void usage(FILE *out)
             "cannot show contention); the hardware co-runner is not written yet, so past the\n"
             "self-test they stop with that reason.\n\n"
             "exit status: 0 ok, 1 failure or refusal, 2 bad usage.\n",
-            DEFAULT_PROBED);
+            DEFAULT_PROBED, LLC_OCC_DEFAULT_CYCLE, LLC_OCC_DEFAULT_CYCLES, LLC_OCC_DEFAULT_THRESHOLD);
 }
 
 enum { X_TOUCH = 512, X_PROBED, X_CYCLE, X_CYCLES, X_THRESHOLD };
