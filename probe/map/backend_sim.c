@@ -376,9 +376,22 @@ int llc_map_sim_probe_set(struct llc_map_backend *b, double probe_rate, const ui
         s->llc_walk = NULL;
         return 0;
     }
-    if (!s->llc_walk && !(s->llc_walk = malloc(s->units)))
-        return -ENOMEM;
-    memcpy(s->llc_walk, llc_walk, s->units);
+    if (!s->llc_walk) {
+        if (!(s->llc_walk = malloc(s->units)))
+            return -ENOMEM;
+        memset(s->llc_walk, (int)b->geo.llc_ways, s->units);
+    }
+    /* Lines the probe stops walking are flushed (clflush on hardware): left
+     * in place they would hold ways, and an RRIP policy keeps such recently
+     * hit lines over the newcomers a shorter walk needs. The L2's share is
+     * taken at its largest (one unit per L2 set). */
+    struct llc_sim *sim = llc_simrun_sim(s->run);
+    const unsigned l2 = s->pub.walk - b->geo.llc_ways;
+    for (uint32_t u = 0; u < s->units; u++) {
+        for (unsigned c = l2 + llc_walk[u]; c < l2 + s->llc_walk[u]; c++)
+            llc_sim_flush_line(sim, s->lines[(size_t)u * s->lines_per_unit + c]);
+        s->llc_walk[u] = llc_walk[u];
+    }
     return 0;
 }
 
