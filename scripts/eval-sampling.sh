@@ -126,6 +126,14 @@ def stratified(sel, x):
             nb = g + 1 if g < centre else g - 1
             pi[nb] += pi[g]; pi[g] = 0
             if not groups[nb]: groups[nb] = []
+    # nothing at the centre either: its weight goes to the nearest stratum
+    # with units, the lower one on a tie (as fit/estimate.c, which sample uses)
+    if not groups[centre] and pi[centre] > 0:
+        for d in range(1, cnt):
+            nb = [g for g in (centre - d, centre + d) if 0 <= g < cnt and groups[g]]
+            if nb:
+                pi[nb[0]] += pi[centre]; pi[centre] = 0
+                break
     tot = 0.0
     for g in range(cnt):
         if pi[g] > 0:
