@@ -86,6 +86,10 @@ struct llc_map_backend {
     char walk_check[LLC_MAP_TEXT_LEN];   /* the idle-walk verification */
     char calibration[LLC_MAP_TEXT_LEN];  /* threshold or event, as text */
     char warning[LLC_MAP_TEXT_LEN];      /* e.g. small-page fallback; "" if none */
+    /* The page size the target's memory is mapped with ("4K", "2M"), ""
+     * when unknown (a launched program): with small pages its per-set
+     * structure belongs to one run (spec gaussian-sampling.md §5a). */
+    char target_pages[16];
 };
 
 /* Releases a backend made by one of the constructors (NULL is fine). */
@@ -133,6 +137,13 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
  * -EINVAL if b is not a sim backend. */
 int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64_t *accesses,
                       uint64_t *misses);
+
+/* The occupancy search of `sample` and `calibrate`: from the next
+ * measure() on, the probe issues probe_rate accesses per simulated ns
+ * (0 = keep the rate) and walks llc_walk[u] LLC lines (1..ways) in unit u
+ * (plus the L2's share on a victim LLC); llc_walk NULL = the full walk
+ * again. -EINVAL if b is not a sim backend or an argument is out of range. */
+int llc_map_sim_probe_set(struct llc_map_backend *b, double probe_rate, const uint8_t *llc_walk);
 
 /* Starts the ground-truth average afresh (per-interval truth in `sample`). */
 int llc_map_sim_truth_reset(struct llc_map_backend *b);

@@ -30,6 +30,7 @@
 struct llc_mapfile {
     char *path;
     char *machine, *target;
+    char *page_size;            /* the target's pages: "4K", "2M", "unknown" (also when not recorded) */
     char *backend;              /* "sim", "timing", "pmu" */
     char *policy;               /* LLC policy (sim), NULL if not recorded */
     struct llc_map_geometry geo;
@@ -89,11 +90,16 @@ void llc_fitfile_free(struct llc_fitfile *f);
 /* ---- calibrations (llcprobe calibrate) ------------------------------------ */
 
 #define LLC_CALIBFILE_FORMAT "llcprobe-calibration"
-#define LLC_CALIBFILE_VERSION 1
+#define LLC_CALIBFILE_VERSION 2
 #define LLC_CALIB_MAX_K 65
 
-/* Probe misses per set per second against k lines held by a co-runner in
- * every probed set, measured with the probe at `rate` over `probed` sets. */
+/* A co-runner holds k congruent lines in every probed set, k = 0..ways.
+ * Two curves against k: the fast probe's misses per set per second (at
+ * `rate` over `probed` sets; it grows with how often lines enter a set,
+ * so it is kept as data, not inverted), and the mean raw estimate of the
+ * walk-length occupancy search (ways - longest walk that still hits),
+ * measured with the search parameters recorded here, which `sample`
+ * inverts into lines. */
 struct llc_calib {
     char machine[256];
     unsigned ways, line_size;
@@ -103,13 +109,18 @@ struct llc_calib {
     double touch_rate;          /* co-runner touches per held line per second */
     size_t nk;                  /* k = 0..nk-1 */
     double misses_per_set_s[LLC_CALIB_MAX_K];
+    /* the walk-length search */
+    double search_cycle_s;      /* seconds between visits of a probe line */
+    unsigned search_cycles;     /* measured walks per step */
+    double search_threshold;    /* miss ratio above which a walk does not fit */
+    double search_estimate[LLC_CALIB_MAX_K]; /* mean raw estimate at k */
 };
 
 int llc_calib_write(const char *path, const struct llc_calib *c, char *err, size_t errlen);
 int llc_calib_read(const char *path, struct llc_calib *c, char *err, size_t errlen);
-/* Lines held in a set whose probe sees misses_per_s, by linear
- * interpolation of the curve made monotone (running maximum); clamped to
- * 0..nk-1. */
-double llc_calib_lines(const struct llc_calib *c, double misses_per_s);
+/* Lines held in a set whose walk-length search gave the raw estimate e, by
+ * linear interpolation of the search_estimate curve made monotone (running
+ * maximum); clamped to 0..nk-1. */
+double llc_calib_lines(const struct llc_calib *c, double e);
 
 #endif

@@ -128,6 +128,11 @@ struct llc_simrun_agent_state {
 int llc_simrun_agent_state(const struct llc_simrun *r, unsigned agent,
                            struct llc_simrun_agent_state *out);
 
+/* Changes an agent's rate from now on (accesses per tick, > 0): its next
+ * access is issued one new period after the shared clock, the following
+ * ones a period apart. -EINVAL for a bad agent or rate. */
+int llc_simrun_set_rate(struct llc_simrun *r, unsigned agent, double rate);
+
 /* Counted (target) accesses, all accesses, and the shared clock in ticks
  * (time of the latest access issued). */
 uint64_t llc_simrun_counted(const struct llc_simrun *r);

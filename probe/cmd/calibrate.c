@@ -13,6 +13,7 @@
 #include "cmd/fit_plot.h"
 #include "util/plot.h"
 #include "cmd/map_opts.h"
+#include "cmd/sample_out.h"
 #include "llcprobe/common.h"
 #include "llcprobe/mapfile.h"
 #include "util/atomic_file.h"
@@ -43,6 +44,8 @@ struct calib_run {
     struct llc_map_geometry geo;
     uint32_t *units;          /* the probed sets */
     double *per_set;          /* [(ways + 1) * probed]: misses per set per second */
+    double *estimate;         /* [(ways + 1) * probed]: raw walk-length search estimate */
+    struct llc_occ_params search;
     char machine[256];
     double rate;
 };
@@ -55,18 +58,25 @@ static void usage(FILE *out)
             "Runs a calibration co-runner that holds exactly k congruent lines in each probed\n"
             "set, touching each held line --touch-rate times per second, for k = 0..ways, and\n"
             "records the probe's misses per set per second at each k. Writes PREFIX.calib.json\n"
-            "(format llcprobe-calibration v1, read by 'llcprobe sample --calibration'),\n"
-            "PREFIX.calib.csv (k, mean, sd, min, max over the probed sets) and\n"
-            "PREFIX.calib.png, and prints the curve.\n\n"
-            "The probe sees how often foreign lines enter a set rather than how many stay:\n"
-            "misses grow with k x touch rate, so the curve converts misses into lines only\n"
-            "for targets whose lines are touched about as often as the co-runner's.\n\n"
+            "(format llcprobe-calibration v2, read by 'llcprobe sample --calibration'),\n"
+            "PREFIX.calib.csv (k, then mean, sd, min, max over the probed sets of both curves)\n"
+            "and PREFIX.calib.png, and prints the curves.\n\n"
+            "At each k it also runs the occupancy estimator of 'sample --calibration', a\n"
+            "walk-length search: a slow probe walks w of the W ways of each probed set and the\n"
+            "longest w that still hits leaves W - w lines to the others; the mean raw estimate\n"
+            "against k is the curve 'sample' inverts. (The fast probe's misses are recorded\n"
+            "too, but they grow with k x touch rate: how often lines enter a set, not how many\n"
+            "stay, so they are not inverted.)\n\n"
             "calibration:\n"
             "  --touch-rate R     co-runner touches per held line per second (simulated\n"
             "                     seconds for sim; default: per-set probe rate / (2 ways^2),\n"
             "                     the fastest that keeps the curve below half the probe rate)\n"
             "  --probed N         sets probed together (default %d: the same per-set probe\n"
             "                     rate as 'sample --gaussian25' at the same --rate)\n"
+            "  --search-cycle S   occupancy search: seconds for W probe accesses in a set\n"
+            "                     (default %g; must outlast the target's revisits of its lines)\n"
+            "  --search-walks N   measured cycles per search step, after 2 warm ones (default %u)\n"
+            "  --search-threshold Q  miss ratio above which a walk no longer fits (default %g)\n"
             "  --dwell S          seconds per k (default 0.002 sim); --rate R probe accesses\n"
             "                     per second over all probed sets (sim default 1e8)\n"
             "  --preset, --policy, --seed, --backend, -o PREFIX (default 'calibration'), -q\n"
@@ -76,14 +86,15 @@ static void usage(FILE *out)
             "cannot show contention); the hardware co-runner is not written yet, so past the\n"
             "self-test they stop with that reason.\n\n"
             "exit status: 0 ok, 1 failure or refusal, 2 bad usage.\n",
-            DEFAULT_PROBED);
+            DEFAULT_PROBED, LLC_OCC_DEFAULT_CYCLE, LLC_OCC_DEFAULT_CYCLES, LLC_OCC_DEFAULT_THRESHOLD);
 }
 
-enum { X_TOUCH = 512, X_PROBED };
+enum { X_TOUCH = 512, X_PROBED, X_CYCLE, X_CYCLES, X_THRESHOLD };
 
 struct calib_opts {
     double touch_rate;
     uint32_t probed;
+    struct llc_occ_params search;
 };
 
 static int on_extra(void *ctx, int code, const char *arg)
@@ -99,6 +110,19 @@ static int on_extra(void *ctx, int code, const char *arg)
         if (llc_parse_u64_range(arg, 1, 1u << 20, &v) < 0)
             return llc_cli_usage("calibrate", "--probed: '%s' is not a whole number in 1..1048576", arg);
         c->probed = (uint32_t)v;
+        return 0;
+    case X_CYCLE:
+        if (llc_parse_double(arg, &c->search.cycle_s) < 0 || !(c->search.cycle_s > 0))
+            return llc_cli_usage("calibrate", "--search-cycle: '%s' is not a positive number", arg);
+        return 0;
+    case X_CYCLES:
+        if (llc_parse_u64_range(arg, 1, 1000, &v) < 0)
+            return llc_cli_usage("calibrate", "--search-walks: '%s' is not a whole number in 1..1000", arg);
+        c->search.cycles = (unsigned)v;
+        return 0;
+    case X_THRESHOLD:
+        if (llc_parse_double(arg, &c->search.threshold) < 0 || !(c->search.threshold > 0 && c->search.threshold < 1))
+            return llc_cli_usage("calibrate", "--search-threshold: '%s' is not a number in (0, 1)", arg);
         return 0;
     default: return llc_cli_usage("calibrate", "unknown option");
     }
@@ -131,7 +155,8 @@ static int calib_stage(const struct map_opts *o, struct llc_map_backend *b, cons
         c->ways = b->geo.llc_ways;
         c->units = malloc(c->probed * sizeof(*c->units));
         c->per_set = calloc((size_t)(c->ways + 1) * c->probed, sizeof(*c->per_set));
-        if (!c->units || !c->per_set)
+        c->estimate = calloc((size_t)(c->ways + 1) * c->probed, sizeof(*c->estimate));
+        if (!c->units || !c->per_set || !c->estimate)
             return llc_cli_fail(o->cmd, "out of memory");
         /* Evenly spaced sets: every slice and index range is represented. */
         for (uint32_t i = 0; i < c->probed; i++)
@@ -155,6 +180,13 @@ static int calib_stage(const struct map_opts *o, struct llc_map_backend *b, cons
     }
     for (uint32_t i = 0; i < c->probed; i++)
         c->per_set[(size_t)c->k * c->probed + i] = (double)r->sweep_misses[units + c->units[i]] / o->dwell_s;
+    /* The occupancy search on the same sets, as `sample` runs it: what it
+     * reports when exactly k foreign lines live in each set. */
+    if (llc_occ_search(b, c->units, c->probed, &c->search, rate, stop, c->estimate + (size_t)c->k * c->probed, err,
+                       sizeof(err)) < 0) {
+        llc_cli_fail(o->cmd, "k = %u: occupancy search: %s", c->k, err);
+        goto out;
+    }
     status = LLC_EXIT_OK;
 out:
     llc_map_result_free(r);
@@ -201,15 +233,18 @@ static void emit_curve(void *vctx, FILE *gp)
 }
 
 static int write_outputs(const char *prefix, const struct calib_run *c, const struct curve_stats *st,
-                         bool quiet, char *err, size_t errlen)
+                         const struct curve_stats *est, bool quiet, char *err, size_t errlen)
 {
     char path[4200];
     struct llc_calib cal = {.ways = c->ways, .line_size = c->geo.line_size, .units = llc_map_units(&c->geo),
                             .rate = c->rate, .probed = c->probed, .touch_rate = c->touch_rate,
-                            .nk = c->ways + 1};
+                            .nk = c->ways + 1, .search_cycle_s = c->search.cycle_s,
+                            .search_cycles = c->search.cycles, .search_threshold = c->search.threshold};
     snprintf(cal.machine, sizeof(cal.machine), "%s", c->machine);
-    for (unsigned k = 0; k <= c->ways; k++)
+    for (unsigned k = 0; k <= c->ways; k++) {
         cal.misses_per_set_s[k] = st[k].mean;
+        cal.search_estimate[k] = est[k].mean;
+    }
     snprintf(path, sizeof(path), "%s.calib.json", prefix);
     int rc = llc_calib_write(path, &cal, err, errlen);
     if (rc < 0)
@@ -219,9 +254,10 @@ static int write_outputs(const char *prefix, const struct calib_run *c, const st
     if ((rc = llc_afile_open(path, &f, err, errlen)) < 0)
         return rc;
     FILE *out = llc_afile_stream(f);
-    fprintf(out, "k,misses_per_set_s,sd,min,max\n");
+    fprintf(out, "k,misses_per_set_s,sd,min,max,search_estimate,search_sd,search_min,search_max\n");
     for (unsigned k = 0; k <= c->ways; k++)
-        fprintf(out, "%u,%.6g,%.6g,%.6g,%.6g\n", k, st[k].mean, st[k].sd, st[k].min, st[k].max);
+        fprintf(out, "%u,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", k, st[k].mean, st[k].sd, st[k].min, st[k].max,
+                est[k].mean, est[k].sd, est[k].min, est[k].max);
     if ((rc = llc_afile_commit(f, err, errlen)) < 0)
         return rc;
     char title[512];
@@ -279,10 +315,14 @@ int llc_cmd_calibrate(int argc, char **argv)
 {
     static const struct option extra[] = {{"touch-rate", required_argument, 0, X_TOUCH},
                                           {"probed", required_argument, 0, X_PROBED},
+                                          {"search-cycle", required_argument, 0, X_CYCLE},
+                                          {"search-walks", required_argument, 0, X_CYCLES},
+                                          {"search-threshold", required_argument, 0, X_THRESHOLD},
                                           {0, 0, 0, 0}};
     struct calib_opts co = {.touch_rate = DEFAULT_TOUCH_RATE, .probed = DEFAULT_PROBED};
+    llc_occ_params_default(&co.search);
     struct calib_run c = {0};
-    struct curve_stats *st = NULL;
+    struct curve_stats *st = NULL, *est = NULL;
     char err[LLC_ERRLEN];
     bool sim;
     int nargs, status = LLC_EXIT_FAIL;
@@ -311,6 +351,7 @@ int llc_cmd_calibrate(int argc, char **argv)
     o.dwell_given = true;
     c.touch_rate = co.touch_rate;
     c.probed = co.probed;
+    c.search = co.search;
     if (!o.out_prefix)
         o.out_prefix = "calibration";
     o.stage = calib_stage;
@@ -330,29 +371,38 @@ int llc_cmd_calibrate(int argc, char **argv)
             break;
     }
     st = calloc(c.ways + 1, sizeof(*st));
-    if (!st) {
+    est = calloc(c.ways + 1, sizeof(*est));
+    if (!st || !est) {
         llc_cli_fail("calibrate", "out of memory");
         goto out;
     }
-    for (unsigned k = 0; k <= c.ways; k++)
+    for (unsigned k = 0; k <= c.ways; k++) {
         stats_of(c.per_set + (size_t)k * c.probed, c.probed, &st[k]);
-    if (write_outputs(o.out_prefix, &c, st, quiet, err, sizeof(err)) < 0) {
+        stats_of(c.estimate + (size_t)k * c.probed, c.probed, &est[k]);
+    }
+    if (write_outputs(o.out_prefix, &c, st, est, quiet, err, sizeof(err)) < 0) {
         llc_cli_fail("calibrate", "%s", err);
         goto out;
     }
     printf("calibrate: %s; %u sets probed at %.3g accesses per set per second; co-runner %.3g touches per "
            "line per second\n",
            c.machine, c.probed, c.rate / c.probed, c.touch_rate);
-    printf("%4s %14s %10s %14s %14s\n", "k", "misses/set/s", "cv", "min", "max");
+    printf("walk-length search: a probe line every %g s, %u walks per step, miss-ratio threshold %g\n",
+           c.search.cycle_s, c.search.cycles, c.search.threshold);
+    printf("%4s %14s %10s %14s %14s %10s %8s %8s\n", "k", "misses/set/s", "cv", "min", "max", "search", "min",
+           "max");
     for (unsigned k = 0; k <= c.ways; k++)
-        printf("%4u %14.6g %10.3f %14.6g %14.6g\n", k, st[k].mean, st[k].mean > 0 ? st[k].sd / st[k].mean : 0,
-               st[k].min, st[k].max);
+        printf("%4u %14.6g %10.3f %14.6g %14.6g %10.3f %8.0f %8.0f\n", k, st[k].mean,
+               st[k].mean > 0 ? st[k].sd / st[k].mean : 0, st[k].min, st[k].max, est[k].mean, est[k].min,
+               est[k].max);
     printf("wrote %s.calib.json, %s.calib.csv, %s.calib.png\n", o.out_prefix, o.out_prefix, o.out_prefix);
     status = LLC_EXIT_OK;
 out:
     free(st);
+    free(est);
     free(c.units);
     free(c.per_set);
+    free(c.estimate);
     free(args);
     return status;
 }

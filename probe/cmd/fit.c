@@ -255,8 +255,7 @@ int llc_cmd_fit(int argc, char **argv)
         .sweep1 = m->sweeps >= 2 ? m->sweep_misses : NULL,
         .sweep2 = m->sweeps >= 2 ? m->sweep_misses + m->units : NULL,
         .raw_counts = raw, .geo = &m->geo, .source = path, .target = m->target, .machine = m->machine,
-        /* The map format does not record the target's page size (spec §5a). */
-        .page_size = "unknown"};
+        .page_size = m->page_size};
     status = llc_fit_cmd_run("fit", &o, &in, &sel);
 out:
     llc_fit_selection_destroy(sel);

@@ -44,8 +44,12 @@ static void usage(FILE *out)
             "  --interval S       seconds per interval (simulated for sim; default 0.005 sim,\n"
             "                     0.1 hardware)\n"
             "  --intervals N      intervals (default 10; stops early when the target ends)\n"
-            "  --calibration F    a 'llcprobe calibrate' file: also estimate the target's\n"
-            "                     occupancy in lines, bytes and %% of the LLC\n"
+            "  --calibration F    a 'llcprobe calibrate' file: after the intervals, also\n"
+            "                     estimate the target's occupancy in lines, bytes and %% of\n"
+            "                     the LLC by a walk-length search in each sampled set (a slow\n"
+            "                     probe walking w of the W ways: the longest w that still hits\n"
+            "                     leaves W - w to the target), converted with the file's curve;\n"
+            "                     simulator only for now\n"
             "and every option of 'llcprobe map' (backend, simulator, probe, target, -o, -q).\n\n"
             "exit status: 0 ok, 1 failure or refusal, 2 bad usage.\n");
 }
@@ -223,6 +227,7 @@ int llc_cmd_sample(int argc, char **argv)
             goto out;
         }
         run.have_calib = true;
+        run.calib_path = s.calib_path;
     }
     o.mode = LLC_MAP_GLOBAL; /* the in-run map (and the simulator's default dwell) */
     o.mode_given = true;

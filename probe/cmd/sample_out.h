@@ -20,9 +20,27 @@ struct sample_run {
     double interval;
     unsigned intervals;
     bool have_calib;
+    const char *calib_path;
     struct llc_calib calib;
     char err[LLC_ERRLEN];
 };
+
+/* The walk-length occupancy search (sample_occ.c). */
+#define LLC_OCC_DEFAULT_CYCLE 0.1     /* seconds for W probe accesses in a set */
+#define LLC_OCC_DEFAULT_CYCLES 2      /* measured cycles per step, after 2 warm ones */
+#define LLC_OCC_DEFAULT_THRESHOLD 0.1 /* miss ratio above which a walk no longer fits */
+struct llc_occ_params {
+    double cycle_s;
+    unsigned cycles;
+    double threshold;
+};
+void llc_occ_params_default(struct llc_occ_params *p);
+/* For units[0..n): held[i] = ways - the longest LLC walk of unit i whose
+ * miss ratio stays at or below the threshold. Sim backend only (-ENOTSUP
+ * elsewhere, with the reason in err); restores the probe's full walk and
+ * restore_rate (accesses per second) afterwards. */
+int llc_occ_search(struct llc_map_backend *b, const uint32_t *units, size_t n, const struct llc_occ_params *p,
+                   double restore_rate, volatile sig_atomic_t *stop, double *held, char *err, size_t errlen);
 
 int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const char *machine, const char *target,
                      double rate, volatile sig_atomic_t *stop, bool want_truth,

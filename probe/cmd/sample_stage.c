@@ -10,6 +10,7 @@
 #include "cmd/fit_plot.h"
 #include "util/plot.h"
 #include "cmd/sample_out.h"
+#include "llcprobe/trace.h"
 #include "util/atomic_file.h"
 #include "util/cli.h"
 
@@ -19,6 +20,7 @@ static const char *const method_names[] = {"gaussian", "random", "continuous", "
 struct interval {
     double t0, t1;
     double scale_up, stratified, ratio, sampled;  /* probe misses */
+    double probe_accesses;                        /* the overhead: what the probe issued */
     double occ_lines;                             /* NaN without a calibration */
     double true_occ_lines, true_target_misses;    /* NaN off the simulator */
 };
@@ -76,7 +78,8 @@ static int in_run_fit(const struct map_opts *o, struct sample_run *s, struct llc
     fo.quiet = o->quiet;
     const struct fit_cmd_input in = {.x = x, .excluded = excl, .n = units, .sweep1 = sw1, .sweep2 = sw2,
                                      .raw_counts = true, .geo = &b->geo, .source = path, .target = target,
-                                     .machine = machine, .page_size = "unknown"};
+                                     .machine = machine,
+                                     .page_size = b->target_pages[0] ? b->target_pages : "unknown"};
     status = llc_fit_cmd_run(o->cmd, &fo, &in, sel);
     free(sw1);
 out:
@@ -160,6 +163,36 @@ static int choose(const struct map_opts *o, struct sample_run *s, struct llc_map
     return status;
 }
 
+/* A simulated trace ends, and the search needs the target running: its
+ * cycle shrinks to fit what is left of the trace (the in-run map and the
+ * intervals have used their dwells of it). Returns the cycle to use. */
+static double fit_search_to_trace(const struct map_opts *o, const struct sample_run *s, unsigned ways, size_t count,
+                                  bool in_run_map)
+{
+    double cycle = s->calib.search_cycle_s;
+    struct llc_trace_reader *r;
+    char err[LLC_ERRLEN];
+    if (!o->trace || llc_trace_reader_open(o->trace, &r, err, sizeof(err)) < 0)
+        return cycle;
+    const struct llc_trace_info *info = llc_trace_reader_info(r);
+    const double accesses = (double)(info->n_load + info->n_store + info->n_modify);
+    llc_trace_reader_close(r);
+    unsigned steps = 0;
+    while ((1u << steps) < ways + 1)
+        steps++;
+    /* 0.95: records spanning two lines make a few more accesses. */
+    const double used = (double)count * s->interval + (in_run_map ? o->dwell_s * o->sweeps : 0);
+    const double left = 0.95 * accesses / (o->target_rate * 1e9) - used;
+    const double fit = left / (steps * (s->calib.search_cycles + 2.0));
+    if (fit < cycle) {
+        llc_cli_warn(o->quiet, "occupancy: the trace leaves %.3g s of target time: the search cycle shrinks from "
+                               "%g s to %.3g s (a shorter cycle sees only the lines the target revisits sooner)",
+                     left > 0 ? left : 0, cycle, fit > 0 ? fit : 0);
+        cycle = fit;
+    }
+    return cycle;
+}
+
 static json_t *num(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
@@ -167,8 +200,8 @@ static json_t *num(double v)
 
 static int write_outputs(const struct map_opts *o, const struct sample_run *s, const struct llc_map_backend *b,
                          const char *machine, const char *target, const uint32_t *units, size_t n,
-                         const struct interval *iv, size_t count, const struct interval *tot, char *err,
-                         size_t errlen)
+                         const struct interval *iv, size_t count, const struct interval *tot, const double *occ_raw,
+                         const double *occ_lines, double search_cycle, char *err, size_t errlen)
 {
     char path[4200];
     json_t *doc = llc_json_doc_new("llcprobe-sample", 1), *sets = json_array(), *series = json_array();
@@ -177,14 +210,14 @@ static int write_outputs(const struct map_opts *o, const struct sample_run *s, c
     const double llc_lines = (double)llc_map_units(&b->geo) * b->geo.llc_ways;
     for (size_t i = 0; series && i <= count; i++) {
         const struct interval *v = i < count ? &iv[i] : tot;
-        json_t *e = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "t_start", num(v->t0),
+        json_t *e = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "t_start", num(v->t0),
                               "t_end", num(v->t1), "sampled_misses", num(v->sampled), "scale_up", num(v->scale_up),
                               "stratified", num(v->stratified), "ratio", num(v->ratio), "occupancy_lines",
                               num(v->occ_lines), "occupancy_bytes", num(v->occ_lines * b->geo.line_size),
                               "occupancy_pct_llc", num(100 * v->occ_lines / llc_lines), "true_occupancy_lines",
                               num(v->true_occ_lines), "true_occupancy_pct_llc",
                               num(100 * v->true_occ_lines / llc_lines), "true_target_misses",
-                              num(v->true_target_misses));
+                              num(v->true_target_misses), "probe_accesses", num(v->probe_accesses));
         if (i == count)
             json_object_set_new(doc, "total", e);
         else
@@ -193,22 +226,33 @@ static int write_outputs(const struct map_opts *o, const struct sample_run *s, c
     const char *headline = s->method == SAMPLE_GAUSSIAN ? "stratified" : "scale_up";
     int bad = !doc || !sets || !series ||
               json_object_update_new(
-                  doc, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:i, s:o, s:o, s:s?, s:o}", "machine",
+                  doc, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:i, s:o, s:o, s:s?, s:s?, s:o}", "machine",
                                  machine, "target", target, "backend", b->name, "method",
                                  method_names[s->method], "headline", headline, "seed", (json_int_t)o->seed,
                                  "rate", o->rate, "interval_s", s->interval, "sets_total",
                                  (int)llc_map_units(&b->geo), "sets", sets, "intervals", series, "calibration",
-                                 s->have_calib ? s->calib.machine : NULL,
+                                 s->have_calib ? s->calib_path : NULL, "occupancy_estimator",
+                                 s->have_calib ? "walk-length search, calibrated" : NULL,
                                  "calibration_curve", json_null())) < 0;
     if (bad) {
         json_decref(doc);
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     }
     if (s->have_calib) {
-        json_t *c = json_array();
+        /* What the occupancy came from: the calibration's machine and
+         * search, and each sampled set's raw estimate and lines. */
+        json_t *c = json_array(), *raw = json_array(), *held = json_array();
         for (size_t k = 0; c && k < s->calib.nk; k++)
-            json_array_append_new(c, json_real(s->calib.misses_per_set_s[k]));
+            json_array_append_new(c, json_real(s->calib.search_estimate[k]));
+        for (size_t i = 0; raw && held && i < n; i++) {
+            json_array_append_new(raw, json_real(occ_raw[i]));
+            json_array_append_new(held, json_real(occ_lines[i]));
+        }
         json_object_set_new(doc, "calibration_curve", c);
+        json_object_set_new(doc, "occupancy_search",
+                            json_pack("{s:s, s:f, s:i, s:f, s:o, s:o}", "calibration_machine", s->calib.machine,
+                                      "cycle_s", search_cycle, "cycles", (int)s->calib.search_cycles,
+                                      "threshold", s->calib.search_threshold, "raw_estimate", raw, "lines", held));
     }
     snprintf(path, sizeof(path), "%s.sample.json", o->out_prefix);
     int rc = llc_json_write_atomic(path, doc, err, errlen);
@@ -268,11 +312,12 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
     const uint32_t all = llc_map_units(&b->geo);
     struct interval *iv = calloc(s->intervals, sizeof(*iv));
     double *x = malloc(all * sizeof(double)), *lines = malloc(all * sizeof(double)),
-           *occ = malloc(all * sizeof(double));
+           *occ = malloc(all * sizeof(double)), *occ_raw = malloc(all * sizeof(double));
     uint64_t *tmiss = calloc(2 * (size_t)all, sizeof(uint64_t));
     struct llc_map_result *r = NULL;
+    double search_cycle = NAN;
     int status = LLC_EXIT_FAIL;
-    if (!iv || !x || !lines || !occ || !tmiss) {
+    if (!iv || !x || !lines || !occ || !occ_raw || !tmiss) {
         llc_cli_fail(o->cmd, "out of memory");
         goto out;
     }
@@ -280,20 +325,13 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         goto out;
     status = LLC_EXIT_FAIL;
     if (s->have_calib) {
-        /* The curve is misses per set per second at one per-set probe rate
-         * on one geometry: another LLC makes it meaningless, another probe
-         * rate scales it (a foreign line costs W misses only while the
-         * probe is fast enough to evict it). */
+        /* The search's curve belongs to one geometry; the search runs at
+         * the calibration's own pace, whatever --rate the sampling uses. */
         if (s->calib.units != all || s->calib.ways != b->geo.llc_ways) {
             llc_cli_fail(o->cmd, "--calibration: the calibration is for %u sets x %u ways, this LLC has %u x %u",
                          s->calib.units, s->calib.ways, all, b->geo.llc_ways);
             goto out;
         }
-        const double mine = o->rate / (double)(n ? n : 1), theirs = s->calib.rate / s->calib.probed;
-        if (fabs(mine / theirs - 1) > 0.01)
-            llc_cli_warn(o->quiet, "--calibration: calibrated at %.3g probe accesses per set per second, sampling at "
-                                   "%.3g: the occupancy estimate assumes the same rate",
-                         theirs, mine);
     }
     const bool sim_truth = want_truth && llc_map_sim_truth(b, NULL, tmiss, NULL) == 0;
     if (sim_truth)
@@ -325,7 +363,7 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         for (size_t k = 0; k < n; k++) {
             x[k] = (double)r->misses[units[k]];
             v->sampled += x[k];
-            lines[k] = s->have_calib ? llc_calib_lines(&s->calib, x[k] / s->interval) : 0;
+            v->probe_accesses += (double)r->accesses[units[k]];
         }
         llc_fit_scale_up(x, n, all, &v->scale_up, NULL, 0);
         v->stratified = v->ratio = NAN;
@@ -337,12 +375,6 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         }
         if (s->method == SAMPLE_GLOBAL)
             v->stratified = v->ratio = v->scale_up;
-        if (s->have_calib) {
-            if (sel && llc_fit_estimate(sel, lines, &est, s->err, sizeof(s->err)) == 0)
-                v->occ_lines = est.stratified;
-            else
-                llc_fit_scale_up(lines, n, all, &v->occ_lines, NULL, 0);
-        }
         v->true_occ_lines = v->true_target_misses = NAN;
         if (sim_truth) {
             llc_map_sim_truth(b, occ, NULL, tmiss + all);
@@ -356,6 +388,7 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         }
         tot.t1 = v->t1;
         tot.sampled += v->sampled;
+        tot.probe_accesses += v->probe_accesses;
         tot.scale_up += v->scale_up;
         tot.stratified += v->stratified;
         tot.ratio += v->ratio;
@@ -373,10 +406,46 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         llc_cli_fail(o->cmd, "no interval was measured (the target ended or a signal came first)");
         goto out;
     }
-    /* Occupancy is a level, not a count: its total is the mean over intervals. */
-    tot.occ_lines /= (double)count;
+    /* Occupancy is a level, not a count: its total is the mean over
+     * intervals, or the occupancy search's figures when it runs. */
+    tot.occ_lines = NAN;
     tot.true_occ_lines /= (double)count;
-    if (write_outputs(o, s, b, machine, target, units, n, iv, count, &tot, s->err, sizeof(s->err)) < 0) {
+    if (s->have_calib) {
+        if (sim_truth)
+            llc_map_sim_truth_reset(b);
+        if (!o->quiet)
+            fprintf(stderr, "llcprobe: sample: occupancy: walk-length search in %zu sets (W probe accesses per set "
+                            "every %g s, %u measured cycles per step, miss-ratio threshold %g)\n",
+                    n, s->calib.search_cycle_s, s->calib.search_cycles, s->calib.search_threshold);
+        const struct llc_occ_params op = {
+            .cycle_s = fit_search_to_trace(o, s, b->geo.llc_ways, count, s->method == SAMPLE_GAUSSIAN && !s->fitfile),
+            .cycles = s->calib.search_cycles, .threshold = s->calib.search_threshold};
+        if (!(op.cycle_s > 0)) {
+            llc_cli_fail(o->cmd, "occupancy: the trace ends before the search could run (fewer intervals or a "
+                                 "longer trace)");
+            goto out;
+        }
+        search_cycle = op.cycle_s;
+        if (llc_occ_search(b, units, n, &op, o->rate, stop, occ_raw, s->err, sizeof(s->err)) < 0) {
+            llc_cli_fail(o->cmd, "occupancy: %s", s->err);
+            goto out;
+        }
+        for (size_t k = 0; k < n; k++)
+            lines[k] = llc_calib_lines(&s->calib, occ_raw[k]);
+        struct llc_fit_estimates est;
+        if (sel && llc_fit_estimate(sel, lines, &est, s->err, sizeof(s->err)) == 0)
+            tot.occ_lines = est.stratified;
+        else
+            llc_fit_scale_up(lines, n, all, &tot.occ_lines, NULL, 0);
+        if (sim_truth) {
+            llc_map_sim_truth(b, occ, NULL, NULL);
+            tot.true_occ_lines = 0;
+            for (uint32_t u = 0; u < all; u++)
+                tot.true_occ_lines += occ[u];
+        }
+    }
+    if (write_outputs(o, s, b, machine, target, units, n, iv, count, &tot, occ_raw, lines, search_cycle, s->err, sizeof(s->err)) <
+        0) {
         llc_cli_fail(o->cmd, "%s", s->err);
         goto out;
     }
@@ -392,8 +461,9 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
            method_names[s->method], n, count, s->interval, sel ? "stratified" : "scale-up",
            sel ? tot.stratified : tot.scale_up, tot.scale_up, tot.stratified, tot.ratio);
     if (s->have_calib)
-        printf("; occupancy %.0f lines = %.0f KiB = %.2f%% of the LLC", tot.occ_lines,
-               tot.occ_lines * b->geo.line_size / 1024, 100 * tot.occ_lines / llc_lines);
+        printf("; occupancy %.0f lines = %.0f KiB = %.2f%% of the LLC (walk-length search, calibration %s)",
+               tot.occ_lines, tot.occ_lines * b->geo.line_size / 1024, 100 * tot.occ_lines / llc_lines,
+               s->calib_path);
     if (sim_truth)
         printf("; true occupancy %.0f lines = %.2f%% of the LLC", tot.true_occ_lines,
                100 * tot.true_occ_lines / llc_lines);
@@ -407,6 +477,7 @@ out:
     free(x);
     free(lines);
     free(occ);
+    free(occ_raw);
     free(tmiss);
     return status;
 }

@@ -44,6 +44,10 @@ struct sim_backend {
     const uint32_t *group;
     size_t n;
     uint32_t *cursor, *walk_of; /* per group position */
+    uint32_t *l2_part;          /* per position: lines of the walk the L2 keeps */
+    /* Per unit id: LLC lines of its walk (llc_map_sim_probe_set), or NULL
+     * for the full walk. */
+    uint8_t *llc_walk;
     uint32_t *l2_share;         /* [l2_sets] scratch: group units per L2 set */
     /* The group's lines by position: glines[c * n + i] is line c of the
      * unit at position i, so a round walks memory in order (the host's
@@ -88,7 +92,9 @@ static void plan_group(struct sim_backend *s, const uint32_t *units, size_t n)
     uint64_t round = 0;
     for (size_t i = 0; i < n; i++) {
         const unsigned u = g->victim_llc && g->l2_sets ? s->l2_share[l2_set_of(s, units[i])] : 1;
-        s->walk_of[i] = llc_map_walk_length(g, u);
+        const unsigned full = llc_map_walk_length(g, u);
+        s->l2_part[i] = full - g->llc_ways;
+        s->walk_of[i] = s->llc_walk ? s->l2_part[i] + s->llc_walk[units[i]] : full;
         s->cursor[i] = 0;
         round += s->walk_of[i];
         const uint64_t *from = s->lines + (size_t)units[i] * s->lines_per_unit;
@@ -161,7 +167,7 @@ static int calib_next(void *ctx, const struct llc_sim_result *prev, uint64_t *ad
         s->calib_pos = 0;
     const size_t i = s->calib_pos++;
     const uint32_t unit = s->group[i];
-    const unsigned walk = s->walk_of[i] - s->pub.geo.llc_ways + s->calib_lines;
+    const unsigned walk = s->l2_part[i] + s->calib_lines;
     if (s->calib_cursor[unit] >= walk)
         s->calib_cursor[unit] = 0;
     *addr = s->lines[(size_t)unit * s->lines_per_unit + s->calib_first + s->calib_cursor[unit]];
@@ -310,6 +316,8 @@ static void sim_release(void *ctx)
     free(s->lines);
     free(s->cursor);
     free(s->walk_of);
+    free(s->l2_part);
+    free(s->llc_walk);
     free(s->glines);
     free(s->gmiss);
     free(s->gacc);
@@ -343,6 +351,46 @@ int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64
             if (misses)
                 misses[u] = s->set_buf[u].misses;
         }
+    }
+    return 0;
+}
+
+int llc_map_sim_probe_set(struct llc_map_backend *b, double probe_rate, const uint8_t *llc_walk)
+{
+    if (!b || b->ops != &sim_ops)
+        return -EINVAL;
+    struct sim_backend *s = b->ctx;
+    if (probe_rate < 0 || !isfinite(probe_rate))
+        return -EINVAL;
+    for (uint32_t u = 0; llc_walk && u < s->units; u++)
+        if (llc_walk[u] < 1 || llc_walk[u] > b->geo.llc_ways)
+            return -EINVAL;
+    if (probe_rate > 0) {
+        const int rc = llc_simrun_set_rate(s->run, s->probe_agent, probe_rate);
+        if (rc < 0)
+            return rc;
+        s->probe_rate = probe_rate;
+    }
+    if (!llc_walk) {
+        free(s->llc_walk);
+        s->llc_walk = NULL;
+        return 0;
+    }
+    if (!s->llc_walk) {
+        if (!(s->llc_walk = malloc(s->units)))
+            return -ENOMEM;
+        memset(s->llc_walk, (int)b->geo.llc_ways, s->units);
+    }
+    /* Lines the probe stops walking are flushed (clflush on hardware): left
+     * in place they would hold ways, and an RRIP policy keeps such recently
+     * hit lines over the newcomers a shorter walk needs. The L2's share is
+     * taken at its largest (one unit per L2 set). */
+    struct llc_sim *sim = llc_simrun_sim(s->run);
+    const unsigned l2 = s->pub.walk - b->geo.llc_ways;
+    for (uint32_t u = 0; u < s->units; u++) {
+        for (unsigned c = l2 + llc_walk[u]; c < l2 + s->llc_walk[u]; c++)
+            llc_sim_flush_line(sim, s->lines[(size_t)u * s->lines_per_unit + c]);
+        s->llc_walk[u] = llc_walk[u];
     }
     return 0;
 }
@@ -389,6 +437,7 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     s->pub.ctx = s;
     s->pub.name = "sim";
     s->pub.all_at_once = true;
+    snprintf(s->pub.target_pages, sizeof(s->pub.target_pages), "%s", cfg->page_size == (2u << 20) ? "2M" : "4K");
     s->units = llc_map_units(g);
     s->pub.walk = llc_map_walk_length(g, 1);
     /* The co-runner's lines follow the probe's in the same congruence
@@ -442,6 +491,7 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     s->lines = malloc((size_t)s->units * s->lines_per_unit * sizeof(*s->lines));
     s->cursor = malloc(s->units * sizeof(*s->cursor));
     s->walk_of = malloc(s->units * sizeof(*s->walk_of));
+    s->l2_part = malloc(s->units * sizeof(*s->l2_part));
     s->glines = malloc((size_t)s->units * s->lines_per_unit * sizeof(*s->glines));
     s->gmiss = malloc(s->units * sizeof(*s->gmiss));
     s->gacc = malloc(s->units * sizeof(*s->gacc));
@@ -449,7 +499,7 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     s->set_buf = malloc(s->units * sizeof(*s->set_buf));
     s->occ_sum = calloc(s->units, sizeof(*s->occ_sum));
     s->calib_cursor = opt->calib_lines ? calloc(s->units, sizeof(*s->calib_cursor)) : NULL;
-    if ((opt->calib_lines && !s->calib_cursor) || !s->lines || !s->cursor || !s->walk_of || !s->glines || !s->gmiss || !s->gacc || !s->l2_share ||
+    if ((opt->calib_lines && !s->calib_cursor) || !s->lines || !s->cursor || !s->walk_of || !s->l2_part || !s->glines || !s->gmiss || !s->gacc || !s->l2_share ||
         !s->set_buf || !s->occ_sum) {
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory for %u sets x %u probe lines", s->units,
                       s->lines_per_unit);

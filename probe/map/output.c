@@ -59,6 +59,8 @@ int llc_map_write_json(const struct llc_map_backend *b, const struct llc_map_res
     const struct llc_map_plan *p = m->plan;
     int bad = json_object_set_new(doc, "machine", json_string(m->machine ? m->machine : "")) |
               json_object_set_new(doc, "target", json_string(m->target ? m->target : "")) |
+              json_object_set_new(doc, "target_page_size",
+                                  json_string(b->target_pages[0] ? b->target_pages : "unknown")) |
               json_object_set_new(doc, "llc",
                                   json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:I, s:i, s:s?}", "line_size",
                                             (int)g->line_size, "sets_per_slice", (int)g->sets_per_slice,

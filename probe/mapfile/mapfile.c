@@ -16,6 +16,7 @@ void llc_mapfile_free(struct llc_mapfile *m)
     free(m->path);
     free(m->machine);
     free(m->target);
+    free(m->page_size);
     free(m->backend);
     free(m->policy);
     free(m->measured);
@@ -195,6 +196,16 @@ int llc_mapfile_read(const char *path, struct llc_mapfile **out, char *err, size
     if ((rc = jget_string(&g, doc, "machine", "machine", &s)) < 0 || !(m->machine = strdup(s)) ||
         (rc = jget_string(&g, doc, "target", "target", &s)) < 0 || !(m->target = strdup(s))) {
         rc = rc < 0 ? rc : llc_errf(err, errlen, -ENOMEM, "out of memory");
+        goto out;
+    }
+    /* Maps written before the field existed: unknown. */
+    const json_t *pages = json_object_get(doc, "target_page_size");
+    if (pages && !json_is_string(pages)) {
+        rc = jget_fail(&g, -EINVAL, "target_page_size", "not a string");
+        goto out;
+    }
+    if (!(m->page_size = strdup(pages ? json_string_value(pages) : "unknown"))) {
+        rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
     }
     if ((rc = jget_bool(&g, doc, "complete", "complete", &m->complete)) < 0 || (rc = read_llc(&g, doc, m)) < 0 ||

@@ -208,6 +208,18 @@ uint64_t llc_simrun_counted(const struct llc_simrun *r) { return r->counted; }
 uint64_t llc_simrun_total(const struct llc_simrun *r) { return r->total; }
 double llc_simrun_clock(const struct llc_simrun *r) { return r->clock; }
 
+int llc_simrun_set_rate(struct llc_simrun *r, unsigned agent, double rate)
+{
+    if (!r || agent >= r->nagents || !(rate > 0) || !isfinite(rate))
+        return -EINVAL;
+    struct simrun_agent *a = &r->agent[agent];
+    a->rate = rate;
+    a->period = 1.0 / rate;
+    a->t0 = r->clock + a->period;
+    a->k0 = a->issued;
+    return 0;
+}
+
 const char *llc_simrun_agent_name(const struct llc_simrun *r, unsigned agent)
 {
     return agent < r->nagents ? r->agent[agent].name : NULL;

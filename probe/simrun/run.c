@@ -11,7 +11,7 @@
 
 static inline double time_of(const struct simrun_agent *a, uint64_t k)
 {
-    return (double)k * a->period;
+    return a->t0 + (double)(k - a->k0) * a->period;
 }
 
 /* The shared clock's order: earlier time first, then lower agent index. */

@@ -32,6 +32,11 @@ struct simrun_agent {
     bool ended;
     double rate;
     double period;           /* ticks between accesses */
+    /* Access k is issued at t0 + (k - k0) * period; both 0 until the rate
+     * changes mid-run (llc_simrun_set_rate), so fixed-rate runs keep the
+     * exact times k * period. */
+    double t0;
+    uint64_t k0;
     uint32_t page_size;      /* as configured (0 = the simulator's) */
     char spec[512];          /* workload spec, for reports */
     uint64_t issued;

@@ -17,14 +17,17 @@ jcheck() { # NAME FILE EXPR over d
 "$bin" calibrate --backend sim --preset intel8 -o "$tmp/c" >"$tmp/c.out" 2>"$tmp/c.err"
 check_rc "calibrate intel8" 0 $?
 jcheck "file format, geometry, rates" "$tmp/c.calib.json" \
-  'd["format"]=="llcprobe-calibration" and d["version"]==1 and d["ways"]==16 and d["sets"]==8192 and d["probed"]==25 and abs(d["touch_rate"]-4e6/512)<1e-6 and len(d["misses_per_set_s"])==17'
+  'd["format"]=="llcprobe-calibration" and d["version"]==2 and d["ways"]==16 and d["sets"]==8192 and d["probed"]==25 and abs(d["touch_rate"]-4e6/512)<1e-6 and len(d["misses_per_set_s"])==17'
 jcheck "no co-runner, no misses" "$tmp/c.calib.json" 'd["misses_per_set_s"][0]==0'
 # One foreign insertion costs W probe misses (shared-cache.md §7.1).
 jcheck "misses = W k touch_rate within 2%" "$tmp/c.calib.json" \
   'all(abs(m-16*k*d["touch_rate"])<=0.02*16*k*d["touch_rate"] for k,m in enumerate(d["misses_per_set_s"]) if k)'
+# The walk-length search sees exactly the co-runner's k lines on LRU.
+jcheck "search estimate = k" "$tmp/c.calib.json" \
+  'all(abs(e-k)<0.5 for k,e in enumerate(d["search"]["estimate"])) and d["search"]["estimator"]=="walk-length search"'
 jcheck "curve stays below half the probe rate" "$tmp/c.calib.json" \
   'max(d["misses_per_set_s"])<=0.5*d["rate"]/d["probed"]*1.01'
-[ "$(wc -l <"$tmp/c.calib.csv")" = 18 ] && [ "$(head -1 "$tmp/c.calib.csv")" = "k,misses_per_set_s,sd,min,max" ] \
+[ "$(wc -l <"$tmp/c.calib.csv")" = 18 ] && [ "$(head -1 "$tmp/c.calib.csv" | cut -d, -f1-6)" = "k,misses_per_set_s,sd,min,max,search_estimate" ] \
   && ok "csv" || bad "csv"
 [ "$(head -c 4 "$tmp/c.calib.png" | tail -c 3)" = "PNG" ] && ok "png" || bad "png"
 grep -q "^calibrate: simulator preset intel8" "$tmp/c.out" && grep -q "^  16 " "$tmp/c.out" && ok "summary" \
@@ -42,8 +45,11 @@ sim=(--backend sim --preset intel8 --workload uniform:size=2M --random 25 --inte
 "$bin" sample "${sim[@]}" --calibration "$tmp/c.calib.json" -o "$tmp/s" >"$tmp/s.out" 2>&1
 check_rc "sample --calibration" 0 $?
 jcheck "occupancy in lines, bytes, % of the LLC" "$tmp/s.sample.json" \
-  'd["total"]["occupancy_lines"]>0 and d["total"]["occupancy_bytes"]==64*d["total"]["occupancy_lines"] and abs(d["total"]["occupancy_pct_llc"]-100*d["total"]["occupancy_lines"]/(8192*16))<1e-9 and len(d["calibration_curve"])==17'
-grep -q "occupancy .* lines = .* KiB = .*% of the LLC; true occupancy" "$tmp/s.out" && ok "sample summary" \
+  'd["total"]["occupancy_lines"]>0 and d["total"]["occupancy_bytes"]==64*d["total"]["occupancy_lines"] and abs(d["total"]["occupancy_pct_llc"]-100*d["total"]["occupancy_lines"]/(8192*16))<1e-9 and len(d["calibration_curve"])==17 and len(d["occupancy_search"]["lines"])==25 and d["occupancy_estimator"].startswith("walk-length")'
+# uniform:size=2M holds a quarter of intel8's LLC.
+jcheck "occupancy within 10% of the LLC of the truth" "$tmp/s.sample.json" \
+  'abs(d["total"]["occupancy_pct_llc"]-d["total"]["true_occupancy_pct_llc"])<10 and abs(d["total"]["true_occupancy_pct_llc"]-25)<2'
+grep -q "occupancy .* lines = .* KiB = .*% of the LLC (walk-length search, calibration .*); true occupancy" "$tmp/s.out" && ok "sample summary" \
   || bad "sample summary: $(cat "$tmp/s.out")"
 
 # Refusals.
@@ -52,12 +58,19 @@ grep -q "occupancy .* lines = .* KiB = .*% of the LLC; true occupancy" "$tmp/s.o
 check_rc "calibration of another LLC" 1 $?
 grep -q "^llcprobe: sample: --calibration: the calibration is for 8192 sets" "$tmp/x.err" && ok "says why" \
   || bad "message: $(cat "$tmp/x.err")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["search"]["threshold"]; json.dump(d,open(sys.argv[2],"w"))' \
+  "$tmp/c.calib.json" "$tmp/nothr.json"
+"$bin" sample "${sim[@]}" --calibration "$tmp/nothr.json" -o "$tmp/x" -q >/dev/null 2>"$tmp/x.err"
+check_rc "calibration without a search threshold" 1 $?
+grep -q "nothr.json.*search.threshold" "$tmp/x.err" && ok "names the field" || bad "message: $(cat "$tmp/x.err")"
 echo '{"format":"llcprobe-map","version":1}' >"$tmp/foreign.json"
 "$bin" sample "${sim[@]}" --calibration "$tmp/foreign.json" -o "$tmp/x" -q >/dev/null 2>"$tmp/x.err"
 check_rc "foreign JSON" 1 $?
 grep -q "foreign.json" "$tmp/x.err" && ok "names the file" || bad "message: $(cat "$tmp/x.err")"
 "$bin" calibrate --backend sim --touch-rate 0 >/dev/null 2>&1; check_rc "--touch-rate 0" 2 $?
 "$bin" calibrate --backend sim --probed 0 >/dev/null 2>&1; check_rc "--probed 0" 2 $?
+"$bin" calibrate --backend sim --search-threshold 1 >/dev/null 2>&1; check_rc "--search-threshold 1" 2 $?
+"$bin" calibrate --backend sim --search-cycle 0 >/dev/null 2>&1; check_rc "--search-cycle 0" 2 $?
 "$bin" calibrate --backend sim --workload uniform:size=1M >/dev/null 2>&1; check_rc "a target" 2 $?
 "$bin" calibrate --backend sim --mode global >/dev/null 2>&1; check_rc "--mode" 2 $?
 "$bin" calibrate --help | grep -q "^usage: llcprobe calibrate" && ok "--help" || bad "--help"

@@ -33,9 +33,20 @@ jcheck "totals add up, truth recorded" "$tmp/g.sample.json" \
 [ "$(head -c 4 "$tmp/g.sample.png" | tail -c 3)" = "PNG" ] && ok "png" || bad "png"
 grep -q "^sample: gaussian 25 sets, 4 intervals" "$tmp/g.out" && ok "summary line" || bad "summary: $(cat "$tmp/g.out")"
 
+# The simulated target's page size goes map -> fit -> sample (spec §5a).
+jcheck "map records the target's page size" "$tmp/g.map.json" 'd["target_page_size"]=="4K"'
+jcheck "fit records it" "$tmp/g.fit.json" 'd["page_size"]=="4K"'
 # The same sets from the fit file.
-"$bin" sample "${sim[@]}" --fit "$tmp/g.fit.json" --intervals 2 -o "$tmp/f" -q >/dev/null 2>&1
+"$bin" sample "${sim[@]}" --fit "$tmp/g.fit.json" --intervals 2 -o "$tmp/f" >/dev/null 2>"$tmp/fw"
 check_rc "--fit FILE" 0 $?
+grep -q "g.fit.json comes from another run of the target (page size 4K)" "$tmp/fw" && ok "small-page warning names the size" \
+  || bad "warning: $(cat "$tmp/fw")"
+"$bin" fit "$tmp/g.map.json" -o "$tmp/h" -q --no-plots
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["target_page_size"]; json.dump(d,open(sys.argv[2],"w"))' \
+  "$tmp/g.map.json" "$tmp/old.map.json"
+"$bin" fit "$tmp/old.map.json" -o "$tmp/old" -q --no-plots
+jcheck "a map without the field: unknown" "$tmp/old.fit.json" 'd["page_size"]=="unknown"'
+
 jcheck "--fit uses the file's sets" "$tmp/f.sample.json" \
   'd["sets"]==json.load(open(sys.argv[1].replace("f.sample.json","g.sample.json")))["sets"]'
 
