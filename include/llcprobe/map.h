@@ -116,6 +116,13 @@ struct llc_map_sim_options {
      * with n units walked). 0 lines = no co-runner. */
     unsigned calib_lines;
     double calib_rate;
+    /* Planted co-runner (--rate auto): plant_lines[u] congruent lines of
+     * unit u (0..ways; NULL = no co-runner) held beside the target, each
+     * touched plant_rate times per simulated ns, whichever units the probe
+     * walks. A known per-set pattern the map must recover. Not together
+     * with calib_lines. */
+    const uint8_t *plant_lines;
+    double plant_rate;
 };
 void llc_map_sim_options_default(struct llc_map_sim_options *o);
 
@@ -243,6 +250,75 @@ void llc_map_summarize(const struct llc_map_result *r, struct llc_map_summary *o
 double llc_map_spearman(const double *x, const double *y, size_t n);
 double llc_map_pearson(const double *x, const double *y, size_t n);
 
+/* ---- probe rate selection (--rate auto) ----------------------------------- */
+
+/* The best probe rate depends on the replacement policy (LRU-like LLCs
+ * want a fast probe, set dueling a slow one), which the probe does not
+ * know. So before mapping, a co-runner with a known per-set pattern is
+ * mapped beside the target at each candidate rate, and the rate whose map
+ * recovers the pattern best is kept. */
+
+#define LLC_MAP_RATE_MAX_TRIALS 16
+#define LLC_MAP_PLANT_LEVELS 4   /* planted k = 1, 2, 4, 8 lines (capped at ways) */
+
+/* The known pattern: n_planted units (in distinct L2 sets where the
+ * geometry has an L2, spread over slices and indexes) hold k lines, k
+ * cycling through the levels; as many other units, idle, are scored
+ * beside them. k[units] is filled (0 = idle), scored[] gets the 2 *
+ * n_planted scored units. n_planted is capped by the L2 sets and by a
+ * quarter of the units; the number used is returned (0 on bad input). */
+uint32_t llc_map_plant_pattern(const struct llc_map_geometry *g, uint32_t n_planted, uint8_t *k, uint32_t *scored);
+
+struct llc_map_rate_trial {
+    double rate;              /* probe accesses per second */
+    double spearman;          /* probe misses vs planted k over the scored units */
+    double effect;            /* (mean misses, planted - idle) / sd of idle; NAN if idle sd is 0 */
+    /* Probe miss ratio q of the units without planted lines (the
+     * target's own), the spec's linear-regime statistics (§1.3). */
+    double q_median, q_p95, q_max;
+    bool measured;            /* false if the trial could not run */
+};
+
+/* Scores one trial's map: r measured the scored units with planted k. */
+void llc_map_rate_score(const struct llc_map_result *r, const uint8_t *k, const uint32_t *scored, size_t n_scored,
+                        struct llc_map_rate_trial *t);
+
+/* Safety bounds on q, a check, not the rule: the spec's linear-regime
+ * bounds (§1.3: median q <= 0.05) reject the rates that map best here
+ * (intel8/amd32 LRU hotsets at 1e8 have median q 0.57 and Spearman 0.93),
+ * so only the ends are refused: a median q above 0.95 means nearly every
+ * probe access misses (saturated, no contrast left; shared-cache.md
+ * §7.6), below 0.002 the spec's "signal too weak". Unsafe candidates
+ * are chosen only if none other is left. */
+#define LLC_MAP_RATE_Q_MAX 0.95
+#define LLC_MAP_RATE_Q_MIN 0.002
+bool llc_map_rate_safe(const struct llc_map_rate_trial *t);
+
+/* Picks the trial with the largest effect size among the safe ones (ties
+ * go to the higher Spearman). Returns its index, or -1 if no trial was
+ * measured. why (may be NULL) says how it was chosen. */
+int llc_map_rate_pick(const struct llc_map_rate_trial *t, size_t n, char *why, size_t whylen);
+
+/* The linear-regime rule of spec §1.3 (--rate linear): the next rate of a
+ * binary search on log r between lo and hi given the q statistics at the
+ * current rate; returns 0 when the current rate satisfies the rule
+ * (median q <= 0.05, p95 <= 0.1, max <= 0.3, median >= 0.002), else
+ * sets *next, narrowing [lo, hi]. */
+int llc_map_rate_linear_step(double rate, const struct llc_map_rate_trial *t, double *lo, double *hi, double *next);
+
+/* What a rate selection did, for the output. */
+struct llc_map_rate_selection {
+    const char *method;       /* "auto" or "linear" */
+    size_t n;
+    struct llc_map_rate_trial trials[LLC_MAP_RATE_MAX_TRIALS];
+    int chosen;               /* index into trials, -1 = none */
+    char why[LLC_MAP_TEXT_LEN];
+    uint32_t planted_units;   /* auto: units holding planted lines */
+    double plant_touch_rate;  /* auto: touches per planted line per second */
+    double dwell_s;           /* per trial */
+    double seconds;           /* wall time of the selection */
+};
+
 /* ---- output --------------------------------------------------------------- */
 
 /* What is recorded beside the counts. */
@@ -257,6 +333,8 @@ struct llc_map_meta {
     const struct llc_map_plan *plan;
     /* sim only (NULL elsewhere): ground truth per unit */
     const double *truth_occupancy;
+    /* --rate auto|linear: how the rate was chosen; NULL = given */
+    const struct llc_map_rate_selection *rate_selection;
 };
 
 /* Writes PATH (JSON, format "llcprobe-map" version 1) atomically. */

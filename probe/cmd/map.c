@@ -60,6 +60,11 @@ static void usage(FILE *out)
             "probe:\n"
             "  --rate R           probe accesses per second (sim: per simulated second,\n"
             "                     default 1e8; hardware: clock-paced, default as fast as it goes)\n"
+            "  --rate auto        (sim) before mapping, map a co-runner with a planted per-set\n"
+            "                     pattern beside the target at candidate rates 1e7..3.2e8 and\n"
+            "                     keep the one that recovers the pattern best (q-bounds checked)\n"
+            "  --rate linear      (sim) the spec's linear-regime rule: binary search on log r\n"
+            "                     until median probe miss ratio q <= 0.05 (p95 <= 0.1, max <= 0.3)\n"
             "  --delay N          null operations after each access instead of clock pacing\n"
             "  --event E          pmu: libpfm4 event string (default: the LLC-miss event)\n"
             "  --reserve N        hugepages to reserve (root); the pool is restored at exit\n"
@@ -174,7 +179,17 @@ int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o
         case O_GROUP: rc = whole("--group", optarg, 1, UINT32_MAX, &v); o->group = (uint32_t)v; break;
         case O_DWELL: rc = positive("--dwell", optarg, &o->dwell_s); o->dwell_given = true; break;
         case O_SWEEPS: rc = whole("--sweeps", optarg, 1, LLC_MAP_MAX_SWEEPS, &v); o->sweeps = (unsigned)v; break;
-        case O_RATE: rc = positive("--rate", optarg, &o->rate); o->rate_given = true; break;
+        case O_RATE:
+            o->rate_given = true;
+            if (strcmp(optarg, "auto") == 0)
+                o->rate_mode = MAP_RATE_AUTO;
+            else if (strcmp(optarg, "linear") == 0)
+                o->rate_mode = MAP_RATE_LINEAR;
+            else {
+                o->rate_mode = MAP_RATE_GIVEN;
+                rc = positive("--rate", optarg, &o->rate);
+            }
+            break;
         case O_DELAY: rc = whole("--delay", optarg, 1, 1000000, &v); o->delay_nops = (unsigned)v; break;
         case O_EVENT: o->event = optarg; break;
         case O_RESERVE: rc = whole("--reserve", optarg, 1, 1 << 20, &v); o->reserve = (uint32_t)v; break;
@@ -257,6 +272,12 @@ int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o
     }
     if (!o->dwell_given)
         o->dwell_s = sim ? 0.002 : 0.02;
+    if (o->rate_mode != MAP_RATE_GIVEN && (!sim || strcmp(cmd, "map") != 0))
+        return llc_cli_usage("map", "--rate auto and --rate linear choose the rate in the simulator's map for now; "
+                                    "give a number here");
+    if (o->rate_mode != MAP_RATE_GIVEN && o->mode == LLC_MAP_SETS)
+        return llc_cli_usage("map", "--rate %s scores a planted pattern over sets of its own: not with --mode sets",
+                             o->rate_mode == MAP_RATE_AUTO ? "auto" : "linear");
     if (!o->rate_given && sim)
         o->rate = 1e8;
     return 0;
@@ -330,7 +351,8 @@ int llc_map_cmd_finish(const struct map_opts *o, struct llc_map_backend *b, cons
         policy = o->policy ? o->policy : "lru";
     const struct llc_map_meta meta = {
         .machine = machine, .target = target, .policy = policy, .rate = rate, .delay_nops = o->delay_nops,
-        .seed = o->seed, .start_time = start, .end_time = end, .plan = &plan, .truth_occupancy = truth};
+        .seed = o->seed, .start_time = start, .end_time = end, .plan = &plan, .truth_occupancy = truth,
+        .rate_selection = o->rate_selection};
     snprintf(path, sizeof(path), "%s.map.json", o->out_prefix);
     if (llc_map_write_json(b, r, &meta, path, err, sizeof(err)) < 0) {
         llc_cli_fail(o->cmd, "%s", err);

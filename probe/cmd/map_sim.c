@@ -2,6 +2,8 @@
  * or a program traced first under valgrind, in the simulated hierarchy. */
 #include <errno.h>
 #include <libgen.h>
+#include <math.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,191 @@
 /* Target accesses per set per sweep that the default dwell aims at in
  * global mode: enough foreign traffic per set for its rank to be read. */
 #define TARGET_ACCESSES_PER_SET 150.0
+
+/* --rate auto: candidate rates 10^7 .. 10^8.5 in half decades, each
+ * trial a map of one sweep at this fraction of the map's dwell (plus the
+ * warm-up), with PLANTED units holding 1, 2, 4 or 8 lines beside the
+ * target. */
+#define AUTO_TRIALS 4
+#define AUTO_LOG_FIRST 7.0
+#define AUTO_LOG_STEP 0.5
+#define TRIAL_DWELL_SHARE 0.25
+#define PLANTED 256
+/* --rate linear: search range and steps. */
+#define LINEAR_LO 1e6
+#define LINEAR_HI 1e10
+#define LINEAR_STEPS 8
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One trial: a fresh simulator (target from its start) with the probe at
+ * rate and, when k is given, the planted co-runner; one sweep of the map's
+ * plan. */
+static int run_trial(const struct map_opts *o, const struct llc_sim_config *cfg,
+                     const struct llc_map_sim_options *base, double rate, const uint8_t *k, double touch,
+                     const uint32_t *scored, size_t n_scored, double dwell, volatile sig_atomic_t *stop,
+                     struct llc_map_rate_trial *t, char *err, size_t errlen)
+{
+    struct llc_map_sim_options so = *base;
+    so.probe_rate = rate / 1e9;
+    so.plant_lines = k;
+    so.plant_rate = touch / 1e9;
+    struct llc_map_backend *b = NULL;
+    struct llc_map_result *r = NULL;
+    int rc = llc_map_backend_sim(cfg, &so, &b, err, errlen);
+    if (rc < 0)
+        goto out;
+    const uint32_t units = llc_map_units(&b->geo);
+    const struct llc_map_plan plan = {
+        .mode = o->mode,
+        .group = o->group ? o->group : (units + 7) / 8,
+        .dwell_s = dwell,
+        .sweeps = 1,
+        .seed = o->seed,
+        .stop = stop,
+    };
+    rc = llc_map_run(b, &plan, &r, err, errlen);
+    if (rc < 0)
+        goto out;
+    t->rate = rate;
+    if (k) {
+        llc_map_rate_score(r, k, scored, n_scored, t);
+    } else {
+        /* The linear rule needs only q: score the target alone. */
+        uint8_t *none = calloc(units, 1);
+        uint32_t all[2] = {0, 1};
+        if (!none) {
+            rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+            goto out;
+        }
+        llc_map_rate_score(r, none, all, 0, t);
+        t->measured = isfinite(t->q_median);
+        free(none);
+    }
+    if (stop && *stop)
+        rc = llc_errf(err, errlen, -EINTR, "interrupted while choosing the probe rate");
+out:
+    llc_map_result_free(r);
+    llc_map_backend_release(b);
+    return rc;
+}
+
+static void trial_line(const struct map_opts *o, const struct llc_map_rate_trial *t)
+{
+    if (o->quiet)
+        return;
+    fprintf(stderr, "llcprobe: %s: rate %.3g: planted-pattern Spearman %.3f, effect %.1f sd; target-only q median "
+                    "%.3f p95 %.3f max %.3f\n",
+            o->cmd, t->rate, t->spearman, t->effect, t->q_median, t->q_p95, t->q_max);
+}
+
+/* Simulated seconds the backend spends warming a global walk at rate
+ * (two rounds of every unit's walk, at most W_LLC + W_L2 lines) before
+ * its misses count: a trial's dwell adds it, or slow candidates would
+ * count nothing. */
+static double warm_up(const struct llc_sim_config *cfg, double rate)
+{
+    const double walk = cfg->llc.ways + (cfg->inclusion == LLC_SIM_EXCLUSIVE ? cfg->l2_ways : 0);
+    return 2.0 * walk * cfg->llc.sets_per_slice * cfg->llc.slices / rate;
+}
+
+/* Chooses o->rate (auto or linear) before the map. */
+static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, const struct llc_map_sim_options *base,
+                       double dwell, volatile sig_atomic_t *stop, struct llc_map_rate_selection *sel)
+{
+    char err[LLC_ERRLEN];
+    const uint32_t units = cfg->llc.sets_per_slice * cfg->llc.slices;
+    uint8_t *k = NULL;
+    uint32_t *scored = NULL;
+    int status = LLC_EXIT_FAIL;
+    const double t0 = now_s();
+    memset(sel, 0, sizeof(*sel));
+    sel->chosen = -1;
+    sel->dwell_s = dwell * TRIAL_DWELL_SHARE;
+    if (o->rate_mode == MAP_RATE_LINEAR) {
+        sel->method = "linear";
+        double lo = LINEAR_LO, hi = LINEAR_HI, rate = o->rate;
+        for (unsigned step = 0; step < LINEAR_STEPS && sel->n < LLC_MAP_RATE_MAX_TRIALS; step++) {
+            struct llc_map_rate_trial *t = &sel->trials[sel->n];
+            if (run_trial(o, cfg, base, rate, NULL, 0, NULL, 0, sel->dwell_s + warm_up(cfg, rate), stop, t, err,
+                          sizeof(err)) < 0) {
+                llc_cli_fail(o->cmd, "choosing the probe rate: %s", err);
+                goto out;
+            }
+            sel->n++;
+            trial_line(o, t);
+            double next;
+            if (llc_map_rate_linear_step(rate, t, &lo, &hi, &next) == 0) {
+                sel->chosen = (int)sel->n - 1;
+                snprintf(sel->why, sizeof(sel->why),
+                         "linear-regime rule (spec 1.3): median q %.3f <= 0.05, p95 %.3f <= 0.1, max %.3f <= 0.3",
+                         t->q_median, t->q_p95, t->q_max);
+                break;
+            }
+            rate = next;
+        }
+        if (sel->chosen < 0) {
+            sel->chosen = (int)sel->n - 1;
+            snprintf(sel->why, sizeof(sel->why),
+                     "linear-regime rule (spec 1.3) not met within %u steps: the last rate tried", LINEAR_STEPS);
+        }
+    } else {
+        sel->method = "auto";
+        k = malloc(units);
+        scored = malloc(2 * PLANTED * sizeof(*scored));
+        if (!k || !scored) {
+            llc_cli_fail(o->cmd, "out of memory");
+            goto out;
+        }
+        struct llc_map_geometry g = {.sets_per_slice = cfg->llc.sets_per_slice, .slices = cfg->llc.slices,
+                                     .llc_ways = cfg->llc.ways, .l2_sets = cfg->l2_sets,
+                                     .l2_ways = cfg->l2_ways, .victim_llc = cfg->inclusion == LLC_SIM_EXCLUSIVE};
+        sel->planted_units = llc_map_plant_pattern(&g, PLANTED, k, scored);
+        if (!sel->planted_units) {
+            llc_cli_fail(o->cmd, "choosing the probe rate: the LLC is too small for a planted pattern");
+            goto out;
+        }
+        /* The touch rate a line would see if the target's accesses were
+         * spread evenly over every line of the LLC: the planted increments
+         * are then as small as the differences between the target's own
+         * sets that the map has to rank. The simulator's target rate is its
+         * clock, so this is known here. */
+        const double touch = o->target_rate * 1e9 / ((double)units * g.llc_ways);
+        for (unsigned i = 0; i < AUTO_TRIALS; i++) {
+            const double rate = pow(10, AUTO_LOG_FIRST + AUTO_LOG_STEP * i);
+            sel->plant_touch_rate = touch;
+            struct llc_map_rate_trial *t = &sel->trials[sel->n];
+            if (run_trial(o, cfg, base, rate, k, touch, scored, 2 * sel->planted_units,
+                          sel->dwell_s + warm_up(cfg, rate), stop, t, err, sizeof(err)) < 0) {
+                llc_cli_fail(o->cmd, "choosing the probe rate: %s", err);
+                goto out;
+            }
+            sel->n++;
+            trial_line(o, t);
+        }
+        sel->chosen = llc_map_rate_pick(sel->trials, sel->n, sel->why, sizeof(sel->why));
+        if (sel->chosen < 0) {
+            llc_cli_fail(o->cmd, "choosing the probe rate: %s", sel->why);
+            goto out;
+        }
+    }
+    o->rate = sel->trials[sel->chosen].rate;
+    sel->seconds = now_s() - t0;
+    if (!o->quiet)
+        fprintf(stderr, "llcprobe: %s: rate %s chose %.3g probe accesses per second (%s; %zu trials in %.1f s)\n",
+                o->cmd, sel->method, o->rate, sel->why, sel->n, sel->seconds);
+    o->rate_selection = sel;
+    status = LLC_EXIT_OK;
+out:
+    free(k);
+    free(scored);
+    return status;
+}
 
 static int trace_program(const struct map_opts *o, volatile sig_atomic_t *stop, char *path, size_t len)
 {
@@ -112,12 +299,8 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
     so.probe_rate = o.rate / 1e9;
     so.calib_lines = o.calib_lines;
     so.calib_rate = o.calib_rate;
-    if (llc_map_backend_sim(&cfg, &so, &b, err, sizeof(err)) < 0) {
-        llc_cli_fail(o.cmd, "%s", err);
-        goto out;
-    }
     if (!o.dwell_given && o.mode == LLC_MAP_GLOBAL) {
-        double accesses = TARGET_ACCESSES_PER_SET * llc_map_units(&b->geo);
+        double accesses = TARGET_ACCESSES_PER_SET * cfg.llc.sets_per_slice * cfg.llc.slices;
         uint64_t in_trace;
         /* A trace ends: share it out over the sweeps, leaving a little at
          * the end (records spanning two lines make a few more accesses
@@ -125,6 +308,16 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
         if (o.trace && trace_accesses(o.trace, &in_trace) == 0)
             accesses = 0.98 * (double)in_trace / o.sweeps;
         o.dwell_s = accesses / (o.target_rate * 1e9);
+    }
+    struct llc_map_rate_selection sel;
+    if (o.rate_mode != MAP_RATE_GIVEN) {
+        if (select_rate(&o, &cfg, &so, o.dwell_s, stop, &sel) != LLC_EXIT_OK)
+            goto out;
+        so.probe_rate = o.rate / 1e9;
+    }
+    if (llc_map_backend_sim(&cfg, &so, &b, err, sizeof(err)) < 0) {
+        llc_cli_fail(o.cmd, "%s", err);
+        goto out;
     }
     snprintf(machine, sizeof(machine), "simulator preset %s, LLC %s", preset, o.policy ? o.policy : "lru");
     if (o.argv) {

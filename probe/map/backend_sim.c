@@ -37,6 +37,14 @@ struct sim_backend {
     /* Per unit, kept across groups and sweeps: a slow co-runner's walk
      * goes on where it was instead of re-touching its first lines. */
     uint32_t *calib_cursor;
+    /* Planted co-runner (rate selection): each planted unit walks a cyclic
+     * chain of plant_chain[u] lines (its k held lines plus, on a victim
+     * LLC, its share of the co-runner's L2 ways, as calib_extra), stored
+     * where the calibration co-runner's would be. plant_order holds one
+     * entry per chain line, so every line is touched equally often. */
+    uint8_t *plant_chain;
+    uint32_t *plant_cursor, *plant_order;
+    size_t plant_n, plant_pos;
     double target_rate, probe_rate;
     uint32_t units, lines_per_unit; /* lines[] holds lines_per_unit per unit */
     uint64_t *lines;
@@ -167,6 +175,71 @@ static int calib_next(void *ctx, const struct llc_sim_result *prev, uint64_t *ad
     *addr = s->lines[(size_t)unit * s->lines_per_unit + s->calib_first + s->calib_cursor[unit]];
     s->calib_cursor[unit]++;
     return 1;
+}
+
+/* The planted co-runner: the next line of the next entry's unit. */
+static int plant_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr, bool *is_write, char *err,
+                      size_t errlen)
+{
+    (void)prev;
+    (void)err;
+    (void)errlen;
+    struct sim_backend *s = ctx;
+    const uint32_t unit = s->plant_order[s->plant_pos];
+    s->plant_pos = s->plant_pos + 1 == s->plant_n ? 0 : s->plant_pos + 1;
+    uint32_t *c = &s->plant_cursor[unit];
+    *addr = s->lines[(size_t)unit * s->lines_per_unit + s->calib_first + *c];
+    *c = *c + 1 == s->plant_chain[unit] ? 0 : *c + 1;
+    *is_write = false;
+    return 1;
+}
+
+/* Chains and visiting order of the planted co-runner. Entries go round
+ * the units chain position by chain position, so one unit's touches are
+ * spread over the cycle rather than bunched. Returns the longest chain,
+ * or 0 when nothing is planted. */
+static unsigned plant_plan(struct sim_backend *s, const uint8_t *k, char *err, size_t errlen, int *rc)
+{
+    const struct llc_map_geometry *g = &s->pub.geo;
+    *rc = 0;
+    uint32_t *share = calloc(g->l2_sets ? g->l2_sets : 1, sizeof(*share));
+    s->plant_chain = calloc(s->units, sizeof(*s->plant_chain));
+    s->plant_cursor = calloc(s->units, sizeof(*s->plant_cursor));
+    unsigned longest = 0;
+    if (!share || !s->plant_chain || !s->plant_cursor) {
+        *rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+        goto out;
+    }
+    for (uint32_t u = 0; u < s->units; u++) {
+        if (k[u] > g->llc_ways) {
+            *rc = llc_errf(err, errlen, -EINVAL, "the planted co-runner holds 0..%u lines per set, not %u",
+                           g->llc_ways, k[u]);
+            goto out;
+        }
+        if (k[u] && g->victim_llc && g->l2_sets)
+            share[l2_set_of(s, u)]++;
+    }
+    for (uint32_t u = 0; u < s->units; u++) {
+        if (!k[u])
+            continue;
+        const unsigned extra = g->victim_llc && g->l2_sets ? g->l2_ways / share[l2_set_of(s, u)] : 0;
+        s->plant_chain[u] = (uint8_t)(k[u] + extra);
+        s->plant_n += s->plant_chain[u];
+        longest = s->plant_chain[u] > longest ? s->plant_chain[u] : longest;
+    }
+    s->plant_order = malloc((s->plant_n ? s->plant_n : 1) * sizeof(*s->plant_order));
+    if (!s->plant_order) {
+        *rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+        goto out;
+    }
+    size_t at = 0;
+    for (unsigned c = 0; c < longest; c++)
+        for (uint32_t u = 0; u < s->units; u++)
+            if (s->plant_chain[u] > c)
+                s->plant_order[at++] = u;
+out:
+    free(share);
+    return *rc < 0 ? 0 : longest;
 }
 
 /* lines_per_unit congruent lines for every unit, from the probe's private
@@ -317,6 +390,9 @@ static void sim_release(void *ctx)
     free(s->set_buf);
     free(s->occ_sum);
     free(s->calib_cursor);
+    free(s->plant_chain);
+    free(s->plant_cursor);
+    free(s->plant_order);
     free(s);
 }
 
@@ -373,6 +449,9 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
                         cfg->llc.ways, opt->calib_lines);
     if (opt->calib_lines && !(opt->calib_rate > 0))
         return llc_errf(err, errlen, -EINVAL, "the calibration co-runner needs a positive rate");
+    if (opt->plant_lines && (opt->calib_lines || !(opt->plant_rate > 0)))
+        return llc_errf(err, errlen, -EINVAL, "the planted co-runner needs a positive rate and no calibration "
+                                              "co-runner beside it");
     struct sim_backend *s = calloc(1, sizeof(*s));
     if (!s)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
@@ -397,6 +476,14 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     s->calib_first = s->pub.walk;
     s->calib_extra = opt->calib_lines ? s->pub.walk - g->llc_ways : 0;
     s->lines_per_unit = s->pub.walk + opt->calib_lines + s->calib_extra;
+    int rc = 0;
+    if (opt->plant_lines) {
+        const unsigned longest = plant_plan(s, opt->plant_lines, err, errlen, &rc);
+        if (rc < 0)
+            goto fail;
+        if (s->pub.walk + longest > s->lines_per_unit)
+            s->lines_per_unit = s->pub.walk + longest;
+    }
     s->target_rate = opt->target_rate;
     s->probe_rate = opt->probe_rate;
     snprintf(s->pub.calibration, sizeof(s->pub.calibration),
@@ -404,7 +491,7 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
              "accesses per simulated ns",
              opt->target_rate, opt->probe_rate);
 
-    struct llc_simrun_agent agents[4];
+    struct llc_simrun_agent agents[5];
     unsigned n = 0;
     memset(agents, 0, sizeof(agents));
     s->target_agent = n;
@@ -428,6 +515,14 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
                                                 .ctx = s,
                                                 .physical = true,
                                                 .rate = opt->calib_rate};
+    if (s->plant_n)
+        agents[n++] = (struct llc_simrun_agent){.name = "planted",
+                                                .role = LLC_SIMRUN_NOISE,
+                                                .source = LLC_SIMRUN_CALLBACK,
+                                                .next = plant_next,
+                                                .ctx = s,
+                                                .physical = true,
+                                                .rate = opt->plant_rate * (double)s->plant_n};
     s->probe_agent = n;
     agents[n++] = (struct llc_simrun_agent){.name = "probe",
                                             .role = LLC_SIMRUN_PROBE,
@@ -436,7 +531,7 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
                                             .ctx = s,
                                             .physical = true,
                                             .rate = opt->probe_rate};
-    int rc = llc_simrun_create(cfg, agents, n, &s->run, err, errlen);
+    rc = llc_simrun_create(cfg, agents, n, &s->run, err, errlen);
     if (rc < 0)
         goto fail;
     s->lines = malloc((size_t)s->units * s->lines_per_unit * sizeof(*s->lines));

@@ -43,6 +43,23 @@ static json_t *summary_json(const struct llc_map_result *r)
                      "hottest", hot ? hot : json_null());
 }
 
+static json_t *rate_selection_json(const struct llc_map_rate_selection *s)
+{
+    json_t *trials = json_array();
+    for (size_t i = 0; trials && i < s->n; i++) {
+        const struct llc_map_rate_trial *t = &s->trials[i];
+        json_array_append_new(trials, json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:b}", "rate", t->rate, "spearman",
+                                                nullable_real(t->spearman), "effect", nullable_real(t->effect),
+                                                "q_median", nullable_real(t->q_median), "q_p95",
+                                                nullable_real(t->q_p95), "q_max", nullable_real(t->q_max), "q_safe",
+                                                llc_map_rate_safe(t)));
+    }
+    return json_pack("{s:s, s:o, s:o, s:s, s:i, s:f, s:f, s:f}", "method", s->method, "chosen_rate",
+                     s->chosen >= 0 ? json_real(s->trials[s->chosen].rate) : json_null(), "trials",
+                     trials ? trials : json_null(), "why", s->why, "planted_units", (int)s->planted_units,
+                     "plant_touch_rate", s->plant_touch_rate, "trial_dwell_s", s->dwell_s, "seconds", s->seconds);
+}
+
 int llc_map_write_json(const struct llc_map_backend *b, const struct llc_map_result *r,
                        const struct llc_map_meta *m, const char *path, char *err, size_t errlen)
 {
@@ -87,6 +104,8 @@ int llc_map_write_json(const struct llc_map_backend *b, const struct llc_map_res
                                             u64_array(r->misses, r->units), "accesses",
                                             u64_array(r->accesses, r->units), "dwell_s",
                                             real_array(r->dwell_s, r->units), "sweep_misses", sweeps));
+    if (m->rate_selection)
+        bad |= json_object_set_new(doc, "rate_selection", rate_selection_json(m->rate_selection));
     if (m->truth_occupancy)
         bad |= json_object_set_new(doc, "truth",
                                    json_pack("{s:s, s:o}", "what",
