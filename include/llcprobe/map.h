@@ -108,7 +108,8 @@ struct llc_map_sim_options {
     /* Units walked together per measure() call at most (for the walk
      * length rule); 0 = all units. */
     uint32_t max_group;
-    bool repeat;              /* restart a trace target when it ends */
+    bool repeat;              /* restart a trace target when it ends (a synthetic
+                               * workload never ends) */
     /* Calibration co-runner (llcprobe calibrate): an agent that holds
      * calib_lines congruent lines (0..ways) in each unit being measured,
      * touching them in turn at calib_rate accesses per simulated ns in all
@@ -123,6 +124,9 @@ struct llc_map_sim_options {
      * with calib_lines. */
     const uint8_t *plant_lines;
     double plant_rate;
+    /* Baseline sweep (spec §1.2): no target at all (workload and trace
+     * ignored); noise and co-runners still run. */
+    bool baseline;
 };
 void llc_map_sim_options_default(struct llc_map_sim_options *o);
 
@@ -140,6 +144,15 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
  * -EINVAL if b is not a sim backend. */
 int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64_t *accesses,
                       uint64_t *misses);
+
+/* The simulator's DRRIP set-dueling leader sets (both policies' leaders):
+ * leaders[units] set true for each; returns how many (0 when the LLC is
+ * not DRRIP), -EINVAL if b is not a sim backend. */
+int llc_map_sim_leaders(const struct llc_map_backend *b, bool *leaders);
+
+/* How many times the sim backend's target has started (--repeat restarts
+ * a trace at its end; 1 otherwise). */
+unsigned llc_map_sim_target_runs(const struct llc_map_backend *b);
 
 /* Starts the ground-truth average afresh (per-interval truth in `sample`). */
 int llc_map_sim_truth_reset(struct llc_map_backend *b);
@@ -217,11 +230,17 @@ struct llc_map_plan {
 struct llc_map_result {
     uint32_t units;           /* all units of the geometry */
     unsigned sweeps;          /* sweeps done (the last may be partial) */
+    unsigned sweeps_planned;  /* rows of sweep_misses / sweep_accesses */
     bool complete;            /* every planned unit measured in every sweep */
     char incomplete_reason[LLC_MAP_TEXT_LEN];
     bool *measured;           /* [units]: in the plan and measured at least once */
     uint64_t *misses, *accesses; /* [units], summed over sweeps */
     double *dwell_s;          /* [units], total dwell */
+    /* After llc_map_baseline_apply (NULL before): the exclusion mask, the
+     * misses before the baseline was subtracted. misses and sweep_misses
+     * are then baseline-corrected. */
+    bool *excluded;
+    uint64_t *raw_misses;
     uint64_t *sweep_misses;   /* [sweeps * units]: misses per sweep */
     uint64_t *sweep_accesses; /* [sweeps * units] */
     double seconds;           /* wall time of the measurement */
@@ -235,7 +254,7 @@ void llc_map_result_free(struct llc_map_result *r);
  * geometry: llc_map_run does that). *out is malloc'd. */
 int llc_map_parse_sets(const char *list, uint32_t **out, size_t *n, char *err, size_t errlen);
 
-/* Summary over measured units: misses per unit. */
+/* Summary over measured units not excluded: misses per unit. */
 struct llc_map_summary {
     uint32_t n;
     uint64_t total_misses, total_accesses;
@@ -249,6 +268,31 @@ void llc_map_summarize(const struct llc_map_result *r, struct llc_map_summary *o
 /* Rank and linear correlation of two series (NAN when undefined). */
 double llc_map_spearman(const double *x, const double *y, size_t n);
 double llc_map_pearson(const double *x, const double *y, size_t n);
+
+/* ---- baseline and exclusion mask (spec §1.2, §1.4) ----------------------- */
+
+/* A unit whose probe misses with no target exceed this share of its
+ * probe accesses is excluded (spec §1.2). */
+#define LLC_MAP_BASELINE_MAX_Q 0.01
+
+enum llc_map_exclusion { LLC_MAP_KEEP = 0, LLC_MAP_EXCL_BASELINE = 1, LLC_MAP_EXCL_LEADER = 2 };
+
+struct llc_map_baseline {
+    uint32_t units;
+    double *q;                /* [units] baseline misses per probe access (NAN: not measured) */
+    uint8_t *why;             /* [units] enum llc_map_exclusion bits */
+    uint32_t n_baseline, n_leader, n_excluded;
+    double dwell_s;           /* of the baseline sweep, per group */
+};
+
+/* From a baseline map (no target) and optional known leader sets
+ * (leaders may be NULL). */
+int llc_map_baseline_new(const struct llc_map_result *base, const bool *leaders, struct llc_map_baseline **out,
+                         char *err, size_t errlen);
+void llc_map_baseline_free(struct llc_map_baseline *b);
+/* Subtracts each unit's baseline rate (q x its accesses, per sweep, never
+ * below 0) and records the mask in r. -EINVAL if the unit counts differ. */
+int llc_map_baseline_apply(const struct llc_map_baseline *b, struct llc_map_result *r, char *err, size_t errlen);
 
 /* ---- probe rate selection (--rate auto) ----------------------------------- */
 
@@ -283,14 +327,14 @@ struct llc_map_rate_trial {
 void llc_map_rate_score(const struct llc_map_result *r, const uint8_t *k, const uint32_t *scored, size_t n_scored,
                         struct llc_map_rate_trial *t);
 
-/* Safety bounds on q, a check, not the rule: the spec's linear-regime
- * bounds (§1.3: median q <= 0.05) reject the rates that map best here
- * (intel8/amd32 LRU hotsets at 1e8 have median q 0.57 and Spearman 0.93),
- * so only the ends are refused: a median q above 0.95 means nearly every
- * probe access misses (saturated, no contrast left; shared-cache.md
- * §7.6), below 0.002 the spec's "signal too weak". Unsafe candidates
- * are chosen only if none other is left. */
-#define LLC_MAP_RATE_Q_MAX 0.95
+/* Safety bounds on q, a check, not the rule. The spec's linear-regime
+ * bounds (§1.3: median q <= 0.05) would refuse the rates that map best
+ * here (amd32 DRRIP hotsets maps at Spearman 0.99 with median q 0.41),
+ * so the bound is the saturation limit of shared-cache.md §7.6 instead:
+ * sets with q > 0.5 carry little information, and a candidate whose
+ * median set is past it is refused; below 0.002 is the spec's "signal
+ * too weak". Unsafe candidates are chosen only if none other is left. */
+#define LLC_MAP_RATE_Q_MAX 0.5
 #define LLC_MAP_RATE_Q_MIN 0.002
 bool llc_map_rate_safe(const struct llc_map_rate_trial *t);
 
@@ -333,6 +377,8 @@ struct llc_map_meta {
     const struct llc_map_plan *plan;
     /* sim only (NULL elsewhere): ground truth per unit */
     const double *truth_occupancy;
+    /* The baseline and its mask; NULL = none measured */
+    const struct llc_map_baseline *baseline;
     /* --rate auto|linear: how the rate was chosen; NULL = given */
     const struct llc_map_rate_selection *rate_selection;
 };

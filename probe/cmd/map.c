@@ -68,13 +68,17 @@ static void usage(FILE *out)
             "  --delay N          null operations after each access instead of clock pacing\n"
             "  --event E          pmu: libpfm4 event string (default: the LLC-miss event)\n"
             "  --reserve N        hugepages to reserve (root); the pool is restored at exit\n"
+            "  --no-baseline      (sim) skip the baseline sweep with no target (spec 1.2: sets\n"
+            "                     whose misses exceed 1%% of probe accesses, and leader sets,\n"
+            "                     are excluded; each set's baseline rate is subtracted)\n"
             "  --small-pages      allow 4 KiB pages when no hugepage can be had (warns)\n"
             "  --llc WxSxN        the LLC's ways, sets per slice and slices, where the machine\n"
             "                     does not report them (some VMs); eviction tests still verify\n"
             "target:\n"
             "  --attach PID       map a running process instead of launching one\n"
             "  --as-root          under sudo, run the target as root (default: the sudo user)\n"
-            "  --repeat           restart the target until the map is complete\n"
+            "  --repeat           restart the target until the map is complete (sim: a trace\n"
+            "                     replays from its start; the dwell is then not cut to fit it)\n"
             "  --per-set-runs     one whole target run per set (or group), as in the paper;\n"
             "                     hardware only (the simulator maps all sets in one run)\n"
             "  --target-output F  the target's stdout and stderr go to F\n"
@@ -93,7 +97,7 @@ static void usage(FILE *out)
 enum {
     O_BACKEND = 256, O_PRESET, O_POLICY, O_WORKLOAD, O_TRACE, O_TARGET_RATE, O_NOISE, O_NOISE_RATE,
     O_MODE, O_SETS, O_GROUP, O_DWELL, O_SWEEPS, O_RATE, O_DELAY, O_EVENT, O_RESERVE, O_SMALL, O_ATTACH,
-    O_AS_ROOT, O_REPEAT, O_PER_SET_RUNS, O_TARGET_OUTPUT, O_SEED, O_LLC, O_HELP
+    O_AS_ROOT, O_REPEAT, O_PER_SET_RUNS, O_TARGET_OUTPUT, O_SEED, O_LLC, O_NO_BASELINE, O_HELP
 };
 
 #define positive(opt, s, out) positive_(cmd, opt, s, out)
@@ -134,6 +138,7 @@ int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o
         {"repeat", no_argument, 0, O_REPEAT},             {"per-set-runs", no_argument, 0, O_PER_SET_RUNS},             {"target-output", required_argument, 0, O_TARGET_OUTPUT},
         {"seed", required_argument, 0, O_SEED},           {"llc", required_argument, 0, O_LLC},           {"output", required_argument, 0, 'o'},
         {"quiet", no_argument, 0, 'q'},                   {"help", no_argument, 0, O_HELP},
+        {"no-baseline", no_argument, 0, O_NO_BASELINE},
         {0, 0, 0, 0}};
     /* map's options, then the command's extra ones, then the terminator. */
     struct option longopts[MAP_LONGOPTS + MAX_EXTRA + 1];
@@ -197,6 +202,7 @@ int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o
         case O_ATTACH: rc = whole("--attach", optarg, 1, 1 << 30, &v); o->attach_pid = (int)v; break;
         case O_AS_ROOT: o->as_root = true; break;
         case O_REPEAT: o->repeat = true; break;
+        case O_NO_BASELINE: o->no_baseline = true; break;
         case O_PER_SET_RUNS: o->per_set_runs = true; break;
         case O_TARGET_OUTPUT: o->target_output = optarg; break;
         case O_SEED: rc = whole("--seed", optarg, 0, UINT64_MAX, &o->seed); break;
@@ -260,9 +266,8 @@ int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o
         return llc_cli_usage("map", "no target: give -- PROGRAM [ARGS] or --attach PID");
     if (o->argv && o->attach_pid >= 0)
         return llc_cli_usage("map", "--attach and a program to launch are two targets: give one");
-    if (o->repeat && sim)
-        return llc_cli_usage("map", "--repeat restarts a launched program on hardware; the simulator spreads a "
-                                    "trace over the sweeps instead");
+    if (o->repeat && sim && o->workload)
+        return llc_cli_usage("map", "--repeat restarts a target that ends: a synthetic --workload never does");
     if (o->per_set_runs && (sim || o->attach_pid >= 0 || o->repeat))
         return llc_cli_usage("map", "--per-set-runs launches the program once per set: not with --backend sim, "
                                     "--attach or --repeat");
@@ -339,6 +344,10 @@ int llc_map_cmd_finish(const struct map_opts *o, struct llc_map_backend *b, cons
         llc_cli_fail(o->cmd, "%s", err);
         goto out;
     }
+    if (o->baseline && llc_map_baseline_apply(o->baseline, r, err, sizeof(err)) < 0) {
+        llc_cli_fail(o->cmd, "%s", err);
+        goto out;
+    }
     if (want_truth) {
         truth = malloc(units * sizeof(*truth));
         if (!truth || llc_map_sim_truth(b, truth, NULL, NULL) < 0) {
@@ -352,7 +361,7 @@ int llc_map_cmd_finish(const struct map_opts *o, struct llc_map_backend *b, cons
     const struct llc_map_meta meta = {
         .machine = machine, .target = target, .policy = policy, .rate = rate, .delay_nops = o->delay_nops,
         .seed = o->seed, .start_time = start, .end_time = end, .plan = &plan, .truth_occupancy = truth,
-        .rate_selection = o->rate_selection};
+        .rate_selection = o->rate_selection, .baseline = o->baseline};
     snprintf(path, sizeof(path), "%s.map.json", o->out_prefix);
     if (llc_map_write_json(b, r, &meta, path, err, sizeof(err)) < 0) {
         llc_cli_fail(o->cmd, "%s", err);

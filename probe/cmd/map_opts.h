@@ -50,6 +50,9 @@ struct map_opts {
     enum map_rate_mode rate_mode;
     /* Set by the path that chose the rate, for the output; NULL = given. */
     const struct llc_map_rate_selection *rate_selection;
+    /* Set by the path that measured a baseline sweep (spec §1.2); NULL = none. */
+    const struct llc_map_baseline *baseline;
+    bool no_baseline;             /* --no-baseline */
 };
 
 /* Extra options of a command built on map's (codes >= 512): on_extra

@@ -27,7 +27,7 @@
 #define AUTO_LOG_FIRST 7.0
 #define AUTO_LOG_STEP 0.5
 #define TRIAL_DWELL_SHARE 0.25
-#define PLANTED 256
+#define PLANTED 1024
 /* --rate linear: search range and steps. */
 #define LINEAR_LO 1e6
 #define LINEAR_HI 1e10
@@ -204,6 +204,66 @@ out:
     return status;
 }
 
+/* Spec §1.2: one sweep of the map's plan with no target (noise still
+ * runs), giving each unit's own miss rate and the exclusion mask, with the
+ * simulator's leader sets added. */
+static int measure_baseline(const struct map_opts *o, const struct llc_sim_config *cfg,
+                            const struct llc_map_sim_options *base, volatile sig_atomic_t *stop,
+                            struct llc_map_baseline **out)
+{
+    char err[LLC_ERRLEN];
+    struct llc_map_sim_options so = *base;
+    so.baseline = true;
+    struct llc_map_backend *b = NULL;
+    struct llc_map_result *r = NULL;
+    uint32_t *sets = NULL;
+    size_t n_sets = 0;
+    bool *leaders = NULL;
+    int status = LLC_EXIT_FAIL;
+    if (o->sets_list && llc_map_parse_sets(o->sets_list, &sets, &n_sets, err, sizeof(err)) < 0) {
+        status = llc_cli_usage(o->cmd, "--sets: %s", err);
+        goto out;
+    }
+    if (llc_map_backend_sim(cfg, &so, &b, err, sizeof(err)) < 0)
+        goto fail;
+    const uint32_t units = llc_map_units(&b->geo);
+    const struct llc_map_plan plan = {
+        .mode = o->mode,
+        .group = o->group ? o->group : (units + 7) / 8,
+        .dwell_s = o->dwell_s,
+        .sweeps = 1,
+        .sets = sets,
+        .n_sets = n_sets,
+        .seed = o->seed,
+        .stop = stop,
+    };
+    if (llc_map_run(b, &plan, &r, err, sizeof(err)) < 0)
+        goto fail;
+    leaders = malloc(units * sizeof(*leaders));
+    if (!leaders || llc_map_sim_leaders(b, leaders) < 0) {
+        llc_cli_fail(o->cmd, "baseline: simulator leader sets unavailable");
+        goto out;
+    }
+    if (llc_map_baseline_new(r, leaders, out, err, sizeof(err)) < 0)
+        goto fail;
+    (*out)->dwell_s = o->dwell_s;
+    if (!o->quiet)
+        fprintf(stderr, "llcprobe: %s: baseline sweep (no target): %u set%s over %.0f%% probe misses, %u leader "
+                        "set%s; %u excluded\n",
+                o->cmd, (*out)->n_baseline, (*out)->n_baseline == 1 ? "" : "s", 100 * LLC_MAP_BASELINE_MAX_Q,
+                (*out)->n_leader, (*out)->n_leader == 1 ? "" : "s", (*out)->n_excluded);
+    status = LLC_EXIT_OK;
+    goto out;
+fail:
+    llc_cli_fail(o->cmd, "baseline sweep: %s", err);
+out:
+    free(sets);
+    free(leaders);
+    llc_map_result_free(r);
+    llc_map_backend_release(b);
+    return status;
+}
+
 static int trace_program(const struct map_opts *o, volatile sig_atomic_t *stop, char *path, size_t len)
 {
     const char *tmp = getenv("TMPDIR");
@@ -267,6 +327,7 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
     struct map_opts o = *in;
     char err[LLC_ERRLEN], trace_path[4096] = "", prefix[256], machine[128], target[4200];
     struct llc_map_backend *b = NULL;
+    struct llc_map_baseline *baseline = NULL;
     int status = LLC_EXIT_FAIL;
     struct llc_sim_config cfg;
     const char *preset = o.preset ? o.preset : "amd32";
@@ -297,6 +358,7 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
     so.noise_rate = o.noise_rate;
     so.target_rate = o.target_rate;
     so.probe_rate = o.rate / 1e9;
+    so.repeat = o.repeat;
     so.calib_lines = o.calib_lines;
     so.calib_rate = o.calib_rate;
     if (!o.dwell_given && o.mode == LLC_MAP_GLOBAL) {
@@ -305,7 +367,7 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
         /* A trace ends: share it out over the sweeps, leaving a little at
          * the end (records spanning two lines make a few more accesses
          * than records, never fewer). */
-        if (o.trace && trace_accesses(o.trace, &in_trace) == 0)
+        if (o.trace && !o.repeat && trace_accesses(o.trace, &in_trace) == 0)
             accesses = 0.98 * (double)in_trace / o.sweeps;
         o.dwell_s = accesses / (o.target_rate * 1e9);
     }
@@ -314,6 +376,16 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
         if (select_rate(&o, &cfg, &so, o.dwell_s, stop, &sel) != LLC_EXIT_OK)
             goto out;
         so.probe_rate = o.rate / 1e9;
+    }
+    /* The baseline belongs to the map; sample and calibrate (which put
+     * their own stage here) measure their sets their own way. */
+    if (!o.stage && !o.no_baseline) {
+        const int brc = measure_baseline(&o, &cfg, &so, stop, &baseline);
+        if (brc != LLC_EXIT_OK) {
+            status = brc;
+            goto out;
+        }
+        o.baseline = baseline;
     }
     if (llc_map_backend_sim(&cfg, &so, &b, err, sizeof(err)) < 0) {
         llc_cli_fail(o.cmd, "%s", err);
@@ -331,8 +403,12 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
     if (!o.quiet)
         fprintf(stderr, "llcprobe: %s: %s; %s\n", o.cmd, b->walk_check, b->calibration);
     status = (o.stage ? o.stage : llc_map_cmd_finish)(&o, b, machine, target, o.rate, stop, true, NULL, NULL);
+    if (!o.quiet && o.repeat)
+        fprintf(stderr, "llcprobe: %s: the simulated target ran %u time%s\n", o.cmd, llc_map_sim_target_runs(b),
+                llc_map_sim_target_runs(b) == 1 ? "" : "s");
 out:
     llc_map_backend_release(b);
+    llc_map_baseline_free(baseline);
     if (trace_path[0])
         unlink(trace_path);
     return status;

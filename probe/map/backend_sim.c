@@ -7,6 +7,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/sim.h"
 #include "llcprobe/simrun.h"
+#include "llcprobe/trace.h"
 
 #include <errno.h>
 #include <math.h>
@@ -45,6 +46,19 @@ struct sim_backend {
     uint8_t *plant_chain;
     uint32_t *plant_cursor, *plant_order;
     size_t plant_n, plant_pos;
+    /* --repeat: the trace target replayed here rather than by the driver,
+     * and reopened at its end, as a restarted program would run again
+     * (same virtual addresses, so the same simulated pages). */
+    struct llc_trace_reader *loop;
+    const char *loop_path;
+    uint64_t loop_addr;
+    uint32_t loop_lines, line_size;
+    bool loop_write, loop_data; /* loop_data: this run made a data access */
+    unsigned runs;
+    /* Baseline backend (no target): measure() runs for the simulated
+     * dwell counted over every agent, at counted_rate accesses per ns. */
+    bool baseline;
+    double counted_rate;
     double target_rate, probe_rate;
     uint32_t units, lines_per_unit; /* lines[] holds lines_per_unit per unit */
     uint64_t *lines;
@@ -175,6 +189,58 @@ static int calib_next(void *ctx, const struct llc_sim_result *prev, uint64_t *ad
     *addr = s->lines[(size_t)unit * s->lines_per_unit + s->calib_first + s->calib_cursor[unit]];
     s->calib_cursor[unit]++;
     return 1;
+}
+
+/* Records larger than this are damage, as the driver says for traces. */
+#define LOOP_MAX_RECORD_BYTES 4096
+
+/* The repeating trace target: the next line of the current record, the
+ * trace reopened when it ends. */
+static int loop_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr, bool *is_write, char *err,
+                     size_t errlen)
+{
+    (void)prev;
+    struct sim_backend *s = ctx;
+    while (s->loop_lines == 0) {
+        struct llc_trace_rec rec;
+        const int rc = llc_trace_reader_next(s->loop, &rec, err, errlen);
+        if (rc < 0)
+            return rc;
+        if (rc == 0) {
+            if (!s->loop_data)
+                return llc_errf(err, errlen, -EINVAL, "%s: no data access to repeat", s->loop_path);
+            llc_trace_reader_close(s->loop);
+            s->loop = NULL;
+            const int orc = llc_trace_reader_open(s->loop_path, &s->loop, err, errlen);
+            if (orc < 0)
+                return orc;
+            s->loop_data = false;
+            s->runs++;
+            continue;
+        }
+        if (rec.kind == LLC_TRACE_INSTR)
+            continue;
+        if (rec.kind > LLC_TRACE_MODIFY)
+            return llc_errf(err, errlen, -EINVAL, "%s: a record of unknown kind %u", s->loop_path, rec.kind);
+        const uint64_t size = rec.size ? rec.size : 1;
+        if (size > LOOP_MAX_RECORD_BYTES)
+            return llc_errf(err, errlen, -EPROTO, "%s: a record accesses %llu bytes at once (over 4 KiB)",
+                            s->loop_path, (unsigned long long)size);
+        s->loop_addr = rec.addr;
+        s->loop_lines = (uint32_t)(((rec.addr & (s->line_size - 1)) + size - 1) / s->line_size + 1);
+        s->loop_write = rec.kind != LLC_TRACE_LOAD;
+        s->loop_data = true;
+    }
+    *addr = s->loop_addr;
+    *is_write = s->loop_write;
+    s->loop_addr = (s->loop_addr | (s->line_size - 1)) + 1;
+    s->loop_lines--;
+    return 1;
+}
+
+unsigned llc_map_sim_target_runs(const struct llc_map_backend *b)
+{
+    return b ? ((const struct sim_backend *)b->ctx)->runs : 0;
 }
 
 /* The planted co-runner: the next line of the next entry's unit. */
@@ -333,6 +399,8 @@ static int check_walk(struct sim_backend *s, char *err, size_t errlen)
 
 static void sample_truth(struct sim_backend *s)
 {
+    if (s->baseline)
+        return;
     if (llc_sim_set_stats(llc_simrun_sim_const(s->run), (int)s->target_agent, s->set_buf, s->units) < 0)
         return;
     for (uint32_t u = 0; u < s->units; u++)
@@ -350,7 +418,7 @@ static int sim_measure(void *ctx, const uint32_t *units, size_t n, double dwell_
     /* The dwell runs in slices with the target's occupancy sampled after
      * each: occupancy is a few lines that come and go, so the truth is an
      * average over many instants, not the state at the end. */
-    const double target_accesses = dwell_s * 1e9 * s->target_rate;
+    const double target_accesses = dwell_s * 1e9 * s->counted_rate;
     const uint64_t total = target_accesses < 1 ? 1 : (uint64_t)target_accesses;
     uint64_t slices = total / (s->units / 8 + 1);
     slices = slices < 1 ? 1 : slices > TRUTH_SAMPLES ? TRUTH_SAMPLES : slices;
@@ -380,6 +448,7 @@ static void sim_release(void *ctx)
     if (!s)
         return;
     llc_simrun_destroy(s->run);
+    llc_trace_reader_close(s->loop);
     free(s->lines);
     free(s->cursor);
     free(s->walk_of);
@@ -402,11 +471,36 @@ static const struct llc_map_backend_ops sim_ops = {
     .release = sim_release,
 };
 
+int llc_map_sim_leaders(const struct llc_map_backend *b, bool *leaders)
+{
+    if (!b || b->ops != &sim_ops)
+        return -EINVAL;
+    const struct sim_backend *s = b->ctx;
+    memset(leaders, 0, s->units * sizeof(*leaders));
+    const struct llc_sim_config *c = llc_sim_config_of(llc_simrun_sim_const(s->run));
+    if (c->llc_policy != LLC_SIM_DRRIP || c->drrip_leaders == 0 || s->units < c->drrip_leaders)
+        return 0;
+    /* Complement-select as llcprobe/sim.h documents it. */
+    const uint32_t size = s->units / c->drrip_leaders;
+    int n = 0;
+    for (uint32_t r = 0; r < c->drrip_leaders; r++) {
+        const uint32_t s_off = r % size;
+        uint32_t b_off = (size - 1 - r % size) % size;
+        if (b_off == s_off)
+            b_off = (b_off + 1) % size;
+        n += !leaders[r * size + s_off] + !leaders[r * size + b_off];
+        leaders[r * size + s_off] = leaders[r * size + b_off] = true;
+    }
+    return n;
+}
+
 int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64_t *accesses, uint64_t *misses)
 {
     if (!b || b->ops != &sim_ops)
         return -EINVAL;
     const struct sim_backend *s = b->ctx;
+    if (s->baseline)
+        return -EINVAL;
     if (occupancy)
         for (uint32_t u = 0; u < s->units; u++)
             occupancy[u] = s->occ_samples ? s->occ_sum[u] / (double)s->occ_samples : 0;
@@ -437,7 +531,7 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
                         struct llc_map_backend **out, char *err, size_t errlen)
 {
     *out = NULL;
-    if (!opt->workload == !opt->trace)
+    if (!opt->baseline && !opt->workload == !opt->trace)
         return llc_errf(err, errlen, -EINVAL, "the simulated target needs a workload or a trace (one of them)");
     if (!(opt->target_rate > 0) || !(opt->probe_rate > 0) || (opt->noise && !(opt->noise_rate > 0)))
         return llc_errf(err, errlen, -EINVAL, "rates must be positive");
@@ -485,6 +579,16 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
             s->lines_per_unit = s->pub.walk + longest;
     }
     s->target_rate = opt->target_rate;
+    s->baseline = opt->baseline;
+    s->counted_rate = opt->target_rate;
+    s->line_size = g->line_size;
+    s->runs = 1;
+    if (opt->repeat && opt->trace && !opt->baseline) {
+        s->loop_path = opt->trace;
+        rc = llc_trace_reader_open(opt->trace, &s->loop, err, errlen);
+        if (rc < 0)
+            goto fail;
+    }
     s->probe_rate = opt->probe_rate;
     snprintf(s->pub.calibration, sizeof(s->pub.calibration),
              "simulator: a probe access is a miss when memory served it (exact); target %.4g and probe %.4g "
@@ -495,12 +599,15 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     unsigned n = 0;
     memset(agents, 0, sizeof(agents));
     s->target_agent = n;
-    agents[n++] = (struct llc_simrun_agent){
+    if (!opt->baseline)
+        agents[n++] = (struct llc_simrun_agent){
         .name = "target",
         .role = LLC_SIMRUN_TARGET,
-        .source = opt->workload ? LLC_SIMRUN_WORKLOAD : LLC_SIMRUN_TRACE,
+        .source = s->loop ? LLC_SIMRUN_CALLBACK : opt->workload ? LLC_SIMRUN_WORKLOAD : LLC_SIMRUN_TRACE,
         .spec = opt->workload,
-        .trace_path = opt->trace,
+        .trace_path = s->loop ? NULL : opt->trace,
+        .next = s->loop ? loop_next : NULL,
+        .ctx = s,
         .rate = opt->target_rate,
     };
     if (opt->noise)
@@ -524,6 +631,12 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
                                                 .physical = true,
                                                 .rate = opt->plant_rate * (double)s->plant_n};
     s->probe_agent = n;
+    if (opt->baseline) {
+        /* No target: the driver counts every agent's accesses. */
+        s->counted_rate = opt->probe_rate;
+        for (unsigned i = 0; i < n; i++)
+            s->counted_rate += agents[i].rate;
+    }
     agents[n++] = (struct llc_simrun_agent){.name = "probe",
                                             .role = LLC_SIMRUN_PROBE,
                                             .source = LLC_SIMRUN_CALLBACK,
