@@ -294,6 +294,39 @@ void llc_map_baseline_free(struct llc_map_baseline *b);
  * below 0) and records the mask in r. -EINVAL if the unit counts differ. */
 int llc_map_baseline_apply(const struct llc_map_baseline *b, struct llc_map_result *r, char *err, size_t errlen);
 
+/* ---- hardware prefetchers (spec §1.2) -------------------------------------- */
+
+#define LLC_MAP_MSR_DEV "/dev/cpu/%d/msr"
+#define LLC_MAP_MSR_PREFETCH 0x1A4
+#define LLC_MAP_PREFETCH_BITS 0xFULL /* L2 streamer, L2 adjacent line, DCU, DCU IP */
+#define LLC_MAP_PREFETCH_MAX_CPUS 64
+
+struct llc_map_prefetch_facts {
+    bool intel;
+    const char *vendor;       /* for the message */
+    bool hypervisor;
+    bool msr_device, msr_writable;
+};
+/* Whether to switch the prefetchers off (1) or not (0); why says which
+ * and, when not, the reason (recorded in the map). */
+int llc_map_prefetch_decide(const struct llc_map_prefetch_facts *f, char *why, size_t len);
+/* Fills the facts for cpu from the msr device (dev_fmt NULL = /dev/cpu/%d/msr). */
+void llc_map_prefetch_facts_probe(bool intel, const char *vendor, bool hypervisor, int cpu, const char *dev_fmt,
+                                  struct llc_map_prefetch_facts *f);
+
+struct llc_map_prefetch_saved {
+    char dev_fmt[48];
+    unsigned n;
+    int cpu[LLC_MAP_PREFETCH_MAX_CPUS];
+    uint64_t value[LLC_MAP_PREFETCH_MAX_CPUS];
+};
+/* Sets the prefetcher bits of MSR 0x1A4 on each CPU, saving the old
+ * values; on failure restores what it changed. */
+int llc_map_prefetch_disable(const char *dev_fmt, const int *cpus, unsigned n, struct llc_map_prefetch_saved *s,
+                             char *err, size_t errlen);
+/* Writes the saved values back (idempotent). */
+void llc_map_prefetch_restore(struct llc_map_prefetch_saved *s);
+
 /* ---- probe rate selection (--rate auto) ----------------------------------- */
 
 /* The best probe rate depends on the replacement policy (LRU-like LLCs
@@ -323,7 +356,8 @@ struct llc_map_rate_trial {
     bool measured;            /* false if the trial could not run */
 };
 
-/* Scores one trial's map: r measured the scored units with planted k. */
+/* Scores one trial's map: r measured the scored units with planted k
+ * (q is computed even with no scored units; measured then stays false). */
 void llc_map_rate_score(const struct llc_map_result *r, const uint8_t *k, const uint32_t *scored, size_t n_scored,
                         struct llc_map_rate_trial *t);
 
@@ -346,8 +380,8 @@ int llc_map_rate_pick(const struct llc_map_rate_trial *t, size_t n, char *why, s
 /* The linear-regime rule of spec §1.3 (--rate linear): the next rate of a
  * binary search on log r between lo and hi given the q statistics at the
  * current rate; returns 0 when the current rate satisfies the rule
- * (median q <= 0.05, p95 <= 0.1, max <= 0.3, median >= 0.002), else
- * sets *next, narrowing [lo, hi]. */
+ * (median q <= 0.05, p95 <= 0.1, max <= 0.3, median >= 0.002), else 1
+ * and sets *next, narrowing [lo, hi]; -1 when the trial has no q. */
 int llc_map_rate_linear_step(double rate, const struct llc_map_rate_trial *t, double *lo, double *hi, double *next);
 
 /* What a rate selection did, for the output. */
@@ -377,6 +411,7 @@ struct llc_map_meta {
     const struct llc_map_plan *plan;
     /* sim only (NULL elsewhere): ground truth per unit */
     const double *truth_occupancy;
+    const char *prefetch;     /* what was done about hardware prefetchers; NULL = not recorded */
     /* The baseline and its mask; NULL = none measured */
     const struct llc_map_baseline *baseline;
     /* --rate auto|linear: how the rate was chosen; NULL = given */

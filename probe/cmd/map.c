@@ -283,8 +283,8 @@ int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o
     if (o->rate_mode != MAP_RATE_GIVEN && o->mode == LLC_MAP_SETS)
         return llc_cli_usage("map", "--rate %s scores a planted pattern over sets of its own: not with --mode sets",
                              o->rate_mode == MAP_RATE_AUTO ? "auto" : "linear");
-    if (!o->rate_given && sim)
-        o->rate = 1e8;
+    if ((!o->rate_given || o->rate_mode != MAP_RATE_GIVEN) && sim)
+        o->rate = 1e8; /* --rate linear starts its search here */
     return 0;
 }
 
@@ -361,7 +361,8 @@ int llc_map_cmd_finish(const struct map_opts *o, struct llc_map_backend *b, cons
     const struct llc_map_meta meta = {
         .machine = machine, .target = target, .policy = policy, .rate = rate, .delay_nops = o->delay_nops,
         .seed = o->seed, .start_time = start, .end_time = end, .plan = &plan, .truth_occupancy = truth,
-        .rate_selection = o->rate_selection, .baseline = o->baseline};
+        .rate_selection = o->rate_selection, .baseline = o->baseline,
+        .prefetch = o->prefetch};
     snprintf(path, sizeof(path), "%s.map.json", o->out_prefix);
     if (llc_map_write_json(b, r, &meta, path, err, sizeof(err)) < 0) {
         llc_cli_fail(o->cmd, "%s", err);

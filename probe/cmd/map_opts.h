@@ -53,6 +53,7 @@ struct map_opts {
     /* Set by the path that measured a baseline sweep (spec §1.2); NULL = none. */
     const struct llc_map_baseline *baseline;
     bool no_baseline;             /* --no-baseline */
+    const char *prefetch;         /* set by the path: what was done about prefetchers */
 };
 
 /* Extra options of a command built on map's (codes >= 512): on_extra

@@ -81,7 +81,6 @@ static int run_trial(const struct map_opts *o, const struct llc_sim_config *cfg,
             goto out;
         }
         llc_map_rate_score(r, none, all, 0, t);
-        t->measured = isfinite(t->q_median);
         free(none);
     }
     if (stop && *stop)
@@ -96,6 +95,11 @@ static void trial_line(const struct map_opts *o, const struct llc_map_rate_trial
 {
     if (o->quiet)
         return;
+    if (o->rate_mode == MAP_RATE_LINEAR) {
+        fprintf(stderr, "llcprobe: %s: rate %.3g: probe miss ratio q median %.3f p95 %.3f max %.3f\n", o->cmd,
+                t->rate, t->q_median, t->q_p95, t->q_max);
+        return;
+    }
     fprintf(stderr, "llcprobe: %s: rate %.3g: planted-pattern Spearman %.3f, effect %.1f sd; target-only q median "
                     "%.3f p95 %.3f max %.3f\n",
             o->cmd, t->rate, t->spearman, t->effect, t->q_median, t->q_p95, t->q_max);
@@ -137,7 +141,13 @@ static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, con
             sel->n++;
             trial_line(o, t);
             double next;
-            if (llc_map_rate_linear_step(rate, t, &lo, &hi, &next) == 0) {
+            const int step_rc = llc_map_rate_linear_step(rate, t, &lo, &hi, &next);
+            if (step_rc < 0) {
+                llc_cli_fail(o->cmd, "choosing the probe rate: no probe access counted at %.3g (dwell too short?)",
+                             rate);
+                goto out;
+            }
+            if (step_rc == 0) {
                 sel->chosen = (int)sel->n - 1;
                 snprintf(sel->why, sizeof(sel->why),
                          "linear-regime rule (spec 1.3): median q %.3f <= 0.05, p95 %.3f <= 0.1, max %.3f <= 0.3",
@@ -239,6 +249,10 @@ static int measure_baseline(const struct map_opts *o, const struct llc_sim_confi
     };
     if (llc_map_run(b, &plan, &r, err, sizeof(err)) < 0)
         goto fail;
+    if (stop && *stop) {
+        llc_cli_fail(o->cmd, "interrupted during the baseline sweep, before the map");
+        goto out;
+    }
     leaders = malloc(units * sizeof(*leaders));
     if (!leaders || llc_map_sim_leaders(b, leaders) < 0) {
         llc_cli_fail(o->cmd, "baseline: simulator leader sets unavailable");
@@ -371,6 +385,7 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
             accesses = 0.98 * (double)in_trace / o.sweeps;
         o.dwell_s = accesses / (o.target_rate * 1e9);
     }
+    o.prefetch = "not applicable: the simulator models no prefetchers";
     struct llc_map_rate_selection sel;
     if (o.rate_mode != MAP_RATE_GIVEN) {
         if (select_rate(&o, &cfg, &so, o.dwell_s, stop, &sel) != LLC_EXIT_OK)
@@ -379,6 +394,10 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
     }
     /* The baseline belongs to the map; sample and calibrate (which put
      * their own stage here) measure their sets their own way. */
+    if (llc_map_backend_sim(&cfg, &so, &b, err, sizeof(err)) < 0) {
+        llc_cli_fail(o.cmd, "%s", err);
+        goto out;
+    }
     if (!o.stage && !o.no_baseline) {
         const int brc = measure_baseline(&o, &cfg, &so, stop, &baseline);
         if (brc != LLC_EXIT_OK) {
@@ -386,10 +405,6 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
             goto out;
         }
         o.baseline = baseline;
-    }
-    if (llc_map_backend_sim(&cfg, &so, &b, err, sizeof(err)) < 0) {
-        llc_cli_fail(o.cmd, "%s", err);
-        goto out;
     }
     snprintf(machine, sizeof(machine), "simulator preset %s, LLC %s", preset, o.policy ? o.policy : "lru");
     if (o.argv) {

@@ -130,6 +130,8 @@ int llc_map_write_json(const struct llc_map_backend *b, const struct llc_map_res
                                             u64_array(r->misses, r->units), "accesses",
                                             u64_array(r->accesses, r->units), "dwell_s",
                                             real_array(r->dwell_s, r->units), "sweep_misses", sweeps));
+    if (m->prefetch)
+        bad |= json_object_set_new(doc, "prefetchers", json_string(m->prefetch));
     if (m->baseline)
         bad |= json_object_set_new(doc, "exclusion", exclusion_json(m->baseline, r));
     if (m->rate_selection)

@@ -84,12 +84,6 @@ void llc_map_rate_score(const struct llc_map_result *r, const uint8_t *k, const 
             n_i++;
         }
     }
-    if (n_p == 0 || n_i < 2)
-        goto out;
-    t->spearman = llc_map_spearman(m, kk, n);
-    const double mi = sum_i / (double)n_i;
-    const double sdi = sqrt(fmax(0, (sum_i2 - (double)n_i * mi * mi) / (double)(n_i - 1)));
-    t->effect = sdi > 0 ? (sum_p / (double)n_p - mi) / sdi : NAN;
     /* q over every measured unit without planted lines: what the target
      * alone does to the probe. */
     size_t nq = 0;
@@ -102,6 +96,12 @@ void llc_map_rate_score(const struct llc_map_result *r, const uint8_t *k, const 
         t->q_p95 = q[(size_t)floor(0.95 * (double)(nq - 1))];
         t->q_max = q[nq - 1];
     }
+    if (n_p == 0 || n_i < 2)
+        goto out;
+    t->spearman = llc_map_spearman(m, kk, n);
+    const double mi = sum_i / (double)n_i;
+    const double sdi = sqrt(fmax(0, (sum_i2 - (double)n_i * mi * mi) / (double)(n_i - 1)));
+    t->effect = sdi > 0 ? (sum_p / (double)n_p - mi) / sdi : NAN;
     t->measured = isfinite(t->spearman);
 out:
     free(m);
@@ -149,6 +149,8 @@ int llc_map_rate_pick(const struct llc_map_rate_trial *t, size_t n, char *why, s
 
 int llc_map_rate_linear_step(double rate, const struct llc_map_rate_trial *t, double *lo, double *hi, double *next)
 {
+    if (!isfinite(t->q_median) || !isfinite(t->q_p95) || !isfinite(t->q_max))
+        return -1;
     const bool too_high = t->q_median > 0.05 || t->q_p95 > 0.1 || t->q_max > 0.3;
     const bool too_low = !too_high && t->q_median < 0.002;
     if (!too_high && !too_low)

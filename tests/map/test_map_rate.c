@@ -121,6 +121,10 @@ static void test_rate_score(void **state)
         r->misses[u] = 10 + u % 3;
     llc_map_rate_score(r, k, scored, 32, &t);
     assert_true(fabs(t.effect) < 0.5);
+    /* No scored units: q only. */
+    llc_map_rate_score(r, k, scored, 0, &t);
+    assert_false(t.measured);
+    assert_true(isnan(t.spearman) && fabs(t.q_median - 0.011) < 1e-9);
     /* Nothing measured: not a trial. */
     memset(r->measured, 0, units * sizeof(*r->measured));
     llc_map_rate_score(r, k, scored, 32, &t);
@@ -166,6 +170,8 @@ static void test_rate_linear_step(void **state)
     t = (struct llc_map_rate_trial){.q_median = 0.04, .q_p95 = 0.12, .q_max = 0.2}; /* p95 over 0.1 */
     assert_int_equal(llc_map_rate_linear_step(1e9, &t, &lo, &hi, &next), 1);
     assert_true(lo == 1e9 && next > 1e9);
+    t = (struct llc_map_rate_trial){.q_median = NAN, .q_p95 = NAN, .q_max = NAN}; /* nothing counted */
+    assert_int_equal(llc_map_rate_linear_step(1e9, &t, &lo, &hi, &next), -1);
     t = (struct llc_map_rate_trial){.q_median = 0.001, .q_p95 = 0.01, .q_max = 0.05}; /* too weak */
     lo = 1e6;
     hi = 1e10;
