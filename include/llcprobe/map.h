@@ -389,7 +389,8 @@ struct llc_map_rate_selection {
     const char *method;       /* "auto" or "linear" */
     size_t n;
     struct llc_map_rate_trial trials[LLC_MAP_RATE_MAX_TRIALS];
-    int chosen;               /* index into trials, -1 = none */
+    int chosen;               /* index into trials, -1 = none (the default kept) */
+    double rate;              /* the rate chosen */
     char why[LLC_MAP_TEXT_LEN];
     uint32_t planted_units;   /* auto: units holding planted lines */
     double plant_touch_rate;  /* auto: touches per planted line per second */

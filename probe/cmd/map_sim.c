@@ -28,6 +28,8 @@
 #define AUTO_LOG_STEP 0.5
 #define TRIAL_DWELL_SHARE 0.25
 #define PLANTED 1024
+#define MAX_WARM_SHARE 0.5
+#define DEFAULT_RATE 1e8
 /* --rate linear: search range and steps. */
 #define LINEAR_LO 1e6
 #define LINEAR_HI 1e10
@@ -127,7 +129,14 @@ static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, con
     const double t0 = now_s();
     memset(sel, 0, sizeof(*sel));
     sel->chosen = -1;
-    sel->dwell_s = dwell * TRIAL_DWELL_SHARE;
+    /* A short trace's dwell is too short for a few planted lines to be
+     * touched at all: trials last as long as a workload's would, with the
+     * trace replayed from its start when it ends (as --repeat). */
+    const double workload_dwell = TARGET_ACCESSES_PER_SET * units / (o->target_rate * 1e9);
+    sel->dwell_s = (dwell > workload_dwell ? dwell : workload_dwell) * TRIAL_DWELL_SHARE;
+    struct llc_map_sim_options trial_base = *base;
+    trial_base.repeat = base->trace != NULL;
+    base = &trial_base;
     if (o->rate_mode == MAP_RATE_LINEAR) {
         sel->method = "linear";
         double lo = LINEAR_LO, hi = LINEAR_HI, rate = o->rate;
@@ -185,6 +194,19 @@ static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, con
         const double touch = o->target_rate * 1e9 / ((double)units * g.llc_ways);
         for (unsigned i = 0; i < AUTO_TRIALS; i++) {
             const double rate = pow(10, AUTO_LOG_FIRST + AUTO_LOG_STEP * i);
+            /* The backend warms each group's walk before counting: a rate
+             * whose warm-up takes over half the map's dwell would leave the
+             * map itself (a short trace's share, say) little to count. */
+            if (warm_up(cfg, rate) > MAX_WARM_SHARE * dwell) {
+                struct llc_map_rate_trial *t = &sel->trials[sel->n++];
+                *t = (struct llc_map_rate_trial){.rate = rate, .spearman = NAN, .effect = NAN, .q_median = NAN,
+                                                 .q_p95 = NAN, .q_max = NAN};
+                if (!o->quiet)
+                    fprintf(stderr, "llcprobe: %s: rate %.3g: skipped: warming the walk takes %.3g s of the map's "
+                                    "%.3g s dwell\n",
+                            o->cmd, rate, warm_up(cfg, rate), dwell);
+                continue;
+            }
             sel->plant_touch_rate = touch;
             struct llc_map_rate_trial *t = &sel->trials[sel->n];
             if (run_trial(o, cfg, base, rate, k, touch, scored, 2 * sel->planted_units,
@@ -200,8 +222,20 @@ static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, con
             llc_cli_fail(o->cmd, "choosing the probe rate: %s", sel->why);
             goto out;
         }
+        if (!(sel->trials[sel->chosen].effect > 0)) {
+            /* The planted sets stood out at no candidate: the trials say
+             * nothing about the rate, so the fixed default stands. */
+            snprintf(sel->why, sizeof(sel->why),
+                     "the planted sets stood out from the target's own at no candidate (best effect %.2f sd): "
+                     "the default 1e8 kept",
+                     sel->trials[sel->chosen].effect);
+            o->rate = DEFAULT_RATE;
+            sel->chosen = -1;
+        }
     }
-    o->rate = sel->trials[sel->chosen].rate;
+    if (sel->chosen >= 0)
+        o->rate = sel->trials[sel->chosen].rate;
+    sel->rate = o->rate;
     sel->seconds = now_s() - t0;
     if (!o->quiet)
         fprintf(stderr, "llcprobe: %s: rate %s chose %.3g probe accesses per second (%s; %zu trials in %.1f s)\n",

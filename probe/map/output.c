@@ -81,7 +81,7 @@ static json_t *rate_selection_json(const struct llc_map_rate_selection *s)
                                                 llc_map_rate_safe(t)));
     }
     return json_pack("{s:s, s:o, s:o, s:s, s:i, s:f, s:f, s:f}", "method", s->method, "chosen_rate",
-                     s->chosen >= 0 ? json_real(s->trials[s->chosen].rate) : json_null(), "trials",
+                     json_real(s->rate), "trials",
                      trials ? trials : json_null(), "why", s->why, "planted_units", (int)s->planted_units,
                      "plant_touch_rate", s->plant_touch_rate, "trial_dwell_s", s->dwell_s, "seconds", s->seconds);
 }
