@@ -58,9 +58,8 @@ static void usage(FILE *out)
             "                     0.02 on hardware, 0.002 in the simulator)\n"
             "  --sweeps N         passes over the sets (default 2: gives the retest correlation)\n"
             "probe:\n"
-            "  --rate R           probe accesses per second (sim: per simulated second; default\n"
-            "                     auto, 1e8 with --mode sets; hardware: clock-paced, default as\n"
-            "                     fast as it goes)\n"
+            "  --rate R           probe accesses per second (sim: per simulated second,\n"
+            "                     default 1e8; hardware: clock-paced, default as fast as it goes)\n"
             "  --rate auto        (sim) before mapping, map a co-runner with a planted per-set\n"
             "                     pattern beside the target at candidate rates 1e7..3.2e8 and\n"
             "                     keep the one that recovers the pattern best (q-bounds checked)\n"
@@ -278,12 +277,6 @@ int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o
     }
     if (!o->dwell_given)
         o->dwell_s = sim ? 0.002 : 0.02;
-    /* The simulator's map chooses its rate unless told: one fixed rate
-     * maps LRU-like LLCs well and set dueling badly, or the reverse
-     * (bench-map.sh). sample and calibrate keep 1e8, the rate their
-     * calibration files are made at. */
-    if (!o->rate_given && sim && strcmp(cmd, "map") == 0 && o->mode != LLC_MAP_SETS)
-        o->rate_mode = MAP_RATE_AUTO;
     if (o->rate_mode != MAP_RATE_GIVEN && (!sim || strcmp(cmd, "map") != 0))
         return llc_cli_usage("map", "--rate auto and --rate linear choose the rate in the simulator's map for now; "
                                     "give a number here");
