@@ -111,10 +111,10 @@ static void trial_line(const struct map_opts *o, const struct llc_map_rate_trial
  * (two rounds of every unit's walk, at most W_LLC + W_L2 lines) before
  * its misses count: a trial's dwell adds it, or slow candidates would
  * count nothing. */
-static double warm_up(const struct llc_sim_config *cfg, double rate)
+static double warm_up(const struct llc_sim_config *cfg, double rate, double walked)
 {
     const double walk = cfg->llc.ways + (cfg->inclusion == LLC_SIM_EXCLUSIVE ? cfg->l2_ways : 0);
-    return 2.0 * walk * cfg->llc.sets_per_slice * cfg->llc.slices / rate;
+    return 2.0 * walk * walked / rate;
 }
 
 /* Chooses o->rate (auto or linear) before the map. */
@@ -127,6 +127,8 @@ static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, con
     uint32_t *scored = NULL;
     int status = LLC_EXIT_FAIL;
     const double t0 = now_s();
+    /* Units walked together: every unit in global mode, a group in sweep. */
+    const double walked = o->mode == LLC_MAP_GLOBAL ? units : o->group ? o->group : (units + 7) / 8;
     memset(sel, 0, sizeof(*sel));
     sel->chosen = -1;
     /* A short trace's dwell is too short for a few planted lines to be
@@ -142,7 +144,7 @@ static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, con
         double lo = LINEAR_LO, hi = LINEAR_HI, rate = o->rate;
         for (unsigned step = 0; step < LINEAR_STEPS && sel->n < LLC_MAP_RATE_MAX_TRIALS; step++) {
             struct llc_map_rate_trial *t = &sel->trials[sel->n];
-            if (run_trial(o, cfg, base, rate, NULL, 0, NULL, 0, sel->dwell_s + warm_up(cfg, rate), stop, t, err,
+            if (run_trial(o, cfg, base, rate, NULL, 0, NULL, 0, sel->dwell_s + warm_up(cfg, rate, walked), stop, t, err,
                           sizeof(err)) < 0) {
                 llc_cli_fail(o->cmd, "choosing the probe rate: %s", err);
                 goto out;
@@ -197,20 +199,20 @@ static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, con
             /* The backend warms each group's walk before counting: a rate
              * whose warm-up takes over half the map's dwell would leave the
              * map itself (a short trace's share, say) little to count. */
-            if (warm_up(cfg, rate) > MAX_WARM_SHARE * dwell) {
+            if (warm_up(cfg, rate, walked) > MAX_WARM_SHARE * dwell) {
                 struct llc_map_rate_trial *t = &sel->trials[sel->n++];
                 *t = (struct llc_map_rate_trial){.rate = rate, .spearman = NAN, .effect = NAN, .q_median = NAN,
                                                  .q_p95 = NAN, .q_max = NAN};
                 if (!o->quiet)
                     fprintf(stderr, "llcprobe: %s: rate %.3g: skipped: warming the walk takes %.3g s of the map's "
                                     "%.3g s dwell\n",
-                            o->cmd, rate, warm_up(cfg, rate), dwell);
+                            o->cmd, rate, warm_up(cfg, rate, walked), dwell);
                 continue;
             }
             sel->plant_touch_rate = touch;
             struct llc_map_rate_trial *t = &sel->trials[sel->n];
             if (run_trial(o, cfg, base, rate, k, touch, scored, 2 * sel->planted_units,
-                          sel->dwell_s + warm_up(cfg, rate), stop, t, err, sizeof(err)) < 0) {
+                          sel->dwell_s + warm_up(cfg, rate, walked), stop, t, err, sizeof(err)) < 0) {
                 llc_cli_fail(o->cmd, "choosing the probe rate: %s", err);
                 goto out;
             }
@@ -219,10 +221,10 @@ static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, con
         }
         sel->chosen = llc_map_rate_pick(sel->trials, sel->n, sel->why, sizeof(sel->why));
         if (sel->chosen < 0) {
-            llc_cli_fail(o->cmd, "choosing the probe rate: %s", sel->why);
-            goto out;
-        }
-        if (!(sel->trials[sel->chosen].effect > 0)) {
+            snprintf(sel->why, sizeof(sel->why), "no candidate could be measured in this dwell: the default 1e8 "
+                                                 "kept");
+            o->rate = DEFAULT_RATE;
+        } else if (!(sel->trials[sel->chosen].effect > 0)) {
             /* The planted sets stood out at no candidate: the trials say
              * nothing about the rate, so the fixed default stands. */
             snprintf(sel->why, sizeof(sel->why),
