@@ -14,7 +14,9 @@
 #   map_hw_seconds: S s            (when a hardware backend ran)
 #   map_hw_repeat_pearson: R       (when a hardware backend ran)
 # Usage: scripts/bench-map.sh [--quick]   (--quick: intel8 only, LRU and DRRIP)
-# MAP_ARGS (environment) is added to every simulated map, e.g. MAP_ARGS="--rate 3e7".
+# MAP_ARGS (environment) is added to every simulated map, e.g. MAP_ARGS="--rate 3e7"
+# (the default rate is auto: chosen per map against a planted pattern; the
+# rate column says which).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
@@ -37,7 +39,7 @@ policies=(lru plru drrip)
 [ $quick = 1 ] && presets=(intel8) && policies=(lru drrip)
 declare -A llc_mib=([intel8]=8 [amd32]=32)
 min=1
-printf "%-7s %-6s %-28s %8s %9s %9s\n" preset policy target seconds spearman retest
+printf "%-7s %-6s %-28s %8s %9s %9s %9s\n" preset policy target seconds spearman retest rate
 for preset in "${presets[@]}"; do
   two=$((2 * ${llc_mib[$preset]}))M
   for policy in "${policies[@]}"; do
@@ -51,7 +53,8 @@ for preset in "${presets[@]}"; do
       rho=$(spearman "$tmp/m.map.json")
       retest=$(python3 -c "import json; print('%.3f' % (json.load(open('$tmp/m.map.json'))['summary']['retest_pearson'] or float('nan')))")
       label=$( [ "$kind" = trace ] && echo "trace demo_app" || echo "${spec%%,*}" )
-      printf "%-7s %-6s %-28s %8.1f %9s %9s\n" "$preset" "$policy" "$label" "$secs" "$rho" "$retest"
+      rate=$(python3 -c "import json; print('%.3g' % json.load(open('$tmp/m.map.json'))['probe']['rate'])")
+      printf "%-7s %-6s %-28s %8.1f %9s %9s %9s\n" "$preset" "$policy" "$label" "$secs" "$rho" "$retest" "$rate"
       min=$(python3 -c "print(min($min, $rho))")
       # The headline time: the gaussian workload with LRU.
       if [ "$policy" = lru ] && [[ "$spec" == gaussian* ]]; then

@@ -112,7 +112,8 @@ struct llc_map_sim_options {
     /* Units walked together per measure() call at most (for the walk
      * length rule); 0 = all units. */
     uint32_t max_group;
-    bool repeat;              /* restart a trace target when it ends */
+    bool repeat;              /* restart a trace target when it ends (a synthetic
+                               * workload never ends) */
     /* Calibration co-runner (llcprobe calibrate): an agent that holds
      * calib_lines congruent lines (0..ways) in each unit being measured,
      * touching them in turn at calib_rate accesses per simulated ns in all
@@ -120,6 +121,16 @@ struct llc_map_sim_options {
      * with n units walked). 0 lines = no co-runner. */
     unsigned calib_lines;
     double calib_rate;
+    /* Planted co-runner (--rate auto): plant_lines[u] congruent lines of
+     * unit u (0..ways; NULL = no co-runner) held beside the target, each
+     * touched plant_rate times per simulated ns, whichever units the probe
+     * walks. A known per-set pattern the map must recover. Not together
+     * with calib_lines. */
+    const uint8_t *plant_lines;
+    double plant_rate;
+    /* Baseline sweep (spec §1.2): no target at all (workload and trace
+     * ignored); noise and co-runners still run. */
+    bool baseline;
 };
 void llc_map_sim_options_default(struct llc_map_sim_options *o);
 
@@ -144,6 +155,15 @@ int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64
  * (plus the L2's share on a victim LLC); llc_walk NULL = the full walk
  * again. -EINVAL if b is not a sim backend or an argument is out of range. */
 int llc_map_sim_probe_set(struct llc_map_backend *b, double probe_rate, const uint8_t *llc_walk);
+
+/* The simulator's DRRIP set-dueling leader sets (both policies' leaders):
+ * leaders[units] set true for each; returns how many (0 when the LLC is
+ * not DRRIP), -EINVAL if b is not a sim backend. */
+int llc_map_sim_leaders(const struct llc_map_backend *b, bool *leaders);
+
+/* How many times the sim backend's target has started (--repeat restarts
+ * a trace at its end; 1 otherwise). */
+unsigned llc_map_sim_target_runs(const struct llc_map_backend *b);
 
 /* Starts the ground-truth average afresh (per-interval truth in `sample`). */
 int llc_map_sim_truth_reset(struct llc_map_backend *b);
@@ -221,11 +241,17 @@ struct llc_map_plan {
 struct llc_map_result {
     uint32_t units;           /* all units of the geometry */
     unsigned sweeps;          /* sweeps done (the last may be partial) */
+    unsigned sweeps_planned;  /* rows of sweep_misses / sweep_accesses */
     bool complete;            /* every planned unit measured in every sweep */
     char incomplete_reason[LLC_MAP_TEXT_LEN];
     bool *measured;           /* [units]: in the plan and measured at least once */
     uint64_t *misses, *accesses; /* [units], summed over sweeps */
     double *dwell_s;          /* [units], total dwell */
+    /* After llc_map_baseline_apply (NULL before): the exclusion mask, the
+     * misses before the baseline was subtracted. misses and sweep_misses
+     * are then baseline-corrected. */
+    bool *excluded;
+    uint64_t *raw_misses;
     uint64_t *sweep_misses;   /* [sweeps * units]: misses per sweep */
     uint64_t *sweep_accesses; /* [sweeps * units] */
     double seconds;           /* wall time of the measurement */
@@ -239,7 +265,7 @@ void llc_map_result_free(struct llc_map_result *r);
  * geometry: llc_map_run does that). *out is malloc'd. */
 int llc_map_parse_sets(const char *list, uint32_t **out, size_t *n, char *err, size_t errlen);
 
-/* Summary over measured units: misses per unit. */
+/* Summary over measured units not excluded: misses per unit. */
 struct llc_map_summary {
     uint32_t n;
     uint64_t total_misses, total_accesses;
@@ -253,6 +279,135 @@ void llc_map_summarize(const struct llc_map_result *r, struct llc_map_summary *o
 /* Rank and linear correlation of two series (NAN when undefined). */
 double llc_map_spearman(const double *x, const double *y, size_t n);
 double llc_map_pearson(const double *x, const double *y, size_t n);
+
+/* ---- baseline and exclusion mask (spec §1.2, §1.4) ----------------------- */
+
+/* A unit whose probe misses with no target exceed this share of its
+ * probe accesses is excluded (spec §1.2). */
+#define LLC_MAP_BASELINE_MAX_Q 0.01
+
+enum llc_map_exclusion { LLC_MAP_KEEP = 0, LLC_MAP_EXCL_BASELINE = 1, LLC_MAP_EXCL_LEADER = 2 };
+
+struct llc_map_baseline {
+    uint32_t units;
+    double *q;                /* [units] baseline misses per probe access (NAN: not measured) */
+    uint8_t *why;             /* [units] enum llc_map_exclusion bits */
+    uint32_t n_baseline, n_leader, n_excluded;
+    double dwell_s;           /* of the baseline sweep, per group */
+};
+
+/* From a baseline map (no target) and optional known leader sets
+ * (leaders may be NULL). */
+int llc_map_baseline_new(const struct llc_map_result *base, const bool *leaders, struct llc_map_baseline **out,
+                         char *err, size_t errlen);
+void llc_map_baseline_free(struct llc_map_baseline *b);
+/* Subtracts each unit's baseline rate (q x its accesses, per sweep, never
+ * below 0) and records the mask in r. -EINVAL if the unit counts differ. */
+int llc_map_baseline_apply(const struct llc_map_baseline *b, struct llc_map_result *r, char *err, size_t errlen);
+
+/* ---- hardware prefetchers (spec §1.2) -------------------------------------- */
+
+#define LLC_MAP_MSR_DEV "/dev/cpu/%d/msr"
+#define LLC_MAP_MSR_PREFETCH 0x1A4
+#define LLC_MAP_PREFETCH_BITS 0xFULL /* L2 streamer, L2 adjacent line, DCU, DCU IP */
+#define LLC_MAP_PREFETCH_MAX_CPUS 64
+
+struct llc_map_prefetch_facts {
+    bool intel;
+    const char *vendor;       /* for the message */
+    bool hypervisor;
+    bool msr_device, msr_writable;
+};
+/* Whether to switch the prefetchers off (1) or not (0); why says which
+ * and, when not, the reason (recorded in the map). */
+int llc_map_prefetch_decide(const struct llc_map_prefetch_facts *f, char *why, size_t len);
+/* Fills the facts for cpu from the msr device (dev_fmt NULL = /dev/cpu/%d/msr). */
+void llc_map_prefetch_facts_probe(bool intel, const char *vendor, bool hypervisor, int cpu, const char *dev_fmt,
+                                  struct llc_map_prefetch_facts *f);
+
+struct llc_map_prefetch_saved {
+    char dev_fmt[48];
+    unsigned n;
+    int cpu[LLC_MAP_PREFETCH_MAX_CPUS];
+    uint64_t value[LLC_MAP_PREFETCH_MAX_CPUS];
+};
+/* Sets the prefetcher bits of MSR 0x1A4 on each CPU, saving the old
+ * values; on failure restores what it changed. */
+int llc_map_prefetch_disable(const char *dev_fmt, const int *cpus, unsigned n, struct llc_map_prefetch_saved *s,
+                             char *err, size_t errlen);
+/* Writes the saved values back (idempotent). */
+void llc_map_prefetch_restore(struct llc_map_prefetch_saved *s);
+
+/* ---- probe rate selection (--rate auto) ----------------------------------- */
+
+/* The best probe rate depends on the replacement policy (LRU-like LLCs
+ * want a fast probe, set dueling a slow one), which the probe does not
+ * know. So before mapping, a co-runner with a known per-set pattern is
+ * mapped beside the target at each candidate rate, and the rate whose map
+ * recovers the pattern best is kept. */
+
+#define LLC_MAP_RATE_MAX_TRIALS 16
+#define LLC_MAP_PLANT_LEVELS 4   /* planted k = 1, 2, 4, 8 lines (capped at ways) */
+
+/* The known pattern: n_planted units (in distinct L2 sets where the
+ * geometry has an L2, spread over slices and indexes) hold k lines, k
+ * cycling through the levels; as many other units, idle, are scored
+ * beside them. k[units] is filled (0 = idle), scored[] gets the 2 *
+ * n_planted scored units. n_planted is capped by the L2 sets and by a
+ * quarter of the units; the number used is returned (0 on bad input). */
+uint32_t llc_map_plant_pattern(const struct llc_map_geometry *g, uint32_t n_planted, uint8_t *k, uint32_t *scored);
+
+struct llc_map_rate_trial {
+    double rate;              /* probe accesses per second */
+    double spearman;          /* probe misses vs planted k over the scored units */
+    double effect;            /* (mean misses, planted - idle) / sd of idle; NAN if idle sd is 0 */
+    /* Probe miss ratio q of the units without planted lines (the
+     * target's own), the spec's linear-regime statistics (§1.3). */
+    double q_median, q_p95, q_max;
+    bool measured;            /* false if the trial could not run */
+};
+
+/* Scores one trial's map: r measured the scored units with planted k
+ * (q is computed even with no scored units; measured then stays false). */
+void llc_map_rate_score(const struct llc_map_result *r, const uint8_t *k, const uint32_t *scored, size_t n_scored,
+                        struct llc_map_rate_trial *t);
+
+/* Safety bounds on q, a check, not the rule. The spec's linear-regime
+ * bounds (§1.3: median q <= 0.05) would refuse the rates that map best
+ * here (amd32 DRRIP hotsets maps at Spearman 0.99 with median q 0.41),
+ * so the bound is the saturation limit of shared-cache.md §7.6 instead:
+ * sets with q > 0.5 carry little information, and a candidate whose
+ * median set is past it is refused; below 0.002 is the spec's "signal
+ * too weak". Unsafe candidates are chosen only if none other is left. */
+#define LLC_MAP_RATE_Q_MAX 0.5
+#define LLC_MAP_RATE_Q_MIN 0.002
+bool llc_map_rate_safe(const struct llc_map_rate_trial *t);
+
+/* Picks the trial with the largest effect size among the safe ones (ties
+ * go to the higher Spearman). Returns its index, or -1 if no trial was
+ * measured. why (may be NULL) says how it was chosen. */
+int llc_map_rate_pick(const struct llc_map_rate_trial *t, size_t n, char *why, size_t whylen);
+
+/* The linear-regime rule of spec §1.3 (--rate linear): the next rate of a
+ * binary search on log r between lo and hi given the q statistics at the
+ * current rate; returns 0 when the current rate satisfies the rule
+ * (median q <= 0.05, p95 <= 0.1, max <= 0.3, median >= 0.002), else 1
+ * and sets *next, narrowing [lo, hi]; -1 when the trial has no q. */
+int llc_map_rate_linear_step(double rate, const struct llc_map_rate_trial *t, double *lo, double *hi, double *next);
+
+/* What a rate selection did, for the output. */
+struct llc_map_rate_selection {
+    const char *method;       /* "auto" or "linear" */
+    size_t n;
+    struct llc_map_rate_trial trials[LLC_MAP_RATE_MAX_TRIALS];
+    int chosen;               /* index into trials, -1 = none (the default kept) */
+    double rate;              /* the rate chosen */
+    char why[LLC_MAP_TEXT_LEN];
+    uint32_t planted_units;   /* auto: units holding planted lines */
+    double plant_touch_rate;  /* auto: touches per planted line per second */
+    double dwell_s;           /* per trial */
+    double seconds;           /* wall time of the selection */
+};
 
 /* ---- output --------------------------------------------------------------- */
 
@@ -268,6 +423,11 @@ struct llc_map_meta {
     const struct llc_map_plan *plan;
     /* sim only (NULL elsewhere): ground truth per unit */
     const double *truth_occupancy;
+    const char *prefetch;     /* what was done about hardware prefetchers; NULL = not recorded */
+    /* The baseline and its mask; NULL = none measured */
+    const struct llc_map_baseline *baseline;
+    /* --rate auto|linear: how the rate was chosen; NULL = given */
+    const struct llc_map_rate_selection *rate_selection;
 };
 
 /* Writes PATH (JSON, format "llcprobe-map" version 1) atomically. */

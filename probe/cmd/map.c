@@ -60,16 +60,25 @@ static void usage(FILE *out)
             "probe:\n"
             "  --rate R           probe accesses per second (sim: per simulated second,\n"
             "                     default 1e8; hardware: clock-paced, default as fast as it goes)\n"
+            "  --rate auto        (sim) before mapping, map a co-runner with a planted per-set\n"
+            "                     pattern beside the target at candidate rates 1e7..3.2e8 and\n"
+            "                     keep the one that recovers the pattern best (q-bounds checked)\n"
+            "  --rate linear      (sim) the spec's linear-regime rule: binary search on log r\n"
+            "                     until median probe miss ratio q <= 0.05 (p95 <= 0.1, max <= 0.3)\n"
             "  --delay N          null operations after each access instead of clock pacing\n"
             "  --event E          pmu: libpfm4 event string (default: the LLC-miss event)\n"
             "  --reserve N        hugepages to reserve (root); the pool is restored at exit\n"
+            "  --no-baseline      (sim) skip the baseline sweep with no target (spec 1.2: sets\n"
+            "                     whose misses exceed 1%% of probe accesses, and leader sets,\n"
+            "                     are excluded; each set's baseline rate is subtracted)\n"
             "  --small-pages      allow 4 KiB pages when no hugepage can be had (warns)\n"
             "  --llc WxSxN        the LLC's ways, sets per slice and slices, where the machine\n"
             "                     does not report them (some VMs); eviction tests still verify\n"
             "target:\n"
             "  --attach PID       map a running process instead of launching one\n"
             "  --as-root          under sudo, run the target as root (default: the sudo user)\n"
-            "  --repeat           restart the target until the map is complete\n"
+            "  --repeat           restart the target until the map is complete (sim: a trace\n"
+            "                     replays from its start; the dwell is then not cut to fit it)\n"
             "  --per-set-runs     one whole target run per set (or group), as in the paper;\n"
             "                     hardware only (the simulator maps all sets in one run)\n"
             "  --target-output F  the target's stdout and stderr go to F\n"
@@ -88,7 +97,7 @@ static void usage(FILE *out)
 enum {
     O_BACKEND = 256, O_PRESET, O_POLICY, O_WORKLOAD, O_TRACE, O_TARGET_RATE, O_NOISE, O_NOISE_RATE,
     O_MODE, O_SETS, O_GROUP, O_DWELL, O_SWEEPS, O_RATE, O_DELAY, O_EVENT, O_RESERVE, O_SMALL, O_ATTACH,
-    O_AS_ROOT, O_REPEAT, O_PER_SET_RUNS, O_TARGET_OUTPUT, O_SEED, O_LLC, O_HELP
+    O_AS_ROOT, O_REPEAT, O_PER_SET_RUNS, O_TARGET_OUTPUT, O_SEED, O_LLC, O_NO_BASELINE, O_HELP
 };
 
 #define positive(opt, s, out) positive_(cmd, opt, s, out)
@@ -129,6 +138,7 @@ int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o
         {"repeat", no_argument, 0, O_REPEAT},             {"per-set-runs", no_argument, 0, O_PER_SET_RUNS},             {"target-output", required_argument, 0, O_TARGET_OUTPUT},
         {"seed", required_argument, 0, O_SEED},           {"llc", required_argument, 0, O_LLC},           {"output", required_argument, 0, 'o'},
         {"quiet", no_argument, 0, 'q'},                   {"help", no_argument, 0, O_HELP},
+        {"no-baseline", no_argument, 0, O_NO_BASELINE},
         {0, 0, 0, 0}};
     /* map's options, then the command's extra ones, then the terminator. */
     struct option longopts[MAP_LONGOPTS + MAX_EXTRA + 1];
@@ -174,7 +184,17 @@ int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o
         case O_GROUP: rc = whole("--group", optarg, 1, UINT32_MAX, &v); o->group = (uint32_t)v; break;
         case O_DWELL: rc = positive("--dwell", optarg, &o->dwell_s); o->dwell_given = true; break;
         case O_SWEEPS: rc = whole("--sweeps", optarg, 1, LLC_MAP_MAX_SWEEPS, &v); o->sweeps = (unsigned)v; break;
-        case O_RATE: rc = positive("--rate", optarg, &o->rate); o->rate_given = true; break;
+        case O_RATE:
+            o->rate_given = true;
+            if (strcmp(optarg, "auto") == 0)
+                o->rate_mode = MAP_RATE_AUTO;
+            else if (strcmp(optarg, "linear") == 0)
+                o->rate_mode = MAP_RATE_LINEAR;
+            else {
+                o->rate_mode = MAP_RATE_GIVEN;
+                rc = positive("--rate", optarg, &o->rate);
+            }
+            break;
         case O_DELAY: rc = whole("--delay", optarg, 1, 1000000, &v); o->delay_nops = (unsigned)v; break;
         case O_EVENT: o->event = optarg; break;
         case O_RESERVE: rc = whole("--reserve", optarg, 1, 1 << 20, &v); o->reserve = (uint32_t)v; break;
@@ -182,6 +202,7 @@ int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o
         case O_ATTACH: rc = whole("--attach", optarg, 1, 1 << 30, &v); o->attach_pid = (int)v; break;
         case O_AS_ROOT: o->as_root = true; break;
         case O_REPEAT: o->repeat = true; break;
+        case O_NO_BASELINE: o->no_baseline = true; break;
         case O_PER_SET_RUNS: o->per_set_runs = true; break;
         case O_TARGET_OUTPUT: o->target_output = optarg; break;
         case O_SEED: rc = whole("--seed", optarg, 0, UINT64_MAX, &o->seed); break;
@@ -245,9 +266,8 @@ int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o
         return llc_cli_usage("map", "no target: give -- PROGRAM [ARGS] or --attach PID");
     if (o->argv && o->attach_pid >= 0)
         return llc_cli_usage("map", "--attach and a program to launch are two targets: give one");
-    if (o->repeat && sim)
-        return llc_cli_usage("map", "--repeat restarts a launched program on hardware; the simulator spreads a "
-                                    "trace over the sweeps instead");
+    if (o->repeat && sim && o->workload)
+        return llc_cli_usage("map", "--repeat restarts a target that ends: a synthetic --workload never does");
     if (o->per_set_runs && (sim || o->attach_pid >= 0 || o->repeat))
         return llc_cli_usage("map", "--per-set-runs launches the program once per set: not with --backend sim, "
                                     "--attach or --repeat");
@@ -257,8 +277,14 @@ int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o
     }
     if (!o->dwell_given)
         o->dwell_s = sim ? 0.002 : 0.02;
-    if (!o->rate_given && sim)
-        o->rate = 1e8;
+    if (o->rate_mode != MAP_RATE_GIVEN && (!sim || strcmp(cmd, "map") != 0))
+        return llc_cli_usage("map", "--rate auto and --rate linear choose the rate in the simulator's map for now; "
+                                    "give a number here");
+    if (o->rate_mode != MAP_RATE_GIVEN && o->mode == LLC_MAP_SETS)
+        return llc_cli_usage("map", "--rate %s scores a planted pattern over sets of its own: not with --mode sets",
+                             o->rate_mode == MAP_RATE_AUTO ? "auto" : "linear");
+    if ((!o->rate_given || o->rate_mode != MAP_RATE_GIVEN) && sim)
+        o->rate = 1e8; /* --rate linear starts its search here */
     return 0;
 }
 
@@ -318,6 +344,10 @@ int llc_map_cmd_finish(const struct map_opts *o, struct llc_map_backend *b, cons
         llc_cli_fail(o->cmd, "%s", err);
         goto out;
     }
+    if (o->baseline && llc_map_baseline_apply(o->baseline, r, err, sizeof(err)) < 0) {
+        llc_cli_fail(o->cmd, "%s", err);
+        goto out;
+    }
     if (want_truth) {
         truth = malloc(units * sizeof(*truth));
         if (!truth || llc_map_sim_truth(b, truth, NULL, NULL) < 0) {
@@ -330,7 +360,9 @@ int llc_map_cmd_finish(const struct map_opts *o, struct llc_map_backend *b, cons
         policy = o->policy ? o->policy : "lru";
     const struct llc_map_meta meta = {
         .machine = machine, .target = target, .policy = policy, .rate = rate, .delay_nops = o->delay_nops,
-        .seed = o->seed, .start_time = start, .end_time = end, .plan = &plan, .truth_occupancy = truth};
+        .seed = o->seed, .start_time = start, .end_time = end, .plan = &plan, .truth_occupancy = truth,
+        .rate_selection = o->rate_selection, .baseline = o->baseline,
+        .prefetch = o->prefetch};
     snprintf(path, sizeof(path), "%s.map.json", o->out_prefix);
     if (llc_map_write_json(b, r, &meta, path, err, sizeof(err)) < 0) {
         llc_cli_fail(o->cmd, "%s", err);

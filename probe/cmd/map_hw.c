@@ -144,6 +144,8 @@ int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop)
     struct llc_sysinfo *si = calloc(1, sizeof(*si));
     struct hw_target h = {.argv = o->argv, .repeat = o->repeat, .attached = o->attach_pid > 0};
     struct llc_map_backend *b = NULL;
+    struct llc_map_prefetch_saved pf_saved = {0};
+    char pf_why[LLC_MAP_TEXT_LEN] = "";
     int status = LLC_EXIT_FAIL;
     if (!si)
         return llc_cli_fail(o->cmd, "out of memory");
@@ -226,6 +228,22 @@ int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop)
         .target_ctx = &h,
         .stop = stop,
     };
+    /* Prefetchers off for the probe's and the target's CPUs before the
+     * backend builds and self-tests; restored on every way out (signals
+     * only set the stop flag, so they come through here too). */
+    struct llc_map_prefetch_facts pf;
+    llc_map_prefetch_facts_probe(si->cpu_ok && si->cpu.vendor == LLC_VENDOR_INTEL, si->cpu.vendor_id,
+                                 si->cpu.hypervisor, probe_cpu, NULL, &pf);
+    if (llc_map_prefetch_decide(&pf, pf_why, sizeof(pf_why)) == 1) {
+        int cpus[2] = {probe_cpu < 0 ? 0 : probe_cpu, 0};
+        unsigned n = 1;
+        if (h.opt.cpu >= 0 && h.opt.cpu != cpus[0])
+            cpus[n++] = h.opt.cpu;
+        if (llc_map_prefetch_disable(NULL, cpus, n, &pf_saved, err, sizeof(err)) < 0)
+            snprintf(pf_why, sizeof(pf_why), "left on: %.300s", err);
+    }
+    if (!o->quiet)
+        fprintf(stderr, "llcprobe: %s: hardware prefetchers %s\n", o->cmd, pf_why);
     struct llc_map_selftest st;
     const int brc = strcmp(backend, "pmu") == 0 ? llc_map_backend_pmu(&ho, &b, &st, err, sizeof(err))
                                                  : llc_map_backend_timing(&ho, &b, &st, err, sizeof(err));
@@ -245,6 +263,7 @@ int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop)
         h.runs = 1;
     }
     struct map_opts run = *o;
+    run.prefetch = pf_why;
     if (!run.out_prefix) {
         char copy[4096];
         snprintf(copy, sizeof(copy), "%s", o->argv ? o->argv[0] : "attached");
@@ -266,6 +285,7 @@ int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop)
         fprintf(stderr, "llcprobe: %s: the target ran %u time%s%s%s\n", o->cmd, h.runs, h.runs == 1 ? "" : "s",
                 h.note[0] ? "; last restart failed: " : "", h.note);
 out:
+    llc_map_prefetch_restore(&pf_saved);
     llc_map_backend_release(b);
     llc_target_destroy(h.t);
     free(si);

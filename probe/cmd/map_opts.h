@@ -20,6 +20,10 @@ typedef int (*map_stage_fn)(const struct map_opts *o, struct llc_map_backend *b,
                             const char *target, double rate, volatile sig_atomic_t *stop, bool want_truth,
                             int (*restart)(void *ctx, char *err, size_t errlen), void *restart_ctx);
 
+/* How the probe rate is set: given, chosen against a planted pattern, or
+ * by the spec's linear-regime rule (§1.3). */
+enum map_rate_mode { MAP_RATE_GIVEN = 0, MAP_RATE_AUTO, MAP_RATE_LINEAR };
+
 struct map_opts {
     const char *cmd;              /* the command, for messages ("map", "sample") */
     const char *backend;          /* auto pmu timing sim */
@@ -43,6 +47,13 @@ struct map_opts {
     void *stage_ctx;
     unsigned calib_lines;         /* sim: calibration co-runner (llc_map_sim_options) */
     double calib_rate;
+    enum map_rate_mode rate_mode;
+    /* Set by the path that chose the rate, for the output; NULL = given. */
+    const struct llc_map_rate_selection *rate_selection;
+    /* Set by the path that measured a baseline sweep (spec §1.2); NULL = none. */
+    const struct llc_map_baseline *baseline;
+    bool no_baseline;             /* --no-baseline */
+    const char *prefetch;         /* set by the path: what was done about prefetchers */
 };
 
 /* Extra options of a command built on map's (codes >= 512): on_extra

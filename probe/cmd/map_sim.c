@@ -2,6 +2,8 @@
  * or a program traced first under valgrind, in the simulated hierarchy. */
 #include <errno.h>
 #include <libgen.h>
+#include <math.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,301 @@
 /* Target accesses per set per sweep that the default dwell aims at in
  * global mode: enough foreign traffic per set for its rank to be read. */
 #define TARGET_ACCESSES_PER_SET 150.0
+
+/* --rate auto: candidate rates 10^7 .. 10^8.5 in half decades, each
+ * trial a map of one sweep at this fraction of the map's dwell (plus the
+ * warm-up), with PLANTED units holding 1, 2, 4 or 8 lines beside the
+ * target. */
+#define AUTO_TRIALS 4
+#define AUTO_LOG_FIRST 7.0
+#define AUTO_LOG_STEP 0.5
+#define TRIAL_DWELL_SHARE 0.25
+#define PLANTED 1024
+#define MAX_WARM_SHARE 0.5
+#define DEFAULT_RATE 1e8
+/* --rate linear: search range and steps. */
+#define LINEAR_LO 1e6
+#define LINEAR_HI 1e10
+#define LINEAR_STEPS 8
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One trial: a fresh simulator (target from its start) with the probe at
+ * rate and, when k is given, the planted co-runner; one sweep of the map's
+ * plan. */
+static int run_trial(const struct map_opts *o, const struct llc_sim_config *cfg,
+                     const struct llc_map_sim_options *base, double rate, const uint8_t *k, double touch,
+                     const uint32_t *scored, size_t n_scored, double dwell, volatile sig_atomic_t *stop,
+                     struct llc_map_rate_trial *t, char *err, size_t errlen)
+{
+    struct llc_map_sim_options so = *base;
+    so.probe_rate = rate / 1e9;
+    so.plant_lines = k;
+    so.plant_rate = touch / 1e9;
+    struct llc_map_backend *b = NULL;
+    struct llc_map_result *r = NULL;
+    int rc = llc_map_backend_sim(cfg, &so, &b, err, errlen);
+    if (rc < 0)
+        goto out;
+    const uint32_t units = llc_map_units(&b->geo);
+    const struct llc_map_plan plan = {
+        .mode = o->mode,
+        .group = o->group ? o->group : (units + 7) / 8,
+        .dwell_s = dwell,
+        .sweeps = 1,
+        .seed = o->seed,
+        .stop = stop,
+    };
+    rc = llc_map_run(b, &plan, &r, err, errlen);
+    if (rc < 0)
+        goto out;
+    t->rate = rate;
+    if (k) {
+        llc_map_rate_score(r, k, scored, n_scored, t);
+    } else {
+        /* The linear rule needs only q: score the target alone. */
+        uint8_t *none = calloc(units, 1);
+        uint32_t all[2] = {0, 1};
+        if (!none) {
+            rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+            goto out;
+        }
+        llc_map_rate_score(r, none, all, 0, t);
+        free(none);
+    }
+    if (stop && *stop)
+        rc = llc_errf(err, errlen, -EINTR, "interrupted while choosing the probe rate");
+out:
+    llc_map_result_free(r);
+    llc_map_backend_release(b);
+    return rc;
+}
+
+static void trial_line(const struct map_opts *o, const struct llc_map_rate_trial *t)
+{
+    if (o->quiet)
+        return;
+    if (o->rate_mode == MAP_RATE_LINEAR) {
+        fprintf(stderr, "llcprobe: %s: rate %.3g: probe miss ratio q median %.3f p95 %.3f max %.3f\n", o->cmd,
+                t->rate, t->q_median, t->q_p95, t->q_max);
+        return;
+    }
+    fprintf(stderr, "llcprobe: %s: rate %.3g: planted-pattern Spearman %.3f, effect %.1f sd; target-only q median "
+                    "%.3f p95 %.3f max %.3f\n",
+            o->cmd, t->rate, t->spearman, t->effect, t->q_median, t->q_p95, t->q_max);
+}
+
+/* Simulated seconds the backend spends warming a global walk at rate
+ * (two rounds of every unit's walk, at most W_LLC + W_L2 lines) before
+ * its misses count: a trial's dwell adds it, or slow candidates would
+ * count nothing. */
+static double warm_up(const struct llc_sim_config *cfg, double rate, double walked)
+{
+    const double walk = cfg->llc.ways + (cfg->inclusion == LLC_SIM_EXCLUSIVE ? cfg->l2_ways : 0);
+    return 2.0 * walk * walked / rate;
+}
+
+/* Chooses o->rate (auto or linear) before the map. */
+static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, const struct llc_map_sim_options *base,
+                       double dwell, volatile sig_atomic_t *stop, struct llc_map_rate_selection *sel)
+{
+    char err[LLC_ERRLEN];
+    const uint32_t units = cfg->llc.sets_per_slice * cfg->llc.slices;
+    uint8_t *k = NULL;
+    uint32_t *scored = NULL;
+    int status = LLC_EXIT_FAIL;
+    const double t0 = now_s();
+    /* Units walked together: every unit in global mode, a group in sweep. */
+    const double walked = o->mode == LLC_MAP_GLOBAL ? units : o->group ? o->group : (units + 7) / 8;
+    memset(sel, 0, sizeof(*sel));
+    sel->chosen = -1;
+    /* A short trace's dwell is too short for a few planted lines to be
+     * touched at all: trials last as long as a workload's would, with the
+     * trace replayed from its start when it ends (as --repeat). */
+    const double workload_dwell = TARGET_ACCESSES_PER_SET * units / (o->target_rate * 1e9);
+    sel->dwell_s = (dwell > workload_dwell ? dwell : workload_dwell) * TRIAL_DWELL_SHARE;
+    struct llc_map_sim_options trial_base = *base;
+    trial_base.repeat = base->trace != NULL;
+    base = &trial_base;
+    if (o->rate_mode == MAP_RATE_LINEAR) {
+        sel->method = "linear";
+        double lo = LINEAR_LO, hi = LINEAR_HI, rate = o->rate;
+        for (unsigned step = 0; step < LINEAR_STEPS && sel->n < LLC_MAP_RATE_MAX_TRIALS; step++) {
+            struct llc_map_rate_trial *t = &sel->trials[sel->n];
+            if (run_trial(o, cfg, base, rate, NULL, 0, NULL, 0, sel->dwell_s + warm_up(cfg, rate, walked), stop, t, err,
+                          sizeof(err)) < 0) {
+                llc_cli_fail(o->cmd, "choosing the probe rate: %s", err);
+                goto out;
+            }
+            sel->n++;
+            trial_line(o, t);
+            double next;
+            const int step_rc = llc_map_rate_linear_step(rate, t, &lo, &hi, &next);
+            if (step_rc < 0) {
+                llc_cli_fail(o->cmd, "choosing the probe rate: no probe access counted at %.3g (dwell too short?)",
+                             rate);
+                goto out;
+            }
+            if (step_rc == 0) {
+                sel->chosen = (int)sel->n - 1;
+                snprintf(sel->why, sizeof(sel->why),
+                         "linear-regime rule (spec 1.3): median q %.3f <= 0.05, p95 %.3f <= 0.1, max %.3f <= 0.3",
+                         t->q_median, t->q_p95, t->q_max);
+                break;
+            }
+            rate = next;
+        }
+        if (sel->chosen < 0) {
+            sel->chosen = (int)sel->n - 1;
+            snprintf(sel->why, sizeof(sel->why),
+                     "linear-regime rule (spec 1.3) not met within %u steps: the last rate tried", LINEAR_STEPS);
+        }
+    } else {
+        sel->method = "auto";
+        k = malloc(units);
+        scored = malloc(2 * PLANTED * sizeof(*scored));
+        if (!k || !scored) {
+            llc_cli_fail(o->cmd, "out of memory");
+            goto out;
+        }
+        struct llc_map_geometry g = {.sets_per_slice = cfg->llc.sets_per_slice, .slices = cfg->llc.slices,
+                                     .llc_ways = cfg->llc.ways, .l2_sets = cfg->l2_sets,
+                                     .l2_ways = cfg->l2_ways, .victim_llc = cfg->inclusion == LLC_SIM_EXCLUSIVE};
+        sel->planted_units = llc_map_plant_pattern(&g, PLANTED, k, scored);
+        if (!sel->planted_units) {
+            llc_cli_fail(o->cmd, "choosing the probe rate: the LLC is too small for a planted pattern");
+            goto out;
+        }
+        /* The touch rate a line would see if the target's accesses were
+         * spread evenly over every line of the LLC: the planted increments
+         * are then as small as the differences between the target's own
+         * sets that the map has to rank. The simulator's target rate is its
+         * clock, so this is known here. */
+        const double touch = o->target_rate * 1e9 / ((double)units * g.llc_ways);
+        for (unsigned i = 0; i < AUTO_TRIALS; i++) {
+            const double rate = pow(10, AUTO_LOG_FIRST + AUTO_LOG_STEP * i);
+            /* The backend warms each group's walk before counting: a rate
+             * whose warm-up takes over half the map's dwell would leave the
+             * map itself (a short trace's share, say) little to count. */
+            if (warm_up(cfg, rate, walked) > MAX_WARM_SHARE * dwell) {
+                struct llc_map_rate_trial *t = &sel->trials[sel->n++];
+                *t = (struct llc_map_rate_trial){.rate = rate, .spearman = NAN, .effect = NAN, .q_median = NAN,
+                                                 .q_p95 = NAN, .q_max = NAN};
+                if (!o->quiet)
+                    fprintf(stderr, "llcprobe: %s: rate %.3g: skipped: warming the walk takes %.3g s of the map's "
+                                    "%.3g s dwell\n",
+                            o->cmd, rate, warm_up(cfg, rate, walked), dwell);
+                continue;
+            }
+            sel->plant_touch_rate = touch;
+            struct llc_map_rate_trial *t = &sel->trials[sel->n];
+            if (run_trial(o, cfg, base, rate, k, touch, scored, 2 * sel->planted_units,
+                          sel->dwell_s + warm_up(cfg, rate, walked), stop, t, err, sizeof(err)) < 0) {
+                llc_cli_fail(o->cmd, "choosing the probe rate: %s", err);
+                goto out;
+            }
+            sel->n++;
+            trial_line(o, t);
+        }
+        sel->chosen = llc_map_rate_pick(sel->trials, sel->n, sel->why, sizeof(sel->why));
+        if (sel->chosen < 0) {
+            snprintf(sel->why, sizeof(sel->why), "no candidate could be measured in this dwell: the default 1e8 "
+                                                 "kept");
+            o->rate = DEFAULT_RATE;
+        } else if (!(sel->trials[sel->chosen].effect > 0)) {
+            /* The planted sets stood out at no candidate: the trials say
+             * nothing about the rate, so the fixed default stands. */
+            snprintf(sel->why, sizeof(sel->why),
+                     "the planted sets stood out from the target's own at no candidate (best effect %.2f sd): "
+                     "the default 1e8 kept",
+                     sel->trials[sel->chosen].effect);
+            o->rate = DEFAULT_RATE;
+            sel->chosen = -1;
+        }
+    }
+    if (sel->chosen >= 0)
+        o->rate = sel->trials[sel->chosen].rate;
+    sel->rate = o->rate;
+    sel->seconds = now_s() - t0;
+    if (!o->quiet)
+        fprintf(stderr, "llcprobe: %s: rate %s chose %.3g probe accesses per second (%s; %zu trials in %.1f s)\n",
+                o->cmd, sel->method, o->rate, sel->why, sel->n, sel->seconds);
+    o->rate_selection = sel;
+    status = LLC_EXIT_OK;
+out:
+    free(k);
+    free(scored);
+    return status;
+}
+
+/* Spec §1.2: one sweep of the map's plan with no target (noise still
+ * runs), giving each unit's own miss rate and the exclusion mask, with the
+ * simulator's leader sets added. */
+static int measure_baseline(const struct map_opts *o, const struct llc_sim_config *cfg,
+                            const struct llc_map_sim_options *base, volatile sig_atomic_t *stop,
+                            struct llc_map_baseline **out)
+{
+    char err[LLC_ERRLEN];
+    struct llc_map_sim_options so = *base;
+    so.baseline = true;
+    struct llc_map_backend *b = NULL;
+    struct llc_map_result *r = NULL;
+    uint32_t *sets = NULL;
+    size_t n_sets = 0;
+    bool *leaders = NULL;
+    int status = LLC_EXIT_FAIL;
+    if (o->sets_list && llc_map_parse_sets(o->sets_list, &sets, &n_sets, err, sizeof(err)) < 0) {
+        status = llc_cli_usage(o->cmd, "--sets: %s", err);
+        goto out;
+    }
+    if (llc_map_backend_sim(cfg, &so, &b, err, sizeof(err)) < 0)
+        goto fail;
+    const uint32_t units = llc_map_units(&b->geo);
+    const struct llc_map_plan plan = {
+        .mode = o->mode,
+        .group = o->group ? o->group : (units + 7) / 8,
+        .dwell_s = o->dwell_s,
+        .sweeps = 1,
+        .sets = sets,
+        .n_sets = n_sets,
+        .seed = o->seed,
+        .stop = stop,
+    };
+    if (llc_map_run(b, &plan, &r, err, sizeof(err)) < 0)
+        goto fail;
+    if (stop && *stop) {
+        llc_cli_fail(o->cmd, "interrupted during the baseline sweep, before the map");
+        goto out;
+    }
+    leaders = malloc(units * sizeof(*leaders));
+    if (!leaders || llc_map_sim_leaders(b, leaders) < 0) {
+        llc_cli_fail(o->cmd, "baseline: simulator leader sets unavailable");
+        goto out;
+    }
+    if (llc_map_baseline_new(r, leaders, out, err, sizeof(err)) < 0)
+        goto fail;
+    (*out)->dwell_s = o->dwell_s;
+    if (!o->quiet)
+        fprintf(stderr, "llcprobe: %s: baseline sweep (no target): %u set%s over %.0f%% probe misses, %u leader "
+                        "set%s; %u excluded\n",
+                o->cmd, (*out)->n_baseline, (*out)->n_baseline == 1 ? "" : "s", 100 * LLC_MAP_BASELINE_MAX_Q,
+                (*out)->n_leader, (*out)->n_leader == 1 ? "" : "s", (*out)->n_excluded);
+    status = LLC_EXIT_OK;
+    goto out;
+fail:
+    llc_cli_fail(o->cmd, "baseline sweep: %s", err);
+out:
+    free(sets);
+    free(leaders);
+    llc_map_result_free(r);
+    llc_map_backend_release(b);
+    return status;
+}
 
 static int trace_program(const struct map_opts *o, volatile sig_atomic_t *stop, char *path, size_t len)
 {
@@ -80,6 +377,7 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
     struct map_opts o = *in;
     char err[LLC_ERRLEN], trace_path[4096] = "", prefix[256], machine[128], target[4200];
     struct llc_map_backend *b = NULL;
+    struct llc_map_baseline *baseline = NULL;
     int status = LLC_EXIT_FAIL;
     struct llc_sim_config cfg;
     const char *preset = o.preset ? o.preset : "amd32";
@@ -110,21 +408,39 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
     so.noise_rate = o.noise_rate;
     so.target_rate = o.target_rate;
     so.probe_rate = o.rate / 1e9;
+    so.repeat = o.repeat;
     so.calib_lines = o.calib_lines;
     so.calib_rate = o.calib_rate;
-    if (llc_map_backend_sim(&cfg, &so, &b, err, sizeof(err)) < 0) {
-        llc_cli_fail(o.cmd, "%s", err);
-        goto out;
-    }
     if (!o.dwell_given && o.mode == LLC_MAP_GLOBAL) {
-        double accesses = TARGET_ACCESSES_PER_SET * llc_map_units(&b->geo);
+        double accesses = TARGET_ACCESSES_PER_SET * cfg.llc.sets_per_slice * cfg.llc.slices;
         uint64_t in_trace;
         /* A trace ends: share it out over the sweeps, leaving a little at
          * the end (records spanning two lines make a few more accesses
          * than records, never fewer). */
-        if (o.trace && trace_accesses(o.trace, &in_trace) == 0)
+        if (o.trace && !o.repeat && trace_accesses(o.trace, &in_trace) == 0)
             accesses = 0.98 * (double)in_trace / o.sweeps;
         o.dwell_s = accesses / (o.target_rate * 1e9);
+    }
+    o.prefetch = "not applicable: the simulator models no prefetchers";
+    struct llc_map_rate_selection sel;
+    if (o.rate_mode != MAP_RATE_GIVEN) {
+        if (select_rate(&o, &cfg, &so, o.dwell_s, stop, &sel) != LLC_EXIT_OK)
+            goto out;
+        so.probe_rate = o.rate / 1e9;
+    }
+    /* The baseline belongs to the map; sample and calibrate (which put
+     * their own stage here) measure their sets their own way. */
+    if (llc_map_backend_sim(&cfg, &so, &b, err, sizeof(err)) < 0) {
+        llc_cli_fail(o.cmd, "%s", err);
+        goto out;
+    }
+    if (!o.stage && !o.no_baseline) {
+        const int brc = measure_baseline(&o, &cfg, &so, stop, &baseline);
+        if (brc != LLC_EXIT_OK) {
+            status = brc;
+            goto out;
+        }
+        o.baseline = baseline;
     }
     snprintf(machine, sizeof(machine), "simulator preset %s, LLC %s", preset, o.policy ? o.policy : "lru");
     if (o.argv) {
@@ -138,8 +454,12 @@ int llc_map_cmd_sim(const struct map_opts *in, volatile sig_atomic_t *stop)
     if (!o.quiet)
         fprintf(stderr, "llcprobe: %s: %s; %s\n", o.cmd, b->walk_check, b->calibration);
     status = (o.stage ? o.stage : llc_map_cmd_finish)(&o, b, machine, target, o.rate, stop, true, NULL, NULL);
+    if (!o.quiet && o.repeat)
+        fprintf(stderr, "llcprobe: %s: the simulated target ran %u time%s\n", o.cmd, llc_map_sim_target_runs(b),
+                llc_map_sim_target_runs(b) == 1 ? "" : "s");
 out:
     llc_map_backend_release(b);
+    llc_map_baseline_free(baseline);
     if (trace_path[0])
         unlink(trace_path);
     return status;

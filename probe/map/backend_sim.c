@@ -7,6 +7,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/sim.h"
 #include "llcprobe/simrun.h"
+#include "llcprobe/trace.h"
 
 #include <errno.h>
 #include <math.h>
@@ -37,6 +38,27 @@ struct sim_backend {
     /* Per unit, kept across groups and sweeps: a slow co-runner's walk
      * goes on where it was instead of re-touching its first lines. */
     uint32_t *calib_cursor;
+    /* Planted co-runner (rate selection): each planted unit walks a cyclic
+     * chain of plant_chain[u] lines (its k held lines plus, on a victim
+     * LLC, its share of the co-runner's L2 ways, as calib_extra), stored
+     * where the calibration co-runner's would be. plant_order holds one
+     * entry per chain line, so every line is touched equally often. */
+    uint8_t *plant_chain;
+    uint32_t *plant_cursor, *plant_order;
+    size_t plant_n, plant_pos;
+    /* --repeat: the trace target replayed here rather than by the driver,
+     * and reopened at its end, as a restarted program would run again
+     * (same virtual addresses, so the same simulated pages). */
+    struct llc_trace_reader *loop;
+    const char *loop_path;
+    uint64_t loop_addr;
+    uint32_t loop_lines, line_size;
+    bool loop_write, loop_data; /* loop_data: this run made a data access */
+    unsigned runs;
+    /* Baseline backend (no target): measure() runs for the simulated
+     * dwell counted over every agent, at counted_rate accesses per ns. */
+    bool baseline;
+    double counted_rate;
     double target_rate, probe_rate;
     uint32_t units, lines_per_unit; /* lines[] holds lines_per_unit per unit */
     uint64_t *lines;
@@ -175,6 +197,123 @@ static int calib_next(void *ctx, const struct llc_sim_result *prev, uint64_t *ad
     return 1;
 }
 
+/* Records larger than this are damage, as the driver says for traces. */
+#define LOOP_MAX_RECORD_BYTES 4096
+
+/* The repeating trace target: the next line of the current record, the
+ * trace reopened when it ends. */
+static int loop_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr, bool *is_write, char *err,
+                     size_t errlen)
+{
+    (void)prev;
+    struct sim_backend *s = ctx;
+    while (s->loop_lines == 0) {
+        struct llc_trace_rec rec;
+        const int rc = llc_trace_reader_next(s->loop, &rec, err, errlen);
+        if (rc < 0)
+            return rc;
+        if (rc == 0) {
+            if (!s->loop_data)
+                return llc_errf(err, errlen, -EINVAL, "%s: no data access to repeat", s->loop_path);
+            llc_trace_reader_close(s->loop);
+            s->loop = NULL;
+            const int orc = llc_trace_reader_open(s->loop_path, &s->loop, err, errlen);
+            if (orc < 0)
+                return orc;
+            s->loop_data = false;
+            s->runs++;
+            continue;
+        }
+        if (rec.kind == LLC_TRACE_INSTR)
+            continue;
+        if (rec.kind > LLC_TRACE_MODIFY)
+            return llc_errf(err, errlen, -EINVAL, "%s: a record of unknown kind %u", s->loop_path, rec.kind);
+        const uint64_t size = rec.size ? rec.size : 1;
+        if (size > LOOP_MAX_RECORD_BYTES)
+            return llc_errf(err, errlen, -EPROTO, "%s: a record accesses %llu bytes at once (over 4 KiB)",
+                            s->loop_path, (unsigned long long)size);
+        s->loop_addr = rec.addr;
+        s->loop_lines = (uint32_t)(((rec.addr & (s->line_size - 1)) + size - 1) / s->line_size + 1);
+        s->loop_write = rec.kind != LLC_TRACE_LOAD;
+        s->loop_data = true;
+    }
+    *addr = s->loop_addr;
+    *is_write = s->loop_write;
+    s->loop_addr = (s->loop_addr | (s->line_size - 1)) + 1;
+    s->loop_lines--;
+    return 1;
+}
+
+unsigned llc_map_sim_target_runs(const struct llc_map_backend *b)
+{
+    return b ? ((const struct sim_backend *)b->ctx)->runs : 0;
+}
+
+/* The planted co-runner: the next line of the next entry's unit. */
+static int plant_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr, bool *is_write, char *err,
+                      size_t errlen)
+{
+    (void)prev;
+    (void)err;
+    (void)errlen;
+    struct sim_backend *s = ctx;
+    const uint32_t unit = s->plant_order[s->plant_pos];
+    s->plant_pos = s->plant_pos + 1 == s->plant_n ? 0 : s->plant_pos + 1;
+    uint32_t *c = &s->plant_cursor[unit];
+    *addr = s->lines[(size_t)unit * s->lines_per_unit + s->calib_first + *c];
+    *c = *c + 1 == s->plant_chain[unit] ? 0 : *c + 1;
+    *is_write = false;
+    return 1;
+}
+
+/* Chains and visiting order of the planted co-runner. Entries go round
+ * the units chain position by chain position, so one unit's touches are
+ * spread over the cycle rather than bunched. Returns the longest chain,
+ * or 0 when nothing is planted. */
+static unsigned plant_plan(struct sim_backend *s, const uint8_t *k, char *err, size_t errlen, int *rc)
+{
+    const struct llc_map_geometry *g = &s->pub.geo;
+    *rc = 0;
+    uint32_t *share = calloc(g->l2_sets ? g->l2_sets : 1, sizeof(*share));
+    s->plant_chain = calloc(s->units, sizeof(*s->plant_chain));
+    s->plant_cursor = calloc(s->units, sizeof(*s->plant_cursor));
+    unsigned longest = 0;
+    if (!share || !s->plant_chain || !s->plant_cursor) {
+        *rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+        goto out;
+    }
+    for (uint32_t u = 0; u < s->units; u++) {
+        if (k[u] > g->llc_ways) {
+            *rc = llc_errf(err, errlen, -EINVAL, "the planted co-runner holds 0..%u lines per set, not %u",
+                           g->llc_ways, k[u]);
+            goto out;
+        }
+        if (k[u] && g->victim_llc && g->l2_sets)
+            share[l2_set_of(s, u)]++;
+    }
+    for (uint32_t u = 0; u < s->units; u++) {
+        if (!k[u])
+            continue;
+        const unsigned extra = g->victim_llc && g->l2_sets ? g->l2_ways / share[l2_set_of(s, u)] : 0;
+        s->plant_chain[u] = (uint8_t)(k[u] + extra);
+        s->plant_n += s->plant_chain[u];
+        longest = s->plant_chain[u] > longest ? s->plant_chain[u] : longest;
+    }
+    s->plant_order = malloc((s->plant_n ? s->plant_n : 1) * sizeof(*s->plant_order));
+    if (!s->plant_order) {
+        *rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+        goto out;
+    }
+    size_t at = 0;
+    for (unsigned c = 0; c < longest; c++)
+        for (uint32_t u = 0; u < s->units; u++)
+            if (s->plant_chain[u] > c)
+                s->plant_order[at++] = u;
+out:
+    free(share);
+    return *rc < 0 ? 0 : longest;
+}
+
 /* lines_per_unit congruent lines for every unit, from the probe's private
  * physical region: candidates at one index are line_size * sets_per_slice
  * apart; the slice hash sorts them. */
@@ -266,6 +405,8 @@ static int check_walk(struct sim_backend *s, char *err, size_t errlen)
 
 static void sample_truth(struct sim_backend *s)
 {
+    if (s->baseline)
+        return;
     if (llc_sim_set_stats(llc_simrun_sim_const(s->run), (int)s->target_agent, s->set_buf, s->units) < 0)
         return;
     for (uint32_t u = 0; u < s->units; u++)
@@ -283,7 +424,7 @@ static int sim_measure(void *ctx, const uint32_t *units, size_t n, double dwell_
     /* The dwell runs in slices with the target's occupancy sampled after
      * each: occupancy is a few lines that come and go, so the truth is an
      * average over many instants, not the state at the end. */
-    const double target_accesses = dwell_s * 1e9 * s->target_rate;
+    const double target_accesses = dwell_s * 1e9 * s->counted_rate;
     const uint64_t total = target_accesses < 1 ? 1 : (uint64_t)target_accesses;
     uint64_t slices = total / (s->units / 8 + 1);
     slices = slices < 1 ? 1 : slices > TRUTH_SAMPLES ? TRUTH_SAMPLES : slices;
@@ -313,6 +454,7 @@ static void sim_release(void *ctx)
     if (!s)
         return;
     llc_simrun_destroy(s->run);
+    llc_trace_reader_close(s->loop);
     free(s->lines);
     free(s->cursor);
     free(s->walk_of);
@@ -325,6 +467,9 @@ static void sim_release(void *ctx)
     free(s->set_buf);
     free(s->occ_sum);
     free(s->calib_cursor);
+    free(s->plant_chain);
+    free(s->plant_cursor);
+    free(s->plant_order);
     free(s);
 }
 
@@ -334,11 +479,36 @@ static const struct llc_map_backend_ops sim_ops = {
     .release = sim_release,
 };
 
+int llc_map_sim_leaders(const struct llc_map_backend *b, bool *leaders)
+{
+    if (!b || b->ops != &sim_ops)
+        return -EINVAL;
+    const struct sim_backend *s = b->ctx;
+    memset(leaders, 0, s->units * sizeof(*leaders));
+    const struct llc_sim_config *c = llc_sim_config_of(llc_simrun_sim_const(s->run));
+    if (c->llc_policy != LLC_SIM_DRRIP || c->drrip_leaders == 0 || s->units < c->drrip_leaders)
+        return 0;
+    /* Complement-select as llcprobe/sim.h documents it. */
+    const uint32_t size = s->units / c->drrip_leaders;
+    int n = 0;
+    for (uint32_t r = 0; r < c->drrip_leaders; r++) {
+        const uint32_t s_off = r % size;
+        uint32_t b_off = (size - 1 - r % size) % size;
+        if (b_off == s_off)
+            b_off = (b_off + 1) % size;
+        n += !leaders[r * size + s_off] + !leaders[r * size + b_off];
+        leaders[r * size + s_off] = leaders[r * size + b_off] = true;
+    }
+    return n;
+}
+
 int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64_t *accesses, uint64_t *misses)
 {
     if (!b || b->ops != &sim_ops)
         return -EINVAL;
     const struct sim_backend *s = b->ctx;
+    if (s->baseline)
+        return -EINVAL;
     if (occupancy)
         for (uint32_t u = 0; u < s->units; u++)
             occupancy[u] = s->occ_samples ? s->occ_sum[u] / (double)s->occ_samples : 0;
@@ -409,7 +579,7 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
                         struct llc_map_backend **out, char *err, size_t errlen)
 {
     *out = NULL;
-    if (!opt->workload == !opt->trace)
+    if (!opt->baseline && !opt->workload == !opt->trace)
         return llc_errf(err, errlen, -EINVAL, "the simulated target needs a workload or a trace (one of them)");
     if (!(opt->target_rate > 0) || !(opt->probe_rate > 0) || (opt->noise && !(opt->noise_rate > 0)))
         return llc_errf(err, errlen, -EINVAL, "rates must be positive");
@@ -421,6 +591,9 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
                         cfg->llc.ways, opt->calib_lines);
     if (opt->calib_lines && !(opt->calib_rate > 0))
         return llc_errf(err, errlen, -EINVAL, "the calibration co-runner needs a positive rate");
+    if (opt->plant_lines && (opt->calib_lines || !(opt->plant_rate > 0)))
+        return llc_errf(err, errlen, -EINVAL, "the planted co-runner needs a positive rate and no calibration "
+                                              "co-runner beside it");
     struct sim_backend *s = calloc(1, sizeof(*s));
     if (!s)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
@@ -446,23 +619,44 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     s->calib_first = s->pub.walk;
     s->calib_extra = opt->calib_lines ? s->pub.walk - g->llc_ways : 0;
     s->lines_per_unit = s->pub.walk + opt->calib_lines + s->calib_extra;
+    int rc = 0;
+    if (opt->plant_lines) {
+        const unsigned longest = plant_plan(s, opt->plant_lines, err, errlen, &rc);
+        if (rc < 0)
+            goto fail;
+        if (s->pub.walk + longest > s->lines_per_unit)
+            s->lines_per_unit = s->pub.walk + longest;
+    }
     s->target_rate = opt->target_rate;
+    s->baseline = opt->baseline;
+    s->counted_rate = opt->target_rate;
+    s->line_size = g->line_size;
+    s->runs = 1;
+    if (opt->repeat && opt->trace && !opt->baseline) {
+        s->loop_path = opt->trace;
+        rc = llc_trace_reader_open(opt->trace, &s->loop, err, errlen);
+        if (rc < 0)
+            goto fail;
+    }
     s->probe_rate = opt->probe_rate;
     snprintf(s->pub.calibration, sizeof(s->pub.calibration),
              "simulator: a probe access is a miss when memory served it (exact); target %.4g and probe %.4g "
              "accesses per simulated ns",
              opt->target_rate, opt->probe_rate);
 
-    struct llc_simrun_agent agents[4];
+    struct llc_simrun_agent agents[5];
     unsigned n = 0;
     memset(agents, 0, sizeof(agents));
     s->target_agent = n;
-    agents[n++] = (struct llc_simrun_agent){
+    if (!opt->baseline)
+        agents[n++] = (struct llc_simrun_agent){
         .name = "target",
         .role = LLC_SIMRUN_TARGET,
-        .source = opt->workload ? LLC_SIMRUN_WORKLOAD : LLC_SIMRUN_TRACE,
+        .source = s->loop ? LLC_SIMRUN_CALLBACK : opt->workload ? LLC_SIMRUN_WORKLOAD : LLC_SIMRUN_TRACE,
         .spec = opt->workload,
-        .trace_path = opt->trace,
+        .trace_path = s->loop ? NULL : opt->trace,
+        .next = s->loop ? loop_next : NULL,
+        .ctx = s,
         .rate = opt->target_rate,
     };
     if (opt->noise)
@@ -477,7 +671,21 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
                                                 .ctx = s,
                                                 .physical = true,
                                                 .rate = opt->calib_rate};
+    if (s->plant_n)
+        agents[n++] = (struct llc_simrun_agent){.name = "planted",
+                                                .role = LLC_SIMRUN_NOISE,
+                                                .source = LLC_SIMRUN_CALLBACK,
+                                                .next = plant_next,
+                                                .ctx = s,
+                                                .physical = true,
+                                                .rate = opt->plant_rate * (double)s->plant_n};
     s->probe_agent = n;
+    if (opt->baseline) {
+        /* No target: the driver counts every agent's accesses. */
+        s->counted_rate = opt->probe_rate;
+        for (unsigned i = 0; i < n; i++)
+            s->counted_rate += agents[i].rate;
+    }
     agents[n++] = (struct llc_simrun_agent){.name = "probe",
                                             .role = LLC_SIMRUN_PROBE,
                                             .source = LLC_SIMRUN_CALLBACK,
@@ -485,7 +693,7 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
                                             .ctx = s,
                                             .physical = true,
                                             .rate = opt->probe_rate};
-    int rc = llc_simrun_create(cfg, agents, n, &s->run, err, errlen);
+    rc = llc_simrun_create(cfg, agents, n, &s->run, err, errlen);
     if (rc < 0)
         goto fail;
     s->lines = malloc((size_t)s->units * s->lines_per_unit * sizeof(*s->lines));

@@ -19,6 +19,8 @@ void llc_map_result_free(struct llc_map_result *r)
     free(r->dwell_s);
     free(r->sweep_misses);
     free(r->sweep_accesses);
+    free(r->excluded);
+    free(r->raw_misses);
     free(r);
 }
 
@@ -108,6 +110,7 @@ int llc_map_run(struct llc_map_backend *b, const struct llc_map_plan *p, struct 
         free(order);
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     }
+    r->sweeps_planned = p->sweeps;
     size_t group = p->mode == LLC_MAP_GLOBAL ? n : p->group;
     if (group == 0)
         group = b->all_at_once ? n : 1;

@@ -37,10 +37,53 @@ static json_t *summary_json(const struct llc_map_result *r)
     json_t *hot = json_array();
     for (unsigned i = 0; hot && i < s.n_hottest; i++)
         json_array_append_new(hot, json_integer(s.hottest[i]));
-    return json_pack("{s:i, s:I, s:I, s:f, s:f, s:f, s:f, s:o, s:o}", "sets_mapped", (int)s.n, "total_misses",
-                     (json_int_t)s.total_misses, "total_accesses", (json_int_t)s.total_accesses, "mean", s.mean,
-                     "sd", s.sd, "min", s.min, "max", s.max, "retest_pearson", nullable_real(s.retest_pearson),
-                     "hottest", hot ? hot : json_null());
+    /* Spec §1.5: below 0.3 the set-to-set variation is mostly noise, and
+     * key-point selection is no better than random: said in the file too. */
+    const char *note = !isfinite(s.retest_pearson) ? "fewer than 2 sweeps: no test-retest figure"
+                       : s.retest_pearson < 0.3    ? "below 0.3: set-to-set variation is mostly noise; key-point "
+                                                     "selection is no better than random"
+                                                   : "";
+    return json_pack("{s:i, s:I, s:I, s:f, s:f, s:f, s:f, s:o, s:s, s:o}", "sets_mapped", (int)s.n,
+                     "total_misses", (json_int_t)s.total_misses, "total_accesses", (json_int_t)s.total_accesses,
+                     "mean", s.mean, "sd", s.sd, "min", s.min, "max", s.max, "retest_pearson",
+                     nullable_real(s.retest_pearson), "retest_note", note, "hottest", hot ? hot : json_null());
+}
+
+static json_t *exclusion_json(const struct llc_map_baseline *b, const struct llc_map_result *r)
+{
+    json_t *units = json_array(), *q = json_array();
+    for (uint32_t u = 0; units && q && u < b->units; u++) {
+        if (b->why[u])
+            json_array_append_new(units, json_pack("{s:i, s:b, s:b}", "set", (int)u, "baseline",
+                                                   (b->why[u] & LLC_MAP_EXCL_BASELINE) != 0, "leader",
+                                                   (b->why[u] & LLC_MAP_EXCL_LEADER) != 0));
+        json_array_append_new(q, nullable_real(b->q[u]));
+    }
+    json_t *raw = r->raw_misses ? u64_array(r->raw_misses, r->units) : json_null();
+    return json_pack("{s:s, s:f, s:f, s:i, s:i, s:i, s:o, s:o, s:o}", "what",
+                     "sets excluded from the summary: baseline misses (no target) above max_q of probe accesses, "
+                     "or set-dueling leader sets; sets.misses has each set's baseline rate subtracted, "
+                     "raw_misses does not",
+                     "max_q", LLC_MAP_BASELINE_MAX_Q, "baseline_dwell_s", b->dwell_s, "excluded", (int)b->n_excluded,
+                     "by_baseline", (int)b->n_baseline, "leaders", (int)b->n_leader, "sets",
+                     units ? units : json_null(), "baseline_q", q ? q : json_null(), "raw_misses", raw);
+}
+
+static json_t *rate_selection_json(const struct llc_map_rate_selection *s)
+{
+    json_t *trials = json_array();
+    for (size_t i = 0; trials && i < s->n; i++) {
+        const struct llc_map_rate_trial *t = &s->trials[i];
+        json_array_append_new(trials, json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:b}", "rate", t->rate, "spearman",
+                                                nullable_real(t->spearman), "effect", nullable_real(t->effect),
+                                                "q_median", nullable_real(t->q_median), "q_p95",
+                                                nullable_real(t->q_p95), "q_max", nullable_real(t->q_max), "q_safe",
+                                                llc_map_rate_safe(t)));
+    }
+    return json_pack("{s:s, s:o, s:o, s:s, s:i, s:f, s:f, s:f}", "method", s->method, "chosen_rate",
+                     json_real(s->rate), "trials",
+                     trials ? trials : json_null(), "why", s->why, "planted_units", (int)s->planted_units,
+                     "plant_touch_rate", s->plant_touch_rate, "trial_dwell_s", s->dwell_s, "seconds", s->seconds);
 }
 
 int llc_map_write_json(const struct llc_map_backend *b, const struct llc_map_result *r,
@@ -89,6 +132,12 @@ int llc_map_write_json(const struct llc_map_backend *b, const struct llc_map_res
                                             u64_array(r->misses, r->units), "accesses",
                                             u64_array(r->accesses, r->units), "dwell_s",
                                             real_array(r->dwell_s, r->units), "sweep_misses", sweeps));
+    if (m->prefetch)
+        bad |= json_object_set_new(doc, "prefetchers", json_string(m->prefetch));
+    if (m->baseline)
+        bad |= json_object_set_new(doc, "exclusion", exclusion_json(m->baseline, r));
+    if (m->rate_selection)
+        bad |= json_object_set_new(doc, "rate_selection", rate_selection_json(m->rate_selection));
     if (m->truth_occupancy)
         bad |= json_object_set_new(doc, "truth",
                                    json_pack("{s:s, s:o}", "what",
@@ -129,6 +178,14 @@ void llc_map_print_summary(FILE *out, const struct llc_map_backend *b, const str
     llc_map_summarize(r, &s);
     const uint32_t sps = b->geo.sets_per_slice;
     fprintf(out, "sets mapped     %u of %u%s\n", s.n, r->units, r->complete ? "" : " (incomplete)");
+    if (r->excluded) {
+        uint32_t n = 0;
+        for (uint32_t u = 0; u < r->units; u++)
+            n += r->excluded[u];
+        fprintf(out, "excluded        %u set%s (baseline misses over %.0f%% of probe accesses, or leader sets); "
+                     "baseline subtracted\n",
+                n, n == 1 ? "" : "s", 100 * LLC_MAP_BASELINE_MAX_Q);
+    }
     fprintf(out, "probe misses    %" PRIu64 " of %" PRIu64 " accesses\n", s.total_misses, s.total_accesses);
     fprintf(out, "per set         mean %.2f  sd %.2f  min %.0f  max %.0f\n", s.mean, s.sd, s.min, s.max);
     if (isfinite(s.retest_pearson))

@@ -80,7 +80,7 @@ void llc_map_summarize(const struct llc_map_result *r, struct llc_map_summary *o
     out->min = INFINITY;
     out->max = -INFINITY;
     for (uint32_t u = 0; u < r->units; u++) {
-        if (!r->measured[u])
+        if (!r->measured[u] || (r->excluded && r->excluded[u]))
             continue;
         const double m = (double)r->misses[u];
         out->n++;
@@ -114,7 +114,7 @@ void llc_map_summarize(const struct llc_map_result *r, struct llc_map_summary *o
     if (a && b) {
         size_t k = 0;
         for (uint32_t u = 0; u < r->units; u++)
-            if (r->measured[u]) {
+            if (r->measured[u] && !(r->excluded && r->excluded[u])) {
                 a[k] = (double)r->sweep_misses[u];
                 b[k++] = (double)r->sweep_misses[r->units + u];
             }

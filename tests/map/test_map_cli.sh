@@ -45,6 +45,27 @@ jcheck "only the listed sets" "$tmp/s.map.json" \
   --sweeps 1 -o "$tmp/w" -q >/dev/null 2>&1; check_rc "sweep mode" 0 $?
 jcheck "sweep covers all" "$tmp/w.map.json" 'all(d["sets"]["measured"]) and d["probe"]["group"]==1024'
 
+# --- rate selection, baseline mask ---
+"$bin" map --backend sim --preset intel8 --workload gaussian:size=16M,cv=0.5 --rate auto --dwell 0.005 \
+  -o "$tmp/a" >/dev/null 2>"$tmp/a.err"; check_rc "rate auto" 0 $?
+jcheck "rate auto recorded" "$tmp/a.map.json" \
+  'd["rate_selection"]["method"]=="auto" and len(d["rate_selection"]["trials"])==4 and d["probe"]["rate"]==d["rate_selection"]["chosen_rate"] and d["probe"]["rate"] in [t["rate"] for t in d["rate_selection"]["trials"]] and d["rate_selection"]["planted_units"]==512'
+grep -q "rate auto chose" "$tmp/a.err" && ok "rate auto progress line" || bad "no progress line: $(cat "$tmp/a.err")"
+"$bin" map --backend sim --preset intel8 --workload gaussian:size=16M,cv=0.5 --rate linear --dwell 0.002 --sweeps 1 \
+  -o "$tmp/l" -q >/dev/null 2>&1; check_rc "rate linear" 0 $?
+jcheck "rate linear recorded" "$tmp/l.map.json" \
+  'd["rate_selection"]["method"]=="linear" and d["probe"]["rate"]==d["rate_selection"]["chosen_rate"] and ("not met" in d["rate_selection"]["why"] or (d["rate_selection"]["trials"][-1]["q_median"]<=0.05 and d["rate_selection"]["trials"][-1]["q_p95"]<=0.1))'
+jcheck "no noise, LRU: nothing excluded" "$tmp/a.map.json" 'd["exclusion"]["excluded"]==0 and d["exclusion"]["leaders"]==0'
+"$bin" map --backend sim --preset intel8 --policy drrip --workload uniform:size=16M --noise hotsets:size=1M,frac=0.01,weight=0.99 \
+  --noise-rate 0.005 --dwell 0.005 -o "$tmp/n" -q >/dev/null 2>&1; check_rc "map with noise, DRRIP" 0 $?
+jcheck "leader sets and noisy sets excluded" "$tmp/n.map.json" \
+  'd["exclusion"]["leaders"]==64 and d["exclusion"]["by_baseline"]>0 and d["summary"]["sets_mapped"]==8192-d["exclusion"]["excluded"] and all(r>=m for r,m in zip(d["exclusion"]["raw_misses"], d["sets"]["misses"]))'
+"$bin" map --rate auto -- /bin/true 2>/dev/null; check_rc "rate auto on hardware" 2 $?
+"$bin" map --backend sim --preset intel8 --workload uniform:size=1M --rate auto --sets 0-9 2>/dev/null
+check_rc "rate auto with --sets" 2 $?
+"$bin" map --backend sim --preset intel8 --workload uniform:size=1M --repeat 2>/dev/null
+check_rc "repeat with a workload" 2 $?
+
 # --- usage and input errors: one line, exit 2 (usage) or 1 ---
 one_line() { [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q "^llcprobe: " "$tmp/e"; }
 "$bin" map --backend sim --preset nope --workload uniform:size=1M -o "$tmp/x" 2>"$tmp/e"; rc=$?
@@ -97,7 +118,7 @@ one_line && grep -q "no-such-program" "$tmp/e" && ok "no such program: one line 
 
 # --- SIGINT: partial map written, complete false ---
 "$bin" map --backend sim --preset intel8 --workload uniform:size=16M --mode sweep --group 64 --dwell 0.001 \
-  --sweeps 4 -o "$tmp/i" -q >/dev/null 2>&1 &
+  --sweeps 4 --no-baseline -o "$tmp/i" -q >/dev/null 2>&1 &
 pid=$!
 sleep 2
 kill -INT $pid
