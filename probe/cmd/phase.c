@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,7 +50,11 @@ struct run {
     char command[1024];
     struct llc_sampling_choice choice;
     struct llc_target_status status;
-    bool user_rate;           /* live: multiplier applied in user space */
+    /* live: CPU seconds (user, sys) of the target and its waited-for
+     * descendants (llcprobe's only child while it runs), and of llcprobe
+     * itself: the overhead the sampler imposes is the target's, the
+     * monitor's own competes for the same CPUs. */
+    double target_user_s, target_sys_s, monitor_user_s, monitor_sys_s;
     /* evaluation figures (NAN when not computed) */
     double ari, simdiff, cov_all, cov_phase, ccov_phase, cov_bbv, ccov_bbv;
     size_t bbv_windows, bbv_dim, bbv_phases, compared;
@@ -78,8 +83,8 @@ static void usage(FILE *out)
             "      --window N       window length in instructions (live, if counted:\n"
             "                       default 100M; --trace: default 1M)\n"
             "      --window-ms MS   live window in target CPU milliseconds (default: with\n"
-            "                       cpu-clock, samples / max rate = 400; else 50)\n"
-            "      --max-rate HZ    cpu-clock: highest sample rate (default 1000); each\n"
+            "                       cpu-clock, samples / max rate = 1000; else 50)\n"
+            "      --max-rate HZ    cpu-clock: highest sample rate (default 400); each\n"
             "                       sample is a timer interrupt, costly in a VM\n"
             "      --cpu-time       live: windows by CPU time even if instructions count\n"
             "      --source S       best source to try: auto, pebs, hw-ip, cpu-clock\n"
@@ -221,6 +226,8 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
         return llc_cli_usage("phase", "--bbv and --sim go with --trace FILE");
     if (o->noise && !o->sim)
         return llc_cli_usage("phase", "--noise goes with --sim PRESET");
+    /* One event per rate the detector may ask for, and no more. */
+    o->samp.max_multiplier = o->det.dynamic_rate ? o->det.max_multiplier : 1;
     if (o->trace && o->samp.samples_per_window == 0)
         o->samp.samples_per_window = 400; /* instruction addresses, like EIPV */
     return 0;
@@ -307,12 +314,20 @@ static int run_live(const struct phase_opts *o, char **argv, struct llc_phase_de
             }
         }
     } while (rc == 1);
-    r->user_rate = llc_sampling_user_rate(s);
     if (rc == 0)
         rc = llc_target_poll(t, &r->status, err, errlen);
 out:
     llc_sampling_close(s);
     llc_target_destroy(t);
+    struct rusage ru;
+    if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {
+        r->target_user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+        r->target_sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    }
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+        r->monitor_user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+        r->monitor_sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    }
     return rc;
 }
 
@@ -487,6 +502,7 @@ static json_t *windows_json(const struct run *r)
                                                    ? json_integer((json_int_t)x->s.instructions)
                                                    : json_null());
         if (r->live) {
+            json_object_set_new(w, "kernel_samples", json_integer((json_int_t)x->s.kernel_samples));
             json_object_set_new(w, "t_start", json_real(x->s.t_start));
             json_object_set_new(w, "t_end", json_real(x->s.t_end));
             json_object_set_new(w, "cpu_ns", json_integer((json_int_t)x->s.cpu_ns));
@@ -534,15 +550,19 @@ static int write_json(const char *path, const struct phase_opts *o, const struct
                                   (json_int_t)o->det.min_samples));
     if (r->live) {
         json_t *samp = choice_json(&r->choice);
-        /* Where the dynamic rate acted: kernel period, or sample thinning
-         * once the target had several tasks (see llcprobe/sampling.h). */
-        json_object_set_new(samp, "rate_control", json_string(r->user_rate ? "user" : "kernel"));
+        /* How the dynamic rate acts (see llcprobe/sampling.h). */
+        json_object_set_new(samp, "rate_control", json_string("inherited-events"));
+        json_object_set_new(samp, "max_rate_hz", json_integer((json_int_t)o->samp.max_rate_hz));
         json_object_set_new(doc, "sampling", samp);
         json_object_set_new(doc, "target",
-                            json_pack("{s:s,s:i,s:i,s:f}", "state",
+                            json_pack("{s:s,s:i,s:i,s:f,s:f,s:f}", "state",
                                       llc_target_state_name(r->status.state), "exit_code",
                                       r->status.exit_code, "signal", r->status.signal,
-                                      "runtime_s", r->status.runtime_s));
+                                      "runtime_s", r->status.runtime_s, "cpu_user_s",
+                                      r->target_user_s, "cpu_sys_s", r->target_sys_s));
+        json_object_set_new(doc, "monitor",
+                            json_pack("{s:f,s:f}", "cpu_user_s", r->monitor_user_s, "cpu_sys_s",
+                                      r->monitor_sys_s));
     } else {
         json_object_set_new(doc, "trace",
                             json_pack("{s:s,s:I,s:i}", "path", o->trace, "window_instructions",
@@ -698,14 +718,14 @@ static void print_summary(const struct phase_opts *o, const struct run *r,
                c->window);
         if (c->unit_refused[0])
             printf("  refused instructions: %s\n", c->unit_refused);
-        if (r->user_rate)
-            printf("rate control: in user space (several tasks sampled)\n");
         char st[64];
         if (r->status.state == LLC_TARGET_SIGNALLED)
             snprintf(st, sizeof(st), "killed by signal %d", r->status.signal);
         else
             snprintf(st, sizeof(st), "exit status %d", r->status.exit_code);
-        printf("target: %s, %.3f s\n", st, r->status.runtime_s);
+        printf("target: %s, %.3f s, CPU %.3f s user + %.3f s sys (llcprobe: %.3f + %.3f s)\n",
+               st, r->status.runtime_s, r->target_user_s, r->target_sys_s, r->monitor_user_s,
+               r->monitor_sys_s);
     } else {
         printf("trace: %s, %" PRIu64 " instructions per window, %u samples per window\n",
                o->trace, o->trace_window, o->samp.samples_per_window);
