@@ -203,9 +203,16 @@ const char *llc_sampling_trace_command(const struct llc_sampling_trace *t);
 struct llc_sampling_bbv {
     double *rows;
     size_t windows, dim;
+    uint64_t *addr;    /* dim entries: block id - 1 -> start address; NULL until read */
 };
 int llc_sampling_bbv_read(const char *path, struct llc_sampling_bbv *out, char *err,
                           size_t errlen);
+/* Reads the block start addresses of the same run from exp-bbv's
+ * --pc-out-file ("F:id:hexaddress:function" per block) into b->addr. A
+ * block the file does not name keeps address 0 and is refused (-EPROTO):
+ * it could not be hashed like the sampled addresses. */
+int llc_sampling_bbv_read_pcs(const char *path, struct llc_sampling_bbv *b, char *err,
+                              size_t errlen);
 void llc_sampling_bbv_free(struct llc_sampling_bbv *b);
 
 /* Replays a trace in the simulator (cache preset, optionally co-run with a

@@ -25,7 +25,7 @@
 extern char **environ;
 
 struct phase_opts {
-    const char *prefix, *trace, *bbv, *sim, *noise;
+    const char *prefix, *trace, *bbv, *bbv_pc, *sim, *noise;
     struct llc_sampling_config samp;
     uint64_t trace_window, seed;
     struct llc_phase_config det;
@@ -57,7 +57,9 @@ struct run {
     double target_user_s, target_sys_s, monitor_user_s, monitor_sys_s;
     /* evaluation figures (NAN when not computed) */
     double ari, simdiff, cov_all, cov_phase, ccov_phase, cov_bbv, ccov_bbv;
-    size_t bbv_windows, bbv_dim, bbv_phases, compared;
+    /* against the full-dimensional BBVs, when the reference is hashed */
+    double ari_dense, simdiff_dense;
+    size_t bbv_windows, bbv_dim, bbv_phases, bbv_phases_dense, compared;
 };
 
 static void usage(FILE *out)
@@ -98,6 +100,10 @@ static void usage(FILE *out)
             "      --bbv FILE       --trace: exp-bbv output of the same run (same interval\n"
             "                       size as --window): clustered alike, compared (ARI,\n"
             "                       similarity-matrix difference)\n"
+            "      --bbv-pc FILE    exp-bbv's --pc-out-file of that run: the reference\n"
+            "                       becomes the 32-entry BBV (blocks hashed by address\n"
+            "                       like the samples, seed 003 Fig. 2); the full-dimension\n"
+            "                       comparison is reported beside it\n"
             "      --sim PRESET     --trace: per-window LLC miss ratio from the simulator;\n"
             "                       CoV and CCoV of it within phases\n"
             "      --noise SPEC     with --sim: co-run a synthetic workload (llcprobe sim)\n"
@@ -135,7 +141,8 @@ static int parse_source(const char *s, enum llc_sampling_source *out)
 static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_arg)
 {
     enum { O_WINDOW = 256, O_WINDOW_MS, O_CPU_TIME, O_SOURCE, O_SAMPLES, O_THETA, O_THETA_DSR,
-           O_TRANSITION, O_NO_DSR, O_SEED, O_TRACE, O_BBV, O_SIM, O_NOISE, O_NO_PLOT, O_MAX_RATE };
+           O_TRANSITION, O_NO_DSR, O_SEED, O_TRACE, O_BBV, O_SIM, O_NOISE, O_NO_PLOT, O_MAX_RATE,
+           O_BBV_PC };
     static const struct option longopts[] = {
         {"output", required_argument, 0, 'o'}, {"window", required_argument, 0, O_WINDOW},
         {"window-ms", required_argument, 0, O_WINDOW_MS},
@@ -146,6 +153,7 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
         {"transition", required_argument, 0, O_TRANSITION},
         {"no-dynamic-rate", no_argument, 0, O_NO_DSR}, {"seed", required_argument, 0, O_SEED},
         {"trace", required_argument, 0, O_TRACE}, {"bbv", required_argument, 0, O_BBV},
+        {"bbv-pc", required_argument, 0, O_BBV_PC},
         {"sim", required_argument, 0, O_SIM}, {"noise", required_argument, 0, O_NOISE},
         {"no-plot", no_argument, 0, O_NO_PLOT}, {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
@@ -203,6 +211,7 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
             break;
         case O_TRACE: o->trace = optarg; break;
         case O_BBV: o->bbv = optarg; break;
+        case O_BBV_PC: o->bbv_pc = optarg; break;
         case O_SIM: o->sim = optarg; break;
         case O_NOISE: o->noise = optarg; break;
         case O_NO_PLOT: o->no_plot = true; break;
@@ -224,6 +233,8 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
                              "no --trace FILE");
     if (!o->trace && (o->bbv || o->sim))
         return llc_cli_usage("phase", "--bbv and --sim go with --trace FILE");
+    if (o->bbv_pc && !o->bbv)
+        return llc_cli_usage("phase", "--bbv-pc goes with --bbv FILE");
     if (o->noise && !o->sim)
         return llc_cli_usage("phase", "--noise goes with --sim PRESET");
     /* One event per rate the detector may ask for, and no more. */
@@ -362,63 +373,119 @@ static int run_trace(const struct phase_opts *o, struct llc_phase_detector *d, s
     return rc < 0 ? rc : 0;
 }
 
-/* exp-bbv reference: the dense vectors clustered with the same algorithm
- * (full rate: a dense vector has no sampling to save), then compared. */
+/* Clusters a reference's rows (full rate: a dense vector has no sampling
+ * to save) into labels[0..windows). */
+static int cluster_rows(const struct llc_phase_config *det, const double *rows, size_t windows,
+                        size_t dim, int *labels, size_t *phases, char *err, size_t errlen)
+{
+    struct llc_phase_config cfg = *det;
+    cfg.dim = dim;
+    cfg.dynamic_rate = false;
+    cfg.min_samples = 1;
+    struct llc_phase_detector *d = NULL;
+    int rc = llc_phase_detector_create(&cfg, &d, err, errlen);
+    if (rc < 0)
+        goto out;
+    for (size_t i = 0; i < windows; i++) {
+        double total = 0;
+        for (size_t j = 0; j < dim; j++)
+            total += rows[i * dim + j];
+        struct llc_phase_window w;
+        rc = llc_phase_detector_feed_dense(d, rows + i * dim, dim, (uint64_t)total, &w, err,
+                                           errlen);
+        if (rc < 0)
+            goto out;
+        labels[i] = w.phase;
+    }
+    struct llc_phase_summary sum;
+    llc_phase_detector_summary(d, &sum);
+    *phases = sum.phases;
+out:
+    llc_phase_detector_destroy(d);
+    return rc;
+}
+
+/* exp-bbv reference, clustered with the same algorithm and compared. With
+ * the block addresses the reference is the 32-entry BBV of seed 003
+ * (Sherwood's hashed BBV): each block's instructions land in the bucket its
+ * address hashes to, with the masks the samples use, so both
+ * classifications see vectors of one space, where theta means the same
+ * thing. Hashing only merges blocks, so distances between full-dimension
+ * vectors are larger and theta splits them into more phases; that
+ * comparison is kept beside it. */
 static int compare_bbv(const struct phase_opts *o, struct run *r, char *err, size_t errlen)
 {
     struct llc_sampling_bbv b;
     int rc = llc_sampling_bbv_read(o->bbv, &b, err, errlen);
     if (rc < 0)
         return rc;
-    struct llc_phase_config cfg = o->det;
-    cfg.dim = b.dim;
-    cfg.dynamic_rate = false;
-    cfg.min_samples = 1;
-    struct llc_phase_detector *d = NULL;
-    int *la = NULL, *lb = NULL;
-    double *sig = NULL;
-    rc = llc_phase_detector_create(&cfg, &d, err, errlen);
-    if (rc < 0)
-        goto out;
+    int *la = NULL, *ld = NULL, *lh = NULL;
+    double *sig = NULL, *hashed = NULL;
+    if (o->bbv_pc) {
+        rc = llc_sampling_bbv_read_pcs(o->bbv_pc, &b, err, errlen);
+        if (rc < 0)
+            goto out;
+    }
     const size_t n = b.windows < r->n ? b.windows : r->n;
     la = malloc((n + 1) * sizeof(*la));
-    lb = malloc((n + 1) * sizeof(*lb));
+    ld = malloc((b.windows + 1) * sizeof(*ld));
+    lh = malloc((b.windows + 1) * sizeof(*lh));
     sig = malloc((n + 1) * LLC_PHASE_BUCKETS * sizeof(*sig));
-    if (!la || !lb || !sig) {
+    hashed = calloc(b.windows * LLC_PHASE_BUCKETS + 1, sizeof(*hashed));
+    if (!la || !ld || !lh || !sig || !hashed) {
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < b.windows; i++) {
-        double total = 0;
+    rc = cluster_rows(&o->det, b.rows, b.windows, b.dim, ld, &r->bbv_phases_dense, err, errlen);
+    if (rc < 0)
+        goto out;
+    const int *ref = ld;
+    const double *ref_rows = b.rows;
+    size_t ref_dim = b.dim;
+    r->bbv_phases = r->bbv_phases_dense;
+    if (o->bbv_pc) {
+        unsigned *bucket = malloc((b.dim + 1) * sizeof(*bucket));
+        if (!bucket) {
+            rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+            goto out;
+        }
         for (size_t j = 0; j < b.dim; j++)
-            total += b.rows[i * b.dim + j];
-        struct llc_phase_window w;
-        rc = llc_phase_detector_feed_dense(d, b.rows + i * b.dim, b.dim, (uint64_t)total, &w,
-                                           err, errlen);
+            bucket[j] = llc_phase_hash_ip(b.addr[j]);
+        for (size_t i = 0; i < b.windows; i++)
+            for (size_t j = 0; j < b.dim; j++)
+                hashed[i * LLC_PHASE_BUCKETS + bucket[j]] += b.rows[i * b.dim + j];
+        free(bucket);
+        rc = cluster_rows(&o->det, hashed, b.windows, LLC_PHASE_BUCKETS, lh, &r->bbv_phases, err,
+                          errlen);
         if (rc < 0)
             goto out;
-        if (i < n) {
-            r->rows[i].bbv_phase = w.phase;
-            la[i] = r->rows[i].p.phase;
-            lb[i] = w.phase;
-            memcpy(sig + i * LLC_PHASE_BUCKETS, r->rows[i].sig, sizeof(r->rows[i].sig));
-        }
+        ref = lh;
+        ref_rows = hashed;
+        ref_dim = LLC_PHASE_BUCKETS;
     }
-    struct llc_phase_summary sum;
-    llc_phase_detector_summary(d, &sum);
+    for (size_t i = 0; i < n; i++) {
+        r->rows[i].bbv_phase = ref[i];
+        la[i] = r->rows[i].p.phase;
+        memcpy(sig + i * LLC_PHASE_BUCKETS, r->rows[i].sig, sizeof(r->rows[i].sig));
+    }
     r->bbv_windows = b.windows;
     r->bbv_dim = b.dim;
-    r->bbv_phases = sum.phases;
     r->compared = n;
-    rc = llc_phase_ari(la, lb, n, &r->ari, err, errlen);
+    rc = llc_phase_ari(la, ref, n, &r->ari, err, errlen);
+    if (rc == 0)
+        rc = llc_phase_ari(la, ld, n, &r->ari_dense, err, errlen);
     if (rc == 0 && n >= 2)
-        rc = llc_phase_similarity_diff(sig, LLC_PHASE_BUCKETS, b.rows, b.dim, n, &r->simdiff,
-                                       err, errlen);
+        rc = llc_phase_similarity_diff(sig, LLC_PHASE_BUCKETS, ref_rows, ref_dim, n,
+                                       &r->simdiff, err, errlen);
+    if (rc == 0 && n >= 2)
+        rc = llc_phase_similarity_diff(sig, LLC_PHASE_BUCKETS, b.rows, b.dim, n,
+                                       &r->simdiff_dense, err, errlen);
 out:
     free(la);
-    free(lb);
+    free(ld);
+    free(lh);
     free(sig);
-    llc_phase_detector_destroy(d);
+    free(hashed);
     llc_sampling_bbv_free(&b);
     return rc;
 }
@@ -571,13 +638,15 @@ static int write_json(const char *path, const struct phase_opts *o, const struct
     }
     json_object_set_new(doc, "summary", summary_json(s, counts, nphases, coverage));
     if (o->bbv)
-        json_object_set_new(doc, "bbv",
-                            json_pack("{s:s,s:I,s:I,s:I,s:I,s:o,s:o}", "path", o->bbv, "windows",
-                                      (json_int_t)r->bbv_windows, "blocks",
-                                      (json_int_t)r->bbv_dim, "phases",
-                                      (json_int_t)r->bbv_phases, "compared",
-                                      (json_int_t)r->compared, "ari", jnum(r->ari),
-                                      "similarity_diff", jnum(r->simdiff)));
+        json_object_set_new(
+            doc, "bbv",
+            json_pack("{s:s,s:s?,s:s,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o}", "path", o->bbv,
+                      "pc_path", o->bbv_pc, "reference", o->bbv_pc ? "bbv32" : "dense",
+                      "windows", (json_int_t)r->bbv_windows, "blocks", (json_int_t)r->bbv_dim,
+                      "phases", (json_int_t)r->bbv_phases, "phases_dense",
+                      (json_int_t)r->bbv_phases_dense, "compared", (json_int_t)r->compared,
+                      "ari", jnum(r->ari), "similarity_diff", jnum(r->simdiff), "ari_dense",
+                      jnum(r->ari_dense), "similarity_diff_dense", jnum(r->simdiff_dense)));
     if (o->sim)
         json_object_set_new(doc, "sim",
                             json_pack("{s:s,s:s?,s:o,s:o,s:o,s:o,s:o}", "preset", o->sim, "noise",
@@ -741,7 +810,13 @@ static void print_summary(const struct phase_opts *o, const struct run *r,
     printf("predictor accuracy: %.1f%% (%" PRIu64 " predictions)\n",
            100.0 * s->prediction_accuracy, s->predictions);
     printf("mean sample rate: %.1f%% of full\n", 100.0 * s->mean_rate);
-    if (o->bbv)
+    if (o->bbv && o->bbv_pc)
+        printf("bbv (32 entries, blocks hashed by address): %zu windows, %zu blocks, %zu "
+               "phases; compared %zu windows: ari %.4f, similarity diff %.4f\n"
+               "bbv (full dimension): %zu phases: ari %.4f, similarity diff %.4f\n",
+               r->bbv_windows, r->bbv_dim, r->bbv_phases, r->compared, r->ari, r->simdiff,
+               r->bbv_phases_dense, r->ari_dense, r->simdiff_dense);
+    else if (o->bbv)
         printf("bbv: %zu windows, %zu blocks, %zu phases; compared %zu windows: ari %.4f, "
                "similarity diff %.4f\n", r->bbv_windows, r->bbv_dim, r->bbv_phases, r->compared,
                r->ari, r->simdiff);
@@ -807,7 +882,8 @@ int llc_cmd_phase(int argc, char **argv)
         return rc < 0 ? LLC_EXIT_OK : rc;
     char err[LLC_ERRLEN];
     struct llc_phase_detector *d = NULL;
-    struct run r = {.live = !o.trace, .ari = NAN, .simdiff = NAN, .cov_all = NAN,
+    struct run r = {.live = !o.trace, .ari = NAN, .simdiff = NAN, .ari_dense = NAN,
+                    .simdiff_dense = NAN, .cov_all = NAN,
                     .cov_phase = NAN, .ccov_phase = NAN, .cov_bbv = NAN, .ccov_bbv = NAN};
     rc = llc_phase_detector_create(&o.det, &d, err, sizeof(err));
     if (rc == 0)
