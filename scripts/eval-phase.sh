@@ -11,10 +11,10 @@
 #      clusters the BBVs with the same algorithm and compares (adjusted Rand
 #      index, similarity-matrix difference), and replays the trace in the
 #      simulator co-run with a noise workload: CoV / CCoV of the per-window
-#      LLC miss ratio within phases vs the whole program's CoV. The reference
-#      (ari) is the 32-entry BBV of seed 003 (blocks hashed by address with
-#      the samples' masks, so theta means the same in both); ari_dense is
-#      against the full-dimension BBVs, which theta splits into more phases;
+#      LLC miss ratio within phases vs the whole program's CoV. ari is
+#      against the full-dimension BBVs (bbvph phases); ari32 against the
+#      32-entry BBVs of seed 003 (blocks hashed by address with the samples'
+#      masks; bbv32 phases), to see what the 32-bucket hash itself merges;
 #   3. overhead: a longer native run (seconds, so the dynamic rate matters),
 #      REPS times plain and REPS times under live `llcprobe phase` (default
 #      settings), interleaved. The target's CPU time (user + sys from wait4's
@@ -123,8 +123,8 @@ print("%.3f %.3f %.2f %.2f %.2f %.3f %.2f %d %d" % (
 PY
 }
 
-printf '%-8s %7s %6s %5s %5s %6s %9s %8s %7s %7s %7s %7s %9s %6s %6s %5s\n' program windows phases bbvph dense ari ari_dense ari_full simdiff cov ccov bbvccov overhead% min% mon% kHz
-sum_ari=0 sum_ari_dense=0 sum_ratio=0 sum_ovh=0 n=0
+printf '%-8s %7s %6s %5s %6s %6s %8s %6s %7s %7s %7s %7s %9s %6s %6s %5s\n' program windows phases bbvph bbv32 ari ari_full ari32 simdiff cov ccov bbvccov overhead% min% mon% kHz
+sum_ari=0 sum_ari32=0 sum_ratio=0 sum_ovh=0 n=0
 for p in "${progs[@]}"; do
   declare -n cmd=cmd_$p long=long_$p
   if [ -z "${KEEP:-}" ] || [ ! -s "$work/$p.trace" ]; then
@@ -138,8 +138,8 @@ for p in "${progs[@]}"; do
     --sim "$preset" --noise "$noise" -o "$work/$p" --no-plot >"$work/$p.phase.txt" 2>&1
   j=$work/$p.phase.json
   ari=$(jq_py "$j" 'd["bbv"]["ari"]')
-  ari_dense=$(jq_py "$j" 'd["bbv"]["ari_dense"]')
-  dph=$(jq_py "$j" 'd["bbv"]["phases_dense"]')
+  ari32=$(jq_py "$j" 'd["bbv"]["bbv32"]["ari"]')
+  ph32=$(jq_py "$j" 'd["bbv"]["bbv32"]["phases"]')
   simdiff=$(jq_py "$j" 'd["bbv"]["similarity_diff"]')
   cov=$(jq_py "$j" 'd["sim"]["cov_program"]')
   ccov=$(jq_py "$j" 'd["sim"]["ccov_phases"]')
@@ -152,17 +152,17 @@ for p in "${progs[@]}"; do
   bph=$(jq_py "$j" 'd["bbv"]["phases"]')
   # Overhead: interleaved plain and live-phase runs of the longer input.
   read -r plain live ovh ovh_min mon khz rate lwin lph < <(overhead "$p" "${long[@]}")
-  printf '%-8s %7s %6s %5s %5s %6.3f %9.3f %8.3f %7.3f %7.3f %7.3f %7.3f %9.2f %6.2f %6.2f %5.2f   (target CPU plain %.2f s, live %.2f s; live: %d windows, %d phases, rate %.2f)\n' \
-    "$p" "$wins" "$phs" "$bph" "$dph" "$ari" "$ari_dense" "$ari_full" "$simdiff" "$cov" "$ccov" "$bccov" "$ovh" "$ovh_min" "$mon" "$khz" "$plain" "$live" "$lwin" "$lph" "$rate"
+  printf '%-8s %7s %6s %5s %6s %6.3f %8.3f %6.3f %7.3f %7.3f %7.3f %7.3f %9.2f %6.2f %6.2f %5.2f   (target CPU plain %.2f s, live %.2f s; live: %d windows, %d phases, rate %.2f)\n' \
+    "$p" "$wins" "$phs" "$bph" "$ph32" "$ari" "$ari_full" "$ari32" "$simdiff" "$cov" "$ccov" "$bccov" "$ovh" "$ovh_min" "$mon" "$khz" "$plain" "$live" "$lwin" "$lph" "$rate"
   sum_ari=$(echo "$sum_ari + $ari" | bc -l)
-  sum_ari_dense=$(echo "$sum_ari_dense + $ari_dense" | bc -l)
+  sum_ari32=$(echo "$sum_ari32 + $ari32" | bc -l)
   sum_ratio=$(awk -v s="$sum_ratio" -v c="$cov" -v cc="$ccov" 'BEGIN { print s + (c > 0 ? cc / c : 1) }')
   sum_ovh=$(echo "$sum_ovh + $ovh" | bc -l)
   n=$((n + 1))
   unset -n cmd long
 done
 echo "window: $window instructions (trace), default live settings; sim: $preset + $noise; reps: $reps; overhead: target CPU time, median (min%: fastest runs)"
-printf 'phase_ari_vs_dense_bbv: %.3f\n' "$(echo "$sum_ari_dense / $n" | bc -l)"
+printf 'phase_ari_vs_bbv32: %.3f\n' "$(echo "$sum_ari32 / $n" | bc -l)"
 printf 'phase_overhead_pct: %.2f %%\n' "$(echo "$sum_ovh / $n" | bc -l)"
 printf 'phase_ccov_over_cov: %.3f\n' "$(echo "$sum_ratio / $n" | bc -l)"
 printf 'phase_ari_vs_bbv: %.3f\n' "$(echo "$sum_ari / $n" | bc -l)"

@@ -57,9 +57,9 @@ struct run {
     double target_user_s, target_sys_s, monitor_user_s, monitor_sys_s;
     /* evaluation figures (NAN when not computed) */
     double ari, simdiff, cov_all, cov_phase, ccov_phase, cov_bbv, ccov_bbv;
-    /* against the full-dimensional BBVs, when the reference is hashed */
-    double ari_dense, simdiff_dense;
-    size_t bbv_windows, bbv_dim, bbv_phases, bbv_phases_dense, compared;
+    /* against the 32-entry BBVs, with --bbv-pc */
+    double ari32, simdiff32;
+    size_t bbv_windows, bbv_dim, bbv_phases, bbv_phases32, compared;
 };
 
 static void usage(FILE *out)
@@ -100,10 +100,9 @@ static void usage(FILE *out)
             "      --bbv FILE       --trace: exp-bbv output of the same run (same interval\n"
             "                       size as --window): clustered alike, compared (ARI,\n"
             "                       similarity-matrix difference)\n"
-            "      --bbv-pc FILE    exp-bbv's --pc-out-file of that run: the reference\n"
-            "                       becomes the 32-entry BBV (blocks hashed by address\n"
-            "                       like the samples, seed 003 Fig. 2); the full-dimension\n"
-            "                       comparison is reported beside it\n"
+            "      --bbv-pc FILE    exp-bbv's --pc-out-file of that run: also compare with\n"
+            "                       the 32-entry BBVs (blocks hashed by address like the\n"
+            "                       samples, seed 003 Fig. 2)\n"
             "      --sim PRESET     --trace: per-window LLC miss ratio from the simulator;\n"
             "                       CoV and CCoV of it within phases\n"
             "      --noise SPEC     with --sim: co-run a synthetic workload (llcprobe sim)\n"
@@ -406,13 +405,11 @@ out:
 }
 
 /* exp-bbv reference, clustered with the same algorithm and compared. With
- * the block addresses the reference is the 32-entry BBV of seed 003
- * (Sherwood's hashed BBV): each block's instructions land in the bucket its
- * address hashes to, with the masks the samples use, so both
- * classifications see vectors of one space, where theta means the same
- * thing. Hashing only merges blocks, so distances between full-dimension
- * vectors are larger and theta splits them into more phases; that
- * comparison is kept beside it. */
+ * the block addresses, also the 32-entry BBV of seed 003 (Sherwood's hashed
+ * BBV): each block's instructions land in the bucket its address hashes to,
+ * with the samples' masks, so both sides are vectors of one space. It is
+ * not the sampled signature's limit either: samples hash each instruction's
+ * address, the BBV only each block's start. */
 static int compare_bbv(const struct phase_opts *o, struct run *r, char *err, size_t errlen)
 {
     struct llc_sampling_bbv b;
@@ -436,50 +433,33 @@ static int compare_bbv(const struct phase_opts *o, struct run *r, char *err, siz
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
     }
-    rc = cluster_rows(&o->det, b.rows, b.windows, b.dim, ld, &r->bbv_phases_dense, err, errlen);
+    rc = cluster_rows(&o->det, b.rows, b.windows, b.dim, ld, &r->bbv_phases, err, errlen);
     if (rc < 0)
         goto out;
-    const int *ref = ld;
-    const double *ref_rows = b.rows;
-    size_t ref_dim = b.dim;
-    r->bbv_phases = r->bbv_phases_dense;
-    if (o->bbv_pc) {
-        unsigned *bucket = malloc((b.dim + 1) * sizeof(*bucket));
-        if (!bucket) {
-            rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
-            goto out;
-        }
-        for (size_t j = 0; j < b.dim; j++)
-            bucket[j] = llc_phase_hash_ip(b.addr[j]);
-        for (size_t i = 0; i < b.windows; i++)
-            for (size_t j = 0; j < b.dim; j++)
-                hashed[i * LLC_PHASE_BUCKETS + bucket[j]] += b.rows[i * b.dim + j];
-        free(bucket);
-        rc = cluster_rows(&o->det, hashed, b.windows, LLC_PHASE_BUCKETS, lh, &r->bbv_phases, err,
-                          errlen);
-        if (rc < 0)
-            goto out;
-        ref = lh;
-        ref_rows = hashed;
-        ref_dim = LLC_PHASE_BUCKETS;
-    }
     for (size_t i = 0; i < n; i++) {
-        r->rows[i].bbv_phase = ref[i];
+        r->rows[i].bbv_phase = ld[i];
         la[i] = r->rows[i].p.phase;
         memcpy(sig + i * LLC_PHASE_BUCKETS, r->rows[i].sig, sizeof(r->rows[i].sig));
     }
     r->bbv_windows = b.windows;
     r->bbv_dim = b.dim;
     r->compared = n;
-    rc = llc_phase_ari(la, ref, n, &r->ari, err, errlen);
+    rc = llc_phase_ari(la, ld, n, &r->ari, err, errlen);
+    if (rc == 0 && n >= 2)
+        rc = llc_phase_similarity_diff(sig, LLC_PHASE_BUCKETS, b.rows, b.dim, n, &r->simdiff,
+                                       err, errlen);
+    if (rc < 0 || !o->bbv_pc)
+        goto out;
+    for (size_t i = 0; i < b.windows; i++)
+        for (size_t j = 0; j < b.dim; j++)
+            hashed[i * LLC_PHASE_BUCKETS + llc_phase_hash_ip(b.addr[j])] += b.rows[i * b.dim + j];
+    rc = cluster_rows(&o->det, hashed, b.windows, LLC_PHASE_BUCKETS, lh, &r->bbv_phases32, err,
+                      errlen);
     if (rc == 0)
-        rc = llc_phase_ari(la, ld, n, &r->ari_dense, err, errlen);
+        rc = llc_phase_ari(la, lh, n, &r->ari32, err, errlen);
     if (rc == 0 && n >= 2)
-        rc = llc_phase_similarity_diff(sig, LLC_PHASE_BUCKETS, ref_rows, ref_dim, n,
-                                       &r->simdiff, err, errlen);
-    if (rc == 0 && n >= 2)
-        rc = llc_phase_similarity_diff(sig, LLC_PHASE_BUCKETS, b.rows, b.dim, n,
-                                       &r->simdiff_dense, err, errlen);
+        rc = llc_phase_similarity_diff(sig, LLC_PHASE_BUCKETS, hashed, LLC_PHASE_BUCKETS, n,
+                                       &r->simdiff32, err, errlen);
 out:
     free(la);
     free(ld);
@@ -640,13 +620,16 @@ static int write_json(const char *path, const struct phase_opts *o, const struct
     if (o->bbv)
         json_object_set_new(
             doc, "bbv",
-            json_pack("{s:s,s:s?,s:s,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o}", "path", o->bbv,
-                      "pc_path", o->bbv_pc, "reference", o->bbv_pc ? "bbv32" : "dense",
-                      "windows", (json_int_t)r->bbv_windows, "blocks", (json_int_t)r->bbv_dim,
-                      "phases", (json_int_t)r->bbv_phases, "phases_dense",
-                      (json_int_t)r->bbv_phases_dense, "compared", (json_int_t)r->compared,
-                      "ari", jnum(r->ari), "similarity_diff", jnum(r->simdiff), "ari_dense",
-                      jnum(r->ari_dense), "similarity_diff_dense", jnum(r->simdiff_dense)));
+            json_pack("{s:s,s:s?,s:I,s:I,s:I,s:I,s:o,s:o}", "path", o->bbv, "pc_path",
+                      o->bbv_pc, "windows", (json_int_t)r->bbv_windows, "blocks",
+                      (json_int_t)r->bbv_dim, "phases", (json_int_t)r->bbv_phases, "compared",
+                      (json_int_t)r->compared, "ari", jnum(r->ari), "similarity_diff",
+                      jnum(r->simdiff)));
+    if (o->bbv_pc)
+        json_object_set_new(json_object_get(doc, "bbv"), "bbv32",
+                            json_pack("{s:I,s:o,s:o}", "phases", (json_int_t)r->bbv_phases32,
+                                      "ari", jnum(r->ari32), "similarity_diff",
+                                      jnum(r->simdiff32)));
     if (o->sim)
         json_object_set_new(doc, "sim",
                             json_pack("{s:s,s:s?,s:o,s:o,s:o,s:o,s:o}", "preset", o->sim, "noise",
@@ -810,16 +793,13 @@ static void print_summary(const struct phase_opts *o, const struct run *r,
     printf("predictor accuracy: %.1f%% (%" PRIu64 " predictions)\n",
            100.0 * s->prediction_accuracy, s->predictions);
     printf("mean sample rate: %.1f%% of full\n", 100.0 * s->mean_rate);
-    if (o->bbv && o->bbv_pc)
-        printf("bbv (32 entries, blocks hashed by address): %zu windows, %zu blocks, %zu "
-               "phases; compared %zu windows: ari %.4f, similarity diff %.4f\n"
-               "bbv (full dimension): %zu phases: ari %.4f, similarity diff %.4f\n",
-               r->bbv_windows, r->bbv_dim, r->bbv_phases, r->compared, r->ari, r->simdiff,
-               r->bbv_phases_dense, r->ari_dense, r->simdiff_dense);
-    else if (o->bbv)
+    if (o->bbv)
         printf("bbv: %zu windows, %zu blocks, %zu phases; compared %zu windows: ari %.4f, "
                "similarity diff %.4f\n", r->bbv_windows, r->bbv_dim, r->bbv_phases, r->compared,
                r->ari, r->simdiff);
+    if (o->bbv_pc)
+        printf("bbv hashed to 32 entries by block address: %zu phases: ari %.4f, similarity "
+               "diff %.4f\n", r->bbv_phases32, r->ari32, r->simdiff32);
     if (o->sim) {
         printf("llc miss ratio cov: program %.4f, phases %.4f, ccov %.4f\n", r->cov_all,
                r->cov_phase, r->ccov_phase);
@@ -882,8 +862,8 @@ int llc_cmd_phase(int argc, char **argv)
         return rc < 0 ? LLC_EXIT_OK : rc;
     char err[LLC_ERRLEN];
     struct llc_phase_detector *d = NULL;
-    struct run r = {.live = !o.trace, .ari = NAN, .simdiff = NAN, .ari_dense = NAN,
-                    .simdiff_dense = NAN, .cov_all = NAN,
+    struct run r = {.live = !o.trace, .ari = NAN, .simdiff = NAN, .ari32 = NAN,
+                    .simdiff32 = NAN, .cov_all = NAN,
                     .cov_phase = NAN, .ccov_phase = NAN, .cov_bbv = NAN, .ccov_bbv = NAN};
     rc = llc_phase_detector_create(&o.det, &d, err, sizeof(err));
     if (rc == 0)
