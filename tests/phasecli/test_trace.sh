@@ -39,7 +39,7 @@ assert all(x["instructions"] == 20000 for x in w)
 print("ok   trace classification, ari, ccov")
 PY
 # With the blocks' addresses also the 32-entry BBV (block 1 at 0x401000
-# hashes to bucket 6, blocks 2 and 3 to 7 and 28): still two phases, the
+# hashes to bucket 28, blocks 2 and 3 to 12 and 20): still two phases, the
 # same agreement.
 printf 'F:1:401000:\nF:2:7f0000:\nF:3:7f0060:\n' >"$tmp/t.pc"
 "$bin" phase --trace "$tmp/t.trace" --window 20000 --bbv "$tmp/t.bb" --bbv-pc "$tmp/t.pc" \
