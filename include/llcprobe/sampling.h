@@ -67,9 +67,9 @@ enum llc_sampling_unit {
 /* CPU-time window of the hardware sources (no instruction counter). */
 #define LLC_SAMPLING_DEFAULT_WINDOW_NS 50000000ULL     /* 50 ms of CPU time */
 /* cpu-clock: highest sample rate. Each sample is an hrtimer interrupt; on
- * the 2-vCPU bhyve guests we measured one costs the target ~45 us of CPU
- * time (a CPU-bound loop at 4 kHz: +19% target CPU time over 5 interleaved
- * runs), so 1 kHz alone costs ~4.5%. At 400 Hz full rate costs ~1.8% and
+ * the 2-vCPU bhyve guests we measured one costs the target ~47 us of CPU
+ * time (a CPU-bound loop at 4 kHz: +23% target CPU time, medians of 9
+ * interleaved runs), so 1 kHz alone costs ~4.7%. At 400 Hz full rate costs ~1.8% and
  * the dynamic rate (down to 1/8) takes stable phases to 50 Hz; the window
  * stretches to 1 s of CPU time so that it still holds 400 samples. */
 #define LLC_SAMPLING_DEFAULT_MAX_RATE_HZ 400u
