@@ -18,9 +18,10 @@ uint64_t llc_phase_hash_mask(unsigned bit)
 
 unsigned llc_phase_hash_ip(uint64_t ip)
 {
+    const uint64_t line = ip >> LLC_PHASE_IP_GRANULE_BITS;
     unsigned bucket = 0;
     for (unsigned b = 0; b < LLC_PHASE_HASH_BITS; b++)
-        bucket |= (unsigned)__builtin_parityll(ip & llc_phase_hash_mask(b)) << b;
+        bucket |= (unsigned)__builtin_parityll(line & llc_phase_hash_mask(b)) << b;
     return bucket;
 }
 
@@ -32,9 +33,10 @@ size_t llc_phase_signature_ips(const uint64_t *ips, size_t n, double out[LLC_PHA
 
     uint64_t counts[LLC_PHASE_BUCKETS] = {0};
     for (size_t i = 0; i < n; i++) {
+        const uint64_t line = ips[i] >> LLC_PHASE_IP_GRANULE_BITS;
         unsigned bucket = 0;
         for (unsigned b = 0; b < LLC_PHASE_HASH_BITS; b++)
-            bucket |= (unsigned)__builtin_parityll(ips[i] & masks[b]) << b;
+            bucket |= (unsigned)__builtin_parityll(line & masks[b]) << b;
         counts[bucket]++;
     }
     for (unsigned i = 0; i < LLC_PHASE_BUCKETS; i++)

@@ -45,7 +45,16 @@
  * (x + 0x9E3779B97F4A7C15, then the Stafford variant 13 mixer). Never change
  * these: vectors from different runs are compared. */
 uint64_t llc_phase_hash_mask(unsigned bit);
-/* Bucket of one code address: bit b = parity(ip & mask_b). */
+/* Code granule hashed (§4 [resolution]): addresses are hashed by their
+ * 64-byte line, ip >> 6. A per-instruction projection scatters one basic
+ * block's instructions over all 32 buckets (neighbouring addresses differ in
+ * the low bits, and each mask bit flips the parity), so any sizeable code
+ * region gives a near-uniform vector and phases lose their contrast; a block
+ * counted as a whole lands in one bucket, as in the hashed BBV of seed 003
+ * Fig. 2 (Sherwood). A line holds one to a few blocks. */
+#define LLC_PHASE_IP_GRANULE_BITS 6
+/* Bucket of one code address: bit b = parity((ip >> LLC_PHASE_IP_GRANULE_BITS)
+ * & mask_b). */
 unsigned llc_phase_hash_ip(uint64_t ip);
 /* Bucket counts of n code addresses, normalised to sum 1 (all zeros if n is
  * 0). Returns n; the caller decides whether n reaches LLC_PHASE_MIN_SAMPLES. */

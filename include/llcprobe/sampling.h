@@ -31,16 +31,15 @@
  * when a window ends. The window loop sleeps on the target's pidfd, so an
  * exit ends the last (partial) window at once.
  *
- * Changing the sample rate (dynamic rate, §8) reaches the target's main
- * task and every thread or child created afterwards, but tasks that
- * already exist keep the period they inherited: the kernel does not
- * propagate PERF_EVENT_IOC_PERIOD to inherited events. So once a window has
- * seen samples from more than one task, the kernel period stays at the base
- * rate and samples are thinned to the window's rate in user space (each
- * sample carries its period; one is kept per window-period of events):
- * classification stays right, the overhead saving is lost. (Letting the
- * period follow would leave a child forked at a lowered rate under-sampled
- * for its whole life: the fork test then found 5 phases instead of 2.)
+ * The sample rate (dynamic rate, §8) is changed by switching between
+ * events opened once per multiplier (1, 2, 4, ... max_multiplier, periods
+ * base * multiplier, all writing into one ring per CPU): enabling and
+ * disabling an event reaches every inherited copy, in threads and children
+ * that already exist, while PERF_EVENT_IOC_PERIOD reaches only the task the
+ * event was opened on. So a multi-task target gets the dynamic rate's
+ * saving too. Samples carry their period; any sample taken at a shorter
+ * period than the window's (an adapting hardware period a child inherited
+ * earlier) is thinned to the window's rate in user space.
  */
 #ifndef LLCPROBE_SAMPLING_H
 #define LLCPROBE_SAMPLING_H
@@ -68,11 +67,12 @@ enum llc_sampling_unit {
 /* CPU-time window of the hardware sources (no instruction counter). */
 #define LLC_SAMPLING_DEFAULT_WINDOW_NS 50000000ULL     /* 50 ms of CPU time */
 /* cpu-clock: highest sample rate. Each sample is an hrtimer interrupt; on
- * the KVM guests we measured one costs the target ~50 us (perf record
- * -e cpu-clock:u at 2 kHz: +9% CPU time, at 1 kHz +5%, both before the
- * dynamic rate), so full rate is capped at 1 kHz and the dynamic rate
- * (down to 1/8) brings stable phases to 125 Hz. */
-#define LLC_SAMPLING_DEFAULT_MAX_RATE_HZ 1000u
+ * the 2-vCPU bhyve guests we measured one costs the target ~47 us of CPU
+ * time (a CPU-bound loop at 4 kHz: +23% target CPU time, medians of 9
+ * interleaved runs), so 1 kHz alone costs ~4.7%. At 400 Hz full rate costs ~1.8% and
+ * the dynamic rate (down to 1/8) takes stable phases to 50 Hz; the window
+ * stretches to 1 s of CPU time so that it still holds 400 samples. */
+#define LLC_SAMPLING_DEFAULT_MAX_RATE_HZ 400u
 
 struct llc_sampling_config {
     /* Best source allowed (sources better than this are not tried; their
@@ -81,7 +81,7 @@ struct llc_sampling_config {
     bool force_cpu_time;         /* windows by CPU time even if instructions count */
     uint64_t window_instr;       /* window length when counting instructions */
     /* Window length when counting CPU time; 0 = by source: cpu-clock
-     * samples_per_window / max_rate_hz (400 ms at the defaults), hardware
+     * samples_per_window / max_rate_hz (1 s at the defaults), hardware
      * sources LLC_SAMPLING_DEFAULT_WINDOW_NS. */
     uint64_t window_ns;
     /* cpu-clock: the period never goes below 1/max_rate_hz seconds, so a
@@ -91,6 +91,10 @@ struct llc_sampling_config {
      * for instruction pointers (§3: EIPV needs twice the samples). */
     unsigned samples_per_window;
     unsigned ring_pages;         /* data pages per CPU ring, a power of two (64) */
+    /* Largest rate multiplier the caller will ask for (a power of two,
+     * 1..64; default 8): one event per CPU is opened for each of 1, 2, ...
+     * this. */
+    unsigned max_multiplier;
     bool enable_on_exec;         /* target held before exec (llc_target_launch) */
 };
 
@@ -121,6 +125,7 @@ struct llc_sampling_window {
     unsigned multiplier;         /* period multiplier the window was sampled with */
     uint64_t period;             /* effective sample period (events per kept sample) */
     size_t n_ips;                /* samples: llc_sampling_ips() */
+    size_t kernel_samples;       /* samples the kernel took (n_ips before thinning) */
     uint64_t lost;               /* samples the kernel dropped (ring full) */
     unsigned tasks;              /* distinct thread ids among the samples */
     unsigned processes;          /* distinct process ids among the samples */
@@ -143,11 +148,9 @@ const char *llc_sampling_unit_name(enum llc_sampling_unit unit);
 /* Marks time zero of the first window; call right after the target starts. */
 void llc_sampling_start(struct llc_sampling *s);
 /* Sampling rate of the next window: period = base period * multiplier
- * (a power of two, 1..64). */
+ * (a power of two, 1..max_multiplier). */
 int llc_sampling_set_multiplier(struct llc_sampling *s, unsigned multiplier, char *err,
                                 size_t errlen);
-/* Whether the multiplier is applied in user space (multi-task target). */
-bool llc_sampling_user_rate(const struct llc_sampling *s);
 /* Sleeps until the current window is complete or the target ends, then
  * drains the samples. Returns 1 for a complete window, 0 for the last one
  * (target ended; w->last set; the window may hold no samples), negative on
@@ -200,9 +203,16 @@ const char *llc_sampling_trace_command(const struct llc_sampling_trace *t);
 struct llc_sampling_bbv {
     double *rows;
     size_t windows, dim;
+    uint64_t *addr;    /* dim entries: block id - 1 -> start address; NULL until read */
 };
 int llc_sampling_bbv_read(const char *path, struct llc_sampling_bbv *out, char *err,
                           size_t errlen);
+/* Reads the block start addresses of the same run from exp-bbv's
+ * --pc-out-file ("F:id:hexaddress:function" per block) into b->addr. A
+ * block the file does not name keeps address 0 and is refused (-EPROTO):
+ * it could not be hashed like the sampled addresses. */
+int llc_sampling_bbv_read_pcs(const char *path, struct llc_sampling_bbv *b, char *err,
+                              size_t errlen);
 void llc_sampling_bbv_free(struct llc_sampling_bbv *b);
 
 /* Replays a trace in the simulator (cache preset, optionally co-run with a

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,7 +25,7 @@
 extern char **environ;
 
 struct phase_opts {
-    const char *prefix, *trace, *bbv, *sim, *noise;
+    const char *prefix, *trace, *bbv, *bbv_pc, *sim, *noise;
     struct llc_sampling_config samp;
     uint64_t trace_window, seed;
     struct llc_phase_config det;
@@ -49,10 +50,16 @@ struct run {
     char command[1024];
     struct llc_sampling_choice choice;
     struct llc_target_status status;
-    bool user_rate;           /* live: multiplier applied in user space */
+    /* live: CPU seconds (user, sys) of the target and its waited-for
+     * descendants (llcprobe's only child while it runs), and of llcprobe
+     * itself: the overhead the sampler imposes is the target's, the
+     * monitor's own competes for the same CPUs. */
+    double target_user_s, target_sys_s, monitor_user_s, monitor_sys_s;
     /* evaluation figures (NAN when not computed) */
     double ari, simdiff, cov_all, cov_phase, ccov_phase, cov_bbv, ccov_bbv;
-    size_t bbv_windows, bbv_dim, bbv_phases, compared;
+    /* against the 32-entry BBVs, with --bbv-pc */
+    double ari32, simdiff32;
+    size_t bbv_windows, bbv_dim, bbv_phases, bbv_phases32, compared;
 };
 
 static void usage(FILE *out)
@@ -78,8 +85,8 @@ static void usage(FILE *out)
             "      --window N       window length in instructions (live, if counted:\n"
             "                       default 100M; --trace: default 1M)\n"
             "      --window-ms MS   live window in target CPU milliseconds (default: with\n"
-            "                       cpu-clock, samples / max rate = 400; else 50)\n"
-            "      --max-rate HZ    cpu-clock: highest sample rate (default 1000); each\n"
+            "                       cpu-clock, samples / max rate = 1000; else 50)\n"
+            "      --max-rate HZ    cpu-clock: highest sample rate (default 400); each\n"
             "                       sample is a timer interrupt, costly in a VM\n"
             "      --cpu-time       live: windows by CPU time even if instructions count\n"
             "      --source S       best source to try: auto, pebs, hw-ip, cpu-clock\n"
@@ -93,6 +100,9 @@ static void usage(FILE *out)
             "      --bbv FILE       --trace: exp-bbv output of the same run (same interval\n"
             "                       size as --window): clustered alike, compared (ARI,\n"
             "                       similarity-matrix difference)\n"
+            "      --bbv-pc FILE    exp-bbv's --pc-out-file of that run: also compare with\n"
+            "                       the 32-entry BBVs (blocks hashed by address like the\n"
+            "                       samples, seed 003 Fig. 2)\n"
             "      --sim PRESET     --trace: per-window LLC miss ratio from the simulator;\n"
             "                       CoV and CCoV of it within phases\n"
             "      --noise SPEC     with --sim: co-run a synthetic workload (llcprobe sim)\n"
@@ -130,7 +140,8 @@ static int parse_source(const char *s, enum llc_sampling_source *out)
 static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_arg)
 {
     enum { O_WINDOW = 256, O_WINDOW_MS, O_CPU_TIME, O_SOURCE, O_SAMPLES, O_THETA, O_THETA_DSR,
-           O_TRANSITION, O_NO_DSR, O_SEED, O_TRACE, O_BBV, O_SIM, O_NOISE, O_NO_PLOT, O_MAX_RATE };
+           O_TRANSITION, O_NO_DSR, O_SEED, O_TRACE, O_BBV, O_SIM, O_NOISE, O_NO_PLOT, O_MAX_RATE,
+           O_BBV_PC };
     static const struct option longopts[] = {
         {"output", required_argument, 0, 'o'}, {"window", required_argument, 0, O_WINDOW},
         {"window-ms", required_argument, 0, O_WINDOW_MS},
@@ -141,6 +152,7 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
         {"transition", required_argument, 0, O_TRANSITION},
         {"no-dynamic-rate", no_argument, 0, O_NO_DSR}, {"seed", required_argument, 0, O_SEED},
         {"trace", required_argument, 0, O_TRACE}, {"bbv", required_argument, 0, O_BBV},
+        {"bbv-pc", required_argument, 0, O_BBV_PC},
         {"sim", required_argument, 0, O_SIM}, {"noise", required_argument, 0, O_NOISE},
         {"no-plot", no_argument, 0, O_NO_PLOT}, {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
@@ -198,6 +210,7 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
             break;
         case O_TRACE: o->trace = optarg; break;
         case O_BBV: o->bbv = optarg; break;
+        case O_BBV_PC: o->bbv_pc = optarg; break;
         case O_SIM: o->sim = optarg; break;
         case O_NOISE: o->noise = optarg; break;
         case O_NO_PLOT: o->no_plot = true; break;
@@ -219,8 +232,12 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
                              "no --trace FILE");
     if (!o->trace && (o->bbv || o->sim))
         return llc_cli_usage("phase", "--bbv and --sim go with --trace FILE");
+    if (o->bbv_pc && !o->bbv)
+        return llc_cli_usage("phase", "--bbv-pc goes with --bbv FILE");
     if (o->noise && !o->sim)
         return llc_cli_usage("phase", "--noise goes with --sim PRESET");
+    /* One event per rate the detector may ask for, and no more. */
+    o->samp.max_multiplier = o->det.dynamic_rate ? o->det.max_multiplier : 1;
     if (o->trace && o->samp.samples_per_window == 0)
         o->samp.samples_per_window = 400; /* instruction addresses, like EIPV */
     return 0;
@@ -307,12 +324,20 @@ static int run_live(const struct phase_opts *o, char **argv, struct llc_phase_de
             }
         }
     } while (rc == 1);
-    r->user_rate = llc_sampling_user_rate(s);
     if (rc == 0)
         rc = llc_target_poll(t, &r->status, err, errlen);
 out:
     llc_sampling_close(s);
     llc_target_destroy(t);
+    struct rusage ru;
+    if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {
+        r->target_user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+        r->target_sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    }
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+        r->monitor_user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+        r->monitor_sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    }
     return rc;
 }
 
@@ -347,63 +372,100 @@ static int run_trace(const struct phase_opts *o, struct llc_phase_detector *d, s
     return rc < 0 ? rc : 0;
 }
 
-/* exp-bbv reference: the dense vectors clustered with the same algorithm
- * (full rate: a dense vector has no sampling to save), then compared. */
+/* Clusters a reference's rows (full rate: a dense vector has no sampling
+ * to save) into labels[0..windows). */
+static int cluster_rows(const struct llc_phase_config *det, const double *rows, size_t windows,
+                        size_t dim, int *labels, size_t *phases, char *err, size_t errlen)
+{
+    struct llc_phase_config cfg = *det;
+    cfg.dim = dim;
+    cfg.dynamic_rate = false;
+    cfg.min_samples = 1;
+    struct llc_phase_detector *d = NULL;
+    int rc = llc_phase_detector_create(&cfg, &d, err, errlen);
+    if (rc < 0)
+        goto out;
+    for (size_t i = 0; i < windows; i++) {
+        double total = 0;
+        for (size_t j = 0; j < dim; j++)
+            total += rows[i * dim + j];
+        struct llc_phase_window w;
+        rc = llc_phase_detector_feed_dense(d, rows + i * dim, dim, (uint64_t)total, &w, err,
+                                           errlen);
+        if (rc < 0)
+            goto out;
+        labels[i] = w.phase;
+    }
+    struct llc_phase_summary sum;
+    llc_phase_detector_summary(d, &sum);
+    *phases = sum.phases;
+out:
+    llc_phase_detector_destroy(d);
+    return rc;
+}
+
+/* exp-bbv reference, clustered with the same algorithm and compared. With
+ * the block addresses, also the 32-entry BBV of seed 003 (Sherwood's hashed
+ * BBV): each block's instructions land in the bucket its address hashes to,
+ * with the samples' masks, so both sides are vectors of one space. It is
+ * not the sampled signature's limit either: samples hash each instruction's
+ * address, the BBV only each block's start. */
 static int compare_bbv(const struct phase_opts *o, struct run *r, char *err, size_t errlen)
 {
     struct llc_sampling_bbv b;
     int rc = llc_sampling_bbv_read(o->bbv, &b, err, errlen);
     if (rc < 0)
         return rc;
-    struct llc_phase_config cfg = o->det;
-    cfg.dim = b.dim;
-    cfg.dynamic_rate = false;
-    cfg.min_samples = 1;
-    struct llc_phase_detector *d = NULL;
-    int *la = NULL, *lb = NULL;
-    double *sig = NULL;
-    rc = llc_phase_detector_create(&cfg, &d, err, errlen);
-    if (rc < 0)
-        goto out;
+    int *la = NULL, *ld = NULL, *lh = NULL;
+    double *sig = NULL, *hashed = NULL;
+    if (o->bbv_pc) {
+        rc = llc_sampling_bbv_read_pcs(o->bbv_pc, &b, err, errlen);
+        if (rc < 0)
+            goto out;
+    }
     const size_t n = b.windows < r->n ? b.windows : r->n;
     la = malloc((n + 1) * sizeof(*la));
-    lb = malloc((n + 1) * sizeof(*lb));
+    ld = malloc((b.windows + 1) * sizeof(*ld));
+    lh = malloc((b.windows + 1) * sizeof(*lh));
     sig = malloc((n + 1) * LLC_PHASE_BUCKETS * sizeof(*sig));
-    if (!la || !lb || !sig) {
+    hashed = calloc(b.windows * LLC_PHASE_BUCKETS + 1, sizeof(*hashed));
+    if (!la || !ld || !lh || !sig || !hashed) {
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < b.windows; i++) {
-        double total = 0;
-        for (size_t j = 0; j < b.dim; j++)
-            total += b.rows[i * b.dim + j];
-        struct llc_phase_window w;
-        rc = llc_phase_detector_feed_dense(d, b.rows + i * b.dim, b.dim, (uint64_t)total, &w,
-                                           err, errlen);
-        if (rc < 0)
-            goto out;
-        if (i < n) {
-            r->rows[i].bbv_phase = w.phase;
-            la[i] = r->rows[i].p.phase;
-            lb[i] = w.phase;
-            memcpy(sig + i * LLC_PHASE_BUCKETS, r->rows[i].sig, sizeof(r->rows[i].sig));
-        }
+    rc = cluster_rows(&o->det, b.rows, b.windows, b.dim, ld, &r->bbv_phases, err, errlen);
+    if (rc < 0)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        r->rows[i].bbv_phase = ld[i];
+        la[i] = r->rows[i].p.phase;
+        memcpy(sig + i * LLC_PHASE_BUCKETS, r->rows[i].sig, sizeof(r->rows[i].sig));
     }
-    struct llc_phase_summary sum;
-    llc_phase_detector_summary(d, &sum);
     r->bbv_windows = b.windows;
     r->bbv_dim = b.dim;
-    r->bbv_phases = sum.phases;
     r->compared = n;
-    rc = llc_phase_ari(la, lb, n, &r->ari, err, errlen);
+    rc = llc_phase_ari(la, ld, n, &r->ari, err, errlen);
     if (rc == 0 && n >= 2)
         rc = llc_phase_similarity_diff(sig, LLC_PHASE_BUCKETS, b.rows, b.dim, n, &r->simdiff,
                                        err, errlen);
+    if (rc < 0 || !o->bbv_pc)
+        goto out;
+    for (size_t i = 0; i < b.windows; i++)
+        for (size_t j = 0; j < b.dim; j++)
+            hashed[i * LLC_PHASE_BUCKETS + llc_phase_hash_ip(b.addr[j])] += b.rows[i * b.dim + j];
+    rc = cluster_rows(&o->det, hashed, b.windows, LLC_PHASE_BUCKETS, lh, &r->bbv_phases32, err,
+                      errlen);
+    if (rc == 0)
+        rc = llc_phase_ari(la, lh, n, &r->ari32, err, errlen);
+    if (rc == 0 && n >= 2)
+        rc = llc_phase_similarity_diff(sig, LLC_PHASE_BUCKETS, hashed, LLC_PHASE_BUCKETS, n,
+                                       &r->simdiff32, err, errlen);
 out:
     free(la);
-    free(lb);
+    free(ld);
+    free(lh);
     free(sig);
-    llc_phase_detector_destroy(d);
+    free(hashed);
     llc_sampling_bbv_free(&b);
     return rc;
 }
@@ -487,6 +549,7 @@ static json_t *windows_json(const struct run *r)
                                                    ? json_integer((json_int_t)x->s.instructions)
                                                    : json_null());
         if (r->live) {
+            json_object_set_new(w, "kernel_samples", json_integer((json_int_t)x->s.kernel_samples));
             json_object_set_new(w, "t_start", json_real(x->s.t_start));
             json_object_set_new(w, "t_end", json_real(x->s.t_end));
             json_object_set_new(w, "cpu_ns", json_integer((json_int_t)x->s.cpu_ns));
@@ -534,15 +597,19 @@ static int write_json(const char *path, const struct phase_opts *o, const struct
                                   (json_int_t)o->det.min_samples));
     if (r->live) {
         json_t *samp = choice_json(&r->choice);
-        /* Where the dynamic rate acted: kernel period, or sample thinning
-         * once the target had several tasks (see llcprobe/sampling.h). */
-        json_object_set_new(samp, "rate_control", json_string(r->user_rate ? "user" : "kernel"));
+        /* How the dynamic rate acts (see llcprobe/sampling.h). */
+        json_object_set_new(samp, "rate_control", json_string("inherited-events"));
+        json_object_set_new(samp, "max_rate_hz", json_integer((json_int_t)o->samp.max_rate_hz));
         json_object_set_new(doc, "sampling", samp);
         json_object_set_new(doc, "target",
-                            json_pack("{s:s,s:i,s:i,s:f}", "state",
+                            json_pack("{s:s,s:i,s:i,s:f,s:f,s:f}", "state",
                                       llc_target_state_name(r->status.state), "exit_code",
                                       r->status.exit_code, "signal", r->status.signal,
-                                      "runtime_s", r->status.runtime_s));
+                                      "runtime_s", r->status.runtime_s, "cpu_user_s",
+                                      r->target_user_s, "cpu_sys_s", r->target_sys_s));
+        json_object_set_new(doc, "monitor",
+                            json_pack("{s:f,s:f}", "cpu_user_s", r->monitor_user_s, "cpu_sys_s",
+                                      r->monitor_sys_s));
     } else {
         json_object_set_new(doc, "trace",
                             json_pack("{s:s,s:I,s:i}", "path", o->trace, "window_instructions",
@@ -551,13 +618,18 @@ static int write_json(const char *path, const struct phase_opts *o, const struct
     }
     json_object_set_new(doc, "summary", summary_json(s, counts, nphases, coverage));
     if (o->bbv)
-        json_object_set_new(doc, "bbv",
-                            json_pack("{s:s,s:I,s:I,s:I,s:I,s:o,s:o}", "path", o->bbv, "windows",
-                                      (json_int_t)r->bbv_windows, "blocks",
-                                      (json_int_t)r->bbv_dim, "phases",
-                                      (json_int_t)r->bbv_phases, "compared",
-                                      (json_int_t)r->compared, "ari", jnum(r->ari),
-                                      "similarity_diff", jnum(r->simdiff)));
+        json_object_set_new(
+            doc, "bbv",
+            json_pack("{s:s,s:s?,s:I,s:I,s:I,s:I,s:o,s:o}", "path", o->bbv, "pc_path",
+                      o->bbv_pc, "windows", (json_int_t)r->bbv_windows, "blocks",
+                      (json_int_t)r->bbv_dim, "phases", (json_int_t)r->bbv_phases, "compared",
+                      (json_int_t)r->compared, "ari", jnum(r->ari), "similarity_diff",
+                      jnum(r->simdiff)));
+    if (o->bbv_pc)
+        json_object_set_new(json_object_get(doc, "bbv"), "bbv32",
+                            json_pack("{s:I,s:o,s:o}", "phases", (json_int_t)r->bbv_phases32,
+                                      "ari", jnum(r->ari32), "similarity_diff",
+                                      jnum(r->simdiff32)));
     if (o->sim)
         json_object_set_new(doc, "sim",
                             json_pack("{s:s,s:s?,s:o,s:o,s:o,s:o,s:o}", "preset", o->sim, "noise",
@@ -698,14 +770,14 @@ static void print_summary(const struct phase_opts *o, const struct run *r,
                c->window);
         if (c->unit_refused[0])
             printf("  refused instructions: %s\n", c->unit_refused);
-        if (r->user_rate)
-            printf("rate control: in user space (several tasks sampled)\n");
         char st[64];
         if (r->status.state == LLC_TARGET_SIGNALLED)
             snprintf(st, sizeof(st), "killed by signal %d", r->status.signal);
         else
             snprintf(st, sizeof(st), "exit status %d", r->status.exit_code);
-        printf("target: %s, %.3f s\n", st, r->status.runtime_s);
+        printf("target: %s, %.3f s, CPU %.3f s user + %.3f s sys (llcprobe: %.3f + %.3f s)\n",
+               st, r->status.runtime_s, r->target_user_s, r->target_sys_s, r->monitor_user_s,
+               r->monitor_sys_s);
     } else {
         printf("trace: %s, %" PRIu64 " instructions per window, %u samples per window\n",
                o->trace, o->trace_window, o->samp.samples_per_window);
@@ -725,6 +797,9 @@ static void print_summary(const struct phase_opts *o, const struct run *r,
         printf("bbv: %zu windows, %zu blocks, %zu phases; compared %zu windows: ari %.4f, "
                "similarity diff %.4f\n", r->bbv_windows, r->bbv_dim, r->bbv_phases, r->compared,
                r->ari, r->simdiff);
+    if (o->bbv_pc)
+        printf("bbv hashed to 32 entries by block address: %zu phases: ari %.4f, similarity "
+               "diff %.4f\n", r->bbv_phases32, r->ari32, r->simdiff32);
     if (o->sim) {
         printf("llc miss ratio cov: program %.4f, phases %.4f, ccov %.4f\n", r->cov_all,
                r->cov_phase, r->ccov_phase);
@@ -787,7 +862,8 @@ int llc_cmd_phase(int argc, char **argv)
         return rc < 0 ? LLC_EXIT_OK : rc;
     char err[LLC_ERRLEN];
     struct llc_phase_detector *d = NULL;
-    struct run r = {.live = !o.trace, .ari = NAN, .simdiff = NAN, .cov_all = NAN,
+    struct run r = {.live = !o.trace, .ari = NAN, .simdiff = NAN, .ari32 = NAN,
+                    .simdiff32 = NAN, .cov_all = NAN,
                     .cov_phase = NAN, .ccov_phase = NAN, .cov_bbv = NAN, .ccov_bbv = NAN};
     rc = llc_phase_detector_create(&o.det, &d, err, sizeof(err));
     if (rc == 0)

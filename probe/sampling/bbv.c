@@ -5,6 +5,7 @@
 #include "llcprobe/common.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,8 +106,63 @@ out:
     return rc;
 }
 
+int llc_sampling_bbv_read_pcs(const char *path, struct llc_sampling_bbv *b, char *err,
+                              size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return llc_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
+    char *line = NULL;
+    size_t linecap = 0, lineno = 0;
+    int rc = 0;
+    free(b->addr);
+    b->addr = calloc(b->dim ? b->dim : 1, sizeof(*b->addr));
+    if (!b->addr) {
+        rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+        goto out;
+    }
+    while (getline(&line, &linecap, f) > 0) {
+        lineno++;
+        if (line[0] != 'F')
+            continue;
+        char *end;
+        const unsigned long long id = strtoull(line + 2, &end, 10);
+        if (line[1] != ':' || end == line + 2 || *end != ':' || id == 0) {
+            rc = llc_errf(err, errlen, -EPROTO, "%s: line %zu: not an exp-bbv pc file "
+                          "(expected \"F:id:address:function\")", path, lineno);
+            goto out;
+        }
+        char *aend;
+        const unsigned long long a = strtoull(end + 1, &aend, 16);
+        if (aend == end + 1) {
+            rc = llc_errf(err, errlen, -EPROTO, "%s: line %zu: block %llu has no address",
+                          path, lineno, id);
+            goto out;
+        }
+        if (id <= b->dim)
+            b->addr[id - 1] = a;
+    }
+    for (size_t j = 0; j < b->dim; j++) {
+        if (b->addr[j] != 0)
+            continue;
+        bool used = false;
+        for (size_t w = 0; w < b->windows && !used; w++)
+            used = b->rows[w * b->dim + j] != 0;
+        if (used) {
+            rc = llc_errf(err, errlen, -EPROTO, "%s: block %zu of the BBV file has no address "
+                          "(not the pc file of the same run?)", path, j + 1);
+            goto out;
+        }
+    }
+out:
+    free(line);
+    fclose(f);
+    return rc;
+}
+
 void llc_sampling_bbv_free(struct llc_sampling_bbv *b)
 {
     free(b->rows);
+    free(b->addr);
     memset(b, 0, sizeof(*b));
 }

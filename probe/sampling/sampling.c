@@ -16,10 +16,12 @@
 
 #define MAX_CPUS 1024
 #define HW_FLOOR_EVENTS 1000ULL
-#define MAX_MULTIPLIER 64u
+#define MAX_LEVELS 7 /* multipliers 1, 2, ..., 64 */
 
+/* One CPU's events: fds[l] samples at multiplier 2^l; only fds[0] has a
+ * ring and side-band records, the others write into it (SET_OUTPUT). */
 struct ring {
-    int fd;
+    int fds[MAX_LEVELS];
     void *map;
     size_t maplen;
 };
@@ -35,13 +37,14 @@ struct llc_sampling {
     uint64_t base_period, period, floor;
     unsigned mult;
     bool adapt;            /* the source counts something other than the window unit */
-    /* The target has had more than one task: the kernel period stays at the
-     * base and samples are thinned here to the window's rate, because
-     * PERF_EVENT_IOC_PERIOD reaches only the task the event was opened on
-     * (and children forked later): a child forked at a lowered rate would
-     * keep it even when its own phase needs full-rate windows. */
-    bool user_rate;
-    uint64_t kernel_period;
+    /* The dynamic rate switches between inherited events, one per
+     * multiplier, by enabling one and disabling the others: ENABLE and
+     * DISABLE reach every inherited copy in every thread and child, while
+     * PERF_EVENT_IOC_PERIOD reaches only the task the event was opened on,
+     * so one event whose period changes would leave existing children at
+     * their old rate (and its full overhead). */
+    unsigned levels, level;
+    uint64_t kernel_period[MAX_LEVELS];
     struct llc_sampling_sink sink;
     struct llc_sampling_maps maps;
     double t0, t_last;
@@ -73,6 +76,7 @@ void llc_sampling_config_default(struct llc_sampling_config *cfg)
     cfg->window_ns = 0; /* by source: see llc_sampling_config */
     cfg->max_rate_hz = LLC_SAMPLING_DEFAULT_MAX_RATE_HZ;
     cfg->ring_pages = 64;
+    cfg->max_multiplier = 8;
     cfg->enable_on_exec = true;
 }
 
@@ -218,7 +222,7 @@ static void initial_period(struct llc_sampling *s)
     }
     if (s->base_period < s->floor)
         s->base_period = s->floor;
-    s->period = s->kernel_period = s->base_period;
+    s->period = s->base_period;
     s->mult = 1;
 }
 
@@ -230,24 +234,48 @@ static int open_rings(struct llc_sampling *s, pid_t pid, const struct perf_event
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     const size_t maplen = (size_t)(s->cfg.ring_pages + 1) * (size_t)s->page;
     for (unsigned i = 0; i < ncpus; i++) {
-        struct perf_event_attr a = *proto;
-        const int fd = llc_sampling_perf_open(&a, pid, cpus[i]);
-        if (fd < 0) {
-            char why[LLC_SAMPLING_NOTE_LEN];
-            llc_sampling_explain_errno(fd, why, sizeof(why));
-            return llc_errf(err, errlen, fd, "%s on CPU %d: %s", s->choice.event, cpus[i], why);
+        struct ring *r = &s->rings[s->nrings++];
+        *r = (struct ring){.map = MAP_FAILED};
+        for (unsigned l = 0; l < MAX_LEVELS; l++)
+            r->fds[l] = -1;
+        for (unsigned l = 0; l < s->levels; l++) {
+            struct perf_event_attr a = *proto;
+            if (l > 0) {
+                /* Lower rates: samples only; the mappings, forks and exits
+                 * come once, from level 0, which is never closed. */
+                a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = 0;
+                a.enable_on_exec = 0;
+                a.sample_period = s->base_period << l;
+            }
+            const int fd = llc_sampling_perf_open(&a, pid, cpus[i]);
+            if (fd < 0) {
+                char why[LLC_SAMPLING_NOTE_LEN];
+                llc_sampling_explain_errno(fd, why, sizeof(why));
+                return llc_errf(err, errlen, fd, "%s (rate 1/%u) on CPU %d: %s",
+                                s->choice.event, 1u << l, cpus[i], why);
+            }
+            r->fds[l] = fd;
+            if (l > 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fds[0]) < 0) {
+                const int e = errno;
+                return llc_errf(err, errlen, -e, "%s (rate 1/%u) on CPU %d: sharing the ring "
+                                "buffer: %s", s->choice.event, 1u << l, cpus[i], strerror(e));
+            }
+            if (l > 0)
+                continue;
+            void *m = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            if (m == MAP_FAILED) {
+                const int e = errno;
+                return llc_errf(err, errlen, -e, "ring buffer of %s on CPU %d (%zu KiB): %s%s",
+                                s->choice.event, cpus[i], maplen / 1024, strerror(e),
+                                e == EPERM ? " (locked-memory limit: perf_event_mlock_kb)" : "");
+            }
+            r->map = m;
+            r->maplen = maplen;
         }
-        s->rings[s->nrings++] = (struct ring){.fd = fd, .map = MAP_FAILED};
-        void *m = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (m == MAP_FAILED) {
-            const int e = errno;
-            return llc_errf(err, errlen, -e, "ring buffer of %s on CPU %d (%zu KiB): %s%s",
-                            s->choice.event, cpus[i], maplen / 1024, strerror(e),
-                            e == EPERM ? " (locked-memory limit: perf_event_mlock_kb)" : "");
-        }
-        s->rings[i].map = m;
-        s->rings[i].maplen = maplen;
     }
+    for (unsigned l = 0; l < s->levels; l++)
+        s->kernel_period[l] = s->base_period << l;
+    s->level = 0;
     s->choice.ncpus = ncpus;
     return 0;
 }
@@ -303,18 +331,21 @@ int llc_sampling_open(pid_t pid, const struct llc_sampling_config *cfg, struct l
                       char *err, size_t errlen)
 {
     *out = NULL;
+    const unsigned mm = cfg->max_multiplier;
     if (cfg->best_source >= LLC_SAMPLING_SOURCES || cfg->window_instr == 0 ||
         cfg->max_rate_hz == 0 || cfg->max_rate_hz > 100000 || cfg->ring_pages == 0 ||
-        (cfg->ring_pages & (cfg->ring_pages - 1)) != 0)
+        (cfg->ring_pages & (cfg->ring_pages - 1)) != 0 || mm == 0 || (mm & (mm - 1)) != 0 ||
+        mm > (1u << (MAX_LEVELS - 1)))
         return llc_errf(err, errlen, -EINVAL, "sampling: bad configuration (source %d, window "
                         "%llu instructions, rate cap %u Hz in 1..100000, %u ring pages: a "
-                        "power of two)", (int)cfg->best_source,
-                        (unsigned long long)cfg->window_instr, cfg->max_rate_hz,
-                        cfg->ring_pages);
+                        "power of two, largest multiplier %u: a power of two in 1..%u)",
+                        (int)cfg->best_source, (unsigned long long)cfg->window_instr,
+                        cfg->max_rate_hz, cfg->ring_pages, mm, 1u << (MAX_LEVELS - 1));
     struct llc_sampling *s = calloc(1, sizeof(*s));
     if (!s)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     s->cfg = *cfg;
+    s->levels = (unsigned)__builtin_ctz(cfg->max_multiplier) + 1;
     s->fd_instr = s->fd_clock = -1;
     s->page = sysconf(_SC_PAGESIZE);
     s->unit_per_ms = 1e6; /* 1 ns/ms of CPU time per ms, or 1 instruction per ns */
@@ -325,7 +356,7 @@ int llc_sampling_open(pid_t pid, const struct llc_sampling_config *cfg, struct l
         rc = choose_source(s, pid, cpus, ncpus, err, errlen);
     if (rc == 0 && !cfg->enable_on_exec) {
         for (unsigned i = 0; i < s->nrings; i++)
-            ioctl(s->rings[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+            ioctl(s->rings[i].fds[0], PERF_EVENT_IOC_ENABLE, 0);
         if (s->fd_instr >= 0)
             ioctl(s->fd_instr, PERF_EVENT_IOC_ENABLE, 0);
         ioctl(s->fd_clock, PERF_EVENT_IOC_ENABLE, 0);
@@ -345,7 +376,10 @@ void llc_sampling_close(struct llc_sampling *s)
     for (unsigned i = 0; i < s->nrings; i++) {
         if (s->rings[i].map != MAP_FAILED)
             munmap(s->rings[i].map, s->rings[i].maplen);
-        close(s->rings[i].fd);
+        /* The redirected events first: they write into level 0's ring. */
+        for (unsigned l = MAX_LEVELS; l-- > 0;)
+            if (s->rings[i].fds[l] >= 0)
+                close(s->rings[i].fds[l]);
     }
     free(s->rings);
     if (s->fd_instr >= 0)
@@ -368,36 +402,58 @@ void llc_sampling_start(struct llc_sampling *s)
     s->t_last = 0;
 }
 
-static int set_kernel_period(struct llc_sampling *s, uint64_t period, char *err, size_t errlen)
+/* An adapting source's period moves with the window; the change reaches the
+ * main task (and tasks forked later); older tasks keep their period, which
+ * thin() evens out when it is shorter. */
+static int set_kernel_period(struct llc_sampling *s, unsigned level, uint64_t period, char *err,
+                             size_t errlen)
 {
-    if (period == s->kernel_period)
+    if (period == s->kernel_period[level])
         return 0;
     for (unsigned i = 0; i < s->nrings; i++) {
         uint64_t p = period;
-        if (ioctl(s->rings[i].fd, PERF_EVENT_IOC_PERIOD, &p) < 0) {
+        if (ioctl(s->rings[i].fds[level], PERF_EVENT_IOC_PERIOD, &p) < 0) {
             const int e = errno;
             return llc_errf(err, errlen, -e, "setting the sample period to %llu: %s",
                             (unsigned long long)period, strerror(e));
         }
     }
-    s->kernel_period = period;
+    s->kernel_period[level] = period;
+    return 0;
+}
+
+static int switch_level(struct llc_sampling *s, unsigned level, char *err, size_t errlen)
+{
+    if (level == s->level)
+        return 0;
+    /* Off first: a short gap loses a sample or two, an overlap would add
+     * samples at two rates. */
+    for (unsigned i = 0; i < s->nrings; i++)
+        if (ioctl(s->rings[i].fds[s->level], PERF_EVENT_IOC_DISABLE, 0) < 0)
+            return llc_errf(err, errlen, -errno, "disabling the rate-1/%u event: %s",
+                            1u << s->level, strerror(errno));
+    for (unsigned i = 0; i < s->nrings; i++)
+        if (ioctl(s->rings[i].fds[level], PERF_EVENT_IOC_ENABLE, 0) < 0)
+            return llc_errf(err, errlen, -errno, "enabling the rate-1/%u event: %s", 1u << level,
+                            strerror(errno));
+    s->level = level;
     return 0;
 }
 
 int llc_sampling_set_multiplier(struct llc_sampling *s, unsigned multiplier, char *err,
                                 size_t errlen)
 {
-    if (multiplier == 0 || multiplier > MAX_MULTIPLIER || (multiplier & (multiplier - 1)))
+    const unsigned max = 1u << (s->levels - 1);
+    if (multiplier == 0 || multiplier > max || (multiplier & (multiplier - 1)))
         return llc_errf(err, errlen, -EINVAL, "sample-rate multiplier %u is not a power of two "
-                        "in 1..%u", multiplier, MAX_MULTIPLIER);
+                        "in 1..%u", multiplier, max);
+    const unsigned level = (unsigned)__builtin_ctz(multiplier);
     s->mult = multiplier;
     s->period = s->base_period * multiplier;
-    return set_kernel_period(s, s->user_rate ? s->base_period : s->period, err, errlen);
-}
-
-bool llc_sampling_user_rate(const struct llc_sampling *s)
-{
-    return s->user_rate;
+    int rc = set_kernel_period(s, level, s->period, err, errlen);
+    if (rc == 0)
+        rc = switch_level(s, level, err, errlen);
+    return rc;
 }
 
 static int read_unit(const struct llc_sampling *s, uint64_t *unit, uint64_t *ns, uint64_t *instr)
@@ -512,13 +568,12 @@ int llc_sampling_next_window(struct llc_sampling *s, struct llc_target *t,
         .multiplier = s->mult,
         .period = s->period,
         .n_ips = s->sink.n,
+        .kernel_samples = s->sink.nsamples,
         .lost = s->sink.lost,
         .tasks = s->sink.ntids,
         .processes = s->sink.npids,
         .last = s->ended,
     };
-    if (!s->user_rate && (s->sink.ntids > 1 || s->sink.npids > 1))
-        s->user_rate = true; /* from now on; set_multiplier applies it */
     const double wall_ms = (now - s->t_last) * 1000.0;
     if (wall_ms > 0 && w->progress > 0 && !s->ended)
         s->unit_per_ms = (double)w->progress / wall_ms;

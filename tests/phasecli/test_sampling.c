@@ -420,7 +420,8 @@ static void test_cpu_clock_default_window(void **state)
     const struct llc_sampling_choice *c = llc_sampling_choice(s);
     assert_int_equal(c->source, LLC_SAMPLING_CPU_CLOCK);
     assert_int_equal(c->samples_per_window, 400);
-    assert_true(c->window == 400000000ULL);
+    /* 400 samples at the 400 Hz cap: 1 s of CPU time. */
+    assert_true(c->window == 1000000000ULL);
     llc_sampling_close(s);
     /* A window given explicitly is kept (it then gets fewer samples). */
     cfg.window_ns = 50000000;
@@ -430,6 +431,21 @@ static void test_cpu_clock_default_window(void **state)
     cfg.max_rate_hz = 0;
     assert_int_equal(llc_sampling_open(llc_target_info(t)->pid, &cfg, &s, err, sizeof(err)),
                      -EINVAL);
+    /* One event per rate: the largest multiplier is a power of two <= 64. */
+    llc_sampling_config_default(&cfg);
+    cfg.best_source = LLC_SAMPLING_CPU_CLOCK;
+    cfg.max_multiplier = 3;
+    assert_int_equal(llc_sampling_open(llc_target_info(t)->pid, &cfg, &s, err, sizeof(err)),
+                     -EINVAL);
+    cfg.max_multiplier = 128;
+    assert_int_equal(llc_sampling_open(llc_target_info(t)->pid, &cfg, &s, err, sizeof(err)),
+                     -EINVAL);
+    /* Without the dynamic rate a single rate, and no other multiplier. */
+    cfg.max_multiplier = 1;
+    assert_int_equal(llc_sampling_open(llc_target_info(t)->pid, &cfg, &s, err, sizeof(err)), 0);
+    assert_int_equal(llc_sampling_set_multiplier(s, 1, err, sizeof(err)), 0);
+    assert_int_equal(llc_sampling_set_multiplier(s, 2, err, sizeof(err)), -EINVAL);
+    llc_sampling_close(s);
     llc_target_destroy(t);
 }
 

@@ -38,6 +38,33 @@ assert s["ccov_phases"] < 0.5 * s["cov_program"], s
 assert all(x["instructions"] == 20000 for x in w)
 print("ok   trace classification, ari, ccov")
 PY
+# With the blocks' addresses also the 32-entry BBV (block 1 at 0x401000
+# hashes to bucket 28, blocks 2 and 3 to 12 and 20): still two phases, the
+# same agreement.
+printf 'F:1:401000:\nF:2:7f0000:\nF:3:7f0060:\n' >"$tmp/t.pc"
+"$bin" phase --trace "$tmp/t.trace" --window 20000 --bbv "$tmp/t.bb" --bbv-pc "$tmp/t.pc" \
+  -o "$tmp/h" --no-plot >"$tmp/out" 2>&1
+rc=$?
+check "bbv-pc: exit 0" '[ $rc = 0 ]'
+check "bbv-pc: both references printed" 'grep -q "^bbv: " "$tmp/out" && grep -q "^bbv hashed to 32" "$tmp/out"'
+python3 - "$tmp/h.phase.json" <<'PY' || fail=1
+import json, sys
+b = json.load(open(sys.argv[1]))["bbv"]
+assert b["phases"] == 2 and b["bbv32"]["phases"] == 2, b
+assert b["ari"] > 0.85 and b["bbv32"]["ari"] > 0.85, b
+print("ok   bbv-pc json")
+PY
+# A pc file that does not name a block the BBVs use is refused.
+printf 'F:1:401000:\nF:2:7f0000:\n' >"$tmp/bad.pc"
+"$bin" phase --trace "$tmp/t.trace" --window 20000 --bbv "$tmp/t.bb" --bbv-pc "$tmp/bad.pc" \
+  -o "$tmp/b" --no-plot >"$tmp/out" 2>&1
+rc=$?
+check "bbv-pc missing block: exit 1" '[ $rc = 1 ]'
+check "bbv-pc missing block: says which" 'grep -q "^llcprobe: phase: .*block 3 of the BBV file has no address" "$tmp/out"'
+"$bin" phase --trace "$tmp/t.trace" --window 20000 --bbv-pc "$tmp/t.pc" >"$tmp/out" 2>&1
+rc=$?
+check "bbv-pc without bbv: usage (2)" '[ $rc = 2 ]'
+
 # Same seed, same output; another seed still finds the same phases.
 "$bin" phase --trace "$tmp/t.trace" --window 20000 -o "$tmp/u" --no-plot >/dev/null 2>&1
 "$bin" phase --trace "$tmp/t.trace" --window 20000 -o "$tmp/v" --no-plot >/dev/null 2>&1
