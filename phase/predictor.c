@@ -113,8 +113,8 @@ static size_t pattern_index(const struct llc_phase_predictor *p)
 {
     uint64_t h = 0;
     for (size_t i = 0; i < pattern_len(p); i++) {
-        h = llc_phase_splitmix_mix(h + LLC_PHASE_SPLITMIX_GAMMA + (uint32_t)p->history[i].phase);
-        h = llc_phase_splitmix_mix(h + LLC_PHASE_SPLITMIX_GAMMA + p->history[i].length);
+        h = llc_splitmix64(h + (uint32_t)p->history[i].phase);
+        h = llc_splitmix64(h + p->history[i].length);
     }
     return (size_t)(h % p->cfg.table_size);
 }

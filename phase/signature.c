@@ -13,7 +13,7 @@ _Static_assert((1u << LLC_PHASE_HASH_BITS) == LLC_PHASE_BUCKETS, "one hash bit p
 uint64_t llc_phase_hash_mask(unsigned bit)
 {
     uint64_t state = LLC_PHASE_MASK_SEED + bit;
-    return llc_phase_splitmix_next(&state);
+    return llc_splitmix_next(&state);
 }
 
 unsigned llc_phase_hash_ip(uint64_t ip)

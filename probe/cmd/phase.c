@@ -6,12 +6,10 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd/commands.h"
@@ -20,9 +18,9 @@
 #include "llcprobe/sampling.h"
 #include "llcprobe/target.h"
 #include "util/atomic_file.h"
+#include "util/plot.h"
 #include "util/cli.h"
 
-extern char **environ;
 
 struct phase_opts {
     const char *prefix, *trace, *bbv, *bbv_pc, *sim, *noise;
@@ -682,78 +680,36 @@ static int write_csv(const char *path, const struct run *r, char *err, size_t er
     return llc_afile_commit(f, err, errlen);
 }
 
-/* gnuplot single-quoted string: only ' needs doubling. */
-static void gp_quote(FILE *f, const char *s)
+struct phase_plot_ctx {
+    const char *csv;
+    const struct run *r;
+    size_t nphases;
+};
+
+static void emit_timeline(void *ctx, FILE *g)
 {
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputc('\'', f);
-        fputc(*s, f);
-    }
-    fputc('\'', f);
+    const struct phase_plot_ctx *c = ctx;
+    fprintf(g, "set datafile separator ','\nset key off\nset title ");
+    llc_plot_quote(g, c->r->command);
+    fprintf(g, "\nset xlabel '%s'\nset ylabel 'phase'\n"
+               "set ytics ('unclassified' -2, 'transition' -1)\n"
+               "set yrange [-2.6:%zu.6]\nset grid ytics\n"
+               "set style fill solid 0.9 noborder\n",
+            c->r->live ? "time (s)" : "instructions (millions)", c->nphases ? c->nphases - 1 : 0);
+    for (size_t i = 0; i < c->nphases; i += 1 + c->nphases / 25)
+        fprintf(g, "set ytics add ('%zu' %zu)\n", i, i);
+    fprintf(g, "plot ");
+    llc_plot_quote(g, c->csv);
+    fprintf(g, " every ::1 using (($2+$3)/2):11:(($3-$2)/2):(0.4):($11 < 0 ? 0 : $11 + 1) "
+               "with boxxyerror lc variable\n");
 }
 
 static int plot(const char *csv, const char *png, const struct run *r, size_t nphases, char *err,
                 size_t errlen)
 {
-    char tmp[4300];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", png);
-    int pfd[2];
-    if (pipe(pfd) < 0)
-        return llc_errf(err, errlen, -errno, "pipe: %s", strerror(errno));
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, pfd[0], STDIN_FILENO);
-    posix_spawn_file_actions_addclose(&fa, pfd[1]);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", 0, 0);
-    char *const gargv[] = {"gnuplot", NULL};
-    pid_t pid;
-    const int src = posix_spawnp(&pid, "gnuplot", &fa, NULL, gargv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(pfd[0]);
-    if (src != 0) {
-        close(pfd[1]);
-        return llc_errf(err, errlen, -src, "gnuplot: %s", strerror(src));
-    }
-    FILE *g = fdopen(pfd[1], "w");
-    if (!g) {
-        close(pfd[1]);
-        waitpid(pid, NULL, 0);
-        return llc_errf(err, errlen, -ENOMEM, "out of memory");
-    }
-    fprintf(g, "set terminal pngcairo size 1100,%zu font ',10'\nset output ",
-            (size_t)(260 + 14 * (nphases < 20 ? nphases : 20)));
-    gp_quote(g, tmp);
-    fprintf(g, "\nset datafile separator ','\nset key off\n"
-               "set title ");
-    gp_quote(g, r->command);
-    fprintf(g, " noenhanced\nset xlabel '%s'\nset ylabel 'phase'\n"
-               "set ytics ('unclassified' -2, 'transition' -1)\n"
-               "set yrange [-2.6:%zu.6]\nset grid ytics\n"
-               "set style fill solid 0.9 noborder\n",
-            r->live ? "time (s)" : "instructions (millions)", nphases ? nphases - 1 : 0);
-    for (size_t i = 0; i < nphases; i += 1 + nphases / 25)
-        fprintf(g, "set ytics add ('%zu' %zu)\n", i, i);
-    fprintf(g, "plot ");
-    gp_quote(g, csv);
-    fprintf(g, " every ::1 using (($2+$3)/2):11:(($3-$2)/2):(0.4):($11 < 0 ? 0 : $11 + 1) "
-               "with boxxyerror lc variable\n");
-    const int werr = ferror(g);
-    fclose(g);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (werr || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        unlink(tmp);
-        return llc_errf(err, errlen, -EIO, "gnuplot failed (exit status %d)",
-                        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    }
-    if (rename(tmp, png) < 0) {
-        const int e = errno;
-        unlink(tmp);
-        return llc_errf(err, errlen, -e, "%s: %s", png, strerror(e));
-    }
-    return 0;
+    struct phase_plot_ctx ctx = {csv, r, nphases};
+    const int height = (int)(260 + 14 * (nphases < 20 ? nphases : 20));
+    return llc_plot_png(NULL, png, 1100, height, emit_timeline, &ctx, err, errlen);
 }
 
 static void print_summary(const struct phase_opts *o, const struct run *r,

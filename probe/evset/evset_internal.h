@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "llcprobe/evset.h"
+#include "llcprobe/rng.h"
 
 /* splitmix64: seeded, cheap, enough for shuffles and noise draws. */
 struct evset_rng {
@@ -13,10 +14,7 @@ struct evset_rng {
 
 static inline uint64_t evset_rng_next(struct evset_rng *r)
 {
-    uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return llc_splitmix_next(&r->state);
 }
 
 static inline struct evset_rng evset_rng_seed(uint64_t seed, uint64_t stream)

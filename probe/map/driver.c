@@ -3,6 +3,7 @@
 #include "llcprobe/map.h"
 
 #include "llcprobe/common.h"
+#include "llcprobe/rng.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -43,14 +44,6 @@ static struct llc_map_result *result_new(uint32_t units, unsigned sweeps)
     return r;
 }
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -77,7 +70,7 @@ static int plan_units(const struct llc_map_plan *p, uint32_t units, uint32_t **o
     }
     uint64_t s = p->seed ^ 0x6d6170ULL;
     for (size_t i = count; i > 1; i--) {
-        const size_t j = (size_t)(splitmix(&s) % i);
+        const size_t j = (size_t)(llc_splitmix_next(&s) % i);
         const uint32_t t = u[i - 1];
         u[i - 1] = u[j];
         u[j] = t;

@@ -2,14 +2,7 @@
  * line holds the address of the next, so loads are serialised and the
  * access order is exactly the chain's. */
 #include "map/hw_internal.h"
-
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+#include "llcprobe/rng.h"
 
 void llc_maphw_perm(uint64_t seed, uint64_t stream, uint32_t *perm, size_t n)
 {
@@ -17,7 +10,7 @@ void llc_maphw_perm(uint64_t seed, uint64_t stream, uint32_t *perm, size_t n)
     for (size_t i = 0; i < n; i++)
         perm[i] = (uint32_t)i;
     for (size_t i = n; i > 1; i--) {
-        const size_t j = (size_t)(((splitmix(&s) >> 32) * (uint64_t)i) >> 32);
+        const size_t j = (size_t)(((llc_splitmix_next(&s) >> 32) * (uint64_t)i) >> 32);
         const uint32_t t = perm[i - 1];
         perm[i - 1] = perm[j];
         perm[j] = t;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "llcprobe/common.h"
+#include "llcprobe/rng.h"
 #include "mrc/pmu.h"
 
 struct watch {
@@ -23,14 +24,10 @@ uint64_t llc_pmu_gap(double rate, double u)
     return g < 0x1p62 ? (uint64_t)g : UINT64_C(1) << 62;
 }
 
-/* splitmix64: the engine needs only a seeded stream of uniforms. */
+/* Uniform on (0, 1] from SplitMix64: the engine needs only a seeded stream. */
 static double next_u(uint64_t *state)
 {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (double)((z >> 11) + 1) * 0x1.0p-53;
+    return (double)((llc_splitmix_next(state) >> 11) + 1) * 0x1.0p-53;
 }
 
 static int record(struct llc_statmodel_hist *h, uint64_t c_r, uint64_t c_s, char *err,

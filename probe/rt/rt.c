@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "llcprobe/common.h"
+#include "llcprobe/rng.h"
 #include "llcprobe/statmodel.h"
 #include "llcprobe/trace.h"
 #include "mrc/mrc.h"
@@ -157,21 +158,12 @@ static void configure(void)
     rt.mode = m;
 }
 
-/* splitmix64: small state per thread, good enough for gap draws. */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* Geometric gap with mean 1/rate (spec §2.1): every access equally likely. */
 static uint64_t next_gap(uint64_t *state)
 {
     if (rt.log1m_rate == 0)
         return 1;
-    const double u = ((double)(next_random(state) >> 11) + 1.0) * 0x1p-53; /* (0, 1] */
+    const double u = ((double)(llc_splitmix_next(state) >> 11) + 1.0) * 0x1p-53; /* (0, 1] */
     const double g = floor(log(u) / rt.log1m_rate);
     return g >= 0x1p62 ? (UINT64_C(1) << 62) : 1 + (uint64_t)g;
 }

@@ -2,6 +2,7 @@
  * live sampler's rate, so `phase --trace` classifies what `phase -- app`
  * would have seen (with exact instruction-count windows). */
 #include "sampling/sampling_internal.h"
+#include "llcprobe/rng.h"
 
 #include "llcprobe/common.h"
 #include "llcprobe/trace.h"
@@ -18,18 +19,10 @@ struct llc_sampling_trace {
     bool ended;
 };
 
-static uint64_t splitmix(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
 /* Uniform in [1, hi]. */
 static uint64_t draw(uint64_t *state, uint64_t hi)
 {
-    return hi <= 1 ? 1 : 1 + splitmix(state) % hi;
+    return hi <= 1 ? 1 : 1 + llc_splitmix_next(state) % hi;
 }
 
 int llc_sampling_trace_open(const char *path, const struct llc_sampling_trace_config *cfg,
