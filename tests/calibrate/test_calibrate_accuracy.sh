@@ -10,11 +10,8 @@
 # an MAE of 22.2% of the LLC here (intel8 37.3%).
 # Optional second argument: an LLC policy for both calibration and
 # samples (the test runs the presets' own, LRU).
-set -u
-bin=$1
+. "$(dirname "$0")/../cli_lib.sh"
 policy=(${2:+--policy "$2"})
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 workloads=(uniform:size=512K uniform:size=2M uniform:size=6M uniform:size=12M stream:size=4M stream:size=24M
            zipf:size=32M,alpha=0.8 zipf:size=4M,alpha=1.2 gaussian:size=16M,cv=0.5
            hotsets:size=16M,frac=0.2,weight=0.6)

@@ -2,18 +2,7 @@
 # llcprobe map end to end: the simulator path (outputs, ground truth),
 # usage and input errors, the hardware path's refusals leaving nothing
 # behind, and SIGINT writing a partial map.
-set -u
-bin=$1
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fail=1; }
-check_rc() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: exit $3, expected $2"; fi; }
-jcheck() { # NAME FILE EXPR over d
-  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($3) else 1)" "$2"; then
-    ok "$1"; else bad "$1: ($3) is false"; fi
-}
+. "$(dirname "$0")/../cli_lib.sh"
 huge() { cat /sys/kernel/mm/hugepages/hugepages-*/nr_hugepages 2>/dev/null | tr '\n' ' '; }
 
 # --- simulator: a gaussian-shaped target on the Intel-like preset ---

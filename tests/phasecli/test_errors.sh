@@ -1,10 +1,6 @@
 #!/usr/bin/env bash
 # llcprobe phase: usage errors (exit 2) and bad inputs (exit 1), one line each.
-set -u
-bin=$1
-tmp=$(mktemp -d /tmp/llc-phase-err-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. "$(dirname "$0")/../cli_lib.sh"
 expect() {
   local name=$1 rc=$2 pattern=$3
   shift 4

@@ -1,12 +1,7 @@
 #!/usr/bin/env bash
 # Targets that fork and exec (children must be sampled) or exit early.
-set -u
-bin=$1
+. "$(dirname "$0")/../cli_lib.sh"
 helpers=$(dirname "$bin")/tests/phasecli
-tmp=$(mktemp -d /tmp/llc-phase-fork-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 
 # fork: phase A runs in a forked child, phase B in an exec'd copy.
 "$bin" phase --no-plot -o "$tmp/f" --window-ms 40 --max-rate 10000 -- "$helpers/phasecli_twophase" 200 2 fork >"$tmp/out" 2>&1

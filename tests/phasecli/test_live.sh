@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
 # llcprobe phase -- PROG: a program with two distinct phases (built with this
 # test) must come out as at least two phases, with JSON, CSV and PNG written.
-set -u
-bin=$1
+. "$(dirname "$0")/../cli_lib.sh"
 helpers=$(dirname "$bin")/tests/phasecli
-tmp=$(mktemp -d /tmp/llc-phase-live-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 
 "$bin" phase --help >"$tmp/help" || fail=1
 check "--help" 'grep -q "usage: llcprobe phase" "$tmp/help"'

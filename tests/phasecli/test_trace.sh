@@ -2,13 +2,8 @@
 # llcprobe phase --trace: a synthetic trace of phases A B A B (instruction
 # addresses in two disjoint loops, cache-friendly vs cache-hostile loads) with
 # a matching exp-bbv file: phases, ARI 1 against the BBV, CCoV < CoV.
-set -u
-bin=$1
+. "$(dirname "$0")/../cli_lib.sh"
 helpers=$(dirname "$bin")/tests/phasecli
-tmp=$(mktemp -d /tmp/llc-phase-trace-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 
 "$helpers/phasecli_gen_trace" "$tmp/t.trace" "$tmp/t.bb" 20000 6 4 || { echo "FAIL gen"; exit 1; }
 "$bin" phase --trace "$tmp/t.trace" --window 20000 --bbv "$tmp/t.bb" --sim intel8 \

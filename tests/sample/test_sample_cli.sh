@@ -1,17 +1,6 @@
 #!/usr/bin/env bash
 # llcprobe sample end to end on the simulator.
-set -u
-bin=$1
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fail=1; }
-check_rc() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: exit $3, expected $2"; fi; }
-jcheck() { # NAME FILE EXPR over d
-  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($3) else 1)" "$2"; then
-    ok "$1"; else bad "$1: ($3) is false"; fi
-}
+. "$(dirname "$0")/../cli_lib.sh"
 sim=(--backend sim --preset intel8 --workload gaussian:size=16M,cv=0.5)
 
 # Gaussian-25 without --fit: maps, fits, then samples in the same run.
