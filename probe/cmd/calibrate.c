@@ -60,7 +60,8 @@ static void usage(FILE *out)
             "records the probe's misses per set per second at each k. Writes PREFIX.calib.json\n"
             "(format llcprobe-calibration v2, read by 'llcprobe sample --calibration'),\n"
             "PREFIX.calib.csv (k, then mean, sd, min, max over the probed sets of both curves)\n"
-            "and PREFIX.calib.png, and prints the curves.\n\n"
+            "and PREFIX.calib.png (the miss curve and the search's estimate against k, side\n"
+            "by side), and prints the curves.\n\n"
             "At each k it also runs the occupancy estimator of 'sample --calibration', a\n"
             "walk-length search: a slow probe walks w of the W ways of each probed set and the\n"
             "longest w that still hits leaves W - w lines to the others; the mean raw estimate\n"
@@ -214,22 +215,39 @@ static void stats_of(const double *x, size_t n, struct curve_stats *s)
 }
 
 struct plot_ctx {
-    const struct curve_stats *st;
+    const struct curve_stats *st, *est;
     unsigned nk;
     const char *title;
+    double cycle_s;
 };
 
+/* Two panels side by side: the fast probe's misses (what the stress probe
+ * measures) and the walk-length search's estimate (what `sample` inverts),
+ * each with its spread over the probed sets; the search panel carries the
+ * identity line, the curve a perfect search would draw. */
 static void emit_curve(void *vctx, FILE *gp)
 {
     const struct plot_ctx *c = vctx;
     fprintf(gp, "$d << EOD\n");
     for (unsigned k = 0; k < c->nk; k++)
-        fprintf(gp, "%u %.9g %.9g %.9g\n", k, c->st[k].mean, c->st[k].min, c->st[k].max);
-    fprintf(gp, "EOD\nset title '%s'\nset xlabel 'lines held by the co-runner per set (k)'\n"
-                "set ylabel 'probe misses per set per second'\nset key top left\nset grid\n"
+        fprintf(gp, "%u %.9g %.9g %.9g %.9g %.9g %.9g\n", k, c->st[k].mean, c->st[k].min, c->st[k].max,
+                c->est[k].mean, c->est[k].min, c->est[k].max);
+    fprintf(gp, "EOD\nset multiplot layout 1,2 title ");
+    llc_plot_quote(gp, c->title);
+    fprintf(gp, "\nset xlabel 'lines held by the co-runner per set (k)'\nset key top left\nset grid\n"
+                "set xrange [-0.5:%u.5]\n"
+                "set title 'fast probe: misses grow with k x touch rate'\n"
+                "set ylabel 'probe misses per set per second'\n"
                 "plot $d using 1:2:3:4 with yerrorbars title 'min..max over probed sets', "
-                "$d using 1:2 with linespoints lw 2 title 'mean (the calibration)'\n",
-            c->title);
+                "$d using 1:2 with linespoints lw 2 title 'mean'\n",
+            c->nk - 1);
+    fprintf(gp, "set title 'walk-length search (cycle %g s): the curve sample inverts'\n"
+                "set ylabel 'raw estimate (lines)'\nset yrange [-0.5:%u.5]\n"
+                "plot x with lines dt 2 lc 'gray' title 'estimate = k', "
+                "$d using 1:5:6:7 with yerrorbars title 'min..max over probed sets', "
+                "$d using 1:5 with linespoints lw 2 title 'mean (the calibration)'\n"
+                "unset multiplot\n",
+            c->cycle_s, c->nk - 1);
 }
 
 static int write_outputs(const char *prefix, const struct calib_run *c, const struct curve_stats *st,
@@ -264,9 +282,9 @@ static int write_outputs(const char *prefix, const struct calib_run *c, const st
     snprintf(path, sizeof(path), "%s.calib.png", prefix);
     snprintf(title, sizeof(title), "calibration: %s, %u sets probed, %.3g touches/line/s", c->machine, c->probed,
              c->touch_rate);
-    struct plot_ctx pc = {.st = st, .nk = c->ways + 1, .title = title};
+    struct plot_ctx pc = {.st = st, .est = est, .nk = c->ways + 1, .title = title, .cycle_s = c->search.cycle_s};
     char perr[LLC_ERRLEN];
-    if (llc_plot_png(NULL, path, 900, 550, emit_curve, &pc, perr, sizeof(perr)) < 0)
+    if (llc_plot_png(NULL, path, 1400, 550, emit_curve, &pc, perr, sizeof(perr)) < 0)
         llc_cli_warn(quiet, "%s: no plot: %s", path, perr);
     return 0;
 }

@@ -49,7 +49,8 @@ static void usage(FILE *out)
             "                     the LLC by a walk-length search in each sampled set (a slow\n"
             "                     probe walking w of the W ways: the longest w that still hits\n"
             "                     leaves W - w to the target), converted with the file's curve;\n"
-            "                     simulator only for now\n"
+            "                     simulator only for now; a simulated trace (or program)\n"
+            "                     then replays from its start whenever it ends, as --repeat\n"
             "and every option of 'llcprobe map' (backend, simulator, probe, target, -o, -q).\n\n"
             "exit status: 0 ok, 1 failure or refusal, 2 bad usage.\n");
 }
@@ -229,6 +230,12 @@ int llc_cmd_sample(int argc, char **argv)
         run.have_calib = true;
         run.calib_path = s.calib_path;
     }
+    /* A simulated trace ends, and the occupancy search runs after the in-run
+     * map and the intervals have used their share of it: replay it from its
+     * start whenever it ends (as map's --repeat), so all three see the
+     * program at their full length; the output says how many runs it took. */
+    if (sim && s.calib_path && !o.workload)
+        o.repeat = true;
     o.mode = LLC_MAP_GLOBAL; /* the in-run map (and the simulator's default dwell) */
     o.mode_given = true;
     o.stage = llc_sample_stage;

@@ -36,6 +36,13 @@ int llc_occ_search(struct llc_map_backend *b, const uint32_t *units, size_t n, c
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
     }
+    /* Hardware lacks, besides a backend op to replace the two sim calls:
+     * a per-unit walk that measure() keeps (timing and pmu relink every
+     * unit to the full walk on each call), clflush of the lines a shorter
+     * walk drops, batches short enough for a probe at ways / cycle_s
+     * accesses per set (1024 accesses are 0.25 s there, and a batch with a
+     * context switch is dropped), a slow idle-walk check, and a hardware
+     * calibration co-runner for `calibrate` to produce the curve. */
     if (strcmp(b->name, "sim") != 0) {
         rc = llc_errf(err, errlen, -ENOTSUP,
                       "the %s backend cannot change its walk length or pace mid-run yet: the walk-length "

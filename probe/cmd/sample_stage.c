@@ -10,7 +10,6 @@
 #include "cmd/fit_plot.h"
 #include "util/plot.h"
 #include "cmd/sample_out.h"
-#include "llcprobe/trace.h"
 #include "util/atomic_file.h"
 #include "util/cli.h"
 
@@ -163,36 +162,6 @@ static int choose(const struct map_opts *o, struct sample_run *s, struct llc_map
     return status;
 }
 
-/* A simulated trace ends, and the search needs the target running: its
- * cycle shrinks to fit what is left of the trace (the in-run map and the
- * intervals have used their dwells of it). Returns the cycle to use. */
-static double fit_search_to_trace(const struct map_opts *o, const struct sample_run *s, unsigned ways, size_t count,
-                                  bool in_run_map)
-{
-    double cycle = s->calib.search_cycle_s;
-    struct llc_trace_reader *r;
-    char err[LLC_ERRLEN];
-    if (!o->trace || llc_trace_reader_open(o->trace, &r, err, sizeof(err)) < 0)
-        return cycle;
-    const struct llc_trace_info *info = llc_trace_reader_info(r);
-    const double accesses = (double)(info->n_load + info->n_store + info->n_modify);
-    llc_trace_reader_close(r);
-    unsigned steps = 0;
-    while ((1u << steps) < ways + 1)
-        steps++;
-    /* 0.95: records spanning two lines make a few more accesses. */
-    const double used = (double)count * s->interval + (in_run_map ? o->dwell_s * o->sweeps : 0);
-    const double left = 0.95 * accesses / (o->target_rate * 1e9) - used;
-    const double fit = left / (steps * (s->calib.search_cycles + 2.0));
-    if (fit < cycle) {
-        llc_cli_warn(o->quiet, "occupancy: the trace leaves %.3g s of target time: the search cycle shrinks from "
-                               "%g s to %.3g s (a shorter cycle sees only the lines the target revisits sooner)",
-                     left > 0 ? left : 0, cycle, fit > 0 ? fit : 0);
-        cycle = fit;
-    }
-    return cycle;
-}
-
 static json_t *num(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
@@ -201,7 +170,8 @@ static json_t *num(double v)
 static int write_outputs(const struct map_opts *o, const struct sample_run *s, const struct llc_map_backend *b,
                          const char *machine, const char *target, const uint32_t *units, size_t n,
                          const struct interval *iv, size_t count, const struct interval *tot, const double *occ_raw,
-                         const double *occ_lines, double search_cycle, char *err, size_t errlen)
+                         const double *occ_lines, double search_cycle, unsigned target_runs, char *err,
+                         size_t errlen)
 {
     char path[4200];
     json_t *doc = llc_json_doc_new("llcprobe-sample", 1), *sets = json_array(), *series = json_array();
@@ -234,6 +204,10 @@ static int write_outputs(const struct map_opts *o, const struct sample_run *s, c
                                  s->have_calib ? s->calib_path : NULL, "occupancy_estimator",
                                  s->have_calib ? "walk-length search, calibrated" : NULL,
                                  "calibration_curve", json_null())) < 0;
+    /* How many runs of a replayed simulated trace the whole command took
+     * (map, intervals and search); null where the target is not replayed. */
+    if (!bad)
+        bad = json_object_set_new(doc, "target_runs", target_runs ? json_integer(target_runs) : json_null()) < 0;
     if (bad) {
         json_decref(doc);
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
@@ -417,14 +391,11 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
             fprintf(stderr, "llcprobe: sample: occupancy: walk-length search in %zu sets (W probe accesses per set "
                             "every %g s, %u measured cycles per step, miss-ratio threshold %g)\n",
                     n, s->calib.search_cycle_s, s->calib.search_cycles, s->calib.search_threshold);
-        const struct llc_occ_params op = {
-            .cycle_s = fit_search_to_trace(o, s, b->geo.llc_ways, count, s->method == SAMPLE_GAUSSIAN && !s->fitfile),
-            .cycles = s->calib.search_cycles, .threshold = s->calib.search_threshold};
-        if (!(op.cycle_s > 0)) {
-            llc_cli_fail(o->cmd, "occupancy: the trace ends before the search could run (fewer intervals or a "
-                                 "longer trace)");
-            goto out;
-        }
+        /* The search runs at the calibration's own cycle: a simulated
+         * trace replays (sample.c), so it no longer has to fit what is
+         * left of one run. */
+        const struct llc_occ_params op = {.cycle_s = s->calib.search_cycle_s, .cycles = s->calib.search_cycles,
+                                          .threshold = s->calib.search_threshold};
         search_cycle = op.cycle_s;
         if (llc_occ_search(b, units, n, &op, o->rate, stop, occ_raw, s->err, sizeof(s->err)) < 0) {
             llc_cli_fail(o->cmd, "occupancy: %s", s->err);
@@ -444,8 +415,9 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
                 tot.true_occ_lines += occ[u];
         }
     }
-    if (write_outputs(o, s, b, machine, target, units, n, iv, count, &tot, occ_raw, lines, search_cycle, s->err, sizeof(s->err)) <
-        0) {
+    const unsigned runs = o->repeat && !strcmp(b->name, "sim") ? llc_map_sim_target_runs(b) : 0;
+    if (write_outputs(o, s, b, machine, target, units, n, iv, count, &tot, occ_raw, lines, search_cycle, runs, s->err,
+                      sizeof(s->err)) < 0) {
         llc_cli_fail(o->cmd, "%s", s->err);
         goto out;
     }
@@ -467,6 +439,8 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
     if (sim_truth)
         printf("; true occupancy %.0f lines = %.2f%% of the LLC", tot.true_occ_lines,
                100 * tot.true_occ_lines / llc_lines);
+    if (runs)
+        printf("; the simulated trace ran %u time%s", runs, runs == 1 ? "" : "s");
     printf("\nwrote %s.sample.json, .sample.csv, .sample.png\n", o->out_prefix);
     status = stop && *stop ? LLC_EXIT_FAIL : LLC_EXIT_OK;
 out:

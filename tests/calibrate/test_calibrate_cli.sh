@@ -19,6 +19,9 @@ jcheck "curve stays below half the probe rate" "$tmp/c.calib.json" \
 [ "$(wc -l <"$tmp/c.calib.csv")" = 18 ] && [ "$(head -1 "$tmp/c.calib.csv" | cut -d, -f1-6)" = "k,misses_per_set_s,sd,min,max,search_estimate" ] \
   && ok "csv" || bad "csv"
 [ "$(head -c 4 "$tmp/c.calib.png" | tail -c 3)" = "PNG" ] && ok "png" || bad "png"
+# Two panels (misses, and the search's estimate against k): 1400 px wide.
+check "png has the search panel beside the miss curve" \
+  '[ "$(python3 -c "import struct,sys; print(struct.unpack(\">I\", open(sys.argv[1],\"rb\").read()[16:20])[0])" "$tmp/c.calib.png")" = 1400 ]'
 grep -q "^calibrate: simulator preset intel8" "$tmp/c.out" && grep -q "^  16 " "$tmp/c.out" && ok "summary" \
   || bad "summary: $(cat "$tmp/c.out")"
 
