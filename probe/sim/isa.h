@@ -5,8 +5,13 @@
 
 /* Copies of the batch path by instruction set (sim/variants*.c): with GCC
  * on x86-64 also built for AVX2 (+BMI2) and AVX-512 (F, VL, BW), chosen at
- * run time; elsewhere, or with SIM_PORTABLE, only the base one. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(SIM_PORTABLE)
+ * run time; elsewhere, or with SIM_PORTABLE, only the base one.
+ * SIM_BASE_ISA_ONLY (the sanitizer build) also keeps only the base copy:
+ * the copies are one source, each checked against the golden digests in
+ * the normal build, and instrumenting three copies of the inlined paths
+ * cost the sanitizer build minutes per file. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(SIM_PORTABLE) && \
+    !defined(SIM_BASE_ISA_ONLY)
 #define SIM_ISA_VARIANTS 1
 #endif
 
