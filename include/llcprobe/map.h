@@ -364,6 +364,13 @@ struct llc_map_rate_trial {
     /* Probe miss ratio q of the units without planted lines (the
      * target's own), the spec's linear-regime statistics (§1.3). */
     double q_median, q_p95, q_max;
+    /* Paired score (--rate auto): the same units mapped once with and
+     * once without planted lines, so the target's own per-unit level
+     * cancels from the increment d = misses with - misses without.
+     * score = Spearman(k, d), which rewards increments that grow with k
+     * and stand above their noise; score_se its standard error. */
+    double score, score_se;
+    double increment[LLC_MAP_PLANT_LEVELS]; /* mean d per level k = 1, 2, 4, 8 */
     bool measured;            /* false if the trial could not run */
 };
 
@@ -371,6 +378,23 @@ struct llc_map_rate_trial {
  * (q is computed even with no scored units; measured then stays false). */
 void llc_map_rate_score(const struct llc_map_result *r, const uint8_t *k, const uint32_t *scored, size_t n_scored,
                         struct llc_map_rate_trial *t);
+
+/* The pattern with planted and idle scored units swapped (the second
+ * trial of a pair): kb[units] gets the levels of k moved from
+ * scored[i] to scored[n_planted + i]. */
+void llc_map_plant_swap(uint32_t units, const uint8_t *k, const uint32_t *scored, uint32_t n_planted, uint8_t *kb);
+
+/* The paired score from increments d[i] at planted level k[i] (n pairs):
+ * sets t->score, t->score_se and t->increment; NAN when fewer than 8
+ * pairs or no spread. */
+void llc_map_rate_paired(const double *d, const uint8_t *k, size_t n, struct llc_map_rate_trial *t);
+
+/* Scores a pair of trials: a mapped with pattern ka, b with kb (the
+ * swap of ka over the same scored units). t gets a's single-map
+ * statistics (Spearman, effect, q) and the paired score. */
+void llc_map_rate_score_pair(const struct llc_map_result *a, const struct llc_map_result *b, const uint8_t *ka,
+                             const uint8_t *kb, const uint32_t *scored, size_t n_scored,
+                             struct llc_map_rate_trial *t);
 
 /* Safety bounds on q, a check, not the rule. The spec's linear-regime
  * bounds (§1.3: median q <= 0.05) would refuse the rates that map best
@@ -383,10 +407,13 @@ void llc_map_rate_score(const struct llc_map_result *r, const uint8_t *k, const 
 #define LLC_MAP_RATE_Q_MIN 0.002
 bool llc_map_rate_safe(const struct llc_map_rate_trial *t);
 
-/* Picks the trial with the largest effect size among the safe ones (ties
- * go to the higher Spearman). Returns its index, or -1 if no trial was
- * measured. why (may be NULL) says how it was chosen. */
-int llc_map_rate_pick(const struct llc_map_rate_trial *t, size_t n, char *why, size_t whylen);
+/* Picks among the safe trials by paired score. Candidates within noise
+ * of the best (score difference under LLC_MAP_RATE_TIE_SE combined
+ * standard errors) tie; a tie goes to prefer_rate if it is among them,
+ * else to the lowest median q. Returns its index, or -1 if no trial has
+ * a score. why (may be NULL) says how it was chosen. */
+#define LLC_MAP_RATE_TIE_SE 2.0
+int llc_map_rate_pick(const struct llc_map_rate_trial *t, size_t n, double prefer_rate, char *why, size_t whylen);
 
 /* The linear-regime rule of spec §1.3 (--rate linear): the next rate of a
  * binary search on log r between lo and hi given the q statistics at the

@@ -44,11 +44,11 @@ static double now_s(void)
 
 /* One trial: a fresh simulator (target from its start) with the probe at
  * rate and, when k is given, the planted co-runner; one sweep of the map's
- * plan. */
+ * plan. With keep, the map is handed over in *keep instead of scored. */
 static int run_trial(const struct map_opts *o, const struct llc_sim_config *cfg,
                      const struct llc_map_sim_options *base, double rate, const uint8_t *k, double touch,
                      const uint32_t *scored, size_t n_scored, double dwell, volatile sig_atomic_t *stop,
-                     struct llc_map_rate_trial *t, char *err, size_t errlen)
+                     struct llc_map_rate_trial *t, struct llc_map_result **keep, char *err, size_t errlen)
 {
     struct llc_map_sim_options so = *base;
     so.probe_rate = rate / 1e9;
@@ -72,7 +72,10 @@ static int run_trial(const struct map_opts *o, const struct llc_sim_config *cfg,
     if (rc < 0)
         goto out;
     t->rate = rate;
-    if (k) {
+    if (keep) {
+        *keep = r;
+        r = NULL;
+    } else if (k) {
         llc_map_rate_score(r, k, scored, n_scored, t);
     } else {
         /* The linear rule needs only q: score the target alone. */
@@ -102,9 +105,11 @@ static void trial_line(const struct map_opts *o, const struct llc_map_rate_trial
                 t->rate, t->q_median, t->q_p95, t->q_max);
         return;
     }
-    fprintf(stderr, "llcprobe: %s: rate %.3g: planted-pattern Spearman %.3f, effect %.1f sd; target-only q median "
-                    "%.3f p95 %.3f max %.3f\n",
-            o->cmd, t->rate, t->spearman, t->effect, t->q_median, t->q_p95, t->q_max);
+    fprintf(stderr, "llcprobe: %s: rate %.3g: paired score %.3f ± %.3f (miss-ratio increment per planted 1/2/4/8 "
+                    "lines %.4f %.4f %.4f %.4f); one map: Spearman %.3f, effect %.1f sd; target-only q median %.3f "
+                    "p95 %.3f max %.3f\n",
+            o->cmd, t->rate, t->score, t->score_se, t->increment[0], t->increment[1], t->increment[2],
+            t->increment[3], t->spearman, t->effect, t->q_median, t->q_p95, t->q_max);
 }
 
 /* Simulated seconds the backend spends warming a global walk at rate
@@ -123,8 +128,9 @@ static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, con
 {
     char err[LLC_ERRLEN];
     const uint32_t units = cfg->llc.sets_per_slice * cfg->llc.slices;
-    uint8_t *k = NULL;
+    uint8_t *k = NULL, *kb = NULL;
     uint32_t *scored = NULL;
+    struct llc_map_result *ra = NULL, *rb = NULL;
     int status = LLC_EXIT_FAIL;
     const double t0 = now_s();
     /* Units walked together: every unit in global mode, a group in sweep. */
@@ -144,7 +150,7 @@ static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, con
         double lo = LINEAR_LO, hi = LINEAR_HI, rate = o->rate;
         for (unsigned step = 0; step < LINEAR_STEPS && sel->n < LLC_MAP_RATE_MAX_TRIALS; step++) {
             struct llc_map_rate_trial *t = &sel->trials[sel->n];
-            if (run_trial(o, cfg, base, rate, NULL, 0, NULL, 0, sel->dwell_s + warm_up(cfg, rate, walked), stop, t, err,
+            if (run_trial(o, cfg, base, rate, NULL, 0, NULL, 0, sel->dwell_s + warm_up(cfg, rate, walked), stop, t, NULL, err,
                           sizeof(err)) < 0) {
                 llc_cli_fail(o->cmd, "choosing the probe rate: %s", err);
                 goto out;
@@ -175,8 +181,9 @@ static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, con
     } else {
         sel->method = "auto";
         k = malloc(units);
+        kb = malloc(units);
         scored = malloc(2 * PLANTED * sizeof(*scored));
-        if (!k || !scored) {
+        if (!k || !kb || !scored) {
             llc_cli_fail(o->cmd, "out of memory");
             goto out;
         }
@@ -188,6 +195,7 @@ static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, con
             llc_cli_fail(o->cmd, "choosing the probe rate: the LLC is too small for a planted pattern");
             goto out;
         }
+        llc_map_plant_swap(units, k, scored, sel->planted_units, kb);
         /* The touch rate a line would see if the target's accesses were
          * spread evenly over every line of the LLC: the planted increments
          * are then as small as the differences between the target's own
@@ -211,26 +219,36 @@ static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, con
             }
             sel->plant_touch_rate = touch;
             struct llc_map_rate_trial *t = &sel->trials[sel->n];
-            if (run_trial(o, cfg, base, rate, k, touch, scored, 2 * sel->planted_units,
-                          sel->dwell_s + warm_up(cfg, rate, walked), stop, t, err, sizeof(err)) < 0) {
+            /* A pair of trials, planted and idle units swapped, so each
+             * scored unit is seen with and without planted lines. */
+            const double trial_dwell = sel->dwell_s + warm_up(cfg, rate, walked);
+            if (run_trial(o, cfg, base, rate, k, touch, scored, 2 * sel->planted_units, trial_dwell, stop, t, &ra,
+                          err, sizeof(err)) < 0 ||
+                run_trial(o, cfg, base, rate, kb, touch, scored, 2 * sel->planted_units, trial_dwell, stop, t, &rb,
+                          err, sizeof(err)) < 0) {
                 llc_cli_fail(o->cmd, "choosing the probe rate: %s", err);
                 goto out;
             }
+            llc_map_rate_score_pair(ra, rb, k, kb, scored, 2 * sel->planted_units, t);
+            llc_map_result_free(ra);
+            llc_map_result_free(rb);
+            ra = rb = NULL;
             sel->n++;
             trial_line(o, t);
         }
-        sel->chosen = llc_map_rate_pick(sel->trials, sel->n, sel->why, sizeof(sel->why));
+        sel->chosen = llc_map_rate_pick(sel->trials, sel->n, DEFAULT_RATE, sel->why, sizeof(sel->why));
         if (sel->chosen < 0) {
             snprintf(sel->why, sizeof(sel->why), "no candidate could be measured in this dwell: the default 1e8 "
                                                  "kept");
             o->rate = DEFAULT_RATE;
-        } else if (!(sel->trials[sel->chosen].effect > 0)) {
-            /* The planted sets stood out at no candidate: the trials say
-             * nothing about the rate, so the fixed default stands. */
+        } else if (!(sel->trials[sel->chosen].score > LLC_MAP_RATE_TIE_SE * sel->trials[sel->chosen].score_se)) {
+            /* The planted lines' increments were noise at the chosen
+             * candidate: the trials say nothing about the rate, so the
+             * fixed default stands. */
             snprintf(sel->why, sizeof(sel->why),
-                     "the planted sets stood out from the target's own at no candidate (best effect %.2f sd): "
-                     "the default 1e8 kept",
-                     sel->trials[sel->chosen].effect);
+                     "the planted lines' miss increments were within noise at the chosen candidate (paired score "
+                     "%.3f ± %.3f): the default 1e8 kept",
+                     sel->trials[sel->chosen].score, sel->trials[sel->chosen].score_se);
             o->rate = DEFAULT_RATE;
             sel->chosen = -1;
         }
@@ -245,7 +263,10 @@ static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, con
     o->rate_selection = sel;
     status = LLC_EXIT_OK;
 out:
+    llc_map_result_free(ra);
+    llc_map_result_free(rb);
     free(k);
+    free(kb);
     free(scored);
     return status;
 }

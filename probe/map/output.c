@@ -74,7 +74,13 @@ static json_t *rate_selection_json(const struct llc_map_rate_selection *s)
     json_t *trials = json_array();
     for (size_t i = 0; trials && i < s->n; i++) {
         const struct llc_map_rate_trial *t = &s->trials[i];
-        json_array_append_new(trials, json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:b}", "rate", t->rate, "spearman",
+        json_t *inc = json_array();
+        for (unsigned l = 0; inc && l < LLC_MAP_PLANT_LEVELS; l++)
+            json_array_append_new(inc, nullable_real(t->increment[l]));
+        json_array_append_new(trials, json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "rate", t->rate,
+                                                "score", nullable_real(t->score), "score_se",
+                                                nullable_real(t->score_se), "increment_q", inc ? inc : json_null(),
+                                                "spearman",
                                                 nullable_real(t->spearman), "effect", nullable_real(t->effect),
                                                 "q_median", nullable_real(t->q_median), "q_p95",
                                                 nullable_real(t->q_p95), "q_max", nullable_real(t->q_max), "q_safe",

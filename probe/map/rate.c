@@ -61,6 +61,9 @@ void llc_map_rate_score(const struct llc_map_result *r, const uint8_t *k, const 
                         struct llc_map_rate_trial *t)
 {
     t->spearman = t->effect = t->q_median = t->q_p95 = t->q_max = NAN;
+    t->score = t->score_se = NAN;
+    for (unsigned l = 0; l < LLC_MAP_PLANT_LEVELS; l++)
+        t->increment[l] = NAN;
     t->measured = false;
     double *m = malloc((n_scored ? n_scored : 1) * sizeof(*m));
     double *kk = malloc((n_scored ? n_scored : 1) * sizeof(*kk));
@@ -109,42 +112,118 @@ out:
     free(q);
 }
 
+void llc_map_plant_swap(uint32_t units, const uint8_t *k, const uint32_t *scored, uint32_t n_planted, uint8_t *kb)
+{
+    memset(kb, 0, units);
+    for (uint32_t i = 0; i < n_planted; i++)
+        kb[scored[n_planted + i]] = k[scored[i]];
+}
+
+void llc_map_rate_paired(const double *d, const uint8_t *k, size_t n, struct llc_map_rate_trial *t)
+{
+    t->score = t->score_se = NAN;
+    double sum[LLC_MAP_PLANT_LEVELS] = {0};
+    size_t cnt[LLC_MAP_PLANT_LEVELS] = {0};
+    double *kk = malloc((n ? n : 1) * sizeof(*kk));
+    if (!kk)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        kk[i] = k[i];
+        unsigned l = 0;
+        while (l + 1 < LLC_MAP_PLANT_LEVELS && (1u << l) < k[i])
+            l++;
+        sum[l] += d[i];
+        cnt[l]++;
+    }
+    for (unsigned l = 0; l < LLC_MAP_PLANT_LEVELS; l++)
+        t->increment[l] = cnt[l] ? sum[l] / (double)cnt[l] : NAN;
+    if (n < 8)
+        goto out;
+    t->score = llc_map_spearman(d, kk, n);
+    /* Fieller, Hartley and Pearson's variance of Spearman's rho,
+     * 1.06 / (n - 3): the noise a rival candidate must beat. */
+    t->score_se = sqrt(1.06 / (double)(n - 3));
+out:
+    free(kk);
+}
+
+void llc_map_rate_score_pair(const struct llc_map_result *a, const struct llc_map_result *b, const uint8_t *ka,
+                             const uint8_t *kb, const uint32_t *scored, size_t n_scored,
+                             struct llc_map_rate_trial *t)
+{
+    llc_map_rate_score(a, ka, scored, n_scored, t);
+    double *d = malloc((n_scored ? n_scored : 1) * sizeof(*d));
+    uint8_t *k = malloc(n_scored ? n_scored : 1);
+    if (!d || !k) {
+        t->measured = false;
+        goto out;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < n_scored; i++) {
+        const uint32_t u = scored[i];
+        if (u >= a->units || u >= b->units || !a->measured[u] || !b->measured[u] || (!ka[u] && !kb[u]))
+            continue;
+        /* A unit's misses per access, so a pair whose two maps gave it
+         * different dwell still compares like with like. */
+        const double qa = a->accesses[u] ? (double)a->misses[u] / (double)a->accesses[u] : 0;
+        const double qb = b->accesses[u] ? (double)b->misses[u] / (double)b->accesses[u] : 0;
+        d[n] = ka[u] ? qa - qb : qb - qa;
+        k[n++] = ka[u] ? ka[u] : kb[u];
+    }
+    llc_map_rate_paired(d, k, n, t);
+    t->measured = t->measured && isfinite(t->score);
+out:
+    free(d);
+    free(k);
+}
+
 bool llc_map_rate_safe(const struct llc_map_rate_trial *t)
 {
     return t->measured && t->q_median <= LLC_MAP_RATE_Q_MAX && t->q_median >= LLC_MAP_RATE_Q_MIN;
 }
 
-int llc_map_rate_pick(const struct llc_map_rate_trial *t, size_t n, char *why, size_t whylen)
+int llc_map_rate_pick(const struct llc_map_rate_trial *t, size_t n, double prefer_rate, char *why, size_t whylen)
 {
     int best = -1;
     size_t n_safe = 0;
     for (size_t i = 0; i < n; i++)
-        n_safe += llc_map_rate_safe(&t[i]);
-    for (size_t i = 0; i < n; i++) {
-        if (!t[i].measured || (n_safe && !llc_map_rate_safe(&t[i])))
-            continue;
-        if (best < 0) {
+        n_safe += llc_map_rate_safe(&t[i]) && isfinite(t[i].score);
+    const bool eligible_all = n_safe == 0;
+#define ELIGIBLE(i) (t[i].measured && isfinite(t[i].score) && (eligible_all || llc_map_rate_safe(&t[i])))
+    for (size_t i = 0; i < n; i++)
+        if (ELIGIBLE(i) && (best < 0 || t[i].score > t[best].score))
             best = (int)i;
-            continue;
-        }
-        /* Effect size first: it asks whether a few foreign lines stand
-         * out from the target's own traffic, which is what ranking the
-         * target's sets needs; Spearman over the levels breaks ties. */
-        const struct llc_map_rate_trial *b = &t[best];
-        const double e = isfinite(t[i].effect) ? t[i].effect : -INFINITY;
-        const double eb = isfinite(b->effect) ? b->effect : -INFINITY;
-        if (e > eb || (e == eb && t[i].spearman > b->spearman))
-            best = (int)i;
-    }
-    if (why && whylen) {
-        if (best < 0)
+    if (best < 0) {
+        if (why && whylen)
             snprintf(why, whylen, "no candidate rate could be measured");
-        else
-            snprintf(why, whylen, "largest effect size of planted lines over the target's own sets among %s candidates "
-                                  "(%zu of %zu with median q in %.3g..%.3g)",
-                     n_safe ? "the q-safe" : "all (none q-safe)", n_safe, n, LLC_MAP_RATE_Q_MIN, LLC_MAP_RATE_Q_MAX);
+        return -1;
     }
-    return best;
+    /* A score within noise of the best is no evidence against that
+     * candidate: among the tied, the default (which the bench measured
+     * across policies), else the gentlest probe on the target. */
+    const int top = best;
+    int pick = -1;
+    size_t n_tied = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!ELIGIBLE(i))
+            continue;
+        const double se = sqrt(t[i].score_se * t[i].score_se + t[top].score_se * t[top].score_se);
+        if (t[top].score - t[i].score > LLC_MAP_RATE_TIE_SE * se)
+            continue;
+        n_tied++;
+        if (pick < 0 || t[i].rate == prefer_rate ||
+            (t[pick].rate != prefer_rate && t[i].q_median < t[pick].q_median))
+            pick = (int)i;
+    }
+#undef ELIGIBLE
+    if (why && whylen)
+        snprintf(why, whylen, "paired score (Spearman of planted lines vs their miss increment) %.3f at %.3g; "
+                              "%zu candidate(s) within %.0f standard errors of it, %s among %s candidates "
+                              "(%zu of %zu with median q in %.3g..%.3g)",
+                 t[top].score, t[top].rate, n_tied, LLC_MAP_RATE_TIE_SE,
+                 t[pick].rate == prefer_rate && n_tied > 1 ? "the default preferred" : n_tied > 1 ? "lowest median q" : "the best",
+                 n_safe ? "the q-safe" : "all (none q-safe)", n_safe, n, LLC_MAP_RATE_Q_MIN, LLC_MAP_RATE_Q_MAX);
+    return pick;
 }
 
 int llc_map_rate_linear_step(double rate, const struct llc_map_rate_trial *t, double *lo, double *hi, double *next)

@@ -9,6 +9,8 @@ huge() { cat /sys/kernel/mm/hugepages/hugepages-*/nr_hugepages 2>/dev/null | tr 
 "$bin" map --backend sim --preset intel8 --workload gaussian:size=16M,cv=0.5 --sweeps 2 \
   -o "$tmp/g" -q >"$tmp/g.out" 2>"$tmp/g.err"
 check_rc "sim map" 0 $?
+jcheck "the simulator chooses its rate by default" "$tmp/g.map.json" \
+  'd["rate_selection"]["method"]=="auto" and d["probe"]["rate"]==d["rate_selection"]["chosen_rate"] and all("score" in t for t in d["rate_selection"]["trials"])'
 jcheck "map json header" "$tmp/g.map.json" \
   'd["format"]=="llcprobe-map" and d["version"]==1 and d["complete"] and d["sweeps"]==2 and d["backend"]["name"]=="sim"'
 jcheck "geometry and walk" "$tmp/g.map.json" \
@@ -105,9 +107,10 @@ fi
 check_rc "no such program" 1 $rc
 one_line && grep -q "no-such-program" "$tmp/e" && ok "no such program: one line naming it" || bad "$(cat "$tmp/e")"
 
-# --- SIGINT: partial map written, complete false ---
+# --- SIGINT: partial map written, complete false (a fixed rate: the
+# signal must land in the map, not in the rate selection before it) ---
 "$bin" map --backend sim --preset intel8 --workload uniform:size=16M --mode sweep --group 64 --dwell 0.001 \
-  --sweeps 4 --no-baseline -o "$tmp/i" -q >/dev/null 2>&1 &
+  --sweeps 4 --no-baseline --rate 1e8 -o "$tmp/i" -q >/dev/null 2>&1 &
 pid=$!
 sleep 2
 kill -INT $pid

@@ -53,6 +53,26 @@ static void check_pattern(const struct llc_map_geometry *g, uint32_t want, uint3
         for (uint32_t j = n; j < i; j++)
             assert_int_not_equal(scored[i], scored[j]);
     }
+    /* The swapped pattern of a pair's second trial: the same levels on
+     * the idle units, none left on the planted ones, and still one
+     * planted unit per L2 set. */
+    uint8_t *kb = malloc(units);
+    llc_map_plant_swap(units, k, scored, n, kb);
+    memset(l2_used, 0, (g->l2_sets ? g->l2_sets : 1) * sizeof(*l2_used));
+    uint32_t n_kb = 0;
+    for (uint32_t u = 0; u < units; u++)
+        n_kb += kb[u] != 0;
+    assert_int_equal(n_kb, n);
+    for (uint32_t i = 0; i < n; i++) {
+        assert_int_equal(kb[scored[i]], 0);
+        assert_int_equal(kb[scored[n + i]], k[scored[i]]);
+        if (g->l2_sets) {
+            const uint32_t l2 = (scored[n + i] % g->sets_per_slice) & (g->l2_sets - 1);
+            assert_false(l2_used[l2]);
+            l2_used[l2] = true;
+        }
+    }
+    free(kb);
     free(k);
     free(scored);
     free(l2_used);
@@ -132,30 +152,121 @@ static void test_rate_score(void **state)
     llc_map_result_free(r);
 }
 
+static void test_rate_paired(void **state)
+{
+    (void)state;
+    double d[64];
+    uint8_t k[64];
+    struct llc_map_rate_trial t;
+    /* Increments that grow with k, over a noise of +-0.002: a clean score. */
+    for (unsigned i = 0; i < 64; i++) {
+        k[i] = (uint8_t)(1u << (i % 4));
+        d[i] = 0.01 * k[i] + 0.002 * ((double)(i % 3) - 1);
+    }
+    llc_map_rate_paired(d, k, 64, &t);
+    assert_true(t.score > 0.95);
+    assert_true(fabs(t.score_se - sqrt(1.06 / 61)) < 1e-12);
+    assert_true(fabs(t.increment[0] - 0.01) < 1e-3 && fabs(t.increment[3] - 0.08) < 1e-3);
+    /* Saturated: 1 line already costs what 8 do, increments flat in k
+     * up to noise: no score, though every increment is positive. */
+    for (unsigned i = 0; i < 64; i++)
+        d[i] = 0.05 + 0.002 * ((double)((i * 7) % 5) - 2);
+    llc_map_rate_paired(d, k, 64, &t);
+    assert_true(fabs(t.score) < 2 * t.score_se);
+    assert_true(t.increment[0] > 0.04);
+    /* Not monotone: 8 lines below 1 line scores negative. */
+    for (unsigned i = 0; i < 64; i++)
+        d[i] = 0.1 - 0.01 * k[i];
+    llc_map_rate_paired(d, k, 64, &t);
+    assert_true(t.score < -0.9);
+    /* Too few pairs: no score. */
+    llc_map_rate_paired(d, k, 7, &t);
+    assert_true(isnan(t.score) && isnan(t.score_se));
+}
+
+static void test_rate_score_pair(void **state)
+{
+    (void)state;
+    const uint32_t units = 128;
+    struct llc_map_result *a = fake_result(units), *b = fake_result(units);
+    uint8_t ka[128] = {0}, kb[128];
+    uint32_t scored[64];
+    for (uint32_t i = 0; i < 32; i++) {
+        scored[i] = i;
+        ka[i] = (uint8_t)(1u << (i % 4));
+        scored[32 + i] = 64 + i;
+    }
+    llc_map_plant_swap(units, ka, scored, 32, kb);
+    for (uint32_t u = 0; u < units; u++) {
+        a->measured[u] = b->measured[u] = true;
+        a->accesses[u] = b->accesses[u] = 1000;
+        /* The target's own level varies over 0..300 misses, far more than
+         * a planted line adds (3 per line): in one map the planted sets
+         * hardly stand out; paired, the target's level cancels. */
+        const uint64_t own = (u * 37u) % 301u;
+        a->misses[u] = own + 3u * ka[u] + (u % 2);
+        b->misses[u] = own + 3u * kb[u] + ((u + 1) % 2);
+    }
+    struct llc_map_rate_trial t = {.rate = 1e8};
+    llc_map_rate_score_pair(a, b, ka, kb, scored, 64, &t);
+    assert_true(t.measured);
+    assert_true(fabs(t.effect) < 0.5);
+    assert_true(t.score > 0.9);
+    assert_true(fabs(t.increment[0] - 0.003) < 0.0011 && fabs(t.increment[3] - 0.024) < 0.0011);
+    /* No planted effect at all: the score is noise. */
+    for (uint32_t u = 0; u < units; u++)
+        a->misses[u] = b->misses[u] = (u * 37u) % 301u;
+    llc_map_rate_score_pair(a, b, ka, kb, scored, 64, &t);
+    assert_false(t.score > 2 * t.score_se);
+    /* An unmeasured second map: no pairs, no score. */
+    memset(b->measured, 0, units * sizeof(*b->measured));
+    llc_map_rate_score_pair(a, b, ka, kb, scored, 64, &t);
+    assert_false(t.measured);
+    llc_map_result_free(a);
+    llc_map_result_free(b);
+}
+
 static void test_rate_pick(void **state)
 {
     (void)state;
     char why[LLC_MAP_TEXT_LEN];
+    const double se = 0.03; /* 2 combined se: 0.085 */
     struct llc_map_rate_trial t[4] = {
-        {.rate = 1e7, .spearman = 0.6, .effect = 3.0, .q_median = 0.97, .measured = true}, /* saturated */
-        {.rate = 3e7, .spearman = 0.5, .effect = 1.2, .q_median = 0.40, .measured = true},
-        {.rate = 1e8, .spearman = 0.7, .effect = 0.9, .q_median = 0.30, .measured = true},
-        {.rate = 3e8, .spearman = 0.8, .effect = 0.5, .q_median = 0.001, .measured = true}, /* too weak */
+        {.rate = 1e7, .score = 0.95, .score_se = se, .q_median = 0.97, .measured = true}, /* saturated */
+        {.rate = 3.2e7, .score = 0.80, .score_se = se, .q_median = 0.40, .measured = true},
+        {.rate = 1e8, .score = 0.75, .score_se = se, .q_median = 0.30, .measured = true},
+        {.rate = 3.2e8, .score = 0.50, .score_se = se, .q_median = 0.001, .measured = true}, /* too weak */
     };
     assert_false(llc_map_rate_safe(&t[0]));
     assert_true(llc_map_rate_safe(&t[1]));
     assert_false(llc_map_rate_safe(&t[3]));
-    assert_int_equal(llc_map_rate_pick(t, 4, why, sizeof(why)), 1); /* largest effect among the safe */
+    /* 1e8 is within noise of the best safe one: the default wins the tie. */
+    assert_int_equal(llc_map_rate_pick(t, 4, 1e8, why, sizeof(why)), 2);
+    assert_non_null(strstr(why, "default preferred"));
     assert_non_null(strstr(why, "2 of 4"));
-    t[2].effect = 1.2; /* a tie in effect goes to the higher Spearman */
-    assert_int_equal(llc_map_rate_pick(t, 4, NULL, 0), 2);
+    /* Beyond noise: the best. */
+    t[2].score = 0.70;
+    assert_int_equal(llc_map_rate_pick(t, 4, 1e8, why, sizeof(why)), 1);
+    /* Tied without the default: the lowest median q. */
+    t[2].score = 0.78;
+    assert_int_equal(llc_map_rate_pick(t, 4, 5e8, NULL, 0), 2);
+    t[2].q_median = 0.45;
+    assert_int_equal(llc_map_rate_pick(t, 4, 5e8, NULL, 0), 1);
+    /* A larger standard error widens the tie. */
+    t[2].score = 0.65;
+    assert_int_equal(llc_map_rate_pick(t, 4, 1e8, NULL, 0), 1);
+    t[2].score_se = 0.1;
+    assert_int_equal(llc_map_rate_pick(t, 4, 1e8, NULL, 0), 2);
     /* None safe: the best of all. */
     t[1].q_median = t[2].q_median = 0.9;
-    assert_int_equal(llc_map_rate_pick(t, 4, why, sizeof(why)), 0);
+    assert_int_equal(llc_map_rate_pick(t, 4, 1e8, why, sizeof(why)), 0);
     assert_non_null(strstr(why, "none q-safe"));
+    /* No score: not a candidate. */
+    t[0].score = NAN;
+    assert_int_equal(llc_map_rate_pick(t, 4, 1e8, NULL, 0), 2);
     for (int i = 0; i < 4; i++)
         t[i].measured = false;
-    assert_int_equal(llc_map_rate_pick(t, 4, why, sizeof(why)), -1);
+    assert_int_equal(llc_map_rate_pick(t, 4, 1e8, why, sizeof(why)), -1);
 }
 
 static void test_rate_linear_step(void **state)
@@ -345,7 +456,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plant_pattern),   cmocka_unit_test(test_rate_score),
-        cmocka_unit_test(test_rate_pick),       cmocka_unit_test(test_rate_linear_step),
+        cmocka_unit_test(test_rate_paired),
+        cmocka_unit_test(test_rate_score_pair), cmocka_unit_test(test_rate_pick),       cmocka_unit_test(test_rate_linear_step),
         cmocka_unit_test(test_baseline_mask),   cmocka_unit_test(test_sim_baseline_polluted),
         cmocka_unit_test(test_sim_repeat),
     };
