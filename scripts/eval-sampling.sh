@@ -193,7 +193,7 @@ cat "$out/headline.txt"
 # walk-length search against a co-runner holding k lines), then `sample
 # --random 25 --calibration` per workload against the simulator's true
 # occupancy over the search; MAE in % of the LLC over workloads x presets.
-# A trace shorter than the search shrinks its cycle (sample warns).
+# A trace replays from its start whenever it ends (sample --calibration).
 for preset in "${presets[@]}"; do
   [ -s "$out/$preset.calib.json" ] || "$bin" calibrate --backend sim --preset "$preset" -o "$out/$preset" -q >/dev/null
   for w in "${workloads[@]}"; do
