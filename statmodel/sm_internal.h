@@ -71,7 +71,7 @@ void sm_point_finish(const struct llc_statmodel_model *m, double lines, double r
 /* Uniform on (0, 1]: never 0, so log() is finite. */
 static inline double sm_rng_open0(struct llc_xoshiro *r)
 {
-    return (double)((llc_xoshiro_next(r) >> 11) + 1) * 0x1.0p-53;
+    return llc_rng_unit_open0(llc_xoshiro_next(r));
 }
 
 #endif

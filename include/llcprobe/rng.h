@@ -42,6 +42,13 @@ static inline double llc_rng_unit(uint64_t draw)
     return (double)(draw >> 11) * 0x1.0p-53;
 }
 
+/* The same on (0, 1]: never 0, so log() of it is finite (geometric and
+ * exponential gaps). */
+static inline double llc_rng_unit_open0(uint64_t draw)
+{
+    return (double)((draw >> 11) + 1) * 0x1.0p-53;
+}
+
 struct llc_xoshiro {
     uint64_t s[4];
 };

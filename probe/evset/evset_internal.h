@@ -31,7 +31,7 @@ static inline uint32_t evset_rng_below(struct evset_rng *r, uint32_t n)
 
 static inline double evset_rng_unit(struct evset_rng *r)
 {
-    return (double)(evset_rng_next(r) >> 11) * 0x1.0p-53;
+    return llc_rng_unit(evset_rng_next(r));
 }
 
 static inline void evset_shuffle(struct evset_rng *r, uint32_t *a, size_t n)

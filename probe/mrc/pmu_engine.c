@@ -27,7 +27,7 @@ uint64_t llc_pmu_gap(double rate, double u)
 /* Uniform on (0, 1] from SplitMix64: the engine needs only a seeded stream. */
 static double next_u(uint64_t *state)
 {
-    return (double)((llc_splitmix_next(state) >> 11) + 1) * 0x1.0p-53;
+    return llc_rng_unit_open0(llc_splitmix_next(state));
 }
 
 static int record(struct llc_statmodel_hist *h, uint64_t c_r, uint64_t c_s, char *err,

@@ -163,7 +163,7 @@ static uint64_t next_gap(uint64_t *state)
 {
     if (rt.log1m_rate == 0)
         return 1;
-    const double u = ((double)(llc_splitmix_next(state) >> 11) + 1.0) * 0x1p-53; /* (0, 1] */
+    const double u = llc_rng_unit_open0(llc_splitmix_next(state));
     const double g = floor(log(u) / rt.log1m_rate);
     return g >= 0x1p62 ? (UINT64_C(1) << 62) : 1 + (uint64_t)g;
 }
