@@ -58,18 +58,20 @@ static int dir_grow(struct sim_page_table *t)
     return 0;
 }
 
+const uint64_t sim_pt_unmapped = 0;
+
 /* The entry of vpn, adding an empty leaf for its run if it has none. */
 static uint64_t *entry_slot(struct sim_page_table *t, uint64_t vpn)
 {
-    uint64_t *e = sim_pt_find(t, vpn);
-    if (e)
-        return e;
+    const uint64_t key = (vpn >> SIM_PT_LEAF_BITS) + 1;
+    for (size_t s = sim_pt_slot_of(key, t->cap); t->dir[s].key; s = (s + 1) & (t->cap - 1))
+        if (t->dir[s].key == key)
+            return &t->dir[s].leaf[vpn & (SIM_PT_LEAF_PAGES - 1)];
     if (2 * (t->count + 1) > t->cap && dir_grow(t) < 0)
         return NULL;
     uint64_t *leaf = sim_alloc(SIM_PT_LEAF_PAGES * sizeof(*leaf));
     if (!leaf)
         return NULL;
-    const uint64_t key = (vpn >> SIM_PT_LEAF_BITS) + 1;
     size_t s = sim_pt_slot_of(key, t->cap);
     while (t->dir[s].key)
         s = (s + 1) & (t->cap - 1);
@@ -81,20 +83,21 @@ static uint64_t *entry_slot(struct sim_page_table *t, uint64_t vpn)
 
 int sim_pages_entry(struct llc_sim_pages *p, struct sim_page_table *t, uint64_t vpn, uint64_t *e)
 {
-    uint64_t *slot = sim_pt_find(t, vpn);
-    if (!slot || !*slot) {
+    uint64_t entry = *sim_pt_find(t, vpn);
+    if (!entry) {
         if (p->n_used == p->n_frames)
             return -ENOMEM;
-        slot = entry_slot(t, vpn);
+        uint64_t *slot = entry_slot(t, vpn);
         if (!slot)
             return -ENOMEM;
         const uint64_t frame = frame_perm(p, p->n_used++);
         const uint64_t set = p->geo ? sim_geo_page_set(p->geo, frame << p->page_bits) : 0;
-        *slot = frame | SIM_PT_MAPPED | set << SIM_PT_SET_SHIFT;
+        entry = frame | SIM_PT_MAPPED | set << SIM_PT_SET_SHIFT;
+        *slot = entry;
     }
     t->last_key = vpn + 1;
-    t->last_frame = *slot;
-    *e = *slot;
+    t->last_frame = entry;
+    *e = entry;
     return 0;
 }
 

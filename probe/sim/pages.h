@@ -60,27 +60,30 @@ static inline size_t sim_pt_slot_of(uint64_t key, size_t cap)
     return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (cap - 1);
 }
 
-/* The entry of vpn's page in t, or NULL if its run has no leaf yet. */
-static inline uint64_t *sim_pt_find(const struct sim_page_table *t, uint64_t vpn)
+/* The entry every page of a run without a leaf reads: unmapped. */
+extern const uint64_t sim_pt_unmapped;
+
+/* The entry of vpn's page in t; sim_pt_unmapped if its run has no leaf
+ * yet (so readers need no NULL test). */
+static inline const uint64_t *sim_pt_find(const struct sim_page_table *t, uint64_t vpn)
 {
     const uint64_t key = (vpn >> SIM_PT_LEAF_BITS) + 1;
     for (size_t s = sim_pt_slot_of(key, t->cap);; s = (s + 1) & (t->cap - 1)) {
         if (t->dir[s].key == key)
             return &t->dir[s].leaf[vpn & (SIM_PT_LEAF_PAGES - 1)];
         if (!t->dir[s].key)
-            return NULL;
+            return &sim_pt_unmapped;
     }
 }
 
-/* Hint: fetches the entry a later translation of vaddr will read; returns
- * it (NULL if its leaf does not exist yet) for that translation to reuse
- * (sim/path.h): leaves never move or go before the table does. */
+/* Hint: fetches the entry a later translation of vaddr will read and
+ * returns it for that translation to reuse (sim/path.h): leaves never move
+ * or go before the table does. */
 static inline const uint64_t *sim_pages_prefetch(const struct llc_sim_pages *p, unsigned agent,
                                                  uint64_t vaddr)
 {
     const uint64_t *e = sim_pt_find(&p->tables[agent], vaddr >> p->page_bits);
-    if (e)
-        __builtin_prefetch(e);
+    __builtin_prefetch(e);
     return e;
 }
 

@@ -154,14 +154,15 @@ SIM_INLINE uint32_t path_set(const struct sim_path *p, uint64_t paddr)
 }
 
 /* Translates vaddr of the agent into *paddr and its LLC set *set, reading
- * first the page-table entry `at` (sim_pages_prefetch's answer for vaddr,
- * NULL if the page's leaf did not exist yet): entries stay put, so an
- * unmapped one there only means taking the full lookup, which maps it. */
+ * first the page-table entry `at` (sim_pages_prefetch's answer for vaddr):
+ * entries stay put, so an unmapped one there (or sim_pt_unmapped, if the
+ * page's leaf did not exist yet) only means taking the full lookup, which
+ * maps it. */
 SIM_INLINE int path_translate_at(const struct sim_path *p, uint64_t vaddr, const uint64_t *at,
                                  uint64_t *paddr, uint32_t *set)
 {
     const uint64_t offset = vaddr & ((1ULL << p->page_bits) - 1);
-    uint64_t e = at ? *at : 0;
+    uint64_t e = *at;
     if (!e) {
         const int rc = sim_pages_entry(p->pages, p->pt, vaddr >> p->page_bits, &e);
         if (rc < 0)
