@@ -12,7 +12,7 @@
 #include "sim/pages.h"
 #include "sim/rng.h"
 
-#define SIM_PT_INITIAL_CAP 64
+#define SIM_PT_INITIAL_CAP 16   /* directory slots */
 
 static uint64_t feistel_round(uint64_t half, uint64_t key, unsigned bits)
 {
@@ -37,52 +37,68 @@ static uint64_t frame_perm(const struct llc_sim_pages *p, uint64_t n)
     return x;
 }
 
-static int table_grow(struct sim_page_table *t)
+/* Doubles the directory (or creates it); leaves stay where they are. */
+static int dir_grow(struct sim_page_table *t)
 {
     const size_t cap = t->cap ? t->cap * 2 : SIM_PT_INITIAL_CAP;
-    struct sim_pt_slot *slots = sim_alloc(cap * sizeof(*slots));
-    if (!slots)
+    struct sim_pt_dir *dir = sim_alloc(cap * sizeof(*dir));
+    if (!dir)
         return -ENOMEM;
     for (size_t i = 0; i < t->cap; i++) {
-        if (!t->slots[i].key)
+        if (!t->dir[i].key)
             continue;
-        size_t s = sim_pt_slot_of(t->slots[i].key, cap);
-        while (slots[s].key)
+        size_t s = sim_pt_slot_of(t->dir[i].key, cap);
+        while (dir[s].key)
             s = (s + 1) & (cap - 1);
-        slots[s] = t->slots[i];
+        dir[s] = t->dir[i];
     }
-    sim_free(t->slots);
-    t->slots = slots;
+    sim_free(t->dir);
+    t->dir = dir;
     t->cap = cap;
     return 0;
 }
 
-int64_t sim_pages_entry(struct llc_sim_pages *p, struct sim_page_table *t, uint64_t vpn)
+const uint64_t sim_pt_unmapped = 0;
+
+/* The entry of vpn, adding an empty leaf for its run if it has none. */
+static uint64_t *entry_slot(struct sim_page_table *t, uint64_t vpn)
 {
-    const uint64_t key = vpn + 1;
+    const uint64_t key = (vpn >> SIM_PT_LEAF_BITS) + 1;
+    for (size_t s = sim_pt_slot_of(key, t->cap); t->dir[s].key; s = (s + 1) & (t->cap - 1))
+        if (t->dir[s].key == key)
+            return &t->dir[s].leaf[vpn & (SIM_PT_LEAF_PAGES - 1)];
+    if (2 * (t->count + 1) > t->cap && dir_grow(t) < 0)
+        return NULL;
+    uint64_t *leaf = sim_alloc(SIM_PT_LEAF_PAGES * sizeof(*leaf));
+    if (!leaf)
+        return NULL;
     size_t s = sim_pt_slot_of(key, t->cap);
-    while (t->slots[s].key && t->slots[s].key != key)
+    while (t->dir[s].key)
         s = (s + 1) & (t->cap - 1);
-    if (!t->slots[s].key) {
+    t->dir[s].key = key;
+    t->dir[s].leaf = leaf;
+    t->count++;
+    return &leaf[vpn & (SIM_PT_LEAF_PAGES - 1)];
+}
+
+int sim_pages_entry(struct llc_sim_pages *p, struct sim_page_table *t, uint64_t vpn, uint64_t *e)
+{
+    uint64_t entry = *sim_pt_find(t, vpn);
+    if (!entry) {
         if (p->n_used == p->n_frames)
             return -ENOMEM;
-        if (2 * (t->count + 1) > t->cap) {
-            const int rc = table_grow(t);
-            if (rc < 0)
-                return rc;
-        }
-        s = sim_pt_slot_of(key, t->cap);
-        while (t->slots[s].key)
-            s = (s + 1) & (t->cap - 1);
-        t->slots[s].key = key;
+        uint64_t *slot = entry_slot(t, vpn);
+        if (!slot)
+            return -ENOMEM;
         const uint64_t frame = frame_perm(p, p->n_used++);
         const uint64_t set = p->geo ? sim_geo_page_set(p->geo, frame << p->page_bits) : 0;
-        t->slots[s].frame = frame | set << SIM_PT_AUX_SHIFT;
-        t->count++;
+        entry = frame | SIM_PT_MAPPED | set << SIM_PT_SET_SHIFT;
+        *slot = entry;
     }
-    t->last_key = key;
-    t->last_frame = t->slots[s].frame;
-    return (int64_t)t->slots[s].frame;
+    t->last_key = vpn + 1;
+    t->last_frame = entry;
+    *e = entry;
+    return 0;
 }
 
 int llc_sim_pages_create(uint64_t phys_mem_bytes, uint32_t page_size, unsigned agents,
@@ -118,7 +134,7 @@ int llc_sim_pages_create(uint64_t phys_mem_bytes, uint32_t page_size, unsigned a
         p->round_keys[i] = sim_rng_next(&rng);
     /* Tables exist from the start, so lookups need not check for one. */
     for (unsigned a = 0; a < agents; a++) {
-        if (table_grow(&p->tables[a]) < 0) {
+        if (dir_grow(&p->tables[a]) < 0) {
             llc_sim_pages_destroy(p);
             return llc_errf(err, errlen, -ENOMEM, "out of memory");
         }
@@ -132,7 +148,10 @@ void llc_sim_pages_destroy(struct llc_sim_pages *p)
     if (!p)
         return;
     for (unsigned a = 0; a < p->agents; a++) {
-        sim_free(p->tables[a].slots);
+        const struct sim_page_table *t = &p->tables[a];
+        for (size_t i = 0; i < t->cap; i++)
+            sim_free(t->dir[i].leaf);
+        sim_free(t->dir);
     }
     free(p->tables);
     free(p);

@@ -153,28 +153,24 @@ SIM_INLINE uint32_t path_set(const struct sim_path *p, uint64_t paddr)
     return (slice << p->index_bits) | (uint32_t)((paddr >> p->line_bits) & p->index_mask);
 }
 
-/* Translates vaddr of the agent into *paddr and its LLC set *set, looking
- * first in the given slot: any index below the table's capacity is right,
- * as a slot holding vpn's key is vpn's entry wherever it is, and a miss
- * takes the full lookup (so an index computed before the table grew costs
- * time, never correctness; tables never shrink). */
-SIM_INLINE int path_translate_at(const struct sim_path *p, uint64_t vaddr, size_t slot,
+/* Translates vaddr of the agent into *paddr and its LLC set *set, reading
+ * first the page-table entry `at` (sim_pages_prefetch's answer for vaddr):
+ * entries stay put, so an unmapped one there (or sim_pt_unmapped, if the
+ * page's leaf did not exist yet) only means taking the full lookup, which
+ * maps it. */
+SIM_INLINE int path_translate_at(const struct sim_path *p, uint64_t vaddr, const uint64_t *at,
                                  uint64_t *paddr, uint32_t *set)
 {
-    struct sim_page_table *t = p->pt;
-    const uint64_t vpn = vaddr >> p->page_bits;
     const uint64_t offset = vaddr & ((1ULL << p->page_bits) - 1);
-    const struct sim_pt_slot *s = &t->slots[slot];
-    uint64_t e = s->frame;
-    if (s->key != vpn + 1) {
-        const int64_t slow = sim_pages_entry(p->pages, t, vpn);
-        if (slow < 0)
-            return (int)slow;
-        e = (uint64_t)slow;
+    uint64_t e = *at;
+    if (!e) {
+        const int rc = sim_pages_entry(p->pages, p->pt, vaddr >> p->page_bits, &e);
+        if (rc < 0)
+            return rc;
     }
     *paddr = ((e & SIM_PT_FRAME_MASK) << p->page_bits) | offset;
     if (p->page_split) {
-        *set = (uint32_t)(e >> SIM_PT_AUX_SHIFT) ^ p->off_set[offset >> p->off_shift];
+        *set = (uint32_t)(e >> SIM_PT_SET_SHIFT) ^ p->off_set[offset >> p->off_shift];
     } else {
         *set = path_set(p, *paddr);
     }
@@ -185,8 +181,7 @@ SIM_INLINE int path_translate_at(const struct sim_path *p, uint64_t vaddr, size_
 SIM_INLINE int path_translate(const struct sim_path *p, uint64_t vaddr, uint64_t *paddr,
                               uint32_t *set)
 {
-    const size_t slot = sim_pt_slot_of((vaddr >> p->page_bits) + 1, p->pt->cap);
-    return path_translate_at(p, vaddr, slot, paddr, set);
+    return path_translate_at(p, vaddr, sim_pt_find(p->pt, vaddr >> p->page_bits), paddr, set);
 }
 
 /* LLC block layout offsets (sim_cache_init), from the ways. */

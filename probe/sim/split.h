@@ -34,22 +34,22 @@ SIM_INLINE void split_prefetch_llc(const struct sim_path *p, const struct sim_l2
         split_prefetch_block(path_llc_block(p, m->victim_set), p->stride);
 }
 
-/* Prefetches the page-table slots of addrs[0..n), a chunk before they
+/* Prefetches the page-table entries of addrs[0..n), a chunk before they
  * are translated: a tight loop keeps many of these misses in flight, and
  * the chunk's L2 and LLC passes run while they arrive. */
 SIM_INLINE void split_prefetch_pages(const struct sim_path *p, const uint64_t *addrs, size_t n,
-                                     size_t *slot)
+                                     const uint64_t **slot)
 {
     for (size_t i = 0; i < n; i++)
         slot[i] = sim_pages_prefetch(p->pages, p->agent, addrs[i]);
 }
 
 /* Lines and LLC sets of addrs[0..n) (virtual unless phys; their
- * page-table slots from the prefetch in slot); returns how many are ready
+ * page-table entries from the prefetch in slot); returns how many are ready
  * and in *rc the error that stopped the rest, if any. Pages are allocated
  * in access order, as single accesses would. */
 SIM_INLINE size_t split_prepare(const struct sim_path *p, uint64_t reject, bool phys,
-                                const uint64_t *addrs, size_t n, const size_t *slot,
+                                const uint64_t *addrs, size_t n, const uint64_t *const *slot,
                                 uint64_t *line, uint32_t *set, int *rc)
 {
     for (size_t i = 0; i < n; i++) {
@@ -75,11 +75,11 @@ SIM_INLINE size_t split_prepare(const struct sim_path *p, uint64_t reject, bool 
 /* The L2 pass over a chunk: levels of the L2 hits into out, the misses
  * (and where they are in the chunk) into miss / miss_at; returns how many
  * missed. No prefetch for it: the L2s are small enough to stay in the
- * host's caches. The next chunk's page-table slots (next[0..after)) are
+ * host's caches. The next chunk's page-table entries (next[0..after)) are
  * prefetched meanwhile, this pass's work hiding their latency. */
 SIM_INLINE size_t split_l2_pass(const struct sim_path *p, const uint64_t *line, const uint32_t *set,
                                 size_t ready, const uint64_t *next, size_t after,
-                                size_t *next_slot, uint8_t *out, struct sim_l2_miss *miss,
+                                const uint64_t **next_slot, uint8_t *out, struct sim_l2_miss *miss,
                                 uint16_t *miss_at)
 {
     size_t k = 0;
@@ -111,14 +111,14 @@ SIM_INLINE int split_run(struct llc_sim *sim, const struct sim_path *p, const ui
     uint8_t lv[SIM_SPLIT_CHUNK];
     struct sim_l2_miss miss[SIM_SPLIT_CHUNK];
     uint16_t miss_at[SIM_SPLIT_CHUNK];
-    size_t slots[2][SIM_SPLIT_CHUNK];   /* page-table slots: this chunk's, the next's */
+    const uint64_t *slots[2][SIM_SPLIT_CHUNK];   /* page-table entries: this chunk's, the next's */
     const uint64_t reject = sim->paddr_reject;
     const bool latency = sim->cfg.latency.enabled;
     if (!phys)
         split_prefetch_pages(p, addrs, n < SIM_SPLIT_CHUNK ? n : SIM_SPLIT_CHUNK, slots[0]);
     for (size_t done = 0, c = 0; done < n; c ^= 1) {
-        const size_t *slot = slots[c];
-        size_t *next_slot = slots[c ^ 1];
+        const uint64_t *const *slot = slots[c];
+        const uint64_t **next_slot = slots[c ^ 1];
         const size_t m = n - done < SIM_SPLIT_CHUNK ? n - done : SIM_SPLIT_CHUNK;
         int rc = 0;
         size_t ready;
@@ -132,7 +132,7 @@ SIM_INLINE int split_run(struct llc_sim *sim, const struct sim_path *p, const ui
             const struct sim_path q = path_page_split(p, false);
             ready = split_prepare(&q, reject, false, addrs + done, m, slot, line, set, &rc);
         }
-        /* The next chunk's page-table slots, prefetched during the L2 pass
+        /* The next chunk's page-table entries, prefetched during the L2 pass
          * (ready == m == SIM_SPLIT_CHUNK whenever there is a next chunk). */
         const uint64_t *next = addrs + done + m;
         const size_t rest = n - done - m;
