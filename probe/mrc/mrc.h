@@ -94,8 +94,8 @@ int llc_mrc_sample_trace_windows(const char *path, const struct llc_statmodel_sa
  * sample, as in time-slot mode): one histogram per phase. */
 enum llc_mrc_window_unit {
     LLC_MRC_WINDOW_AUTO = 0,     /* instructions if the trace has instruction records */
-    LLC_MRC_WINDOW_INSTRUCTIONS, /* instruction records; the signature is phase --trace's:
-                                    sampled instruction addresses (llc_sampling_trace) */
+    LLC_MRC_WINDOW_INSTRUCTIONS, /* instruction records; the signature is phase --trace
+                                    --no-dynamic-rate's: sampled instruction addresses */
     LLC_MRC_WINDOW_REFERENCES,   /* line references; the signature counts the code
                                     address (pc) of every data record in the window */
 };
@@ -107,7 +107,7 @@ struct llc_mrc_phase_config {
     uint64_t window;              /* window length in unit, > 0 */
     unsigned ip_samples;          /* instructions: sampled addresses per window (400) */
     uint64_t ip_seed;             /* instructions: seed of their positions */
-    struct llc_phase_config detector; /* references: dynamic rate is turned off */
+    struct llc_phase_config detector; /* its dynamic rate is turned off (offline) */
 };
 
 void llc_mrc_phase_config_default(struct llc_mrc_phase_config *cfg);

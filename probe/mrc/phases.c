@@ -4,9 +4,9 @@
  *
  * Instruction windows reuse `phase --trace`'s offline classification as
  * is: a second reader (llc_sampling_trace) walks the same trace window by
- * window, sampling instruction addresses exactly as `phase --trace` does
- * with the same window, sample count and seed, so both commands give the
- * same labels. Traces without instruction records (the instrumented
+ * window, sampling instruction addresses exactly as `phase --trace
+ * --no-dynamic-rate` does with the same window, sample count and seed, so
+ * both commands give the same labels. Traces without instruction records (the instrumented
  * runtime's) are windowed by line references, and a window's signature is
  * the code address of each of its data records: the call sites of its
  * loads and stores. */
@@ -177,9 +177,10 @@ int llc_mrc_sample_trace_phases(const char *path, const struct llc_mrc_phase_con
         goto out;
     struct llc_phase_config det = cfg->detector;
     det.dim = LLC_PHASE_BUCKETS;
-    /* Every data record's pc is counted: no sampling rate to lower. */
-    if (out->unit == LLC_MRC_WINDOW_REFERENCES)
-        det.dynamic_rate = false;
+    /* Offline a lower address-sampling rate saves nothing, and a window
+     * sampled at a lowered rate only matches known phases: the first
+     * window of a new phase would stay unclassified. */
+    det.dynamic_rate = false;
     rc = llc_phase_detector_create(&det, &w.det, err, errlen);
     if (rc < 0)
         goto out;
