@@ -70,6 +70,7 @@ static void usage(FILE *out)
             "  -h, --help        this text\n");
 }
 
+/* In the order of --sampler's names. */
 enum sampler { SAMPLER_AUTO, SAMPLER_RT, SAMPLER_TRACE, SAMPLER_PMU };
 
 struct mrc_args {
@@ -146,6 +147,15 @@ out:
     return rc;
 }
 
+/* Index of s in names (in the order of the enum they name), or -1. */
+static int name_index(const char *s, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
 static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
 {
     enum { OPT_TRACE = 256, OPT_PROFILE, OPT_SAMPLER, OPT_RATE, OPT_SEED, OPT_SIZES, OPT_MODEL,
@@ -187,19 +197,15 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         switch (ch) {
         case OPT_TRACE: a->trace = optarg; break;
         case OPT_PROFILE: a->profile = optarg; break;
-        case OPT_SAMPLER:
-            sampler_given = true;
-            if (strcmp(optarg, "auto") == 0)
-                a->sampler = SAMPLER_AUTO;
-            else if (strcmp(optarg, "rt") == 0)
-                a->sampler = SAMPLER_RT;
-            else if (strcmp(optarg, "trace") == 0)
-                a->sampler = SAMPLER_TRACE;
-            else if (strcmp(optarg, "pmu") == 0)
-                a->sampler = SAMPLER_PMU;
-            else
+        case OPT_SAMPLER: {
+            static const char *const names[] = {"auto", "rt", "trace", "pmu"};
+            const int k = name_index(optarg, names, LLC_ARRAY_LEN(names));
+            if (k < 0)
                 return llc_cli_usage("mrc", "--sampler is auto, rt, trace or pmu, not '%s'", optarg);
+            sampler_given = true;
+            a->sampler = (enum sampler)k;
             break;
+        }
         case OPT_RATE:
             if (llc_parse_double(optarg, &a->rate) < 0 || !(a->rate > 0 && a->rate <= 1))
                 return llc_cli_usage("mrc", "--rate wants a number in (0, 1], not '%s'", optarg);
@@ -255,18 +261,16 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
                                      "'%s'", optarg);
             a->phase_window = u;
             break;
-        case OPT_PHASE_UNIT:
-            phase_opts = true;
-            if (strcmp(optarg, "auto") == 0)
-                a->phase_unit = LLC_MRC_WINDOW_AUTO;
-            else if (strcmp(optarg, "instructions") == 0)
-                a->phase_unit = LLC_MRC_WINDOW_INSTRUCTIONS;
-            else if (strcmp(optarg, "references") == 0)
-                a->phase_unit = LLC_MRC_WINDOW_REFERENCES;
-            else
+        case OPT_PHASE_UNIT: {
+            static const char *const names[] = {"auto", "instructions", "references"};
+            const int k = name_index(optarg, names, LLC_ARRAY_LEN(names));
+            if (k < 0)
                 return llc_cli_usage("mrc", "--phase-unit is auto, instructions or references, "
                                      "not '%s'", optarg);
+            phase_opts = true;
+            a->phase_unit = (enum llc_mrc_window_unit)k;
             break;
+        }
         case 'o': a->prefix = optarg; break;
         case OPT_GNUPLOT: a->gnuplot = optarg; break;
         case 'q': a->quiet = true; break;

@@ -92,7 +92,7 @@ int llc_mrc_sample_trace_windows(const char *path, const struct llc_statmodel_sa
  * samples are grouped by the phase of the window they were *taken* in (a
  * reuse that ends in a later window still belongs to the window of its
  * sample, as in time-slot mode): one histogram per phase. */
-enum llc_mrc_window_unit {
+enum llc_mrc_window_unit { /* in the order of mrc --phase-unit's names */
     LLC_MRC_WINDOW_AUTO = 0,     /* instructions if the trace has instruction records */
     LLC_MRC_WINDOW_INSTRUCTIONS, /* instruction records; the signature is phase --trace
                                     --no-dynamic-rate's: sampled instruction addresses */
