@@ -19,12 +19,15 @@
 #     correction for the same ways, from a lackey trace of the same run.
 # Streams: real programs' traces (libllcprobe-rt trace mode, and lackey).
 # The headline covers the issue's three streams (walk+qsort 64 KiB and
-# 1 MiB, xz -1 under lackey); bzip2 and xz rebuilt from Debian sources by
+# 1 MiB, xz -1 under lackey) in the recommended mode, `mrc --phases` with
+# its default window (per phase; `_pooled`: one histogram, `_slots`: time
+# slots); bzip2 and xz rebuilt from Debian sources by
 # scripts/build-workloads.sh are added to the table when they are built
 # (EVAL_WORKLOADS=0: do not try to build them).
 # Usage: scripts/eval-mrc.sh [BUILD_DIR]   (default build/)
-# Last lines: mrc_mae_statcache_vs_random, mrc_mae_statstack_vs_lru,
-#             mrc_mae_vs_cachegrind.
+# Last lines: mrc_mae_statcache_vs_random, mrc_mae_statstack_vs_lru (per
+#             phase; before this change they were the pooled figures, now
+#             the _pooled lines), mrc_mae_vs_cachegrind (pooled StatStack).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
@@ -156,15 +159,16 @@ for ll in 262144 1048576 4194304; do
 done
 echo "(rate $rate; cachegrind's LL sees only D1 misses and also instruction misses;"
 echo " our stream counts a modify as one reference where cachegrind counts its read.)"
-echo "(headline: the issue's three streams, seeds $seeds, rate $rate; 'all' adds the Debian-source workloads)"
+echo "(headline: the issue's three streams per phase (mrc --phases, window ${phase_window/#0/default}), seeds $seeds, rate $rate;"
+echo " 'all' adds the Debian-source workloads; _pooled: one histogram per run; _slots: time slots)"
 awk -v a="${sum_a[0]}" -v b="${sum_a[1]}" -v n="$count_a" 'BEGIN {
-  printf "mrc_mae_statcache_vs_random_all_streams: %.4f\nmrc_mae_statstack_vs_lru_all_streams: %.4f\n", a / n, b / n }'
+  printf "mrc_mae_statcache_vs_random_pooled_all_streams: %.4f\nmrc_mae_statstack_vs_lru_pooled_all_streams: %.4f\n", a / n, b / n }'
 awk -v a="${sum_a[4]}" -v b="${sum_a[5]}" -v n="$count_a" 'BEGIN {
-  printf "mrc_mae_statcache_vs_random_phases_all_streams: %.4f\nmrc_mae_statstack_vs_lru_phases_all_streams: %.4f\n", a / n, b / n }'
+  printf "mrc_mae_statcache_vs_random_all_streams: %.4f\nmrc_mae_statstack_vs_lru_all_streams: %.4f\n", a / n, b / n }'
 awk -v a="${sum_h[2]}" -v b="${sum_h[3]}" -v n="$count_h" 'BEGIN {
   printf "mrc_mae_statcache_vs_random_slots: %.4f\nmrc_mae_statstack_vs_lru_slots: %.4f\n", a / n, b / n }'
-awk -v a="${sum_h[4]}" -v b="${sum_h[5]}" -v n="$count_h" 'BEGIN {
-  printf "mrc_mae_statcache_vs_random_phases: %.4f\nmrc_mae_statstack_vs_lru_phases: %.4f\n", a / n, b / n }'
-awk -v a="${sum_h[0]}" -v n="$count_h" 'BEGIN { printf "mrc_mae_statcache_vs_random: %.4f\n", a / n }'
-awk -v a="${sum_h[1]}" -v n="$count_h" 'BEGIN { printf "mrc_mae_statstack_vs_lru: %.4f\n", a / n }'
+awk -v a="${sum_h[0]}" -v b="${sum_h[1]}" -v n="$count_h" 'BEGIN {
+  printf "mrc_mae_statcache_vs_random_pooled: %.4f\nmrc_mae_statstack_vs_lru_pooled: %.4f\n", a / n, b / n }'
+awk -v a="${sum_h[4]}" -v n="$count_h" 'BEGIN { printf "mrc_mae_statcache_vs_random: %.4f\n", a / n }'
+awk -v a="${sum_h[5]}" -v n="$count_h" 'BEGIN { printf "mrc_mae_statstack_vs_lru: %.4f\n", a / n }'
 awk -v a="$cg_sum" -v n="$cg_n" 'BEGIN { printf "mrc_mae_vs_cachegrind: %.4f\n", a / n }'
