@@ -8,18 +8,26 @@
 #     Each stream is sampled with EVAL_SEEDS (default 5 seeds) and the MAE is
 #     the mean over seeds and sizes: one seed's figure moves by +-0.02 on the
 #     short streams. Both models also in the time-slot mode of spec §4
-#     (slots of EVAL_SLOT_REFS = 200000 references, seed 001's).
+#     (slots of EVAL_SLOT_REFS = 200000 references, seed 001's) and per
+#     phase (spec §6, `mrc --phases`: windows of EVAL_PHASE_WINDOW, default
+#     mrc's, classified by ScarPhase; the phases' reference-weighted mixture).
+#     Per stream also the sampling-noise floor: the mean over sizes of the
+#     binomial standard error sqrt(p (1 - p) / N_s) of a miss ratio p
+#     estimated from N_s samples.
 #  2. Against valgrind cachegrind's LL data miss ratio (set-associative LRU
 #     behind its D1) at several LL sizes, vs StatStack with the associativity
 #     correction for the same ways, from a lackey trace of the same run.
 # Streams: real programs' traces (libllcprobe-rt trace mode, and lackey).
 # The headline covers the issue's three streams (walk+qsort 64 KiB and
-# 1 MiB, xz -1 under lackey); bzip2 and xz rebuilt from Debian sources by
+# 1 MiB, xz -1 under lackey) in the recommended mode, `mrc --phases` with
+# its default window (per phase; `_pooled`: one histogram, `_slots`: time
+# slots); bzip2 and xz rebuilt from Debian sources by
 # scripts/build-workloads.sh are added to the table when they are built
 # (EVAL_WORKLOADS=0: do not try to build them).
 # Usage: scripts/eval-mrc.sh [BUILD_DIR]   (default build/)
-# Last lines: mrc_mae_statcache_vs_random, mrc_mae_statstack_vs_lru,
-#             mrc_mae_vs_cachegrind.
+# Last lines: mrc_mae_statcache_vs_random, mrc_mae_statstack_vs_lru (per
+#             phase; before this change they were the pooled figures, now
+#             the _pooled lines), mrc_mae_vs_cachegrind (pooled StatStack).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
@@ -29,6 +37,9 @@ lib=$build/lib/libllcprobe-rt.a
 rate=${EVAL_RATE:-1e-4}
 seeds=${EVAL_SEEDS:-1,2,3,4,5}
 slot_refs=${EVAL_SLOT_REFS:-200000}
+# 0: mrc --phases' default window; a number with suffix i or r forces the
+# unit (instructions, references), as mrc --phase-unit.
+phase_window=${EVAL_PHASE_WINDOW:-0}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # 16 sizes, 2 per octave, 1 KiB .. 256 KiB lines-wise (16 .. 4096 lines) and
@@ -79,30 +90,38 @@ if [ -x "$wl/bzip2" ] && [ -x "$wl/xz" ]; then
   names+=("xz -1 on 100 KB (Debian source, rt trace)"); traces+=("$tmp/xzrt.trace"); headline+=(0)
 fi
 
-# Per stream: MAE of each model column (pooled, slots) against its truth,
-# averaged over seeds and sizes. Columns: seed lines lru random sc ss sc_slots ss_slots.
-mae_cols='!/^#/ { for (k = 0; k < 4; k++) { t = (k % 2 == 0) ? $4 : $3; e = $(5 + k) - t; a[k] += e < 0 ? -e : e } n++ }
-  END { printf "%.6f %.6f %.6f %.6f %d\n", a[0], a[1], a[2], a[3], n }'
-declare -a sum_h=(0 0 0 0) sum_a=(0 0 0 0)
+# Per stream: MAE of each model column (pooled, slots, phases) against its
+# truth, summed over seeds and sizes. Columns: seed lines lru random sc ss
+# sc_slots ss_slots sc_phases ss_phases.
+mae_cols='!/^#/ { for (k = 0; k < 6; k++) { t = (k % 2 == 0) ? $4 : $3; e = $(5 + k) - t; a[k] += e < 0 ? -e : e } n++ }
+  END { printf "%.6f %.6f %.6f %.6f %.6f %.6f %d\n", a[0], a[1], a[2], a[3], a[4], a[5], n }'
+# Sampling-noise floor: mean binomial standard error of the random and LRU
+# truths from each seed's sample count ("# seed S: N samples; ...").
+floor_cols='/^# seed/ { ns[$3 + 0] = $4; seeds++; tot += $4 }
+  !/^#/ { N = ns[$1]; r += sqrt($4 * (1 - $4) / N); l += sqrt($3 * (1 - $3) / N); n++ }
+  END { printf "samples per seed %.0f; binomial standard error, mean over sizes: random %.4f, lru %.4f\n", tot / seeds, r / n, l / n }'
+declare -a sum_h=(0 0 0 0 0 0) sum_a=(0 0 0 0 0 0)
 count_h=0 count_a=0
 for i in "${!traces[@]}"; do
   echo "== ${names[$i]}"
-  "$truth" "${traces[$i]}" "$rate" "$seeds" "$slot_refs" $sizes >"$tmp/t$i"
+  "$truth" "${traces[$i]}" "$rate" "$seeds" "$slot_refs" "$phase_window" $sizes >"$tmp/t$i"
   grep '^#' "$tmp/t$i"
   first=${seeds%%,*}
-  echo "seed $first (slots: time-slot mode, spec §4):"
-  printf '%8s %8s %8s %9s %9s %9s %9s\n' lines lru random statcache statstack sc_slots ss_slots
-  awk -v s="$first" '!/^#/ && $1 == s { printf "%8d %8.4f %8.4f %9.4f %9.4f %9.4f %9.4f\n", $2, $3, $4, $5, $6, $7, $8 }' "$tmp/t$i"
-  echo "MAE per seed (statcache vs random, statstack vs lru; then in slot mode):"
+  echo "seed $first (slots: time-slot mode, spec §4; phases: mrc --phases, spec §6):"
+  printf '%8s %8s %8s %9s %9s %9s %9s %9s %9s\n' lines lru random statcache statstack sc_slots ss_slots \
+    sc_phases ss_phases
+  awk -v s="$first" '!/^#/ && $1 == s { printf "%8d %8.4f %8.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f\n", $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$tmp/t$i"
+  echo "MAE per seed (statcache vs random, statstack vs lru; in slot mode; per phase):"
   for sd in ${seeds//,/ }; do
     awk -v s="$sd" '$1 == s' "$tmp/t$i" | awk "$mae_cols" |
-      awk -v s="$sd" '{ printf "  seed %s: %.4f %.4f  slots %.4f %.4f\n", s, $1 / $5, $2 / $5, $3 / $5, $4 / $5 }'
+      awk -v s="$sd" '{ printf "  seed %s: %.4f %.4f  slots %.4f %.4f  phases %.4f %.4f\n", s, $1 / $7, $2 / $7, $3 / $7, $4 / $7, $5 / $7, $6 / $7 }'
   done
-  read -r a0 a1 a2 a3 n < <(awk "$mae_cols" "$tmp/t$i")
-  awk -v a="$a0" -v b="$a1" -v c="$a2" -v d="$a3" -v n="$n" \
-    'BEGIN { printf "MAE over seeds: statcache vs random %.4f, statstack vs lru %.4f; slots %.4f, %.4f\n", a / n, b / n, c / n, d / n }'
-  vals=("$a0" "$a1" "$a2" "$a3")
-  for k in 0 1 2 3; do
+  awk "$floor_cols" "$tmp/t$i"
+  read -r a0 a1 a2 a3 a4 a5 n < <(awk "$mae_cols" "$tmp/t$i")
+  awk -v a="$a0" -v b="$a1" -v c="$a2" -v d="$a3" -v e="$a4" -v f="$a5" -v n="$n" \
+    'BEGIN { printf "MAE over seeds: statcache vs random %.4f, statstack vs lru %.4f; slots %.4f, %.4f; phases %.4f, %.4f\n", a / n, b / n, c / n, d / n, e / n, f / n }'
+  vals=("$a0" "$a1" "$a2" "$a3" "$a4" "$a5")
+  for k in 0 1 2 3 4 5; do
     sum_a[$k]=$(awk -v s="${sum_a[$k]}" -v a="${vals[$k]}" 'BEGIN { print s + a }')
     if [ "${headline[$i]}" = 1 ]; then
       sum_h[$k]=$(awk -v s="${sum_h[$k]}" -v a="${vals[$k]}" 'BEGIN { print s + a }')
@@ -140,11 +159,16 @@ for ll in 262144 1048576 4194304; do
 done
 echo "(rate $rate; cachegrind's LL sees only D1 misses and also instruction misses;"
 echo " our stream counts a modify as one reference where cachegrind counts its read.)"
-echo "(headline: the issue's three streams, seeds $seeds, rate $rate; 'all' adds the Debian-source workloads)"
+echo "(headline: the issue's three streams per phase (mrc --phases, window ${phase_window/#0/default}), seeds $seeds, rate $rate;"
+echo " 'all' adds the Debian-source workloads; _pooled: one histogram per run; _slots: time slots)"
 awk -v a="${sum_a[0]}" -v b="${sum_a[1]}" -v n="$count_a" 'BEGIN {
+  printf "mrc_mae_statcache_vs_random_pooled_all_streams: %.4f\nmrc_mae_statstack_vs_lru_pooled_all_streams: %.4f\n", a / n, b / n }'
+awk -v a="${sum_a[4]}" -v b="${sum_a[5]}" -v n="$count_a" 'BEGIN {
   printf "mrc_mae_statcache_vs_random_all_streams: %.4f\nmrc_mae_statstack_vs_lru_all_streams: %.4f\n", a / n, b / n }'
 awk -v a="${sum_h[2]}" -v b="${sum_h[3]}" -v n="$count_h" 'BEGIN {
   printf "mrc_mae_statcache_vs_random_slots: %.4f\nmrc_mae_statstack_vs_lru_slots: %.4f\n", a / n, b / n }'
-awk -v a="${sum_h[0]}" -v n="$count_h" 'BEGIN { printf "mrc_mae_statcache_vs_random: %.4f\n", a / n }'
-awk -v a="${sum_h[1]}" -v n="$count_h" 'BEGIN { printf "mrc_mae_statstack_vs_lru: %.4f\n", a / n }'
+awk -v a="${sum_h[0]}" -v b="${sum_h[1]}" -v n="$count_h" 'BEGIN {
+  printf "mrc_mae_statcache_vs_random_pooled: %.4f\nmrc_mae_statstack_vs_lru_pooled: %.4f\n", a / n, b / n }'
+awk -v a="${sum_h[4]}" -v n="$count_h" 'BEGIN { printf "mrc_mae_statcache_vs_random: %.4f\n", a / n }'
+awk -v a="${sum_h[5]}" -v n="$count_h" 'BEGIN { printf "mrc_mae_statstack_vs_lru: %.4f\n", a / n }'
 awk -v a="$cg_sum" -v n="$cg_n" 'BEGIN { printf "mrc_mae_vs_cachegrind: %.4f\n", a / n }'

@@ -162,3 +162,48 @@ int llc_statmodel_groups_fold(struct llc_statmodel_groups *g, int from, int to, 
     g->n--;
     return 0;
 }
+
+/* Replaces dst's content with a copy of src. */
+static int hist_copy(struct llc_statmodel_hist *dst, const struct llc_statmodel_hist *src,
+                     char *err, size_t errlen)
+{
+    llc_statmodel_hist_clear(dst);
+    return llc_statmodel_hist_merge(dst, src, err, errlen);
+}
+
+int llc_statmodel_groups_regroup(const struct llc_statmodel_groups *src, const int *labels,
+                                 size_t n, struct llc_statmodel_groups *dst, char *err,
+                                 size_t errlen)
+{
+    if (n != src->n)
+        return llc_errf(err, errlen, -EINVAL, "regroup: %zu labels for %zu groups", n, src->n);
+    if (dst->n)
+        return llc_errf(err, errlen, -EINVAL, "regroup: the destination is not empty");
+    struct llc_statmodel_hist *pooled = NULL;
+    int rc = llc_statmodel_hist_create(&pooled, err, errlen);
+    if (rc)
+        goto out;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct llc_statmodel_hist *h = NULL;
+        rc = llc_statmodel_groups_ensure(dst, labels[i], &h, err, errlen);
+        if (rc == 0)
+            rc = llc_statmodel_hist_merge(h, src->v[i].hist, err, errlen);
+        if (rc == 0)
+            rc = llc_statmodel_groups_add_refs(dst, labels[i], src->v[i].refs, err, errlen);
+        if (rc == 0)
+            rc = llc_statmodel_hist_merge(pooled, src->v[i].hist, err, errlen);
+    }
+    int given = 0;
+    for (size_t i = 0; i < dst->n && rc == 0; i++) {
+        struct group *d = &dst->v[i];
+        if (d->id >= 0 && llc_statmodel_hist_total(d->hist) > 0)
+            continue;
+        rc = hist_copy(d->hist, pooled, err, errlen);
+        given++;
+    }
+    if (rc == 0)
+        rc = given;
+out:
+    llc_statmodel_hist_destroy(pooled);
+    return rc;
+}

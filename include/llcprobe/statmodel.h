@@ -126,6 +126,17 @@ int llc_statmodel_groups_pool(const struct llc_statmodel_groups *g, struct llc_s
  * removed): turns window groups into phase groups once windows are classified. */
 int llc_statmodel_groups_fold(struct llc_statmodel_groups *g, int from, int to, char *err,
                               size_t errlen);
+/* §6: windows grouped by phase. The i-th group of src (id order; n must be
+ * src's group count) goes into group labels[i] of dst, which must be empty
+ * (histograms and references added up). A negative label
+ * (unclassified or transition window), and a label whose windows hold no
+ * sample, is modelled with the pooled histogram of all of src's samples,
+ * its references kept: the spec's rule for unclassified windows, so no
+ * reference drops out of the mixture. Returns how many of dst's groups got
+ * the pooled histogram (>= 0), or a negative error. */
+int llc_statmodel_groups_regroup(const struct llc_statmodel_groups *src, const int *labels,
+                                 size_t n, struct llc_statmodel_groups *dst, char *err,
+                                 size_t errlen);
 
 /* ---- Sampler (§1, §2.1) ------------------------------------------------- */
 

@@ -21,8 +21,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: llcprobe mrc (--trace FILE | --profile FILE | [--sampler S] -- PROGRAM [ARGS...])\n"
             "                    [--rate R] [--seed N] [--sizes LIST] [--model M] [--cold C]\n"
-            "                    [--ways W] [--band] [--replicates N] [--time-slots N] [-o PREFIX]\n"
-            "                    [--quiet]\n\n"
+            "                    [--ways W] [--band] [--replicates N] [--time-slots N]\n"
+            "                    [--phases [--phase-window N] [--phase-unit U]] [-o PREFIX] [--quiet]\n\n"
             "Samples reuse distances (one random reference in 1/R, exponential gaps) and\n"
             "solves the miss ratio of a fully associative cache of every size: StatCache\n"
             "(random replacement) and StatStack (LRU). Prints the miss ratio at this\n"
@@ -49,12 +49,28 @@ static void usage(FILE *out)
             "                    histogram and curve per slot, and their mean (the burst\n"
             "                    mode of StatCache); trace sampler only (--trace or\n"
             "                    --sampler trace); with -o writes PREFIX.slots.csv\n"
+            "  --phases          per-phase curves (phase-guided StatCache): cut the run into\n"
+            "                    windows, classify them into phases with ScarPhase (as\n"
+            "                    'llcprobe phase --trace --no-dynamic-rate' does), give each\n"
+            "                    phase the samples taken in its windows, and report the\n"
+            "                    phases' reference-weighted mixture as the curve (the pooled\n"
+            "                    curve beside it). A reuse that ends in a later window\n"
+            "                    belongs to the window where it was sampled; unclassified\n"
+            "                    windows are modelled with all samples. Trace sampler only; with\n"
+            "                    -o writes PREFIX.phases.csv; not with --band or --time-slots\n"
+            "  --phase-window N  window length (default 1000000, phase --trace's)\n"
+            "  --phase-unit U    auto (default: instructions if the trace has instruction\n"
+            "                    records, as lackey's do, else references), instructions\n"
+            "                    (signature: sampled instruction addresses, phase --trace's)\n"
+            "                    or references (signature: the code address of every load\n"
+            "                    and store, as the runtime's traces record them)\n"
             "  -o, --output PREFIX  write PREFIX.mrc.json, .csv and .png\n"
             "      --gnuplot PATH   gnuplot executable (default gnuplot)\n"
             "  -q, --quiet       no warnings\n"
             "  -h, --help        this text\n");
 }
 
+/* In the order of --sampler's names. */
 enum sampler { SAMPLER_AUTO, SAMPLER_RT, SAMPLER_TRACE, SAMPLER_PMU };
 
 struct mrc_args {
@@ -69,6 +85,9 @@ struct mrc_args {
     enum llc_statmodel_cold cold;
     unsigned ways, replicates;
     unsigned time_slots; /* 0: off */
+    bool phases;
+    uint64_t phase_window;
+    enum llc_mrc_window_unit phase_unit;
 };
 
 /* What the samples are and where they came from. */
@@ -82,6 +101,8 @@ struct mrc_input {
     /* Time-slot mode: the same samples grouped by slot. */
     struct llc_statmodel_groups *slots;
     uint64_t slot_refs;
+    /* Phase mode: windows, their phases, one histogram per phase. */
+    struct llc_mrc_phase_run phase_run;
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -126,10 +147,20 @@ out:
     return rc;
 }
 
+/* Index of s in names (in the order of the enum they name), or -1. */
+static int name_index(const char *s, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
 static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
 {
     enum { OPT_TRACE = 256, OPT_PROFILE, OPT_SAMPLER, OPT_RATE, OPT_SEED, OPT_SIZES, OPT_MODEL,
-           OPT_COLD, OPT_WAYS, OPT_BAND, OPT_REPLICATES, OPT_GNUPLOT, OPT_TIME_SLOTS };
+           OPT_COLD, OPT_WAYS, OPT_BAND, OPT_REPLICATES, OPT_GNUPLOT, OPT_TIME_SLOTS, OPT_PHASES,
+           OPT_PHASE_WINDOW, OPT_PHASE_UNIT };
     static const struct option longopts[] = {
         {"trace", required_argument, NULL, OPT_TRACE},
         {"profile", required_argument, NULL, OPT_PROFILE},
@@ -145,12 +176,17 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         {"output", required_argument, NULL, 'o'},
         {"gnuplot", required_argument, NULL, OPT_GNUPLOT},
         {"time-slots", required_argument, NULL, OPT_TIME_SLOTS},
+        {"phases", no_argument, NULL, OPT_PHASES},
+        {"phase-window", required_argument, NULL, OPT_PHASE_WINDOW},
+        {"phase-unit", required_argument, NULL, OPT_PHASE_UNIT},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     *a = (struct mrc_args){.rate = 1e-4, .seed = 1, .statcache = true, .statstack = true,
-                           .replicates = 200, .gnuplot = "gnuplot"};
+                           .replicates = 200, .gnuplot = "gnuplot",
+                           .phase_window = LLC_MRC_PHASE_WINDOW_DEFAULT};
+    bool phase_opts = false;
     bool sampler_given = false;
     optind = 1;
     opterr = 0;
@@ -161,19 +197,15 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         switch (ch) {
         case OPT_TRACE: a->trace = optarg; break;
         case OPT_PROFILE: a->profile = optarg; break;
-        case OPT_SAMPLER:
-            sampler_given = true;
-            if (strcmp(optarg, "auto") == 0)
-                a->sampler = SAMPLER_AUTO;
-            else if (strcmp(optarg, "rt") == 0)
-                a->sampler = SAMPLER_RT;
-            else if (strcmp(optarg, "trace") == 0)
-                a->sampler = SAMPLER_TRACE;
-            else if (strcmp(optarg, "pmu") == 0)
-                a->sampler = SAMPLER_PMU;
-            else
+        case OPT_SAMPLER: {
+            static const char *const names[] = {"auto", "rt", "trace", "pmu"};
+            const int k = name_index(optarg, names, LLC_ARRAY_LEN(names));
+            if (k < 0)
                 return llc_cli_usage("mrc", "--sampler is auto, rt, trace or pmu, not '%s'", optarg);
+            sampler_given = true;
+            a->sampler = (enum sampler)k;
             break;
+        }
         case OPT_RATE:
             if (llc_parse_double(optarg, &a->rate) < 0 || !(a->rate > 0 && a->rate <= 1))
                 return llc_cli_usage("mrc", "--rate wants a number in (0, 1], not '%s'", optarg);
@@ -221,6 +253,24 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
                 return llc_cli_usage("mrc", "--time-slots wants 2 to 100000, not '%s'", optarg);
             a->time_slots = (unsigned)u;
             break;
+        case OPT_PHASES: a->phases = true; break;
+        case OPT_PHASE_WINDOW:
+            phase_opts = true;
+            if (llc_parse_u64_range(optarg, 1000, UINT64_C(1) << 50, &u) < 0)
+                return llc_cli_usage("mrc", "--phase-window wants a whole number from 1000, not "
+                                     "'%s'", optarg);
+            a->phase_window = u;
+            break;
+        case OPT_PHASE_UNIT: {
+            static const char *const names[] = {"auto", "instructions", "references"};
+            const int k = name_index(optarg, names, LLC_ARRAY_LEN(names));
+            if (k < 0)
+                return llc_cli_usage("mrc", "--phase-unit is auto, instructions or references, "
+                                     "not '%s'", optarg);
+            phase_opts = true;
+            a->phase_unit = (enum llc_mrc_window_unit)k;
+            break;
+        }
         case 'o': a->prefix = optarg; break;
         case OPT_GNUPLOT: a->gnuplot = optarg; break;
         case 'q': a->quiet = true; break;
@@ -240,6 +290,17 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         return llc_cli_usage("mrc", "--time-slots needs the trace sampler (--trace FILE, or "
                                     "--sampler trace -- PROGRAM): profiles and the runtime keep "
                                     "one histogram per run");
+    if (a->phases && (a->profile || (a->argv && sampler_given && a->sampler != SAMPLER_TRACE)))
+        return llc_cli_usage("mrc", "--phases needs the trace sampler (--trace FILE, or "
+                                    "--sampler trace -- PROGRAM): profiles and the runtime keep "
+                                    "one histogram per run");
+    if (phase_opts && !a->phases)
+        return llc_cli_usage("mrc", "--phase-window and --phase-unit go with --phases");
+    if (a->phases && a->time_slots)
+        return llc_cli_usage("mrc", "give --phases or --time-slots, not both");
+    if (a->phases && a->band)
+        return llc_cli_usage("mrc", "--band bootstraps one histogram; it does not go with "
+                                    "--phases");
     if (a->prefix && !*a->prefix)
         return llc_cli_usage("mrc", "-o wants a non-empty prefix");
     return 0;
@@ -252,13 +313,27 @@ static int input_from_trace(const struct mrc_args *a, const char *path, struct m
     llc_statmodel_sampler_config_default(&cfg);
     cfg.rate = a->rate;
     cfg.seed = a->seed;
+    in->rate = a->rate;
+    in->seed = a->seed;
+    if (a->phases) {
+        /* One pass: the windows' samples, pooled, are the plain run's. */
+        struct llc_mrc_phase_config pc;
+        llc_mrc_phase_config_default(&pc);
+        pc.sampler = cfg;
+        pc.unit = a->phase_unit;
+        pc.window = a->phase_window;
+        pc.ip_seed = a->seed;
+        const int prc = llc_mrc_sample_trace_phases(path, &pc, &in->phase_run, err, errlen);
+        if (prc < 0)
+            return prc;
+        in->refs = in->phase_run.stats.refs;
+        return llc_statmodel_hist_merge(in->hist, in->phase_run.pooled, err, errlen);
+    }
     struct llc_mrc_trace_stats st;
     int rc = llc_mrc_sample_trace(path, &cfg, in->hist, &st, err, errlen);
     if (rc < 0)
         return rc;
     in->refs = st.refs;
-    in->rate = a->rate;
-    in->seed = a->seed;
     if (!a->time_slots)
         return 0;
     /* Second pass, same seed: the same samples (the sampler is deterministic
@@ -362,10 +437,11 @@ static int gather(const struct mrc_args *a, struct mrc_input *in, char *err, siz
         const int has = llc_mrc_has_runtime(a->argv[0], err, errlen);
         if (has < 0)
             return has;
-        if (has && a->time_slots)
+        if (has && (a->time_slots || a->phases))
             return llc_errf(err, errlen, -EINVAL,
-                            "--time-slots needs the trace sampler, and the program is linked "
-                            "with libllcprobe-rt (add --sampler trace to trace it under lackey)");
+                            "%s needs the trace sampler, and the program is linked with "
+                            "libllcprobe-rt (add --sampler trace to trace it under lackey)",
+                            a->phases ? "--phases" : "--time-slots");
         s = has ? SAMPLER_RT : SAMPLER_TRACE;
         llc_cli_warn(a->quiet, "sampler: %s (%s)", has ? "rt" : "trace",
                      has ? "the program is linked with libllcprobe-rt"
@@ -460,43 +536,41 @@ static int solve(const struct mrc_args *a, const struct llc_statmodel_hist *h,
     return 0;
 }
 
-/* §4: one curve per slot that has samples, and the slots' reference-
- * weighted mean (slots are equal but for the last, shorter one). */
-static int solve_slots(const struct mrc_args *a, const struct mrc_input *in,
-                       struct llc_mrc_result *r, struct llc_mrc_slot **out, char *err,
-                       size_t errlen)
+/* One curve per group that has samples, and the groups' reference-weighted
+ * mean: the slot average of §4 (slots are equal but for the last, shorter
+ * one) or the phase mixture of §6. */
+static int solve_groups(const struct mrc_args *a, const struct llc_statmodel_groups *groups,
+                        struct llc_mrc_result *r, struct llc_mrc_groupset *gs, char *err,
+                        size_t errlen)
 {
-    const size_t n = llc_statmodel_groups_count(in->slots);
-    struct llc_mrc_slot *slots = calloc(n ? n : 1, sizeof *slots);
+    const size_t n = llc_statmodel_groups_count(groups);
     struct llc_statmodel_model *model = NULL;
     int rc = 0;
-    *out = slots;
-    if (!slots)
+    gs->groups = calloc(n ? n : 1, sizeof *gs->groups);
+    if (!gs->groups)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
-    r->slot_refs = in->slot_refs;
-    r->n_slots = n;
-    r->slots = slots;
+    gs->n = n;
     for (unsigned i = 0; i < r->n_series; i++) {
         struct llc_statmodel_options o;
         series_options(a, r->series[i].method, &o);
-        r->slot_mean[i] = calloc(r->n, sizeof *r->slot_mean[i]);
-        if (!r->slot_mean[i]) {
+        gs->mean[i] = calloc(r->n, sizeof *gs->mean[i]);
+        if (!gs->mean[i]) {
             rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
             goto out;
         }
-        rc = llc_statmodel_groups_curve(in->slots, LLC_STATMODEL_WEIGHT_REFS, &o, r->lines, r->n,
-                                        r->slot_mean[i], &r->slots_skipped, err, errlen);
+        rc = llc_statmodel_groups_curve(groups, LLC_STATMODEL_WEIGHT_REFS, &o, r->lines, r->n,
+                                        gs->mean[i], &gs->skipped, err, errlen);
         if (rc < 0)
             goto out;
     }
     for (size_t j = 0; j < n; j++) {
-        struct llc_mrc_slot *sl = &slots[j];
-        sl->id = llc_statmodel_groups_id_at(in->slots, j);
-        const struct llc_statmodel_hist *h = llc_statmodel_groups_hist(in->slots, sl->id);
-        sl->refs = llc_statmodel_groups_refs(in->slots, sl->id);
-        sl->samples = llc_statmodel_hist_total(h);
-        sl->dangling = llc_statmodel_hist_dangling(h);
-        if (!(sl->samples > 0))
+        struct llc_mrc_group *g = &gs->groups[j];
+        g->id = llc_statmodel_groups_id_at(groups, j);
+        const struct llc_statmodel_hist *h = llc_statmodel_groups_hist(groups, g->id);
+        g->refs = llc_statmodel_groups_refs(groups, g->id);
+        g->samples = llc_statmodel_hist_total(h);
+        g->dangling = llc_statmodel_hist_dangling(h);
+        if (!(g->samples > 0))
             continue;
         rc = llc_statmodel_prepare(h, &model, err, errlen);
         if (rc < 0)
@@ -504,12 +578,12 @@ static int solve_slots(const struct mrc_args *a, const struct mrc_input *in,
         for (unsigned i = 0; i < r->n_series; i++) {
             struct llc_statmodel_options o;
             series_options(a, r->series[i].method, &o);
-            sl->points[i] = calloc(r->n, sizeof *sl->points[i]);
-            if (!sl->points[i]) {
+            g->points[i] = calloc(r->n, sizeof *g->points[i]);
+            if (!g->points[i]) {
                 rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
                 goto out;
             }
-            rc = llc_statmodel_curve(model, &o, r->lines, r->n, sl->points[i], err, errlen);
+            rc = llc_statmodel_curve(model, &o, r->lines, r->n, g->points[i], err, errlen);
             if (rc < 0)
                 goto out;
         }
@@ -521,14 +595,44 @@ out:
     return rc;
 }
 
-static void free_slots(struct llc_mrc_result *r, struct llc_mrc_slot *slots)
+/* §6: per-phase curves; their mixture becomes the headline series and the
+ * pooled curves move aside. */
+static int solve_phases(const struct mrc_args *a, const struct mrc_input *in,
+                        struct llc_mrc_result *r, char *err, size_t errlen)
 {
-    for (size_t j = 0; slots && j < r->n_slots; j++)
+    const struct llc_mrc_phase_run *pr = &in->phase_run;
+    r->phase_run = pr;
+    r->phase_window = a->phase_window;
+    const int rc = solve_groups(a, pr->phases, r, &r->phases, err, errlen);
+    if (rc < 0)
+        return rc;
+    for (size_t j = 0; j < r->phases.n; j++) {
+        struct llc_mrc_group *g = &r->phases.groups[j];
+        g->windows = llc_mrc_phase_windows_of(pr, g->id);
+        double own = 0;
+        for (size_t w = 0; w < pr->n_windows; w++)
+            own += pr->windows[w].phase == g->id ? pr->windows[w].samples : 0;
+        g->pooled = g->id < 0 || !(own > 0);
+    }
+    for (unsigned i = 0; i < r->n_series; i++) {
+        struct llc_statmodel_point *mix = malloc(r->n * sizeof *mix);
+        if (!mix)
+            return llc_errf(err, errlen, -ENOMEM, "out of memory");
+        memcpy(mix, r->phases.mean[i], r->n * sizeof *mix);
+        r->pooled[i] = r->series[i].points;
+        r->series[i].points = mix;
+    }
+    return 0;
+}
+
+static void free_groups(struct llc_mrc_groupset *gs)
+{
+    for (size_t j = 0; gs->groups && j < gs->n; j++)
         for (unsigned i = 0; i < LLC_MRC_MAX_MODELS; i++)
-            free(slots[j].points[i]);
+            free(gs->groups[j].points[i]);
     for (unsigned i = 0; i < LLC_MRC_MAX_MODELS; i++)
-        free(r->slot_mean[i]);
-    free(slots);
+        free(gs->mean[i]);
+    free(gs->groups);
 }
 
 /* Index of `lines` in the grid, or r->n if --sizes left it out. */
@@ -544,10 +648,10 @@ static void print_slots(const struct llc_mrc_result *r, const struct llc_mrc_cac
                         size_t n_caches)
 {
     size_t with = 0;
-    for (size_t j = 0; j < r->n_slots; j++)
-        with += r->slots[j].points[0] != NULL;
+    for (size_t j = 0; j < r->slots.n; j++)
+        with += r->slots.groups[j].points[0] != NULL;
     printf("time slots: %zu of %" PRIu64 " references, %zu with samples (%zu skipped)\n",
-           r->n_slots, r->slot_refs, with, r->slots_skipped);
+           r->slots.n, r->slot_refs, with, r->slots.skipped);
     for (size_t c = 0; c < n_caches; c++) {
         const size_t k = grid_index(r, (double)caches[c].bytes / 64.0);
         if (k == r->n)
@@ -555,12 +659,31 @@ static void print_slots(const struct llc_mrc_result *r, const struct llc_mrc_cac
         printf("%-4s slot mean:", caches[c].name);
         for (unsigned i = 0; i < r->n_series; i++)
             printf(" %s %.4f", llc_mrc_method_name(r->series[i].method),
-                   r->slot_mean[i][k].r_total);
+                   r->slots.mean[i][k].r_total);
         putchar('\n');
     }
 }
 
+static void print_phases(const struct llc_mrc_result *r)
+{
+    const struct llc_mrc_phase_run *pr = r->phase_run;
+    printf("phases: %zu windows of %" PRIu64 " %s, %zu phases, %" PRIu64 " unclassified and %"
+           PRIu64 " transition windows\n",
+           pr->n_windows, r->phase_window,
+           pr->unit == LLC_MRC_WINDOW_INSTRUCTIONS ? "instructions" : "references",
+           pr->summary.phases, pr->summary.unclassified, pr->summary.transition);
+    for (size_t j = 0; j < r->phases.n; j++) {
+        const struct llc_mrc_group *g = &r->phases.groups[j];
+        printf("  phase %d: %zu windows, %.0f references (%.1f%%), %.0f samples%s\n", g->id,
+               g->windows, g->refs, 100.0 * g->refs / (double)(r->refs ? r->refs : 1),
+               g->pooled ? 0 : g->samples, g->pooled ? " (modelled with all samples)" : "");
+    }
+}
+
+/* The miss ratio at each of the machine's caches: pooled, or with phases
+ * their mixture (the pooled beside it). */
 static void print_machine(const struct mrc_args *a, const struct llc_statmodel_model *model,
+                          const struct llc_statmodel_groups *phases,
                           const struct llc_mrc_cache *caches, size_t n_caches)
 {
     for (size_t i = 0; i < n_caches; i++) {
@@ -576,10 +699,18 @@ static void print_machine(const struct mrc_args *a, const struct llc_statmodel_m
                 continue;
             struct llc_statmodel_options o;
             series_options(a, methods[k], &o);
-            struct llc_statmodel_point p;
+            struct llc_statmodel_point p, pooled;
             char err[LLC_ERRLEN];
-            if (llc_statmodel_curve(model, &o, &lines, 1, &p, err, sizeof err) < 0)
+            int rc = llc_statmodel_curve(model, &o, &lines, 1, &pooled, err, sizeof err);
+            p = pooled;
+            if (rc >= 0 && phases)
+                rc = llc_statmodel_groups_curve(phases, LLC_STATMODEL_WEIGHT_REFS, &o, &lines, 1,
+                                                &p, NULL, err, sizeof err);
+            if (rc < 0)
                 printf(" %s ?(%s)", llc_mrc_method_name(methods[k]), err);
+            else if (phases)
+                printf(" %s %.4f (pooled %.4f)", llc_mrc_method_name(methods[k]), p.r_total,
+                       pooled.r_total);
             else
                 printf(" %s %.4f (no cold %.4f)", llc_mrc_method_name(methods[k]), p.r_total,
                        p.r_capacity);
@@ -592,6 +723,7 @@ static void free_result(struct llc_mrc_result *r)
 {
     for (unsigned i = 0; i < r->n_series; i++) {
         free(r->series[i].points);
+        free(r->pooled[i]);
         free(r->series[i].band_lo);
         free(r->series[i].band_hi);
     }
@@ -612,7 +744,6 @@ int llc_cmd_mrc(int argc, char **argv)
     struct mrc_input in = {0};
     struct llc_statmodel_model *model = NULL;
     struct llc_mrc_result r = {0};
-    struct llc_mrc_slot *slots = NULL;
     double *lines = NULL;
     const char *what = a.trace ? a.trace : a.profile ? a.profile : a.argv[0];
     if (llc_statmodel_hist_create(&in.hist, err, sizeof err) < 0 ||
@@ -658,12 +789,22 @@ int llc_cmd_mrc(int argc, char **argv)
         status = llc_cli_fail("mrc", "%s", err);
         goto out;
     }
-    if (in.slots && solve_slots(&a, &in, &r, &slots, err, sizeof err) < 0) {
-        status = llc_cli_fail("mrc", "time slots: %s", err);
+    if (in.slots) {
+        r.slot_refs = in.slot_refs;
+        if (solve_groups(&a, in.slots, &r, &r.slots, err, sizeof err) < 0) {
+            status = llc_cli_fail("mrc", "time slots: %s", err);
+            goto out;
+        }
+    }
+    if (a.phases && solve_phases(&a, &in, &r, err, sizeof err) < 0) {
+        status = llc_cli_fail("mrc", "phases: %s", err);
         goto out;
     }
+    if (a.phases)
+        print_phases(&r);
     if (n_caches > 0)
-        print_machine(&a, model, caches, (size_t)n_caches);
+        print_machine(&a, model, a.phases ? in.phase_run.phases : NULL, caches,
+                      (size_t)n_caches);
     if (in.slots)
         print_slots(&r, caches, n_caches > 0 ? (size_t)n_caches : 0);
     if (a.prefix) {
@@ -671,8 +812,9 @@ int llc_cmd_mrc(int argc, char **argv)
             status = llc_cli_fail("mrc", "%s", err);
             goto out;
         }
-        printf("wrote %s.mrc.json, %s.mrc.csv%s%s%s\n", a.prefix, a.prefix,
-               in.slots ? ", " : "", in.slots ? a.prefix : "", in.slots ? ".slots.csv" : "");
+        const char *extra = in.slots ? ".slots.csv" : a.phases ? ".phases.csv" : NULL;
+        printf("wrote %s.mrc.json, %s.mrc.csv%s%s%s\n", a.prefix, a.prefix, extra ? ", " : "",
+               extra ? a.prefix : "", extra ? extra : "");
         const int rc = llc_mrc_plot(a.prefix, &r, a.gnuplot, err, sizeof err);
         if (rc == -ENOENT)
             llc_cli_warn(a.quiet, "no PNG: %s", err);
@@ -683,9 +825,11 @@ int llc_cmd_mrc(int argc, char **argv)
             printf("wrote %s.mrc.png\n", a.prefix);
     }
 out:
-    free_slots(&r, slots);
+    free_groups(&r.slots);
+    free_groups(&r.phases);
     free_result(&r);
     llc_statmodel_groups_destroy(in.slots);
+    llc_mrc_phase_run_free(&in.phase_run);
     free(lines);
     llc_statmodel_release(model);
     llc_statmodel_hist_destroy(in.hist);

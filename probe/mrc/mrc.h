@@ -10,7 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "llcprobe/phase.h"
 #include "llcprobe/statmodel.h"
+#include "llcprobe/trace.h"
 
 /* ---- Profile file ---------------------------------------------------------
  * Text, one "key value" per line in this order, the last line being the
@@ -68,6 +70,73 @@ int llc_mrc_sample_trace_groups(const char *path, const struct llc_statmodel_sam
                                 struct llc_statmodel_groups *groups,
                                 struct llc_mrc_trace_stats *stats, char *err, size_t errlen);
 
+/* Windows of the trace sampler: before() is called for every record with
+ * the line references fed before it; it returns 1 to start the next window
+ * at this record (the sampler's group becomes 1, 2, ... in turn; the first
+ * window is group 0), 0 to stay in the current one, or a negative error
+ * with err filled. */
+struct llc_mrc_window_hook {
+    int (*before)(void *ctx, const struct llc_trace_rec *rec, uint64_t refs, char *err,
+                  size_t errlen);
+    void *ctx;
+};
+/* llc_mrc_sample_trace_groups with windows as groups (cfg->slot_refs 0). */
+int llc_mrc_sample_trace_windows(const char *path, const struct llc_statmodel_sampler_config *cfg,
+                                 const struct llc_mrc_window_hook *hook,
+                                 struct llc_statmodel_groups *groups,
+                                 struct llc_mrc_trace_stats *stats, char *err, size_t errlen);
+
+/* ---- Per-phase sampling of a trace (spec statcache.md §6) -----------------
+ * The trace is cut into windows, each window is classified by the phase
+ * library's ScarPhase detector from its code addresses, and the reuse
+ * samples are grouped by the phase of the window they were *taken* in (a
+ * reuse that ends in a later window still belongs to the window of its
+ * sample, as in time-slot mode): one histogram per phase. */
+enum llc_mrc_window_unit { /* in the order of mrc --phase-unit's names */
+    LLC_MRC_WINDOW_AUTO = 0,     /* instructions if the trace has instruction records */
+    LLC_MRC_WINDOW_INSTRUCTIONS, /* instruction records; the signature is phase --trace
+                                    --no-dynamic-rate's: sampled instruction addresses */
+    LLC_MRC_WINDOW_REFERENCES,   /* line references; the signature counts the code
+                                    address (pc) of every data record in the window */
+};
+#define LLC_MRC_PHASE_WINDOW_DEFAULT 1000000 /* phase --trace's window */
+
+struct llc_mrc_phase_config {
+    struct llc_statmodel_sampler_config sampler; /* slot_refs must be 0 */
+    enum llc_mrc_window_unit unit;
+    uint64_t window;              /* window length in unit, > 0 */
+    unsigned ip_samples;          /* instructions: sampled addresses per window (400) */
+    uint64_t ip_seed;             /* instructions: seed of their positions */
+    struct llc_phase_config detector; /* its dynamic rate is turned off (offline) */
+};
+
+void llc_mrc_phase_config_default(struct llc_mrc_phase_config *cfg);
+
+struct llc_mrc_phase_window {
+    int phase;       /* stable id, LLC_PHASE_TRANSITION or LLC_PHASE_UNCLASSIFIED */
+    double refs;     /* line references */
+    double samples;  /* reuse samples taken in it */
+};
+
+struct llc_mrc_phase_run {
+    enum llc_mrc_window_unit unit; /* as resolved */
+    size_t n_windows;
+    struct llc_mrc_phase_window *windows;
+    /* One group per phase id, plus LLC_PHASE_UNCLASSIFIED / TRANSITION
+     * groups modelled with the pooled histogram (statmodel regroup). */
+    struct llc_statmodel_groups *phases;
+    size_t pooled_groups;           /* groups given the pooled histogram */
+    struct llc_statmodel_hist *pooled; /* every sample */
+    struct llc_phase_summary summary;
+    struct llc_mrc_trace_stats stats;
+};
+
+int llc_mrc_sample_trace_phases(const char *path, const struct llc_mrc_phase_config *cfg,
+                                struct llc_mrc_phase_run *out, char *err, size_t errlen);
+void llc_mrc_phase_run_free(struct llc_mrc_phase_run *r);
+/* Windows of phase id (any label) in r. */
+size_t llc_mrc_phase_windows_of(const struct llc_mrc_phase_run *r, int phase);
+
 /* ---- Running programs ----------------------------------------------------- */
 
 /* Runs argv (linked with libllcprobe-rt) with the runtime told to sample at
@@ -118,19 +187,34 @@ struct llc_mrc_series {
     double *band_lo, *band_hi;          /* NULL without --band */
 };
 
-/* One time slot of the §4 (burst) mode: its own histogram's curves. */
-struct llc_mrc_slot {
-    int id;               /* slot index: references [id * slot_refs, (id + 1) * slot_refs) */
-    double refs;          /* references executed in the slot */
-    double samples, dangling;
+/* One group of samples with its own histogram's curves: a time slot of the
+ * §4 (burst) mode, or a phase (§6). */
+struct llc_mrc_group {
+    int id;               /* slot index (references [id * slot_refs, (id + 1) * slot_refs)),
+                             or phase id (negative: unclassified / transition windows) */
+    double refs;          /* references executed in it */
+    double samples, dangling; /* of its histogram */
+    size_t windows;       /* phases: windows classified into it */
+    bool pooled;          /* phases: modelled with every sample (no own samples, or
+                             unclassified windows) */
     struct llc_statmodel_point *points[LLC_MRC_MAX_MODELS]; /* per series; NULL: no samples */
+};
+
+/* Slots or phases: each group's curves and their reference-weighted mean. */
+struct llc_mrc_groupset {
+    size_t n, skipped; /* groups; groups without samples left out of the mean */
+    struct llc_mrc_group *groups;
+    struct llc_statmodel_point *mean[LLC_MRC_MAX_MODELS];
 };
 
 struct llc_mrc_result {
     size_t n;            /* sizes */
     const double *lines; /* ascending */
     unsigned n_series;
+    /* The headline curves: the pooled histogram's, or with phases their
+     * mixture (then `pooled` holds the pooled histogram's). */
     struct llc_mrc_series series[LLC_MRC_MAX_MODELS];
+    struct llc_statmodel_point *pooled[LLC_MRC_MAX_MODELS];
     /* What the JSON records about the run. */
     const char *source;  /* "trace", "profile", "rt", "pmu" */
     const char *input;   /* file or command */
@@ -140,20 +224,24 @@ struct llc_mrc_result {
     double samples, dangling;
     enum llc_statmodel_cold cold;
     unsigned band_replicates; /* 0 = no band */
-    /* Time-slot mode (n_slots > 0): per-slot curves and their reference-
-     * weighted mean over the slots that have samples (spec §4). */
+    /* Time-slot mode (slots.n > 0): per-slot curves and their mean (§4). */
     uint64_t slot_refs;
-    size_t n_slots, slots_skipped;
-    const struct llc_mrc_slot *slots;
-    struct llc_statmodel_point *slot_mean[LLC_MRC_MAX_MODELS];
+    struct llc_mrc_groupset slots;
+    /* Phase mode (phase_run != NULL): per-phase curves; series[] is their
+     * mixture (§6). */
+    const struct llc_mrc_phase_run *phase_run;
+    uint64_t phase_window;
+    struct llc_mrc_groupset phases;
 };
 
 const char *llc_mrc_method_name(enum llc_statmodel_method m);
-/* Writes PREFIX.mrc.json and PREFIX.mrc.csv atomically, and in time-slot
- * mode PREFIX.slots.csv (one row per slot and size; slot "mean" last). */
+/* Writes PREFIX.mrc.json and PREFIX.mrc.csv atomically, in time-slot
+ * mode PREFIX.slots.csv (one row per slot and size; slot "mean" last), in
+ * phase mode PREFIX.phases.csv (one row per phase and size; "mixture" last). */
 int llc_mrc_write_outputs(const char *prefix, const struct llc_mrc_result *r, char *err,
                           size_t errlen);
-/* Draws PREFIX.mrc.png from PREFIX.mrc.csv with gnuplot (log size axis).
+/* Draws PREFIX.mrc.png from PREFIX.mrc.csv with gnuplot (log size axis);
+ * in phase mode also each phase's curves from PREFIX.phases.csv.
  * -ENOENT (with a message) if gnuplot is not installed. */
 int llc_mrc_plot(const char *prefix, const struct llc_mrc_result *r, const char *gnuplot,
                  char *err, size_t errlen);

@@ -9,9 +9,10 @@
 /* Lines are handed to the sampler in batches to keep its loop tight. */
 #define BATCH 4096
 
-int llc_mrc_sample_trace_groups(const char *path, const struct llc_statmodel_sampler_config *cfg,
-                                struct llc_statmodel_groups *groups,
-                                struct llc_mrc_trace_stats *stats, char *err, size_t errlen)
+int llc_mrc_sample_trace_windows(const char *path, const struct llc_statmodel_sampler_config *cfg,
+                                 const struct llc_mrc_window_hook *hook,
+                                 struct llc_statmodel_groups *groups,
+                                 struct llc_mrc_trace_stats *stats, char *err, size_t errlen)
 {
     struct llc_trace_reader *reader = NULL;
     struct llc_statmodel_sampler *sampler = NULL;
@@ -29,9 +30,25 @@ int llc_mrc_sample_trace_groups(const char *path, const struct llc_statmodel_sam
         goto out;
     }
     size_t n = 0;
+    int window = 0;
     struct llc_trace_rec rec;
     while ((rc = llc_trace_reader_next(reader, &rec, err, errlen)) > 0) {
         stats->records++;
+        if (hook) {
+            /* The hook sees the references up to the previous record. */
+            rc = hook->before(hook->ctx, &rec, stats->refs + n, err, errlen);
+            if (rc < 0)
+                goto out;
+            if (rc == 1) {
+                rc = llc_statmodel_sampler_access_batch(sampler, batch, n, err, errlen);
+                if (rc == 0)
+                    rc = llc_statmodel_sampler_set_group(sampler, ++window, err, errlen);
+                if (rc < 0)
+                    goto out;
+                stats->refs += n;
+                n = 0;
+            }
+        }
         if (rec.kind == LLC_TRACE_INSTR)
             continue;
         /* The simulator's replay refuses larger records as damage; so do we. */
@@ -75,6 +92,13 @@ out:
     llc_statmodel_sampler_destroy(sampler);
     llc_trace_reader_close(reader);
     return rc < 0 ? rc : 0;
+}
+
+int llc_mrc_sample_trace_groups(const char *path, const struct llc_statmodel_sampler_config *cfg,
+                                struct llc_statmodel_groups *groups,
+                                struct llc_mrc_trace_stats *stats, char *err, size_t errlen)
+{
+    return llc_mrc_sample_trace_windows(path, cfg, NULL, groups, stats, err, errlen);
 }
 
 int llc_mrc_sample_trace(const char *path, const struct llc_statmodel_sampler_config *cfg,

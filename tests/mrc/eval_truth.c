@@ -5,12 +5,18 @@
  * replacement cache (seeded), and StatCache / StatStack from references
  * sampled at the given rate; then both again in the time-slot mode of spec
  * §4 (one histogram per slot of SLOT_REFS references, the slots' reference-
- * weighted mean), from the same samples.
- * Usage: mrc_eval_truth TRACE RATE SEEDS SLOT_REFS SIZE_LINES...
- *   SEEDS comma-separated (the references are computed once)
+ * weighted mean), from the same samples; then both per phase (spec §6,
+ * `mrc --phases`: windows of PHASE_WINDOW classified by ScarPhase, one
+ * histogram per phase, the phases' reference-weighted mixture).
+ * Usage: mrc_eval_truth TRACE RATE SEEDS SLOT_REFS PHASE_WINDOW SIZE_LINES...
+ *   SEEDS comma-separated (the references are computed once); PHASE_WINDOW
+ *   0 = mrc --phases' default; a suffix i or r picks the unit (instructions,
+ *   references), else mrc's auto
  * Output: one line per seed and size:
- *   seed lines lru random statcache statstack statcache_slots statstack_slots */
+ *   seed lines lru random statcache statstack statcache_slots statstack_slots
+ *   statcache_phases statstack_phases */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,10 +136,11 @@ static double random_cache(const uint64_t *lines, size_t n, size_t cap)
     return (double)misses / (double)n;
 }
 
-/* One seed: the models from samples, pooled and per slot. */
+/* One seed: the models from samples, pooled, per slot and per phase. */
 static int model_curves(const char *trace, double rate, uint64_t seed, uint64_t slot_refs,
-                        const double *sizes, size_t n_sizes, struct llc_statmodel_point *out[4],
-                        char *err, size_t errlen)
+                        const struct llc_mrc_phase_config *phase_cfg, const double *sizes,
+                        size_t n_sizes, struct llc_statmodel_point *out[6], char *err,
+                        size_t errlen)
 {
     struct llc_statmodel_hist *h = NULL;
     struct llc_statmodel_model *m = NULL;
@@ -157,16 +164,35 @@ static int model_curves(const char *trace, double rate, uint64_t seed, uint64_t 
         rc = llc_statmodel_groups_create(&slots, err, errlen);
     if (rc == 0)
         rc = llc_mrc_sample_trace_groups(trace, &cfg, slots, &st, err, errlen);
-    for (int k = 0; k < 4 && rc == 0; k++) {
+    struct llc_mrc_phase_config pc = *phase_cfg;
+    pc.sampler.rate = rate;
+    pc.sampler.seed = pc.ip_seed = seed;
+    struct llc_mrc_phase_run run = {0};
+    if (rc == 0)
+        rc = llc_mrc_sample_trace_phases(trace, &pc, &run, err, errlen);
+    for (int k = 0; k < 6 && rc == 0; k++) {
         o.method = k % 2 ? LLC_STATMODEL_STATSTACK : LLC_STATMODEL_STATCACHE;
         rc = k < 2 ? llc_statmodel_curve(m, &o, sizes, n_sizes, out[k], err, errlen)
-                   : llc_statmodel_groups_curve(slots, LLC_STATMODEL_WEIGHT_REFS, &o, sizes,
-                                                n_sizes, out[k], &skipped, err, errlen);
+                   : llc_statmodel_groups_curve(k < 4 ? slots : run.phases,
+                                                LLC_STATMODEL_WEIGHT_REFS, &o, sizes, n_sizes,
+                                                out[k], &skipped, err, errlen);
     }
-    if (rc == 0)
-        printf("# seed %llu: %.0f samples; %zu slots of %llu references, %zu without samples\n",
+    if (rc == 0) {
+        printf("# seed %llu: %.0f samples; %zu slots of %llu references; %zu windows of %llu "
+               "%s, %zu phases, %llu unclassified:",
                (unsigned long long)seed, llc_statmodel_hist_total(h),
-               llc_statmodel_groups_count(slots), (unsigned long long)slot_refs, skipped);
+               llc_statmodel_groups_count(slots), (unsigned long long)slot_refs, run.n_windows,
+               (unsigned long long)pc.window,
+               run.unit == LLC_MRC_WINDOW_INSTRUCTIONS ? "instructions" : "references",
+               run.summary.phases, (unsigned long long)run.summary.unclassified);
+        for (size_t i = 0; i < llc_statmodel_groups_count(run.phases); i++) {
+            const int id = llc_statmodel_groups_id_at(run.phases, i);
+            printf(" %d:%zuw/%.0fs", id, llc_mrc_phase_windows_of(&run, id),
+                   llc_statmodel_hist_total(llc_statmodel_groups_hist(run.phases, id)));
+        }
+        putchar('\n');
+    }
+    llc_mrc_phase_run_free(&run);
     llc_statmodel_groups_destroy(slots);
     llc_statmodel_release(m);
     llc_statmodel_hist_destroy(h);
@@ -175,13 +201,24 @@ static int model_curves(const char *trace, double rate, uint64_t seed, uint64_t 
 
 int main(int argc, char **argv)
 {
-    if (argc < 6) {
-        fprintf(stderr, "usage: mrc_eval_truth TRACE RATE SEEDS SLOT_REFS SIZE_LINES...\n");
+    if (argc < 7) {
+        fprintf(stderr, "usage: mrc_eval_truth TRACE RATE SEEDS SLOT_REFS PHASE_WINDOW "
+                        "SIZE_LINES...\n");
         return 2;
     }
     const double rate = atof(argv[2]);
     const uint64_t slot_refs = strtoull(argv[4], NULL, 10);
-    const size_t n_sizes = (size_t)(argc - 5);
+    struct llc_mrc_phase_config phase_cfg;
+    llc_mrc_phase_config_default(&phase_cfg);
+    char *unit = NULL;
+    const uint64_t phase_window = strtoull(argv[5], &unit, 10);
+    if (phase_window)
+        phase_cfg.window = phase_window;
+    if (*unit == 'i')
+        phase_cfg.unit = LLC_MRC_WINDOW_INSTRUCTIONS;
+    else if (*unit == 'r')
+        phase_cfg.unit = LLC_MRC_WINDOW_REFERENCES;
+    const size_t n_sizes = (size_t)(argc - 6);
     uint64_t *lines = NULL;
     size_t n = 0;
     if (slot_refs == 0) {
@@ -195,15 +232,16 @@ int main(int argc, char **argv)
     double *sizes = malloc(n_sizes * sizeof *sizes);
     double *lru = malloc(n_sizes * sizeof *lru);
     double *rnd_mr = malloc(n_sizes * sizeof *rnd_mr);
-    struct llc_statmodel_point *pts[4];
-    for (int k = 0; k < 4; k++)
-        pts[k] = malloc(n_sizes * sizeof *pts[k]);
-    if (!stack || !sizes || !lru || !rnd_mr || !pts[0] || !pts[1] || !pts[2] || !pts[3]) {
+    struct llc_statmodel_point *pts[6];
+    bool pts_ok = true;
+    for (int k = 0; k < 6; k++)
+        pts_ok &= (pts[k] = malloc(n_sizes * sizeof *pts[k])) != NULL;
+    if (!stack || !sizes || !lru || !rnd_mr || !pts_ok) {
         fprintf(stderr, "mrc_eval_truth: out of memory\n");
         return 1;
     }
     for (size_t i = 0; i < n_sizes; i++)
-        sizes[i] = atof(argv[5 + i]);
+        sizes[i] = atof(argv[6 + i]);
     if (llc_statmodel_exact_distances(lines, n, NULL, stack, err, sizeof err) < 0 ||
         llc_statmodel_exact_lru_curve(stack, n, sizes, n_sizes, lru, err, sizeof err) < 0) {
         fprintf(stderr, "mrc_eval_truth: %s\n", err);
@@ -215,21 +253,22 @@ int main(int argc, char **argv)
     /* SEEDS: comma-separated; the references are computed once. */
     char *save = NULL;
     for (char *tok = strtok_r(argv[3], ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (model_curves(argv[1], rate, strtoull(tok, NULL, 10), slot_refs, sizes, n_sizes, pts,
-                         err, sizeof err) < 0) {
+        if (model_curves(argv[1], rate, strtoull(tok, NULL, 10), slot_refs, &phase_cfg, sizes,
+                         n_sizes, pts, err, sizeof err) < 0) {
             fprintf(stderr, "mrc_eval_truth: %s\n", err);
             return 1;
         }
         for (size_t i = 0; i < n_sizes; i++)
-            printf("%s %.0f %.6f %.6f %.6f %.6f %.6f %.6f\n", tok, sizes[i], lru[i], rnd_mr[i],
-                   pts[0][i].r_total, pts[1][i].r_total, pts[2][i].r_total, pts[3][i].r_total);
+            printf("%s %.0f %.6f %.6f %.6f %.6f %.6f %.6f %.6f %.6f\n", tok, sizes[i], lru[i],
+                   rnd_mr[i], pts[0][i].r_total, pts[1][i].r_total, pts[2][i].r_total,
+                   pts[3][i].r_total, pts[4][i].r_total, pts[5][i].r_total);
     }
     free(lines);
     free(stack);
     free(sizes);
     free(lru);
     free(rnd_mr);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 6; k++)
         free(pts[k]);
     return 0;
 }

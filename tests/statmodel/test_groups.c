@@ -225,6 +225,104 @@ static void phase_models_track_windows(void **state)
     free(lines);
 }
 
+/* Two phases with a known answer: A cycles over 64 lines, B over 4000,
+ * equal references, every reference sampled. Each phase alone is
+ * stationary, so its StatStack curve is exact LRU; their reference-weighted
+ * mixture is then the exact curve of the whole stream. The pooled
+ * histogram averages A's short and B's long reuses and puts B's stack
+ * distance near 2000 lines: wrong by ~0.47 between 2000 and 4000 lines. */
+enum { A_LINES = 64, B_LINES = 4000, PHASE_REFS = 64000, PHASE_WINDOWS = 4 };
+
+static void regroup_windows_by_phase(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    const size_t n = 2 * PHASE_REFS, window = PHASE_REFS / PHASE_WINDOWS;
+    uint64_t *lines = malloc(n * sizeof *lines), *stack = malloc(n * sizeof *stack);
+    assert_non_null(lines);
+    assert_non_null(stack);
+    for (size_t i = 0; i < PHASE_REFS; i++) {
+        lines[i] = i % A_LINES;
+        lines[PHASE_REFS + i] = 1000000 + i % B_LINES;
+    }
+    const double sizes[] = {32, 63, 64, 100, 1000, 3000, 3900, 4100, 5000};
+    enum { NS = sizeof sizes / sizeof sizes[0] };
+    double exact[NS];
+    assert_int_equal(llc_statmodel_exact_distances(lines, n, NULL, stack, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_exact_lru_curve(stack, n, sizes, NS, exact, err, sizeof err), 0);
+
+    struct llc_statmodel_groups *windows = NULL, *phases = NULL, *mixed = NULL;
+    struct llc_statmodel_sampler *s = NULL;
+    struct llc_statmodel_sampler_config cfg;
+    llc_statmodel_sampler_config_default(&cfg);
+    cfg.rate = 1;
+    assert_int_equal(llc_statmodel_groups_create(&windows, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_groups_create(&phases, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_groups_create(&mixed, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_sampler_create(&cfg, windows, &s, err, sizeof err), 0);
+    for (size_t w = 0; w < n / window; w++) {
+        assert_int_equal(llc_statmodel_sampler_set_group(s, (int)w, err, sizeof err), 0);
+        assert_int_equal(llc_statmodel_sampler_access_batch(s, &lines[w * window], window, err,
+                                                            sizeof err), 0);
+    }
+    assert_int_equal(llc_statmodel_sampler_finish(s, err, sizeof err), 0);
+    enum { NW = 2 * PHASE_WINDOWS };
+    assert_int_equal(llc_statmodel_groups_count(windows), NW);
+    int labels[NW];
+    for (int w = 0; w < NW; w++)
+        labels[w] = w < PHASE_WINDOWS ? 7 : 3; /* any ids */
+    assert_int_equal(llc_statmodel_groups_regroup(windows, labels, NW - 1, phases, err, sizeof err),
+                     -EINVAL);
+    assert_int_equal(llc_statmodel_groups_regroup(windows, labels, NW, phases, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_groups_regroup(windows, labels, NW, phases, err, sizeof err),
+                     -EINVAL); /* not empty any more */
+    assert_int_equal(llc_statmodel_groups_count(phases), 2);
+    assert_true(llc_statmodel_groups_refs(phases, 7) == PHASE_REFS);
+    assert_true(llc_statmodel_groups_refs(phases, 3) == PHASE_REFS);
+    assert_true(llc_statmodel_hist_total(llc_statmodel_groups_hist(phases, 7)) == PHASE_REFS);
+    assert_true(llc_statmodel_hist_dangling(llc_statmodel_groups_hist(phases, 3)) == B_LINES);
+
+    struct llc_statmodel_options o;
+    llc_statmodel_options_default(&o);
+    o.method = LLC_STATMODEL_STATSTACK;
+    struct llc_statmodel_point mix[NS], pooled[NS];
+    size_t skipped = 99;
+    assert_int_equal(llc_statmodel_groups_curve(phases, LLC_STATMODEL_WEIGHT_REFS, &o, sizes, NS, mix,
+                                                &skipped, err, sizeof err), 0);
+    assert_int_equal(skipped, 0);
+    struct llc_statmodel_hist *pool = NULL;
+    struct llc_statmodel_model *m = NULL;
+    assert_int_equal(llc_statmodel_hist_create(&pool, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_groups_pool(windows, pool, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_prepare(pool, &m, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_curve(m, &o, sizes, NS, pooled, err, sizeof err), 0);
+    for (int k = 0; k < NS; k++) {
+        print_message("  C %5.0f: exact LRU %.5f, phase mixture %.5f, pooled %.5f\n", sizes[k],
+                      exact[k], mix[k].r_total, pooled[k].r_total);
+        assert_true(fabs(mix[k].r_total - exact[k]) < 1e-9);
+    }
+    assert_true(fabs(pooled[5].r_total - exact[5]) > 0.4); /* 3000 lines */
+
+    /* The last window unclassified: it keeps its references and is modelled
+     * with every sample; its own samples stay out of phase 3. */
+    labels[NW - 1] = -2;
+    assert_int_equal(llc_statmodel_groups_regroup(windows, labels, NW, mixed, err, sizeof err), 1);
+    assert_int_equal(llc_statmodel_groups_count(mixed), 3);
+    assert_true(llc_statmodel_groups_refs(mixed, -2) == window);
+    assert_true(llc_statmodel_hist_total(llc_statmodel_groups_hist(mixed, -2)) ==
+                llc_statmodel_hist_total(pool));
+    assert_true(llc_statmodel_hist_total(llc_statmodel_groups_hist(mixed, 3)) ==
+                llc_statmodel_hist_total(pool) - PHASE_REFS - window);
+    llc_statmodel_release(m);
+    llc_statmodel_hist_destroy(pool);
+    llc_statmodel_sampler_destroy(s);
+    llc_statmodel_groups_destroy(windows);
+    llc_statmodel_groups_destroy(phases);
+    llc_statmodel_groups_destroy(mixed);
+    free(lines);
+    free(stack);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -232,6 +330,7 @@ int main(void)
         cmocka_unit_test(mixture_is_the_weighted_mean),
         cmocka_unit_test(cdf_error_hand_cases),
         cmocka_unit_test(phase_models_track_windows),
+        cmocka_unit_test(regroup_windows_by_phase),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,248 @@
+/* Per-phase reuse histograms of a trace (statcache.md §6): windows
+ * classified by the phase library's ScarPhase detector, samples grouped by
+ * the phase of the window they were taken in.
+ *
+ * Instruction windows reuse `phase --trace`'s offline classification as
+ * is: a second reader (llc_sampling_trace) walks the same trace window by
+ * window, sampling instruction addresses exactly as `phase --trace
+ * --no-dynamic-rate` does with the same window, sample count and seed, so
+ * both commands give the same labels. Traces without instruction records (the instrumented
+ * runtime's) are windowed by line references, and a window's signature is
+ * the code address of each of its data records: the call sites of its
+ * loads and stores. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llcprobe/common.h"
+#include "llcprobe/sampling.h"
+#include "mrc/mrc.h"
+
+void llc_mrc_phase_config_default(struct llc_mrc_phase_config *cfg)
+{
+    *cfg = (struct llc_mrc_phase_config){.unit = LLC_MRC_WINDOW_AUTO,
+                                         .window = LLC_MRC_PHASE_WINDOW_DEFAULT,
+                                         .ip_samples = 400, /* phase --trace's, like EIPV */
+                                         .ip_seed = 1};
+    llc_statmodel_sampler_config_default(&cfg->sampler);
+    llc_phase_config_default(&cfg->detector);
+}
+
+struct windowing {
+    const struct llc_mrc_phase_config *cfg;
+    struct llc_phase_detector *det;
+    /* instructions */
+    struct llc_sampling_trace *ips;
+    uint64_t instr, window_end;
+    bool started;
+    /* references */
+    double counts[LLC_PHASE_BUCKETS];
+    uint64_t pcs, refs_end;
+    /* labels of the windows classified so far, in order */
+    int *labels;
+    size_t n, cap;
+};
+
+static int push_label(struct windowing *w, int phase, char *err, size_t errlen)
+{
+    if (w->n == w->cap) {
+        const size_t cap = w->cap ? 2 * w->cap : 64;
+        int *v = realloc(w->labels, cap * sizeof *v);
+        if (!v)
+            return llc_errf(err, errlen, -ENOMEM, "phase windows: out of memory");
+        w->labels = v;
+        w->cap = cap;
+    }
+    w->labels[w->n++] = phase;
+    return 0;
+}
+
+/* The next instruction window from the address sampler, classified. */
+static int next_instr_window(struct windowing *w, char *err, size_t errlen)
+{
+    struct llc_sampling_window sw;
+    const int rc = llc_sampling_trace_next(w->ips, llc_phase_detector_multiplier(w->det), &sw,
+                                           err, errlen);
+    if (rc < 0)
+        return rc;
+    if (sw.instructions == 0)
+        return llc_errf(err, errlen, -EIO, "phase windows: the trace ended early on a second read");
+    size_t n;
+    const uint64_t *ips = llc_sampling_trace_ips(w->ips, &n);
+    struct llc_phase_window pw;
+    const int crc = llc_phase_detector_feed_ips(w->det, ips, n, &pw, err, errlen);
+    if (crc < 0)
+        return crc;
+    w->window_end += sw.instructions;
+    return push_label(w, pw.phase, err, errlen);
+}
+
+static int before_instr(void *ctx, const struct llc_trace_rec *rec, uint64_t refs, char *err,
+                        size_t errlen)
+{
+    (void)refs;
+    struct windowing *w = ctx;
+    if (rec->kind != LLC_TRACE_INSTR)
+        return 0;
+    /* Data records belong to the window of the instruction before them. */
+    const bool boundary = w->started && w->instr == w->window_end;
+    w->instr++;
+    if (w->started && !boundary)
+        return 0;
+    w->started = true;
+    const int rc = next_instr_window(w, err, errlen);
+    return rc < 0 ? rc : boundary;
+}
+
+static int close_refs_window(struct windowing *w, char *err, size_t errlen)
+{
+    struct llc_phase_window pw;
+    const int rc = llc_phase_detector_feed_dense(w->det, w->counts, LLC_PHASE_BUCKETS, w->pcs, &pw,
+                                                 err, errlen);
+    if (rc < 0)
+        return rc;
+    memset(w->counts, 0, sizeof w->counts);
+    w->pcs = 0;
+    w->refs_end += w->cfg->window;
+    return push_label(w, pw.phase, err, errlen);
+}
+
+static int before_refs(void *ctx, const struct llc_trace_rec *rec, uint64_t refs, char *err,
+                       size_t errlen)
+{
+    struct windowing *w = ctx;
+    if (rec->kind == LLC_TRACE_INSTR)
+        return 0;
+    /* A record is not split: a window ends at the first record that starts
+     * at or past its length. */
+    int boundary = 0;
+    if (refs >= w->refs_end) {
+        const int rc = close_refs_window(w, err, errlen);
+        if (rc < 0)
+            return rc;
+        boundary = 1;
+    }
+    if (rec->pc) {
+        w->counts[llc_phase_hash_ip(rec->pc)]++;
+        w->pcs++;
+    }
+    return boundary;
+}
+
+/* AUTO: instructions if the header counts any. */
+static int resolve_unit(const char *path, enum llc_mrc_window_unit unit,
+                        enum llc_mrc_window_unit *out, char *err, size_t errlen)
+{
+    struct llc_trace_reader *r = NULL;
+    const int rc = llc_trace_reader_open(path, &r, err, errlen);
+    if (rc < 0)
+        return rc;
+    const uint64_t n_instr = llc_trace_reader_info(r)->n_instr;
+    llc_trace_reader_close(r);
+    if (unit == LLC_MRC_WINDOW_AUTO)
+        unit = n_instr ? LLC_MRC_WINDOW_INSTRUCTIONS : LLC_MRC_WINDOW_REFERENCES;
+    if (unit == LLC_MRC_WINDOW_INSTRUCTIONS && !n_instr)
+        return llc_errf(err, errlen, -EINVAL, "%s: no instruction records to count windows in "
+                        "(window by references)", path);
+    *out = unit;
+    return 0;
+}
+
+size_t llc_mrc_phase_windows_of(const struct llc_mrc_phase_run *r, int phase)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_windows; i++)
+        n += r->windows[i].phase == phase;
+    return n;
+}
+
+void llc_mrc_phase_run_free(struct llc_mrc_phase_run *r)
+{
+    free(r->windows);
+    llc_statmodel_groups_destroy(r->phases);
+    llc_statmodel_hist_destroy(r->pooled);
+    *r = (struct llc_mrc_phase_run){0};
+}
+
+int llc_mrc_sample_trace_phases(const char *path, const struct llc_mrc_phase_config *cfg,
+                                struct llc_mrc_phase_run *out, char *err, size_t errlen)
+{
+    *out = (struct llc_mrc_phase_run){0};
+    struct windowing w = {.cfg = cfg, .refs_end = cfg->window};
+    struct llc_statmodel_groups *windows = NULL;
+    if (cfg->window == 0 || cfg->sampler.slot_refs)
+        return llc_errf(err, errlen, -EINVAL, "phase windows need a length and no time slots");
+    int rc = resolve_unit(path, cfg->unit, &out->unit, err, errlen);
+    if (rc < 0)
+        goto out;
+    struct llc_phase_config det = cfg->detector;
+    det.dim = LLC_PHASE_BUCKETS;
+    /* Offline a lower address-sampling rate saves nothing, and a window
+     * sampled at a lowered rate only matches known phases: the first
+     * window of a new phase would stay unclassified. */
+    det.dynamic_rate = false;
+    rc = llc_phase_detector_create(&det, &w.det, err, errlen);
+    if (rc < 0)
+        goto out;
+    if (out->unit == LLC_MRC_WINDOW_INSTRUCTIONS) {
+        const struct llc_sampling_trace_config tc = {.window_instr = cfg->window,
+                                                     .samples_per_window = cfg->ip_samples,
+                                                     .seed = cfg->ip_seed};
+        rc = llc_sampling_trace_open(path, &tc, &w.ips, err, errlen);
+        if (rc < 0)
+            goto out;
+    }
+    rc = llc_statmodel_groups_create(&windows, err, errlen);
+    if (rc < 0)
+        goto out;
+    const struct llc_mrc_window_hook hook = {
+        .before = out->unit == LLC_MRC_WINDOW_INSTRUCTIONS ? before_instr : before_refs,
+        .ctx = &w};
+    rc = llc_mrc_sample_trace_windows(path, &cfg->sampler, &hook, windows, &out->stats, err,
+                                      errlen);
+    if (rc < 0)
+        goto out;
+    if (out->unit == LLC_MRC_WINDOW_REFERENCES)
+        rc = close_refs_window(&w, err, errlen);
+    if (rc < 0)
+        goto out;
+    const size_t n = llc_statmodel_groups_count(windows);
+    if (n != w.n) {
+        rc = llc_errf(err, errlen, -EIO, "%s: %zu windows sampled but %zu classified", path, n,
+                      w.n);
+        goto out;
+    }
+    out->n_windows = n;
+    out->windows = calloc(n, sizeof *out->windows);
+    if (!out->windows) {
+        rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const int id = llc_statmodel_groups_id_at(windows, i);
+        out->windows[i] = (struct llc_mrc_phase_window){
+            .phase = w.labels[i],
+            .refs = llc_statmodel_groups_refs(windows, id),
+            .samples = llc_statmodel_hist_total(llc_statmodel_groups_hist(windows, id))};
+    }
+    llc_phase_detector_summary(w.det, &out->summary);
+    rc = llc_statmodel_groups_create(&out->phases, err, errlen);
+    if (rc == 0)
+        rc = llc_statmodel_hist_create(&out->pooled, err, errlen);
+    if (rc == 0)
+        rc = llc_statmodel_groups_pool(windows, out->pooled, err, errlen);
+    if (rc == 0)
+        rc = llc_statmodel_groups_regroup(windows, w.labels, n, out->phases, err, errlen);
+    if (rc >= 0) {
+        out->pooled_groups = (size_t)rc;
+        rc = 0;
+    }
+out:
+    if (rc < 0)
+        llc_mrc_phase_run_free(out);
+    llc_statmodel_groups_destroy(windows);
+    llc_sampling_trace_close(w.ips);
+    llc_phase_detector_destroy(w.det);
+    free(w.labels);
+    return rc;
+}
