@@ -397,7 +397,7 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         const struct llc_occ_params op = {.cycle_s = s->calib.search_cycle_s, .cycles = s->calib.search_cycles,
                                           .threshold = s->calib.search_threshold};
         search_cycle = op.cycle_s;
-        if (llc_occ_search(b, units, n, &op, o->rate, stop, occ_raw, s->err, sizeof(s->err)) < 0) {
+        if (llc_occ_search(b, units, n, &op, stop, occ_raw, s->err, sizeof(s->err)) < 0) {
             llc_cli_fail(o->cmd, "occupancy: %s", s->err);
             goto out;
         }

@@ -310,7 +310,7 @@ static void test_threads(void **state)
 
     struct fx *f = *state;
     struct llc_maphw_aggressor *a = NULL;
-    assert_int_equal(llc_maphw_aggressor_start(other >= 0 ? other : probe, f->head[0], &a, err,
+    assert_int_equal(llc_maphw_aggressor_start(other >= 0 ? other : probe, f->head[0], 0, &a, err,
                                                sizeof(err)), 0);
     assert_int_equal(threads_now(), before + 1);
     const struct timespec nap = { 0, 2000000 };
