@@ -224,9 +224,10 @@ static int write_outputs(const struct map_opts *o, const struct sample_run *s, c
         }
         json_object_set_new(doc, "calibration_curve", c);
         json_object_set_new(doc, "occupancy_search",
-                            json_pack("{s:s, s:f, s:i, s:f, s:o, s:o}", "calibration_machine", s->calib.machine,
+                            json_pack("{s:s, s:f, s:i, s:f, s:o, s:o, s:s?}", "calibration_machine", s->calib.machine,
                                       "cycle_s", search_cycle, "cycles", (int)s->calib.search_cycles,
-                                      "threshold", s->calib.search_threshold, "raw_estimate", raw, "lines", held));
+                                      "threshold", s->calib.search_threshold, "raw_estimate", raw, "lines", held,
+                                      "slow_walk_check", b->slow_walk_check[0] ? b->slow_walk_check : NULL));
     }
     snprintf(path, sizeof(path), "%s.sample.json", o->out_prefix);
     int rc = llc_json_write_atomic(path, doc, err, errlen);
