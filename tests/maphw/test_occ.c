@@ -5,7 +5,6 @@
  * flush; the paced timing measure and the slow idle-walk check on this
  * machine's probe thread; the co-runner's line choice with a fake
  * congruence test, its touch order, and its paced thread. */
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -21,6 +20,7 @@
 
 #include "llcprobe/common.h"
 #include "map/hw_internal.h"
+#include "threads.h"
 #include "util/tsc.h"
 
 enum { SETS = 8, WAYS = 8, MAX_FLUSH = 256 };
@@ -34,18 +34,6 @@ static void record_flush(const void *line)
     assert_true(n_flushed < MAX_FLUSH);
     flushed_by[n_flushed] = pthread_self();
     flushed[n_flushed++] = line;
-}
-
-static int threads_now(void)
-{
-    DIR *d = opendir("/proc/self/task");
-    int n = 0;
-    if (!d)
-        return -1;
-    for (struct dirent *e; (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    closedir(d);
-    return n;
 }
 
 static double now_s(void)
@@ -258,39 +246,60 @@ static void test_victim_walks(void **state)
     free(mem);
 }
 
-/* The backend state on this machine's probe thread: skips where the
- * clock or a second CPU is missing. */
-static struct maphw *live_backend(uint8_t **mem)
+/* The backend state on this machine's probe thread, or NULL where the
+ * clock or a second CPU is missing (the test then skips). */
+struct live {
+    struct maphw *m;
+    uint8_t *mem;
+};
+
+static int live_setup(void **state)
 {
     char err[LLC_ERRLEN];
     const struct llc_map_geometry g = { .line_size = 64, .sets_per_slice = SETS, .slices = 1,
                                         .llc_ways = WAYS };
-    struct maphw *m = fake_backend(&g, mem);
-    const int rc = llc_maphw_start(m, err, sizeof(err));
+    struct live *l = calloc(1, sizeof(*l));
+    assert_non_null(l);
+    l->m = fake_backend(&g, &l->mem);
+    const int rc = llc_maphw_start(l->m, err, sizeof(err));
     if (rc == -ENOTSUP) {
         printf("skipped: %s\n", err);
-        llc_maphw_free(m);
-        free(*mem);
-        return NULL;
-    }
-    assert_int_equal(rc, 0);
-    m->threshold = 250;
-    m->discard_ticks = (uint32_t)llc_maphw_ticks(m->tsc_hz, 20e-6);
-    m->measure = llc_maphw_timing_measure;
+        llc_maphw_free(l->m);
+        l->m = NULL;
+    } else {
+        assert_int_equal(rc, 0);
+        l->m->threshold = 250;
+        l->m->discard_ticks = (uint32_t)llc_maphw_ticks(l->m->tsc_hz, 20e-6);
+        l->m->measure = llc_maphw_timing_measure;
 #if LLC_HAVE_TSC
-    m->last_recheck = llc_tsc_end(); /* no threshold re-check in the next 2 s */
+        l->m->last_recheck = llc_tsc_end(); /* no threshold re-check in the next 2 s */
 #endif
-    return m;
+    }
+    *state = l;
+    return 0;
+}
+
+static int live_teardown(void **state)
+{
+    struct live *l = *state;
+    llc_maphw_free(l->m);
+    free(l->mem);
+    free(l);
+    return 0;
+}
+
+static struct maphw *live_backend(void **state)
+{
+    const struct live *l = *state;
+    if (!l->m)
+        skip();
+    return l->m;
 }
 
 static void test_paced_measure(void **state)
 {
-    (void)state;
+    struct maphw *m = live_backend(state);
     char err[LLC_ERRLEN];
-    uint8_t *mem;
-    struct maphw *m = live_backend(&mem);
-    if (!m)
-        skip();
     uint8_t walk[SETS];
     memset(walk, WAYS, sizeof(walk));
     walk[0] = 3;
@@ -321,18 +330,12 @@ static void test_paced_measure(void **state)
         assert_true(misses[i] <= acc[i]);
     }
     assert_int_equal(acc[2], 0);
-    llc_maphw_free(m);
-    free(mem);
 }
 
 static void test_slow_check(void **state)
 {
-    (void)state;
+    struct maphw *m = live_backend(state);
     char err[LLC_ERRLEN];
-    uint8_t *mem;
-    struct maphw *m = live_backend(&mem);
-    if (!m)
-        skip();
     /* no search: nothing to check, and no pace accepted */
     assert_int_equal(llc_maphw_slow_check(m, err, sizeof(err)), 0);
     assert_float_equal(m->slow_rate, 0, 0);
@@ -354,8 +357,6 @@ static void test_slow_check(void **state)
         assert_int_equal(ps, -EIO);
         assert_string_equal(err, m->be.slow_walk_check);
     }
-    llc_maphw_free(m);
-    free(mem);
 }
 
 struct fake_test {
@@ -425,12 +426,8 @@ static void test_corunner_lines(void **state)
 
 static void test_corunner_pace(void **state)
 {
-    (void)state;
+    struct maphw *m = live_backend(state);
     char err[LLC_ERRLEN];
-    uint8_t *mem;
-    struct maphw *m = live_backend(&mem);
-    if (!m)
-        skip();
     const int threads = threads_now();
     /* refusals before any line is looked for */
     const uint32_t units[2] = { 1, 5 };
@@ -446,7 +443,7 @@ static void test_corunner_pace(void **state)
     void *lines[16];
     uint32_t perm[16];
     for (int i = 0; i < 16; i++) {
-        lines[i] = mem + (size_t)i * 64;
+        lines[i] = ((const struct live *)*state)->mem + (size_t)i * 64;
         perm[i] = (uint32_t)i;
     }
     void *head = llc_maphw_chain_link(lines, perm, 16);
@@ -469,17 +466,18 @@ static void test_corunner_pace(void **state)
     assert_int_equal(threads_now(), threads);
     assert_int_equal(llc_maphw_aggressor_start(m->other_cpu, head, -1, &a, err, sizeof(err)),
                      -EINVAL);
-    llc_maphw_free(m);
-    free(mem);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_arithmetic),     cmocka_unit_test(test_walks_relink_flush),
-        cmocka_unit_test(test_victim_walks),   cmocka_unit_test(test_paced_measure),
-        cmocka_unit_test(test_slow_check),     cmocka_unit_test(test_corunner_lines),
-        cmocka_unit_test(test_corunner_pace),
+        cmocka_unit_test(test_arithmetic),
+        cmocka_unit_test(test_walks_relink_flush),
+        cmocka_unit_test(test_victim_walks),
+        cmocka_unit_test_setup_teardown(test_paced_measure, live_setup, live_teardown),
+        cmocka_unit_test_setup_teardown(test_slow_check, live_setup, live_teardown),
+        cmocka_unit_test(test_corunner_lines),
+        cmocka_unit_test_setup_teardown(test_corunner_pace, live_setup, live_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,6 @@
 /* The access loops and threads on this machine, over ordinary memory:
  * attribution, batch dropping, pacing and null-op rate control, the
  * counted walk's bookkeeping, CPU pinning and thread clean-up. */
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -18,6 +17,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/sysinfo.h"
 #include "map/hw_internal.h"
+#include "threads.h"
 
 enum { UNITS = 16, WALK = 16, LINE = 64, STRIDE = 4096 };
 
@@ -266,18 +266,6 @@ static void test_counted(void **state)
     /* reads 1, 3, 5, ... say incomplete: at least half the batches go */
     assert_true(st.batches_dropped * 2 >= st.batches);
     assert_int_equal(acc, (st.batches - st.batches_dropped) * 256);
-}
-
-static int threads_now(void)
-{
-    DIR *d = opendir("/proc/self/task");
-    int n = 0;
-    if (!d)
-        return -1;
-    for (struct dirent *e; (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    closedir(d);
-    return n;
 }
 
 static int where(void *arg)
