@@ -75,7 +75,7 @@ static int in_run_fit(const struct map_opts *o, struct sample_run *s, struct llc
     struct fit_cmd_opts fo = s->fit;
     fo.prefix = o->out_prefix;
     fo.quiet = o->quiet;
-    const struct fit_cmd_input in = {.x = x, .excluded = excl, .n = units, .sweep1 = sw1, .sweep2 = sw2,
+    const struct fit_cmd_input in = {.x = x, .excluded = excl, .masked = -1, .n = units, .sweep1 = sw1, .sweep2 = sw2,
                                      .raw_counts = true, .geo = &b->geo, .source = path, .target = target,
                                      .machine = machine,
                                      .page_size = b->target_pages[0] ? b->target_pages : "unknown"};
