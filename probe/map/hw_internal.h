@@ -113,7 +113,8 @@ bool llc_maphw_selftest_verdict(const char *backend, const char *what, const dou
  * or the lines are not congruent). ticks (sorted in place) are timed
  * accesses; l2_bound 0 = no L2 check; slower than dram_threshold = memory.
  * Passes with at most 5% memory and 10% L2-fast accesses. text gets the
- * measured figures, named "<backend>: <check> passed|failed". Returns 1 pass, 0 fail, -EINVAL without samples. */
+ * measured figures, named "<backend>: <check> passed|failed". Returns 1
+ * pass, 0 fail, -EINVAL without samples. */
 int llc_maphw_walk_verdict(const char *backend, const char *check, unsigned walk, size_t units,
                            uint32_t *ticks, size_t n, uint32_t l2_bound, uint32_t dram_threshold,
                            char *text, size_t len);
@@ -198,7 +199,8 @@ uint64_t llc_maphw_aggressor_stop(struct llc_maphw_aggressor *a);
 /* Lines walked in unit u: `full` (the walk for the group, llc_maphw_walk_for)
  * when llc_walk is NULL, else the L2's share (full - llc_ways) plus
  * llc_walk[u], at least 1. */
-unsigned llc_maphw_unit_walk(unsigned full, unsigned llc_ways, const uint8_t *llc_walk, uint32_t u);
+unsigned llc_maphw_unit_walk(unsigned full, unsigned llc_ways, const uint8_t *llc_walk,
+                             uint32_t u);
 /* Accesses per batch for units walked together, each paced at rate
  * accesses/s: as many as fit in batch_s, at least 1, at most max; max
  * when unpaced (rate 0). */
@@ -207,7 +209,8 @@ unsigned llc_maphw_batch_for(double rate, size_t units, double batch_s, unsigned
  * of a `ways`-line walk at rate accesses per unit per second warm up
  * (*warm_s, at most half the dwell), the rest counts (*count_s). rate 0:
  * no warm-up. */
-void llc_maphw_warm_split(double dwell_s, double rate, unsigned ways, double *warm_s, double *count_s);
+void llc_maphw_warm_split(double dwell_s, double rate, unsigned ways, double *warm_s,
+                          double *count_s);
 /* The pace probe_set asks for against the one the slow idle walk was
  * checked at: 0 if they agree (within 1e-9 relative), else -EINVAL or
  * -ENOTSUP (nothing checked) with "<backend>: <why>" in err. */

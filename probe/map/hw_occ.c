@@ -14,7 +14,8 @@
 #include "llcprobe/common.h"
 #include "util/tsc.h"
 
-unsigned llc_maphw_unit_walk(unsigned full, unsigned llc_ways, const uint8_t *llc_walk, uint32_t u)
+unsigned llc_maphw_unit_walk(unsigned full, unsigned llc_ways, const uint8_t *llc_walk,
+                             uint32_t u)
 {
     if (!llc_walk)
         return full;
@@ -33,7 +34,8 @@ unsigned llc_maphw_batch_for(double rate, size_t units, double batch_s, unsigned
     return fit < 1 ? 1 : fit >= max ? max : (unsigned)fit;
 }
 
-void llc_maphw_warm_split(double dwell_s, double rate, unsigned ways, double *warm_s, double *count_s)
+void llc_maphw_warm_split(double dwell_s, double rate, unsigned ways, double *warm_s,
+                          double *count_s)
 {
     double warm = rate > 0 ? LLC_MAPHW_WARM_ROUNDS * ways / rate : 0;
     if (warm > dwell_s / 2)
@@ -99,8 +101,9 @@ int llc_maphw_probe_set_op(void *ctx, double per_set_rate, size_t together, cons
                         per_set_rate);
     for (uint32_t u = 0; llc_walk && u < m->units; u++)
         if (llc_walk[u] < 1 || llc_walk[u] > ways)
-            return llc_errf(err, errlen, -EINVAL, "%s: set %u: a walk of %u LLC lines is not in 1..%u",
-                            m->name, u, llc_walk[u], ways);
+            return llc_errf(err, errlen, -EINVAL,
+                            "%s: set %u: a walk of %u LLC lines is not in 1..%u", m->name, u,
+                            llc_walk[u], ways);
     if (per_set_rate > 0) {
         const int rc = llc_maphw_pace_checked(m->name, per_set_rate, m->slow_rate, m->slow_passed,
                                               m->be.slow_walk_check, err, errlen);

@@ -86,4 +86,16 @@ else
   if grep -q "co-runner" "$tmp/hw.err"; then bad "refused for the co-runner: $(cat "$tmp/hw.err")"
   else ok "refusal is the machine's: $(cat "$tmp/hw.err")"; fi
 fi
+# sample --calibration on hardware: the same checks, refusing with the
+# machine's reason here (no longer "simulator only").
+timeout 100 "$bin" sample --backend timing --random 4 --intervals 1 --calibration "$tmp/c.calib.json" \
+  -o "$tmp/hws" -q -- sleep 5 >/dev/null 2>"$tmp/hws.err"
+rc=$?
+if [ $rc = 0 ]; then
+  jcheck "hardware sample with occupancy" "$tmp/hws.sample.json" 'd["occupancy_search"]["slow_walk_check"] is not None'
+else
+  check_rc "hardware sample --calibration refuses" 1 $rc
+  if grep -q "^llcprobe: sample: " "$tmp/hws.err" && ! grep -q "cannot change its walk\|simulator only" "$tmp/hws.err"
+  then ok "refusal is the machine's: $(cat "$tmp/hws.err")"; else bad "hw sample: $(cat "$tmp/hws.err")"; fi
+fi
 exit $fail

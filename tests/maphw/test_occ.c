@@ -117,7 +117,8 @@ static struct maphw *fake_backend(const struct llc_map_geometry *g, uint8_t **me
         r->sets[u] = (struct llc_evset_set){ .index = u, .source = LLC_EVSET_REDUCED,
                                              .verified = true, .first = (size_t)u * m->group };
         for (unsigned k = 0; k < m->group; k++)
-            r->lines[u * m->group + k].addr = (uint64_t)(uintptr_t)(*mem + ((size_t)u * m->group + k) * 64);
+            r->lines[u * m->group + k].addr =
+                (uint64_t)(uintptr_t)(*mem + ((size_t)u * m->group + k) * 64);
     }
     m->sets = r;
     assert_int_equal(llc_maphw_chains(m, err, sizeof(err)), 0);
@@ -189,7 +190,8 @@ static void test_walks_relink_flush(void **state)
         const uint32_t u = k < WAYS - 3 ? 0 : 2;
         const uint8_t *line = flushed[k];
         /* the unit's own line, and no longer walked */
-        assert_true(line >= mem + (size_t)u * WAYS * 64 && line < mem + (size_t)(u + 1) * WAYS * 64);
+        assert_true(line >= mem + (size_t)u * WAYS * 64);
+        assert_true(line < mem + (size_t)(u + 1) * WAYS * 64);
         assert_false(in_chain(m->head[u], line, WAYS));
     }
     /* relinking again changes nothing and flushes nothing */
