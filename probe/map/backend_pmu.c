@@ -128,8 +128,8 @@ static int read_counter(void *ctx, uint64_t *value, bool *complete)
  * units apart), units without a verified set get nothing. At the
  * occupancy search's pace each unit's first rounds warm its shortened
  * walk and are not counted. */
-static int pmu_measure(struct maphw *m, const uint32_t *units, size_t n, double dwell_s,
-                       uint64_t *misses, uint64_t *accesses, char *err, size_t errlen)
+int llc_maphw_pmu_measure(struct maphw *m, const uint32_t *units, size_t n, double dwell_s,
+                          uint64_t *misses, uint64_t *accesses, char *err, size_t errlen)
 {
     struct llc_maphw_walk_cfg c;
     llc_maphw_walk_cfg(m, 1, &c);
@@ -184,7 +184,7 @@ int llc_map_backend_pmu(const struct llc_map_hw_options *opt, struct llc_map_bac
         rc = llc_maphw_start(m, err, errlen);
     if (rc < 0)
         goto out;
-    m->measure = pmu_measure;
+    m->measure = llc_maphw_pmu_measure;
     snprintf(m->event, sizeof(m->event), "%s", e.event);
     /* the counter first: without one there is no point building sets */
     struct open_call oc = { m, &e, -1, 0 };

@@ -355,9 +355,12 @@ int llc_maphw_corunner_op(void *ctx, const uint32_t *units, size_t n, unsigned l
                           double touch_rate, char *err, size_t errlen);
 /* Stops the co-runner and frees its lines (NULL is fine). */
 void llc_maphw_corunner_free(struct llc_maphw_corunner *c);
-/* The backends' measures, for tests that bring their own sets. */
+/* The backends' measures, for tests that bring their own sets (pmu reads
+ * its counter from m->fd: count, time enabled, time running). */
 int llc_maphw_timing_measure(struct maphw *m, const uint32_t *units, size_t n, double dwell_s,
                              uint64_t *misses, uint64_t *accesses, char *err, size_t errlen);
+int llc_maphw_pmu_measure(struct maphw *m, const uint32_t *units, size_t n, double dwell_s,
+                          uint64_t *misses, uint64_t *accesses, char *err, size_t errlen);
 /* Whether the caller's target lives. */
 bool llc_maphw_target_alive(void *ctx);
 /* Calls the caller's progress hook, if any. */

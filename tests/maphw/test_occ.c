@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -334,6 +335,49 @@ static void test_paced_measure(void **state)
     assert_int_equal(acc[2], 0);
 }
 
+/* The pmu measure at the search's pace, its counter a stand-in file of
+ * reads (each 1 more miss, enabled = running): one unit at a time, the
+ * unit's shorter walk relinked and flushed on the probe thread, warm-up
+ * uncounted, 2-access batches (1000/s for 2 ms). */
+static void test_pmu_paced_measure(void **state)
+{
+    struct maphw *m = live_backend(state);
+    char err[LLC_ERRLEN];
+    char path[] = "/tmp/llcprobe-pmu-XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    unlink(path);
+    for (uint64_t i = 1; i <= 100000; i++) {
+        const uint64_t rec[3] = { i, 10 * i, 10 * i };
+        assert_int_equal(write(fd, rec, sizeof(rec)), (ssize_t)sizeof(rec));
+    }
+    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+    m->fd = fd; /* closed by llc_maphw_free */
+    m->measure = llc_maphw_pmu_measure;
+    uint8_t walk[SETS];
+    memset(walk, WAYS, sizeof(walk));
+    walk[6] = 2;
+    m->slow_rate = 1000;
+    m->slow_passed = true;
+    assert_int_equal(llc_maphw_probe_set_op(m, 1000, 1, walk, err, sizeof(err)), 0);
+    const uint32_t unit = 6;
+    uint64_t misses[SETS] = { 0 }, acc[SETS] = { 0 };
+    n_flushed = 0;
+    const double t0 = now_s();
+    assert_int_equal(llc_maphw_measure_op(m, &unit, 1, 0.1, misses, acc, err, sizeof(err)), 0);
+    const double took = now_s() - t0;
+    printf("pmu paced measure: %llu misses, %llu accesses in %.3f s\n",
+           (unsigned long long)misses[6], (unsigned long long)acc[6], took);
+    assert_true(took >= 0.099);
+    assert_int_equal(n_flushed, WAYS - 2);
+    assert_false(pthread_equal(flushed_by[0], pthread_self()));
+    assert_int_equal(llc_maphw_chain_cycle(m->head[6], 100), 2);
+    /* 84 ms counted at 1000/s: at most 42 batches of 2 (+ the last one) */
+    assert_true(acc[6] >= 2 && acc[6] <= 88);
+    assert_int_equal(acc[6] % 2, 0);
+    assert_int_equal(misses[6] * 2, acc[6]); /* one more count per kept batch */
+}
+
 static void test_slow_check(void **state)
 {
     struct maphw *m = live_backend(state);
@@ -477,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_walks_relink_flush),
         cmocka_unit_test(test_victim_walks),
         cmocka_unit_test_setup_teardown(test_paced_measure, live_setup, live_teardown),
+        cmocka_unit_test_setup_teardown(test_pmu_paced_measure, live_setup, live_teardown),
         cmocka_unit_test_setup_teardown(test_slow_check, live_setup, live_teardown),
         cmocka_unit_test(test_corunner_lines),
         cmocka_unit_test_setup_teardown(test_corunner_pace, live_setup, live_teardown),
