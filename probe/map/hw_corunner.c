@@ -234,11 +234,11 @@ int llc_maphw_corunner_op(void *ctx, const uint32_t *units, size_t n, unsigned l
             return llc_errf(err, errlen, -EINVAL, "%s: set %u has no verified eviction set",
                             m->name, units[i]);
     /* the L2's share, as the probe's walk takes it (llc_map_walk_length) */
-    const unsigned l2 =
-        g->victim_llc ? llc_map_walk_length(g, llc_maphw_units_per_l2_set(g, units, n,
-                                                                          m->l2_counts)) -
-                            g->llc_ways
-                      : 0;
+    unsigned l2 = 0;
+    if (g->victim_llc) {
+        const unsigned sharing = llc_maphw_units_per_l2_set(g, units, n, m->l2_counts);
+        l2 = llc_map_walk_length(g, sharing) - g->llc_ways;
+    }
     int rc = corunner_lines(m, units, n, g->llc_ways + (g->victim_llc ? g->l2_ways : 0), err,
                             errlen);
     if (rc < 0)
