@@ -74,6 +74,25 @@ struct llc_map_backend_ops {
     /* Whether the target is still running. */
     bool (*target_alive)(void *ctx);
     void (*release)(void *ctx);
+    /* The probe's pace and walk for the measure() calls that follow (the
+     * occupancy search of `sample` and `calibrate`). per_set_rate > 0:
+     * each unit is accessed per_set_rate times per second (simulated for
+     * sim) while `together` units are walked per call; 0 = the pace the
+     * backend was built with. llc_walk[units]: LLC lines walked in each
+     * unit, 1..llc_ways (plus the L2's share on a victim LLC); NULL = the
+     * full walk again. Lines a shorter walk stops using are flushed from
+     * every cache level (left in place they hold ways, and an RRIP policy
+     * keeps such recently hit lines over a shorter walk's newcomers).
+     * NULL when the backend cannot. */
+    int (*probe_set)(void *ctx, double per_set_rate, size_t together, const uint8_t *llc_walk, char *err,
+                     size_t errlen);
+    /* The calibration co-runner of `calibrate`: from this call on, a thread
+     * on another core sharing the LLC holds `lines` congruent lines in each
+     * of units[0..n) (0..llc_ways; plus what its own L2 keeps on a victim
+     * LLC), each touched touch_rate times per second; lines 0 stops it.
+     * NULL when the co-runner is fixed at construction (sim: calib_lines). */
+    int (*corunner)(void *ctx, const uint32_t *units, size_t n, unsigned lines, double touch_rate, char *err,
+                    size_t errlen);
 };
 
 struct llc_map_backend {
@@ -84,6 +103,7 @@ struct llc_map_backend {
     unsigned walk;            /* lines per unit actually walked */
     bool all_at_once;         /* can attribute per access (global mode) */
     char walk_check[LLC_MAP_TEXT_LEN];   /* the idle-walk verification */
+    char slow_walk_check[LLC_MAP_TEXT_LEN]; /* hardware, search_cycle_s > 0: the same at the search's pace */
     char calibration[LLC_MAP_TEXT_LEN];  /* threshold or event, as text */
     char warning[LLC_MAP_TEXT_LEN];      /* e.g. small-page fallback; "" if none */
     /* The page size the target's memory is mapped with ("4K", "2M"), ""
@@ -149,13 +169,6 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
 int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64_t *accesses,
                       uint64_t *misses);
 
-/* The occupancy search of `sample` and `calibrate`: from the next
- * measure() on, the probe issues probe_rate accesses per simulated ns
- * (0 = keep the rate) and walks llc_walk[u] LLC lines (1..ways) in unit u
- * (plus the L2's share on a victim LLC); llc_walk NULL = the full walk
- * again. -EINVAL if b is not a sim backend or an argument is out of range. */
-int llc_map_sim_probe_set(struct llc_map_backend *b, double probe_rate, const uint8_t *llc_walk);
-
 /* The simulator's DRRIP set-dueling leader sets (both policies' leaders):
  * leaders[units] set true for each; returns how many (0 when the LLC is
  * not DRRIP), -EINVAL if b is not a sim backend. */
@@ -191,6 +204,13 @@ struct llc_map_hw_options {
     void (*progress)(void *ctx, const char *stage, double fraction);
     void *progress_ctx;
     volatile sig_atomic_t *stop;
+    /* The occupancy search's cycle (sample --calibration, calibrate): a
+     * line of each walked unit revisited every search_cycle_s, i.e. a pace
+     * of llc_ways / search_cycle_s accesses per set per second. > 0: the
+     * constructor checks that an idle walk at that pace stays LLC hits
+     * (slow_walk_check) and probe_set accepts that pace only; 0 = no
+     * search (probe_set refuses a pace). */
+    double search_cycle_s;
 };
 
 /* The self-test's verdict, kept for the output and for refusals. */

@@ -78,14 +78,21 @@ static void usage(FILE *out)
             "                     (default %g; must outlast the target's revisits of its lines)\n"
             "  --search-walks N   measured cycles per search step, after 2 warm ones (default %u)\n"
             "  --search-threshold Q  miss ratio above which a walk no longer fits (default %g)\n"
-            "  --dwell S          seconds per k (default 0.002 sim); --rate R probe accesses\n"
-            "                     per second over all probed sets (sim default 1e8)\n"
+            "  --dwell S          seconds per k (default 0.002 sim, 0.02 hardware); --rate R\n"
+            "                     probe accesses per second over all probed sets (sim default\n"
+            "                     1e8); on hardware per set, and needed unless --touch-rate\n"
+            "                     is given (an unpaced probe has no rate to derive it from)\n"
             "  --preset, --policy, --seed, --backend, -o PREFIX (default 'calibration'), -q\n"
             "                     as 'llcprobe map'\n\n"
-            "The simulator runs the co-runner beside an idle target. Hardware backends build\n"
-            "their eviction sets and self-test as 'map' does (refusing where the machine\n"
-            "cannot show contention); the hardware co-runner is not written yet, so past the\n"
-            "self-test they stop with that reason.\n\n"
+            "The simulator runs the co-runner beside an idle target, one simulation per k.\n"
+            "Hardware backends (timing, pmu) build their eviction sets once and self-test as\n"
+            "'map' does, then check that an idle walk at the search's pace stays in the LLC;\n"
+            "they refuse with the measured figures where any check fails (on VMs without a\n"
+            "PMU and with unverifiable eviction sets, at the eviction sets). Past the checks\n"
+            "the co-runner is a thread on another CPU (idle 'sleep infinity' is the target)\n"
+            "walking k congruent lines per probed set (plus what its L2 keeps on a victim\n"
+            "LLC), found by eviction tests against each probed set's eviction set; pmu\n"
+            "measures the sets one at a time, so its search takes probed x longer.\n\n"
             "exit status: 0 ok, 1 failure or refusal, 2 bad usage.\n",
             DEFAULT_PROBED, LLC_OCC_DEFAULT_CYCLE, LLC_OCC_DEFAULT_CYCLES, LLC_OCC_DEFAULT_THRESHOLD);
 }
@@ -131,6 +138,42 @@ static int on_extra(void *ctx, int code, const char *arg)
 
 /* Measures the current k on a ready backend: the probed sets walked
  * together for two dwells, the first warming the co-runner's lines in. */
+static int measure_k(const struct map_opts *o, struct calib_run *c, struct llc_map_backend *b,
+                     volatile sig_atomic_t *stop)
+{
+    const uint32_t units = llc_map_units(&b->geo);
+    char err[LLC_ERRLEN];
+    struct llc_map_result *r = NULL;
+    int status = LLC_EXIT_FAIL;
+    const struct llc_map_plan plan = {.mode = LLC_MAP_SETS, .group = c->probed, .dwell_s = o->dwell_s,
+                                      .sweeps = 2, .sets = c->units, .n_sets = c->probed, .seed = o->seed,
+                                      .stop = stop};
+    if (llc_map_run(b, &plan, &r, err, sizeof(err)) < 0) {
+        llc_cli_fail(o->cmd, "k = %u: %s", c->k, err);
+        goto out;
+    }
+    if (!r->complete || r->sweeps < 2) {
+        llc_cli_fail(o->cmd, "k = %u: %s", c->k, r->incomplete_reason[0] ? r->incomplete_reason : "interrupted");
+        goto out;
+    }
+    for (uint32_t i = 0; i < c->probed; i++)
+        c->per_set[(size_t)c->k * c->probed + i] = (double)r->sweep_misses[units + c->units[i]] / o->dwell_s;
+    /* The occupancy search on the same sets, as `sample` runs it: what it
+     * reports when exactly k foreign lines live in each set. */
+    if (llc_occ_search(b, c->units, c->probed, &c->search, stop, c->estimate + (size_t)c->k * c->probed, err,
+                       sizeof(err)) < 0) {
+        llc_cli_fail(o->cmd, "k = %u: occupancy search: %s", c->k, err);
+        goto out;
+    }
+    status = LLC_EXIT_OK;
+out:
+    llc_map_result_free(r);
+    return status;
+}
+
+/* The simulator builds one backend per k (its co-runner is part of the
+ * simulated run); a hardware backend, whose eviction sets take long to
+ * build, runs every k here with its co-runner thread set to k lines. */
 static int calib_stage(const struct map_opts *o, struct llc_map_backend *b, const char *machine,
                        const char *target, double rate, volatile sig_atomic_t *stop, bool want_truth,
                        int (*restart)(void *ctx, char *err, size_t errlen), void *restart_ctx)
@@ -140,13 +183,9 @@ static int calib_stage(const struct map_opts *o, struct llc_map_backend *b, cons
     (void)restart;
     (void)restart_ctx;
     struct calib_run *c = o->stage_ctx;
-    char err[LLC_ERRLEN];
-    struct llc_map_result *r = NULL;
-    int status = LLC_EXIT_FAIL;
-    if (strcmp(b->name, "sim") != 0)
-        return llc_cli_fail(o->cmd, "%s backend passed its self-test, but the hardware calibration co-runner "
-                                    "is not written yet: calibrate in the simulator (--backend sim)",
-                            b->name);
+    const bool sim = strcmp(b->name, "sim") == 0;
+    if (!sim && !b->ops->corunner)
+        return llc_cli_fail(o->cmd, "the %s backend has no calibration co-runner", b->name);
     const uint32_t units = llc_map_units(&b->geo);
     if (!c->have_geo) {
         if (c->probed > units) {
@@ -163,34 +202,28 @@ static int calib_stage(const struct map_opts *o, struct llc_map_backend *b, cons
         for (uint32_t i = 0; i < c->probed; i++)
             c->units[i] = (uint32_t)((uint64_t)i * units / c->probed);
         snprintf(c->machine, sizeof(c->machine), "%s", machine);
-        c->rate = rate;
+        /* The file keeps the rate over all probed sets; the hardware's
+         * --rate is per set already (clock pacing per unit). */
+        c->rate = sim ? rate : rate * c->probed;
         if (!(c->touch_rate > 0))
-            c->touch_rate = rate / c->probed / (2.0 * c->ways * c->ways);
+            c->touch_rate = c->rate / c->probed / (2.0 * c->ways * c->ways);
         c->have_geo = true;
     }
-    const struct llc_map_plan plan = {.mode = LLC_MAP_SETS, .group = c->probed, .dwell_s = o->dwell_s,
-                                      .sweeps = 2, .sets = c->units, .n_sets = c->probed, .seed = o->seed,
-                                      .stop = stop};
-    if (llc_map_run(b, &plan, &r, err, sizeof(err)) < 0) {
-        llc_cli_fail(o->cmd, "k = %u: %s", c->k, err);
-        goto out;
+    if (sim)
+        return measure_k(o, c, b, stop);
+    char err[LLC_ERRLEN];
+    int status = LLC_EXIT_FAIL;
+    for (c->k = 0;; c->k++) {
+        if (b->ops->corunner(b->ctx, c->units, c->probed, c->k, c->touch_rate, err, sizeof(err)) < 0) {
+            status = llc_cli_fail(o->cmd, "k = %u: co-runner: %s", c->k, err);
+            break;
+        }
+        if ((status = measure_k(o, c, b, stop)) != LLC_EXIT_OK || c->k == c->ways)
+            break;
     }
-    if (!r->complete || r->sweeps < 2) {
-        llc_cli_fail(o->cmd, "k = %u: %s", c->k, r->incomplete_reason[0] ? r->incomplete_reason : "interrupted");
-        goto out;
-    }
-    for (uint32_t i = 0; i < c->probed; i++)
-        c->per_set[(size_t)c->k * c->probed + i] = (double)r->sweep_misses[units + c->units[i]] / o->dwell_s;
-    /* The occupancy search on the same sets, as `sample` runs it: what it
-     * reports when exactly k foreign lines live in each set. */
-    if (llc_occ_search(b, c->units, c->probed, &c->search, rate, stop, c->estimate + (size_t)c->k * c->probed, err,
-                       sizeof(err)) < 0) {
-        llc_cli_fail(o->cmd, "k = %u: occupancy search: %s", c->k, err);
-        goto out;
-    }
-    status = LLC_EXIT_OK;
-out:
-    llc_map_result_free(r);
+    if (b->ops->corunner(b->ctx, c->units, c->probed, 0, c->touch_rate, err, sizeof(err)) < 0 &&
+        status == LLC_EXIT_OK)
+        status = llc_cli_fail(o->cmd, "stopping the co-runner: %s", err);
     return status;
 }
 
@@ -370,6 +403,12 @@ int llc_cmd_calibrate(int argc, char **argv)
     c.touch_rate = co.touch_rate;
     c.probed = co.probed;
     c.search = co.search;
+    o.search_cycle_s = c.search.cycle_s; /* hardware: the slow idle walk is checked at it */
+    if (!sim && !(c.touch_rate > 0) && !(o.rate > 0)) {
+        status = llc_cli_usage("calibrate", "on hardware the probe runs unpaced unless given --rate (accesses per "
+                                            "set per second), so give --rate or --touch-rate");
+        goto out;
+    }
     if (!o.out_prefix)
         o.out_prefix = "calibration";
     o.stage = calib_stage;
@@ -379,7 +418,8 @@ int llc_cmd_calibrate(int argc, char **argv)
     for (c.k = 0;; c.k++) {
         /* The co-runner's total rate: touch_rate per held line, k lines in
          * each of the probed sets (per simulated ns). k = 0 runs first and
-         * settles the automatic touch rate from the geometry. */
+         * settles the automatic touch rate from the geometry. A hardware
+         * stage runs every k at once and leaves c.k at c.ways. */
         o.calib_lines = c.k;
         o.calib_rate = c.touch_rate * c.k * c.probed / 1e9;
         if ((status = llc_map_cmd_dispatch(&o)) != LLC_EXIT_OK)

@@ -3,6 +3,7 @@
  * chosen at its key points (spec gaussian-sampling.md §2-§4). */
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,11 @@ static void usage(FILE *out)
             "  --seed S          seed of the selection's tie-break hash (default 0x9E3779B97F4A7C15)\n"
             "  --bin-integrated  model each bin by the family's mass over it (not its density\n"
             "                    at the centre)\n"
+            "  --include-excluded  keep the sets the map's exclusion mask names (its baseline\n"
+            "                    sweep's: sets the probe misses in with no target, and\n"
+            "                    set-dueling leader sets); by default they are left out of\n"
+            "                    the histogram, the fit and the selection, and the summary\n"
+            "                    says how many\n"
             "  --no-plots        skip the PNG plots\n"
             "  -o, --output P    output prefix (default: the map's name without .map.json)\n"
             "  -q, --quiet       only errors\n\n"
@@ -48,11 +54,16 @@ static void usage(FILE *out)
 /* ---- the shared fit stage --------------------------------------------------- */
 
 static void print_summary(const struct llc_fit_report *rep, const struct llc_fit_selection *sel, double retest,
-                          bool raw)
+                          const struct fit_cmd_input *in)
 {
     const struct llc_fit_family_result *g = &rep->fit[LLC_FIT_GAUSSIAN];
     printf("sets            %zu usable, statistic %s, %zu bins (%s)\n", rep->hist->n,
-           raw ? "misses" : "misses per second", rep->hist->m, llc_fit_binning_name(rep->hist->binning));
+           in->raw_counts ? "misses" : "misses per second", rep->hist->m, llc_fit_binning_name(rep->hist->binning));
+    if (in->masked == 0)
+        printf("exclusion       none: the map has no excluded sets\n");
+    else if (in->masked > 0)
+        printf("exclusion       %ld set%s of the map's mask (baseline or leader sets) %s\n", in->masked,
+               in->masked == 1 ? "" : "s", in->masked_kept ? "kept (--include-excluded)" : "left out");
     printf("gaussian        mu %.6g  sigma %.6g  R^2 %.4f  (%s)\n", g->param[0], g->param[1], g->r2,
            rep->gaussian_accepted ? "accepted: R^2 > 0.85" : "not accepted: R^2 <= 0.85");
     printf("families        ");
@@ -122,7 +133,7 @@ int llc_fit_cmd_run(const char *cmd, const struct fit_cmd_opts *o, const struct 
         goto out;
     }
     if (!o->quiet)
-        print_summary(rep, sel, retest, in->raw_counts);
+        print_summary(rep, sel, retest, in);
     char wrote[64] = "";
     if (o->plots) {
         char title[512];
@@ -152,7 +163,7 @@ out:
 
 /* ---- the command ------------------------------------------------------------ */
 
-enum { O_MODE = 256, O_POINTS, O_PER_POINT, O_SEED, O_BIN_INT, O_NO_PLOTS, O_HELP };
+enum { O_MODE = 256, O_POINTS, O_PER_POINT, O_SEED, O_BIN_INT, O_NO_PLOTS, O_INCLUDE, O_HELP };
 
 int llc_fit_parse_key_mode(const char *s, enum llc_fit_key_mode *out)
 {
@@ -167,15 +178,17 @@ int llc_fit_parse_key_mode(const char *s, enum llc_fit_key_mode *out)
     return 0;
 }
 
-static int parse(int argc, char **argv, struct fit_cmd_opts *o, const char **map)
+static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, const char **map)
 {
     static const struct option longopts[] = {
         {"mode", required_argument, 0, O_MODE},           {"points", required_argument, 0, O_POINTS},
         {"per-point", required_argument, 0, O_PER_POINT}, {"seed", required_argument, 0, O_SEED},
         {"bin-integrated", no_argument, 0, O_BIN_INT},    {"no-plots", no_argument, 0, O_NO_PLOTS},
         {"output", required_argument, 0, 'o'},            {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, O_HELP},                 {0, 0, 0, 0}};
+        {"include-excluded", no_argument, 0, O_INCLUDE},  {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
+    *include = false;
     llc_fit_select_config_default(&o->select);
     o->plots = true;
     uint64_t v;
@@ -203,6 +216,7 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, const char **map
             break;
         case O_BIN_INT: o->bin_integrated = true; break;
         case O_NO_PLOTS: o->plots = false; break;
+        case O_INCLUDE: *include = true; break;
         case 'o': o->prefix = optarg; break;
         case 'q': o->quiet = true; break;
         case O_HELP: usage(stdout); return 1;
@@ -215,18 +229,54 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, const char **map
     return 0;
 }
 
+/* The map's exclusion mask (written by its baseline sweep, spec §1.2; the
+ * map reader leaves it out): marks each named set in mask and sets *n to
+ * how many the map names (0 without a mask). */
+static int read_exclusion(const char *path, uint32_t units, uint8_t *mask, long *n, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    int rc = 0;
+    *n = 0;
+    if (!doc)
+        return llc_errf(err, errlen, -EINVAL, "%s: line %d: %s", path, je.line, je.text);
+    const json_t *ex = json_object_get(doc, "exclusion");
+    const json_t *sets = ex && !json_is_null(ex) ? json_object_get(ex, "sets") : NULL;
+    if (ex && !json_is_null(ex) && !json_is_array(sets)) {
+        rc = llc_errf(err, errlen, -EINVAL, "%s: exclusion.sets: missing or not an array", path);
+        goto out;
+    }
+    size_t i;
+    const json_t *e;
+    json_array_foreach(sets, i, e) {
+        const json_t *set = json_object_get(e, "set");
+        const json_int_t u = json_is_integer(set) ? json_integer_value(set) : -1;
+        if (u < 0 || u >= (json_int_t)units) {
+            rc = llc_errf(err, errlen, -EINVAL, "%s: exclusion.sets[%zu].set: not a set of this map (0..%u)", path, i,
+                          units - 1);
+            goto out;
+        }
+        *n += !mask[u];
+        mask[u] = 1;
+    }
+out:
+    json_decref(doc);
+    return rc;
+}
+
 int llc_cmd_fit(int argc, char **argv)
 {
     struct fit_cmd_opts o;
     const char *path = NULL;
-    const int prc = parse(argc, argv, &o, &path);
+    bool include = false;
+    const int prc = parse(argc, argv, &o, &include, &path);
     if (prc)
         return prc == 1 ? LLC_EXIT_OK : prc;
     char err[LLC_ERRLEN], prefix[4200];
     struct llc_mapfile *m = NULL;
     struct llc_fit_selection *sel = NULL;
     double *x = NULL;
-    uint8_t *excl = NULL;
+    uint8_t *excl = NULL, *mask = NULL;
     int status = LLC_EXIT_FAIL;
     if (llc_mapfile_read(path, &m, err, sizeof(err)) < 0) {
         llc_cli_fail("fit", "%s", err);
@@ -243,15 +293,23 @@ int llc_cmd_fit(int argc, char **argv)
     }
     x = malloc(m->units * sizeof(*x));
     excl = malloc(m->units);
-    if (!x || !excl) {
+    mask = calloc(m->units, 1);
+    if (!x || !excl || !mask) {
         llc_cli_fail("fit", "out of memory");
         goto out;
     }
     const bool raw = llc_mapfile_statistic(m, x, excl);
+    long masked;
+    if (read_exclusion(path, m->units, mask, &masked, err, sizeof(err)) < 0) {
+        llc_cli_fail("fit", "%s", err);
+        goto out;
+    }
+    for (uint32_t u = 0; !include && u < m->units; u++)
+        excl[u] |= mask[u];
     if (!m->complete)
         llc_cli_warn(o.quiet, "%s: the map is incomplete (\"complete\": false); fitting the sets it has", path);
     const struct fit_cmd_input in = {
-        .x = x, .excluded = excl, .n = m->units,
+        .x = x, .excluded = excl, .masked = masked, .masked_kept = include, .n = m->units,
         .sweep1 = m->sweeps >= 2 ? m->sweep_misses : NULL,
         .sweep2 = m->sweeps >= 2 ? m->sweep_misses + m->units : NULL,
         .raw_counts = raw, .geo = &m->geo, .source = path, .target = m->target, .machine = m->machine,
@@ -262,5 +320,6 @@ out:
     llc_mapfile_free(m);
     free(x);
     free(excl);
+    free(mask);
     return status;
 }

@@ -227,6 +227,7 @@ int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop)
         .target_alive = target_running,
         .target_ctx = &h,
         .stop = stop,
+        .search_cycle_s = o->search_cycle_s,
     };
     /* Prefetchers off for the probe's and the target's CPUs before the
      * backend builds and self-tests; restored on every way out (signals
@@ -254,7 +255,8 @@ int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop)
     if (b->warning[0])
         llc_cli_warn(o->quiet, "%s", b->warning);
     if (!o->quiet)
-        fprintf(stderr, "llcprobe: %s: %s; %s; %s\n", o->cmd, st.text, b->walk_check, b->calibration);
+        fprintf(stderr, "llcprobe: %s: %s; %s; %s%s%s\n", o->cmd, st.text, b->walk_check, b->calibration,
+                b->slow_walk_check[0] ? "; " : "", b->slow_walk_check);
     if (!h.attached && !o->per_set_runs) {
         if (llc_target_start(h.t, err, sizeof(err)) < 0) {
             llc_cli_fail(o->cmd, "%s", err);

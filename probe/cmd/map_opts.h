@@ -45,6 +45,10 @@ struct map_opts {
     char **argv;                  /* the target command after -- */
     map_stage_fn stage;           /* NULL = llc_map_cmd_finish */
     void *stage_ctx;
+    /* sample --calibration, calibrate: the occupancy search's cycle; a
+     * hardware backend checks a slow idle walk at that pace before the
+     * target starts (llc_map_hw_options). 0 = no search. */
+    double search_cycle_s;
     unsigned calib_lines;         /* sim: calibration co-runner (llc_map_sim_options) */
     double calib_rate;
     enum map_rate_mode rate_mode;

@@ -49,8 +49,11 @@ static void usage(FILE *out)
             "                     the LLC by a walk-length search in each sampled set (a slow\n"
             "                     probe walking w of the W ways: the longest w that still hits\n"
             "                     leaves W - w to the target), converted with the file's curve;\n"
-            "                     simulator only for now; a simulated trace (or program)\n"
-            "                     then replays from its start whenever it ends, as --repeat\n"
+            "                     a simulated trace (or program) then replays from its start\n"
+            "                     whenever it ends, as --repeat. On hardware (timing, pmu) the\n"
+            "                     backend first checks, before the target starts, that an\n"
+            "                     idle walk at the file's search pace stays in the LLC, and\n"
+            "                     refuses otherwise; calibrate on the same machine\n"
             "and every option of 'llcprobe map' (backend, simulator, probe, target, -o, -q).\n\n"
             "exit status: 0 ok, 1 failure or refusal, 2 bad usage.\n");
 }
@@ -229,6 +232,7 @@ int llc_cmd_sample(int argc, char **argv)
         }
         run.have_calib = true;
         run.calib_path = s.calib_path;
+        o.search_cycle_s = run.calib.search_cycle_s;
     }
     /* A simulated trace ends, and the occupancy search runs after the in-run
      * map and the intervals have used their share of it: replay it from its

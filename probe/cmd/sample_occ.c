@@ -24,29 +24,21 @@ void llc_occ_params_default(struct llc_occ_params *p)
 }
 
 int llc_occ_search(struct llc_map_backend *b, const uint32_t *units, size_t n, const struct llc_occ_params *p,
-                   double restore_rate, volatile sig_atomic_t *stop, double *held, char *err, size_t errlen)
+                   volatile sig_atomic_t *stop, double *held, char *err, size_t errlen)
 {
     const unsigned ways = b->geo.llc_ways;
     const uint32_t all = llc_map_units(&b->geo);
     uint8_t *walk = malloc(all);
     unsigned *lo = malloc(n * sizeof(*lo)), *hi = malloc(n * sizeof(*hi));
     uint64_t *miss = calloc(all, sizeof(*miss)), *acc = calloc(all, sizeof(*acc));
+    bool paced = false;
     int rc = 0;
     if (!walk || !lo || !hi || !miss || !acc) {
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
     }
-    /* Hardware lacks, besides a backend op to replace the two sim calls:
-     * a per-unit walk that measure() keeps (timing and pmu relink every
-     * unit to the full walk on each call), clflush of the lines a shorter
-     * walk drops, batches short enough for a probe at ways / cycle_s
-     * accesses per set (1024 accesses are 0.25 s there, and a batch with a
-     * context switch is dropped), a slow idle-walk check, and a hardware
-     * calibration co-runner for `calibrate` to produce the curve. */
-    if (strcmp(b->name, "sim") != 0) {
-        rc = llc_errf(err, errlen, -ENOTSUP,
-                      "the %s backend cannot change its walk length or pace mid-run yet: the walk-length "
-                      "search runs in the simulator only",
+    if (!b->ops->probe_set) {
+        rc = llc_errf(err, errlen, -ENOTSUP, "the %s backend cannot change its walk length or pace mid-run",
                       b->name);
         goto out;
     }
@@ -63,11 +55,6 @@ int llc_occ_search(struct llc_map_backend *b, const uint32_t *units, size_t n, c
      * visit, w accesses later, and that stay must outlast the target's
      * lines for the probe to lose to them. */
     const double per_set = ways / p->cycle_s;
-    rc = llc_map_sim_probe_set(b, per_set * (double)n / 1e9, NULL);
-    if (rc < 0) {
-        rc = llc_errf(err, errlen, rc, "cannot pace the probe at %.3g accesses per set per second", per_set);
-        goto out;
-    }
     const double dwell = (p->cycles + 2) * p->cycle_s; /* 2: the warm-up rounds */
     for (;;) {
         bool open = false;
@@ -83,10 +70,9 @@ int llc_occ_search(struct llc_map_backend *b, const uint32_t *units, size_t n, c
             rc = llc_errf(err, errlen, -EINTR, "occupancy search interrupted");
             goto out;
         }
-        if ((rc = llc_map_sim_probe_set(b, 0, walk)) < 0) {
-            rc = llc_errf(err, errlen, rc, "cannot set the walk lengths");
+        paced = true;
+        if ((rc = b->ops->probe_set(b->ctx, per_set, n, walk, err, errlen)) < 0)
             goto out;
-        }
         for (size_t i = 0; i < n; i++)
             miss[units[i]] = acc[units[i]] = 0;
         rc = b->ops->measure(b->ctx, units, n, dwell, miss, acc, err, errlen);
@@ -111,10 +97,11 @@ int llc_occ_search(struct llc_map_backend *b, const uint32_t *units, size_t n, c
         held[i] = (double)(ways - lo[i]);
     rc = 0;
 out:
-    if (!strcmp(b->name, "sim")) {
-        const int r2 = llc_map_sim_probe_set(b, restore_rate / 1e9, NULL);
+    if (paced) { /* the full walk at the backend's own pace again */
+        char why[LLC_ERRLEN];
+        const int r2 = b->ops->probe_set(b->ctx, 0, n, NULL, why, sizeof(why));
         if (r2 < 0 && rc == 0)
-            rc = llc_errf(err, errlen, r2, "cannot restore the probe's rate");
+            rc = llc_errf(err, errlen, r2, "cannot restore the probe's walk and pace: %s", why);
     }
     free(walk);
     free(lo);

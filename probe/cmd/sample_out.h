@@ -36,11 +36,13 @@ struct llc_occ_params {
 };
 void llc_occ_params_default(struct llc_occ_params *p);
 /* For units[0..n): held[i] = ways - the longest LLC walk of unit i whose
- * miss ratio stays at or below the threshold. Sim backend only (-ENOTSUP
- * elsewhere, with the reason in err); restores the probe's full walk and
- * restore_rate (accesses per second) afterwards. */
+ * miss ratio stays at or below the threshold, the probe paced at
+ * ways / cycle_s accesses per set per second through the backend's
+ * probe_set (-ENOTSUP with the reason in err where it has none; a
+ * hardware backend refuses a pace its slow idle-walk check did not pass).
+ * Restores the full walk at the backend's own pace afterwards. */
 int llc_occ_search(struct llc_map_backend *b, const uint32_t *units, size_t n, const struct llc_occ_params *p,
-                   double restore_rate, volatile sig_atomic_t *stop, double *held, char *err, size_t errlen);
+                   volatile sig_atomic_t *stop, double *held, char *err, size_t errlen);
 
 int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const char *machine, const char *target,
                      double rate, volatile sig_atomic_t *stop, bool want_truth,

@@ -75,7 +75,7 @@ static int in_run_fit(const struct map_opts *o, struct sample_run *s, struct llc
     struct fit_cmd_opts fo = s->fit;
     fo.prefix = o->out_prefix;
     fo.quiet = o->quiet;
-    const struct fit_cmd_input in = {.x = x, .excluded = excl, .n = units, .sweep1 = sw1, .sweep2 = sw2,
+    const struct fit_cmd_input in = {.x = x, .excluded = excl, .masked = -1, .n = units, .sweep1 = sw1, .sweep2 = sw2,
                                      .raw_counts = true, .geo = &b->geo, .source = path, .target = target,
                                      .machine = machine,
                                      .page_size = b->target_pages[0] ? b->target_pages : "unknown"};
@@ -224,9 +224,10 @@ static int write_outputs(const struct map_opts *o, const struct sample_run *s, c
         }
         json_object_set_new(doc, "calibration_curve", c);
         json_object_set_new(doc, "occupancy_search",
-                            json_pack("{s:s, s:f, s:i, s:f, s:o, s:o}", "calibration_machine", s->calib.machine,
+                            json_pack("{s:s, s:f, s:i, s:f, s:o, s:o, s:s?}", "calibration_machine", s->calib.machine,
                                       "cycle_s", search_cycle, "cycles", (int)s->calib.search_cycles,
-                                      "threshold", s->calib.search_threshold, "raw_estimate", raw, "lines", held));
+                                      "threshold", s->calib.search_threshold, "raw_estimate", raw, "lines", held,
+                                      "slow_walk_check", b->slow_walk_check[0] ? b->slow_walk_check : NULL));
     }
     snprintf(path, sizeof(path), "%s.sample.json", o->out_prefix);
     int rc = llc_json_write_atomic(path, doc, err, errlen);
@@ -397,7 +398,7 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         const struct llc_occ_params op = {.cycle_s = s->calib.search_cycle_s, .cycles = s->calib.search_cycles,
                                           .threshold = s->calib.search_threshold};
         search_cycle = op.cycle_s;
-        if (llc_occ_search(b, units, n, &op, o->rate, stop, occ_raw, s->err, sizeof(s->err)) < 0) {
+        if (llc_occ_search(b, units, n, &op, stop, occ_raw, s->err, sizeof(s->err)) < 0) {
             llc_cli_fail(o->cmd, "occupancy: %s", s->err);
             goto out;
         }

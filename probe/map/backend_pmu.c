@@ -125,16 +125,16 @@ static int read_counter(void *ctx, uint64_t *value, bool *complete)
 }
 
 /* On the worker: each unit alone for dwell_s (the counter cannot tell
- * units apart), units without a verified set get nothing. */
-static int pmu_measure(struct maphw *m, const uint32_t *units, size_t n, double dwell_s,
-                       uint64_t *misses, uint64_t *accesses, char *err, size_t errlen)
+ * units apart), units without a verified set get nothing. At the
+ * occupancy search's pace each unit's first rounds warm its shortened
+ * walk and are not counted. */
+int llc_maphw_pmu_measure(struct maphw *m, const uint32_t *units, size_t n, double dwell_s,
+                          uint64_t *misses, uint64_t *accesses, char *err, size_t errlen)
 {
-    struct llc_maphw_walk_cfg c = {
-        .tsc_hz = m->tsc_hz,
-        .delay_nops = m->opt.delay_nops,
-        .rate = m->opt.rate,
-        .batch = m->batch,
-    };
+    struct llc_maphw_walk_cfg c;
+    llc_maphw_walk_cfg(m, 1, &c);
+    double warm, count;
+    llc_maphw_warm_split(dwell_s, m->occ_rate, m->opt.geo.llc_ways, &warm, &count);
     for (size_t i = 0; i < n; i++) {
         const uint32_t u = units[i];
         if (u >= m->units)
@@ -145,8 +145,14 @@ static int pmu_measure(struct maphw *m, const uint32_t *units, size_t n, double 
         llc_maphw_relink(m, &u, 1, llc_maphw_walk_for(m, &u, 1));
         struct llc_maphw_walk_stats st;
         char why[LLC_ERRLEN];
-        const int rc = llc_maphw_walk_counted(&c, &m->cursor[u], dwell_s, read_counter, m,
-                                              &misses[u], &accesses[u], &st, why, sizeof(why));
+        uint64_t warm_misses = 0, warm_accesses = 0;
+        int rc = 0;
+        if (warm > 0)
+            rc = llc_maphw_walk_counted(&c, &m->cursor[u], warm, read_counter, m, &warm_misses,
+                                        &warm_accesses, &st, why, sizeof(why));
+        if (rc == 0)
+            rc = llc_maphw_walk_counted(&c, &m->cursor[u], count, read_counter, m, &misses[u],
+                                        &accesses[u], &st, why, sizeof(why));
         if (rc < 0)
             return llc_errf(err, errlen, rc, "pmu: %s (%s)", why, m->event);
     }
@@ -157,6 +163,8 @@ static const struct llc_map_backend_ops pmu_ops = {
     .measure = llc_maphw_measure_op,
     .target_alive = llc_maphw_target_alive,
     .release = llc_maphw_release_op,
+    .probe_set = llc_maphw_probe_set_op,
+    .corunner = llc_maphw_corunner_op,
 };
 
 int llc_map_backend_pmu(const struct llc_map_hw_options *opt, struct llc_map_backend **out,
@@ -176,7 +184,7 @@ int llc_map_backend_pmu(const struct llc_map_hw_options *opt, struct llc_map_bac
         rc = llc_maphw_start(m, err, errlen);
     if (rc < 0)
         goto out;
-    m->measure = pmu_measure;
+    m->measure = llc_maphw_pmu_measure;
     snprintf(m->event, sizeof(m->event), "%s", e.event);
     /* the counter first: without one there is no point building sets */
     struct open_call oc = { m, &e, -1, 0 };
@@ -193,6 +201,8 @@ int llc_map_backend_pmu(const struct llc_map_hw_options *opt, struct llc_map_bac
         rc = llc_maphw_walk_check(m, err, errlen);
     if (rc == 0)
         rc = llc_maphw_selftest(m, st, err, errlen);
+    if (rc == 0)
+        rc = llc_maphw_slow_check(m, err, errlen);
     if (rc < 0)
         goto out;
     snprintf(m->be.calibration, sizeof(m->be.calibration),

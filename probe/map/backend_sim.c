@@ -60,6 +60,7 @@ struct sim_backend {
     bool baseline;
     double counted_rate;
     double target_rate, probe_rate;
+    double built_rate;          /* probe_rate as built (probe_set's pace 0) */
     uint32_t units, lines_per_unit; /* lines[] holds lines_per_unit per unit */
     uint64_t *lines;
     /* The group being walked. */
@@ -67,7 +68,7 @@ struct sim_backend {
     size_t n;
     uint32_t *cursor, *walk_of; /* per group position */
     uint32_t *l2_part;          /* per position: lines of the walk the L2 keeps */
-    /* Per unit id: LLC lines of its walk (llc_map_sim_probe_set), or NULL
+    /* Per unit id: LLC lines of its walk (sim_probe_set), or NULL
      * for the full walk. */
     uint8_t *llc_walk;
     uint32_t *l2_share;         /* [l2_sets] scratch: group units per L2 set */
@@ -473,10 +474,14 @@ static void sim_release(void *ctx)
     free(s);
 }
 
+static int sim_probe_set(void *ctx, double per_set_rate, size_t together, const uint8_t *llc_walk, char *err,
+                         size_t errlen);
+
 static const struct llc_map_backend_ops sim_ops = {
     .measure = sim_measure,
     .target_alive = sim_alive,
     .release = sim_release,
+    .probe_set = sim_probe_set,
 };
 
 int llc_map_sim_leaders(const struct llc_map_backend *b, bool *leaders)
@@ -525,21 +530,26 @@ int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64
     return 0;
 }
 
-int llc_map_sim_probe_set(struct llc_map_backend *b, double probe_rate, const uint8_t *llc_walk)
+/* The simulated probe is one agent with one rate over all the units it
+ * walks: a per-set pace is that times the units walked together. */
+static int sim_probe_set(void *ctx, double per_set_rate, size_t together, const uint8_t *llc_walk, char *err,
+                         size_t errlen)
 {
-    if (!b || b->ops != &sim_ops)
-        return -EINVAL;
-    struct sim_backend *s = b->ctx;
-    if (probe_rate < 0 || !isfinite(probe_rate))
-        return -EINVAL;
+    struct sim_backend *s = ctx;
+    const struct llc_map_backend *b = &s->pub;
+    if (per_set_rate < 0 || !isfinite(per_set_rate) || (per_set_rate > 0 && !together))
+        return llc_errf(err, errlen, -EINVAL, "sim: pace %g accesses per set per second over %zu sets", per_set_rate,
+                        together);
     for (uint32_t u = 0; llc_walk && u < s->units; u++)
         if (llc_walk[u] < 1 || llc_walk[u] > b->geo.llc_ways)
-            return -EINVAL;
-    if (probe_rate > 0) {
-        const int rc = llc_simrun_set_rate(s->run, s->probe_agent, probe_rate);
+            return llc_errf(err, errlen, -EINVAL, "sim: set %u: a walk of %u LLC lines is not in 1..%u", u,
+                            llc_walk[u], b->geo.llc_ways);
+    const double rate = per_set_rate > 0 ? per_set_rate * (double)together / 1e9 : s->built_rate;
+    if (rate != s->probe_rate) {
+        const int rc = llc_simrun_set_rate(s->run, s->probe_agent, rate);
         if (rc < 0)
-            return rc;
-        s->probe_rate = probe_rate;
+            return llc_errf(err, errlen, rc, "sim: cannot pace the probe at %.3g accesses per ns", rate);
+        s->probe_rate = rate;
     }
     if (!llc_walk) {
         free(s->llc_walk);
@@ -548,7 +558,7 @@ int llc_map_sim_probe_set(struct llc_map_backend *b, double probe_rate, const ui
     }
     if (!s->llc_walk) {
         if (!(s->llc_walk = malloc(s->units)))
-            return -ENOMEM;
+            return llc_errf(err, errlen, -ENOMEM, "sim: out of memory");
         memset(s->llc_walk, (int)b->geo.llc_ways, s->units);
     }
     /* Lines the probe stops walking are flushed (clflush on hardware): left
@@ -556,7 +566,7 @@ int llc_map_sim_probe_set(struct llc_map_backend *b, double probe_rate, const ui
      * hit lines over the newcomers a shorter walk needs. The L2's share is
      * taken at its largest (one unit per L2 set). */
     struct llc_sim *sim = llc_simrun_sim(s->run);
-    const unsigned l2 = s->pub.walk - b->geo.llc_ways;
+    const unsigned l2 = b->walk - b->geo.llc_ways;
     for (uint32_t u = 0; u < s->units; u++) {
         for (unsigned c = l2 + llc_walk[u]; c < l2 + s->llc_walk[u]; c++)
             llc_sim_flush_line(sim, s->lines[(size_t)u * s->lines_per_unit + c]);
@@ -638,7 +648,7 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
         if (rc < 0)
             goto fail;
     }
-    s->probe_rate = opt->probe_rate;
+    s->probe_rate = s->built_rate = opt->probe_rate;
     snprintf(s->pub.calibration, sizeof(s->pub.calibration),
              "simulator: a probe access is a miss when memory served it (exact); target %.4g and probe %.4g "
              "accesses per simulated ns",

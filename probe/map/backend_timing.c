@@ -41,9 +41,11 @@ static int recheck(struct maphw *m, char *err, size_t errlen)
     return llc_maphw_recheck(m->threshold, &cal, &m->threshold, err, errlen);
 }
 
-/* On the worker. Units without a verified set get nothing (accesses 0). */
-static int timing_measure(struct maphw *m, const uint32_t *units, size_t n, double dwell_s,
-                          uint64_t *misses, uint64_t *accesses, char *err, size_t errlen)
+/* On the worker. Units without a verified set get nothing (accesses 0).
+ * At the occupancy search's pace the first rounds warm the shortened
+ * walks and are not counted. */
+int llc_maphw_timing_measure(struct maphw *m, const uint32_t *units, size_t n, double dwell_s,
+                             uint64_t *misses, uint64_t *accesses, char *err, size_t errlen)
 {
     const uint64_t now = now_ticks();
     if (now - m->last_recheck > llc_maphw_ticks(m->tsc_hz, RECHECK_SECONDS)) {
@@ -54,8 +56,9 @@ static int timing_measure(struct maphw *m, const uint32_t *units, size_t n, doub
     }
     uint32_t *list = malloc((n ? n : 1) * sizeof(*list));
     void **cur = malloc((n ? n : 1) * sizeof(*cur));
+    uint64_t *scratch = m->occ_rate > 0 ? calloc(2 * (size_t)m->units, sizeof(*scratch)) : NULL;
     int rc = 0;
-    if (!list || !cur) {
+    if (!list || !cur || (m->occ_rate > 0 && !scratch)) {
         rc = llc_errf(err, errlen, -ENOMEM, "timing: out of memory for %zu units", n);
         goto out;
     }
@@ -72,22 +75,22 @@ static int timing_measure(struct maphw *m, const uint32_t *units, size_t n, doub
     llc_maphw_relink(m, list, k, llc_maphw_walk_for(m, list, k));
     for (size_t i = 0; i < k; i++)
         cur[i] = m->cursor[list[i]];
-    struct llc_maphw_walk_cfg c = {
-        .tsc_hz = m->tsc_hz,
-        .threshold = m->threshold,
-        .discard_ticks = m->discard_ticks,
-        .delay_nops = m->opt.delay_nops,
-        .rate = m->opt.rate,
-        .batch = m->batch,
-        .journal = m->journal,
-    };
+    struct llc_maphw_walk_cfg c;
+    llc_maphw_walk_cfg(m, k, &c);
+    double warm, count;
+    llc_maphw_warm_split(dwell_s, m->occ_rate, m->opt.geo.llc_ways, &warm, &count);
     struct llc_maphw_walk_stats st;
-    rc = llc_maphw_walk_timed(&c, cur, list, k, dwell_s, misses, accesses, &st, err, errlen);
+    if (warm > 0)
+        rc = llc_maphw_walk_timed(&c, cur, list, k, warm, scratch, scratch + m->units, &st, err,
+                                  errlen);
+    if (rc == 0)
+        rc = llc_maphw_walk_timed(&c, cur, list, k, count, misses, accesses, &st, err, errlen);
     for (size_t i = 0; i < k; i++)
         m->cursor[list[i]] = cur[i];
 out:
     free(list);
     free(cur);
+    free(scratch);
     return rc;
 }
 
@@ -95,6 +98,8 @@ static const struct llc_map_backend_ops timing_ops = {
     .measure = llc_maphw_measure_op,
     .target_alive = llc_maphw_target_alive,
     .release = llc_maphw_release_op,
+    .probe_set = llc_maphw_probe_set_op,
+    .corunner = llc_maphw_corunner_op,
 };
 
 static void describe(struct maphw *m)
@@ -131,7 +136,7 @@ int llc_map_backend_timing(const struct llc_map_hw_options *opt, struct llc_map_
     int rc = llc_maphw_new("timing", opt, &m, err, errlen);
     if (rc < 0)
         goto out;
-    m->measure = timing_measure;
+    m->measure = llc_maphw_timing_measure;
     rc = llc_maphw_start(m, err, errlen);
     if (rc == 0)
         rc = llc_maphw_build(m, err, errlen);
@@ -141,6 +146,8 @@ int llc_map_backend_timing(const struct llc_map_hw_options *opt, struct llc_map_
     rc = llc_maphw_walk_check(m, err, errlen);
     if (rc == 0)
         rc = llc_maphw_selftest(m, st, err, errlen);
+    if (rc == 0)
+        rc = llc_maphw_slow_check(m, err, errlen);
     if (rc < 0)
         goto out;
     describe(m);

@@ -113,10 +113,11 @@ bool llc_maphw_selftest_verdict(const char *backend, const char *what, const dou
  * or the lines are not congruent). ticks (sorted in place) are timed
  * accesses; l2_bound 0 = no L2 check; slower than dram_threshold = memory.
  * Passes with at most 5% memory and 10% L2-fast accesses. text gets the
- * measured figures. Returns 1 pass, 0 fail, -EINVAL without samples. */
-int llc_maphw_walk_verdict(const char *backend, unsigned walk, size_t units, uint32_t *ticks,
-                           size_t n, uint32_t l2_bound, uint32_t dram_threshold, char *text,
-                           size_t len);
+ * measured figures, named "<backend>: <check> passed|failed". Returns 1
+ * pass, 0 fail, -EINVAL without samples. */
+int llc_maphw_walk_verdict(const char *backend, const char *check, unsigned walk, size_t units,
+                           uint32_t *ticks, size_t n, uint32_t l2_bound, uint32_t dram_threshold,
+                           char *text, size_t len);
 
 /* Periodic threshold re-check: adopts a fresh calibration's threshold if
  * it still separates LLC hits from memory (0, *next set), else -EIO with
@@ -177,13 +178,65 @@ int llc_maphw_worker_call(struct llc_maphw_worker *w, int (*fn)(void *), void *a
 /* Joins the thread (NULL is fine). */
 void llc_maphw_worker_stop(struct llc_maphw_worker *w);
 
-/* The self-test's aggressor: a thread pinned to `cpu` chasing a pointer
- * chain until stopped. */
+/* The self-test's aggressor and the calibration co-runner: a thread
+ * pinned to `cpu` chasing a pointer chain until stopped, flat out
+ * (period 0) or one access per `period` TSC ticks (llc_maphw_pace). */
 struct llc_maphw_aggressor;
-int llc_maphw_aggressor_start(int cpu, void *head, struct llc_maphw_aggressor **out, char *err,
-                              size_t errlen);
+int llc_maphw_aggressor_start(int cpu, void *head, double period, struct llc_maphw_aggressor **out,
+                              char *err, size_t errlen);
 /* Stops and joins it; returns the accesses it made (0 for NULL). */
 uint64_t llc_maphw_aggressor_stop(struct llc_maphw_aggressor *a);
+
+/* ---- the occupancy search's arithmetic (hw_occ.c) ------------------------ */
+
+/* A batch with a context switch is dropped whole, so a paced batch must be
+ * short against the scheduler's tick: at most this long. */
+#define LLC_MAPHW_BATCH_SECONDS 0.002
+/* Rounds of a paced call walked before its accesses count: a slow walk's
+ * first rounds find its lines gone (as the simulator's WARM_ROUNDS). */
+#define LLC_MAPHW_WARM_ROUNDS 2
+
+/* Lines walked in unit u: `full` (the walk for the group, llc_maphw_walk_for)
+ * when llc_walk is NULL, else the L2's share (full - llc_ways) plus
+ * llc_walk[u], at least 1. */
+unsigned llc_maphw_unit_walk(unsigned full, unsigned llc_ways, const uint8_t *llc_walk,
+                             uint32_t u);
+/* Accesses per batch for units walked together, each paced at rate
+ * accesses/s: as many as fit in batch_s, at least 1, at most max; max
+ * when unpaced (rate 0). */
+unsigned llc_maphw_batch_for(double rate, size_t units, double batch_s, unsigned max);
+/* A paced call of dwell_s seconds: its first LLC_MAPHW_WARM_ROUNDS rounds
+ * of a `ways`-line walk at rate accesses per unit per second warm up
+ * (*warm_s, at most half the dwell), the rest counts (*count_s). rate 0:
+ * no warm-up. */
+void llc_maphw_warm_split(double dwell_s, double rate, unsigned ways, double *warm_s,
+                          double *count_s);
+/* The pace probe_set asks for against the one the slow idle walk was
+ * checked at: 0 if they agree (within 1e-9 relative), else -EINVAL or
+ * -ENOTSUP (nothing checked) with "<backend>: <why>" in err. */
+int llc_maphw_pace_checked(const char *backend, double asked, double checked, bool passed,
+                           const char *check_text, char *err, size_t errlen);
+
+/* ---- the calibration co-runner's lines (hw_corunner.c) -------------------- */
+
+/* Whether line id `cand` is congruent with the unit being filled: the
+ * eviction test against its set (1 yes, 0 no, < 0 error). */
+typedef int (*llc_maphw_congruent_fn)(void *ctx, uint32_t cand, char *err, size_t errlen);
+/* Picks up to `want` lines of lines[0..n) for one unit: a known physical
+ * address with set index `index`, not marked in used[] (the probe's own
+ * sets, lines already picked), and congruent by test(); at most max_tests
+ * candidates tested. Picked ids go to out[] and are marked used. Returns
+ * how many were found (*tested: how many tested), or test()'s error. */
+int llc_maphw_pick_congruent(const struct llc_evset_line *lines, size_t n, uint8_t *used,
+                             unsigned line_size, unsigned sets_per_slice, uint32_t index,
+                             unsigned want, unsigned max_tests, llc_maphw_congruent_fn test,
+                             void *ctx, uint32_t *out, unsigned *tested, char *err, size_t errlen);
+/* The co-runner's touch order: held[i * per_unit + j] is line j of unit i
+ * (n units); out[] gets the first `lines` of every unit interleaved (line 0
+ * of each unit, then line 1, ...), n * lines entries, so every set is
+ * touched evenly and in turn. */
+void llc_maphw_corunner_order(void *const *held, size_t n, unsigned per_unit, unsigned lines,
+                              void **out);
 
 /* ---- the shared backend state (hw_setup.c, hw_selftest.c) ---------------- */
 
@@ -227,6 +280,17 @@ struct maphw {
     uint64_t enabled, running;   /* the counter's times at the last read */
     char event[200];
     llc_maphw_measure_fn measure;
+    /* occupancy search (probe_set): LLC lines walked per unit ([units],
+     * NULL = full walks) and the pace (accesses per unit per second, 0 =
+     * opt's); the slow idle walk's pace and verdict */
+    uint8_t *llc_walk;
+    double occ_rate;
+    double slow_rate;
+    bool slow_passed;
+    /* Removes a line from every cache level, on the probe thread (clflush;
+     * tests record instead). */
+    void (*flush)(const void *line);
+    struct llc_maphw_corunner *corunner;
 };
 
 /* Allocates the state and the backend struct inside it. */
@@ -240,14 +304,39 @@ int llc_maphw_build(struct maphw *m, char *err, size_t errlen);
 /* Walk orders and chains for every unit with a verified set in m->sets
  * (part of llc_maphw_build; alone for tests that bring their own sets). */
 int llc_maphw_chains(struct maphw *m, char *err, size_t errlen);
-/* Relinks units[0..n)'s chains to `walk` lines where they differ. */
-void llc_maphw_relink(struct maphw *m, const uint32_t *units, size_t n, unsigned walk);
+/* Relinks units[0..n)'s chains where they differ from what is linked:
+ * `full` lines each, or per unit llc_maphw_unit_walk(full, .., m->llc_walk,
+ * u) while probe_set has walks set. A unit whose walk shrinks has the
+ * lines it stops using flushed through m->flush. */
+void llc_maphw_relink(struct maphw *m, const uint32_t *units, size_t n, unsigned full);
+/* Lines of unit u's walk order from position `to` up to `from` (the ones a
+ * walk shrinking from `from` to `to` lines stops using), into out[];
+ * returns how many. */
+size_t llc_maphw_dropped(const struct maphw *m, uint32_t u, unsigned from, unsigned to, void **out);
+/* clflush of one line (m->flush by default); a no-op off x86-64. */
+void llc_maphw_clflush(const void *line);
+/* The walk configuration of a measure over `units` units walked together:
+ * the pace probe_set set (clock-paced, short batches, no null ops) or
+ * opt's; journal and threshold from m. */
+void llc_maphw_walk_cfg(const struct maphw *m, size_t units, struct llc_maphw_walk_cfg *c);
 /* The walk length for measuring units[0..n) together. */
 unsigned llc_maphw_walk_for(struct maphw *m, const uint32_t *units, size_t n);
 /* Idle-walk check (on the worker), fills be.walk_check; -EIO on failure. */
 int llc_maphw_walk_check(struct maphw *m, char *err, size_t errlen);
+/* The slow idle-walk check (on the worker), for search_cycle_s > 0: 16
+ * units walked together at the search's pace (llc_ways / search_cycle_s
+ * per unit), warmed, then timed: with nothing else running their lines
+ * must stay LLC hits that slowly. Fills be.slow_walk_check, m->slow_rate
+ * and m->slow_passed; -EIO on failure. 0 without a search. */
+int llc_maphw_slow_check(struct maphw *m, char *err, size_t errlen);
 /* The self-test (aggressor thread vs idle control) through m->measure. */
 int llc_maphw_selftest(struct maphw *m, struct llc_map_selftest *st, char *err, size_t errlen);
+/* Up to `want` arena lines outside every probe set that the eviction test
+ * puts with unit's set (on the worker: the test times loads). used
+ * (n_lines, may be NULL) marks lines already taken and gets the picks. */
+int llc_maphw_find_congruent(struct maphw *m, uint32_t unit, unsigned want, uint8_t *used,
+                             void **out, unsigned *found, unsigned *tested, char *err,
+                             size_t errlen);
 /* Frees everything: threads joined, arena unmapped, pool restored. */
 void llc_maphw_free(struct maphw *m);
 /* The backend ops both share: measure dispatches m->measure to the probe
@@ -255,6 +344,23 @@ void llc_maphw_free(struct maphw *m);
 int llc_maphw_measure_op(void *ctx, const uint32_t *units, size_t n, double dwell_s,
                          uint64_t *misses, uint64_t *accesses, char *err, size_t errlen);
 void llc_maphw_release_op(void *ctx);
+/* probe_set for both (hw_occ.c): checks the pace against the slow idle
+ * walk's, keeps the walks for the next measure (relinked and flushed
+ * there, on the probe thread). */
+int llc_maphw_probe_set_op(void *ctx, double per_set_rate, size_t together, const uint8_t *llc_walk,
+                           char *err, size_t errlen);
+/* corunner for both (hw_corunner.c): lines found once per unit list (on
+ * the worker), a paced thread on m->other_cpu. */
+int llc_maphw_corunner_op(void *ctx, const uint32_t *units, size_t n, unsigned lines,
+                          double touch_rate, char *err, size_t errlen);
+/* Stops the co-runner and frees its lines (NULL is fine). */
+void llc_maphw_corunner_free(struct llc_maphw_corunner *c);
+/* The backends' measures, for tests that bring their own sets (pmu reads
+ * its counter from m->fd: count, time enabled, time running). */
+int llc_maphw_timing_measure(struct maphw *m, const uint32_t *units, size_t n, double dwell_s,
+                             uint64_t *misses, uint64_t *accesses, char *err, size_t errlen);
+int llc_maphw_pmu_measure(struct maphw *m, const uint32_t *units, size_t n, double dwell_s,
+                          uint64_t *misses, uint64_t *accesses, char *err, size_t errlen);
 /* Whether the caller's target lives. */
 bool llc_maphw_target_alive(void *ctx);
 /* Calls the caller's progress hook, if any. */

@@ -78,18 +78,6 @@ static size_t pick_units(const struct maphw *m, uint32_t *out, size_t max, long 
     return n;
 }
 
-static void walk_cfg(const struct maphw *m, struct llc_maphw_walk_cfg *c)
-{
-    memset(c, 0, sizeof(*c));
-    c->tsc_hz = m->tsc_hz;
-    c->threshold = m->threshold;
-    c->discard_ticks = m->discard_ticks;
-    c->delay_nops = m->opt.delay_nops;
-    c->rate = m->opt.rate;
-    c->batch = m->batch;
-    c->journal = m->journal;
-}
-
 struct check_call {
     struct maphw *m;
     char *err;
@@ -118,7 +106,7 @@ static int walk_check_on_worker(void *p)
     /* an L2 that times like the LLC cannot be told apart: no L2 check */
     m->l2_bound = l2 && m->cal.hit_median > l2 + l2 / 5 ? (l2 + m->cal.hit_median) / 2 : 0;
     struct llc_maphw_walk_cfg wc;
-    walk_cfg(m, &wc);
+    llc_maphw_walk_cfg(m, 1, &wc);
     size_t total = 0;
     struct llc_maphw_walk_stats st;
     for (size_t i = 0; i < n; i++) {
@@ -137,7 +125,8 @@ static int walk_check_on_worker(void *p)
             goto out;
         total += st.trace_n;
     }
-    rc = llc_maphw_walk_verdict(m->name, m->group, n, trace, total, m->l2_bound, m->threshold,
+    rc = llc_maphw_walk_verdict(m->name, "idle walk check", m->group, n, trace, total, m->l2_bound,
+                                m->threshold,
                                 m->be.walk_check, sizeof(m->be.walk_check));
     rc = rc == 1 ? 0 : llc_errf(c->err, c->errlen, -EIO, "%s", m->be.walk_check);
 out:
@@ -152,6 +141,77 @@ int llc_maphw_walk_check(struct maphw *m, char *err, size_t errlen)
     struct check_call c = { m, err, errlen };
     llc_maphw_progress(m, "idle walk check", 0);
     return llc_maphw_worker_call(m->worker, walk_check_on_worker, &c);
+}
+
+/* The occupancy search walks each set slowly (a line revisited once per
+ * search cycle): its lines must outlive that in the LLC when nothing else
+ * runs, or every walk length would look too long. Walks CHECK_UNITS units
+ * together at that pace, LLC_MAPHW_WARM_ROUNDS rounds to warm, as many
+ * timed. */
+static int slow_check_on_worker(void *p)
+{
+    struct check_call *c = p;
+    struct maphw *m = c->m;
+    uint32_t units[CHECK_UNITS];
+    void *cur[CHECK_UNITS];
+    const size_t n = pick_units(m, units, CHECK_UNITS, -1, UINT32_MAX);
+    const size_t cap = (size_t)CHECK_UNITS * CHECK_TRACE;
+    uint32_t *trace = malloc(cap * sizeof(*trace));
+    uint64_t *misses = calloc(m->units, sizeof(*misses));
+    uint64_t *acc = calloc(m->units, sizeof(*acc));
+    const double saved = m->occ_rate;
+    int rc = 0;
+    if (!trace || !misses || !acc) {
+        rc = llc_errf(c->err, c->errlen, -ENOMEM, "%s: out of memory", m->name);
+        goto out;
+    }
+    const unsigned walk = llc_maphw_walk_for(m, units, n);
+    llc_maphw_relink(m, units, n, walk);
+    for (size_t i = 0; i < n; i++)
+        cur[i] = m->cursor[units[i]];
+    struct llc_maphw_walk_cfg wc;
+    m->occ_rate = m->slow_rate;
+    llc_maphw_walk_cfg(m, n, &wc);
+    double warm, count;
+    llc_maphw_warm_split(2.0 * LLC_MAPHW_WARM_ROUNDS * m->opt.search_cycle_s, m->slow_rate,
+                         m->opt.geo.llc_ways, &warm, &count);
+    struct llc_maphw_walk_stats st;
+    rc = llc_maphw_walk_timed(&wc, cur, units, n, warm, misses, acc, &st, c->err, c->errlen);
+    if (rc == 0) {
+        wc.trace = trace;
+        wc.trace_cap = cap;
+        rc = llc_maphw_walk_timed(&wc, cur, units, n, count, misses, acc, &st, c->err, c->errlen);
+    }
+    for (size_t i = 0; i < n; i++)
+        m->cursor[units[i]] = cur[i];
+    if (rc < 0)
+        goto out;
+    char what[96];
+    snprintf(what, sizeof(what), "slow idle walk check (%.4g accesses per set per second)",
+             m->slow_rate);
+    rc = llc_maphw_walk_verdict(m->name, what, walk, n, trace, st.trace_n, m->l2_bound,
+                                m->threshold, m->be.slow_walk_check,
+                                sizeof(m->be.slow_walk_check));
+    m->slow_passed = rc == 1;
+    rc = rc == 1 ? 0 : llc_errf(c->err, c->errlen, -EIO, "%s", m->be.slow_walk_check);
+out:
+    m->occ_rate = saved;
+    free(trace);
+    free(misses);
+    free(acc);
+    return rc;
+}
+
+int llc_maphw_slow_check(struct maphw *m, char *err, size_t errlen)
+{
+    m->slow_rate = 0;
+    m->slow_passed = false;
+    if (!(m->opt.search_cycle_s > 0))
+        return 0;
+    m->slow_rate = m->opt.geo.llc_ways / m->opt.search_cycle_s;
+    struct check_call c = { m, err, errlen };
+    llc_maphw_progress(m, "slow idle walk check", 0);
+    return llc_maphw_worker_call(m->worker, slow_check_on_worker, &c);
 }
 
 /* ---- self-test ----------------------------------------------------------- */
@@ -170,46 +230,8 @@ struct aggr_call {
 static int find_aggressor_lines(void *p)
 {
     struct aggr_call *c = p;
-    struct maphw *m = c->m;
-    const struct llc_map_geometry *g = &m->opt.geo;
-    const uintptr_t base = (uintptr_t)llc_arena_base(m->arena);
-    uint8_t *used = calloc(m->n_lines, 1);
-    uint32_t *set = malloc(m->group * sizeof(*set));
-    int rc = 0;
-    if (!used || !set) {
-        rc = llc_errf(c->err, c->errlen, -ENOMEM, "%s: out of memory", m->name);
-        goto out;
-    }
-    for (uint32_t u = 0; u < m->units; u++) {
-        const struct llc_evset_set *s = &m->sets->sets[u];
-        if (s->source == LLC_EVSET_NONE)
-            continue;
-        for (unsigned k = 0; k < m->group; k++) {
-            const size_t id = (size_t)(m->sets->lines[s->first + k].addr - base) / g->line_size;
-            used[id] = 1;
-            if (u == c->unit)
-                set[k] = (uint32_t)id;
-        }
-    }
-    const uint32_t index = c->unit % g->sets_per_slice;
-    const unsigned max_tests = 4 * g->slices * m->group + 64;
-    for (size_t i = 0; i < m->n_lines && c->found < c->want && c->tested < max_tests; i++) {
-        const uint64_t pa = m->lines[i].paddr;
-        if (used[i] || pa == LLC_EVSET_NO_PADDR ||
-            (uint32_t)((pa / g->line_size) % g->sets_per_slice) != index)
-            continue;
-        c->tested++;
-        rc = llc_evset_evicts(m->finder, (uint32_t)i, set, m->group, c->err, c->errlen);
-        if (rc < 0)
-            goto out;
-        if (rc)
-            c->lines[c->found++] = (void *)(uintptr_t)m->lines[i].addr;
-    }
-    rc = 0;
-out:
-    free(used);
-    free(set);
-    return rc;
+    return llc_maphw_find_congruent(c->m, c->unit, c->want, NULL, c->lines, &c->found, &c->tested,
+                                    c->err, c->errlen);
 }
 
 struct measure_call {
@@ -269,7 +291,7 @@ int llc_maphw_selftest(struct maphw *m, struct llc_map_selftest *st, char *err, 
     }
     llc_maphw_perm(m->opt.seed, m->units + 1ull, perm, m->group);
     void *head = llc_maphw_chain_link(lines, perm, m->group);
-    rc = llc_maphw_aggressor_start(m->other_cpu, head, &ag, err, errlen);
+    rc = llc_maphw_aggressor_start(m->other_cpu, head, 0, &ag, err, errlen);
     if (rc < 0)
         goto out;
     const struct timespec settle = { 0, 2000000 };

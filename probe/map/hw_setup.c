@@ -36,6 +36,7 @@ int llc_maphw_new(const char *name, const struct llc_map_hw_options *opt, struct
     m->be.name = name;
     m->be.geo = opt->geo;
     m->be.walk = m->group;
+    m->flush = llc_maphw_clflush;
     *out = m;
     return 0;
 }
@@ -244,13 +245,22 @@ int llc_maphw_build(struct maphw *m, char *err, size_t errlen)
     return llc_maphw_worker_call(m->worker, build_on_worker, &c);
 }
 
-void llc_maphw_relink(struct maphw *m, const uint32_t *units, size_t n, unsigned walk)
+void llc_maphw_relink(struct maphw *m, const uint32_t *units, size_t n, unsigned full)
 {
     void *lines[64 + 64]; /* G <= W_L2 + W_LLC, both checked <= 64 */
     for (size_t i = 0; i < n; i++) {
         const uint32_t u = units[i];
+        const unsigned want = llc_maphw_unit_walk(full, m->opt.geo.llc_ways, m->llc_walk, u);
+        const unsigned walk = want > m->group ? m->group : want;
         if (!m->sets->sets[u].verified || m->linked[u] == walk)
             continue;
+        /* Lines a shorter walk stops using leave every level first: left
+         * in place they hold ways the walk means to leave to others (the
+         * simulator's DRRIP kept them over the newcomers and overestimated
+         * the occupancy without this). */
+        const size_t dropped = llc_maphw_dropped(m, u, m->linked[u], walk, lines);
+        for (size_t k = 0; k < dropped; k++)
+            m->flush(lines[k]);
         const struct llc_evset_set *s = &m->sets->sets[u];
         const uint32_t *perm = m->perm + (size_t)u * m->group;
         for (unsigned k = 0; k < m->group; k++)
@@ -274,6 +284,7 @@ void llc_maphw_free(struct maphw *m)
 {
     if (!m)
         return;
+    llc_maphw_corunner_free(m->corunner); /* its lines are in the arena */
     llc_maphw_worker_stop(m->worker);
     if (m->fd >= 0)
         close(m->fd);
@@ -292,6 +303,7 @@ void llc_maphw_free(struct maphw *m)
     free(m->linked);
     free(m->l2_counts);
     free(m->journal);
+    free(m->llc_walk);
     free(m);
 }
 

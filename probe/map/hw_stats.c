@@ -75,12 +75,12 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int llc_maphw_walk_verdict(const char *backend, unsigned walk, size_t units, uint32_t *ticks,
-                           size_t n, uint32_t l2_bound, uint32_t dram_threshold, char *text,
-                           size_t len)
+int llc_maphw_walk_verdict(const char *backend, const char *check, unsigned walk, size_t units,
+                           uint32_t *ticks, size_t n, uint32_t l2_bound, uint32_t dram_threshold,
+                           char *text, size_t len)
 {
     if (!n) {
-        snprintf(text, len, "%s: idle walk check failed: no timed accesses", backend);
+        snprintf(text, len, "%s: %s failed: no timed accesses", backend, check);
         return -EINVAL;
     }
     qsort(ticks, n, sizeof(*ticks), cmp_u32);
@@ -97,8 +97,8 @@ int llc_maphw_walk_verdict(const char *backend, unsigned walk, size_t units, uin
     else
         snprintf(l2, sizeof(l2), "L2 hits not told apart");
     snprintf(text, len,
-             "%s: idle walk check %s: %u-line walks over %zu sets, %zu timed accesses: %.1f%% "
-             "from memory (> %u ticks; 5%% allowed), %s, median %u ticks", backend,
+             "%s: %s %s: %u-line walks over %zu sets, %zu timed accesses: %.1f%% "
+             "from memory (> %u ticks; 5%% allowed), %s, median %u ticks", backend, check,
              pass ? "passed" : "failed", walk, units, n, 100 * f_slow, dram_threshold, l2,
              ticks[n / 2]);
     return pass ? 1 : 0;

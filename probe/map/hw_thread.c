@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "llcprobe/common.h"
+#include "util/tsc.h"
 
 struct llc_maphw_worker {
     pthread_t thread;
@@ -124,10 +125,34 @@ struct llc_maphw_aggressor {
     pthread_t thread;
     int cpu;
     void *head;
+    double period;           /* TSC ticks per access, 0 = flat out */
     atomic_bool stop;
     atomic_int pin_rc;       /* 1 = not yet known */
     uint64_t accesses;
 };
+
+/* One access per period: the co-runner's lines are touched at a known
+ * rate, which the calibration curve is measured against. A late access
+ * (the thread was switched out) goes at once; the schedule is kept, so
+ * the mean rate holds. */
+static uint64_t paced_chase(struct llc_maphw_aggressor *a, void *q)
+{
+    uint64_t n = 0;
+#if LLC_HAVE_TSC
+    struct llc_maphw_pace pace = { .start = llc_tsc_end(), .period = a->period };
+    while (!atomic_load_explicit(&a->stop, memory_order_relaxed)) {
+        const uint64_t due = llc_maphw_pace_deadline(&pace, n);
+        while (llc_tsc_end() < due)
+            if (atomic_load_explicit(&a->stop, memory_order_relaxed))
+                return n;
+        q = *(void *const volatile *)q;
+        n++;
+    }
+#else
+    (void)a, (void)q; /* refused at start */
+#endif
+    return n;
+}
 
 static void *aggressor_main(void *p)
 {
@@ -138,6 +163,10 @@ static void *aggressor_main(void *p)
         return NULL;
     void *q = a->head;
     uint64_t n = 0;
+    if (a->period > 0) {
+        a->accesses = paced_chase(a, q);
+        return NULL;
+    }
     while (!atomic_load_explicit(&a->stop, memory_order_relaxed)) {
         for (int k = 0; k < 64; k++)
             q = *(void *const volatile *)q;
@@ -147,15 +176,18 @@ static void *aggressor_main(void *p)
     return NULL;
 }
 
-int llc_maphw_aggressor_start(int cpu, void *head, struct llc_maphw_aggressor **out, char *err,
-                              size_t errlen)
+int llc_maphw_aggressor_start(int cpu, void *head, double period, struct llc_maphw_aggressor **out,
+                              char *err, size_t errlen)
 {
     *out = NULL;
+    if (!(period >= 0) || (period > 0 && !LLC_HAVE_TSC))
+        return llc_errf(err, errlen, -EINVAL, "a paced chase needs x86-64's TSC and a period >= 0");
     struct llc_maphw_aggressor *a = calloc(1, sizeof(*a));
     if (!a)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     a->cpu = cpu;
     a->head = head;
+    a->period = period;
     atomic_init(&a->stop, false);
     atomic_init(&a->pin_rc, 1);
     int rc = pthread_create(&a->thread, NULL, aggressor_main, a);

@@ -69,9 +69,33 @@ grep -q "foreign.json" "$tmp/x.err" && ok "names the file" || bad "message: $(ca
 "$bin" calibrate --backend sim --workload uniform:size=1M >/dev/null 2>&1; check_rc "a target" 2 $?
 "$bin" calibrate --backend sim --mode global >/dev/null 2>&1; check_rc "--mode" 2 $?
 "$bin" calibrate --help | grep -q "^usage: llcprobe calibrate" && ok "--help" || bad "--help"
-# Hardware: map's checks and self-test, then a refusal (no hardware
-# co-runner yet); either way exit 1 with the one-line error.
-timeout 100 "$bin" calibrate --backend timing -o "$tmp/hw" -q >/dev/null 2>"$tmp/hw.err"
-check_rc "hardware backend refuses" 1 $?
-grep -q "^llcprobe: calibrate: " "$tmp/hw.err" && ok "hardware refusal message" || bad "hw: $(cat "$tmp/hw.err")"
+# Hardware: an unpaced probe gives no touch rate to derive, so --rate or
+# --touch-rate is needed; then map's checks, the self-test and the slow
+# idle walk, refusing with the measured reason where the machine cannot
+# show contention (here), else calibrating.
+"$bin" calibrate --backend timing -o "$tmp/hw" >/dev/null 2>"$tmp/hw.err"
+check_rc "hardware without --rate" 2 $?
+grep -q "give --rate or --touch-rate" "$tmp/hw.err" && ok "says what to give" || bad "hw: $(cat "$tmp/hw.err")"
+timeout 100 "$bin" calibrate --backend timing --rate 1e5 -o "$tmp/hw" -q >/dev/null 2>"$tmp/hw.err"
+rc=$?
+if [ $rc = 0 ]; then
+  jcheck "hardware calibration written" "$tmp/hw.calib.json" 'd["format"]=="llcprobe-calibration"'
+else
+  check_rc "hardware backend refuses" 1 $rc
+  grep -q "^llcprobe: calibrate: " "$tmp/hw.err" && ok "hardware refusal message" || bad "hw: $(cat "$tmp/hw.err")"
+  if grep -q "co-runner" "$tmp/hw.err"; then bad "refused for the co-runner: $(cat "$tmp/hw.err")"
+  else ok "refusal is the machine's: $(cat "$tmp/hw.err")"; fi
+fi
+# sample --calibration on hardware: the same checks, refusing with the
+# machine's reason here (no longer "simulator only").
+timeout 100 "$bin" sample --backend timing --random 4 --intervals 1 --calibration "$tmp/c.calib.json" \
+  -o "$tmp/hws" -q -- sleep 5 >/dev/null 2>"$tmp/hws.err"
+rc=$?
+if [ $rc = 0 ]; then
+  jcheck "hardware sample with occupancy" "$tmp/hws.sample.json" 'd["occupancy_search"]["slow_walk_check"] is not None'
+else
+  check_rc "hardware sample --calibration refuses" 1 $rc
+  if grep -q "^llcprobe: sample: " "$tmp/hws.err" && ! grep -q "cannot change its walk\|simulator only" "$tmp/hws.err"
+  then ok "refusal is the machine's: $(cat "$tmp/hws.err")"; else bad "hw sample: $(cat "$tmp/hws.err")"; fi
+fi
 exit $fail

@@ -12,7 +12,8 @@ jcheck "fit json header and families" "$tmp/g.fit.json" \
 python3 - "$tmp/g.map.json" "$tmp/g.fit.json" <<'PY' && ok "gaussian mu and sigma match the map" || bad "gaussian parameters"
 import json, sys, math
 m = json.load(open(sys.argv[1])); f = json.load(open(sys.argv[2]))
-x = m["sets"]["misses"]; n = len(x); mu = sum(x) / n
+masked = {e["set"] for e in (m.get("exclusion") or {}).get("sets", [])}
+x = [v for u, v in enumerate(m["sets"]["misses"]) if u not in masked]; n = len(x); mu = sum(x) / n
 sd = math.sqrt(sum((v - mu) ** 2 for v in x) / (n - 1))
 g = f["families"][0]["params"]
 sys.exit(0 if abs(g["mu"] - mu) < 1e-6 * mu and abs(g["sigma"] - sd) < 1e-6 * sd else 1)
@@ -38,6 +39,44 @@ jcheck "12 sets, range keys" "$tmp/r.fit.json" \
   "$bin" fit "$tmp/g.map.json" --mode quantile --no-plots -o "$tmp/q2" -q
 python3 -c "import json,sys; a,b=(json.load(open(f))['selection']['units'] for f in sys.argv[1:]); sys.exit(0 if a==b else 1)" \
   "$tmp/q1.fit.json" "$tmp/q2.fit.json" && ok "selection is deterministic" || bad "selection differs between runs"
+
+# The map's exclusion mask (baseline sweep): its sets are left out of the
+# histogram, the fit and the selection unless --include-excluded; the
+# summary says how many. Here the 40 hottest sets are named, so leaving
+# them out lowers the mean and the maximum.
+python3 - "$tmp/g.map.json" "$tmp/mask.map.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+hot = sorted(range(len(d["sets"]["misses"])), key=lambda u: -d["sets"]["misses"][u])[:40]
+d["exclusion"] = {"sets": [{"set": u, "baseline": True, "leader": False} for u in hot] + [{"set": hot[0]}]}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$bin" fit "$tmp/mask.map.json" --no-plots -o "$tmp/mask" >"$tmp/mask.out" 2>&1
+check_rc "fit with a mask" 0 $?
+grep -q "^sets            8152 usable" "$tmp/mask.out" &&
+  grep -q "^exclusion       40 sets of the map's mask (baseline or leader sets) left out" "$tmp/mask.out" &&
+  ok "summary says 40 sets left out" || bad "mask summary: $(cat "$tmp/mask.out")"
+python3 - "$tmp/mask.map.json" "$tmp/mask.fit.json" <<'PY' && ok "masked sets out of the fit and the selection" || bad "mask ignored"
+import json, sys
+m = json.load(open(sys.argv[1])); f = json.load(open(sys.argv[2]))
+masked = {e["set"] for e in m["exclusion"]["sets"]}
+x = [v for u, v in enumerate(m["sets"]["misses"]) if u not in masked]
+mu = sum(x) / len(x)
+ok = abs(f["families"][0]["params"]["mu"] - mu) < 1e-9 * mu
+ok &= not masked & {u["unit"] for u in f["selection"]["units"]}
+sys.exit(0 if ok else 1)
+PY
+"$bin" fit "$tmp/mask.map.json" --include-excluded --no-plots -o "$tmp/keep" >"$tmp/keep.out" 2>&1
+check_rc "fit --include-excluded" 0 $?
+grep -q "^sets            8192 usable" "$tmp/keep.out" && grep -q "40 sets of the map's mask .* kept" "$tmp/keep.out" &&
+  ok "--include-excluded keeps them" || bad "include: $(cat "$tmp/keep.out")"
+jcheck "--include-excluded fits every set" "$tmp/keep.fit.json" \
+  'abs(d["families"][0]["params"]["mu"]-sum(json.load(open(sys.argv[1].replace("keep.fit","mask.map")))["sets"]["misses"])/8192)<1e-6*d["families"][0]["params"]["mu"]'
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['exclusion']=None; json.dump(d,open(sys.argv[2],'w'))" \
+  "$tmp/g.map.json" "$tmp/nomask.map.json"
+"$bin" fit "$tmp/nomask.map.json" --no-plots -o "$tmp/nomask" >"$tmp/nomask.out" 2>&1
+grep -q "^exclusion       none" "$tmp/nomask.out" && grep -q "^sets            8192 usable" "$tmp/nomask.out" &&
+  ok "no mask, none left out" || bad "no mask: $(cat "$tmp/nomask.out")"
 
 # Usage errors: exit 2.
 "$bin" fit >/dev/null 2>&1; check_rc "no file" 2 $?
@@ -70,4 +109,8 @@ mutate "$tmp/sweep.json" 'd["sets"]["sweep_misses"][1]=d["sets"]["sweep_misses"]
 one_line "short sweep" "$tmp/sweep.json" "$tmp/sweep.json: sets.sweep_misses[1]"
 mutate "$tmp/zero.json" 'd["sets"]["misses"]=[0]*8192; d["sets"]["sweep_misses"]=[[0]*8192]*2'
 one_line "no signal (mu = 0)" "$tmp/zero.json" "$tmp/zero.json:"
+mutate "$tmp/xs.json" 'd["exclusion"]={"sets":[{"set":8192}]}'
+one_line "excluded set out of range" "$tmp/xs.json" "$tmp/xs.json: exclusion.sets[0].set: not a set of this map (0..8191)"
+mutate "$tmp/xa.json" 'd["exclusion"]={"sets":5}'
+one_line "exclusion.sets not an array" "$tmp/xa.json" "$tmp/xa.json: exclusion.sets: missing or not an array"
 exit $fail

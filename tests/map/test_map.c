@@ -89,7 +89,8 @@ static void fake_release(void *ctx)
     (void)ctx;
 }
 
-static const struct llc_map_backend_ops fake_ops = {fake_measure, fake_alive, fake_release};
+static const struct llc_map_backend_ops fake_ops = {
+    .measure = fake_measure, .target_alive = fake_alive, .release = fake_release};
 
 static void fake_init(struct fake *f, bool all_at_once)
 {

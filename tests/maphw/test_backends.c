@@ -3,7 +3,6 @@
  * self-test), and that a refusal leaves no hugepage reserved and no thread
  * running. Where the machine lets a backend through, it is measured and
  * released the same way. */
-#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -22,6 +21,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/map.h"
 #include "llcprobe/sysinfo.h"
+#include "threads.h"
 
 static const char pool_path[] = "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages";
 static const char free_path[] = "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages";
@@ -36,18 +36,6 @@ static long read_long(const char *path)
         fclose(f);
     }
     return v;
-}
-
-static int threads_now(void)
-{
-    DIR *d = opendir("/proc/self/task");
-    int n = 0;
-    if (!d)
-        return -1;
-    for (struct dirent *e; (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    closedir(d);
-    return n;
 }
 
 /* This CPU's L2 as the brief gives it, and a plausible 1 MiB LLC slice. */

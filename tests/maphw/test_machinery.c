@@ -4,7 +4,6 @@
  * machinery: the walk check must report measured figures, the self-test
  * must look for aggressor lines with real eviction tests and decide with
  * numbers, and everything must be released with no thread left. */
-#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,20 +18,9 @@
 #include "llcprobe/arena.h"
 #include "llcprobe/common.h"
 #include "map/hw_internal.h"
+#include "threads.h"
 
 enum { SETS = 64, WAYS = 8 };
-
-static int threads_now(void)
-{
-    DIR *d = opendir("/proc/self/task");
-    int n = 0;
-    if (!d)
-        return -1;
-    for (struct dirent *e; (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    closedir(d);
-    return n;
-}
 
 /* The timing backend's measure, over the hand-made chains. */
 static int measure(struct maphw *m, const uint32_t *units, size_t n, double dwell_s,
@@ -168,6 +156,28 @@ static void test_checks_run_and_release(void **state)
     if (rc < 0)
         assert_string_equal(err, st.text);
     assert_int_equal(threads_now(), threads + 1);
+
+    /* The calibration co-runner finds its lines with the same eviction
+     * test: an oracle that calls nothing congruent leaves it none, one
+     * that calls everything congruent gives every set its lines, and the
+     * thread comes and goes with k. */
+    const uint32_t probed[2] = { 3, 40 };
+    m->oracle->threshold = UINT32_MAX;
+    rc = llc_maphw_corunner_op(m, probed, 2, 3, 1000, err, sizeof(err));
+    assert_int_equal(rc, -EIO);
+    assert_non_null(strstr(err, "timing: calibration co-runner: only 0 of the 8 lines it needs "
+                                "tested congruent with set 3"));
+    assert_int_equal(threads_now(), threads + 1);
+    m->oracle->threshold = 0;
+    assert_int_equal(llc_maphw_corunner_op(m, probed, 2, 3, 1000, err, sizeof(err)), 0);
+    assert_int_equal(threads_now(), threads + 2);
+    m->oracle->threshold = UINT32_MAX; /* the lines found stay: no new search */
+    assert_int_equal(llc_maphw_corunner_op(m, probed, 2, WAYS, 1000, err, sizeof(err)), 0);
+    assert_int_equal(threads_now(), threads + 2);
+    assert_int_equal(llc_maphw_corunner_op(m, probed, 2, 0, 1000, err, sizeof(err)), 0);
+    assert_int_equal(threads_now(), threads + 1);
+    assert_int_equal(llc_maphw_corunner_op(m, probed, 2, 1, 1000, err, sizeof(err)), 0);
+    assert_int_equal(threads_now(), threads + 2); /* release joins it */
     llc_maphw_free(m);
     assert_int_equal(threads_now(), threads);
 }

@@ -249,24 +249,30 @@ static void test_walk_verdict(void **state)
     uint32_t t[100];
     for (int i = 0; i < 100; i++)
         t[i] = 100 + (uint32_t)i % 7; /* LLC hits */
-    assert_int_equal(llc_maphw_walk_verdict("timing", 16, 4, t, 100, 60, 250, text, sizeof(text)), 1);
+    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t,
+                                            100, 60, 250, text, sizeof(text)), 1);
     assert_non_null(strstr(text, "passed"));
     for (int i = 0; i < 6; i++)
         t[i] = 400; /* 6% from memory */
-    assert_int_equal(llc_maphw_walk_verdict("timing", 16, 4, t, 100, 60, 250, text, sizeof(text)), 0);
+    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t,
+                                            100, 60, 250, text, sizeof(text)), 0);
     assert_non_null(strstr(text, "timing: idle walk check failed: 16-line walks over 4 sets, 100 "
                                  "timed accesses: 6.0% from memory"));
     for (int i = 0; i < 100; i++)
         t[i] = i < 5 ? 400 : 100;
-    assert_int_equal(llc_maphw_walk_verdict("timing", 16, 4, t, 100, 60, 250, text, sizeof(text)), 1);
+    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t,
+                                            100, 60, 250, text, sizeof(text)), 1);
     for (int i = 0; i < 100; i++)
         t[i] = i < 11 ? 40 : 100; /* 11% L2-fast: walk too short */
-    assert_int_equal(llc_maphw_walk_verdict("timing", 16, 4, t, 100, 60, 250, text, sizeof(text)), 0);
+    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t,
+                                            100, 60, 250, text, sizeof(text)), 0);
     assert_non_null(strstr(text, "11.0% L2-fast (< 60 ticks)"));
     /* without an L2 bound the same samples pass */
-    assert_int_equal(llc_maphw_walk_verdict("timing", 16, 4, t, 100, 0, 250, text, sizeof(text)), 1);
+    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t,
+                                            100, 0, 250, text, sizeof(text)), 1);
     assert_non_null(strstr(text, "median 100 ticks"));
-    assert_int_equal(llc_maphw_walk_verdict("timing", 16, 4, t, 0, 0, 250, text, sizeof(text)),
+    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t,
+                                            0, 0, 250, text, sizeof(text)),
                      -EINVAL);
 }
 

@@ -1,7 +1,6 @@
 /* The access loops and threads on this machine, over ordinary memory:
  * attribution, batch dropping, pacing and null-op rate control, the
  * counted walk's bookkeeping, CPU pinning and thread clean-up. */
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -18,6 +17,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/sysinfo.h"
 #include "map/hw_internal.h"
+#include "threads.h"
 
 enum { UNITS = 16, WALK = 16, LINE = 64, STRIDE = 4096 };
 
@@ -268,18 +268,6 @@ static void test_counted(void **state)
     assert_int_equal(acc, (st.batches - st.batches_dropped) * 256);
 }
 
-static int threads_now(void)
-{
-    DIR *d = opendir("/proc/self/task");
-    int n = 0;
-    if (!d)
-        return -1;
-    for (struct dirent *e; (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    closedir(d);
-    return n;
-}
-
 static int where(void *arg)
 {
     (void)arg;
@@ -310,7 +298,7 @@ static void test_threads(void **state)
 
     struct fx *f = *state;
     struct llc_maphw_aggressor *a = NULL;
-    assert_int_equal(llc_maphw_aggressor_start(other >= 0 ? other : probe, f->head[0], &a, err,
+    assert_int_equal(llc_maphw_aggressor_start(other >= 0 ? other : probe, f->head[0], 0, &a, err,
                                                sizeof(err)), 0);
     assert_int_equal(threads_now(), before + 1);
     const struct timespec nap = { 0, 2000000 };
