@@ -29,24 +29,29 @@
 #      time, the machine's other tenants change its wall time. Cost model:
 #      the cost of one sample, measured with the signal amplified (a
 #      CPU-bound perl loop sampled at 4 kHz, same pairing), times the live
-#      runs' timer expiries (est%).
+#      runs' timer expiries (est%); checked with each program's own cost per
+#      sample, amplified the same way (CAL_REPS pairs), and a control at 1
+#      sample/s (the fixed costs: launcher, perf events, monitor).
 # Traced runs are kept short (lackey is ~4000x slower than native). Inputs
 # are fixed, never tuned. Also reported: the ARI with the dynamic rate off
 # (ari_full: every window classified from 400 samples), to show how much of
 # the disagreement is low-rate windows being matched with theta_dsr.
 # Last lines: phase_overhead_pct, phase_ccov_over_cov, phase_ari_vs_bbv.
-# Usage: scripts/eval-phase.sh [BUILD_DIR]   (env: REPS=21, WINDOW=1000000,
-#        MULTS="2 4", PRESET=intel8, NOISE=uniform:size=16M, KEEP=dir to keep
-#        the outputs; with KEEP, traces and BBVs already in it are reused;
-#        PARTS="offline overhead" and PROGS="xz sqlite3 perl cc1" run only some; a full run from scratch
-#        takes ~45 min here, most of it lackey tracing cc1)
+# Usage: scripts/eval-phase.sh [BUILD_DIR]   (env: REPS=21, CAL_REPS=7,
+#        WINDOW=1000000, MULTS="2 4", PRESET=intel8, NOISE=uniform:size=16M,
+#        KEEP=dir to keep the outputs (traces and BBVs already in it are
+#        reused); PARTS="offline overhead progcal" and PROGS="xz sqlite3 perl
+#        cc1" run only some. From scratch a full run takes ~45 min of
+#        tracing (lackey on cc1 alone ~17 min) and 30-60 min of overhead
+#        runs on a loaded machine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 bin=$(realpath "$build")/llcprobe   # absolute: runs are timed from a scratch dir
 reps=${REPS:-21}
 mults=${MULTS:-2 4}
-parts=${PARTS:-offline overhead}
+parts=${PARTS:-offline overhead progcal}
+cal_reps=${CAL_REPS:-7}
 window=${WINDOW:-1000000}
 preset=${PRESET:-intel8}
 noise=${NOISE:-uniform:size=16M}
@@ -129,7 +134,7 @@ PY
 }
 # Offline classification of program $1 at window $2 (bbv file $3) with the
 # simulator: prints windows phases bbv_phases bbv32_phases ari ari32 simdiff
-# cov cov_phases ccov cov_bbv ccov_bbv.
+# cov cov_phases ccov cov_bbv ccov_bbv ccov_bbv32.
 offline() {
   local out=$work/$1.w$2
   "$bin" phase --trace "$work/$1.trace" --window "$2" --bbv "$3" --bbv-pc "$work/$1.pc" \
@@ -137,7 +142,8 @@ offline() {
   jq_py "$out.phase.json" '" ".join(str(x) for x in (d["summary"]["windows"], d["summary"]["phases"],
     d["bbv"]["phases"], d["bbv"]["bbv32"]["phases"], d["bbv"]["ari"], d["bbv"]["bbv32"]["ari"],
     d["bbv"]["similarity_diff"], d["sim"]["cov_program"], d["sim"]["cov_phases"],
-    d["sim"]["ccov_phases"], d["sim"]["cov_bbv_phases"], d["sim"]["ccov_bbv_phases"]))'
+    d["sim"]["ccov_phases"], d["sim"]["cov_bbv_phases"], d["sim"]["ccov_bbv_phases"],
+    d["sim"]["ccov_bbv32_phases"]))'
 }
 
 # CCoV (spec §9) of PREFIX.phase.csv's miss ratios split into its parts, for
@@ -175,9 +181,9 @@ PY
 if has_part offline; then
   # CCoV: ours (sampled signatures) and the exp-bbv classification's on the
   # same windows and miss ratios; if they agree, the limit is the program.
-  printf '%-8s %6s %7s %6s %5s %5s %6s %8s %6s %7s %6s %6s %6s %9s %6s %6s %8s  %-27s %-27s\n' program window windows phases bbvph bbv32 ari ari_full ari32 simdiff cov cov_ph ccov ccov_full bbvcov bbvccov ccov/cov \
+  printf '%-8s %6s %7s %6s %5s %5s %6s %8s %6s %7s %6s %6s %6s %9s %6s %7s %7s %8s  %-27s %-27s\n' program window windows phases bbvph bbv32 ari ari_full ari32 simdiff cov cov_ph ccov ccov_full bbvcov bbvccov b32ccov ccov/cov \
     "ccov parts: real virt junk" "bbv ccov parts: real virt junk"
-  sum_ari=0 sum_ari32=0 sum_ratio=0 sum_bratio=0 n=0
+  sum_ari=0 sum_ari32=0 sum_ratio=0 sum_bratio=0 sum_b32ratio=0 n=0
   for p in "${progs[@]}"; do
     declare -n cmd=cmd_$p
     if [ -z "${KEEP:-}" ] || [ ! -s "$work/$p.trace" ]; then
@@ -195,35 +201,42 @@ if has_part offline; then
       w=$((window * k))
       bb=$work/$p.bb
       if [ "$k" != 1 ]; then bb=$work/$p.x$k.bb; merge_bbv "$work/$p.bb" "$k" "$bb"; fi
-      read -r wins phs bph ph32 ari ari32 simdiff cov covph ccov bcov bccov < <(offline "$p" "$w" "$bb")
+      read -r wins phs bph ph32 ari ari32 simdiff cov covph ccov bcov bccov b32ccov < <(offline "$p" "$w" "$bb")
       af=$([ "$k" = 1 ] && printf '%8.3f' "$ari_full" || printf '%8s' -)
       cf=$([ "$k" = 1 ] && printf '%9.3f' "$ccov_full" || printf '%9s' -)
       read -r r v j nv nj br bv bj bnv bnj < <(ccov_parts "$work/$p.w$w")
-      printf '%-8s %5dM %7s %6s %5s %5s %6.3f %s %6.3f %7.3f %6.3f %6.3f %6.3f %s %6.3f %6.3f %8.3f  %5s %5s %5s (%2d, %2d)   %5s %5s %5s (%2d, %2d)\n' \
-        "$p" $((w / 1000000)) "$wins" "$phs" "$bph" "$ph32" "$ari" "$af" "$ari32" "$simdiff" "$cov" "$covph" "$ccov" "$cf" "$bcov" "$bccov" \
+      printf '%-8s %5dM %7s %6s %5s %5s %6.3f %s %6.3f %7.3f %6.3f %6.3f %6.3f %s %6.3f %7.3f %7.3f %8.3f  %5s %5s %5s (%2d, %2d)   %5s %5s %5s (%2d, %2d)\n' \
+        "$p" $((w / 1000000)) "$wins" "$phs" "$bph" "$ph32" "$ari" "$af" "$ari32" "$simdiff" "$cov" "$covph" "$ccov" "$cf" "$bcov" "$bccov" "$b32ccov" \
         "$(awk -v c="$cov" -v cc="$ccov" 'BEGIN { print (c > 0 ? cc / c : 1) }')" "$r" "$v" "$j" "$nv" "$nj" "$br" "$bv" "$bj" "$bnv" "$bnj"
       [ "$k" = 1 ] || continue
       sum_ari=$(echo "$sum_ari + $ari" | bc -l)
       sum_ari32=$(echo "$sum_ari32 + $ari32" | bc -l)
       sum_ratio=$(awk -v s="$sum_ratio" -v c="$cov" -v cc="$ccov" 'BEGIN { print s + (c > 0 ? cc / c : 1) }')
       sum_bratio=$(awk -v s="$sum_bratio" -v c="$cov" -v cc="$bccov" 'BEGIN { print s + (c > 0 ? cc / c : 1) }')
+      sum_b32ratio=$(awk -v s="$sum_b32ratio" -v c="$cov" -v cc="$b32ccov" 'BEGIN { print s + (c > 0 ? cc / c : 1) }')
       n=$((n + 1))
     done
     unset -n cmd
   done
   echo "window: $window instructions (trace; also x $mults), 400 samples per window; sim: $preset + $noise"
-  echo "cov: whole program; cov_ph: weighted CoV within our phases; ccov: corrected (single-window runs count as the whole program); ccov_full: dynamic rate off; bbv*: the exp-bbv classification's"
+  echo "cov: whole program; cov_ph: weighted CoV within our phases; ccov: corrected (single-window runs count as the whole program); ccov_full: dynamic rate off; bbv*: the exp-bbv classification's, b32ccov: the 32-entry BBV's"
   echo "ccov parts: within real phases + virtual phase (its windows' share x cov) + junk phase (n_virtual, n_junk windows)"
 fi
 
-if has_part overhead; then
+if has_part overhead || has_part progcal; then
   export LLCPROBE=$bin RUN_DIR=$work/obj
   ovh=scripts/phase-overhead.py
+  amplified="--no-dynamic-rate --max-rate 4000"
   calib_loop=(perl -e 'my $s = 0; for my $i (1 .. 40000000) { $s += $i % 7 } print "$s\n"')
-  "$ovh" run calib "$work" "$reps" "--no-dynamic-rate --max-rate 4000" -- "${calib_loop[@]}"
+  has_part overhead && "$ovh" run calib "$work" "$reps" "$amplified" -- "${calib_loop[@]}"
   for p in "${progs[@]}"; do
     declare -n long=long_$p
-    "$ovh" run "$p" "$work" "$reps" "" -- "${long[@]}"
+    has_part overhead && "$ovh" run "$p" "$work" "$reps" "" -- "${long[@]}"
+    # The cost model's check: the program's own cost per sample, amplified
+    # like the loop's (what an interrupt evicts depends on the program).
+    has_part progcal && "$ovh" run "$p.cal" "$work" "$cal_reps" "$amplified" -- "${long[@]}"
+    # and the control: everything but the samples (launcher, events, monitor)
+    has_part progcal && "$ovh" run "$p.ctl" "$work" "$cal_reps" "--no-dynamic-rate --max-rate 1" -- "${long[@]}"
     unset -n long
   done
   "$ovh" summary "$work" calib "${progs[@]}" >"$work/overhead.txt"
@@ -234,8 +247,9 @@ fi
 if has_part offline; then
   printf 'phase_ari_vs_bbv32: %.3f\n' "$(echo "$sum_ari32 / $n" | bc -l)"
   printf 'phase_ccov_over_cov_bbv: %.3f\n' "$(echo "$sum_bratio / $n" | bc -l)"
+  printf 'phase_ccov_over_cov_bbv32: %.3f\n' "$(echo "$sum_b32ratio / $n" | bc -l)"
 fi
-has_part overhead && tail -n 1 "$work/overhead.txt"
+if has_part overhead || has_part progcal; then tail -n 1 "$work/overhead.txt"; fi
 if has_part offline; then
   printf 'phase_ccov_over_cov: %.3f\n' "$(echo "$sum_ratio / $n" | bc -l)"
   printf 'phase_ari_vs_bbv: %.3f\n' "$(echo "$sum_ari / $n" | bc -l)"

@@ -46,6 +46,12 @@ def cpu_of(ru):
     return ru.ru_utime + ru.ru_stime
 
 
+def switches(ru):
+    # context switches (voluntary, involuntary) of the waited-for tree: under
+    # phase that is llcprobe's too, a few per window
+    return {"nvcsw": ru.ru_nvcsw, "nivcsw": ru.ru_nivcsw}
+
+
 def run_plain(cmd, cwd):
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -53,7 +59,8 @@ def run_plain(cmd, cwd):
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.monotonic() - t0
     p.returncode = os.waitstatus_to_exitcode(status)  # reaped: keep Popen from waiting
-    return {"cpu": cpu_of(ru), "wall": wall, "status": p.returncode}
+    return {"cpu": cpu_of(ru), "user": ru.ru_utime, "sys": ru.ru_stime, "wall": wall,
+            "status": p.returncode, **switches(ru)}
 
 
 def run_live(bin_, opts, cmd, cwd, prefix):
@@ -70,7 +77,8 @@ def run_live(bin_, opts, cmd, cwd, prefix):
     d = json.load(open(prefix + ".phase.json"))
     t, m = d["target"], d["monitor"]
     return {
-        "cpu": t["cpu_user_s"] + t["cpu_sys_s"],
+        "cpu": t["cpu_user_s"] + t["cpu_sys_s"], "user": t["cpu_user_s"], "sys": t["cpu_sys_s"],
+        **switches(ru),
         # the target's own wall time (launch to exit), and llcprobe's whole run
         "wall": t["runtime_s"], "wall_total": wall,
         "monitor_cpu": m["cpu_user_s"] + m["cpu_sys_s"],
@@ -121,12 +129,18 @@ def ratios(pairs, key):
     return [p["live"][key] / p["plain"][key] - 1 for p in pairs]
 
 
+def sample_cost(pairs, rng):
+    """Cost of one timer expiry in the target's CPU time, from amplified
+    pairs: median over pairs of (live - plain) / expiries, 95% interval."""
+    return median_ci([(p["live"]["cpu"] - p["plain"]["cpu"]) / p["live"]["expiries"]
+                      for p in pairs], rng)
+
+
 def cmd_summary(argv):
     out, calib, names = argv[0], argv[1], argv[2:]
     rng = random.Random(1)
     cp = load(out, calib)
-    per = [(p["live"]["cpu"] - p["plain"]["cpu"]) / p["live"]["expiries"] for p in cp]
-    c, clo, chi = median_ci(per, rng)
+    c, clo, chi = sample_cost(cp, rng)
     print("sample cost: %.1f us [%.1f, %.1f] (CPU-bound loop %.2f s plain, %.2f s with %d timer "
           "expiries, %s; median of %d pairs [95%% bootstrap])" % (
               c * 1e6, clo * 1e6, chi * 1e6, statistics.median(p["plain"]["cpu"] for p in cp),
@@ -147,13 +161,46 @@ def cmd_summary(argv):
         est = c * exp / med("plain", "cpu")
         mon = med("live", "monitor_cpu") / med("plain", "cpu")
         hz = exp / med("live", "cpu")
-        rows.append((name, pairs, cpu, wall, est))
+        rows.append((name, pairs, cpu, wall, est, exp))
         print("%-8s %5d %8.3f %8.3f %7.2f [%5.2f, %5.2f] %8.3f %8.3f %7.2f [%5.2f, %5.2f] %6.2f "
               "%6.2f %6.0f %5.2f %d" % (
                   name, len(pairs), med("plain", "cpu"), med("live", "cpu"), 100 * cpu[0],
                   100 * cpu[1], 100 * cpu[2], med("plain", "wall"), med("live", "wall"),
                   100 * wall[0], 100 * wall[1], 100 * wall[2], 100 * est, 100 * mon, hz,
                   med("live", "mean_rate"), med("live", "windows")))
+    # The model's check on the programs themselves: NAME.cal.overhead.json
+    # (the program sampled at the calibration's rate), so a cost that depends
+    # on the program (what an interrupt evicts) shows.
+    for name, pairs, cpu, _, est, exp in rows:
+        if not os.path.exists(os.path.join(out, name + ".cal.overhead.json")):
+            continue
+        cal = load(out, name + ".cal")
+        cn = sample_cost(cal, rng)
+        plain = statistics.median(p["plain"]["cpu"] for p in pairs)
+        print("%-8s own sample cost %.1f us [%.1f, %.1f] (%d pairs, %d expiries): est%% %.2f "
+              "[%.2f, %.2f] (measured %.2f)" % (
+                  name, cn[0] * 1e6, cn[1] * 1e6, cn[2] * 1e6, len(cal),
+                  statistics.median(p["live"]["expiries"] for p in cal),
+                  *(100 * x * exp / plain for x in cn), 100 * cpu[0]))
+    # The control: live at 1 sample/s, so what remains is not the samples.
+    for name, *_ in rows:
+        if os.path.exists(os.path.join(out, name + ".ctl.overhead.json")):
+            ctl = load(out, name + ".ctl")
+            print("%-8s control (1 sample/s): cpu%% %.2f [%.2f, %.2f], wall%% %.2f [%.2f, %.2f] "
+                  "(%d pairs)" % (name, *(100 * x for x in median_ci(ratios(ctl, "cpu"), rng)),
+                                  *(100 * x for x in median_ci(ratios(ctl, "wall"), rng)),
+                                  len(ctl)))
+    # Where the extra CPU time goes: paired differences, medians.
+    print("%-8s %9s %9s %9s %9s %9s" % ("program", "d_user_ms", "d_sys_ms", "d_csw", "expiries",
+                                         "model_ms"))
+    for name, pairs, _, _, _, exp in rows:
+        if "user" not in pairs[-1]["plain"]:
+            continue
+        pairs = [p for p in pairs if "user" in p["plain"]]
+        d = lambda f: statistics.median(f(p["live"]) - f(p["plain"]) for p in pairs)
+        print("%-8s %9.1f %9.1f %9.0f %9.0f %9.1f" % (
+            name, 1e3 * d(lambda r: r["user"]), 1e3 * d(lambda r: r["sys"]),
+            d(lambda r: r["nvcsw"] + r["nivcsw"]), exp, 1e3 * c * exp))
     # The headline's interval: resample each program's pairs independently.
     def mean_ci(key):
         r = [ratios(x[1], key) for x in rows]
