@@ -15,34 +15,43 @@
 #      against the full-dimension BBVs (bbvph phases); ari32 against the
 #      32-entry BBVs of seed 003 (blocks hashed by address with the samples'
 #      masks; bbv32 phases), to see what the 32-bucket hash itself merges;
-#   3. overhead: a longer native run (seconds, so the dynamic rate matters),
-#      REPS times plain and REPS times under live `llcprobe phase` (default
-#      settings), interleaved. The target's CPU time (user + sys from wait4's
-#      rusage: the machine is shared, wall time is noise) plain vs under
-#      phase (llcprobe records its child's rusage); overhead% from the
-#      medians, min% from the fastest runs (other tenants only ever add CPU
-#      time, through steal the guest cannot see); mon% is llcprobe's own CPU
-#      time (it competes for the same CPUs but is not the target's slowdown).
-#      Other tenants move a program's CPU time by +-5-10% from run to run
-#      here, more than the overhead sought, so the overhead is also
-#      estimated from its cause: each sample is a timer interrupt in the
-#      target, whose cost c is measured once with the signal amplified (a
-#      CPU-bound perl loop plain vs sampled at 4 kHz, REPS interleaved
-#      pairs); est% = c x the live run's timer expiries (its CPU time over
-#      the sample period, window by window) / plain CPU time.
+#   3. window size: the same at WINDOW x each of MULTS (exp-bbv's vectors
+#      summed over consecutive intervals, which is exp-bbv at the longer
+#      interval up to block boundaries), to see whether longer windows (the
+#      spec's are 100M instructions) change CCoV or agreement;
+#   4. overhead (scripts/phase-overhead.py): a longer native run (seconds, so
+#      the dynamic rate matters), REPS pairs of plain and live `llcprobe
+#      phase` runs (default settings), alternating order, after a warm-up
+#      pair. The target's CPU time (user + sys of its process tree, from
+#      wait4's rusage) and wall time; overhead = median of the paired ratios
+#      live/plain - 1 with a 95% bootstrap interval; the headline is the
+#      CPU-time figure: the samples' cost is charged to the target's CPU
+#      time, the machine's other tenants change its wall time. Cost model:
+#      the cost of one sample, measured with the signal amplified (a
+#      CPU-bound perl loop sampled at 4 kHz, same pairing), times the live
+#      runs' timer expiries (est%); checked with each program's own cost per
+#      sample, amplified the same way (CAL_REPS pairs), and a control at 1
+#      sample/s (the fixed costs: launcher, perf events, monitor).
 # Traced runs are kept short (lackey is ~4000x slower than native). Inputs
 # are fixed, never tuned. Also reported: the ARI with the dynamic rate off
 # (ari_full: every window classified from 400 samples), to show how much of
 # the disagreement is low-rate windows being matched with theta_dsr.
 # Last lines: phase_overhead_pct, phase_ccov_over_cov, phase_ari_vs_bbv.
-# Usage: scripts/eval-phase.sh [BUILD_DIR]   (env: REPS=7, WINDOW=1000000,
-#        PRESET=intel8, NOISE=uniform:size=16M, KEEP=dir to keep the outputs;
-#        with KEEP, traces and BBVs already in it are reused)
+# Usage: scripts/eval-phase.sh [BUILD_DIR]   (env: REPS=21, CAL_REPS=7,
+#        WINDOW=1000000, MULTS="2 4", PRESET=intel8, NOISE=uniform:size=16M,
+#        KEEP=dir to keep the outputs (traces and BBVs already in it are
+#        reused); PARTS="offline overhead progcal" and PROGS="xz sqlite3 perl
+#        cc1" run only some. From scratch a full run takes ~45 min of
+#        tracing (lackey on cc1 alone ~17 min) and 30-60 min of overhead
+#        runs on a loaded machine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 bin=$(realpath "$build")/llcprobe   # absolute: runs are timed from a scratch dir
-reps=${REPS:-7}
+reps=${REPS:-21}
+mults=${MULTS:-2 4}
+parts=${PARTS:-offline overhead progcal}
+cal_reps=${CAL_REPS:-7}
 window=${WINDOW:-1000000}
 preset=${PRESET:-intel8}
 noise=${NOISE:-uniform:size=16M}
@@ -89,7 +98,7 @@ perl_small='my %h; for my $i (1..20000) { $h{$i % 997} .= chr(65 + $i % 26) } my
 perl_long=${perl_small/20000/15000000}
 
 # name | traced command (short) | overhead command (longer native run)
-progs=(xz sqlite3 perl cc1)
+read -r -a progs <<<"${PROGS:-xz sqlite3 perl cc1}"
 cmd_xz=(xz -1 -c -T1 "$work/text100k")
 long_xz=(xz -6 -c -T1 "$work/text3m")
 cmd_sqlite3=(sqlite3 :memory: ".read $work/q.sql")
@@ -99,89 +108,149 @@ long_perl=(perl -e "$perl_long")
 cmd_cc1=("$cc1" -quiet -O1 "$work/signature.i" -o /dev/null)
 long_cc1=(gcc -O2 -c -I"$work/src/include" "$work"/src/{phase,statmodel}/*.c)
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 jq_py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
-# Interleaved overhead runs: REPS x (plain, live, with llcprobe phase's
-# extra options $2). Prints the fields plain live overhead% min% mon% kHz
-# rate windows phases expiries.
-overhead() {
-  python3 - "$bin" "$reps" "$work/obj" "$work/$1.live" "$2" "${@:3}" <<'PY'
-import json, os, resource, shlex, statistics, subprocess, sys
-bin, reps, cwd, prefix, opts, cmd = (sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4],
-                                     shlex.split(sys.argv[5]), sys.argv[6:])
-def run(argv):
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-plain, live, mon, samples = [], [], [], []
-for r in range(reps):
-    plain.append(run(cmd))
-    run([bin, "phase", "-q", "--no-plot", "-o", prefix] + opts + ["--"] + cmd)
-    d = json.load(open(prefix + ".phase.json"))
-    live.append(d["target"]["cpu_user_s"] + d["target"]["cpu_sys_s"])
-    mon.append(d["monitor"]["cpu_user_s"] + d["monitor"]["cpu_sys_s"])
-    # timer expiries: samples, and the ones dropped in kernel mode
-    samples.append(sum(w["cpu_ns"] / w["period"] for w in d["windows"]))
-p, l = statistics.median(plain), statistics.median(live)
-s = d["summary"]
-print("%.3f %.3f %.2f %.2f %.2f %.3f %.2f %d %d %d" % (
-    p, l, (l - p) / p * 100, (min(live) - min(plain)) / min(plain) * 100,
-    statistics.median(mon) / p * 100, statistics.median(samples) / l / 1000,
-    s["mean_rate"], s["windows"], s["phases"], statistics.median(samples)))
+has_part() { [[ " $parts " == *" $1 "* ]]; }
+# exp-bbv vectors of k consecutive intervals summed into one (one 'T' line each).
+merge_bbv() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import collections, sys
+src, k, dst = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+out, acc, n = [], collections.Counter(), 0
+def flush():
+    out.append("T" + "".join(":%d:%d   " % (b, c) for b, c in sorted(acc.items())) + "\n")
+for line in open(src):
+    if not line.startswith("T"):
+        continue
+    for f in line[1:].split():
+        b, c = f.strip(":").split(":")
+        acc[int(b)] += int(c)
+    n += 1
+    if n % k == 0:
+        flush(); acc.clear()
+if acc:
+    flush()
+open(dst, "w").writelines(out)
+PY
+}
+# Offline classification of program $1 at window $2 (bbv file $3) with the
+# simulator: prints windows phases bbv_phases bbv32_phases ari ari32 simdiff
+# cov cov_phases ccov cov_bbv ccov_bbv ccov_bbv32.
+offline() {
+  local out=$work/$1.w$2
+  "$bin" phase --trace "$work/$1.trace" --window "$2" --bbv "$3" --bbv-pc "$work/$1.pc" \
+    --sim "$preset" --noise "$noise" -o "$out" --no-plot >"$out.txt" 2>&1
+  jq_py "$out.phase.json" '" ".join(str(x) for x in (d["summary"]["windows"], d["summary"]["phases"],
+    d["bbv"]["phases"], d["bbv"]["bbv32"]["phases"], d["bbv"]["ari"], d["bbv"]["bbv32"]["ari"],
+    d["bbv"]["similarity_diff"], d["sim"]["cov_program"], d["sim"]["cov_phases"],
+    d["sim"]["ccov_phases"], d["sim"]["cov_bbv_phases"], d["sim"]["ccov_bbv_phases"],
+    d["sim"]["ccov_bbv32_phases"]))'
+}
+
+# CCoV (spec §9) of PREFIX.phase.csv's miss ratios split into its parts, for
+# our phases and for the exp-bbv phases: within real phases, the virtual
+# phase (windows whose phase differs from both neighbours, counted at the
+# whole program's CoV) and the junk phase (unclassified/transition windows,
+# CoV of their own). Prints real virtual junk n_virtual n_junk, twice.
+ccov_parts() {
+  python3 - "$1.phase.csv" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+m = [float(r["llc_miss_ratio"]) for r in rows]
+n = len(m)
+def cov(v):
+    mu = statistics.fmean(v)
+    return statistics.pstdev(v) / mu if mu else 0.0
+out = []
+for col in ("phase", "bbv_phase"):
+    lab = [int(r[col]) if r[col] != "" else -2 for r in rows]
+    groups = {}
+    for t, g in enumerate(lab):
+        if g < 0:
+            g = "junk"
+        elif not ((t > 0 and lab[t - 1] == g) or (t + 1 < n and lab[t + 1] == g)):
+            g = "virtual"
+        groups.setdefault(g, []).append(m[t])
+    virt, junk = groups.pop("virtual", []), groups.pop("junk", [])
+    out += ["%.3f" % sum(len(v) / n * cov(v) for v in groups.values()),
+            "%.3f" % (len(virt) / n * cov(m)), "%.3f" % (len(junk) / n * cov(junk) if junk else 0),
+            str(len(virt)), str(len(junk))]
+print(" ".join(out))
 PY
 }
 
-# Cost of one sample (timer interrupt) in the target, amplified.
-calib_loop=(perl -e 'my $s = 0; for my $i (1 .. 40000000) { $s += $i % 7 } print "$s\n"')
-read -r cp cl _ _ _ _ _ _ _ cs < <(overhead calib "--no-dynamic-rate --max-rate 4000" "${calib_loop[@]}")
-cost_us=$(echo "($cl - $cp) / $cs * 1000000" | bc -l)
-printf 'sample cost: %.1f us (CPU-bound loop %.2f s plain, %.2f s with %d timer expiries at 4 kHz; medians of %d)\n' \
-  "$cost_us" "$cp" "$cl" "$cs" "$reps"
-printf '%-8s %7s %6s %5s %6s %6s %8s %6s %7s %7s %7s %7s %9s %6s %5s %6s %5s\n' program windows phases bbvph bbv32 ari ari_full ari32 simdiff cov ccov bbvccov overhead% min% est% mon% kHz
-sum_est=0 sum_ari=0 sum_ari32=0 sum_ratio=0 sum_ovh=0 n=0
-for p in "${progs[@]}"; do
-  declare -n cmd=cmd_$p long=long_$p
-  if [ -z "${KEEP:-}" ] || [ ! -s "$work/$p.trace" ]; then
-    "$bin" trace -q -o "$work/$p.trace" -- "${cmd[@]}" >"$work/$p.trace.log" 2>&1 </dev/null
-  fi
-  if [ -z "${KEEP:-}" ] || [ ! -s "$work/$p.pc" ]; then
-    valgrind --tool=exp-bbv --interval-size="$window" --bb-out-file="$work/$p.bb" \
-      --pc-out-file="$work/$p.pc" "${cmd[@]}" >/dev/null 2>"$work/$p.bbv.log" </dev/null
-  fi
-  "$bin" phase --trace "$work/$p.trace" --window "$window" --bbv "$work/$p.bb" --bbv-pc "$work/$p.pc" \
-    --sim "$preset" --noise "$noise" -o "$work/$p" --no-plot >"$work/$p.phase.txt" 2>&1
-  j=$work/$p.phase.json
-  ari=$(jq_py "$j" 'd["bbv"]["ari"]')
-  ari32=$(jq_py "$j" 'd["bbv"]["bbv32"]["ari"]')
-  ph32=$(jq_py "$j" 'd["bbv"]["bbv32"]["phases"]')
-  simdiff=$(jq_py "$j" 'd["bbv"]["similarity_diff"]')
-  cov=$(jq_py "$j" 'd["sim"]["cov_program"]')
-  ccov=$(jq_py "$j" 'd["sim"]["ccov_phases"]')
-  bccov=$(jq_py "$j" 'd["sim"]["ccov_bbv_phases"]')
-  wins=$(jq_py "$j" 'd["summary"]["windows"]')
-  "$bin" phase --trace "$work/$p.trace" --window "$window" --bbv "$work/$p.bb" --bbv-pc "$work/$p.pc" --no-dynamic-rate \
-    -o "$work/$p.full" --no-plot >"$work/$p.full.txt" 2>&1
-  ari_full=$(jq_py "$work/$p.full.phase.json" 'd["bbv"]["ari"]')
-  phs=$(jq_py "$j" 'd["summary"]["phases"]')
-  bph=$(jq_py "$j" 'd["bbv"]["phases"]')
-  # Overhead: interleaved plain and live-phase runs of the longer input.
-  read -r plain live ovh ovh_min mon khz rate lwin lph nsamp < <(overhead "$p" "" "${long[@]}")
-  est=$(echo "$cost_us * $nsamp / 1000000 / $plain * 100" | bc -l)
-  printf '%-8s %7s %6s %5s %6s %6.3f %8.3f %6.3f %7.3f %7.3f %7.3f %7.3f %9.2f %6.2f %5.2f %6.2f %5.2f   (target CPU plain %.2f s, live %.2f s; live: %d windows, %d phases, rate %.2f)\n' \
-    "$p" "$wins" "$phs" "$bph" "$ph32" "$ari" "$ari_full" "$ari32" "$simdiff" "$cov" "$ccov" "$bccov" "$ovh" "$ovh_min" "$est" "$mon" "$khz" "$plain" "$live" "$lwin" "$lph" "$rate"
-  sum_ari=$(echo "$sum_ari + $ari" | bc -l)
-  sum_ari32=$(echo "$sum_ari32 + $ari32" | bc -l)
-  sum_ratio=$(awk -v s="$sum_ratio" -v c="$cov" -v cc="$ccov" 'BEGIN { print s + (c > 0 ? cc / c : 1) }')
-  sum_ovh=$(echo "$sum_ovh + $ovh" | bc -l)
-  sum_est=$(echo "$sum_est + $est" | bc -l)
-  n=$((n + 1))
-  unset -n cmd long
-done
-echo "window: $window instructions (trace), default live settings; sim: $preset + $noise; reps: $reps; overhead: target CPU time, median (min%: fastest runs)"
-printf 'phase_overhead_est_pct: %.2f %%\n' "$(echo "$sum_est / $n" | bc -l)"
-printf 'phase_ari_vs_bbv32: %.3f\n' "$(echo "$sum_ari32 / $n" | bc -l)"
-printf 'phase_overhead_pct: %.2f %%\n' "$(echo "$sum_ovh / $n" | bc -l)"
-printf 'phase_ccov_over_cov: %.3f\n' "$(echo "$sum_ratio / $n" | bc -l)"
-printf 'phase_ari_vs_bbv: %.3f\n' "$(echo "$sum_ari / $n" | bc -l)"
+if has_part offline; then
+  # CCoV: ours (sampled signatures) and the exp-bbv classification's on the
+  # same windows and miss ratios; if they agree, the limit is the program.
+  printf '%-8s %6s %7s %6s %5s %5s %6s %8s %6s %7s %6s %6s %6s %9s %6s %7s %7s %8s  %-27s %-27s\n' program window windows phases bbvph bbv32 ari ari_full ari32 simdiff cov cov_ph ccov ccov_full bbvcov bbvccov b32ccov ccov/cov \
+    "ccov parts: real virt junk" "bbv ccov parts: real virt junk"
+  sum_ari=0 sum_ari32=0 sum_ratio=0 sum_bratio=0 sum_b32ratio=0 n=0
+  for p in "${progs[@]}"; do
+    declare -n cmd=cmd_$p
+    if [ -z "${KEEP:-}" ] || [ ! -s "$work/$p.trace" ]; then
+      "$bin" trace -q -o "$work/$p.trace" -- "${cmd[@]}" >"$work/$p.trace.log" 2>&1 </dev/null
+    fi
+    if [ -z "${KEEP:-}" ] || [ ! -s "$work/$p.pc" ]; then
+      valgrind --tool=exp-bbv --interval-size="$window" --bb-out-file="$work/$p.bb" \
+        --pc-out-file="$work/$p.pc" "${cmd[@]}" >/dev/null 2>"$work/$p.bbv.log" </dev/null
+    fi
+    "$bin" phase --trace "$work/$p.trace" --window "$window" --bbv "$work/$p.bb" --bbv-pc "$work/$p.pc" --no-dynamic-rate \
+      --sim "$preset" --noise "$noise" -o "$work/$p.full" --no-plot >"$work/$p.full.txt" 2>&1
+    ari_full=$(jq_py "$work/$p.full.phase.json" 'd["bbv"]["ari"]')
+    ccov_full=$(jq_py "$work/$p.full.phase.json" 'd["sim"]["ccov_phases"]')
+    for k in 1 $mults; do
+      w=$((window * k))
+      bb=$work/$p.bb
+      if [ "$k" != 1 ]; then bb=$work/$p.x$k.bb; merge_bbv "$work/$p.bb" "$k" "$bb"; fi
+      read -r wins phs bph ph32 ari ari32 simdiff cov covph ccov bcov bccov b32ccov < <(offline "$p" "$w" "$bb")
+      af=$([ "$k" = 1 ] && printf '%8.3f' "$ari_full" || printf '%8s' -)
+      cf=$([ "$k" = 1 ] && printf '%9.3f' "$ccov_full" || printf '%9s' -)
+      read -r r v j nv nj br bv bj bnv bnj < <(ccov_parts "$work/$p.w$w")
+      printf '%-8s %5dM %7s %6s %5s %5s %6.3f %s %6.3f %7.3f %6.3f %6.3f %6.3f %s %6.3f %7.3f %7.3f %8.3f  %5s %5s %5s (%2d, %2d)   %5s %5s %5s (%2d, %2d)\n' \
+        "$p" $((w / 1000000)) "$wins" "$phs" "$bph" "$ph32" "$ari" "$af" "$ari32" "$simdiff" "$cov" "$covph" "$ccov" "$cf" "$bcov" "$bccov" "$b32ccov" \
+        "$(awk -v c="$cov" -v cc="$ccov" 'BEGIN { print (c > 0 ? cc / c : 1) }')" "$r" "$v" "$j" "$nv" "$nj" "$br" "$bv" "$bj" "$bnv" "$bnj"
+      [ "$k" = 1 ] || continue
+      sum_ari=$(echo "$sum_ari + $ari" | bc -l)
+      sum_ari32=$(echo "$sum_ari32 + $ari32" | bc -l)
+      sum_ratio=$(awk -v s="$sum_ratio" -v c="$cov" -v cc="$ccov" 'BEGIN { print s + (c > 0 ? cc / c : 1) }')
+      sum_bratio=$(awk -v s="$sum_bratio" -v c="$cov" -v cc="$bccov" 'BEGIN { print s + (c > 0 ? cc / c : 1) }')
+      sum_b32ratio=$(awk -v s="$sum_b32ratio" -v c="$cov" -v cc="$b32ccov" 'BEGIN { print s + (c > 0 ? cc / c : 1) }')
+      n=$((n + 1))
+    done
+    unset -n cmd
+  done
+  echo "window: $window instructions (trace; also x $mults), 400 samples per window; sim: $preset + $noise"
+  echo "cov: whole program; cov_ph: weighted CoV within our phases; ccov: corrected (single-window runs count as the whole program); ccov_full: dynamic rate off; bbv*: the exp-bbv classification's, b32ccov: the 32-entry BBV's"
+  echo "ccov parts: within real phases + virtual phase (its windows' share x cov) + junk phase (n_virtual, n_junk windows)"
+fi
+
+if has_part overhead || has_part progcal; then
+  export LLCPROBE=$bin RUN_DIR=$work/obj
+  ovh=scripts/phase-overhead.py
+  amplified="--no-dynamic-rate --max-rate 4000"
+  calib_loop=(perl -e 'my $s = 0; for my $i (1 .. 40000000) { $s += $i % 7 } print "$s\n"')
+  has_part overhead && "$ovh" run calib "$work" "$reps" "$amplified" -- "${calib_loop[@]}"
+  for p in "${progs[@]}"; do
+    declare -n long=long_$p
+    has_part overhead && "$ovh" run "$p" "$work" "$reps" "" -- "${long[@]}"
+    # The cost model's check: the program's own cost per sample, amplified
+    # like the loop's (what an interrupt evicts depends on the program).
+    has_part progcal && "$ovh" run "$p.cal" "$work" "$cal_reps" "$amplified" -- "${long[@]}"
+    # and the control: everything but the samples (launcher, events, monitor)
+    has_part progcal && "$ovh" run "$p.ctl" "$work" "$cal_reps" "--no-dynamic-rate --max-rate 1" -- "${long[@]}"
+    unset -n long
+  done
+  "$ovh" summary "$work" calib "${progs[@]}" >"$work/overhead.txt"
+  head -n -1 "$work/overhead.txt"
+fi
+
+# Headline lines, last.
+if has_part offline; then
+  printf 'phase_ari_vs_bbv32: %.3f\n' "$(echo "$sum_ari32 / $n" | bc -l)"
+  printf 'phase_ccov_over_cov_bbv: %.3f\n' "$(echo "$sum_bratio / $n" | bc -l)"
+  printf 'phase_ccov_over_cov_bbv32: %.3f\n' "$(echo "$sum_b32ratio / $n" | bc -l)"
+fi
+if has_part overhead || has_part progcal; then tail -n 1 "$work/overhead.txt"; fi
+if has_part offline; then
+  printf 'phase_ccov_over_cov: %.3f\n' "$(echo "$sum_ratio / $n" | bc -l)"
+  printf 'phase_ari_vs_bbv: %.3f\n' "$(echo "$sum_ari / $n" | bc -l)"
+fi

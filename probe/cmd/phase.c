@@ -38,6 +38,7 @@ struct row {
     unsigned pred_confidence;
     double sig[LLC_PHASE_BUCKETS];
     int bbv_phase;            /* reference label, if --bbv */
+    int bbv32_phase;          /* label from the 32-entry BBV, if --bbv-pc */
     double miss_ratio;        /* simulated, if --sim; NAN otherwise */
 };
 
@@ -54,7 +55,7 @@ struct run {
      * monitor's own competes for the same CPUs. */
     double target_user_s, target_sys_s, monitor_user_s, monitor_sys_s;
     /* evaluation figures (NAN when not computed) */
-    double ari, simdiff, cov_all, cov_phase, ccov_phase, cov_bbv, ccov_bbv;
+    double ari, simdiff, cov_all, cov_phase, ccov_phase, cov_bbv, ccov_bbv, cov_bbv32, ccov_bbv32;
     /* against the 32-entry BBVs, with --bbv-pc */
     double ari32, simdiff32;
     size_t bbv_windows, bbv_dim, bbv_phases, bbv_phases32, compared;
@@ -259,7 +260,8 @@ static int add_row(struct run *r, const struct row *x)
 static int classify(struct run *r, struct llc_phase_detector *d, const struct llc_sampling_window *sw,
                     const uint64_t *ips, size_t n, char *err, size_t errlen)
 {
-    struct row x = {.s = *sw, .bbv_phase = LLC_PHASE_UNCLASSIFIED, .miss_ratio = NAN};
+    struct row x = {.s = *sw, .bbv_phase = LLC_PHASE_UNCLASSIFIED,
+                    .bbv32_phase = LLC_PHASE_UNCLASSIFIED, .miss_ratio = NAN};
     x.predicted = r->n ? r->rows[r->n - 1].p.predicted : LLC_PHASE_UNCLASSIFIED;
     x.pred_confidence = r->n ? r->rows[r->n - 1].p.confidence : 0;
     llc_phase_signature_ips(ips, n, x.sig);
@@ -453,6 +455,8 @@ static int compare_bbv(const struct phase_opts *o, struct run *r, char *err, siz
             hashed[i * LLC_PHASE_BUCKETS + llc_phase_hash_ip(b.addr[j])] += b.rows[i * b.dim + j];
     rc = cluster_rows(&o->det, hashed, b.windows, LLC_PHASE_BUCKETS, lh, &r->bbv_phases32, err,
                       errlen);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        r->rows[i].bbv32_phase = lh[i];
     if (rc == 0)
         rc = llc_phase_ari(la, lh, n, &r->ari32, err, errlen);
     if (rc == 0 && n >= 2)
@@ -478,9 +482,9 @@ static int sim_metrics(const struct phase_opts *o, struct run *r, char *err, siz
         return rc;
     const size_t n = sw.windows < r->n ? sw.windows : r->n;
     int *all = calloc(n + 1, sizeof(*all)), *lp = malloc((n + 1) * sizeof(*lp)),
-        *lb = malloc((n + 1) * sizeof(*lb));
+        *lb = malloc((n + 1) * sizeof(*lb)), *lh = malloc((n + 1) * sizeof(*lh));
     double *m = malloc((n + 1) * sizeof(*m));
-    if (!all || !lp || !lb || !m) {
+    if (!all || !lp || !lb || !lh || !m) {
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
     }
@@ -489,6 +493,7 @@ static int sim_metrics(const struct phase_opts *o, struct run *r, char *err, siz
         r->rows[i].miss_ratio = m[i];
         lp[i] = r->rows[i].p.phase;
         lb[i] = r->rows[i].bbv_phase;
+        lh[i] = r->rows[i].bbv32_phase;
     }
     rc = llc_phase_cov(all, m, n, &r->cov_all, err, errlen);
     if (rc == 0)
@@ -500,10 +505,19 @@ static int sim_metrics(const struct phase_opts *o, struct run *r, char *err, siz
         if (rc == 0)
             rc = llc_phase_ccov(lb, m, n, &r->ccov_bbv, err, errlen);
     }
+    /* The seed's own reference (32-entry BBV): where dense vectors split a
+     * program into many one-window phases, CCoV counts those at the whole
+     * program's CoV, so the dense figure alone would blame the program. */
+    if (rc == 0 && o->bbv_pc) {
+        rc = llc_phase_cov(lh, m, n, &r->cov_bbv32, err, errlen);
+        if (rc == 0)
+            rc = llc_phase_ccov(lh, m, n, &r->ccov_bbv32, err, errlen);
+    }
 out:
     free(all);
     free(lp);
     free(lb);
+    free(lh);
     free(m);
     llc_sampling_simwin_free(&sw);
     return rc;
@@ -630,11 +644,13 @@ static int write_json(const char *path, const struct phase_opts *o, const struct
                                       jnum(r->simdiff32)));
     if (o->sim)
         json_object_set_new(doc, "sim",
-                            json_pack("{s:s,s:s?,s:o,s:o,s:o,s:o,s:o}", "preset", o->sim, "noise",
-                                      o->noise, "cov_program", jnum(r->cov_all), "cov_phases",
-                                      jnum(r->cov_phase), "ccov_phases", jnum(r->ccov_phase),
-                                      "cov_bbv_phases", jnum(r->cov_bbv), "ccov_bbv_phases",
-                                      jnum(r->ccov_bbv)));
+                            json_pack("{s:s,s:s?,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "preset", o->sim,
+                                      "noise", o->noise, "cov_program", jnum(r->cov_all),
+                                      "cov_phases", jnum(r->cov_phase), "ccov_phases",
+                                      jnum(r->ccov_phase), "cov_bbv_phases", jnum(r->cov_bbv),
+                                      "ccov_bbv_phases", jnum(r->ccov_bbv), "cov_bbv32_phases",
+                                      jnum(r->cov_bbv32), "ccov_bbv32_phases",
+                                      jnum(r->ccov_bbv32)));
     json_object_set_new(doc, "windows", windows_json(r));
     const int rc = llc_json_write_atomic(path, doc, err, errlen);
     json_decref(doc);
@@ -650,7 +666,8 @@ static int write_csv(const char *path, const struct run *r, char *err, size_t er
         return rc;
     FILE *out = llc_afile_stream(f);
     fprintf(out, "window,x_start,x_end,time_start_s,time_end_s,instructions,cpu_ns,samples,"
-                 "multiplier,rate,phase,predicted,confidence,lost,llc_miss_ratio,bbv_phase\n");
+                 "multiplier,rate,phase,predicted,confidence,lost,llc_miss_ratio,bbv_phase,"
+                 "bbv32_phase\n");
     double x = 0;
     for (size_t i = 0; i < r->n; i++) {
         const struct row *w = &r->rows[i];
@@ -675,6 +692,9 @@ static int write_csv(const char *path, const struct run *r, char *err, size_t er
         fprintf(out, ",");
         if (w->bbv_phase != LLC_PHASE_UNCLASSIFIED || isfinite(w->miss_ratio))
             fprintf(out, "%d", w->bbv_phase);
+        fprintf(out, ",");
+        if (w->bbv32_phase != LLC_PHASE_UNCLASSIFIED || isfinite(w->miss_ratio))
+            fprintf(out, "%d", w->bbv32_phase);
         fprintf(out, "\n");
     }
     return llc_afile_commit(f, err, errlen);
@@ -761,6 +781,9 @@ static void print_summary(const struct phase_opts *o, const struct run *r,
                r->cov_phase, r->ccov_phase);
         if (o->bbv)
             printf("llc miss ratio cov bbv phases: %.4f, ccov %.4f\n", r->cov_bbv, r->ccov_bbv);
+        if (o->bbv_pc)
+            printf("llc miss ratio cov 32-entry bbv phases: %.4f, ccov %.4f\n", r->cov_bbv32,
+                   r->ccov_bbv32);
     }
     printf("output: %s\n", json);
 }
@@ -820,7 +843,8 @@ int llc_cmd_phase(int argc, char **argv)
     struct llc_phase_detector *d = NULL;
     struct run r = {.live = !o.trace, .ari = NAN, .simdiff = NAN, .ari32 = NAN,
                     .simdiff32 = NAN, .cov_all = NAN,
-                    .cov_phase = NAN, .ccov_phase = NAN, .cov_bbv = NAN, .ccov_bbv = NAN};
+                    .cov_phase = NAN, .ccov_phase = NAN, .cov_bbv = NAN, .ccov_bbv = NAN,
+                    .cov_bbv32 = NAN, .ccov_bbv32 = NAN};
     rc = llc_phase_detector_create(&o.det, &d, err, sizeof(err));
     if (rc == 0)
         rc = o.trace ? run_trace(&o, d, &r, err, sizeof(err))

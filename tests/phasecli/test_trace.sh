@@ -35,19 +35,32 @@ print("ok   trace classification, ari, ccov")
 PY
 # With the blocks' addresses also the 32-entry BBV (block 1 at 0x401000
 # hashes to bucket 28, blocks 2 and 3 to 12 and 20): still two phases, the
-# same agreement.
+# same agreement; with --sim, the CoV / CCoV within its phases as well.
 printf 'F:1:401000:\nF:2:7f0000:\nF:3:7f0060:\n' >"$tmp/t.pc"
 "$bin" phase --trace "$tmp/t.trace" --window 20000 --bbv "$tmp/t.bb" --bbv-pc "$tmp/t.pc" \
-  -o "$tmp/h" --no-plot >"$tmp/out" 2>&1
+  --sim intel8 -o "$tmp/h" --no-plot >"$tmp/out" 2>&1
 rc=$?
 check "bbv-pc: exit 0" '[ $rc = 0 ]'
 check "bbv-pc: both references printed" 'grep -q "^bbv: " "$tmp/out" && grep -q "^bbv hashed to 32" "$tmp/out"'
 python3 - "$tmp/h.phase.json" <<'PY' || fail=1
 import json, sys
-b = json.load(open(sys.argv[1]))["bbv"]
+d = json.load(open(sys.argv[1]))
+b, s = d["bbv"], d["sim"]
 assert b["phases"] == 2 and b["bbv32"]["phases"] == 2, b
 assert b["ari"] > 0.85 and b["bbv32"]["ari"] > 0.85, b
+assert s["ccov_bbv32_phases"] < 0.5 * s["cov_program"], s
+assert s["cov_bbv32_phases"] <= s["ccov_bbv32_phases"], s
 print("ok   bbv-pc json")
+PY
+# The CSV carries both reference labellings: two phases, alternating in
+# runs of 6 windows like the trace.
+python3 - "$tmp/h.phase.csv" <<'PY' || fail=1
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for col in ("bbv_phase", "bbv32_phase"):
+    lab = [int(r[col]) for r in rows]
+    assert len(set(lab)) == 2 and lab[0] == lab[5] == lab[12] != lab[6] == lab[18], (col, lab)
+print("ok   bbv-pc csv")
 PY
 # A pc file that does not name a block the BBVs use is refused.
 printf 'F:1:401000:\nF:2:7f0000:\n' >"$tmp/bad.pc"
