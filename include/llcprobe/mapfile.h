@@ -67,6 +67,8 @@ struct llc_fitfile_meta {
     bool raw_counts;            /* statistic: misses (true) or misses/s */
     double retest_r;            /* NaN if one sweep */
     const char *page_size;      /* page size the target ran with, "unknown" if not known */
+    long masked;                /* sets the map's exclusion mask names, -1 = no mask (in-run map) */
+    bool masked_kept;           /* kept in the fit (--include-excluded) rather than left out */
 };
 
 struct llc_fitfile {

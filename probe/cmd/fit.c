@@ -126,7 +126,8 @@ int llc_fit_cmd_run(const char *cmd, const struct fit_cmd_opts *o, const struct 
         in->sweep1 && in->sweep2 ? llc_fit_test_retest(in->sweep1, in->sweep2, in->n, in->excluded) : NAN;
     const struct llc_fitfile_meta meta = {.source = in->source, .target = in->target, .machine = in->machine,
                                           .geo = in->geo, .raw_counts = in->raw_counts, .retest_r = retest,
-                                          .page_size = in->page_size};
+                                          .page_size = in->page_size, .masked = in->masked,
+                                          .masked_kept = in->masked_kept};
     snprintf(path, sizeof(path), "%s.fit.json", o->prefix);
     if (llc_fitfile_write(path, rep, sel, &meta, err, sizeof(err)) < 0) {
         llc_cli_fail(cmd, "%s", err);

@@ -114,6 +114,10 @@ int llc_fitfile_write(const char *path, const struct llc_fit_report *rep, const 
                                             "l2_sets", (int)g->l2_sets, "victim", g->victim_llc, "bytes",
                                             (json_int_t)g->llc_bytes, "sets", (int)llc_map_units(g))) |
               json_object_set_new(doc, "statistic", json_string(meta->raw_counts ? "misses" : "misses_per_s")) |
+              json_object_set_new(doc, "exclusion",
+                                  meta->masked < 0 ? json_null()
+                                                   : json_pack("{s:I, s:b}", "masked_sets", (json_int_t)meta->masked,
+                                                               "kept", meta->masked_kept)) |
               json_object_set_new(doc, "histogram", histogram_json(rep->hist)) |
               json_object_set_new(doc, "families", families_json(rep)) |
               json_object_set_new(doc, "best_aic",

@@ -70,6 +70,8 @@ PY
 check_rc "fit --include-excluded" 0 $?
 grep -q "^sets            8192 usable" "$tmp/keep.out" && grep -q "40 sets of the map's mask .* kept" "$tmp/keep.out" &&
   ok "--include-excluded keeps them" || bad "include: $(cat "$tmp/keep.out")"
+jcheck "fit file records the mask, left out" "$tmp/mask.fit.json" 'd["exclusion"] == {"masked_sets": 40, "kept": False}'
+jcheck "fit file records the mask, kept" "$tmp/keep.fit.json" 'd["exclusion"] == {"masked_sets": 40, "kept": True}'
 jcheck "--include-excluded fits every set" "$tmp/keep.fit.json" \
   'abs(d["families"][0]["params"]["mu"]-sum(json.load(open(sys.argv[1].replace("keep.fit","mask.map")))["sets"]["misses"])/8192)<1e-6*d["families"][0]["params"]["mu"]'
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['exclusion']=None; json.dump(d,open(sys.argv[2],'w'))" \
@@ -77,6 +79,7 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['exclusion']=None
 "$bin" fit "$tmp/nomask.map.json" --no-plots -o "$tmp/nomask" >"$tmp/nomask.out" 2>&1
 grep -q "^exclusion       none" "$tmp/nomask.out" && grep -q "^sets            8192 usable" "$tmp/nomask.out" &&
   ok "no mask, none left out" || bad "no mask: $(cat "$tmp/nomask.out")"
+jcheck "fit file: no mask, none" "$tmp/nomask.fit.json" 'd["exclusion"] == {"masked_sets": 0, "kept": False}'
 
 # Usage errors: exit 2.
 "$bin" fit >/dev/null 2>&1; check_rc "no file" 2 $?
