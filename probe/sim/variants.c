@@ -53,12 +53,19 @@ static int generic_batch(struct llc_sim *sim, unsigned agent, const uint64_t *ad
  * and the portable test library) took the sanitizer build over three
  * minutes of compile time for this file alone; the normal build keeps
  * every copy and checks each against the golden digests. */
-#define SIM_MODE_VARIANTS(m, mode) SIM_VARIANT(m##_lru, mode, LLC_SIM_LRU)
-#define SIM_MODE_ENTRIES(m) { m##_lru, generic_batch, generic_batch, generic_batch, generic_batch, m##_drrip }
-#define nol2_drrip generic_batch
-#define incl_drrip generic_batch
-#define nine_drrip generic_batch
+SIM_VARIANT(nol2_lru, SIM_MODE_NO_L2, LLC_SIM_LRU)
+SIM_VARIANT(incl_lru, SIM_MODE_INCLUSIVE, LLC_SIM_LRU)
+SIM_VARIANT(excl_lru, SIM_MODE_EXCLUSIVE, LLC_SIM_LRU)
 SIM_VARIANT(excl_drrip, SIM_MODE_EXCLUSIVE, LLC_SIM_DRRIP)
+SIM_VARIANT(nine_lru, SIM_MODE_NINE, LLC_SIM_LRU)
+
+/* [mode][LLC policy], in enum order. */
+static const sim_batch_fn fast[4][6] = {
+    {nol2_lru, generic_batch, generic_batch, generic_batch, generic_batch, generic_batch},
+    {incl_lru, generic_batch, generic_batch, generic_batch, generic_batch, generic_batch},
+    {excl_lru, generic_batch, generic_batch, generic_batch, generic_batch, excl_drrip},
+    {nine_lru, generic_batch, generic_batch, generic_batch, generic_batch, generic_batch},
+};
 #else
 #define SIM_MODE_VARIANTS(m, mode)                                                             \
     SIM_VARIANT(m##_lru, mode, LLC_SIM_LRU)                                                    \
@@ -67,13 +74,13 @@ SIM_VARIANT(excl_drrip, SIM_MODE_EXCLUSIVE, LLC_SIM_DRRIP)
     SIM_VARIANT(m##_srrip, mode, LLC_SIM_SRRIP)                                                \
     SIM_VARIANT(m##_brrip, mode, LLC_SIM_BRRIP)                                                \
     SIM_VARIANT(m##_drrip, mode, LLC_SIM_DRRIP)
-#define SIM_MODE_ENTRIES(m) { m##_lru, m##_random, m##_plru, m##_srrip, m##_brrip, m##_drrip }
-#endif
 
 SIM_MODE_VARIANTS(nol2, SIM_MODE_NO_L2)
 SIM_MODE_VARIANTS(incl, SIM_MODE_INCLUSIVE)
 SIM_MODE_VARIANTS(excl, SIM_MODE_EXCLUSIVE)
 SIM_MODE_VARIANTS(nine, SIM_MODE_NINE)
+
+#define SIM_MODE_ENTRIES(m) { m##_lru, m##_random, m##_plru, m##_srrip, m##_brrip, m##_drrip }
 
 /* [mode][LLC policy], in enum order. */
 static const sim_batch_fn fast[4][6] = {
@@ -82,6 +89,7 @@ static const sim_batch_fn fast[4][6] = {
     SIM_MODE_ENTRIES(excl),
     SIM_MODE_ENTRIES(nine),
 };
+#endif
 
 sim_batch_fn SIM_ISA_NAME(sim_batch_for, SIM_ISA)(const struct llc_sim *sim)
 {
