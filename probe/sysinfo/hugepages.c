@@ -79,7 +79,7 @@ static void reserve_and_map(const char *dir, struct llc_hugepage_size *h)
                         "is unavailable: %s", strerror(errno));
         goto out;
     }
-    uint64_t before, after;
+    uint64_t before = 0, after = 0; /* set before use; -O3 cannot see it through the gotos */
     if (read_count(dir, "nr_hugepages", &before) < 0) {
         h->attempt = LLC_HUGE_FAILED;
         llc_sysinfo_fmt(h->detail, n, "cannot read %s/nr_hugepages", dir);
