@@ -28,9 +28,19 @@ static double poisson_cdf(double k, double lambda)
     return gsl_cdf_poisson_P((unsigned)k, lambda);
 }
 
+/* Above this mean the Poisson is the normal N(lambda, lambda) to within its
+ * skewness 1/sqrt(lambda) < 3e-5: GSL's pmf takes an unsigned k, and
+ * summing it over the 80 sqrt(lambda) integers that matter would not end
+ * for a mean like 1e300 (a damaged map). */
+#define POISSON_NORMAL_MIN_MEAN 1e9
+
 static double poisson_pmf(double k, double lambda)
 {
-    if (k < 0 || k > (double)UINT_MAX)
+    if (k < 0)
+        return 0.0;
+    if (lambda > POISSON_NORMAL_MIN_MEAN)
+        return gsl_ran_gaussian_pdf(k - lambda, sqrt(lambda));
+    if (k > (double)UINT_MAX)
         return 0.0;
     return gsl_ran_poisson_pdf((unsigned)k, lambda);
 }
@@ -54,6 +64,9 @@ static double poisson_between(double first, double last, double lambda)
         return 0.0;
     if (lambda <= POISSON_CDF_MAX_MEAN)
         return poisson_cdf(last, lambda) - poisson_cdf(first - 1, lambda);
+    if (lambda > POISSON_NORMAL_MIN_MEAN) /* with continuity correction */
+        return gsl_cdf_gaussian_P(last + 0.5 - lambda, sqrt(lambda)) -
+               gsl_cdf_gaussian_P(first - 0.5 - lambda, sqrt(lambda));
     /* Beyond 40 standard deviations the pmf is below 1e-300. */
     const double reach = 40 * sqrt(lambda);
     first = fmax(first, floor(lambda - reach));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include <cmocka.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sf_psi.h>
 
 #include "fit_testdata.h"
@@ -263,6 +264,45 @@ static void test_bin_integrated_mass(void **state)
     free(x);
 }
 
+static void test_huge_poisson_mean(void **state)
+{
+    (void)state;
+    /* A mean of 1e12 misses per set: past GSL's unsigned Poisson pmf and
+     * too wide to sum, the Poisson is its normal limit. Counts are whole
+     * numbers, as in a map. */
+    const size_t n = 2048;
+    double *x = testdata(TD_NORMAL, n, 1e12, 1e6, 0, 1, 21);
+    for (size_t k = 0; k < n; k++)
+        x[k] = nearbyint(x[k]);
+    struct llc_fit_options opt;
+    llc_fit_options_default(&opt);
+    opt.ways = 16;
+    const enum llc_fit_family fams[] = {LLC_FIT_POISSON, LLC_FIT_POISSON_EVENTS};
+    for (size_t i = 0; i < 2; i++) {
+        struct fitted f;
+        fit_with(fams[i], x, n, &opt, &f);
+        assert_int_equal(f.r.status, LLC_FIT_OK);
+        double mass = 0;
+        for (size_t b = 0; b < f.h->m; b++)
+            mass += f.model[b] * f.h->width;
+        if (fams[i] == LLC_FIT_POISSON) {
+            /* sd 1e6, as the data: a good fit. */
+            assert_true(mass > 0.99 && mass < 1 + 1e-6);
+            assert_true(f.r.r2 > 0.95);
+        } else {
+            /* Events of W misses: sd W sqrt(1e12 / W) = 4e6, wider than the
+             * data, so the histogram's range holds only part of the mass. */
+            const double mu = f.r.param[0] * 16, sd = 16 * sqrt(f.r.param[0]);
+            const double want = gsl_cdf_gaussian_P(f.h->edges[f.h->m] - mu, sd) -
+                                gsl_cdf_gaussian_P(f.h->edges[0] - mu, sd);
+            assert_near(mass, want, 1e-3);
+            assert_true(isfinite(f.r.r2));
+        }
+        llc_fit_histogram_destroy(f.h);
+    }
+    free(x);
+}
+
 static void test_large_parameters(void **state)
 {
     (void)state;
@@ -338,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_lognormal),
         cmocka_unit_test(test_bin_integrated_mass),
         cmocka_unit_test(test_large_parameters),
+        cmocka_unit_test(test_huge_poisson_mean),
         cmocka_unit_test(test_param_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
