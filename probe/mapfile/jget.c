@@ -36,6 +36,9 @@ int jget_load(struct jget *g, const char *format, int version, json_t **out)
     uint64_t v;
     if (!json_is_object(doc))
         rc = llc_errf(g->err, g->errlen, -EINVAL, "%s: not a JSON object (expected %s)", g->path, format);
+    else if (!json_object_get(doc, "format"))
+        /* Another tool's JSON, or an empty object. */
+        rc = jget_fail(g, -EINVAL, "format", "missing: not an %s file", format);
     else if ((rc = jget_string(g, doc, "format", "format", &fmt)) == 0 && strcmp(fmt, format) != 0)
         rc = jget_fail(g, -EINVAL, "format", "'%s' is not %s", fmt, format);
     else if (rc == 0 && (rc = jget_uint(g, doc, "version", "version", 0, INT32_MAX, &v)) == 0 &&

@@ -25,8 +25,7 @@ int jget_uint(const struct jget *g, const json_t *obj, const char *key, const ch
 int jget_real(const struct jget *g, const json_t *obj, const char *key, const char *field, bool nullable,
               double *out);
 int jget_bool(const struct jget *g, const json_t *obj, const char *key, const char *field, bool *out);
-/* An array of exactly n non-negative finite numbers (n = 0: any length,
- * stored in *n_out). */
+/* An array of exactly n non-negative finite numbers. */
 int jget_reals(const struct jget *g, const json_t *arr, const char *field, size_t n, double *out);
 /* Fails with "<file>: <field>: <why>". */
 int jget_fail(const struct jget *g, int code, const char *field, const char *fmt, ...)

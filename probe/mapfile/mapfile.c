@@ -86,6 +86,8 @@ static int read_probe(const struct jget *g, const json_t *doc, struct llc_mapfil
         m->walk = (unsigned)v;
         rc = jget_real(g, probe, "rate", "probe.rate", false, &m->rate);
     }
+    if (rc == 0 && !(m->rate > 0 && isfinite(m->rate)))
+        rc = jget_fail(g, -EINVAL, "probe.rate", "%g is not a positive number", m->rate);
     if (rc == 0)
         rc = jget_string(g, probe, "mode", "probe.mode", &s);
     if (rc == 0 && strcmp(s, "sweep") && strcmp(s, "global") && strcmp(s, "sets"))
@@ -155,9 +157,16 @@ static int read_sets(const struct jget *g, const json_t *doc, struct llc_mapfile
         if ((rc = jget_reals(g, json_array_get(arr, s), field, n, m->sweep_misses + s * n)) < 0)
             return rc;
     }
-    for (uint32_t u = 0; u < n; u++)
+    for (uint32_t u = 0; u < n; u++) {
         if (!m->measured[u] && m->misses[u] > 0)
             return jget_fail(g, -EINVAL, "sets.misses", "set %u has misses but is not measured", u);
+        /* Counter readings: whole numbers a double holds exactly (a value
+         * like 1e300 would overflow the fit's moments). */
+        for (size_t i = 0; i < 2; i++)
+            if (dst[i][u] > 0x1p53 || dst[i][u] != nearbyint(dst[i][u]))
+                return jget_fail(g, -EINVAL, i ? "sets.accesses" : "sets.misses",
+                                 "entry %u (%g) is not a count (a whole number up to 2^53)", u, dst[i][u]);
+    }
     return 0;
 }
 
