@@ -53,10 +53,13 @@ int llc_calib_read(const char *path, struct llc_calib *c, char *err, size_t errl
         rc = jget_uint(&g, doc, "sets", "sets", 1, 1u << 28, &v[2]);
     if (rc == 0)
         rc = jget_uint(&g, doc, "probed", "probed", 1, v[2], &v[3]);
-    if (rc == 0)
-        rc = jget_real(&g, doc, "rate", "rate", false, &c->rate);
-    if (rc == 0)
-        rc = jget_real(&g, doc, "touch_rate", "touch_rate", false, &c->touch_rate);
+    static const char *const rates[] = {"rate", "touch_rate"};
+    double *const rate_dst[] = {&c->rate, &c->touch_rate};
+    for (size_t i = 0; rc == 0 && i < 2; i++) {
+        rc = jget_real(&g, doc, rates[i], rates[i], false, rate_dst[i]);
+        if (rc == 0 && !(*rate_dst[i] > 0 && isfinite(*rate_dst[i])))
+            rc = jget_fail(&g, -EINVAL, rates[i], "%g is not a positive number", *rate_dst[i]);
+    }
     if (rc == 0) {
         c->ways = (unsigned)v[0];
         c->line_size = (unsigned)v[1];

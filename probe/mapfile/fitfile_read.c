@@ -75,7 +75,36 @@ static int read_geometry(const struct jget *g, const json_t *doc, struct llc_fit
     return 0;
 }
 
-static int read_strata(const struct jget *g, const json_t *sel, struct llc_fit_strata *st)
+/* The strata as llc_fitp_strata builds them: increasing keys, boundaries
+ * between neighbouring keys and +infinity (null) last, members adding up
+ * to the usable sets and weights that are their shares. The stratified
+ * estimator trusts all of it. */
+static int check_strata(const struct jget *g, const struct llc_fit_strata *st, size_t n_usable)
+{
+    size_t sum = 0;
+    for (size_t k = 0; k < st->count; k++) {
+        const bool last = k + 1 == st->count;
+        if (!isfinite(st->key[k]) || (k > 0 && !(st->key[k] > st->key[k - 1])))
+            return jget_fail(g, -EINVAL, "selection.strata.key", "entry %zu is not finite and above the one before", k);
+        if (last ? st->upper[k] != INFINITY : !(st->upper[k] >= st->key[k] && st->upper[k] <= st->key[k + 1]))
+            return jget_fail(g, -EINVAL, "selection.strata.upper",
+                             last ? "entry %zu is not null (the last stratum is open)"
+                                  : "entry %zu is not between key %zu and the next", k, k);
+        if (st->members[k] > n_usable)
+            return jget_fail(g, -EINVAL, "selection.strata.members", "entry %zu is more than the %zu usable sets", k,
+                             n_usable);
+        sum += st->members[k];
+        if (!(fabs(st->pi[k] - (double)st->members[k] / (double)n_usable) <= 1e-9))
+            return jget_fail(g, -EINVAL, "selection.strata.pi", "entry %zu is not members / usable sets (%zu / %zu)", k,
+                             st->members[k], n_usable);
+    }
+    if (sum != n_usable)
+        return jget_fail(g, -EINVAL, "selection.strata.members", "add up to %zu, not to the %zu usable sets", sum,
+                         n_usable);
+    return 0;
+}
+
+static int read_strata(const struct jget *g, const json_t *sel, size_t n_usable, struct llc_fit_strata *st)
 {
     json_t *o, *arr;
     uint64_t v;
@@ -105,14 +134,16 @@ static int read_strata(const struct jget *g, const json_t *sel, struct llc_fit_s
                 st->upper[k] = x;
             else if (i == 2)
                 st->pi[k] = x;
+            else if (!json_is_integer(e) || json_integer_value(e) < 0)
+                return jget_fail(g, -EINVAL, field, "entry %zu is not a whole number", k);
             else
-                st->members[k] = (size_t)x;
+                st->members[k] = (size_t)json_integer_value(e);
         }
     }
     if ((rc = jget_uint(g, o, "centre", "selection.strata.centre", 0, st->count - 1, &v)) < 0)
         return rc;
     st->centre = (size_t)v;
-    return 0;
+    return check_strata(g, st, n_usable);
 }
 
 static int read_units(const struct jget *g, const json_t *sel, uint32_t units, struct llc_fit_selection *s)
@@ -151,11 +182,30 @@ static int read_units(const struct jget *g, const json_t *sel, uint32_t units, s
         snprintf(field, sizeof(field), "selection.units[%zu].profile", i);
         if ((rc = jget_real(g, e, "profile", field, false, &s->profile[i])) < 0)
             return rc;
+        if (!(s->profile[i] >= 0 && isfinite(s->profile[i])))
+            return jget_fail(g, -EINVAL, field, "%g is not a non-negative number", s->profile[i]);
         snprintf(field, sizeof(field), "selection.units[%zu].stratum", i);
         if ((rc = jget_uint(g, e, "stratum", field, 0, s->strata.count - 1, &v)) < 0)
             return rc;
         s->stratum[i] = (size_t)v;
     }
+    return 0;
+}
+
+/* The tie-break seed, written as a hex string: a JSON integer cannot hold
+ * every 64-bit value. */
+static int read_seed(const struct jget *g, const json_t *sel, uint64_t *seed)
+{
+    const char *s;
+    int rc = jget_string(g, sel, "seed", "selection.seed", &s);
+    if (rc < 0)
+        return rc;
+    char *end;
+    errno = 0;
+    const unsigned long long v = strtoull(s, &end, 16);
+    if (strncmp(s, "0x", 2) != 0 || end == s + 2 || *end || errno)
+        return jget_fail(g, -EINVAL, "selection.seed", "'%s' is not a 64-bit hex number like 0x9e3779b97f4a7c15", s);
+    *seed = v;
     return 0;
 }
 
@@ -182,17 +232,22 @@ static int read_selection(const struct jget *g, const json_t *doc, uint32_t unit
     if (rc == 0 && (rc = jget_uint(g, sel, "per_point", "selection.per_point", 1, units, &v)) == 0)
         s->per_point = (size_t)v;
     if (rc == 0)
-        rc = jget_real(g, sel, "mu", "selection.mu", false, &s->mu);
+        rc = read_seed(g, sel, &s->seed);
+    /* Moments and sums of non-negative profile values; R^2 and Disp may be
+     * undefined (null). */
+    static const char *const reals[] = {"mu", "sigma", "profile_total", "r2", "disp"};
+    double *const dst[] = {&s->mu, &s->sigma, &s->profile_total, &s->r2, &s->disp};
+    for (size_t i = 0; rc == 0 && i < 5; i++) {
+        char field[32];
+        snprintf(field, sizeof(field), "selection.%s", reals[i]);
+        const bool nullable = i >= 3;
+        rc = jget_real(g, sel, reals[i], field, nullable, dst[i]);
+        const double x = *dst[i];
+        if (rc == 0 && !(nullable && isnan(x)) && !(x >= 0 && isfinite(x) && (i != 3 || x <= 1)))
+            rc = jget_fail(g, -EINVAL, field, "%g is not a number in %s", x, i == 3 ? "[0, 1]" : "[0, inf)");
+    }
     if (rc == 0)
-        rc = jget_real(g, sel, "sigma", "selection.sigma", false, &s->sigma);
-    if (rc == 0)
-        rc = jget_real(g, sel, "profile_total", "selection.profile_total", false, &s->profile_total);
-    if (rc == 0)
-        rc = jget_real(g, sel, "r2", "selection.r2", true, &s->r2);
-    if (rc == 0)
-        rc = jget_real(g, sel, "disp", "selection.disp", true, &s->disp);
-    if (rc == 0)
-        rc = read_strata(g, sel, &s->strata);
+        rc = read_strata(g, sel, s->n_usable, &s->strata);
     if (rc == 0)
         rc = read_units(g, sel, units, s);
     if (rc == 0 && s->n > s->n_usable)
@@ -218,7 +273,6 @@ int llc_fitfile_read(const char *path, struct llc_fitfile **out, char *err, size
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
     }
-    f->sel->seed = LLC_FIT_DEFAULT_SEED;
     static const char *const strs[] = {"target", "machine", "page_size"};
     char **const dst[] = {&f->target, &f->machine, &f->page_size};
     for (size_t i = 0; i < 3; i++) {
