@@ -132,53 +132,75 @@ static int on_extra(void *ctx, int code, const char *arg)
     }
 }
 
+/* One line of a --sets FILE, comment cut and blanks made commas, appended
+ * to *ids. */
+static int read_sets_line(const char *path, size_t lineno, char *line, uint32_t **ids, size_t *n)
+{
+    char err[LLC_ERRLEN];
+    line[strcspn(line, "#\n")] = '\0';
+    size_t w = 0;
+    for (size_t r = 0; line[r]; r++) {
+        const char c = line[r] == ' ' || line[r] == '\t' || line[r] == '\r' ? ',' : line[r];
+        if (!(c == ',' && (w == 0 || line[w - 1] == ',')))
+            line[w++] = c;
+    }
+    while (w && line[w - 1] == ',')
+        w--;
+    line[w] = '\0';
+    if (w == 0)
+        return 0;
+    uint32_t *more;
+    size_t m;
+    if (llc_map_parse_sets(line, &more, &m, err, sizeof(err)) < 0)
+        return llc_cli_fail("sample", "%s: line %zu: %s", path, lineno, err);
+    uint32_t *all = realloc(*ids, (*n + m) * sizeof(**ids));
+    if (!all) {
+        free(more);
+        return llc_cli_fail("sample", "out of memory");
+    }
+    memcpy(all + *n, more, m * sizeof(*more));
+    free(more);
+    *ids = all;
+    *n += m;
+    return 0;
+}
+
 /* The sets of a --sets FILE (or LIST): ids separated by commas, blanks or
  * newlines, ranges a-b; '#' starts a comment. */
 static int read_sets(const char *arg, uint32_t **out, size_t *n)
 {
-    char err[LLC_ERRLEN], *text = NULL;
+    char err[LLC_ERRLEN], *line = NULL;
     FILE *f = fopen(arg, "r");
-    int status = LLC_EXIT_OK;
     if (!f) {
         if (llc_map_parse_sets(arg, out, n, err, sizeof(err)) < 0)
             return llc_cli_usage("sample", "--sets: '%s' is neither a readable file nor a set list: %s", arg, err);
         return 0;
     }
-    size_t len = 0, cap = 0;
-    int c;
-    bool comment = false;
-    while ((c = fgetc(f)) != EOF) {
-        if (len + 2 > cap) {
-            char *t = realloc(text, cap = cap ? 2 * cap : 4096);
-            if (!t) {
-                status = llc_cli_fail("sample", "out of memory");
-                goto out;
-            }
-            text = t;
-        }
-        comment = c == '#' ? true : c == '\n' ? false : comment;
-        if (!comment)
-            text[len++] = (char)(c == '\n' || c == ' ' || c == '\t' ? ',' : c);
+    uint32_t *ids = NULL;
+    size_t count = 0, cap = 0, lineno = 0;
+    int status = LLC_EXIT_OK;
+    while (status == LLC_EXIT_OK && getline(&line, &cap, f) >= 0) {
+        lineno++;
+        const char *text = line + strspn(line, " \t\r");
+        /* A fit, map or other JSON file: say so instead of quoting it. */
+        if (lineno == 1 && (*text == '{' || *text == '['))
+            status = llc_cli_fail("sample", "%s: JSON, not a list of set ids (a fit file goes with --fit)", arg);
+        else
+            status = read_sets_line(arg, lineno, line, &ids, &count);
     }
-    while (len && text[len - 1] == ',')
-        len--;
-    if (!text || len == 0) {
+    if (status == LLC_EXIT_OK && ferror(f))
+        status = llc_cli_fail("sample", "%s: %s", arg, strerror(errno));
+    if (status == LLC_EXIT_OK && count == 0)
         status = llc_cli_fail("sample", "%s: no sets in the file", arg);
-        goto out;
-    }
-    text[len] = '\0';
-    /* Blank runs became empty list items: squeeze them. */
-    size_t w = 0;
-    for (size_t r = 0; r < len; r++)
-        if (!(text[r] == ',' && (w == 0 || text[w - 1] == ',')))
-            text[w++] = text[r];
-    text[w] = '\0';
-    if (llc_map_parse_sets(text, out, n, err, sizeof(err)) < 0)
-        status = llc_cli_fail("sample", "%s: %s", arg, err);
-out:
-    free(text);
+    free(line);
     fclose(f);
-    return status;
+    if (status != LLC_EXIT_OK) {
+        free(ids);
+        return status;
+    }
+    *out = ids;
+    *n = count;
+    return LLC_EXIT_OK;
 }
 
 int llc_cmd_sample(int argc, char **argv)
