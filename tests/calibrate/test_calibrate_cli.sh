@@ -58,10 +58,19 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["search"]["th
 "$bin" sample "${sim[@]}" --calibration "$tmp/nothr.json" -o "$tmp/x" -q >/dev/null 2>"$tmp/x.err"
 check_rc "calibration without a search threshold" 1 $?
 grep -q "nothr.json.*search.threshold" "$tmp/x.err" && ok "names the field" || bad "message: $(cat "$tmp/x.err")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["touch_rate"]=-1; json.dump(d,open(sys.argv[2],"w"))' \
+  "$tmp/c.calib.json" "$tmp/negtouch.json"
+"$bin" sample "${sim[@]}" --calibration "$tmp/negtouch.json" -o "$tmp/x" -q >/dev/null 2>"$tmp/x.err"
+check_rc "calibration with a negative touch rate" 1 $?
+grep -qF "negtouch.json: touch_rate: -1 is not a positive number" "$tmp/x.err" && ok "names the field" || bad "message: $(cat "$tmp/x.err")"
 echo '{"format":"llcprobe-map","version":1}' >"$tmp/foreign.json"
 "$bin" sample "${sim[@]}" --calibration "$tmp/foreign.json" -o "$tmp/x" -q >/dev/null 2>"$tmp/x.err"
 check_rc "foreign JSON" 1 $?
-grep -q "foreign.json" "$tmp/x.err" && ok "names the file" || bad "message: $(cat "$tmp/x.err")"
+grep -qF "foreign.json: format: 'llcprobe-map' is not llcprobe-calibration" "$tmp/x.err" && ok "names the file" || bad "message: $(cat "$tmp/x.err")"
+echo '{"name": "pkg", "version": "1.0"}' >"$tmp/pkg.json"
+"$bin" sample "${sim[@]}" --calibration "$tmp/pkg.json" -o "$tmp/x" -q >/dev/null 2>"$tmp/x.err"
+check_rc "another tool's JSON" 1 $?
+grep -qF "pkg.json: format: missing: not an llcprobe-calibration file" "$tmp/x.err" && ok "says it is not a calibration" || bad "message: $(cat "$tmp/x.err")"
 "$bin" calibrate --backend sim --touch-rate 0 >/dev/null 2>&1; check_rc "--touch-rate 0" 2 $?
 "$bin" calibrate --backend sim --probed 0 >/dev/null 2>&1; check_rc "--probed 0" 2 $?
 "$bin" calibrate --backend sim --search-threshold 1 >/dev/null 2>&1; check_rc "--search-threshold 1" 2 $?

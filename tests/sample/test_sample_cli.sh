@@ -63,6 +63,33 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['selection']['uni
 "$bin" sample "${sim[@]}" --fit "$tmp/bad.fit.json" -o "$tmp/x" >/dev/null 2>"$tmp/e"; rc=$?
 [ $rc = 1 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -qF "$tmp/bad.fit.json: selection.units[3].unit: 99999 is outside" "$tmp/e" \
   && ok "bad unit in --fit file" || bad "bad unit: exit $rc: $(cat "$tmp/e")"
+# Damaged --fit files, --sets files: one line naming the file and the field (or line).
+bad_input() { # NAME EXPECTED-SUBSTRING SAMPLE-ARGS...
+  local name=$1 want=$2; shift 2
+  "$bin" sample "${sim[@]}" "$@" --intervals 1 -o "$tmp/x" >/dev/null 2>"$tmp/e"; local rc=$?
+  if [ $rc = 1 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -qF -- "$want" "$tmp/e"; then ok "$name"
+  else bad "$name: exit $rc, stderr: $(cat "$tmp/e")"; fi
+}
+fitmut() { # OUT PYTHON-STATEMENTS over d
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2; json.dump(d,open(sys.argv[3],'w'))" "$tmp/g.fit.json" "$2" "$1"
+}
+fitmut "$tmp/pi.json" 'd["selection"]["strata"]["pi"][0]+=0.5'
+bad_input "stratum weight not members / usable" "$tmp/pi.json: selection.strata.pi: entry 0 is not members / usable sets" --fit "$tmp/pi.json"
+fitmut "$tmp/mem.json" 'd["selection"]["strata"]["members"][1]=-3'
+bad_input "negative stratum members" "$tmp/mem.json: selection.strata.members: entry 1 is not a whole number" --fit "$tmp/mem.json"
+fitmut "$tmp/up.json" 'd["selection"]["strata"]["upper"][0]=None'
+bad_input "open boundary before the last stratum" "$tmp/up.json: selection.strata.upper: entry 0 is not between" --fit "$tmp/up.json"
+fitmut "$tmp/sd.json" 'd["selection"]["sigma"]=-1'
+bad_input "negative sigma" "$tmp/sd.json: selection.sigma: -1 is not a number in [0, inf)" --fit "$tmp/sd.json"
+fitmut "$tmp/seed.json" 'd["selection"]["seed"]=7'
+bad_input "seed not a hex string" "$tmp/seed.json: selection.seed: not a string" --fit "$tmp/seed.json"
+head -c 500 "$tmp/g.fit.json" >"$tmp/cut.json"
+bad_input "truncated --fit file" "$tmp/cut.json: line" --fit "$tmp/cut.json"
+bad_input "a fit file given to --sets" "$tmp/g.fit.json: JSON, not a list of set ids (a fit file goes with --fit)" --sets "$tmp/g.fit.json"
+printf '5\n7 x9\n' >"$tmp/badsets.txt"
+bad_input "bad --sets line" "$tmp/badsets.txt: line 2: '7,x9' is not a list of set ids" --sets "$tmp/badsets.txt"
+printf '# nothing\n\n' >"$tmp/nosets.txt"
+bad_input "--sets file without sets" "$tmp/nosets.txt: no sets in the file" --sets "$tmp/nosets.txt"
 "$bin" sample --backend sim --preset amd32 --workload uniform:size=1M --fit "$tmp/g.fit.json" -o "$tmp/x" >/dev/null 2>"$tmp/e"; rc=$?
 [ $rc = 1 ] && grep -qF "llc.sets: the fit is for 8192 sets, this LLC has 32768" "$tmp/e" \
   && ok "fit from another LLC refused" || bad "other LLC: exit $rc: $(cat "$tmp/e")"
