@@ -3,9 +3,9 @@
  * each probed set, touching each at a known rate. Its lines are arena
  * lines outside the probe's own sets that the eviction test puts with a
  * probed set (found once per set list, on the probe thread, by the same
- * test the self-test's aggressor uses); on a victim LLC each set gets the
- * L2's share on top, which the co-runner's own L2 keeps (as the probe's
- * walk, llc_map_walk_length). */
+ * test the self-test's aggressor uses); on a victim LLC each set gets its
+ * share of the L2 on top, which the co-runner's own L2 keeps, so the k
+ * lines that reach the LLC are its victims (llc_maphw_corunner_l2_share). */
 #include "map/hw_internal.h"
 
 #include <errno.h>
@@ -22,6 +22,7 @@ struct llc_maphw_corunner {
     unsigned per_unit;           /* lines found per set: llc_ways + the L2's share */
     void **held;                 /* [n * per_unit] */
     void **order;                /* [n * per_unit] touch order */
+    unsigned *l2_share;          /* [n] lines of each set the co-runner's L2 keeps */
     uint32_t *identity;          /* [n * per_unit] */
     struct llc_maphw_aggressor *thread;
 };
@@ -50,12 +51,42 @@ int llc_maphw_pick_congruent(const struct llc_evset_line *lines, size_t n, uint8
     return (int)found;
 }
 
-void llc_maphw_corunner_order(void *const *held, size_t n, unsigned per_unit, unsigned lines,
-                              void **out)
+void llc_maphw_corunner_l2_share(const struct llc_map_geometry *g, const uint32_t *units, size_t n,
+                                 uint32_t *counts, unsigned *share)
 {
-    for (unsigned j = 0; j < lines; j++)
+    if (!g->victim_llc || !g->l2_ways || !g->l2_sets) {
+        memset(share, 0, n * sizeof(*share));
+        return;
+    }
+    /* share[] holds each unit's sharer count until the last pass */
+    for (size_t i = 0; i < n; i++)
+        counts[(units[i] % g->sets_per_slice) % g->l2_sets]++;
+    for (size_t i = 0; i < n; i++)
+        share[i] = counts[(units[i] % g->sets_per_slice) % g->l2_sets];
+    for (size_t i = 0; i < n; i++)
+        counts[(units[i] % g->sets_per_slice) % g->l2_sets] = 0;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned sharers = share[i];
+        const uint32_t place = counts[(units[i] % g->sets_per_slice) % g->l2_sets]++;
+        share[i] = g->l2_ways / sharers + (place < g->l2_ways % sharers);
+    }
+    for (size_t i = 0; i < n; i++)
+        counts[(units[i] % g->sets_per_slice) % g->l2_sets] = 0;
+}
+
+size_t llc_maphw_corunner_order(void *const *held, size_t n, unsigned per_unit, unsigned lines,
+                                const unsigned *share, void **out)
+{
+    unsigned longest = 0;
+    for (size_t i = 0; i < n; i++)
+        if (lines + (share ? share[i] : 0) > longest)
+            longest = lines + (share ? share[i] : 0);
+    size_t k = 0;
+    for (unsigned j = 0; j < longest; j++)
         for (size_t i = 0; i < n; i++)
-            out[(size_t)j * n + i] = held[i * per_unit + j];
+            if (j < lines + (share ? share[i] : 0))
+                out[k++] = held[i * per_unit + j];
+    return k;
 }
 
 struct evicts_ctx {
@@ -137,6 +168,7 @@ void llc_maphw_corunner_free(struct llc_maphw_corunner *c)
     free(c->units);
     free(c->held);
     free(c->order);
+    free(c->l2_share);
     free(c->identity);
     free(c);
 }
@@ -196,8 +228,12 @@ static int corunner_lines(struct maphw *m, const uint32_t *units, size_t n, unsi
     c->held = calloc(n * per_unit, sizeof(*c->held));
     c->order = calloc(n * per_unit, sizeof(*c->order));
     c->identity = malloc(n * per_unit * sizeof(*c->identity));
-    if (!c->units || !c->held || !c->order || !c->identity)
+    c->l2_share = malloc(n * sizeof(*c->l2_share));
+    if (!c->units || !c->held || !c->order || !c->identity || !c->l2_share) {
+        llc_maphw_corunner_free(c);
+        m->corunner = NULL;
         return llc_errf(err, errlen, -ENOMEM, "%s: out of memory", m->name);
+    }
     memcpy(c->units, units, n * sizeof(*units));
     for (size_t i = 0; i < n * per_unit; i++)
         c->identity[i] = (uint32_t)i;
@@ -233,22 +269,16 @@ int llc_maphw_corunner_op(void *ctx, const uint32_t *units, size_t n, unsigned l
         if (units[i] >= m->units || !m->sets->sets[units[i]].verified)
             return llc_errf(err, errlen, -EINVAL, "%s: set %u has no verified eviction set",
                             m->name, units[i]);
-    /* the L2's share, as the probe's walk takes it (llc_map_walk_length) */
-    unsigned l2 = 0;
-    if (g->victim_llc) {
-        const unsigned sharing = llc_maphw_units_per_l2_set(g, units, n, m->l2_counts);
-        l2 = llc_map_walk_length(g, sharing) - g->llc_ways;
-    }
     int rc = corunner_lines(m, units, n, g->llc_ways + (g->victim_llc ? g->l2_ways : 0), err,
                             errlen);
     if (rc < 0)
         return rc;
     struct llc_maphw_corunner *c = m->corunner;
-    const unsigned chain = lines + l2;
-    llc_maphw_corunner_order(c->held, n, c->per_unit, chain, c->order);
-    void *head = llc_maphw_chain_link(c->order, c->identity, n * chain);
+    llc_maphw_corunner_l2_share(g, units, n, m->l2_counts, c->l2_share);
+    const size_t chain = llc_maphw_corunner_order(c->held, n, c->per_unit, lines, c->l2_share, c->order);
+    void *head = llc_maphw_chain_link(c->order, c->identity, chain);
     struct llc_maphw_pace pace;
-    rc = llc_maphw_pace_init(&pace, m->tsc_hz, touch_rate, n * chain, 0, err, errlen);
+    rc = llc_maphw_pace_init(&pace, m->tsc_hz, touch_rate, chain, 0, err, errlen);
     if (rc == 0)
         rc = llc_maphw_aggressor_start(m->other_cpu, head, pace.period, &c->thread, err, errlen);
     return rc;

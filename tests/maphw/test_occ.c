@@ -4,7 +4,8 @@
  * flush list on hand-made "eviction sets" of heap lines with a recording
  * flush; the paced timing measure and the slow idle-walk check on this
  * machine's probe thread; the co-runner's line choice with a fake
- * congruence test, its touch order, and its paced thread. */
+ * congruence test, its touch order (on a victim LLC against a model of
+ * its L2 and the LLC), and its paced thread. */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -464,10 +465,137 @@ static void test_corunner_lines(void **state)
     void *held[12], *order[12];
     for (int i = 0; i < 12; i++)
         held[i] = &h[i];
-    llc_maphw_corunner_order(held, 3, 4, 2, order);
+    assert_int_equal(llc_maphw_corunner_order(held, 3, 4, 2, NULL, order), 6);
     void *const want[6] = { &h[0], &h[4], &h[8], &h[1], &h[5], &h[9] };
     for (int i = 0; i < 6; i++)
         assert_ptr_equal(order[i], want[i]);
+    /* with L2 shares 1, 0, 2 on top of 1 line: the longer chains run on */
+    const unsigned share[3] = { 1, 0, 2 };
+    assert_int_equal(llc_maphw_corunner_order(held, 3, 4, 1, share, order), 6);
+    void *const longer[6] = { &h[0], &h[4], &h[8], &h[1], &h[9], &h[10] };
+    for (int i = 0; i < 6; i++)
+        assert_ptr_equal(order[i], longer[i]);
+}
+
+/* A victim hierarchy on the co-runner's core: private LRU L2 sets, and an
+ * LRU LLC set per unit that a line enters only when the L2 evicts it and
+ * leaves when it moves back up (exclusive). */
+enum { V_SETS = 16, V_WAYS = 8, V_L2_WAYS = 4, V_L2_SETS = 4, V_UNITS = 6,
+       V_PER_UNIT = V_WAYS + V_L2_WAYS };
+struct victim_sim {
+    int l2[V_L2_SETS][V_L2_WAYS];     /* line ids, most recent first, -1 empty */
+    int llc[V_UNITS][V_WAYS];
+};
+
+/* Moves id to the front of set[0..ways), inserting it if absent; returns
+ * the line pushed out (-1 if none) and whether it was there. */
+static int lru_touch(int *set, unsigned ways, int id, bool *was_there)
+{
+    unsigned at = ways - 1;
+    *was_there = false;
+    for (unsigned w = 0; w < ways; w++)
+        if (set[w] == id) {
+            at = w;
+            *was_there = true;
+            break;
+        }
+    const int out = *was_there ? -1 : set[ways - 1];
+    memmove(set + 1, set, at * sizeof(*set));
+    set[0] = id;
+    return out;
+}
+
+static void lru_remove(int *set, unsigned ways, int id)
+{
+    for (unsigned w = 0; w < ways; w++)
+        if (set[w] == id) {
+            memmove(set + w, set + w + 1, (ways - 1 - w) * sizeof(*set));
+            set[ways - 1] = -1;
+            return;
+        }
+}
+
+static void victim_access(struct victim_sim *v, const uint32_t *units, int id)
+{
+    const int unit = id / V_PER_UNIT;
+    const uint32_t l2set = (units[unit] % V_SETS) % V_L2_SETS;
+    bool hit;
+    const int out = lru_touch(v->l2[l2set], V_L2_WAYS, id, &hit);
+    if (hit)
+        return;
+    lru_remove(v->llc[unit], V_WAYS, id); /* from the LLC (a hit there) or memory */
+    if (out >= 0)
+        lru_touch(v->llc[out / V_PER_UNIT], V_WAYS, out, &hit);
+}
+
+static void test_corunner_victim_share(void **state)
+{
+    (void)state;
+    const struct llc_map_geometry g = { .line_size = 64, .sets_per_slice = V_SETS, .slices = 1,
+                                        .llc_ways = V_WAYS, .l2_ways = V_L2_WAYS,
+                                        .l2_sets = V_L2_SETS, .victim_llc = true };
+    /* L2 set 0 holds units 0, 4, 8 (4 ways: 2 + 1 + 1), set 1 units 1 and
+     * 5 (2 + 2), set 2 unit 2 alone (all 4): a share from the most sharers
+     * (4 / 3 = 1 each) would leave the L2 of set 2 room for 3 of the lines
+     * meant for the LLC. */
+    const uint32_t units[V_UNITS] = { 0, 4, 8, 1, 5, 2 };
+    uint32_t counts[V_L2_SETS] = { 0 };
+    unsigned share[V_UNITS];
+    llc_maphw_corunner_l2_share(&g, units, V_UNITS, counts, share);
+    const unsigned want_share[V_UNITS] = { 2, 1, 1, 2, 2, 4 };
+    for (size_t i = 0; i < V_UNITS; i++)
+        assert_int_equal(share[i], want_share[i]);
+    for (size_t s = 0; s < V_L2_SETS; s++)
+        assert_int_equal(counts[s], 0); /* the scratch is left zero */
+
+    int ids[V_UNITS * V_PER_UNIT];
+    void *held[V_UNITS * V_PER_UNIT], *order[V_UNITS * V_PER_UNIT];
+    for (int i = 0; i < V_UNITS * V_PER_UNIT; i++) {
+        ids[i] = i;
+        held[i] = &ids[i];
+    }
+    for (unsigned k = 0; k <= V_WAYS; k++) {
+        const size_t chain = llc_maphw_corunner_order(held, V_UNITS, V_PER_UNIT, k, share, order);
+        assert_int_equal(chain, V_UNITS * k + 2 * V_L2_WAYS + V_L2_WAYS);
+        struct victim_sim v;
+        memset(&v, -1, sizeof(v));
+        for (int round = 0; round < 4; round++)
+            for (size_t j = 0; j < chain; j++)
+                victim_access(&v, units, *(const int *)order[j]);
+        /* after every touch: about k lines in each LLC set, all of them
+         * the co-runner's lines of that unit */
+        for (size_t j = 0; j < chain; j++) {
+            victim_access(&v, units, *(const int *)order[j]);
+            for (int u = 0; u < V_UNITS; u++) {
+                unsigned held_llc = 0;
+                for (unsigned w = 0; w < V_WAYS; w++)
+                    if (v.llc[u][w] >= 0) {
+                        assert_int_equal(v.llc[u][w] / V_PER_UNIT, u);
+                        held_llc++;
+                    }
+                /* between cycle ends one line is off by one: the line just
+                 * moved up left its set, and the L2 set's victim may have
+                 * gone to another unit sharing it */
+                assert_true(held_llc + 1 >= k && held_llc <= k + 1);
+            }
+        }
+        /* and at the end of each cycle exactly k */
+        for (int u = 0; u < V_UNITS; u++) {
+            unsigned held_llc = 0;
+            for (unsigned w = 0; w < V_WAYS; w++)
+                held_llc += v.llc[u][w] >= 0;
+            assert_int_equal(held_llc, k);
+        }
+    }
+
+    /* inclusive LLC: no share, the chain is the k lines */
+    const struct llc_map_geometry inc = { .line_size = 64, .sets_per_slice = V_SETS, .slices = 1,
+                                          .llc_ways = V_WAYS, .l2_ways = V_L2_WAYS,
+                                          .l2_sets = V_L2_SETS };
+    llc_maphw_corunner_l2_share(&inc, units, V_UNITS, counts, share);
+    for (size_t i = 0; i < V_UNITS; i++)
+        assert_int_equal(share[i], 0);
+    assert_int_equal(llc_maphw_corunner_order(held, V_UNITS, V_PER_UNIT, 3, share, order), V_UNITS * 3);
 }
 
 static void test_corunner_pace(void **state)
@@ -524,6 +652,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pmu_paced_measure, live_setup, live_teardown),
         cmocka_unit_test_setup_teardown(test_slow_check, live_setup, live_teardown),
         cmocka_unit_test(test_corunner_lines),
+        cmocka_unit_test(test_corunner_victim_share),
         cmocka_unit_test_setup_teardown(test_corunner_pace, live_setup, live_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
