@@ -28,24 +28,26 @@ struct sim_backend {
     struct llc_map_backend pub;
     struct llc_simrun *run;
     unsigned target_agent, probe_agent;
-    /* Calibration co-runner: calib_lines lines held in the LLC per unit.
-     * Its lines follow the probe's walk in lines[] (calib_first = index of
-     * the first); calib_extra more per unit on a victim LLC, where the
-     * co-runner's own L2 keeps the first W_L2 of a walk (as the probe's,
-     * llc_map_walk_length) and only the rest reach the LLC. */
+    /* The co-runners (calibrate's and --rate auto's planted one), one
+     * generator: co_order[0..co_n) lists units, each entry one touch of
+     * the next line of that unit's cyclic chain of co_chain[u] lines
+     * (co_cursor[u]: where it is), stored after the probe's walk in
+     * lines[] (calib_first = index of the first). On a victim LLC a chain
+     * is longer by the unit's share of the co-runner's L2 ways, which its
+     * own L2 keeps (as the probe's walk, llc_map_walk_length), so only
+     * the held lines reach the LLC.
+     * Calibrate: calib_lines lines per probed unit, co_order the current
+     * group (each unit in turn; calib_extra lines per unit for the L2's
+     * share). Cursors are kept across groups and sweeps: a slow co-runner's
+     * walk goes on where it was instead of re-touching its first lines.
+     * Planted: co_order holds one entry per chain line, chain position by
+     * chain position, so every line is touched equally often. */
     unsigned calib_lines, calib_first, calib_extra;
-    size_t calib_pos;
-    /* Per unit, kept across groups and sweeps: a slow co-runner's walk
-     * goes on where it was instead of re-touching its first lines. */
-    uint32_t *calib_cursor;
-    /* Planted co-runner (rate selection): each planted unit walks a cyclic
-     * chain of plant_chain[u] lines (its k held lines plus, on a victim
-     * LLC, its share of the co-runner's L2 ways, as calib_extra), stored
-     * where the calibration co-runner's would be. plant_order holds one
-     * entry per chain line, so every line is touched equally often. */
-    uint8_t *plant_chain;
-    uint32_t *plant_cursor, *plant_order;
-    size_t plant_n, plant_pos;
+    const uint32_t *co_order;
+    size_t co_n, co_pos;
+    unsigned *co_chain;
+    uint32_t *co_cursor;
+    uint32_t *plant_order;
     /* --repeat: the trace target replayed here rather than by the driver,
      * and reopened at its end, as a restarted program would run again
      * (same virtual addresses, so the same simulated pages). */
@@ -128,7 +130,13 @@ static void plan_group(struct sim_backend *s, const uint32_t *units, size_t n)
     s->group = units;
     s->n = n;
     s->pos = 0;
-    s->calib_pos = 0;
+    if (s->calib_lines) {
+        for (size_t i = 0; i < n; i++)
+            s->co_chain[units[i]] = s->l2_part[i] + s->calib_lines;
+        s->co_order = units;
+        s->co_n = n;
+        s->co_pos = 0;
+    }
     s->issued = 0;
     s->warm = WARM_ROUNDS * round;
     /* The previous group's last access is still in flight; its outcome
@@ -168,33 +176,29 @@ static int probe_next(void *ctx, const struct llc_sim_result *prev, uint64_t *ad
     return 1;
 }
 
-/* The calibration co-runner: the units of the current group in turn, each
- * walking its own cyclic chain of co-runner lines, so each probed set
- * holds exactly k of them in the LLC once warm. On a victim LLC the chain
- * is longer by the unit's share of the co-runner's L2 ways (the probe's
- * walk of the same group minus W_LLC), which its L2 keeps. */
-static int calib_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr, bool *is_write, char *err,
-                      size_t errlen)
+/* A co-runner's next line: the next entry's unit, the next line of its
+ * chain. Bounds are checked on use: a new group may have shorter chains. */
+static int corunner_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr, bool *is_write, char *err,
+                         size_t errlen)
 {
     (void)prev;
     (void)err;
     (void)errlen;
     struct sim_backend *s = ctx;
     *is_write = false;
-    if (s->n == 0) {
-        /* Between groups: a line of unit 0 that the probe never walks. */
+    if (s->co_n == 0) {
+        /* Between calibrate's groups: a line of unit 0 that the probe never walks. */
         *addr = s->lines[s->calib_first];
         return 1;
     }
-    if (s->calib_pos >= s->n)
-        s->calib_pos = 0;
-    const size_t i = s->calib_pos++;
-    const uint32_t unit = s->group[i];
-    const unsigned walk = s->l2_part[i] + s->calib_lines;
-    if (s->calib_cursor[unit] >= walk)
-        s->calib_cursor[unit] = 0;
-    *addr = s->lines[(size_t)unit * s->lines_per_unit + s->calib_first + s->calib_cursor[unit]];
-    s->calib_cursor[unit]++;
+    if (s->co_pos >= s->co_n)
+        s->co_pos = 0;
+    const uint32_t unit = s->co_order[s->co_pos++];
+    uint32_t *c = &s->co_cursor[unit];
+    if (*c >= s->co_chain[unit])
+        *c = 0;
+    *addr = s->lines[(size_t)unit * s->lines_per_unit + s->calib_first + *c];
+    ++*c;
     return 1;
 }
 
@@ -250,23 +254,6 @@ unsigned llc_map_sim_target_runs(const struct llc_map_backend *b)
     return b ? ((const struct sim_backend *)b->ctx)->runs : 0;
 }
 
-/* The planted co-runner: the next line of the next entry's unit. */
-static int plant_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr, bool *is_write, char *err,
-                      size_t errlen)
-{
-    (void)prev;
-    (void)err;
-    (void)errlen;
-    struct sim_backend *s = ctx;
-    const uint32_t unit = s->plant_order[s->plant_pos];
-    s->plant_pos = s->plant_pos + 1 == s->plant_n ? 0 : s->plant_pos + 1;
-    uint32_t *c = &s->plant_cursor[unit];
-    *addr = s->lines[(size_t)unit * s->lines_per_unit + s->calib_first + *c];
-    *c = *c + 1 == s->plant_chain[unit] ? 0 : *c + 1;
-    *is_write = false;
-    return 1;
-}
-
 /* Chains and visiting order of the planted co-runner. Entries go round
  * the units chain position by chain position, so one unit's touches are
  * spread over the cycle rather than bunched. Returns the longest chain,
@@ -276,10 +263,10 @@ static unsigned plant_plan(struct sim_backend *s, const uint8_t *k, char *err, s
     const struct llc_map_geometry *g = &s->pub.geo;
     *rc = 0;
     uint32_t *share = calloc(g->l2_sets ? g->l2_sets : 1, sizeof(*share));
-    s->plant_chain = calloc(s->units, sizeof(*s->plant_chain));
-    s->plant_cursor = calloc(s->units, sizeof(*s->plant_cursor));
+    s->co_chain = calloc(s->units, sizeof(*s->co_chain));
+    s->co_cursor = calloc(s->units, sizeof(*s->co_cursor));
     unsigned longest = 0;
-    if (!share || !s->plant_chain || !s->plant_cursor) {
+    if (!share || !s->co_chain || !s->co_cursor) {
         *rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
     }
@@ -296,11 +283,11 @@ static unsigned plant_plan(struct sim_backend *s, const uint8_t *k, char *err, s
         if (!k[u])
             continue;
         const unsigned extra = g->victim_llc && g->l2_sets ? g->l2_ways / share[l2_set_of(s, u)] : 0;
-        s->plant_chain[u] = (uint8_t)(k[u] + extra);
-        s->plant_n += s->plant_chain[u];
-        longest = s->plant_chain[u] > longest ? s->plant_chain[u] : longest;
+        s->co_chain[u] = k[u] + extra;
+        s->co_n += s->co_chain[u];
+        longest = s->co_chain[u] > longest ? s->co_chain[u] : longest;
     }
-    s->plant_order = malloc((s->plant_n ? s->plant_n : 1) * sizeof(*s->plant_order));
+    s->plant_order = malloc((s->co_n ? s->co_n : 1) * sizeof(*s->plant_order));
     if (!s->plant_order) {
         *rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
@@ -308,8 +295,9 @@ static unsigned plant_plan(struct sim_backend *s, const uint8_t *k, char *err, s
     size_t at = 0;
     for (unsigned c = 0; c < longest; c++)
         for (uint32_t u = 0; u < s->units; u++)
-            if (s->plant_chain[u] > c)
+            if (s->co_chain[u] > c)
                 s->plant_order[at++] = u;
+    s->co_order = s->plant_order;
 out:
     free(share);
     return *rc < 0 ? 0 : longest;
@@ -391,6 +379,8 @@ static int check_walk(struct sim_backend *s, char *err, size_t errlen)
     free(units);
     llc_sim_reset_counters(sim);
     s->n = 0;
+    if (s->calib_lines)
+        s->co_n = 0;
     if (rc < 0)
         return rc;
     const double llc = (double)served[LLC_SIM_HIT_LLC] / (double)total;
@@ -467,9 +457,8 @@ static void sim_release(void *ctx)
     free(s->l2_share);
     free(s->set_buf);
     free(s->occ_sum);
-    free(s->calib_cursor);
-    free(s->plant_chain);
-    free(s->plant_cursor);
+    free(s->co_chain);
+    free(s->co_cursor);
     free(s->plant_order);
     free(s);
 }
@@ -677,18 +666,18 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
         agents[n++] = (struct llc_simrun_agent){.name = "calibration",
                                                 .role = LLC_SIMRUN_NOISE,
                                                 .source = LLC_SIMRUN_CALLBACK,
-                                                .next = calib_next,
+                                                .next = corunner_next,
                                                 .ctx = s,
                                                 .physical = true,
                                                 .rate = opt->calib_rate};
-    if (s->plant_n)
+    if (s->plant_order && s->co_n)
         agents[n++] = (struct llc_simrun_agent){.name = "planted",
                                                 .role = LLC_SIMRUN_NOISE,
                                                 .source = LLC_SIMRUN_CALLBACK,
-                                                .next = plant_next,
+                                                .next = corunner_next,
                                                 .ctx = s,
                                                 .physical = true,
-                                                .rate = opt->plant_rate * (double)s->plant_n};
+                                                .rate = opt->plant_rate * (double)s->co_n};
     s->probe_agent = n;
     if (opt->baseline) {
         /* No target: the driver counts every agent's accesses. */
@@ -716,8 +705,11 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     s->l2_share = calloc(g->l2_sets ? g->l2_sets : 1, sizeof(*s->l2_share));
     s->set_buf = malloc(s->units * sizeof(*s->set_buf));
     s->occ_sum = calloc(s->units, sizeof(*s->occ_sum));
-    s->calib_cursor = opt->calib_lines ? calloc(s->units, sizeof(*s->calib_cursor)) : NULL;
-    if ((opt->calib_lines && !s->calib_cursor) || !s->lines || !s->cursor || !s->walk_of || !s->l2_part || !s->glines || !s->gmiss || !s->gacc || !s->l2_share ||
+    if (opt->calib_lines) {
+        s->co_chain = calloc(s->units, sizeof(*s->co_chain));
+        s->co_cursor = calloc(s->units, sizeof(*s->co_cursor));
+    }
+    if ((opt->calib_lines && (!s->co_chain || !s->co_cursor)) || !s->lines || !s->cursor || !s->walk_of || !s->l2_part || !s->glines || !s->gmiss || !s->gacc || !s->l2_share ||
         !s->set_buf || !s->occ_sum) {
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory for %u sets x %u probe lines", s->units,
                       s->lines_per_unit);
