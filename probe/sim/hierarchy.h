@@ -13,7 +13,7 @@
 #include "sim/latency.h"
 #include "sim/pages.h"
 
-/* Owner byte of an LLC line (sim_owner() of the LLC): agent id, plus a flag saying another agent's L2
+/* Owner byte of an LLC line (sim_owner_of): agent id, plus a flag saying another agent's L2
  * may hold a copy (then back-invalidation must look in every L2, else only
  * in the owner's). */
 #define SIM_OWNER_AGENT 0x3fu

@@ -385,8 +385,12 @@ SIM_INLINE uint64_t path_llc_insert(struct llc_sim *sim, const struct sim_path *
         const uint8_t owner = p->narrow ? 0 : own[w];
         const unsigned o = owner & SIM_OWNER_AGENT;
         sim->agent[o].llc_evicted++;
-        occ[o]--;
-        sim->agent[o].llc_occupancy--;
+        /* A narrow block's one agent replaces its own line: occupancy
+         * stays (the increments below are skipped too). */
+        if (!p->narrow) {
+            occ[o]--;
+            sim->agent[o].llc_occupancy--;
+        }
         /* The victim's way is refilled below: no invalidation in between
          * (see path_fill_meta), and back-invalidation only reads the L2s. */
         if (p->mode == SIM_MODE_INCLUSIVE)
@@ -408,8 +412,10 @@ SIM_INLINE uint64_t path_llc_insert(struct llc_sim *sim, const struct sim_path *
         own[w] = (uint8_t)p->agent;
     }
     path_fill_meta(p->llc, m, block + p->leader_off, ways, w, p->lp);
-    occ[p->agent]++;
-    p->ac->llc_occupancy++;
+    if (!p->narrow || !was_valid) {
+        occ[p->agent]++;
+        p->ac->llc_occupancy++;
+    }
     p->ac->llc_fills++;
     return evicted;
 }
