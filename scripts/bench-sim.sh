@@ -1,15 +1,81 @@
 #!/usr/bin/env bash
 # Simulator throughput (amd32 preset, LRU and DRRIP LLC, L2 on; see
 # tests/sim/bench_sim.c for the access stream). Builds bench_sim in build/
-# (configuring it if missing; BUILD_DIR=dir to use another build tree). The
-# last two lines are the headline figures:
-#   sim_lru_accesses_per_s: N 1/s
-#   sim_drrip_accesses_per_s: N 1/s
+# (configuring it if missing; BUILD_DIR=dir to use another build tree).
+#
+#   scripts/bench-sim.sh                      one run; last two lines:
+#     sim_lru_accesses_per_s: N 1/s
+#     sim_drrip_accesses_per_s: N 1/s
+#   scripts/bench-sim.sh --baseline BIN [--rounds N]
+#     N rounds (default 5) of this tree's bench_sim and BIN (another
+#     build's bench_sim) interleaved, alternating which goes first; prints
+#     each run, then per figure the medians, the median of the per-round
+#     ratios new/baseline and their range, and ends with this tree's
+#     medians as the two headline lines. On a loaded host the paired
+#     ratios are the figure to trust, not the absolute rates.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
+baseline=
+rounds=5
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --baseline) baseline=${2:?--baseline needs a bench_sim binary}; shift 2 ;;
+    --rounds) rounds=${2:?--rounds needs a number}; shift 2 ;;
+    *) echo "usage: $0 [--baseline BIN] [--rounds N]" >&2; exit 2 ;;
+  esac
+done
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
 cmake --build "$build" -j2 --target bench_sim >/dev/null
-exec "$build/tests/sim/bench_sim"
+new="$build/tests/sim/bench_sim"
+if [ -z "$baseline" ]; then
+  exec "$new"
+fi
+if [ ! -x "$baseline" ]; then
+  echo "llcprobe: bench-sim: baseline '$baseline': not an executable" >&2
+  exit 1
+fi
+case "$rounds" in ''|*[!0-9]*|0) echo "llcprobe: bench-sim: --rounds '$rounds': not a positive number" >&2; exit 2 ;; esac
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for r in $(seq 1 "$rounds"); do
+  if [ $((r % 2)) -eq 1 ]; then order="new base"; else order="base new"; fi
+  for who in $order; do
+    bin=$new
+    [ "$who" = base ] && bin=$baseline
+    "$bin" > "$out/$who.$r"
+    echo "round $r $who: $(grep -E '^sim_' "$out/$who.$r" | tr '\n' ' ')"
+  done
+done
+# Figures present in both binaries' output, in the new one's order.
+figures=$(grep -hE '^sim_[a-z_]+: ' "$out/new.1" | cut -d: -f1)
+summary() {   # figure -> "median_new median_base median_ratio min_ratio max_ratio"
+  local f=$1
+  for r in $(seq 1 "$rounds"); do
+    local n b
+    n=$(awk -v f="$f:" '$1 == f { print $2 }' "$out/new.$r")
+    b=$(awk -v f="$f:" '$1 == f { print $2 }' "$out/base.$r")
+    [ -n "$n" ] && [ -n "$b" ] && echo "$n $b"
+  done | awk '
+    function median(a, n,   i, j, t) {
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+      return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+    }
+    { k++; nw[k] = $1; bs[k] = $2; ra[k] = $1 / $2; if (k == 1 || ra[k] < lo) lo = ra[k]; if (k == 1 || ra[k] > hi) hi = ra[k] }
+    END { if (k) printf "%.0f %.0f %.4f %.4f %.4f\n", median(nw, k), median(bs, k), median(ra, k), lo, hi }'
+}
+headline=
+for f in $figures; do
+  s=$(summary "$f")
+  [ -z "$s" ] && continue
+  read -r mn mb mr lo hi <<<"$s"
+  echo "$f: new median $mn, baseline median $mb, ratio median $mr [$lo, $hi] over $rounds rounds"
+  case "$f" in
+    sim_lru_accesses_per_s|sim_drrip_accesses_per_s) headline+="$f: $mn 1/s"$'\n' ;;
+  esac
+  echo "${f%_accesses_per_s}_ratio: $mr x" >> "$out/ratios"
+done
+cat "$out/ratios"
+printf '%s' "$headline"

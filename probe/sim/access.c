@@ -45,9 +45,13 @@ int llc_sim_access_phys(struct llc_sim *sim, unsigned agent, uint64_t paddr,
         return -EINVAL;
     if (paddr & sim->paddr_reject)
         return -ERANGE;
+    const int rc = sim_make_room(sim, paddr);
+    if (rc < 0)
+        return rc;
     struct llc_sim_result local;
     struct llc_sim_result *r = res ? res : &local;
-    const struct sim_path p = path_make(sim, agent, false, sim->mode, sim->llc.policy);
+    const struct sim_path p = path_make(sim, agent, false, sim->mode, sim->llc.policy,
+                                        SIM_LAYOUT_ASIS);
     const int level = path_access(sim, &p, paddr, sim_geo_set(&sim->geo, paddr), r);
     r->latency = sim->cfg.latency.enabled ? sim_latency_draw(&sim->latency, (unsigned)level) : 0;
     return level;
@@ -74,5 +78,10 @@ int llc_sim_run(struct llc_sim *sim, unsigned agent, const uint64_t *addrs, size
 {
     if (agent >= sim->cfg.agents)
         return -EINVAL;
+    for (size_t i = 0; phys && sim->narrow_reject && i < n; i++) {
+        const int rc = sim_make_room(sim, addrs[i]);
+        if (rc < 0)
+            return rc;
+    }
     return sim->batch(sim, agent, addrs, n, phys, levels);
 }

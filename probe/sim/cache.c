@@ -26,11 +26,16 @@ static void choose_leaders(struct sim_cache *c, uint32_t leaders)
 void sim_cache_clear(struct sim_cache *c)
 {
     for (uint32_t set = 0; set < c->sets; set++) {
-        uint32_t *t = sim_tags(c, set);
         uint8_t *m = sim_meta(c, set);
-        sim_block(c, set)[c->count_off] = 0;
+        if (c->narrow)
+            *sim_narrow_valid(c, set) = 0;
+        else
+            sim_block(c, set)[c->count_off] = 0;
         for (uint32_t w = 0; w < c->ways; w++) {
-            t[w] = SIM_INVALID_TAG;
+            if (c->narrow)
+                ((uint16_t *)(void *)sim_block(c, set))[w] = 0;
+            else
+                sim_tags(c, set)[w] = SIM_INVALID_TAG;
             switch (c->policy) {
             case LLC_SIM_LRU:
                 m[w] = (uint8_t)w;
@@ -51,7 +56,7 @@ void sim_cache_clear(struct sim_cache *c)
 
 int sim_cache_init(struct sim_cache *c, uint32_t sets, uint32_t ways,
                    enum llc_sim_policy policy, uint32_t leaders, uint32_t psel_bits,
-                   unsigned agents, bool lset, struct sim_rng rng)
+                   unsigned agents, bool lset, bool narrow, struct sim_rng rng)
 {
     memset(c, 0, sizeof(*c));
     c->sets = sets;
@@ -59,9 +64,17 @@ int sim_cache_init(struct sim_cache *c, uint32_t sets, uint32_t ways,
     c->policy = policy;
     c->plru_levels = sim_log2(ways);
     c->rng = rng;
+    c->leaders = leaders;
+    c->narrow = narrow;
     c->meta_off = ways * (uint32_t)sizeof(uint32_t);
     size_t end;
-    if (agents) {
+    if (narrow) {
+        c->meta_off = SIM_NARROW_META;
+        c->leader_off = SIM_NARROW_LEADER;
+        c->occ_off = SIM_NARROW_OCC;
+        c->ctr_off = SIM_NARROW_CTR;
+        end = SIM_NARROW_STRIDE;
+    } else if (agents) {
         c->owner_off = c->meta_off + ways;
         c->leader_off = c->owner_off + ways;
         c->count_off = c->leader_off + 1;
@@ -89,6 +102,36 @@ int sim_cache_init(struct sim_cache *c, uint32_t sets, uint32_t ways,
 fail:
     sim_cache_free(c);
     return -ENOMEM;
+}
+
+int sim_cache_widen(struct sim_cache *c)
+{
+    struct sim_cache w;
+    const int rc = sim_cache_init(&w, c->sets, c->ways, c->policy, c->leaders, 2, 1, false,
+                                  false, c->rng);
+    if (rc < 0)
+        return rc;
+    for (uint32_t set = 0; set < c->sets; set++) {
+        const uint8_t *from = sim_block(c, set);
+        uint8_t *to = sim_block(&w, set);
+        const uint16_t *tags = (const uint16_t *)(const void *)from;
+        const uint32_t valid = *sim_narrow_valid(c, set);
+        for (uint32_t way = 0; way < c->ways; way++)
+            sim_tags(&w, set)[way] = (valid >> way) & 1u ? tags[way] : SIM_INVALID_TAG;
+        memcpy(to + w.meta_off, from + c->meta_off, c->ways);
+        memset(to + w.owner_off, 0, c->ways);
+        to[w.leader_off] = from[c->leader_off];
+        to[w.count_off] = (uint8_t)__builtin_popcount(valid);
+        to[w.occ_off] = from[c->occ_off];
+        memcpy(to + w.ctr_off, from + c->ctr_off, sizeof(struct sim_ctr));
+    }
+    w.psel = c->psel;
+    w.psel_max = c->psel_max;
+    w.psel_msb = c->psel_msb;
+    w.valid = c->valid;
+    sim_cache_free(c);
+    *c = w;
+    return 0;
 }
 
 void sim_cache_free(struct sim_cache *c)

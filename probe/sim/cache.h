@@ -14,6 +14,10 @@
  *
  * Functions taking an explicit policy `p` are always inlined: called with
  * a constant one, they leave no policy branches.
+ *
+ * Two block layouts (see struct sim_cache): the wide one (uint32 tags,
+ * everything of the set in its block) for every level and configuration,
+ * and the narrow LLC block of one host cache line for the common case.
  */
 #ifndef LLC_SIM_CACHE_H
 #define LLC_SIM_CACHE_H
@@ -44,6 +48,15 @@
 
 #define SIM_INVALID_TAG UINT32_MAX
 #define SIM_LSET_MAX_SETS 65536u   /* LLC sets an L2 block's uint16 can name */
+/* The narrow LLC block (struct sim_cache): 16 ways, one agent, 64 bytes. */
+#define SIM_NARROW_WAYS 16u
+#define SIM_NARROW_STRIDE 64u
+#define SIM_NARROW_META 32u
+#define SIM_NARROW_VALID 48u
+#define SIM_NARROW_LEADER 50u
+#define SIM_NARROW_OCC 51u
+#define SIM_NARROW_CTR 56u
+#define SIM_NARROW_TAG_BITS 16u
 #define SIM_RRPV_MAX 3
 #define SIM_RRPV_LONG 2
 
@@ -71,11 +84,28 @@ struct sim_cache {
      *        <= 2^16 sets, the LLC set of each way's line as uint16 (an L2
      *        victim's LLC set without hashing its address again).
      * The counts spare full sets (nearly all) the search for a free way.
-     * With 16 ways (and up to 3 agents) a block is 128 bytes. */
+     * With 16 ways (and up to 3 agents) a block is 128 bytes.
+     *
+     * Narrow (an LLC of 16 ways and one agent whose tags all fit 16 bits,
+     * see sim_narrow_fits): one 64-byte block, one host cache line, per
+     * set: 16 uint16 tags at 0, 16 metadata bytes at 32, a uint16 mask of
+     * the valid ways at 48 (so every 16-bit value is a tag; an empty way's
+     * tag is meaningless), the leader byte at 50, the agent's occupancy
+     * byte at 51 and its struct sim_ctr at 56. No owner bytes: the one
+     * agent owns every line, never shared; owner_off and count_off are
+     * unused. A 16-bit tag plus the set identifies a line exactly as the
+     * uint32 tag does as long as tag = paddr >> (line bits + index bits)
+     * < 2^16, i.e. paddr < 2^(line bits + index bits + 16): 16 GiB for
+     * amd32 (64-byte lines, 4096 sets per slice), 8 GiB for intel8. The
+     * simulator picks it when its page allocator's memory is within that
+     * bound and turns it wide (sim_cache_widen) before the first physical
+     * access beyond it. */
+    bool narrow;
     uint8_t *blocks;
     size_t stride;
     uint32_t meta_off, owner_off, leader_off, count_off, occ_off, ctr_off;
     uint32_t lset_off;   /* 0: none */
+    uint32_t leaders;
     uint32_t psel, psel_max, psel_msb;
     uint64_t valid;      /* valid lines in the whole level */
     struct sim_rng rng;  /* RANDOM victims, BRRIP epsilon */
@@ -83,10 +113,23 @@ struct sim_cache {
 
 /* leaders / psel_bits only matter for DRRIP (sets >= 2 * leaders). agents
  * is the number of per-agent counters each block holds; 0 makes an L2
- * (no owners or counters), with LLC sets per way if lset. */
+ * (no owners or counters), with LLC sets per way if lset. narrow asks for
+ * the narrow LLC layout (16 ways, one agent; the caller checks the tags'
+ * range with sim_narrow_fits). */
 int sim_cache_init(struct sim_cache *c, uint32_t sets, uint32_t ways,
                    enum llc_sim_policy policy, uint32_t leaders, uint32_t psel_bits,
-                   unsigned agents, bool lset, struct sim_rng rng);
+                   unsigned agents, bool lset, bool narrow, struct sim_rng rng);
+/* Whether every physical address below `bytes` has a tag (paddr >>
+ * tag_shift, tag_shift = line bits + index bits) of SIM_NARROW_TAG_BITS
+ * bits. */
+static inline bool sim_narrow_fits(uint64_t bytes, unsigned tag_shift)
+{
+    return tag_shift + SIM_NARROW_TAG_BITS < 64 &&
+           bytes <= 1ULL << (tag_shift + SIM_NARROW_TAG_BITS);
+}
+/* Turns a narrow LLC (of one agent) into the wide layout, state and
+ * counters unchanged. */
+int sim_cache_widen(struct sim_cache *c);
 void sim_cache_free(struct sim_cache *c);
 /* Empties every set and restores the initial metadata (PSEL, leaders and
  * counters stay; occupancy is the caller's). */
@@ -107,9 +150,16 @@ static inline uint8_t *sim_meta(const struct sim_cache *c, uint32_t set)
     return sim_block(c, set) + c->meta_off;
 }
 
-static inline uint8_t *sim_owner(const struct sim_cache *c, uint32_t set)
+/* Owner byte of LLC way w (of a valid line): the one agent's in a narrow
+ * block. */
+static inline uint8_t sim_owner_of(const struct sim_cache *c, uint32_t set, uint32_t w)
 {
-    return sim_block(c, set) + c->owner_off;
+    return c->narrow ? 0 : sim_block(c, set)[c->owner_off + w];
+}
+
+static inline uint16_t *sim_narrow_valid(const struct sim_cache *c, uint32_t set)
+{
+    return (uint16_t *)(void *)(sim_block(c, set) + SIM_NARROW_VALID);
 }
 
 static inline uint8_t *sim_occ(const struct sim_cache *c, uint32_t set)
@@ -177,6 +227,30 @@ SIM_INLINE uint64_t sim_match32(const uint32_t *t, uint32_t ways, uint32_t v)
     return m;
 }
 
+/* Whether way w of the set holds a line. */
+static inline bool sim_way_valid(const struct sim_cache *c, uint32_t set, uint32_t w)
+{
+    if (c->narrow)
+        return (*sim_narrow_valid(c, set) >> w) & 1u;
+    return sim_tags(c, set)[w] != SIM_INVALID_TAG;
+}
+
+/* Bit w set where the 16 uint16 tags t[w] == v. */
+SIM_INLINE uint64_t sim_match16(const uint16_t *t, uint32_t v)
+{
+#ifdef SIM_SSE2
+    const __m128i k = _mm_set1_epi16((short)v);
+    const __m128i *p = (const __m128i *)(const void *)t;
+    return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(_mm_cmpeq_epi16(_mm_loadu_si128(p), k),
+                                                       _mm_cmpeq_epi16(_mm_loadu_si128(p + 1), k)));
+#else
+    uint64_t m = 0;
+    for (uint32_t w = 0; w < SIM_NARROW_WAYS; w++)
+        m |= (uint64_t)(t[w] == (uint16_t)v) << w;
+    return m;
+#endif
+}
+
 /* Bit w set where meta[w] == v. */
 SIM_INLINE uint64_t sim_match8(const uint8_t *b, uint32_t ways, uint8_t v)
 {
@@ -209,6 +283,14 @@ SIM_INLINE int sim_lowest(uint64_t m)
 static inline int sim_cache_find(const struct sim_cache *c, uint32_t set, uint32_t tag,
                                  int *free_way)
 {
+    if (c->narrow) {
+        const uint32_t valid = *sim_narrow_valid(c, set);
+        *free_way = sim_lowest(~valid & 0xffffu);
+        if (tag >> SIM_NARROW_TAG_BITS)
+            return -1;
+        return sim_lowest(sim_match16((const uint16_t *)(const void *)sim_block(c, set), tag) &
+                          valid);
+    }
     const uint32_t *t = sim_tags(c, set);
     *free_way = sim_lowest(sim_match32(t, c->ways, SIM_INVALID_TAG));
     return sim_lowest(sim_match32(t, c->ways, tag));
@@ -346,11 +428,18 @@ SIM_INLINE uint8_t sim_brrip_rrpv(struct sim_cache *c)
 SIM_INLINE void sim_invalidate_p(struct sim_cache *c, uint8_t *block, uint32_t w,
                                  enum llc_sim_policy p)
 {
-    uint32_t *t = (uint32_t *)(void *)block;
-    const bool was = t[w] != SIM_INVALID_TAG;
+    bool was;
+    if (c->narrow) {
+        uint16_t *valid = (uint16_t *)(void *)(block + SIM_NARROW_VALID);
+        was = (*valid >> w) & 1u;
+        *valid = (uint16_t)(*valid & ~(1u << w));
+    } else {
+        uint32_t *t = (uint32_t *)(void *)block;
+        was = t[w] != SIM_INVALID_TAG;
+        block[c->count_off] = (uint8_t)(block[c->count_off] - was);
+        t[w] = SIM_INVALID_TAG;
+    }
     c->valid -= was;
-    block[c->count_off] = (uint8_t)(block[c->count_off] - was);
-    t[w] = SIM_INVALID_TAG;
     uint8_t *m = block + c->meta_off;
     if (p == LLC_SIM_LRU)
         sim_lru_demote(m, c->ways, w);
@@ -361,28 +450,6 @@ SIM_INLINE void sim_invalidate_p(struct sim_cache *c, uint8_t *block, uint32_t w
 static inline void sim_cache_invalidate(struct sim_cache *c, uint32_t set, uint32_t w)
 {
     sim_invalidate_p(c, sim_block(c, set), w, c->policy);
-}
-
-/* The way a fill of the set would replace now, without changing anything;
- * -1 if a way is free or the choice is random. Only a prefetch hint. */
-SIM_INLINE int sim_peek_victim_p(const struct sim_cache *c, const uint8_t *block,
-                                 enum llc_sim_policy p)
-{
-    const uint32_t *t = (const uint32_t *)(const void *)block;
-    const uint8_t *m = block + c->meta_off;
-    if (t[c->ways - 1] == SIM_INVALID_TAG)
-        return -1;
-    if (p == LLC_SIM_LRU)
-        return sim_lowest(sim_match8(m, c->ways, (uint8_t)(c->ways - 1)));
-    if (p == LLC_SIM_PLRU)
-        return (int)sim_plru_victim(m, c->plru_levels);
-    if (sim_is_rrip(p)) {
-        uint32_t best = 0;
-        for (uint32_t w = 1; w < c->ways; w++)
-            best = m[w] > m[best] ? w : best;
-        return (int)best;
-    }
-    return -1;
 }
 
 #endif

@@ -13,7 +13,7 @@
 #include "sim/latency.h"
 #include "sim/pages.h"
 
-/* Owner byte of an LLC line (sim_owner() of the LLC): agent id, plus a flag saying another agent's L2
+/* Owner byte of an LLC line (sim_owner_of): agent id, plus a flag saying another agent's L2
  * may hold a copy (then back-invalidation must look in every L2, else only
  * in the owner's). */
 #define SIM_OWNER_AGENT 0x3fu
@@ -54,6 +54,9 @@ struct llc_sim {
     unsigned l2_index_bits;
     uint64_t l2_index_mask;
     uint64_t paddr_reject;           /* bits that must be 0 in a physical address */
+    /* Narrow LLC: bits of an (accepted) physical address whose tag needs
+     * more than 16 bits, so the LLC must widen first; 0 once wide. */
+    uint64_t narrow_reject;
     uint32_t sets;
     struct sim_cache llc;
     struct sim_cache *l2;            /* [agents] or NULL */
@@ -84,6 +87,14 @@ enum sim_isa sim_isa_best(void);
 void sim_isa_limit(enum sim_isa max);
 
 unsigned sim_config_paddr_bits(const struct llc_sim_config *c);
+
+/* For tests, before creating simulators: whether later ones may use the
+ * narrow LLC layout (default yes), so both layouts can be checked. */
+void sim_narrow_allow(bool allow);
+
+/* Makes the LLC able to hold physical address paddr (widening a narrow
+ * one whose tags cannot name it); 0 or -ENOMEM. */
+int sim_make_room(struct llc_sim *sim, uint64_t paddr);
 
 /* Removes a line from every L2 (flush, not inclusion: no counters). */
 void sim_l2_purge_line(struct llc_sim *sim, uint64_t line);

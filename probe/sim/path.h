@@ -13,17 +13,23 @@
 #ifndef LLC_SIM_PATH_H
 #define LLC_SIM_PATH_H
 
+#include <assert.h>
+
 #include "sim/hierarchy.h"
 #include "sim/latency.h"
 
-/* The common geometry's constants: a 16-way LLC of 128-byte blocks (meta
- * at 64, owner at 80, leader at 96, valid count at 97, occupancy at 98,
- * counters at 104: up to 3 agents), 64-byte lines, an LRU L2 of 16 or 8
- * ways (see path_l2_ways). */
+/* The common geometry's constants: a 16-way LLC, either narrow (sim/cache.h)
+ * or of wide 128-byte blocks (meta at 64, owner at 80, leader at 96, valid
+ * count at 97, occupancy at 98, counters at 104: up to 3 agents), 64-byte
+ * lines, an LRU L2 of 16 or 8 ways (see path_l2_ways). */
 #define SIM_FAST_WAYS 16u
 #define SIM_FAST_STRIDE 128u
 #define SIM_FAST_CTR_OFF 104u
 #define SIM_FAST_LINE_BITS 6u
+
+/* Which LLC block layout a copy of the path has as constants: the one of
+ * the simulator at hand (read at run time), or a fixed one. */
+enum sim_layout { SIM_LAYOUT_ASIS = 0, SIM_LAYOUT_WIDE, SIM_LAYOUT_NARROW };
 
 struct sim_path {
     bool fast;                        /* the common geometry's constants */
@@ -34,7 +40,8 @@ struct sim_path {
     struct sim_cache *llc;
     uint8_t *blocks;
     size_t stride;
-    uint32_t ctr_off;
+    bool narrow;                      /* the LLC's layout (sim/cache.h) */
+    uint32_t meta_off, owner_off, leader_off, count_off, occ_off, ctr_off;
     unsigned index_bits;
     uint64_t index_mask;
     const struct sim_geo *geo;
@@ -65,16 +72,30 @@ struct sim_path {
 static inline bool sim_path_fast(const struct llc_sim *sim)
 {
     return sim->geo.hash == LLC_SIM_HASH_XOR && sim->geo.n_chunks <= SIM_GEO_FEW_CHUNKS &&
-           sim->llc.ways == SIM_FAST_WAYS && sim->llc.stride == SIM_FAST_STRIDE &&
-           sim->llc.ctr_off == SIM_FAST_CTR_OFF && sim->line_bits == SIM_FAST_LINE_BITS &&
+           sim->llc.ways == SIM_FAST_WAYS &&
+           (sim->llc.narrow ||
+            (sim->llc.stride == SIM_FAST_STRIDE && sim->llc.ctr_off == SIM_FAST_CTR_OFF)) &&
+           sim->line_bits == SIM_FAST_LINE_BITS &&
            (!sim->has_l2 || ((sim->l2[0].ways == 16 || sim->l2[0].ways == 8) &&
                              sim->l2[0].lset_off &&
                              sim->l2[0].policy == LLC_SIM_LRU));
 }
 
+/* The LLC block layout offsets of a wide 16-way block (sim_cache_init). */
+#define P_META(w) ((w) * 4u)
+#define P_OWNER(w) ((w) * 5u)
+#define P_LEADER(w) ((w) * 6u)
+#define P_COUNT(w) ((w) * 6u + 1u)
+#define P_OCC(w) ((w) * 6u + 2u)
+
+/* fast: the common geometry; layout: the LLC's, if known (then fast). */
 SIM_INLINE struct sim_path path_make(struct llc_sim *sim, unsigned agent, bool fast,
-                                     enum sim_mode mode, enum llc_sim_policy lp)
+                                     enum sim_mode mode, enum llc_sim_policy lp,
+                                     enum sim_layout layout)
 {
+    const struct sim_cache *llc = &sim->llc;
+    const bool narrow = layout == SIM_LAYOUT_ASIS ? llc->narrow : layout == SIM_LAYOUT_NARROW;
+    const bool wide16 = layout == SIM_LAYOUT_WIDE;
     struct sim_path p = {
         .fast = fast,
         .mode = mode,
@@ -83,8 +104,24 @@ SIM_INLINE struct sim_path path_make(struct llc_sim *sim, unsigned agent, bool f
         .line_bits = fast ? SIM_FAST_LINE_BITS : sim->line_bits,
         .llc = &sim->llc,
         .blocks = sim->llc.blocks,
-        .stride = fast ? SIM_FAST_STRIDE : sim->llc.stride,
-        .ctr_off = fast ? SIM_FAST_CTR_OFF : sim->llc.ctr_off,
+        .stride = layout == SIM_LAYOUT_NARROW ? SIM_NARROW_STRIDE
+                  : wide16                    ? SIM_FAST_STRIDE
+                                              : llc->stride,
+        .narrow = narrow,
+        .meta_off = layout == SIM_LAYOUT_NARROW ? SIM_NARROW_META
+                    : wide16                    ? P_META(SIM_FAST_WAYS)
+                                                : llc->meta_off,
+        .owner_off = wide16 ? P_OWNER(SIM_FAST_WAYS) : llc->owner_off,
+        .leader_off = layout == SIM_LAYOUT_NARROW ? SIM_NARROW_LEADER
+                      : wide16                    ? P_LEADER(SIM_FAST_WAYS)
+                                                  : llc->leader_off,
+        .count_off = wide16 ? P_COUNT(SIM_FAST_WAYS) : llc->count_off,
+        .occ_off = layout == SIM_LAYOUT_NARROW ? SIM_NARROW_OCC
+                   : wide16                    ? P_OCC(SIM_FAST_WAYS)
+                                               : llc->occ_off,
+        .ctr_off = layout == SIM_LAYOUT_NARROW ? SIM_NARROW_CTR
+                   : wide16                    ? SIM_FAST_CTR_OFF
+                                               : llc->ctr_off,
         .index_bits = sim->geo.index_bits,
         .index_mask = sim->geo.index_mask,
         .geo = &sim->geo,
@@ -184,13 +221,6 @@ SIM_INLINE int path_translate(const struct sim_path *p, uint64_t vaddr, uint64_t
     return path_translate_at(p, vaddr, sim_pt_find(p->pt, vaddr >> p->page_bits), paddr, set);
 }
 
-/* LLC block layout offsets (sim_cache_init), from the ways. */
-#define P_META(w) ((w) * 4u)
-#define P_OWNER(w) ((w) * 5u)
-#define P_LEADER(w) ((w) * 6u)
-#define P_COUNT(w) ((w) * 6u + 1u)
-#define P_OCC(w) ((w) * 6u + 2u)
-
 SIM_INLINE uint8_t *path_llc_block(const struct sim_path *p, uint32_t set)
 {
     return p->blocks + (size_t)set * p->stride;
@@ -214,11 +244,33 @@ SIM_INLINE int path_free_way(const uint8_t *block, uint32_t ways, uint32_t count
     return sim_lowest(path_match(block, ways, SIM_INVALID_TAG));
 }
 
-/* Policy operations on a block with constant layout. */
-SIM_INLINE void path_touch(struct sim_cache *c, uint8_t *block, uint32_t ways, uint32_t w,
+/* The LLC block's valid ways (narrow blocks), tags and the lookups. */
+SIM_INLINE uint16_t *path_valid(uint8_t *block)
+{
+    return (uint16_t *)(void *)(block + SIM_NARROW_VALID);
+}
+
+SIM_INLINE uint64_t path_llc_match(const struct sim_path *p, const uint8_t *block, uint32_t tag)
+{
+    if (p->narrow)
+        return sim_match16((const uint16_t *)(const void *)block, tag) &
+               *(const uint16_t *)(const void *)(block + SIM_NARROW_VALID);
+    return path_match(block, p->lw, tag);
+}
+
+SIM_INLINE int path_llc_free_way(const struct sim_path *p, uint8_t *block)
+{
+    if (p->narrow) {
+        const uint32_t valid = *path_valid(block);
+        return valid == 0xffffu ? -1 : __builtin_ctz(~valid);
+    }
+    return path_free_way(block, p->lw, p->count_off);
+}
+
+/* Policy operations on the metadata bytes m of a set. */
+SIM_INLINE void path_touch(struct sim_cache *c, uint8_t *m, uint32_t ways, uint32_t w,
                            enum llc_sim_policy pol)
 {
-    uint8_t *m = block + P_META(ways);
     if (pol == LLC_SIM_LRU)
         sim_lru_promote(m, ways, w);
     else if (pol == LLC_SIM_PLRU)
@@ -227,12 +279,11 @@ SIM_INLINE void path_touch(struct sim_cache *c, uint8_t *block, uint32_t ways, u
         m[w] = 0;
 }
 
-SIM_INLINE uint32_t path_victim(struct sim_cache *c, uint8_t *block, uint32_t ways, int free_way,
+SIM_INLINE uint32_t path_victim(struct sim_cache *c, uint8_t *m, uint32_t ways, int free_way,
                                 enum llc_sim_policy pol)
 {
     if (free_way >= 0)
         return (uint32_t)free_way;
-    uint8_t *m = block + P_META(ways);
     if (pol == LLC_SIM_LRU)
         return (uint32_t)__builtin_ctzll(sim_match8(m, ways, (uint8_t)(ways - 1)));
     if (pol == LLC_SIM_PLRU)
@@ -247,10 +298,9 @@ SIM_INLINE uint32_t path_victim(struct sim_cache *c, uint8_t *block, uint32_t wa
  * would not change the result (LRU: demoting the victim and then promoting
  * it is promoting it from its own age, the ages being a permutation; RRIP
  * and PLRU overwrite). */
-SIM_INLINE void path_fill_meta(struct sim_cache *c, uint8_t *block, uint32_t ways,
-                               uint32_t leader_off, uint32_t w, enum llc_sim_policy pol)
+SIM_INLINE void path_fill_meta(struct sim_cache *c, uint8_t *m, const uint8_t *leader,
+                               uint32_t ways, uint32_t w, enum llc_sim_policy pol)
 {
-    uint8_t *m = block + P_META(ways);
     if (pol == LLC_SIM_LRU) {
         sim_lru_promote(m, ways, w);
     } else if (pol == LLC_SIM_PLRU) {
@@ -260,7 +310,7 @@ SIM_INLINE void path_fill_meta(struct sim_cache *c, uint8_t *block, uint32_t way
     } else if (pol == LLC_SIM_BRRIP) {
         m[w] = sim_brrip_rrpv(c);
     } else if (pol == LLC_SIM_DRRIP) {
-        const uint8_t lead = block[leader_off];
+        const uint8_t lead = *leader;
         if (lead == SIM_LEAD_SRRIP)
             m[w] = SIM_RRPV_LONG;
         else if (lead == SIM_LEAD_BRRIP || (c->psel & c->psel_msb))
@@ -270,19 +320,33 @@ SIM_INLINE void path_fill_meta(struct sim_cache *c, uint8_t *block, uint32_t way
     }
 }
 
-/* Empties valid way w. */
-SIM_INLINE void path_invalidate(struct sim_cache *c, uint8_t *block, uint32_t ways,
-                                uint32_t count_off, uint32_t w, enum llc_sim_policy pol)
+/* Empties valid way w of an LLC block. */
+SIM_INLINE void path_llc_invalidate(const struct sim_path *p, uint8_t *block, uint32_t w)
 {
-    uint32_t *t = (uint32_t *)(void *)block;
-    c->valid--;
-    block[count_off]--;
-    t[w] = SIM_INVALID_TAG;
-    uint8_t *m = block + P_META(ways);
-    if (pol == LLC_SIM_LRU)
-        sim_lru_demote(m, ways, w);
-    else if (sim_is_rrip(pol))
+    p->llc->valid--;
+    if (p->narrow) {
+        *path_valid(block) = (uint16_t)(*path_valid(block) & ~(1u << w));
+    } else {
+        block[p->count_off]--;
+        ((uint32_t *)(void *)block)[w] = SIM_INVALID_TAG;
+    }
+    uint8_t *m = block + p->meta_off;
+    if (p->lp == LLC_SIM_LRU)
+        sim_lru_demote(m, p->lw, w);
+    else if (sim_is_rrip(p->lp))
         m[w] = SIM_RRPV_MAX;
+}
+
+/* An LLC hit on way w that stays: replacement state, and sharing (narrow
+ * blocks have one agent, who shares with no one). */
+SIM_INLINE void path_llc_hit(const struct sim_path *p, uint8_t *block, uint32_t w)
+{
+    path_touch(p->llc, block + p->meta_off, p->lw, w, p->lp);
+    if (p->narrow)
+        return;
+    uint8_t *owner = block + p->owner_off + w;
+    if ((*owner & SIM_OWNER_AGENT) != p->agent)
+        *owner |= SIM_OWNER_SHARED;
 }
 
 /* Counts a hit or miss of the agent in an LLC block; the high word lives
@@ -308,18 +372,25 @@ SIM_INLINE uint64_t path_llc_insert(struct llc_sim *sim, const struct sim_path *
 {
     const uint32_t ways = p->lw;
     uint32_t *t = (uint32_t *)(void *)block;
-    uint8_t *own = block + P_OWNER(ways);
-    uint8_t *occ = block + P_OCC(ways);
-    const uint32_t w = path_victim(p->llc, block, ways, free_way, p->lp);
-    const uint32_t old = t[w];
+    uint16_t *t16 = (uint16_t *)(void *)block;
+    uint8_t *own = block + p->owner_off;
+    uint8_t *occ = block + p->occ_off;
+    uint8_t *m = block + p->meta_off;
+    const uint32_t w = path_victim(p->llc, m, ways, free_way, p->lp);
+    const uint32_t old = p->narrow ? t16[w] : t[w];
+    const bool was_valid = p->narrow ? (*path_valid(block) >> w) & 1u : old != SIM_INVALID_TAG;
     uint64_t evicted = SIM_NO_LINE;
-    if (old != SIM_INVALID_TAG) {
+    if (was_valid) {
         const uint64_t line = ((uint64_t)old << p->index_bits) | (set & p->index_mask);
-        const uint8_t owner = own[w];
+        const uint8_t owner = p->narrow ? 0 : own[w];
         const unsigned o = owner & SIM_OWNER_AGENT;
         sim->agent[o].llc_evicted++;
-        occ[o]--;
-        sim->agent[o].llc_occupancy--;
+        /* A narrow block's one agent replaces its own line: occupancy
+         * stays (the increments below are skipped too). */
+        if (!p->narrow) {
+            occ[o]--;
+            sim->agent[o].llc_occupancy--;
+        }
         /* The victim's way is refilled below: no invalidation in between
          * (see path_fill_meta), and back-invalidation only reads the L2s. */
         if (p->mode == SIM_MODE_INCLUSIVE)
@@ -327,13 +398,24 @@ SIM_INLINE uint64_t path_llc_insert(struct llc_sim *sim, const struct sim_path *
         evicted = line << p->line_bits;
     } else {
         p->llc->valid++;
-        block[P_COUNT(ways)]++;
+        if (p->narrow)
+            *path_valid(block) = (uint16_t)(*path_valid(block) | 1u << w);
+        else
+            block[p->count_off]++;
     }
-    t[w] = tag;
-    path_fill_meta(p->llc, block, ways, P_LEADER(ways), w, p->lp);
-    own[w] = (uint8_t)p->agent;
-    occ[p->agent]++;
-    p->ac->llc_occupancy++;
+    if (p->narrow) {
+        /* sim_make_room widened the LLC before any longer tag came. */
+        assert(!(tag >> SIM_NARROW_TAG_BITS));
+        t16[w] = (uint16_t)tag;
+    } else {
+        t[w] = tag;
+        own[w] = (uint8_t)p->agent;
+    }
+    path_fill_meta(p->llc, m, block + p->leader_off, ways, w, p->lp);
+    if (!p->narrow || !was_valid) {
+        occ[p->agent]++;
+        p->ac->llc_occupancy++;
+    }
     p->ac->llc_fills++;
     return evicted;
 }
@@ -349,9 +431,9 @@ SIM_INLINE uint64_t path_take_victim(struct llc_sim *sim, const struct sim_path 
      * LLC when it moves up, and leaves the L2 only to come down), so only
      * other agents can have put it there - unless a line's addresses have
      * different sets, when a lookup can miss a copy in another set. */
-    if (!p->alone && path_match(block, p->lw, tag))
+    if (!p->alone && path_llc_match(p, block, tag))
         return SIM_NO_LINE;
-    return path_llc_insert(sim, p, block, set, tag, path_free_way(block, p->lw, P_COUNT(p->lw)));
+    return path_llc_insert(sim, p, block, set, tag, path_llc_free_way(p, block));
 }
 
 /* Fills line (in LLC set `set`) into the agent's L2, known absent from its
@@ -366,7 +448,8 @@ SIM_INLINE uint64_t path_l2_insert(const struct sim_path *p, uint8_t *b2, uint64
     uint16_t *lset = (uint16_t *)(void *)(b2 + p->l2_lset_off);
     if (free_way < 0 && rescan)
         free_way = path_free_way(b2, p->l2w, p->l2_count_off);
-    const uint32_t w = path_victim(p->l2, b2, p->l2w, free_way, p->l2p);
+    uint8_t *m2 = b2 + P_META(p->l2w);
+    const uint32_t w = path_victim(p->l2, m2, p->l2w, free_way, p->l2p);
     const uint32_t old = t2[w];
     uint64_t victim = SIM_NO_LINE;
     if (old != SIM_INVALID_TAG) {
@@ -380,7 +463,7 @@ SIM_INLINE uint64_t path_l2_insert(const struct sim_path *p, uint8_t *b2, uint64
     t2[w] = (uint32_t)(line >> p->l2_bits);
     if (p->l2_lset_off)
         lset[w] = (uint16_t)set;
-    path_fill_meta(p->l2, b2, p->l2w, p->l2_leader_off, w, p->l2p);
+    path_fill_meta(p->l2, m2, b2 + p->l2_leader_off, p->l2w, w, p->l2p);
     return victim;
 }
 
@@ -390,7 +473,7 @@ SIM_INLINE void path_llc_missed(const struct sim_path *p, const uint8_t *block)
     if (p->lp != LLC_SIM_DRRIP)
         return;
     struct sim_cache *c = p->llc;
-    const uint8_t lead = block[P_LEADER(p->lw)];
+    const uint8_t lead = block[p->leader_off];
     if (lead == SIM_LEAD_SRRIP && c->psel < c->psel_max)
         c->psel++;
     else if (lead == SIM_LEAD_BRRIP && c->psel > 0)
@@ -416,7 +499,7 @@ SIM_INLINE bool path_l2_part(const struct sim_path *p, uint64_t line, uint32_t s
     uint8_t *b2 = path_l2_block(p, line);
     const uint64_t hit2 = path_match(b2, p->l2w, (uint32_t)(line >> p->l2_bits));
     if (hit2) {
-        path_touch(p->l2, b2, p->l2w, (uint32_t)__builtin_ctzll(hit2), p->l2p);
+        path_touch(p->l2, b2 + P_META(p->l2w), p->l2w, (uint32_t)__builtin_ctzll(hit2), p->l2p);
         p->ac->l2_hits++;
         return true;
     }
@@ -438,7 +521,7 @@ SIM_INLINE int path_llc_part(struct llc_sim *sim, const struct sim_path *p,
     const uint32_t set = m->set;
     const uint32_t tag = (uint32_t)(m->line >> p->index_bits);
     uint8_t *block = path_llc_block(p, set);
-    const uint64_t hit = path_match(block, p->lw, tag);
+    const uint64_t hit = path_llc_match(p, block, tag);
     int level;
     *evicted = SIM_NO_LINE;
     if (hit) {
@@ -448,15 +531,12 @@ SIM_INLINE int path_llc_part(struct llc_sim *sim, const struct sim_path *p,
         level = LLC_SIM_HIT_LLC;
         if (p->mode == SIM_MODE_EXCLUSIVE) {
             /* The line moves up into the L2 (filled by the L2 half). */
-            const unsigned owner = block[P_OWNER(p->lw) + w] & SIM_OWNER_AGENT;
-            block[P_OCC(p->lw) + owner]--;
+            const unsigned owner = p->narrow ? 0 : block[p->owner_off + w] & SIM_OWNER_AGENT;
+            block[p->occ_off + owner]--;
             sim->agent[owner].llc_occupancy--;
-            path_invalidate(p->llc, block, p->lw, P_COUNT(p->lw), w, p->lp);
+            path_llc_invalidate(p, block, w);
         } else {
-            path_touch(p->llc, block, p->lw, w, p->lp);
-            uint8_t *owner = block + P_OWNER(p->lw) + w;
-            if ((*owner & SIM_OWNER_AGENT) != p->agent)
-                *owner |= SIM_OWNER_SHARED;
+            path_llc_hit(p, block, w);
         }
     } else {
         ac->llc_misses++;
@@ -464,8 +544,7 @@ SIM_INLINE int path_llc_part(struct llc_sim *sim, const struct sim_path *p,
         path_llc_missed(p, block);
         level = LLC_SIM_HIT_DRAM;
         if (p->mode != SIM_MODE_EXCLUSIVE) {
-            *evicted = path_llc_insert(sim, p, block, set, tag,
-                                       path_free_way(block, p->lw, P_COUNT(p->lw)));
+            *evicted = path_llc_insert(sim, p, block, set, tag, path_llc_free_way(p, block));
         }
     }
     if (p->mode == SIM_MODE_EXCLUSIVE && m->victim != SIM_NO_LINE)
@@ -482,7 +561,7 @@ SIM_INLINE int path_access_inclusive(struct llc_sim *sim, const struct sim_path 
     uint8_t *b2 = path_l2_block(p, line);
     const uint64_t hit2 = path_match(b2, p->l2w, (uint32_t)(line >> p->l2_bits));
     if (hit2) {
-        path_touch(p->l2, b2, p->l2w, (uint32_t)__builtin_ctzll(hit2), p->l2p);
+        path_touch(p->l2, b2 + P_META(p->l2w), p->l2w, (uint32_t)__builtin_ctzll(hit2), p->l2p);
         ac->l2_hits++;
         return LLC_SIM_HIT_L2;
     }
@@ -490,23 +569,20 @@ SIM_INLINE int path_access_inclusive(struct llc_sim *sim, const struct sim_path 
     const int free2 = path_free_way(b2, p->l2w, p->l2_count_off);
     const uint32_t tag = (uint32_t)(line >> p->index_bits);
     uint8_t *block = path_llc_block(p, set);
-    const uint64_t hit = path_match(block, p->lw, tag);
+    const uint64_t hit = path_llc_match(p, block, tag);
     uint32_t vset;
     if (hit) {
         const uint32_t w = (uint32_t)__builtin_ctzll(hit);
         ac->llc_hits++;
         path_count(p, block, set, true);
-        path_touch(p->llc, block, p->lw, w, p->lp);
-        uint8_t *owner = block + P_OWNER(p->lw) + w;
-        if ((*owner & SIM_OWNER_AGENT) != p->agent)
-            *owner |= SIM_OWNER_SHARED;
+        path_llc_hit(p, block, w);
         path_l2_insert(p, b2, line, set, free2, false, &vset);
         return LLC_SIM_HIT_LLC;
     }
     ac->llc_misses++;
     path_count(p, block, set, false);
     path_llc_missed(p, block);
-    const int free_way = path_free_way(block, p->lw, P_COUNT(p->lw));
+    const int free_way = path_llc_free_way(p, block);
     const uint64_t invals_before = ac->back_invals;
     *evicted = path_llc_insert(sim, p, block, set, tag, free_way);
     /* Back-invalidation may have emptied a way of this very L2 set. */

@@ -14,6 +14,25 @@
 /* Tests only (sim_isa_limit): read when a simulator is created. */
 static enum sim_isa isa_limit = SIM_ISA_AVX512;
 
+static bool narrow_allowed = true;
+
+void sim_narrow_allow(bool allow)
+{
+    narrow_allowed = allow;
+}
+
+int sim_make_room(struct llc_sim *sim, uint64_t paddr)
+{
+    if (!(paddr & sim->narrow_reject) || (paddr & sim->paddr_reject))
+        return 0;
+    const int rc = sim_cache_widen(&sim->llc);
+    if (rc < 0)
+        return rc;
+    sim->narrow_reject = 0;
+    sim->batch = sim_batch_for(sim);
+    return 0;
+}
+
 void sim_isa_limit(enum sim_isa max)
 {
     isa_limit = max;
@@ -63,8 +82,16 @@ int llc_sim_create(const struct llc_sim_config *c, struct llc_sim **out, char *e
     sim->line_bits = sim->geo.line_bits;
     sim->sets = llc_sim_geometry_sets(&c->llc);
     sim->paddr_reject = ~((1ULL << sim_config_paddr_bits(c)) - 1);
+    /* Virtual accesses stay below phys_mem_bytes; a physical one beyond
+     * what 16-bit tags name widens the LLC first (sim_make_room). */
+    const unsigned tag_shift = sim->line_bits + sim->geo.index_bits;
+    const bool narrow = narrow_allowed && c->llc.ways == SIM_NARROW_WAYS && c->agents == 1 &&
+                        sim_narrow_fits(c->phys_mem_bytes, tag_shift);
+    if (narrow)
+        sim->narrow_reject = ~((1ULL << (tag_shift + SIM_NARROW_TAG_BITS)) - 1);
     rc = sim_cache_init(&sim->llc, sim->sets, c->llc.ways, c->llc_policy, c->drrip_leaders,
-                        c->psel_bits, c->agents, false, sim_rng_stream(c->seed, SIM_STREAM_LLC));
+                        c->psel_bits, c->agents, false, narrow,
+                        sim_rng_stream(c->seed, SIM_STREAM_LLC));
     if (rc < 0)
         goto out;
     rc = -ENOMEM;
@@ -84,7 +111,7 @@ int llc_sim_create(const struct llc_sim_config *c, struct llc_sim **out, char *e
             goto out;
         for (unsigned a = 0; a < c->agents; a++) {
             rc = sim_cache_init(&sim->l2[a], c->l2_sets, c->l2_ways, c->l2_policy,
-                                c->drrip_leaders, c->psel_bits, 0, lset,
+                                c->drrip_leaders, c->psel_bits, 0, lset, false,
                                 sim_rng_stream(c->seed, SIM_STREAM_L2_BASE + a));
             if (rc < 0)
                 goto out;

@@ -97,7 +97,7 @@ unsigned llc_sim_where(const struct llc_sim *sim, unsigned agent, uint64_t paddr
     if (w >= 0) {
         where |= 2u;
         if (owner)
-            *owner = sim_owner(&sim->llc, set)[w] & SIM_OWNER_AGENT;
+            *owner = sim_owner_of(&sim->llc, set, (uint32_t)w) & SIM_OWNER_AGENT;
     }
     return where;
 }
@@ -109,7 +109,7 @@ void llc_sim_flush_line(struct llc_sim *sim, uint64_t paddr)
     uint32_t set;
     const int w = llc_way_of(sim, paddr, &set);
     if (w >= 0) {
-        const unsigned owner = sim_owner(&sim->llc, set)[w] & SIM_OWNER_AGENT;
+        const unsigned owner = sim_owner_of(&sim->llc, set, (uint32_t)w) & SIM_OWNER_AGENT;
         sim_occ(&sim->llc, set)[owner]--;
         sim->agent[owner].llc_occupancy--;
         sim_cache_invalidate(&sim->llc, set, (uint32_t)w);

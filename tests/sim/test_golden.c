@@ -236,6 +236,21 @@ static void test_golden_digests(void **state)
         }
     }
     sim_isa_limit(best);
+    /* The configurations that got the narrow LLC layout (one agent, 16
+     * ways), again with the wide one, at the best level only. */
+    sim_narrow_allow(false);
+    for (unsigned i = 0; i < N_CONFIGS; i++) {
+        struct llc_sim_config c;
+        uint64_t span;
+        config_of(i, &c, &span);
+        if (c.agents != 1 || c.llc.ways != 16)
+            continue;
+        const uint64_t h = workload(&c, 5 + i, ACCESSES, span);
+        if (h != golden[i])
+            fail_msg("configuration %u, wide LLC blocks: digest %016llx, expected %016llx", i,
+                     (unsigned long long)h, (unsigned long long)golden[i]);
+    }
+    sim_narrow_allow(true);
 }
 
 int main(void)

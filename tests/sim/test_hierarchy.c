@@ -172,8 +172,8 @@ static void check_occupancy(const struct llc_sim *sim)
         for (uint32_t s = 0; s < sets; s++) {
             uint32_t count = 0;
             for (uint32_t w = 0; w < sim->llc.ways; w++)
-                count += sim_tags(&sim->llc, s)[w] != SIM_INVALID_TAG &&
-                         (sim_owner(&sim->llc, s)[w] & SIM_OWNER_AGENT) == a;
+                count += sim_way_valid(&sim->llc, s, w) &&
+                         (sim_owner_of(&sim->llc, s, w) & SIM_OWNER_AGENT) == a;
             assert_int_equal(ss[s].occupancy, count);
             total += count;
         }
@@ -365,6 +365,86 @@ static void test_flush_and_errors(void **state)
     llc_sim_destroy(sim);
 }
 
+/* Everything observable of two simulators, compared. */
+static void assert_same_truth(const struct llc_sim *a, const struct llc_sim *b)
+{
+    const uint32_t sets = llc_sim_sets(a);
+    struct llc_sim_set_stats *sa = test_malloc(sets * sizeof(*sa));
+    struct llc_sim_set_stats *sb = test_malloc(sets * sizeof(*sb));
+    assert_int_equal(llc_sim_set_stats(a, 0, sa, sets), 0);
+    assert_int_equal(llc_sim_set_stats(b, 0, sb, sets), 0);
+    assert_memory_equal(sa, sb, sets * sizeof(*sa));
+    struct llc_sim_agent_stats ta, tb;
+    llc_sim_agent_stats(a, 0, &ta);
+    llc_sim_agent_stats(b, 0, &tb);
+    assert_memory_equal(&ta, &tb, sizeof(ta));
+    assert_int_equal(llc_sim_psel(a), llc_sim_psel(b));
+    test_free(sa);
+    test_free(sb);
+}
+
+/* The narrow LLC layout (16-bit tags) against the wide one on the same
+ * accesses, before and after a physical access beyond what 16-bit tags
+ * name turns it wide (every mode, a few policies). */
+static void test_narrow_widens(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static const enum llc_sim_policy policies[] = { LLC_SIM_LRU, LLC_SIM_DRRIP, LLC_SIM_RANDOM };
+    for (int inc = 0; inc < 3; inc++) {
+        for (size_t pi = 0; pi < sizeof(policies) / sizeof(policies[0]); pi++) {
+            char err[LLC_ERRLEN];
+            struct llc_sim_config c;
+            assert_int_equal(llc_sim_preset("amd32", &c, err, sizeof(err)), 0);
+            c.llc.sets_per_slice = 64;   /* tags: paddr >> 12, 16 bits below 2^28 */
+            c.l2_sets = 64;
+            c.inclusion = (enum llc_sim_inclusion)inc;
+            c.llc_policy = policies[pi];
+            c.phys_mem_bytes = 1ULL << 28;
+            struct llc_sim *a = make_sim(&c);
+            sim_narrow_allow(false);
+            struct llc_sim *b = make_sim(&c);
+            sim_narrow_allow(true);
+            assert_true(a->llc.narrow);
+            assert_false(b->llc.narrow);
+            static uint64_t addrs[N];
+            static uint8_t la[N], lb[N];
+            struct sim_rng r = sim_rng_stream(inc * 10 + pi, 5);
+            for (int round = 0; round < 4; round++) {
+                /* Rounds 0-1 virtual, 2 physical below 2^28, 3 up to 2^34. */
+                const uint64_t span = round == 3 ? 1ULL << 34 : 1ULL << 28;
+                for (unsigned i = 0; i < N; i++)
+                    addrs[i] = sim_rng_below(&r, 2) ? sim_rng_below(&r, 4096) * 64ULL
+                                                    : sim_rng_next(&r) % span;
+                const bool phys = round >= 2;
+                if (round == 3) {
+                    /* A lookup beyond the narrow tags: absent, still narrow. */
+                    assert_int_equal(llc_sim_where(a, 0, 1ULL << 33, NULL) & 2u, 0);
+                    assert_true(a->llc.narrow);
+                }
+                assert_int_equal(llc_sim_run(a, 0, addrs, N, phys, la), 0);
+                assert_int_equal(llc_sim_run(b, 0, addrs, N, phys, lb), 0);
+                assert_memory_equal(la, lb, N);
+                assert_int_equal(a->llc.narrow, round < 3);
+                for (unsigned i = 0; i < 64; i++) {
+                    const uint64_t x = sim_rng_next(&r) % span;
+                    unsigned oa = 99, ob = 99;
+                    assert_int_equal(llc_sim_where(a, 0, x, &oa), llc_sim_where(b, 0, x, &ob));
+                    assert_int_equal(oa, ob);
+                    if (i % 8 == 0) {
+                        llc_sim_flush_line(a, x);
+                        llc_sim_flush_line(b, x);
+                    }
+                }
+                assert_same_truth(a, b);
+                check_occupancy(a);
+            }
+            llc_sim_destroy(a);
+            llc_sim_destroy(b);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_run_equals_single),
         cmocka_unit_test(test_latency_model),
         cmocka_unit_test(test_flush_and_errors),
+        cmocka_unit_test(test_narrow_widens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
