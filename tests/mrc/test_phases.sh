@@ -86,7 +86,7 @@ expect() {
   fi
 }
 expect 1 'no instruction records' --trace "$tmp/pc.trace" --phases --phase-unit instructions
-expect 2 'trace sampler' --profile "$tmp/none" --phases
+expect 2 'trace or rt sampler' --phases --sampler pmu -- /bin/true
 expect 2 'go with --phases' --trace "$tmp/pc.trace" --phase-window 20000
 expect 2 'not both' --trace "$tmp/pc.trace" --phases --time-slots 4
 expect 2 'band' --trace "$tmp/pc.trace" --phases --band
