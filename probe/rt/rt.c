@@ -61,7 +61,7 @@ static struct {
     uint64_t seed;
     uint64_t window;             /* 0: no windows */
     uint32_t window_pcs;
-    double log1m_pc_rate;
+    uint64_t pc_gap_span;        /* signature gaps are uniform in [1, span] */
     char command[1024];
     pthread_mutex_t lock;        /* registry, trace writer, profile writes */
     struct rt_thread *threads;
@@ -161,8 +161,8 @@ static void configure(void)
         return;
     }
     rt.window_pcs = (uint32_t)n_pcs;
-    const double pc_rate = rt.window ? fmin(1.0, (double)n_pcs / (double)rt.window) : 0;
-    rt.log1m_pc_rate = pc_rate < 1 ? log1p(-pc_rate) : 0;
+    const uint64_t pc_mean = rt.window > n_pcs ? rt.window / n_pcs : 1;
+    rt.pc_gap_span = 2 * pc_mean - 1;
     rt.log1m_rate = rt.rate < 1 ? log1p(-rt.rate) : 0;
     snprintf(rt.output, sizeof rt.output, "%s", out);
     read_command(rt.command, sizeof rt.command);
@@ -197,6 +197,16 @@ static uint64_t next_gap(uint64_t *state, double log1m)
     const double u = llc_rng_unit_open0(llc_splitmix_next(state));
     const double g = floor(log(u) / log1m);
     return g >= 0x1p62 ? (UINT64_C(1) << 62) : 1 + (uint64_t)g;
+}
+
+/* Gap to the next signature sample: uniform in [1, span], mean (span + 1)
+ * / 2. The signature only needs positions that do not alias with loops,
+ * not StatCache's memoryless gaps, and this costs a multiply, not a log:
+ * with short windows signature samples are the slow path's most frequent
+ * call. */
+static uint64_t next_pc_gap(uint64_t *state)
+{
+    return 1 + (uint64_t)(((unsigned __int128)llc_splitmix_next(state) * rt.pc_gap_span) >> 64);
 }
 
 static void stay_idle(struct rt_hot *h)
@@ -344,7 +354,7 @@ static COLD void slow_path(struct rt_hot *h, uint64_t addr, uint32_t size, uint8
         t->next_sample = now - 1 + next_gap(&t->rng, rt.log1m_rate);
         t->next_pc = t->window_end = UINT64_MAX;
         if (t->window) {
-            t->next_pc = now - 1 + next_gap(&t->pc_rng, rt.log1m_pc_rate);
+            t->next_pc = now - 1 + next_pc_gap(&t->pc_rng);
             t->window_end = t->window;
         }
     }
@@ -366,7 +376,7 @@ static COLD void slow_path(struct rt_hot *h, uint64_t addr, uint32_t size, uint8
      * access, so both come after the sample. */
     if (now == t->next_pc) {
         rt_window_pc(t, pc);
-        t->next_pc += next_gap(&t->pc_rng, rt.log1m_pc_rate);
+        t->next_pc += next_pc_gap(&t->pc_rng);
     }
     if (now == t->window_end) {
         rt_window_close(t);

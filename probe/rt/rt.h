@@ -22,6 +22,8 @@ struct rt_hot {
     struct rt_thread *thread; /* NULL until the thread's first access */
 };
 
+#define RT_PC_CACHE 64
+
 /* A window that ended, in the order windows ended over all threads. */
 struct rt_window {
     uint64_t seq;
@@ -60,6 +62,11 @@ struct rt_thread {
     uint64_t next_sample, next_pc, window_end;
     uint64_t pc_rng;
     struct llc_mrc_profile_window cur; /* the window in progress */
+    /* Recent code lines (+ 1; 0 = empty) and their llc_phase_hash_ip
+     * buckets, direct-mapped: sampled code addresses repeat (loops), and
+     * the hash costs about 190 instructions. */
+    uint64_t pc_line[RT_PC_CACHE];
+    uint8_t pc_bucket[RT_PC_CACHE];
     struct rt_window *win;
     size_t n_win, cap_win;
     struct rt_sample *smp;

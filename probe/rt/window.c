@@ -45,7 +45,14 @@ static void truncate_windows(struct rt_thread *t)
 
 void rt_window_pc(struct rt_thread *t, uint64_t pc)
 {
-    t->cur.counts[llc_phase_hash_ip(pc)]++;
+    const uint64_t line = (pc >> LLC_PHASE_IP_GRANULE_BITS) + 1;
+    const size_t slot = (size_t)(rt_hash(line) >> (64 - 6));
+    _Static_assert(RT_PC_CACHE == 1 << 6, "slot bits");
+    if (t->pc_line[slot] != line) {
+        t->pc_line[slot] = line;
+        t->pc_bucket[slot] = (uint8_t)llc_phase_hash_ip(pc);
+    }
+    t->cur.counts[t->pc_bucket[slot]]++;
     t->cur.pcs++;
 }
 
