@@ -93,17 +93,7 @@ LLCPROBE_RT_OUTPUT=$tmp/off.profile LLCPROBE_RT_RATE=0.01 LLCPROBE_RT_WINDOW=0 \
 check "the same samples with windows and without" \
   "[ \"\$(grep '^rdhist' '$tmp/off.profile')\" = \"\$(grep '^rdhist' '$tmp/two.profile')\" ] && grep -qx 'windows off' '$tmp/off.profile'"
 
-expect() { # CODE PATTERN ARGS...: exit code and one stderr line
-  local code=$1 pattern=$2
-  shift 2
-  "$bin" mrc "$@" >"$tmp/o" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" -eq "$code" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "$pattern" "$tmp/err"; then
-    ok "mrc $*: $code"
-  else
-    bad "mrc $*: exit $rc, wanted $code with '$pattern' ($(cat "$tmp/err"))"
-  fi
-}
+. "$(dirname "$0")/mrc_expect.sh"
 # A version 1 profile (the format before windows) still loads, and --phases
 # on it says why it cannot.
 sed -e '1s/ 2$/ 1/' -e '/^windows /,$d' "$tmp/off.profile" >"$tmp/v1.profile"
