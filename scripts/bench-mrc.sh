@@ -3,7 +3,7 @@
 # samples (goal < 10 ms), and libllcprobe-rt's overhead at rate 1e-4 on
 # memory-bound code against the native build (goal <= 2x).
 # Usage: scripts/bench-mrc.sh [BUILD_DIR]   (default build/; must be built)
-# The runtime runs with its defaults (windows of 1M references for
+# The runtime runs with its defaults (windows of 100k references for
 # mrc --phases on); the windows' own cost is measured apart (pairs with
 # LLCPROBE_RT_WINDOW=0; BENCH_MRC_PAIRS, default 5).
 # Last lines: mrc_solve_ms: X ms, rt_windows_overhead_x: X x, rt_overhead_x: X x
@@ -100,13 +100,13 @@ if [ -n "$wl_src" ] && [ -x "$build/workloads/bin/bzip2" ]; then
 else
   echo "(bzip2 from Debian source not built: scripts/build-workloads.sh adds a real-program figure)"
 fi
-# Windows for mrc --phases (on by default, LLCPROBE_RT_WINDOW=1000000; and
-# 100k) against none (=0): CPU time (user + sys), interleaved pairs, the
+# Windows for mrc --phases (on by default, LLCPROBE_RT_WINDOW=100000; and
+# 1M) against none (=0): CPU time (user + sys), interleaved pairs, the
 # median ratio; on the memory-bound walk and the cache-resident one, where
 # the extra slow-path calls (400 signature samples per window) show most.
 cpu() { /usr/bin/time -f "%U %S" "$@" 2>&1 >/dev/null | tail -1 | awk '{ print $1 + $2 }'; }
 pairs=${BENCH_MRC_PAIRS:-5}
-for w in 1000000 100000; do
+for w in 100000 1000000; do
   for set in walk small; do
     if [ $set = walk ]; then a=(8388608 4000000); else a=("${small[@]}"); fi
     for ((i = 0; i < pairs; i++)); do
@@ -120,5 +120,5 @@ for w in 1000000 100000; do
 done
 grep -q '^windows ' "$tmp/w.profile" || { echo "bench-mrc: the runtime wrote no windows" >&2; exit 1; }
 echo "mrc_solve_ms: $solve_ms ms"
-awk '/windows of 1000000 on the walk/ { printf "rt_windows_overhead_x: %s x\n", $(NF - 3) }' "$tmp/win"
+awk '/windows of 100000 on the walk/ { printf "rt_windows_overhead_x: %s x\n", $(NF - 3) }' "$tmp/win"
 awk -v a="$t_rt" -v b="$t_native" 'BEGIN { printf "rt_overhead_x: %.2f x\n", a / b }'

@@ -9,7 +9,7 @@
  *   LLCPROBE_RT_RATE    sampling rate in (0, 1], default 1e-4
  *   LLCPROBE_RT_SEED    random seed, default 1
  *   LLCPROBE_RT_WINDOW  hist mode: references per window for mrc --phases,
- *                       default 1000000; 0 = no windows
+ *                       default 100000 (mrc --phases' default); 0 = no windows
  *   LLCPROBE_RT_WINDOW_PCS  code addresses sampled per window for its
  *                       phase signature, default 400
  *
