@@ -150,8 +150,8 @@ static void configure(void)
     const char *window = getenv("LLCPROBE_RT_WINDOW");
     const char *pcs = getenv("LLCPROBE_RT_WINDOW_PCS");
     rt.window = LLC_MRC_PHASE_WINDOW_DEFAULT;
-    if (window && *window && parse_count(window, &rt.window) < 0) {
-        rt_warn("LLCPROBE_RT_WINDOW is a whole number (0: no windows), not '%s': not profiling",
+    if (window && *window && (parse_count(window, &rt.window) < 0 || rt.window > UINT64_C(1) << 50)) {
+        rt_warn("LLCPROBE_RT_WINDOW is a whole number up to 2^50 (0: no windows), not '%s': not profiling",
                 window);
         return;
     }
