@@ -45,7 +45,7 @@ common=(--phases --phase-window 20000 --rate 0.01 --sizes $sizes --gnuplot "$tmp
 # simulated random-replacement cache.
 LLCPROBE_RT_MODE=trace LLCPROBE_RT_OUTPUT=$tmp/two.trace "$tmp/two" "${args[@]}" >/dev/null ||
   bad "trace run"
-"$truth" "$tmp/two.trace" 1 1 100000 20000r ${lines//,/ } >"$tmp/truth" 2>&1 || bad "truth: $(cat "$tmp/truth")"
+"$truth" "$tmp/two.trace" 0.001 1 100000 20000r ${lines//,/ } >"$tmp/truth" 2>&1 || bad "truth: $(cat "$tmp/truth")"
 
 "$bin" mrc --sampler rt "${common[@]}" -o "$tmp/rt" -- "$tmp/two" "${args[@]}" >"$tmp/out" 2>&1
 check_rc "mrc --sampler rt --phases" 0 $?
