@@ -68,16 +68,23 @@ best() { # best wall time of 3 runs, seconds
   done
   echo "$b"
 }
-echo "== runtime overhead: walk ${args[*]} (32 MiB random cycle), rate 1e-4, best of 3"
-t_native=$(best "$tmp/native" "${args[@]}")
-t_rt=$(LLCPROBE_RT_OUTPUT=$tmp/walk.profile LLCPROBE_RT_RATE=1e-4 best "$tmp/rt" "${args[@]}")
+cpu() { /usr/bin/time -f "%U %S" "$@" 2>&1 >/dev/null | tail -1 | awk '{ print $1 + $2 }'; }
+# The goal's figure: CPU time (user + sys) in interleaved pairs, native then
+# instrumented, the median of the pairs' ratios (wall-clock best-of-3 on
+# this shared VM swung from 0.54x to 1.5x between runs).
+overhead_pairs=${BENCH_MRC_OVERHEAD_PAIRS:-3}
+echo "== runtime overhead: walk ${args[*]} (32 MiB random cycle), rate 1e-4, $overhead_pairs interleaved pairs, CPU time"
+for ((i = 0; i < overhead_pairs; i++)); do
+  n=$(cpu "$tmp/native" "${args[@]}")
+  r=$(LLCPROBE_RT_OUTPUT=$tmp/walk.profile LLCPROBE_RT_RATE=1e-4 cpu "$tmp/rt" "${args[@]}")
+  echo "$n $r"
+done | tee "$tmp/overhead"
 # The profile must be real, or the figure means nothing.
-LLCPROBE_RT_OUTPUT=$tmp/walk.profile LLCPROBE_RT_RATE=1e-4 "$tmp/rt" "${args[@]}" >/dev/null
 awk '$1 == "samples" && $2 > 1000 { ok = 1 } END { exit !ok }' "$tmp/walk.profile" \
   || { echo "bench-mrc: the runtime wrote no usable profile" >&2; exit 1; }
 grep -E '^(refs|samples) ' "$tmp/walk.profile"
-echo "native: $t_native s"
-echo "instrumented, rate 1e-4: $t_rt s"
+rt_x=$(awk '{ print $2 / $1 }' "$tmp/overhead" | sort -n | awk '{ r[NR] = $1 } END { print r[int((NR + 1) / 2)] }')
+echo "native vs instrumented CPU seconds per pair above; median ratio $rt_x"
 # For context (not the goal): the same walk on 16 KiB that stays in L1,
 # where the per-access callback is not hidden behind memory latency.
 small=(4096 100000000)
@@ -105,7 +112,6 @@ fi
 # 1M) against none (=0): CPU time (user + sys), interleaved pairs, the
 # median ratio; on the memory-bound walk and the cache-resident one, where
 # the extra slow-path calls (400 signature samples per window) show most.
-cpu() { /usr/bin/time -f "%U %S" "$@" 2>&1 >/dev/null | tail -1 | awk '{ print $1 + $2 }'; }
 pairs=${BENCH_MRC_PAIRS:-5}
 for w in 100000 1000000; do
   for set in walk small; do
@@ -122,4 +128,4 @@ done
 grep -q '^windows ' "$tmp/w.profile" || { echo "bench-mrc: the runtime wrote no windows" >&2; exit 1; }
 echo "mrc_solve_ms: $solve_ms ms"
 awk '/windows of 100000 on the walk/ { printf "rt_windows_overhead_x: %s x\n", $(NF - 3) }' "$tmp/win"
-awk -v a="$t_rt" -v b="$t_native" 'BEGIN { printf "rt_overhead_x: %.2f x\n", a / b }'
+awk -v x="$rt_x" 'BEGIN { printf "rt_overhead_x: %.2f x\n", x }'
