@@ -24,6 +24,8 @@
 # slots); bzip2 and xz rebuilt from Debian sources by
 # scripts/build-workloads.sh are added to the table when they are built
 # (EVAL_WORKLOADS=0: do not try to build them).
+# Also the instrumented runtime's own per-phase curves (mrc --sampler rt
+# --phases) on the two walk+qsort programs (the _rt_phases_ lines).
 # Usage: scripts/eval-mrc.sh [BUILD_DIR]   (default build/)
 # Last lines: mrc_mae_statcache_vs_random, mrc_mae_statstack_vs_lru (per
 #             phase; before this change they were the pooled figures, now
@@ -131,6 +133,35 @@ for i in "${!traces[@]}"; do
   if [ "${headline[$i]}" = 1 ]; then count_h=$((count_h + n)); fi
 done
 
+# The runtime's own per-phase curves (mrc --sampler rt --phases: windows
+# and signatures recorded in the program, profile version 2) on the two
+# walk+qsort programs, against the truth of their traces above (the runs
+# differ only in ASLR; the arrays are line-aligned by malloc's size class,
+# so the truth is the same). Window: EVAL_PHASE_WINDOW without a suffix,
+# else mrc's default.
+echo "== runtime: mrc --sampler rt --phases on the walk+qsort programs, seeds $seeds"
+rt_window=()
+case $phase_window in 0|*[!0-9]*) ;; *) rt_window=(--phase-window "$phase_window") ;; esac
+rt_bytes=$(for l in $sizes; do printf '%d,' $((l * 64)); done)
+rt_sum_sc=0 rt_sum_ss=0 rt_n=0
+walk_args=("16384 3000000" "262144 4000000")
+for i in 0 1; do
+  first=${seeds%%,*}
+  awk -v s="$first" '!/^#/ && $1 == s { print $3, $4 }' "$tmp/t$i" >"$tmp/rt-truth"
+  for sd in ${seeds//,/ }; do
+    # shellcheck disable=SC2086
+    "$bin" mrc --sampler rt --phases "${rt_window[@]}" --rate "$rate" --seed "$sd" \
+      --sizes "${rt_bytes%,}" --gnuplot "$tmp/no-gnuplot" -q -o "$tmp/rtm" -- "$tmp/walk" ${walk_args[$i]} \
+      >"$tmp/rtm.out"
+    read -r sc ss < <(awk -F, 'NR > 1 { print $3, $7 }' "$tmp/rtm.mrc.csv" | paste -d' ' - "$tmp/rt-truth" |
+      awk '{ a += ($1 > $4 ? $1 - $4 : $4 - $1); b += ($2 > $3 ? $2 - $3 : $3 - $2); n++ } END { printf "%.6f %.6f\n", a / n, b / n }')
+    echo "  ${names[$i]%% (*}, seed $sd: $(grep -o '^phases: [0-9]* windows of [0-9]* references, [0-9]* phases' "$tmp/rtm.out"); per phase $sc $ss"
+    rt_sum_sc=$(awk -v s="$rt_sum_sc" -v a="$sc" 'BEGIN { print s + a }')
+    rt_sum_ss=$(awk -v s="$rt_sum_ss" -v a="$ss" 'BEGIN { print s + a }')
+    rt_n=$((rt_n + 1))
+  done
+done
+
 echo "== cachegrind (xz -1 on 40 KB): LL data miss ratio vs StatStack with its associativity"
 cg_sum=0 cg_n=0
 printf '%10s %5s %12s %12s\n' LL ways cachegrind "statstack (mean of seeds)"
@@ -169,6 +200,8 @@ awk -v a="${sum_h[2]}" -v b="${sum_h[3]}" -v n="$count_h" 'BEGIN {
   printf "mrc_mae_statcache_vs_random_slots: %.4f\nmrc_mae_statstack_vs_lru_slots: %.4f\n", a / n, b / n }'
 awk -v a="${sum_h[0]}" -v b="${sum_h[1]}" -v n="$count_h" 'BEGIN {
   printf "mrc_mae_statcache_vs_random_pooled: %.4f\nmrc_mae_statstack_vs_lru_pooled: %.4f\n", a / n, b / n }'
+awk -v a="$rt_sum_sc" -v b="$rt_sum_ss" -v n="$rt_n" 'BEGIN {
+  printf "mrc_mae_rt_phases_statcache_vs_random_walks: %.4f\nmrc_mae_rt_phases_statstack_vs_lru_walks: %.4f\n", a / n, b / n }'
 awk -v a="${sum_h[4]}" -v n="$count_h" 'BEGIN { printf "mrc_mae_statcache_vs_random: %.4f\n", a / n }'
 awk -v a="${sum_h[5]}" -v n="$count_h" 'BEGIN { printf "mrc_mae_statstack_vs_lru: %.4f\n", a / n }'
 awk -v a="$cg_sum" -v n="$cg_n" 'BEGIN { printf "mrc_mae_vs_cachegrind: %.4f\n", a / n }'

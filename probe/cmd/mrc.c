@@ -56,9 +56,12 @@ static void usage(FILE *out)
             "                    phases' reference-weighted mixture as the curve (the pooled\n"
             "                    curve beside it). A reuse that ends in a later window\n"
             "                    belongs to the window where it was sampled; unclassified\n"
-            "                    windows are modelled with all samples. Trace sampler only; with\n"
+            "                    windows are modelled with all samples. Trace and rt samplers\n"
+            "                    and profiles (the runtime records windows of references and\n"
+            "                    signatures of 400 sampled code addresses per window); with\n"
             "                    -o writes PREFIX.phases.csv; not with --band or --time-slots\n"
-            "  --phase-window N  window length (default 1000000, phase --trace's)\n"
+            "  --phase-window N  window length (default 100000; a profile's is the one it\n"
+            "                    was recorded with, LLCPROBE_RT_WINDOW)\n"
             "  --phase-unit U    auto (default: instructions if the trace has instruction\n"
             "                    records, as lackey's do, else references), instructions\n"
             "                    (signature: sampled instruction addresses, phase --trace's)\n"
@@ -87,6 +90,7 @@ struct mrc_args {
     unsigned time_slots; /* 0: off */
     bool phases;
     uint64_t phase_window;
+    bool phase_window_given;
     enum llc_mrc_window_unit phase_unit;
 };
 
@@ -260,6 +264,7 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
                 return llc_cli_usage("mrc", "--phase-window wants a whole number from 1000, not "
                                      "'%s'", optarg);
             a->phase_window = u;
+            a->phase_window_given = true;
             break;
         case OPT_PHASE_UNIT: {
             static const char *const names[] = {"auto", "instructions", "references"};
@@ -290,10 +295,8 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         return llc_cli_usage("mrc", "--time-slots needs the trace sampler (--trace FILE, or "
                                     "--sampler trace -- PROGRAM): profiles and the runtime keep "
                                     "one histogram per run");
-    if (a->phases && (a->profile || (a->argv && sampler_given && a->sampler != SAMPLER_TRACE)))
-        return llc_cli_usage("mrc", "--phases needs the trace sampler (--trace FILE, or "
-                                    "--sampler trace -- PROGRAM): profiles and the runtime keep "
-                                    "one histogram per run");
+    if (a->phases && a->argv && sampler_given && a->sampler == SAMPLER_PMU)
+        return llc_cli_usage("mrc", "--phases needs the trace or rt sampler, or a profile");
     if (phase_opts && !a->phases)
         return llc_cli_usage("mrc", "--phase-window and --phase-unit go with --phases");
     if (a->phases && a->time_slots)
@@ -379,19 +382,40 @@ static int input_from_lackey(const struct mrc_args *a, struct mrc_input *in, cha
     return rc;
 }
 
+/* A profile's samples (already in in->hist), and with --phases its windows
+ * classified and grouped as the trace path does. */
+static int input_from_profile(const struct mrc_args *a, const char *name,
+                              const struct llc_mrc_profile_info *info,
+                              const struct llc_mrc_profile_windows *pw, struct mrc_input *in,
+                              char *err, size_t errlen)
+{
+    in->refs = info->refs;
+    in->rate = info->rate;
+    in->seed = info->seed;
+    if (!a->phases)
+        return 0;
+    struct llc_mrc_phase_config pc;
+    llc_mrc_phase_config_default(&pc);
+    pc.unit = a->phase_unit;
+    pc.window = a->phase_window_given ? a->phase_window : 0;
+    return llc_mrc_profile_phases(name, info, pw, &pc, &in->phase_run, err, errlen);
+}
+
 static int input_from_rt(const struct mrc_args *a, struct mrc_input *in, char *err, size_t errlen)
 {
     struct llc_mrc_profile_info info;
+    struct llc_mrc_profile_windows pw = {0};
     int status = 0;
-    const int rc = llc_mrc_run_rt(a->argv, a->rate, a->seed, in->hist, &info, &status, err, errlen);
+    const struct llc_mrc_rt_config cfg = {.rate = a->rate, .seed = a->seed,
+                                          .window = a->phases ? a->phase_window : 0};
+    int rc = llc_mrc_run_rt(a->argv, &cfg, in->hist, &info, &pw, &status, err, errlen);
     if (rc < 0)
         return rc;
     if (status != 0)
         llc_cli_warn(a->quiet, "%s exited with status %d", a->argv[0], status);
-    in->refs = info.refs;
-    in->rate = info.rate;
-    in->seed = info.seed;
-    return 0;
+    rc = input_from_profile(a, a->argv[0], &info, &pw, in, err, errlen);
+    llc_mrc_profile_windows_free(&pw);
+    return rc;
 }
 
 static int input_from_pmu(const struct mrc_args *a, struct mrc_input *in, char *err, size_t errlen)
@@ -421,15 +445,16 @@ static int gather(const struct mrc_args *a, struct mrc_input *in, char *err, siz
     }
     if (a->profile) {
         struct llc_mrc_profile_info info;
-        const int rc = llc_mrc_profile_read(a->profile, &info, in->hist, err, errlen);
+        struct llc_mrc_profile_windows pw = {0};
+        int rc = llc_mrc_profile_read(a->profile, &info, in->hist, a->phases ? &pw : NULL, err,
+                                      errlen);
         if (rc < 0)
             return rc;
         in->source = "profile";
         snprintf(in->input, sizeof in->input, "%s", info.command[0] ? info.command : a->profile);
-        in->refs = info.refs;
-        in->rate = info.rate;
-        in->seed = info.seed;
-        return 0;
+        rc = input_from_profile(a, a->profile, &info, &pw, in, err, errlen);
+        llc_mrc_profile_windows_free(&pw);
+        return rc;
     }
     join_argv(a->argv, in->input, sizeof in->input);
     enum sampler s = a->sampler;
@@ -437,11 +462,10 @@ static int gather(const struct mrc_args *a, struct mrc_input *in, char *err, siz
         const int has = llc_mrc_has_runtime(a->argv[0], err, errlen);
         if (has < 0)
             return has;
-        if (has && (a->time_slots || a->phases))
+        if (has && a->time_slots)
             return llc_errf(err, errlen, -EINVAL,
-                            "%s needs the trace sampler, and the program is linked with "
-                            "libllcprobe-rt (add --sampler trace to trace it under lackey)",
-                            a->phases ? "--phases" : "--time-slots");
+                            "--time-slots needs the trace sampler, and the program is linked "
+                            "with libllcprobe-rt (add --sampler trace to trace it under lackey)");
         s = has ? SAMPLER_RT : SAMPLER_TRACE;
         llc_cli_warn(a->quiet, "sampler: %s (%s)", has ? "rt" : "trace",
                      has ? "the program is linked with libllcprobe-rt"
@@ -602,7 +626,7 @@ static int solve_phases(const struct mrc_args *a, const struct mrc_input *in,
 {
     const struct llc_mrc_phase_run *pr = &in->phase_run;
     r->phase_run = pr;
-    r->phase_window = a->phase_window;
+    r->phase_window = pr->window;
     const int rc = solve_groups(a, pr->phases, r, &r->phases, err, errlen);
     if (rc < 0)
         return rc;

@@ -15,10 +15,11 @@
 #include "llcprobe/trace.h"
 
 /* ---- Profile file ---------------------------------------------------------
- * Text, one "key value" per line in this order, the last line being the
- * histogram in statmodel's serialisation (llc_statmodel_hist_format):
+ * Text, one "key value" per line in this order, then the histogram in
+ * statmodel's serialisation (llc_statmodel_hist_format), then (version 2)
+ * the per-window data of `mrc --phases`:
  *
- *     llcprobe-rt-profile 1
+ *     llcprobe-rt-profile 2
  *     rate 0.0001
  *     seed 1
  *     refs 123456789
@@ -26,8 +27,19 @@
  *     threads 1
  *     command ./app arg
  *     rdhist 1 inf=17 0:3 ...
- */
-#define LLC_MRC_PROFILE_MAGIC "llcprobe-rt-profile 1"
+ *     windows 1000000 400 124 12346 complete      (or: windows off)
+ *     w 0 1000000 398 c0 c1 ... c31               (one line per window)
+ *     s 0 1234                                    (one per sample: window, distance|inf)
+ *
+ * windows: references per window, code addresses sampled per window for the
+ * signature, window and sample lines that follow, and "truncated" if the
+ * runtime's memory cap stopped the recording (then --phases refuses it).
+ * A window line: thread index, references, code addresses sampled, and how
+ * many fell in each llc_phase_hash_ip bucket. Windows are in the order they
+ * ended; each thread's last (partial) window comes after the others.
+ * Version 1 profiles (no windows line) still load. */
+#define LLC_MRC_PROFILE_MAGIC_V1 "llcprobe-rt-profile 1"
+#define LLC_MRC_PROFILE_MAGIC "llcprobe-rt-profile 2"
 
 struct llc_mrc_profile_info {
     double rate;
@@ -36,18 +48,49 @@ struct llc_mrc_profile_info {
     uint64_t samples;  /* samples taken, finite + dangling */
     uint64_t threads;  /* threads that were sampled */
     char command[1024];
+    unsigned version;  /* of the file read */
 };
 
-/* Writes the profile to f; -EIO if the stream fails, -ENOMEM. */
+/* One window of references of one thread. */
+struct llc_mrc_profile_window {
+    uint32_t thread;
+    uint32_t pcs;                       /* code addresses sampled in it */
+    uint64_t refs;                      /* references in it */
+    uint32_t counts[LLC_PHASE_BUCKETS]; /* sampled code addresses per bucket */
+};
+
+#define LLC_MRC_NEVER_REUSED UINT64_MAX
+struct llc_mrc_profile_sample {
+    uint64_t window;   /* index into windows[] of the window it was taken in */
+    uint64_t distance; /* LLC_MRC_NEVER_REUSED: dangling */
+};
+
+struct llc_mrc_profile_windows {
+    uint64_t length;         /* references per window; 0: recorded without windows */
+    uint32_t pcs_per_window; /* signature samples aimed at per window */
+    bool complete;           /* false: the runtime's cap stopped the recording */
+    size_t n_windows, n_samples;
+    struct llc_mrc_profile_window *windows;
+    struct llc_mrc_profile_sample *samples;
+};
+void llc_mrc_profile_windows_free(struct llc_mrc_profile_windows *w);
+
+/* Writes the profile to f (w NULL or w->length 0: "windows off"); -EIO if
+ * the stream fails, -ENOMEM. */
 int llc_mrc_profile_write(FILE *f, const struct llc_mrc_profile_info *info,
-                          const struct llc_statmodel_hist *h, char *err, size_t errlen);
+                          const struct llc_statmodel_hist *h,
+                          const struct llc_mrc_profile_windows *w, char *err, size_t errlen);
 /* Parses a profile; strict (every key once, in order, numbers checked,
- * samples equal to the histogram's total). h is replaced. Errors name the
- * file and the line. */
+ * samples equal to the histogram's total, windows consistent with the
+ * header). h is replaced; w (may be NULL: windows checked, then dropped)
+ * gets the windows, length 0 if there are none. Errors name the file and
+ * the line. */
 int llc_mrc_profile_parse(const char *text, const char *name, struct llc_mrc_profile_info *info,
-                          struct llc_statmodel_hist *h, char *err, size_t errlen);
+                          struct llc_statmodel_hist *h, struct llc_mrc_profile_windows *w,
+                          char *err, size_t errlen);
 int llc_mrc_profile_read(const char *path, struct llc_mrc_profile_info *info,
-                         struct llc_statmodel_hist *h, char *err, size_t errlen);
+                         struct llc_statmodel_hist *h, struct llc_mrc_profile_windows *w,
+                         char *err, size_t errlen);
 
 /* ---- Sampling a trace file ------------------------------------------------ */
 
@@ -99,7 +142,12 @@ enum llc_mrc_window_unit { /* in the order of mrc --phase-unit's names */
     LLC_MRC_WINDOW_REFERENCES,   /* line references; the signature counts the code
                                     address (pc) of every data record in the window */
 };
-#define LLC_MRC_PHASE_WINDOW_DEFAULT 1000000 /* phase --trace's window */
+/* 100 k: on scripts/eval-mrc.sh's traces a 1 M window (phase --trace's)
+ * cannot separate a short sort from the walk before it (walk+qsort 64 KiB:
+ * per-phase MAE 0.0163 / 0.0184 at 1 M, 0.0145 / 0.0163 at 100 k; 1 MiB:
+ * 0.0041 / 0.0040, 0.0035 / 0.0035), and the stationary xz stream is the
+ * same at both (0.0099 / 0.0082, 0.0101 / 0.0086). */
+#define LLC_MRC_PHASE_WINDOW_DEFAULT 100000
 
 struct llc_mrc_phase_config {
     struct llc_statmodel_sampler_config sampler; /* slot_refs must be 0 */
@@ -120,6 +168,7 @@ struct llc_mrc_phase_window {
 
 struct llc_mrc_phase_run {
     enum llc_mrc_window_unit unit; /* as resolved */
+    uint64_t window;               /* window length in unit */
     size_t n_windows;
     struct llc_mrc_phase_window *windows;
     /* One group per phase id, plus LLC_PHASE_UNCLASSIFIED / TRANSITION
@@ -133,19 +182,36 @@ struct llc_mrc_phase_run {
 
 int llc_mrc_sample_trace_phases(const char *path, const struct llc_mrc_phase_config *cfg,
                                 struct llc_mrc_phase_run *out, char *err, size_t errlen);
+/* The same from a profile's windows (the runtime's, windows of references
+ * whose signatures count sampled code addresses): classified by the same
+ * detector, samples grouped by the window they were taken in, the same
+ * outputs. cfg->sampler is not used; cfg->window must be 0 or the recorded
+ * length. Refuses a profile without windows or with truncated ones. */
+int llc_mrc_profile_phases(const char *name, const struct llc_mrc_profile_info *info,
+                           const struct llc_mrc_profile_windows *pw,
+                           const struct llc_mrc_phase_config *cfg, struct llc_mrc_phase_run *out,
+                           char *err, size_t errlen);
 void llc_mrc_phase_run_free(struct llc_mrc_phase_run *r);
 /* Windows of phase id (any label) in r. */
 size_t llc_mrc_phase_windows_of(const struct llc_mrc_phase_run *r, int phase);
 
 /* ---- Running programs ----------------------------------------------------- */
 
-/* Runs argv (linked with libllcprobe-rt) with the runtime told to sample at
- * rate/seed and write its profile to a temporary file, waits, and reads the
- * profile into h. *exit_status gets the program's exit code (128 + N if
- * killed by signal N). A program without the runtime writes no profile:
- * -ENOENT, and err says how to build it. */
-int llc_mrc_run_rt(char *const *argv, double rate, uint64_t seed, struct llc_statmodel_hist *h,
-                   struct llc_mrc_profile_info *info, int *exit_status, char *err, size_t errlen);
+struct llc_mrc_rt_config {
+    double rate;
+    uint64_t seed;
+    uint64_t window;      /* references per window (LLCPROBE_RT_WINDOW); 0: no windows */
+    unsigned window_pcs;  /* signature samples per window; 0: the runtime's default */
+};
+/* Runs argv (linked with libllcprobe-rt) with the runtime told to sample
+ * as cfg says and write its profile to a temporary file, waits, and reads
+ * the profile into h (and its windows into w, if not NULL). *exit_status
+ * gets the program's exit code (128 + N if killed by signal N). A program
+ * without the runtime writes no profile: -ENOENT, and err says how to
+ * build it. */
+int llc_mrc_run_rt(char *const *argv, const struct llc_mrc_rt_config *cfg,
+                   struct llc_statmodel_hist *h, struct llc_mrc_profile_info *info,
+                   struct llc_mrc_profile_windows *w, int *exit_status, char *err, size_t errlen);
 /* 1 if the executable argv0 (searched in PATH like execvp) carries the
  * runtime's marker string, 0 if not, negative if it cannot be read. */
 int llc_mrc_has_runtime(const char *argv0, char *err, size_t errlen);

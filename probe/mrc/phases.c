@@ -11,6 +11,7 @@
  * the code address of each of its data records: the call sites of its
  * loads and stores. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,6 +165,55 @@ void llc_mrc_phase_run_free(struct llc_mrc_phase_run *r)
     *r = (struct llc_mrc_phase_run){0};
 }
 
+/* Shared by traces and profiles: the windows' groups (one per window, in
+ * order) and their labels become out's windows, per-phase groups and
+ * pooled histogram. */
+static int finish_run(const struct llc_statmodel_groups *windows, const int *labels,
+                      size_t n_labels, const struct llc_phase_detector *det, const char *name,
+                      struct llc_mrc_phase_run *out, char *err, size_t errlen)
+{
+    const size_t n = llc_statmodel_groups_count(windows);
+    if (n != n_labels)
+        return llc_errf(err, errlen, -EIO, "%s: %zu windows sampled but %zu classified", name, n,
+                        n_labels);
+    out->n_windows = n;
+    out->windows = calloc(n ? n : 1, sizeof *out->windows);
+    if (!out->windows)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const int id = llc_statmodel_groups_id_at(windows, i);
+        out->windows[i] = (struct llc_mrc_phase_window){
+            .phase = labels[i],
+            .refs = llc_statmodel_groups_refs(windows, id),
+            .samples = llc_statmodel_hist_total(llc_statmodel_groups_hist(windows, id))};
+    }
+    llc_phase_detector_summary(det, &out->summary);
+    int rc = llc_statmodel_groups_create(&out->phases, err, errlen);
+    if (rc == 0)
+        rc = llc_statmodel_hist_create(&out->pooled, err, errlen);
+    if (rc == 0)
+        rc = llc_statmodel_groups_pool(windows, out->pooled, err, errlen);
+    if (rc == 0)
+        rc = llc_statmodel_groups_regroup(windows, labels, n, out->phases, err, errlen);
+    if (rc < 0)
+        return rc;
+    out->pooled_groups = (size_t)rc;
+    return 0;
+}
+
+/* The detector of both paths: the dynamic rate off. */
+static int create_detector(const struct llc_mrc_phase_config *cfg, struct llc_phase_detector **det,
+                           char *err, size_t errlen)
+{
+    struct llc_phase_config c = cfg->detector;
+    c.dim = LLC_PHASE_BUCKETS;
+    /* Offline a lower address-sampling rate saves nothing, and a window
+     * sampled at a lowered rate only matches known phases: the first
+     * window of a new phase would stay unclassified. */
+    c.dynamic_rate = false;
+    return llc_phase_detector_create(&c, det, err, errlen);
+}
+
 int llc_mrc_sample_trace_phases(const char *path, const struct llc_mrc_phase_config *cfg,
                                 struct llc_mrc_phase_run *out, char *err, size_t errlen)
 {
@@ -175,13 +225,7 @@ int llc_mrc_sample_trace_phases(const char *path, const struct llc_mrc_phase_con
     int rc = resolve_unit(path, cfg->unit, &out->unit, err, errlen);
     if (rc < 0)
         goto out;
-    struct llc_phase_config det = cfg->detector;
-    det.dim = LLC_PHASE_BUCKETS;
-    /* Offline a lower address-sampling rate saves nothing, and a window
-     * sampled at a lowered rate only matches known phases: the first
-     * window of a new phase would stay unclassified. */
-    det.dynamic_rate = false;
-    rc = llc_phase_detector_create(&det, &w.det, err, errlen);
+    rc = create_detector(cfg, &w.det, err, errlen);
     if (rc < 0)
         goto out;
     if (out->unit == LLC_MRC_WINDOW_INSTRUCTIONS) {
@@ -206,37 +250,8 @@ int llc_mrc_sample_trace_phases(const char *path, const struct llc_mrc_phase_con
         rc = close_refs_window(&w, err, errlen);
     if (rc < 0)
         goto out;
-    const size_t n = llc_statmodel_groups_count(windows);
-    if (n != w.n) {
-        rc = llc_errf(err, errlen, -EIO, "%s: %zu windows sampled but %zu classified", path, n,
-                      w.n);
-        goto out;
-    }
-    out->n_windows = n;
-    out->windows = calloc(n, sizeof *out->windows);
-    if (!out->windows) {
-        rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const int id = llc_statmodel_groups_id_at(windows, i);
-        out->windows[i] = (struct llc_mrc_phase_window){
-            .phase = w.labels[i],
-            .refs = llc_statmodel_groups_refs(windows, id),
-            .samples = llc_statmodel_hist_total(llc_statmodel_groups_hist(windows, id))};
-    }
-    llc_phase_detector_summary(w.det, &out->summary);
-    rc = llc_statmodel_groups_create(&out->phases, err, errlen);
-    if (rc == 0)
-        rc = llc_statmodel_hist_create(&out->pooled, err, errlen);
-    if (rc == 0)
-        rc = llc_statmodel_groups_pool(windows, out->pooled, err, errlen);
-    if (rc == 0)
-        rc = llc_statmodel_groups_regroup(windows, w.labels, n, out->phases, err, errlen);
-    if (rc >= 0) {
-        out->pooled_groups = (size_t)rc;
-        rc = 0;
-    }
+    rc = finish_run(windows, w.labels, w.n, w.det, path, out, err, errlen);
+    out->window = cfg->window;
 out:
     if (rc < 0)
         llc_mrc_phase_run_free(out);
@@ -244,5 +259,70 @@ out:
     llc_sampling_trace_close(w.ips);
     llc_phase_detector_destroy(w.det);
     free(w.labels);
+    return rc;
+}
+
+int llc_mrc_profile_phases(const char *name, const struct llc_mrc_profile_info *info,
+                           const struct llc_mrc_profile_windows *pw,
+                           const struct llc_mrc_phase_config *cfg, struct llc_mrc_phase_run *out,
+                           char *err, size_t errlen)
+{
+    *out = (struct llc_mrc_phase_run){.unit = LLC_MRC_WINDOW_REFERENCES};
+    if (!pw->length)
+        return llc_errf(err, errlen, -EINVAL,
+                        "%s: recorded without windows (%s), and --phases needs them: run the "
+                        "program again with this runtime and LLCPROBE_RT_WINDOW unset or > 0",
+                        name, info->version < 2 ? "a version 1 profile" : "LLCPROBE_RT_WINDOW=0");
+    if (!pw->complete)
+        return llc_errf(err, errlen, -EINVAL,
+                        "%s: its windows are truncated (the runtime's memory cap was reached): "
+                        "--phases would model part of the run; record with a longer "
+                        "LLCPROBE_RT_WINDOW or a lower rate", name);
+    if (cfg->unit == LLC_MRC_WINDOW_INSTRUCTIONS)
+        return llc_errf(err, errlen, -EINVAL, "%s: a profile's windows count references, not "
+                        "instructions", name);
+    if (cfg->window && cfg->window != pw->length)
+        return llc_errf(err, errlen, -EINVAL, "%s: windows of %" PRIu64 " references were "
+                        "recorded, not %" PRIu64 " (leave out --phase-window, or record again "
+                        "with LLCPROBE_RT_WINDOW)", name, pw->length, cfg->window);
+    struct llc_phase_detector *det = NULL;
+    struct llc_statmodel_groups *windows = NULL;
+    int *labels = calloc(pw->n_windows ? pw->n_windows : 1, sizeof *labels);
+    int rc = labels ? 0 : llc_errf(err, errlen, -ENOMEM, "out of memory");
+    if (rc == 0)
+        rc = create_detector(cfg, &det, err, errlen);
+    if (rc == 0)
+        rc = llc_statmodel_groups_create(&windows, err, errlen);
+    for (size_t i = 0; rc == 0 && i < pw->n_windows; i++) {
+        const struct llc_mrc_profile_window *x = &pw->windows[i];
+        double counts[LLC_PHASE_BUCKETS];
+        for (unsigned b = 0; b < LLC_PHASE_BUCKETS; b++)
+            counts[b] = x->counts[b];
+        struct llc_phase_window ph;
+        rc = llc_statmodel_groups_add_refs(windows, (int)i, (double)x->refs, err, errlen);
+        if (rc == 0)
+            rc = llc_phase_detector_feed_dense(det, counts, LLC_PHASE_BUCKETS, x->pcs, &ph, err,
+                                               errlen);
+        if (rc == 0)
+            labels[i] = ph.phase;
+    }
+    for (size_t i = 0; rc == 0 && i < pw->n_samples; i++) {
+        const struct llc_mrc_profile_sample *x = &pw->samples[i];
+        struct llc_statmodel_hist *h = llc_statmodel_groups_hist(windows, (int)x->window);
+        rc = x->distance == LLC_MRC_NEVER_REUSED
+                 ? llc_statmodel_hist_add_dangling(h, 1.0, err, errlen)
+                 : llc_statmodel_hist_add(h, x->distance, 1.0, err, errlen);
+    }
+    if (rc == 0)
+        rc = finish_run(windows, labels, pw->n_windows, det, name, out, err, errlen);
+    if (rc == 0) {
+        out->stats.refs = info->refs;
+        out->window = pw->length;
+    }
+    if (rc < 0)
+        llc_mrc_phase_run_free(out);
+    llc_statmodel_groups_destroy(windows);
+    llc_phase_detector_destroy(det);
+    free(labels);
     return rc;
 }

@@ -66,8 +66,9 @@ out:
     return rc;
 }
 
-int llc_mrc_run_rt(char *const *argv, double rate, uint64_t seed, struct llc_statmodel_hist *h,
-                   struct llc_mrc_profile_info *info, int *exit_status, char *err, size_t errlen)
+int llc_mrc_run_rt(char *const *argv, const struct llc_mrc_rt_config *cfg,
+                   struct llc_statmodel_hist *h, struct llc_mrc_profile_info *info,
+                   struct llc_mrc_profile_windows *w, int *exit_status, char *err, size_t errlen)
 {
     const char *tmp = getenv("TMPDIR");
     char dir[4096], profile[4200];
@@ -76,9 +77,11 @@ int llc_mrc_run_rt(char *const *argv, double rate, uint64_t seed, struct llc_sta
         return llc_errf(err, errlen, -errno, "cannot make a temporary directory in %s: %s",
                         tmp && *tmp ? tmp : "/tmp", strerror(errno));
     snprintf(profile, sizeof profile, "%s/profile", dir);
-    char rate_s[64], seed_s[32];
-    snprintf(rate_s, sizeof rate_s, "%.17g", rate);
-    snprintf(seed_s, sizeof seed_s, "%llu", (unsigned long long)seed);
+    char rate_s[64], seed_s[32], window_s[32], pcs_s[32];
+    snprintf(rate_s, sizeof rate_s, "%.17g", cfg->rate);
+    snprintf(seed_s, sizeof seed_s, "%llu", (unsigned long long)cfg->seed);
+    snprintf(window_s, sizeof window_s, "%llu", (unsigned long long)cfg->window);
+    snprintf(pcs_s, sizeof pcs_s, "%u", cfg->window_pcs);
     int rc = 0;
     const pid_t pid = fork();
     if (pid < 0) {
@@ -90,6 +93,9 @@ int llc_mrc_run_rt(char *const *argv, double rate, uint64_t seed, struct llc_sta
         setenv("LLCPROBE_RT_MODE", "hist", 1);
         setenv("LLCPROBE_RT_RATE", rate_s, 1);
         setenv("LLCPROBE_RT_SEED", seed_s, 1);
+        setenv("LLCPROBE_RT_WINDOW", window_s, 1);
+        if (cfg->window_pcs)
+            setenv("LLCPROBE_RT_WINDOW_PCS", pcs_s, 1);
         execvp(argv[0], argv);
         fprintf(stderr, "llcprobe: mrc: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -113,7 +119,7 @@ int llc_mrc_run_rt(char *const *argv, double rate, uint64_t seed, struct llc_sta
                       argv[0], *exit_status);
         goto out;
     }
-    rc = llc_mrc_profile_read(profile, info, h, err, errlen);
+    rc = llc_mrc_profile_read(profile, info, h, w, err, errlen);
 out:
     unlink(profile);
     rmdir(dir);

@@ -8,10 +8,16 @@
  *                       trace: every access in llcprobe's trace format
  *   LLCPROBE_RT_RATE    sampling rate in (0, 1], default 1e-4
  *   LLCPROBE_RT_SEED    random seed, default 1
+ *   LLCPROBE_RT_WINDOW  hist mode: references per window for mrc --phases,
+ *                       default 100000 (mrc --phases' default); 0 = no windows
+ *   LLCPROBE_RT_WINDOW_PCS  code addresses sampled per window for its
+ *                       phase signature, default 400
  *
  * Every access costs a counter decrement and one filter-bit test; the rest
  * (taking a sample every ~1/rate accesses, resolving a watched line) is the
- * out-of-line slow path. Each thread samples its own reference stream (spec
+ * out-of-line slow path, and so is all the window work: the countdown runs
+ * to the nearest of the next sample, the next signature sample and the
+ * window's end (window.c). Each thread samples its own reference stream (spec
  * §1); the profile sums the threads' histograms. */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +59,9 @@ static struct {
     double rate;
     double log1m_rate;
     uint64_t seed;
+    uint64_t window;             /* 0: no windows */
+    uint32_t window_pcs;
+    uint64_t pc_gap_span;        /* signature gaps are uniform in [1, span] */
     char command[1024];
     pthread_mutex_t lock;        /* registry, trace writer, profile writes */
     struct rt_thread *threads;
@@ -99,6 +108,14 @@ static void on_sigusr1(int sig)
 
 static void thread_ended(void *arg);
 
+static int parse_count(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtoull(s, &end, 10);
+    return *end || errno || *s == '-' ? -EINVAL : 0;
+}
+
 static void configure(void)
 {
     const char *out = getenv("LLCPROBE_RT_OUTPUT");
@@ -125,14 +142,27 @@ static void configure(void)
     }
     rt.seed = 1;
     if (seed && *seed) {
-        char *end;
-        errno = 0;
-        rt.seed = strtoull(seed, &end, 10);
-        if (*end || errno || *seed == '-') {
+        if (parse_count(seed, &rt.seed) < 0) {
             rt_warn("LLCPROBE_RT_SEED is a whole number, not '%s': not profiling", seed);
             return;
         }
     }
+    const char *window = getenv("LLCPROBE_RT_WINDOW");
+    const char *pcs = getenv("LLCPROBE_RT_WINDOW_PCS");
+    rt.window = LLC_MRC_PHASE_WINDOW_DEFAULT;
+    if (window && *window && (parse_count(window, &rt.window) < 0 || rt.window > UINT64_C(1) << 50)) {
+        rt_warn("LLCPROBE_RT_WINDOW is a whole number up to 2^50 (0: no windows), not '%s': not profiling",
+                window);
+        return;
+    }
+    uint64_t n_pcs = 400; /* as phase --trace's per window (EIPV, scarphase.md §3) */
+    if (pcs && *pcs && (parse_count(pcs, &n_pcs) < 0 || n_pcs == 0 || n_pcs > UINT32_MAX)) {
+        rt_warn("LLCPROBE_RT_WINDOW_PCS is a whole number from 1, not '%s': not profiling", pcs);
+        return;
+    }
+    rt.window_pcs = (uint32_t)n_pcs;
+    const uint64_t pc_mean = rt.window > n_pcs ? rt.window / n_pcs : 1;
+    rt.pc_gap_span = 2 * pc_mean - 1;
     rt.log1m_rate = rt.rate < 1 ? log1p(-rt.rate) : 0;
     snprintf(rt.output, sizeof rt.output, "%s", out);
     read_command(rt.command, sizeof rt.command);
@@ -158,14 +188,25 @@ static void configure(void)
     rt.mode = m;
 }
 
-/* Geometric gap with mean 1/rate (spec §2.1): every access equally likely. */
-static uint64_t next_gap(uint64_t *state)
+/* Geometric gap with mean 1/rate (spec §2.1): every access equally likely.
+ * log1m is log(1 - rate), 0 for rate 1. */
+static uint64_t next_gap(uint64_t *state, double log1m)
 {
-    if (rt.log1m_rate == 0)
+    if (log1m == 0)
         return 1;
     const double u = llc_rng_unit_open0(llc_splitmix_next(state));
-    const double g = floor(log(u) / rt.log1m_rate);
+    const double g = floor(log(u) / log1m);
     return g >= 0x1p62 ? (UINT64_C(1) << 62) : 1 + (uint64_t)g;
+}
+
+/* Gap to the next signature sample: uniform in [1, span], mean (span + 1)
+ * / 2. The signature only needs positions that do not alias with loops,
+ * not StatCache's memoryless gaps, and this costs a multiply, not a log:
+ * with short windows signature samples are the slow path's most frequent
+ * call. */
+static uint64_t next_pc_gap(uint64_t *state)
+{
+    return 1 + (uint64_t)(((unsigned __int128)llc_splitmix_next(state) * rt.pc_gap_span) >> 64);
 }
 
 static void stay_idle(struct rt_hot *h)
@@ -191,6 +232,11 @@ static struct rt_thread *thread_start(struct rt_hot *h)
     rt.threads = t;
     pthread_mutex_unlock(&rt.lock);
     t->rng = rt.seed ^ (index * 0xD1B54A32D192ED03ull);
+    /* Signature samples from their own stream: the reuse samples are the
+     * same with windows or without. */
+    t->pc_rng = t->rng ^ 0x5CA4F00D5CA4F00Dull;
+    t->index = (uint32_t)index;
+    t->window = rt.window;
     if (rt_watch_init(t) < 0) {
         rt_warn("out of memory: this thread is not sampled");
         t->hot = NULL;
@@ -221,6 +267,8 @@ static void write_profile(void)
     char err[LLC_ERRLEN];
     struct llc_statmodel_hist *sum = NULL;
     struct llc_afile *f = NULL;
+    struct rt_collect collect = {0};
+    struct llc_mrc_profile_windows windows = {0};
     if (llc_statmodel_hist_create(&sum, err, sizeof err) < 0)
         goto fail;
     struct llc_mrc_profile_info info = {.rate = rt.rate, .seed = rt.seed,
@@ -232,24 +280,36 @@ static void write_profile(void)
         if (rc == 0 && t->n_watch)
             rc = llc_statmodel_hist_add_dangling(sum, (double)t->n_watch, err, sizeof err);
         /* Another thread's counter, read while it runs: a snapshot. */
-        info.refs += t->hot ? __atomic_load_n(&t->hot->refs, __ATOMIC_RELAXED) : t->refs_final;
+        const uint64_t refs =
+            t->hot ? __atomic_load_n(&t->hot->refs, __ATOMIC_RELAXED) : t->refs_final;
+        info.refs += refs;
+        if (rc == 0 && rt.window && rt_windows_collect(&collect, t, refs) < 0)
+            rc = llc_errf(err, sizeof err, -ENOMEM, "out of memory for the windows");
         pthread_mutex_unlock(&t->lock);
         if (rc < 0)
             goto fail;
     }
+    if (rt.window && rt_windows_finish(&collect, rt.window, rt.window_pcs, &windows) < 0) {
+        snprintf(err, sizeof err, "out of memory for the windows");
+        goto fail;
+    }
     info.samples = (uint64_t)llround(llc_statmodel_hist_total(sum));
     if (llc_afile_open(rt.output, &f, err, sizeof err) < 0 ||
-        llc_mrc_profile_write(llc_afile_stream(f), &info, sum, err, sizeof err) < 0)
+        llc_mrc_profile_write(llc_afile_stream(f), &info, sum, rt.window ? &windows : NULL, err,
+                              sizeof err) < 0)
         goto fail;
     const int rc = llc_afile_commit(f, err, sizeof err);
     f = NULL;
     if (rc < 0)
         goto fail;
     llc_statmodel_hist_destroy(sum);
+    llc_mrc_profile_windows_free(&windows);
     return;
 fail:
     llc_afile_abort(f);
     llc_statmodel_hist_destroy(sum);
+    rt_windows_finish(&collect, 0, 0, &windows); /* frees what was collected */
+    llc_mrc_profile_windows_free(&windows);
     rt_warn("profile not written: %s", err);
 }
 
@@ -281,6 +341,8 @@ static COLD void slow_path(struct rt_hot *h, uint64_t addr, uint32_t size, uint8
         return;
     }
     struct rt_thread *t = h->thread;
+    /* The access being made is number h->refs (1-based) of this thread. */
+    const uint64_t now = h->refs;
     if (!t) {
         t = thread_start(h);
         if (!t) {
@@ -288,10 +350,13 @@ static COLD void slow_path(struct rt_hot *h, uint64_t addr, uint32_t size, uint8
             return;
         }
         /* The first gap counts from the thread's first access, which is
-         * this one: sample it if the gap is 1. */
-        h->countdown = next_gap(&t->rng);
-        if (--h->countdown != 0)
-            return;
+         * this one (now = 1): sample it if the gap is 1. */
+        t->next_sample = now - 1 + next_gap(&t->rng, rt.log1m_rate);
+        t->next_pc = t->window_end = UINT64_MAX;
+        if (t->window) {
+            t->next_pc = now - 1 + next_pc_gap(&t->pc_rng);
+            t->window_end = t->window;
+        }
     }
     if (rt_dump_requested) {
         rt_dump_requested = 0;
@@ -300,16 +365,32 @@ static COLD void slow_path(struct rt_hot *h, uint64_t addr, uint32_t size, uint8
             write_profile();
         pthread_mutex_unlock(&rt.lock);
     }
+    int rc = 0;
     pthread_mutex_lock(&t->lock);
-    const int rc = rt_watch_add(t, addr >> 6, h->refs - 1);
-    t->taken++;
+    if (now == t->next_sample) {
+        rc = rt_watch_add(t, addr >> 6, now - 1);
+        t->taken++;
+        t->next_sample += next_gap(&t->rng, rt.log1m_rate);
+    }
+    /* A signature sample or a window's end belongs to the window of this
+     * access, so both come after the sample. */
+    if (now == t->next_pc) {
+        rt_window_pc(t, pc);
+        t->next_pc += next_pc_gap(&t->pc_rng);
+    }
+    if (now == t->window_end) {
+        rt_window_close(t);
+        t->window_end += t->window;
+    }
     pthread_mutex_unlock(&t->lock);
     if (rc < 0) {
         rt_warn("out of memory for a watch: sampling stops in this thread");
         stay_idle(h);
         return;
     }
-    h->countdown = next_gap(&t->rng);
+    uint64_t next = t->next_sample < t->next_pc ? t->next_sample : t->next_pc;
+    next = next < t->window_end ? next : t->window_end;
+    h->countdown = next - now;
 }
 
 static COLD void watched(struct rt_hot *h, uint64_t line)

@@ -169,6 +169,8 @@ int rt_watch_hit(struct rt_thread *t, uint64_t line, uint64_t pos)
         if (t->key[j] != key)
             continue;
         rc = llc_statmodel_hist_add(t->hist, pos - t->pos[j] - 1, 1.0, NULL, 0);
+        if (rc == 0 && t->window)
+            rt_window_sample(t, t->pos[j], pos - t->pos[j] - 1);
         remove_at(t, j);
         break;
     }

@@ -73,20 +73,9 @@ jcheck "no pcs: all unclassified, mixture = pooled" "$tmp/nopc.mrc.json" \
 check_rc "--time-slots" 0 $?
 check "slots.csv: 4 slots and the mean" "[ \$(wc -l <'$tmp/sl.slots.csv') = 21 ] && [ \$(grep -c '^mean,' '$tmp/sl.slots.csv') = 4 ]"
 
-# expect CODE PATTERN ARGS...: exit code and a single stderr line.
-expect() {
-  local code=$1 pattern=$2
-  shift 2
-  "$bin" mrc "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" -eq "$code" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "$pattern" "$tmp/err"; then
-    ok "mrc $*: $code"
-  else
-    bad "mrc $*: exit $rc, wanted $code with '$pattern' ($(cat "$tmp/err"))"
-  fi
-}
+. "$(dirname "$0")/mrc_expect.sh"
 expect 1 'no instruction records' --trace "$tmp/pc.trace" --phases --phase-unit instructions
-expect 2 'trace sampler' --profile "$tmp/none" --phases
+expect 2 'trace or rt sampler' --phases --sampler pmu -- /bin/true
 expect 2 'go with --phases' --trace "$tmp/pc.trace" --phase-window 20000
 expect 2 'not both' --trace "$tmp/pc.trace" --phases --time-slots 4
 expect 2 'band' --trace "$tmp/pc.trace" --phases --band

@@ -25,17 +25,37 @@ static struct llc_statmodel_hist *sample_hist(void)
     return h;
 }
 
-static char *write_to_string(const struct llc_mrc_profile_info *info,
-                             const struct llc_statmodel_hist *h)
+/* Windows of sample_hist's 10 samples: 60000 + 40000 references. */
+static struct llc_mrc_profile_window two_windows[2] = {
+    {.thread = 0, .pcs = 3, .refs = 60000, .counts = {[0] = 1, [31] = 2}},
+    {.thread = 0, .pcs = 12, .refs = 40000, .counts = {[5] = 12}},
+};
+static struct llc_mrc_profile_sample ten_samples[10] = {
+    {0, 0}, {0, 0}, {1, 0}, {0, 5000}, {1, 5000}, {1, 123456789},
+    {0, LLC_MRC_NEVER_REUSED}, {0, LLC_MRC_NEVER_REUSED}, {1, LLC_MRC_NEVER_REUSED},
+    {1, LLC_MRC_NEVER_REUSED},
+};
+static const struct llc_mrc_profile_windows sample_windows = {
+    .length = 60000, .pcs_per_window = 400, .complete = true, .n_windows = 2,
+    .n_samples = 10, .windows = two_windows, .samples = ten_samples};
+
+static char *write_with(const struct llc_mrc_profile_info *info, const struct llc_statmodel_hist *h,
+                        const struct llc_mrc_profile_windows *w)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
     char err[LLC_ERRLEN];
-    assert_int_equal(llc_mrc_profile_write(f, info, h, err, sizeof err), 0);
+    assert_int_equal(llc_mrc_profile_write(f, info, h, w, err, sizeof err), 0);
     fclose(f);
     return buf;
+}
+
+static char *write_to_string(const struct llc_mrc_profile_info *info,
+                             const struct llc_statmodel_hist *h)
+{
+    return write_with(info, h, &sample_windows);
 }
 
 static void test_roundtrip(void **state)
@@ -49,7 +69,17 @@ static void test_roundtrip(void **state)
     assert_int_equal(llc_statmodel_hist_create(&back, NULL, 0), 0);
     struct llc_mrc_profile_info got;
     char err[LLC_ERRLEN];
-    assert_int_equal(llc_mrc_profile_parse(text, "p", &got, back, err, sizeof err), 0);
+    struct llc_mrc_profile_windows w;
+    assert_int_equal(llc_mrc_profile_parse(text, "p", &got, back, &w, err, sizeof err), 0);
+    assert_int_equal(got.version, 2);
+    assert_int_equal(w.length, 60000);
+    assert_int_equal(w.pcs_per_window, 400);
+    assert_true(w.complete);
+    assert_int_equal(w.n_windows, 2);
+    assert_int_equal(w.n_samples, 10);
+    assert_memory_equal(w.windows, two_windows, sizeof two_windows);
+    assert_memory_equal(w.samples, ten_samples, sizeof ten_samples);
+    llc_mrc_profile_windows_free(&w);
     assert_true(got.rate == 1e-4);
     assert_int_equal(got.seed, 42);
     assert_int_equal(got.refs, 100000);
@@ -79,10 +109,12 @@ static void expect_refused(const char *from, const char *to, const char *why)
     sprintf(bad, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
     char err[LLC_ERRLEN] = "";
     struct llc_mrc_profile_info got;
-    const int rc = llc_mrc_profile_parse(bad, "p", &got, h, err, sizeof err);
+    struct llc_mrc_profile_windows w;
+    const int rc = llc_mrc_profile_parse(bad, "p", &got, h, &w, err, sizeof err);
     if (rc >= 0 || !strstr(err, why))
         fail_msg("'%s' -> '%s': rc %d, message '%s' (wanted '%s')", from, to, rc, err, why);
     assert_true(llc_statmodel_hist_total(h) == 0);
+    assert_true(w.n_windows == 0 && w.windows == NULL && w.samples == NULL);
     free(bad);
     free(text);
     llc_statmodel_hist_destroy(h);
@@ -91,7 +123,7 @@ static void expect_refused(const char *from, const char *to, const char *why)
 static void test_damage(void **state)
 {
     (void)state;
-    expect_refused("llcprobe-rt-profile 1", "llcprobe-rt-profile 2", "not an llcprobe-rt profile");
+    expect_refused("llcprobe-rt-profile 2", "llcprobe-rt-profile 3", "not an llcprobe-rt profile");
     expect_refused("rate 0.0001", "rate 2", "line 2: bad rate");
     expect_refused("rate 0.0001", "rate x", "line 2: bad rate");
     expect_refused("seed 1", "seed -1", "line 3: bad seed");
@@ -101,6 +133,52 @@ static void test_damage(void **state)
     expect_refused("rdhist 1 inf=4", "rdhist 1 inf=-4", "line 8:");
     expect_refused(" 0:3", " 0:3 0:1", "line 8:");
     expect_refused("rdhist 1", "rdhist 2", "line 8:");
+    /* Windows (version 2). */
+    expect_refused("windows 60000", "window 60000", "line 9: expected \"windows");
+    expect_refused(" complete", " done", "line 9: bad windows line");
+    expect_refused("\nw 0 60000 3 1 ", "\nw 1 60000 3 1 ", "line 10: expected \"w THREAD");
+    expect_refused("\nw 0 60000 3 1 ", "\nw 0 60000 4 1 ", "summing to PCS");
+    expect_refused("\nw 0 60000 3 1 ", "\nw 0 0 3 1 ", "line 10:");
+    expect_refused("\nw 0 40000", "\nw 0 40001", "hold 100001 references");
+    expect_refused("\ns 1 123456789", "\ns 2 123456789", "line 17: expected \"s WINDOW");
+    expect_refused("\ns 1 123456789", "\ns 1 x", "line 17:");
+    expect_refused("s 1 123456789\n", "", "line 21:");
+    expect_refused("400 2 10 complete", "400 2 9 complete", "text after the 9 sample lines");
+}
+
+/* A version 1 profile (no windows) still loads, with no windows; a profile
+ * written without windows says so, and truncated windows load as such. */
+static void test_versions(void **state)
+{
+    (void)state;
+    struct llc_statmodel_hist *h = sample_hist();
+    const struct llc_mrc_profile_info info = {.rate = 1e-4, .seed = 1, .refs = 100000,
+                                              .samples = 10, .threads = 1, .command = "./a"};
+    char err[LLC_ERRLEN] = "";
+    struct llc_mrc_profile_info got;
+    struct llc_mrc_profile_windows w;
+    char *text = write_with(&info, h, NULL);
+    assert_non_null(strstr(text, "\nwindows off\n"));
+    assert_int_equal(llc_mrc_profile_parse(text, "p", &got, h, &w, err, sizeof err), 0);
+    assert_int_equal(w.length, 0);
+    /* Version 1: the same without its last line. */
+    memcpy(text + strlen("llcprobe-rt-profile "), "1", 1);
+    *strstr(text, "windows off\n") = '\0';
+    assert_int_equal(llc_mrc_profile_parse(text, "p", &got, h, &w, err, sizeof err), 0);
+    assert_int_equal(got.version, 1);
+    assert_int_equal(w.length, 0);
+    assert_true(llc_statmodel_hist_total(h) == 10);
+    free(text);
+    struct llc_mrc_profile_windows cut = sample_windows;
+    cut.complete = false;
+    cut.n_samples = 7;
+    text = write_with(&info, h, &cut);
+    assert_int_equal(llc_mrc_profile_parse(text, "p", &got, h, &w, err, sizeof err), 0);
+    assert_false(w.complete);
+    assert_int_equal(w.n_samples, 7);
+    llc_mrc_profile_windows_free(&w);
+    free(text);
+    llc_statmodel_hist_destroy(h);
 }
 
 static void test_truncated(void **state)
@@ -112,7 +190,7 @@ static void test_truncated(void **state)
     *strstr(text, "rdhist") = '\0';
     char err[LLC_ERRLEN] = "";
     struct llc_mrc_profile_info got;
-    assert_true(llc_mrc_profile_parse(text, "p", &got, h, err, sizeof err) < 0);
+    assert_true(llc_mrc_profile_parse(text, "p", &got, h, NULL, err, sizeof err) < 0);
     assert_non_null(strstr(err, "histogram line is missing"));
     free(text);
     llc_statmodel_hist_destroy(h);
@@ -125,7 +203,7 @@ static void test_read_missing_file(void **state)
     struct llc_statmodel_hist *h = sample_hist();
     struct llc_mrc_profile_info got;
     char err[LLC_ERRLEN];
-    assert_true(llc_mrc_profile_read("/nonexistent/p", &got, h, err, sizeof err) < 0);
+    assert_true(llc_mrc_profile_read("/nonexistent/p", &got, h, NULL, err, sizeof err) < 0);
     assert_non_null(strstr(err, "/nonexistent/p: No such file"));
     llc_statmodel_hist_destroy(h);
 }
@@ -136,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_roundtrip),
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_versions),
         cmocka_unit_test(test_read_missing_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
