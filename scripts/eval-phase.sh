@@ -40,8 +40,9 @@
 # Usage: scripts/eval-phase.sh [BUILD_DIR]   (env: REPS=21, CAL_REPS=7,
 #        WINDOW=1000000, MULTS="2 4", PRESET=intel8, NOISE=uniform:size=16M,
 #        PHASE_OPTS="--samples 200" for the offline classifications,
+#        OLD=path of another llcprobe to measure in the same overhead rounds,
 #        KEEP=dir to keep the outputs (traces and BBVs already in it are
-#        reused); PARTS="offline overhead progcal" and PROGS="xz sqlite3 perl
+#        reused); PARTS="offline overhead progcal control" and PROGS="xz sqlite3 perl
 #        cc1" run only some. From scratch a full run takes ~45 min of
 #        tracing (lackey on cc1 alone ~17 min) and 30-60 min of overhead
 #        runs on a loaded machine)
@@ -51,7 +52,7 @@ build=${1:-build}
 bin=$(realpath "$build")/llcprobe   # absolute: runs are timed from a scratch dir
 reps=${REPS:-21}
 mults=${MULTS:-2 4}
-parts=${PARTS:-offline overhead progcal}
+parts=${PARTS:-offline overhead progcal control}
 cal_reps=${CAL_REPS:-7}
 window=${WINDOW:-1000000}
 preset=${PRESET:-intel8}
@@ -226,20 +227,21 @@ if has_part offline; then
   echo "ccov parts: within real phases + virtual phase (its windows' share x cov) + junk phase (n_virtual, n_junk windows)"
 fi
 
-if has_part overhead || has_part progcal; then
+if has_part overhead || has_part progcal || has_part control; then
   export LLCPROBE=$bin RUN_DIR=$work/obj
   ovh=scripts/phase-overhead.py
   amplified="--no-dynamic-rate --max-rate 4000"
   calib_loop=(perl -e 'my $s = 0; for my $i (1 .. 40000000) { $s += $i % 7 } print "$s\n"')
-  has_part overhead && "$ovh" run calib "$work" "$reps" "$amplified" -- "${calib_loop[@]}"
+  has_part overhead && LLCPROBE_OLD= "$ovh" run calib "$work" "$reps" "$amplified" -- "${calib_loop[@]}"
   for p in "${progs[@]}"; do
     declare -n long=long_$p
-    has_part overhead && "$ovh" run "$p" "$work" "$reps" "" -- "${long[@]}"
+    # OLD=another llcprobe (e.g. main's): run in the same rounds (triples)
+    has_part overhead && LLCPROBE_OLD=${OLD:-} "$ovh" run "$p" "$work" "$reps" "" -- "${long[@]}"
     # The cost model's check: the program's own cost per sample, amplified
     # like the loop's (what an interrupt evicts depends on the program).
-    has_part progcal && "$ovh" run "$p.cal" "$work" "$cal_reps" "$amplified" -- "${long[@]}"
+    has_part progcal && LLCPROBE_OLD= "$ovh" run "$p.cal" "$work" "$cal_reps" "$amplified" -- "${long[@]}"
     # and the control: everything but the samples (launcher, events, monitor)
-    has_part progcal && "$ovh" run "$p.ctl" "$work" "$cal_reps" "--no-dynamic-rate --max-rate 1" -- "${long[@]}"
+    has_part control && LLCPROBE_OLD= "$ovh" run "$p.ctl" "$work" "$cal_reps" "--no-dynamic-rate --max-rate 1" -- "${long[@]}"
     unset -n long
   done
   "$ovh" summary "$work" calib "${progs[@]}" >"$work/overhead.txt"
@@ -252,7 +254,7 @@ if has_part offline; then
   printf 'phase_ccov_over_cov_bbv: %.3f\n' "$(echo "$sum_bratio / $n" | bc -l)"
   printf 'phase_ccov_over_cov_bbv32: %.3f\n' "$(echo "$sum_b32ratio / $n" | bc -l)"
 fi
-if has_part overhead || has_part progcal; then tail -n 1 "$work/overhead.txt"; fi
+if has_part overhead || has_part progcal || has_part control; then tail -n 1 "$work/overhead.txt"; fi
 if has_part offline; then
   printf 'phase_ccov_over_cov: %.3f\n' "$(echo "$sum_ratio / $n" | bc -l)"
   printf 'phase_ari_vs_bbv: %.3f\n' "$(echo "$sum_ari / $n" | bc -l)"

@@ -105,7 +105,7 @@ def cmd_run(argv):
     # LLCPROBE_OLD: a second binary (say, main's) run in the same rounds, so
     # old and new are compared under the same load: triples, the order
     # rotating through all six permutations.
-    old = os.environ.get("LLCPROBE_OLD")
+    old = os.environ.get("LLCPROBE_OLD") or None
     kinds = ("plain", "live", "old") if old else ("plain", "live")
     orders = list(itertools.permutations(kinds)) if old else [kinds, kinds[::-1]]
     binary = {"live": bin_, "old": old}
