@@ -39,8 +39,10 @@
 # Last lines: phase_overhead_pct, phase_ccov_over_cov, phase_ari_vs_bbv.
 # Usage: scripts/eval-phase.sh [BUILD_DIR]   (env: REPS=21, CAL_REPS=7,
 #        WINDOW=1000000, MULTS="2 4", PRESET=intel8, NOISE=uniform:size=16M,
+#        PHASE_OPTS="--samples 200" for the offline classifications,
+#        OLD=path of another llcprobe to measure in the same overhead rounds,
 #        KEEP=dir to keep the outputs (traces and BBVs already in it are
-#        reused); PARTS="offline overhead progcal" and PROGS="xz sqlite3 perl
+#        reused); PARTS="offline overhead progcal control" and PROGS="xz sqlite3 perl
 #        cc1" run only some. From scratch a full run takes ~45 min of
 #        tracing (lackey on cc1 alone ~17 min) and 30-60 min of overhead
 #        runs on a loaded machine)
@@ -50,11 +52,13 @@ build=${1:-build}
 bin=$(realpath "$build")/llcprobe   # absolute: runs are timed from a scratch dir
 reps=${REPS:-21}
 mults=${MULTS:-2 4}
-parts=${PARTS:-offline overhead progcal}
+parts=${PARTS:-offline overhead progcal control}
 cal_reps=${CAL_REPS:-7}
 window=${WINDOW:-1000000}
 preset=${PRESET:-intel8}
 noise=${NOISE:-uniform:size=16M}
+# extra options of the offline classification (e.g. "--samples 200")
+read -r -a phase_opts <<<"${PHASE_OPTS:-}"
 [ -x "$bin" ] || { echo "eval-phase: $bin missing (scripts/setup.sh builds it)" >&2; exit 1; }
 for t in valgrind xz sqlite3 perl gcc python3; do
   command -v "$t" >/dev/null || { echo "eval-phase: $t missing (scripts/setup.sh installs it)" >&2; exit 1; }
@@ -137,7 +141,7 @@ PY
 # cov cov_phases ccov cov_bbv ccov_bbv ccov_bbv32.
 offline() {
   local out=$work/$1.w$2
-  "$bin" phase --trace "$work/$1.trace" --window "$2" --bbv "$3" --bbv-pc "$work/$1.pc" \
+  "$bin" phase --trace "$work/$1.trace" --window "$2" --bbv "$3" --bbv-pc "$work/$1.pc" "${phase_opts[@]}" \
     --sim "$preset" --noise "$noise" -o "$out" --no-plot >"$out.txt" 2>&1
   jq_py "$out.phase.json" '" ".join(str(x) for x in (d["summary"]["windows"], d["summary"]["phases"],
     d["bbv"]["phases"], d["bbv"]["bbv32"]["phases"], d["bbv"]["ari"], d["bbv"]["bbv32"]["ari"],
@@ -193,7 +197,7 @@ if has_part offline; then
       valgrind --tool=exp-bbv --interval-size="$window" --bb-out-file="$work/$p.bb" \
         --pc-out-file="$work/$p.pc" "${cmd[@]}" >/dev/null 2>"$work/$p.bbv.log" </dev/null
     fi
-    "$bin" phase --trace "$work/$p.trace" --window "$window" --bbv "$work/$p.bb" --bbv-pc "$work/$p.pc" --no-dynamic-rate \
+    "$bin" phase --trace "$work/$p.trace" --window "$window" --bbv "$work/$p.bb" --bbv-pc "$work/$p.pc" "${phase_opts[@]}" --no-dynamic-rate \
       --sim "$preset" --noise "$noise" -o "$work/$p.full" --no-plot >"$work/$p.full.txt" 2>&1
     ari_full=$(jq_py "$work/$p.full.phase.json" 'd["bbv"]["ari"]')
     ccov_full=$(jq_py "$work/$p.full.phase.json" 'd["sim"]["ccov_phases"]')
@@ -218,25 +222,26 @@ if has_part offline; then
     done
     unset -n cmd
   done
-  echo "window: $window instructions (trace; also x $mults), 400 samples per window; sim: $preset + $noise"
+  echo "window: $window instructions (trace; also x $mults), 400 samples per window${PHASE_OPTS:+ (options: $PHASE_OPTS)}; sim: $preset + $noise"
   echo "cov: whole program; cov_ph: weighted CoV within our phases; ccov: corrected (single-window runs count as the whole program); ccov_full: dynamic rate off; bbv*: the exp-bbv classification's, b32ccov: the 32-entry BBV's"
   echo "ccov parts: within real phases + virtual phase (its windows' share x cov) + junk phase (n_virtual, n_junk windows)"
 fi
 
-if has_part overhead || has_part progcal; then
+if has_part overhead || has_part progcal || has_part control; then
   export LLCPROBE=$bin RUN_DIR=$work/obj
   ovh=scripts/phase-overhead.py
   amplified="--no-dynamic-rate --max-rate 4000"
   calib_loop=(perl -e 'my $s = 0; for my $i (1 .. 40000000) { $s += $i % 7 } print "$s\n"')
-  has_part overhead && "$ovh" run calib "$work" "$reps" "$amplified" -- "${calib_loop[@]}"
+  has_part overhead && LLCPROBE_OLD= "$ovh" run calib "$work" "$reps" "$amplified" -- "${calib_loop[@]}"
   for p in "${progs[@]}"; do
     declare -n long=long_$p
-    has_part overhead && "$ovh" run "$p" "$work" "$reps" "" -- "${long[@]}"
+    # OLD=another llcprobe (e.g. main's): run in the same rounds (triples)
+    has_part overhead && LLCPROBE_OLD=${OLD:-} "$ovh" run "$p" "$work" "$reps" "" -- "${long[@]}"
     # The cost model's check: the program's own cost per sample, amplified
     # like the loop's (what an interrupt evicts depends on the program).
-    has_part progcal && "$ovh" run "$p.cal" "$work" "$cal_reps" "$amplified" -- "${long[@]}"
+    has_part progcal && LLCPROBE_OLD= "$ovh" run "$p.cal" "$work" "$cal_reps" "$amplified" -- "${long[@]}"
     # and the control: everything but the samples (launcher, events, monitor)
-    has_part progcal && "$ovh" run "$p.ctl" "$work" "$cal_reps" "--no-dynamic-rate --max-rate 1" -- "${long[@]}"
+    has_part control && LLCPROBE_OLD= "$ovh" run "$p.ctl" "$work" "$cal_reps" "--no-dynamic-rate --max-rate 1" -- "${long[@]}"
     unset -n long
   done
   "$ovh" summary "$work" calib "${progs[@]}" >"$work/overhead.txt"
@@ -249,7 +254,7 @@ if has_part offline; then
   printf 'phase_ccov_over_cov_bbv: %.3f\n' "$(echo "$sum_bratio / $n" | bc -l)"
   printf 'phase_ccov_over_cov_bbv32: %.3f\n' "$(echo "$sum_b32ratio / $n" | bc -l)"
 fi
-if has_part overhead || has_part progcal; then tail -n 1 "$work/overhead.txt"; fi
+if has_part overhead || has_part progcal || has_part control; then tail -n 1 "$work/overhead.txt"; fi
 if has_part offline; then
   printf 'phase_ccov_over_cov: %.3f\n' "$(echo "$sum_ratio / $n" | bc -l)"
   printf 'phase_ari_vs_bbv: %.3f\n' "$(echo "$sum_ari / $n" | bc -l)"

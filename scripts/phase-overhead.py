@@ -10,7 +10,10 @@ shared machine does not decide the answer.
       its process tree: wait4's rusage of the plain child; under phase,
       llcprobe's rusage of its waited-for children, which is the target
       only) and its wall time, llcprobe's own CPU time and the timer
-      expiries the sampler caused. Writes DIR/NAME.overhead.json.
+      expiries the sampler caused. Writes DIR/NAME.overhead.json. With
+      LLCPROBE_OLD set (another llcprobe, e.g. main's), each round is a
+      triple plain / live / old in rotating order, and the summary also
+      gives the old binary's overhead and new against old.
   summary DIR CALIB NAME...
       Per program: medians, and the overhead as the median of the paired
       ratios live/plain - 1 with a 95% bootstrap interval (percentile,
@@ -32,6 +35,7 @@ not its CPU time. CPU time still carries the host's noise (this guest sees
 no steal time, so a descheduled vCPU's time is charged to whoever ran) and
 cache interference, hence the pairing and the intervals.
 """
+import itertools
 import json
 import os
 import random
@@ -97,14 +101,21 @@ def cmd_run(argv):
     assert argv[4] == "--"
     cmd = argv[5:]
     cwd = os.environ.get("RUN_DIR", out)
-    prefix = os.path.join(out, name + ".live")
+    prefix = os.path.join(os.path.abspath(out), name + ".live")
+    # LLCPROBE_OLD: a second binary (say, main's) run in the same rounds, so
+    # old and new are compared under the same load: triples, the order
+    # rotating through all six permutations.
+    old = os.environ.get("LLCPROBE_OLD") or None
+    kinds = ("plain", "live", "old") if old else ("plain", "live")
+    orders = list(itertools.permutations(kinds)) if old else [kinds, kinds[::-1]]
+    binary = {"live": bin_, "old": old}
     pairs = []
     for i in range(reps + 1):
-        order = ("plain", "live") if i % 2 == 0 else ("live", "plain")
+        order = orders[i % len(orders)]
         pair = {}
         for kind in order:
             pair[kind] = (run_plain(cmd, cwd) if kind == "plain"
-                          else run_live(bin_, opts, cmd, cwd, prefix))
+                          else run_live(binary[kind], opts, cmd, cwd, prefix))
         pair["first"] = order[0]
         if i > 0:  # pair 0 warms the page cache and the binaries
             pairs.append(pair)
@@ -125,8 +136,8 @@ def load(out, name):
     return json.load(open(os.path.join(out, name + ".overhead.json")))["pairs"]
 
 
-def ratios(pairs, key):
-    return [p["live"][key] / p["plain"][key] - 1 for p in pairs]
+def ratios(pairs, key, kind="live", base="plain"):
+    return [p[kind][key] / p[base][key] - 1 for p in pairs]
 
 
 def sample_cost(pairs, rng):
@@ -190,6 +201,17 @@ def cmd_summary(argv):
                   "(%d pairs)" % (name, *(100 * x for x in median_ci(ratios(ctl, "cpu"), rng)),
                                   *(100 * x for x in median_ci(ratios(ctl, "wall"), rng)),
                                   len(ctl)))
+    # Old binary (LLCPROBE_OLD) in the same rounds: its overhead, and new
+    # against old directly (paired ratio live/old - 1).
+    has_old = [x for x in rows if "old" in x[1][0]]
+    for name, pairs, *_ in has_old:
+        print("%-8s old binary: cpu%% %.2f [%.2f, %.2f]; new/old - 1: cpu%% %.2f [%.2f, %.2f]; old "
+              "rate %.2f, %.0f Hz (%d triples)" % (
+                  name, *(100 * x for x in median_ci(ratios(pairs, "cpu", "old"), rng)),
+                  *(100 * x for x in median_ci(ratios(pairs, "cpu", "live", "old"), rng)),
+                  statistics.median(p["old"]["mean_rate"] for p in pairs),
+                  statistics.median(p["old"]["expiries"] / p["old"]["cpu"] for p in pairs),
+                  len(pairs)))
     # Where the extra CPU time goes: paired differences, medians.
     print("%-8s %9s %9s %9s %9s %9s" % ("program", "d_user_ms", "d_sys_ms", "d_csw", "expiries",
                                          "model_ms"))
@@ -202,8 +224,8 @@ def cmd_summary(argv):
             name, 1e3 * d(lambda r: r["user"]), 1e3 * d(lambda r: r["sys"]),
             d(lambda r: r["nvcsw"] + r["nivcsw"]), exp, 1e3 * c * exp))
     # The headline's interval: resample each program's pairs independently.
-    def mean_ci(key):
-        r = [ratios(x[1], key) for x in rows]
+    def mean_ci(key, kind="live", rows=rows):
+        r = [ratios(x[1], key, kind) for x in rows]
         boots = sorted(statistics.fmean(statistics.median(rng.choices(v, k=len(v))) for v in r)
                        for _ in range(4000))
         return statistics.fmean(statistics.median(v) for v in r), boots[100], boots[3899]
@@ -217,6 +239,10 @@ def cmd_summary(argv):
           "[%.2f, %.2f] %% (from the sample cost's)" % (
               100 * cpu[1], 100 * cpu[2], 100 * wall[1], 100 * wall[2], 100 * model * clo / c,
               100 * model * chi / c))
+    if has_old and len(has_old) == len(rows):
+        o = mean_ci("cpu", "old")
+        print("phase_overhead_old_pct: %.2f %% [%.2f, %.2f] (LLCPROBE_OLD, same rounds)" % (
+            100 * o[0], 100 * o[1], 100 * o[2]))
     print("phase_overhead_pct: %.2f %%" % (100 * cpu[0]))
 
 if __name__ == "__main__":

@@ -420,8 +420,8 @@ static void test_cpu_clock_default_window(void **state)
     const struct llc_sampling_choice *c = llc_sampling_choice(s);
     assert_int_equal(c->source, LLC_SAMPLING_CPU_CLOCK);
     assert_int_equal(c->samples_per_window, 400);
-    /* 400 samples at the 400 Hz cap: 1 s of CPU time. */
-    assert_true(c->window == 1000000000ULL);
+    /* 400 samples at the 200 Hz cap: 2 s of CPU time. */
+    assert_true(c->window == 2000000000ULL);
     llc_sampling_close(s);
     /* A window given explicitly is kept (it then gets fewer samples). */
     cfg.window_ns = 50000000;
