@@ -45,7 +45,7 @@ int llc_target_user_plan(bool as_root, struct llc_target_user *u, char *note, si
                  sudo_uid);
         return 0;
     }
-    unsigned long uid, gid;
+    unsigned long uid = 0, gid = 0; /* parse_id sets them on success; -O3 cannot see it */
     int rc = parse_id("SUDO_UID", sudo_uid, &uid, err, errlen);
     if (rc < 0)
         return rc;

@@ -39,7 +39,8 @@ static const struct llc_mrc_profile_windows sample_windows = {
     .length = 60000, .pcs_per_window = 400, .complete = true, .n_windows = 2,
     .n_samples = 10, .windows = two_windows, .samples = ten_samples};
 
-static char *write_with(const struct llc_mrc_profile_info *info, const struct llc_statmodel_hist *h,
+/* noinline: inlined, gcc -O3 mistakes the open_memstream buffer for the local `buf` and warns of a dangling pointer. */
+__attribute__((noinline)) static char *write_with(const struct llc_mrc_profile_info *info, const struct llc_statmodel_hist *h,
                         const struct llc_mrc_profile_windows *w)
 {
     char *buf = NULL;
