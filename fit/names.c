@@ -98,6 +98,7 @@ const char *llc_fit_key_mode_name(enum llc_fit_key_mode m)
         [LLC_FIT_KEYS_SIGMA2] = "sigma2",
         [LLC_FIT_KEYS_RANGE] = "range",
         [LLC_FIT_KEYS_QUANTILE] = "quantile",
+        [LLC_FIT_KEYS_AUTO] = "auto",
     };
     return NAME_OF(names, m);
 }

@@ -11,7 +11,7 @@
 void llc_fit_select_config_default(struct llc_fit_select_config *cfg)
 {
     *cfg = (struct llc_fit_select_config){
-        .mode = LLC_FIT_KEYS_SIGMA2,
+        .mode = LLC_FIT_KEYS_AUTO,
         .binning = LLC_FIT_BINS_AUTO,
         .points = 5,
         .per_point = 5,
@@ -160,7 +160,7 @@ static int check_config(const struct llc_fit_select_config *cfg, char *err, size
     if (cfg->per_point < 1 || cfg->per_point > SIZE_MAX / LLC_FIT_MAX_KEYS)
         return llc_errf(err, errlen, -EINVAL, "per_point must be at least 1, not %zu",
                         cfg->per_point);
-    if ((unsigned)cfg->mode > LLC_FIT_KEYS_QUANTILE)
+    if ((unsigned)cfg->mode > LLC_FIT_KEYS_AUTO)
         return llc_errf(err, errlen, -EINVAL, "unknown key mode %d", (int)cfg->mode);
     return 0;
 }
@@ -213,6 +213,12 @@ int llc_fit_select(const double *miss, size_t n, const uint8_t *excluded,
     rc = store_fit_quality(s, miss, n, excluded, h, cfg->ways, err, errlen);
     if (rc < 0)
         goto out;
+    /* Keys at mu -+ sigma mean nothing for a distribution that is not a bell
+     * (two levels, a long tail): there they can fall outside the data, and
+     * the sets nearest them are the extremes, not their stratum's typical
+     * members. The spec's rule sends such data to quantile keys. */
+    if (cfg->mode == LLC_FIT_KEYS_AUTO)
+        s->mode = s->r2 > LLC_FIT_R2_ACCEPT ? LLC_FIT_KEYS_SIGMA2 : LLC_FIT_KEYS_QUANTILE;
     if (s->mu == 0) {
         rc = llc_errf(err, errlen, -ENODATA,
                       "mean probe miss count is 0: the target produced no measurable probe misses");
@@ -230,7 +236,7 @@ int llc_fit_select(const double *miss, size_t n, const uint8_t *excluded,
         c[i].rank = i;
         sorted[i] = c[i].value;
     }
-    llc_fitp_keys(cfg->mode, cfg->points, s->mu, s->sigma, sorted, nv, s->key, s->key_p);
+    llc_fitp_keys(s->mode, cfg->points, s->mu, s->sigma, sorted, nv, s->key, s->key_p);
     llc_fitp_strata(s->key, s->nkeys, v, nv, s->mu, &s->strata);
 
     const size_t want = cfg->points * cfg->per_point;

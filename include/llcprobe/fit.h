@@ -224,6 +224,9 @@ enum llc_fit_key_mode {
     LLC_FIT_KEYS_SIGMA2,   /* start, end = mu -+ 2 sigma clipped to [a,b] (default) */
     LLC_FIT_KEYS_RANGE,    /* start, end = a, b (paper-literal) */
     LLC_FIT_KEYS_QUANTILE, /* empirical quantiles at the Gaussian's -2..2 sigma probabilities */
+    LLC_FIT_KEYS_AUTO,     /* the spec's rule (§3.1): sigma2 when the Gaussian is accepted
+                            * (R^2 > LLC_FIT_R2_ACCEPT), else quantile; a selection records
+                            * the mode it resolved to (default) */
 };
 const char *llc_fit_key_mode_name(enum llc_fit_key_mode m);
 
@@ -247,7 +250,7 @@ enum llc_fit_select_status {
 const char *llc_fit_select_status_name(enum llc_fit_select_status s);
 
 struct llc_fit_select_config {
-    enum llc_fit_key_mode mode;   /* default SIGMA2 */
+    enum llc_fit_key_mode mode;   /* default AUTO */
     enum llc_fit_binning binning; /* of the histogram behind the bin rule; default AUTO */
     size_t points;                /* keys used, K1..K_points, 1..5; default 5 */
     size_t per_point;             /* units per key c; default 5 */

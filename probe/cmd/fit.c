@@ -30,9 +30,10 @@ static void usage(FILE *out)
             "stratum weights), PREFIX.fit-hist.png (histogram with the fitted densities)\n"
             "and PREFIX.fit-map.png (per-set map, selected sets marked); prints a summary.\n\n"
             "options:\n"
-            "  --mode M          key points: sigma2 (default: start, end = mu -+ 2 sigma),\n"
-            "                    range (paper-literal: min and max), quantile (empirical\n"
-            "                    quantiles; for data that are not Gaussian)\n"
+            "  --mode M          key points: auto (default: sigma2 when the Gaussian is\n"
+            "                    accepted, R^2 > 0.85, else quantile), sigma2 (start, end =\n"
+            "                    mu -+ 2 sigma), range (paper-literal: min and max), quantile\n"
+            "                    (empirical quantiles; for data that are not Gaussian)\n"
             "  --points N        key points used, K1..KN in the order mu, mu-sigma, mu+sigma,\n"
             "                    start, end (1..5, default 5)\n"
             "  --per-point C     sets per key point (default 5: 25 sets)\n"
@@ -174,6 +175,8 @@ int llc_fit_parse_key_mode(const char *s, enum llc_fit_key_mode *out)
         *out = LLC_FIT_KEYS_RANGE;
     else if (strcmp(s, "quantile") == 0)
         *out = LLC_FIT_KEYS_QUANTILE;
+    else if (strcmp(s, "auto") == 0)
+        *out = LLC_FIT_KEYS_AUTO;
     else
         return -1;
     return 0;
@@ -199,7 +202,7 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, c
         switch (c) {
         case O_MODE:
             if (llc_fit_parse_key_mode(optarg, &o->select.mode) < 0)
-                return llc_cli_usage("fit", "--mode: '%s' is not sigma2, range or quantile", optarg);
+                return llc_cli_usage("fit", "--mode: '%s' is not auto, sigma2, range or quantile", optarg);
             break;
         case O_POINTS:
             if (llc_parse_u64_range(optarg, 1, LLC_FIT_MAX_KEYS, &v) < 0)

@@ -34,7 +34,8 @@ static void usage(FILE *out)
             "sets:\n"
             "  --gaussian25       the key-point sets of a fit (default)\n"
             "  --fit FILE         use this fit's sets (from 'llcprobe fit')\n"
-            "  --keys M           in-run fit: key mode sigma2, range, quantile; --points N and\n"
+            "  --keys M           in-run fit: key mode auto (default), sigma2, range, quantile;\n"
+            "                     --points N and\n"
             "                     --per-point C as 'llcprobe fit'\n"
             "  --random N         N sets drawn with --seed (xoshiro256**)\n"
             "  --continuous N     N consecutive sets from --start K (default 0)\n"
@@ -91,7 +92,7 @@ static int on_extra(void *ctx, int code, const char *arg)
     case X_FIT: s->fit_path = arg; return method(s, SAMPLE_GAUSSIAN);
     case X_KEYS:
         if (llc_fit_parse_key_mode(arg, &s->fit.select.mode) < 0)
-            return llc_cli_usage("sample", "--keys: '%s' is not sigma2, range or quantile", arg);
+            return llc_cli_usage("sample", "--keys: '%s' is not auto, sigma2, range or quantile", arg);
         return 0;
     case X_POINTS:
         if (llc_parse_u64_range(arg, 1, LLC_FIT_MAX_KEYS, &v) < 0)

@@ -281,6 +281,7 @@ static void test_modes(void **state)
     gsl_sort(sorted, 1, N);
     struct llc_fit_select_config cfg;
     llc_fit_select_config_default(&cfg);
+    cfg.mode = LLC_FIT_KEYS_SIGMA2;
 
     struct llc_fit_selection *s = select_ok(x, N, NULL, &cfg);
     assert_true(s->mu - 2 * s->sigma < s->a);
@@ -351,12 +352,46 @@ static void test_gaussian_strata(void **state)
     free(x);
 }
 
+/* auto (the default) keeps sigma2 keys for a bell and takes quantile keys for
+ * two levels (the hot-sets shape: R^2 near 0), whose mu - sigma lies below
+ * every set; an explicit mode is kept whatever the fit. */
+static void test_auto_mode(void **state)
+{
+    (void)state;
+    const size_t n = 8192;
+    double *bell = testdata(TD_NORMAL, n, 1000, 40, 0, 1, 26);
+    double *levels = testdata(TD_NORMAL, n, 0, 30, 0, 1, 27);
+    for (size_t k = 0; k < n; k++)
+        levels[k] += k % 4 == 0 ? 4000 : 1500;
+    struct llc_fit_selection *s = select_ok(bell, n, NULL, NULL);
+    assert_true(s->r2 > LLC_FIT_R2_ACCEPT);
+    assert_int_equal(s->mode, LLC_FIT_KEYS_SIGMA2);
+    llc_fit_selection_destroy(s);
+    s = select_ok(levels, n, NULL, NULL);
+    assert_true(s->r2 <= LLC_FIT_R2_ACCEPT);
+    assert_int_equal(s->mode, LLC_FIT_KEYS_QUANTILE);
+    assert_true(s->mu - s->sigma < s->a);
+    for (size_t j = 0; j < s->nkeys; j++)
+        assert_true(s->key[j] >= s->a && s->key[j] <= s->b);
+    llc_fit_selection_destroy(s);
+    struct llc_fit_select_config cfg;
+    llc_fit_select_config_default(&cfg);
+    assert_int_equal(cfg.mode, LLC_FIT_KEYS_AUTO);
+    cfg.mode = LLC_FIT_KEYS_SIGMA2;
+    s = select_ok(levels, n, NULL, &cfg);
+    assert_int_equal(s->mode, LLC_FIT_KEYS_SIGMA2);
+    llc_fit_selection_destroy(s);
+    free(bell);
+    free(levels);
+}
+
 static void test_names(void **state)
 {
     (void)state;
     assert_string_equal(llc_fit_key_name(LLC_FIT_KEY_PEAK), "mu");
     assert_string_equal(llc_fit_key_name(LLC_FIT_KEY_MINUS), "mu-sigma");
     assert_string_equal(llc_fit_key_mode_name(LLC_FIT_KEYS_SIGMA2), "sigma2");
+    assert_string_equal(llc_fit_key_mode_name(LLC_FIT_KEYS_AUTO), "auto");
     assert_string_equal(llc_fit_select_status_name(LLC_FIT_SELECT_EVEN), "even");
     assert_string_equal(llc_fit_key_name((enum llc_fit_key)42), "unknown");
 }
@@ -372,6 +407,7 @@ int main(void)
         cmocka_unit_test(test_few_units_and_no_signal),
         cmocka_unit_test(test_modes),
         cmocka_unit_test(test_gaussian_strata),
+        cmocka_unit_test(test_auto_mode),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
