@@ -62,7 +62,9 @@ else
   # is ~4000x slower than native).
   input=$out/input.txt
   if [ ! -s "$input" ]; then
-    for f in /usr/share/common-licenses/*; do cat "$f"; done 2>/dev/null | head -c 60000 >"$input"
+    # head closes the pipe after 60 KB: the writer's SIGPIPE (141) is expected
+    for f in /usr/share/common-licenses/*; do cat "$f"; done 2>/dev/null | head -c 60000 >"$input" || true
+    [ -s "$input" ] || { echo "eval-sampling.sh: no text in /usr/share/common-licenses for the program inputs" >&2; exit 1; }
   fi
   trace() { # NAME -- PROGRAM...
     local name=$1; shift 2

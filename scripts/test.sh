@@ -3,6 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+# The CLI tests' JSON checks call python3 often; a shim on PATH (pyenv) costs
+# ~0.6 s a call, so they use the interpreter it resolves to (tests/cli_lib.sh).
+LLCPROBE_PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+export LLCPROBE_PYTHON
 
 scripts/setup.sh
 echo "== ctest (build/)"

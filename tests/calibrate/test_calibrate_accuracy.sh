@@ -21,11 +21,11 @@ for preset in intel8 amd32; do
   for w in "${workloads[@]}"; do
     "$bin" sample --backend sim --preset $preset "${policy[@]}" --workload "$w" --random 25 --intervals 4 \
       --calibration "$tmp/$preset.calib.json" -o "$tmp/s" -q >/dev/null || { echo "FAIL sample $preset $w"; exit 1; }
-    python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["total"]; print(sys.argv[2], sys.argv[3], t["occupancy_pct_llc"], t["true_occupancy_pct_llc"])' \
+    "$python" -c 'import json,sys; t=json.load(open(sys.argv[1]))["total"]; print(sys.argv[2], sys.argv[3], t["occupancy_pct_llc"], t["true_occupancy_pct_llc"])' \
       "$tmp/s.sample.json" $preset "$w" >>"$tmp/rows"
   done
 done
-python3 - "$tmp/rows" <<'PY'
+"$python" - "$tmp/rows" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1])]
 print(f"{'preset':7s} {'workload':38s} {'estimate %':>10s} {'true %':>8s}")

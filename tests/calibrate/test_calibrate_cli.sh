@@ -21,7 +21,7 @@ jcheck "curve stays below half the probe rate" "$tmp/c.calib.json" \
 [ "$(head -c 4 "$tmp/c.calib.png" | tail -c 3)" = "PNG" ] && ok "png" || bad "png"
 # Two panels (misses, and the search's estimate against k): 1400 px wide.
 check "png has the search panel beside the miss curve" \
-  '[ "$(python3 -c "import struct,sys; print(struct.unpack(\">I\", open(sys.argv[1],\"rb\").read()[16:20])[0])" "$tmp/c.calib.png")" = 1400 ]'
+  '[ "$("$python" -c "import struct,sys; print(struct.unpack(\">I\", open(sys.argv[1],\"rb\").read()[16:20])[0])" "$tmp/c.calib.png")" = 1400 ]'
 grep -q "^calibrate: simulator preset intel8" "$tmp/c.out" && grep -q "^  16 " "$tmp/c.out" && ok "summary" \
   || bad "summary: $(cat "$tmp/c.out")"
 
@@ -53,12 +53,12 @@ grep -q "occupancy .* lines = .* KiB = .*% of the LLC (walk-length search, calib
 check_rc "calibration of another LLC" 1 $?
 grep -q "^llcprobe: sample: --calibration: the calibration is for 8192 sets" "$tmp/x.err" && ok "says why" \
   || bad "message: $(cat "$tmp/x.err")"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["search"]["threshold"]; json.dump(d,open(sys.argv[2],"w"))' \
+"$python" -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["search"]["threshold"]; json.dump(d,open(sys.argv[2],"w"))' \
   "$tmp/c.calib.json" "$tmp/nothr.json"
 "$bin" sample "${sim[@]}" --calibration "$tmp/nothr.json" -o "$tmp/x" -q >/dev/null 2>"$tmp/x.err"
 check_rc "calibration without a search threshold" 1 $?
 grep -q "nothr.json.*search.threshold" "$tmp/x.err" && ok "names the field" || bad "message: $(cat "$tmp/x.err")"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["touch_rate"]=-1; json.dump(d,open(sys.argv[2],"w"))' \
+"$python" -c 'import json,sys; d=json.load(open(sys.argv[1])); d["touch_rate"]=-1; json.dump(d,open(sys.argv[2],"w"))' \
   "$tmp/c.calib.json" "$tmp/negtouch.json"
 "$bin" sample "${sim[@]}" --calibration "$tmp/negtouch.json" -o "$tmp/x" -q >/dev/null 2>"$tmp/x.err"
 check_rc "calibration with a negative touch rate" 1 $?

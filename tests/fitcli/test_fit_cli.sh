@@ -2,14 +2,14 @@
 # llcprobe fit end to end on a simulator map, and its input errors.
 . "$(dirname "$0")/../cli_lib.sh"
 
-"$bin" map --backend sim --preset intel8 --workload gaussian:size=16M,cv=0.3 -o "$tmp/g" -q >/dev/null 2>&1
+"$bin" map --backend sim --preset intel8 --workload gaussian:size=16M,cv=0.3 --rate 1e8 -o "$tmp/g" -q >/dev/null 2>&1
 check_rc "map for the fit" 0 $?
 "$bin" fit "$tmp/g.map.json" >"$tmp/fit.out" 2>"$tmp/fit.err"
 check_rc "fit" 0 $?
 jcheck "fit json header and families" "$tmp/g.fit.json" \
   'd["format"]=="llcprobe-fit" and d["version"]==1 and len(d["families"])==7 and d["families"][0]["family"]=="gaussian" and d["statistic"]=="misses"'
 # The Gaussian's parameters are the sample mean and N-1 sd of the map, recomputed here.
-python3 - "$tmp/g.map.json" "$tmp/g.fit.json" <<'PY' && ok "gaussian mu and sigma match the map" || bad "gaussian parameters"
+"$python" - "$tmp/g.map.json" "$tmp/g.fit.json" <<'PY' && ok "gaussian mu and sigma match the map" || bad "gaussian parameters"
 import json, sys, math
 m = json.load(open(sys.argv[1])); f = json.load(open(sys.argv[2]))
 masked = {e["set"] for e in (m.get("exclusion") or {}).get("sets", [])}
@@ -37,14 +37,14 @@ jcheck "12 sets, range keys" "$tmp/r.fit.json" \
   'len(d["selection"]["units"])==12 and d["selection"]["mode"]=="range" and len(d["selection"]["keys"])==3'
 "$bin" fit "$tmp/g.map.json" --mode quantile --no-plots -o "$tmp/q1" -q && \
   "$bin" fit "$tmp/g.map.json" --mode quantile --no-plots -o "$tmp/q2" -q
-python3 -c "import json,sys; a,b=(json.load(open(f))['selection']['units'] for f in sys.argv[1:]); sys.exit(0 if a==b else 1)" \
+"$python" -c "import json,sys; a,b=(json.load(open(f))['selection']['units'] for f in sys.argv[1:]); sys.exit(0 if a==b else 1)" \
   "$tmp/q1.fit.json" "$tmp/q2.fit.json" && ok "selection is deterministic" || bad "selection differs between runs"
 
 # The map's exclusion mask (baseline sweep): its sets are left out of the
 # histogram, the fit and the selection unless --include-excluded; the
 # summary says how many. Here the 40 hottest sets are named, so leaving
 # them out lowers the mean and the maximum.
-python3 - "$tmp/g.map.json" "$tmp/mask.map.json" <<'PY'
+"$python" - "$tmp/g.map.json" "$tmp/mask.map.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 hot = sorted(range(len(d["sets"]["misses"])), key=lambda u: -d["sets"]["misses"][u])[:40]
@@ -56,7 +56,7 @@ check_rc "fit with a mask" 0 $?
 grep -q "^sets            8152 usable" "$tmp/mask.out" &&
   grep -q "^exclusion       40 sets of the map's mask (baseline or leader sets) left out" "$tmp/mask.out" &&
   ok "summary says 40 sets left out" || bad "mask summary: $(cat "$tmp/mask.out")"
-python3 - "$tmp/mask.map.json" "$tmp/mask.fit.json" <<'PY' && ok "masked sets out of the fit and the selection" || bad "mask ignored"
+"$python" - "$tmp/mask.map.json" "$tmp/mask.fit.json" <<'PY' && ok "masked sets out of the fit and the selection" || bad "mask ignored"
 import json, sys
 m = json.load(open(sys.argv[1])); f = json.load(open(sys.argv[2]))
 masked = {e["set"] for e in m["exclusion"]["sets"]}
@@ -74,7 +74,7 @@ jcheck "fit file records the mask, left out" "$tmp/mask.fit.json" 'd["exclusion"
 jcheck "fit file records the mask, kept" "$tmp/keep.fit.json" 'd["exclusion"] == {"masked_sets": 40, "kept": True}'
 jcheck "--include-excluded fits every set" "$tmp/keep.fit.json" \
   'abs(d["families"][0]["params"]["mu"]-sum(json.load(open(sys.argv[1].replace("keep.fit","mask.map")))["sets"]["misses"])/8192)<1e-6*d["families"][0]["params"]["mu"]'
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['exclusion']=None; json.dump(d,open(sys.argv[2],'w'))" \
+"$python" -c "import json,sys; d=json.load(open(sys.argv[1])); d['exclusion']=None; json.dump(d,open(sys.argv[2],'w'))" \
   "$tmp/g.map.json" "$tmp/nomask.map.json"
 "$bin" fit "$tmp/nomask.map.json" --no-plots -o "$tmp/nomask" >"$tmp/nomask.out" 2>&1
 grep -q "^exclusion       none" "$tmp/nomask.out" && grep -q "^sets            8192 usable" "$tmp/nomask.out" &&
@@ -94,7 +94,7 @@ one_line() { # NAME FILE EXPECTED-SUBSTRING
   else bad "$1: exit $rc, stderr: $(cat "$tmp/e")"; fi
 }
 mutate() { # OUT PYTHON-STATEMENTS over d
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2; json.dump(d,open(sys.argv[3],'w'))" \
+  "$python" -c "import json,sys; d=json.load(open(sys.argv[1])); $2; json.dump(d,open(sys.argv[3],'w'))" \
     "$tmp/g.map.json" "$2" "$1"
 }
 one_line "missing file" "$tmp/none.json" "$tmp/none.json"

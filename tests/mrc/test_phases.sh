@@ -17,7 +17,7 @@ sizes=2K,64000,96000,256K # 32, 1000, 1500, 4096 lines
 check_rc "mrc --phases (pc trace)" 0 $?
 check "summary names the phases" "grep -q '^phases: 8 windows of 20000 references, 2 phases' '$tmp/out'"
 # One python per document: its start-up dominates this test on a loaded machine.
-python3 - "$tmp/pc.mrc.json" <<'PY' && ok "pc trace: JSON" || bad "pc trace: JSON"
+"$python" - "$tmp/pc.mrc.json" <<'PY' && ok "pc trace: JSON" || bad "pc trace: JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))
 ph = d["phases"]
@@ -50,7 +50,7 @@ check_rc "mrc --phases (instruction trace)" 0 $?
 "$bin" phase --trace "$tmp/in.trace" --window 20000 --no-dynamic-rate --no-plot -o "$tmp/ph" \
   >/dev/null 2>&1
 check_rc "phase --trace" 0 $?
-python3 - "$tmp/in.mrc.json" "$tmp/ph.phase.json" <<'PY' && ok "instruction windows: phase --trace's labels, exact mixture" \
+"$python" - "$tmp/in.mrc.json" "$tmp/ph.phase.json" <<'PY' && ok "instruction windows: phase --trace's labels, exact mixture" \
   || bad "instruction windows: labels or mixture"
 import json, sys
 m = json.load(open(sys.argv[1]))["phases"]

@@ -52,7 +52,7 @@ check_rc "mrc --sampler rt --phases" 0 $?
 check "summary: 21 windows of 20000 references" "grep -q '^phases: 21 windows of 20000 references' '$tmp/out'"
 "$bin" mrc --trace "$tmp/two.trace" "${common[@]}" -o "$tmp/tr" >/dev/null 2>&1
 check_rc "mrc --trace --phases (same program)" 0 $?
-python3 - "$tmp/rt.mrc.json" "$tmp/tr.mrc.json" "$tmp/truth" <<'PY' && ok "rt: two phases, the trace path's labels, per phase closer to the truth than pooled" || bad "rt phases"
+"$python" - "$tmp/rt.mrc.json" "$tmp/tr.mrc.json" "$tmp/truth" <<'PY' && ok "rt: two phases, the trace path's labels, per phase closer to the truth than pooled" || bad "rt phases"
 import json, sys
 d = json.load(open(sys.argv[1]))
 t = json.load(open(sys.argv[2]))

@@ -8,7 +8,7 @@ helpers=$(dirname "$bin")/tests/phasecli
 rc=$?
 cat "$tmp/out"
 check "fork: exit 0" '[ $rc = 0 ]'
-python3 - "$tmp/f.phase.json" <<'PY' || fail=1
+"$python" - "$tmp/f.phase.json" <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
 w = d["windows"]
@@ -49,7 +49,7 @@ rc=$?
 cat "$tmp/out"
 check "early exit: llcprobe exit 0" '[ $rc = 0 ]'
 check "early exit: status recorded" 'grep -q "exit status 3" "$tmp/out"'
-python3 - "$tmp/e.phase.json" <<'PY' || fail=1
+"$python" - "$tmp/e.phase.json" <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["target"]["exit_code"] == 3

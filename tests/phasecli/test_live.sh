@@ -13,12 +13,12 @@ cat "$tmp/out" "$tmp/err"
 check "exit 0" '[ $rc = 0 ]'
 check "json csv written" '[ -s "$tmp/tp.phase.json" ] && [ -s "$tmp/tp.phase.csv" ]'
 if command -v gnuplot >/dev/null; then check "png written" '[ -s "$tmp/tp.phase.png" ]'; fi
-phases=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['summary']['phases'])" "$tmp/tp.phase.json")
+phases=$("$python" -c "import json,sys; print(json.load(open(sys.argv[1]))['summary']['phases'])" "$tmp/tp.phase.json")
 check "at least 2 phases (got $phases)" '[ "$phases" -ge 2 ]'
 # The two halves of each round must get different phase ids, and the
 # first and second round's A must agree: label of the window at 25% and
 # 75% of the run (inside A and B of round 1) and at 50%+25% (A of round 2).
-python3 - "$tmp/tp.phase.json" <<'PY' || fail=1
+"$python" - "$tmp/tp.phase.json" <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["format"] == "llcprobe-phase" and d["version"] == 1, "format"
@@ -41,6 +41,6 @@ assert sum(x["windows"] for x in d["summary"]["windows_per_phase"]) <= d["summar
 print("ok   json content")
 PY
 lines=$(wc -l <"$tmp/tp.phase.csv")
-wins=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['windows']))" "$tmp/tp.phase.json")
+wins=$("$python" -c "import json,sys; print(len(json.load(open(sys.argv[1]))['windows']))" "$tmp/tp.phase.json")
 check "csv has a row per window" '[ "$lines" = $((wins + 1)) ]'
 exit $fail

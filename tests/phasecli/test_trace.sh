@@ -11,7 +11,7 @@ helpers=$(dirname "$bin")/tests/phasecli
 rc=$?
 cat "$tmp/out"
 check "exit 0" '[ $rc = 0 ]'
-python3 - "$tmp/t.phase.json" <<'PY' || fail=1
+"$python" - "$tmp/t.phase.json" <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["mode"] == "trace"
@@ -42,7 +42,7 @@ printf 'F:1:401000:\nF:2:7f0000:\nF:3:7f0060:\n' >"$tmp/t.pc"
 rc=$?
 check "bbv-pc: exit 0" '[ $rc = 0 ]'
 check "bbv-pc: both references printed" 'grep -q "^bbv: " "$tmp/out" && grep -q "^bbv hashed to 32" "$tmp/out"'
-python3 - "$tmp/h.phase.json" <<'PY' || fail=1
+"$python" - "$tmp/h.phase.json" <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
 b, s = d["bbv"], d["sim"]
@@ -54,7 +54,7 @@ print("ok   bbv-pc json")
 PY
 # The CSV carries both reference labellings: two phases, alternating in
 # runs of 6 windows like the trace.
-python3 - "$tmp/h.phase.csv" <<'PY' || fail=1
+"$python" - "$tmp/h.phase.csv" <<'PY' || fail=1
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 for col in ("bbv_phase", "bbv32_phase"):

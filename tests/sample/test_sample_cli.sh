@@ -31,7 +31,7 @@ check_rc "--fit FILE" 0 $?
 grep -q "g.fit.json comes from another run of the target (page size 4K)" "$tmp/fw" && ok "small-page warning names the size" \
   || bad "warning: $(cat "$tmp/fw")"
 "$bin" fit "$tmp/g.map.json" -o "$tmp/h" -q --no-plots
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["target_page_size"]; json.dump(d,open(sys.argv[2],"w"))' \
+"$python" -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["target_page_size"]; json.dump(d,open(sys.argv[2],"w"))' \
   "$tmp/g.map.json" "$tmp/old.map.json"
 "$bin" fit "$tmp/old.map.json" -o "$tmp/old" -q --no-plots
 jcheck "a map without the field: unknown" "$tmp/old.fit.json" 'd["page_size"]=="unknown"'
@@ -58,7 +58,7 @@ jcheck "global: every set, estimate = sum" "$tmp/a.sample.json" \
 "$bin" sample "${sim[@]}" --fit "$tmp/g.map.json" -o "$tmp/x" >/dev/null 2>"$tmp/e"; rc=$?
 [ $rc = 1 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -qF "$tmp/g.map.json: format: 'llcprobe-map' is not llcprobe-fit" "$tmp/e" \
   && ok "foreign --fit file" || bad "foreign --fit: exit $rc: $(cat "$tmp/e")"
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['selection']['units'][3]['unit']=99999; json.dump(d,open(sys.argv[2],'w'))" \
+"$python" -c "import json,sys; d=json.load(open(sys.argv[1])); d['selection']['units'][3]['unit']=99999; json.dump(d,open(sys.argv[2],'w'))" \
   "$tmp/g.fit.json" "$tmp/bad.fit.json"
 "$bin" sample "${sim[@]}" --fit "$tmp/bad.fit.json" -o "$tmp/x" >/dev/null 2>"$tmp/e"; rc=$?
 [ $rc = 1 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -qF "$tmp/bad.fit.json: selection.units[3].unit: 99999 is outside" "$tmp/e" \
@@ -71,7 +71,7 @@ bad_input() { # NAME EXPECTED-SUBSTRING SAMPLE-ARGS...
   else bad "$name: exit $rc, stderr: $(cat "$tmp/e")"; fi
 }
 fitmut() { # OUT PYTHON-STATEMENTS over d
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2; json.dump(d,open(sys.argv[3],'w'))" "$tmp/g.fit.json" "$2" "$1"
+  "$python" -c "import json,sys; d=json.load(open(sys.argv[1])); $2; json.dump(d,open(sys.argv[3],'w'))" "$tmp/g.fit.json" "$2" "$1"
 }
 fitmut "$tmp/pi.json" 'd["selection"]["strata"]["pi"][0]+=0.5'
 bad_input "stratum weight not members / usable" "$tmp/pi.json: selection.strata.pi: entry 0 is not members / usable sets" --fit "$tmp/pi.json"

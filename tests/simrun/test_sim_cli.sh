@@ -9,7 +9,7 @@ command -v python3 >/dev/null || { echo "skip: python3 needed to read the JSON";
 # Checks one output pair: format, totals against per-set sums, occupancy
 # within the ways, CSV against JSON, time series against the interval.
 check_outputs() { # JSON CSV
-  python3 - "$1" "$2" <<'PY'
+  "$python" - "$1" "$2" <<'PY'
 import csv, json, sys
 doc = json.load(open(sys.argv[1]))
 errors = []
@@ -116,11 +116,11 @@ for args in "--policy drrip" "--policy srrip --inclusion nine" "--no-l2 --inclus
     check_outputs "$tmp/$name.json" "$tmp/$name.csv" && ok "amd32 $args" || bad "amd32 $args"
   fi
 done
-python3 -c "
+"$python" -c "
 import json,sys; d=json.load(open('$tmp/p1.json'))
 sys.exit(0 if d['config']['llc']['policy']=='drrip' and d['config']['inclusion']=='exclusive' else 1)" &&
   ok "config recorded" || bad "config not recorded"
-python3 -c "
+"$python" -c "
 import json,sys; d=json.load(open('$tmp/p3.json'))
 sys.exit(0 if d['config']['l2'] is None and d['config']['page_size']==2097152 else 1)" &&
   ok "--no-l2 / --page-size recorded" || bad "--no-l2 / --page-size not recorded"
@@ -146,7 +146,7 @@ C
        >"$tmp/rec.out" 2>"$tmp/rec.err"; then
     if run_sim t --preset intel8 --trace "$tmp/p.trace" --noise uniform:size=8M -o "$tmp/t.json"; then
       check_outputs "$tmp/t.json" "$tmp/t.csv" && ok "trace outputs consistent" || bad "trace outputs"
-      python3 - "$tmp/t.json" "$tmp/rec.out" <<'PY' && ok "trace replayed whole" || bad "trace replay counts"
+      "$python" - "$tmp/t.json" "$tmp/rec.out" <<'PY' && ok "trace replayed whole" || bad "trace replay counts"
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 rec = dict(re.findall(r"^(\w+): (\d+)", open(sys.argv[2]).read(), re.M))
@@ -168,14 +168,14 @@ fi
 # A packaged real program (xz -1 from Debian's xz-utils) too: traced under
 # lackey and replayed whole, with its exit status recorded.
 if command -v valgrind >/dev/null && command -v xz >/dev/null; then
-  python3 -c "
+  "$python" -c "
 import random
 r = random.Random(7); words = [''.join(r.choice('abcdefgh') for _ in range(r.randint(2, 9))) for _ in range(300)]
 open('$tmp/in.txt', 'w').write(' '.join(r.choice(words) for _ in range(3000)))"
   if "$bin" trace -o "$tmp/xz.trace" -- xz -1 -k -f "$tmp/in.txt" >"$tmp/xz.out" 2>"$tmp/xz.err" &&
      [ -s "$tmp/in.txt.xz" ]; then
     run_sim xzsim --preset amd32 --trace "$tmp/xz.trace" -o "$tmp/xz.json" &&
-      python3 - "$tmp/xz.json" "$tmp/xz.out" <<'PY' && ok "xz -1 trace replayed whole" || bad "xz trace replay"
+      "$python" - "$tmp/xz.json" "$tmp/xz.out" <<'PY' && ok "xz -1 trace replayed whole" || bad "xz trace replay"
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 rec = dict(re.findall(r"^(\w+): (\d+)", open(sys.argv[2], errors="replace").read(), re.M))
