@@ -62,6 +62,17 @@ static inline uint32_t llc_map_units(const struct llc_map_geometry *g)
  * LRU walk misses on every access. */
 unsigned llc_map_walk_length(const struct llc_map_geometry *g, unsigned units_per_l2_set);
 
+/* How many lines of unit i a co-runner's own L2 keeps on a victim LLC,
+ * where lines reach the LLC only as L2 victims (calibrate's co-runner and
+ * map --rate auto's planted one, on hardware and in the simulator): the
+ * L2_ways of each L2 set
+ * shared out among the probed units in it, the first ones in units[]
+ * taking the remainder, so exactly l2_ways of every L2 set that holds a
+ * probed unit go to the L2 and the rest of each unit's lines to the LLC.
+ * Zero on an inclusive LLC. counts: [l2_sets] scratch, zero, left zero. */
+void llc_map_corunner_l2_share(const struct llc_map_geometry *g, const uint32_t *units, size_t n,
+                               uint32_t *counts, unsigned *share);
+
 /* ---- backends ------------------------------------------------------------ */
 
 struct llc_map_backend_ops {

@@ -34,8 +34,9 @@ struct sim_backend {
      * (co_cursor[u]: where it is), stored after the probe's walk in
      * lines[] (calib_first = index of the first). On a victim LLC a chain
      * is longer by the unit's share of the co-runner's L2 ways, which its
-     * own L2 keeps (as the probe's walk, llc_map_walk_length), so only
-     * the held lines reach the LLC.
+     * own L2 keeps (llc_map_corunner_l2_share: every way of each L2 set
+     * shared out, remainder included, so exactly the held lines reach the
+     * LLC; the probe's walk rounds down instead, llc_map_walk_length).
      * Calibrate: calib_lines lines per probed unit, co_order the current
      * group (each unit in turn; calib_extra lines per unit for the L2's
      * share). Cursors are kept across groups and sweeps: a slow co-runner's
@@ -74,6 +75,7 @@ struct sim_backend {
      * for the full walk. */
     uint8_t *llc_walk;
     uint32_t *l2_share;         /* [l2_sets] scratch: group units per L2 set */
+    unsigned *co_l2;            /* calibrate, per group position: the co-runner's L2 share */
     /* The group's lines by position: glines[c * n + i] is line c of the
      * unit at position i, so a round walks memory in order (the host's
      * caches, not the simulated ones, set this backend's speed). */
@@ -131,8 +133,11 @@ static void plan_group(struct sim_backend *s, const uint32_t *units, size_t n)
     s->n = n;
     s->pos = 0;
     if (s->calib_lines) {
+        if (g->victim_llc && g->l2_sets)
+            memset(s->l2_share, 0, g->l2_sets * sizeof(*s->l2_share));
+        llc_map_corunner_l2_share(g, units, n, s->l2_share, s->co_l2);
         for (size_t i = 0; i < n; i++)
-            s->co_chain[units[i]] = s->l2_part[i] + s->calib_lines;
+            s->co_chain[units[i]] = s->co_l2[i] + s->calib_lines;
         s->co_order = units;
         s->co_n = n;
         s->co_pos = 0;
@@ -262,28 +267,30 @@ static unsigned plant_plan(struct sim_backend *s, const uint8_t *k, char *err, s
 {
     const struct llc_map_geometry *g = &s->pub.geo;
     *rc = 0;
-    uint32_t *share = calloc(g->l2_sets ? g->l2_sets : 1, sizeof(*share));
+    uint32_t *counts = calloc(g->l2_sets ? g->l2_sets : 1, sizeof(*counts));
+    uint32_t *planted = malloc(s->units * sizeof(*planted));
+    unsigned *share = malloc(s->units * sizeof(*share));
     s->co_chain = calloc(s->units, sizeof(*s->co_chain));
     s->co_cursor = calloc(s->units, sizeof(*s->co_cursor));
     unsigned longest = 0;
-    if (!share || !s->co_chain || !s->co_cursor) {
+    if (!counts || !planted || !share || !s->co_chain || !s->co_cursor) {
         *rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
     }
+    size_t np = 0;
     for (uint32_t u = 0; u < s->units; u++) {
         if (k[u] > g->llc_ways) {
             *rc = llc_errf(err, errlen, -EINVAL, "the planted co-runner holds 0..%u lines per set, not %u",
                            g->llc_ways, k[u]);
             goto out;
         }
-        if (k[u] && g->victim_llc && g->l2_sets)
-            share[l2_set_of(s, u)]++;
+        if (k[u])
+            planted[np++] = u;
     }
-    for (uint32_t u = 0; u < s->units; u++) {
-        if (!k[u])
-            continue;
-        const unsigned extra = g->victim_llc && g->l2_sets ? g->l2_ways / share[l2_set_of(s, u)] : 0;
-        s->co_chain[u] = k[u] + extra;
+    llc_map_corunner_l2_share(g, planted, np, counts, share);
+    for (size_t i = 0; i < np; i++) {
+        const uint32_t u = planted[i];
+        s->co_chain[u] = k[u] + share[i];
         s->co_n += s->co_chain[u];
         longest = s->co_chain[u] > longest ? s->co_chain[u] : longest;
     }
@@ -299,6 +306,8 @@ static unsigned plant_plan(struct sim_backend *s, const uint8_t *k, char *err, s
                 s->plant_order[at++] = u;
     s->co_order = s->plant_order;
 out:
+    free(counts);
+    free(planted);
     free(share);
     return *rc < 0 ? 0 : longest;
 }
@@ -459,6 +468,7 @@ static void sim_release(void *ctx)
     free(s->occ_sum);
     free(s->co_chain);
     free(s->co_cursor);
+    free(s->co_l2);
     free(s->plant_order);
     free(s);
 }
@@ -708,8 +718,9 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     if (opt->calib_lines) {
         s->co_chain = calloc(s->units, sizeof(*s->co_chain));
         s->co_cursor = calloc(s->units, sizeof(*s->co_cursor));
+        s->co_l2 = calloc(s->units, sizeof(*s->co_l2));
     }
-    if ((opt->calib_lines && (!s->co_chain || !s->co_cursor)) || !s->lines || !s->cursor || !s->walk_of || !s->l2_part || !s->glines || !s->gmiss || !s->gacc || !s->l2_share ||
+    if ((opt->calib_lines && (!s->co_chain || !s->co_cursor || !s->co_l2)) || !s->lines || !s->cursor || !s->walk_of || !s->l2_part || !s->glines || !s->gmiss || !s->gacc || !s->l2_share ||
         !s->set_buf || !s->occ_sum) {
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory for %u sets x %u probe lines", s->units,
                       s->lines_per_unit);

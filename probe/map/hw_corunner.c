@@ -5,7 +5,7 @@
  * probed set (found once per set list, on the probe thread, by the same
  * test the self-test's aggressor uses); on a victim LLC each set gets its
  * share of the L2 on top, which the co-runner's own L2 keeps, so the k
- * lines that reach the LLC are its victims (llc_maphw_corunner_l2_share). */
+ * lines that reach the LLC are its victims (llc_map_corunner_l2_share). */
 #include "map/hw_internal.h"
 
 #include <errno.h>
@@ -49,29 +49,6 @@ int llc_maphw_pick_congruent(const struct llc_evset_line *lines, size_t n, uint8
         }
     }
     return (int)found;
-}
-
-void llc_maphw_corunner_l2_share(const struct llc_map_geometry *g, const uint32_t *units, size_t n,
-                                 uint32_t *counts, unsigned *share)
-{
-    if (!g->victim_llc || !g->l2_ways || !g->l2_sets) {
-        memset(share, 0, n * sizeof(*share));
-        return;
-    }
-    /* share[] holds each unit's sharer count until the last pass */
-    for (size_t i = 0; i < n; i++)
-        counts[(units[i] % g->sets_per_slice) % g->l2_sets]++;
-    for (size_t i = 0; i < n; i++)
-        share[i] = counts[(units[i] % g->sets_per_slice) % g->l2_sets];
-    for (size_t i = 0; i < n; i++)
-        counts[(units[i] % g->sets_per_slice) % g->l2_sets] = 0;
-    for (size_t i = 0; i < n; i++) {
-        const unsigned sharers = share[i];
-        const uint32_t place = counts[(units[i] % g->sets_per_slice) % g->l2_sets]++;
-        share[i] = g->l2_ways / sharers + (place < g->l2_ways % sharers);
-    }
-    for (size_t i = 0; i < n; i++)
-        counts[(units[i] % g->sets_per_slice) % g->l2_sets] = 0;
 }
 
 size_t llc_maphw_corunner_order(void *const *held, size_t n, unsigned per_unit, unsigned lines,
@@ -274,7 +251,7 @@ int llc_maphw_corunner_op(void *ctx, const uint32_t *units, size_t n, unsigned l
     if (rc < 0)
         return rc;
     struct llc_maphw_corunner *c = m->corunner;
-    llc_maphw_corunner_l2_share(g, units, n, m->l2_counts, c->l2_share);
+    llc_map_corunner_l2_share(g, units, n, m->l2_counts, c->l2_share);
     const size_t chain = llc_maphw_corunner_order(c->held, n, c->per_unit, lines, c->l2_share, c->order);
     void *head = llc_maphw_chain_link(c->order, c->identity, chain);
     struct llc_maphw_pace pace;

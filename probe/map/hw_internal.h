@@ -231,14 +231,6 @@ int llc_maphw_pick_congruent(const struct llc_evset_line *lines, size_t n, uint8
                              unsigned line_size, unsigned sets_per_slice, uint32_t index,
                              unsigned want, unsigned max_tests, llc_maphw_congruent_fn test,
                              void *ctx, uint32_t *out, unsigned *tested, char *err, size_t errlen);
-/* How many lines of unit i the co-runner's own L2 keeps on a victim LLC
- * (lines reach the LLC only as L2 victims): the L2_ways of each L2 set
- * shared out among the probed units in it, the first ones in units[]
- * taking the remainder, so exactly l2_ways of every L2 set that holds a
- * probed unit go to the L2 and the rest of each unit's lines to the LLC.
- * Zero on an inclusive LLC. counts: [l2_sets] scratch, zero, left zero. */
-void llc_maphw_corunner_l2_share(const struct llc_map_geometry *g, const uint32_t *units, size_t n,
-                                 uint32_t *counts, unsigned *share);
 /* The touch order of a co-runner holding held[i * per_unit ..] for unit i
  * (n units): out[] gets the first lines + share[i] of each unit (share NULL:
  * none) interleaved, line 0 of each unit, then line 1, ..., so every set is

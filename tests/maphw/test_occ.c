@@ -541,7 +541,7 @@ static void test_corunner_victim_share(void **state)
     const uint32_t units[V_UNITS] = { 0, 4, 8, 1, 5, 2 };
     uint32_t counts[V_L2_SETS] = { 0 };
     unsigned share[V_UNITS];
-    llc_maphw_corunner_l2_share(&g, units, V_UNITS, counts, share);
+    llc_map_corunner_l2_share(&g, units, V_UNITS, counts, share);
     const unsigned want_share[V_UNITS] = { 2, 1, 1, 2, 2, 4 };
     for (size_t i = 0; i < V_UNITS; i++)
         assert_int_equal(share[i], want_share[i]);
@@ -592,7 +592,7 @@ static void test_corunner_victim_share(void **state)
     const struct llc_map_geometry inc = { .line_size = 64, .sets_per_slice = V_SETS, .slices = 1,
                                           .llc_ways = V_WAYS, .l2_ways = V_L2_WAYS,
                                           .l2_sets = V_L2_SETS };
-    llc_maphw_corunner_l2_share(&inc, units, V_UNITS, counts, share);
+    llc_map_corunner_l2_share(&inc, units, V_UNITS, counts, share);
     for (size_t i = 0; i < V_UNITS; i++)
         assert_int_equal(share[i], 0);
     assert_int_equal(llc_maphw_corunner_order(held, V_UNITS, V_PER_UNIT, 3, share, order), V_UNITS * 3);
