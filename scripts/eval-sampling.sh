@@ -16,10 +16,22 @@
 # page placement: "same run" case) unless --restart, which changes the seed
 # of the measurement runs (a restarted small-page target, spec §5a).
 #
+# On hardware (--backend timing|pmu|auto) the same method runs on this
+# machine's LLC: the real programs run natively (larger inputs, restarted
+# until each map is complete), the profile is a sweep map, each intensity a
+# Global map at that clock-paced rate (timing: --mode global; pmu, which
+# counts one set at a time, a sweep), and the occupancy part is left out
+# (no ground truth). A backend that cannot map here stops the script before
+# anything runs, with the backend's own measured reason.
+#
 # usage: scripts/eval-sampling.sh [--quick] [--restart] [--bin PATH] [--out DIR]
-#   --quick   reduced configuration: synthetic workloads only, preset intel8
-#             only (the full suite traces 4 real programs under valgrind and
-#             runs amd32 too: about an hour)
+#                                 [--backend sim|timing|pmu|auto] [--map-args "OPTS"] [--dry-run]
+#   --quick     reduced configuration: synthetic workloads only, preset intel8
+#               only (the full suite traces 4 real programs under valgrind and
+#               runs amd32 too: about an hour); on hardware: xz and sqlite3
+#   --backend   sim (default) or a hardware backend, as `llcprobe map`
+#   --map-args  extra options of every hardware map, e.g. "--llc 16x2048x8 --reserve 64"
+#   --dry-run   print the commands of the mapping and fitting steps, run nothing
 # Prints the table and ends with the headline lines.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,17 +39,26 @@ bin=$here/build/llcprobe
 out=
 quick=0
 restart=0
+backend=sim
+map_args=()
+dry=0
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1 ;;
     --restart) restart=1 ;;
     --bin) bin=$2; shift ;;
     --out) out=$2; shift ;;
-    -h|--help) sed -n 2,24p "$0"; exit 0 ;;
+    --backend) backend=$2; shift ;;
+    --map-args) read -ra map_args <<<"$2"; shift ;;
+    --dry-run) dry=1 ;;
+    -h|--help) sed -n 2,42p "$0"; exit 0 ;;
     *) echo "eval-sampling.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
+case $backend in sim|timing|pmu|auto) ;; *) echo "eval-sampling.sh: unknown backend $backend (sim, timing, pmu, auto)" >&2; exit 2 ;; esac
+[ "$backend" = sim ] || [ $restart = 0 ] || { echo "eval-sampling.sh: --restart is for the simulator (every hardware run is a restart)" >&2; exit 2; }
+[ "$backend" != sim ] || [ ${#map_args[@]} = 0 ] || { echo "eval-sampling.sh: --map-args is for hardware backends" >&2; exit 2; }
 [ -x "$bin" ] || { echo "eval-sampling.sh: $bin: not built (scripts/setup.sh)" >&2; exit 1; }
 out=${out:-$(mktemp -d /tmp/eval-sampling.XXXXXX)}
 mkdir -p "$out"
@@ -56,7 +77,21 @@ workloads=(
   "stream=stream:size=24M"
 )
 presets=(intel8)
-if [ $quick = 1 ]; then
+if [ "$backend" != sim ]; then
+  # This machine's LLC, one "preset"; the programs natively, on inputs
+  # large enough to reach the LLC (8 MB: the first bytes of llcprobe itself
+  # and the license texts; 200 000 rows).
+  presets=(hw)
+  input=$out/input.bin
+  if [ ! -s "$input" ]; then
+    cat "$bin" /usr/share/common-licenses/* 2>/dev/null | head -c 8000000 >"$input" || true
+    [ -s "$input" ] || { echo "eval-sampling.sh: could not write the program input $input" >&2; exit 1; }
+  fi
+  echo "create table t(a,b); with recursive c(x) as (select 1 union all select x+1 from c limit 200000)
+insert into t select x, hex(randomblob(40)) from c; select count(*), sum(length(b)) from t where a % 7 = 3;" >"$out/sqlite.sql"
+  workloads=("xz=prog:xz -1 -c -T1 $input" "sqlite3=prog:sqlite3 -batch -init $out/sqlite.sql :memory: .quit")
+  [ $quick = 1 ] || workloads+=("gzip=prog:gzip -1 -c $input" "bzip2=prog:bzip2 -1 -c $input" "zstd=prog:zstd -1 -c -T1 $input")
+elif [ $quick = 1 ]; then
   workloads=("${workloads[@]:0:4}")
 else
   presets=(intel8 amd32)
@@ -70,7 +105,7 @@ else
   fi
   trace() { # NAME -- PROGRAM...
     local name=$1; shift 2
-    [ -s "$out/$name.trace" ] || "$bin" trace -o "$out/$name.trace" -- "$@" >/dev/null 2>&1 </dev/null \
+    [ -s "$out/$name.trace" ] || run "$bin" trace -o "$out/$name.trace" -- "$@" >/dev/null 2>&1 </dev/null \
       || { echo "eval-sampling.sh: tracing $name failed" >&2; return 0; }
     workloads+=("$name=trace:$out/$name.trace")
   }
@@ -82,20 +117,51 @@ else
 fi
 
 target_args() { # SPEC -> the llcprobe target options
-  case $1 in trace:*) echo "--trace ${1#trace:}" ;; *) echo "--workload $1" ;; esac
+  case $1 in
+    trace:*) echo "--trace ${1#trace:}" ;;
+    prog:*) echo "--repeat --target-output /dev/null -- ${1#prog:}" ;;
+    *) echo "--workload $1" ;;
+  esac
 }
+exec 3>&1 # the dry run's plan goes here, whatever a step redirects
+run() { # the command, or with --dry-run its words
+  if [ $dry = 1 ]; then { printf '%q ' "$@"; echo; } >&3; else "$@"; fi
+}
+# MAP PREFIX SPEC OPTS...: one map of SPEC's target on the chosen backend
+map() {
+  local prefix=$1 spec=$2; shift 2
+  # shellcheck disable=SC2046
+  if [ "$backend" = sim ]; then
+    run "$bin" map --backend sim --preset "$preset" "$@" -o "$prefix" -q $(target_args "$spec") >/dev/null
+  else
+    run "$bin" map --backend "$backend" "${map_args[@]}" "$@" -o "$prefix" -q $(target_args "$spec") >/dev/null
+  fi
+}
+
+# On hardware: can the backend map here at all? Its self-test says why not,
+# in one line, before an hour of runs is started.
+global_args=()
+if [ "$backend" != sim ]; then
+  if [ $dry = 0 ]; then
+    if ! "$bin" map --backend "$backend" "${map_args[@]}" --mode sets --sets 0 --sweeps 1 --dwell 0.01 -o "$out/preflight" \
+         -q -- sleep 2 >/dev/null 2>"$out/preflight.err"; then
+      echo "eval-sampling.sh: the $backend backend cannot map on this machine: $(tail -1 "$out/preflight.err")" >&2
+      exit 1
+    fi
+    backend=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["backend"]["name"])' "$out/preflight.map.json")
+  fi
+  [ "$backend" = pmu ] || global_args=(--mode global)
+fi
 
 for preset in "${presets[@]}"; do
   for w in "${workloads[@]}"; do
     name=${w%%=*}; spec=${w#*=}
     base=$out/$preset-$name
-    # shellcheck disable=SC2046
-    [ -s "$base.prof.map.json" ] || "$bin" map --backend sim --preset "$preset" $(target_args "$spec") \
-      --seed 1 -o "$base.prof" -q >/dev/null
+    [ -s "$base.prof.map.json" ] || map "$base.prof" "$spec" --seed 1
     # A target whose lines never reach the LLC (a small footprint under
     # amd32's 1 MiB L2) gives no probe misses and nothing to fit (spec
     # §2.5): it is reported and left out of the table, not a failure.
-    if ! "$bin" fit "$base.prof.map.json" -o "$base" -q --no-plots 2>"$base.fit.err"; then
+    if ! run "$bin" fit "$base.prof.map.json" -o "$base" -q --no-plots 2>"$base.fit.err"; then
       echo "# $preset $name: left out: $(tail -1 "$base.fit.err")" | tee -a "$out/skipped.txt" >&2
       rm -f "$base.fit.json"
       continue
@@ -103,23 +169,23 @@ for preset in "${presets[@]}"; do
     # The key mode the issue names as the default (sigma2), scored beside
     # fit's default (auto: sigma2 where the Gaussian fits, R² > 0.85, else
     # quantile keys, spec §3.1), on the same maps.
-    [ -s "$base.sigma2.fit.json" ] || "$bin" fit "$base.prof.map.json" --mode sigma2 -o "$base.sigma2" -q --no-plots \
+    [ -s "$base.sigma2.fit.json" ] || run "$bin" fit "$base.prof.map.json" --mode sigma2 -o "$base.sigma2" -q --no-plots \
       2>/dev/null || rm -f "$base.sigma2.fit.json"
     seed=1; [ $restart = 1 ] && seed=2
     for rate in "${rates[@]}"; do
-      # shellcheck disable=SC2046
-      [ -s "$base.r$rate.map.json" ] || "$bin" map --backend sim --preset "$preset" $(target_args "$spec") \
-        --seed $seed --rate "$rate" --sweeps 1 -o "$base.r$rate" -q >/dev/null
+      [ -s "$base.r$rate.map.json" ] || map "$base.r$rate" "$spec" --seed $seed --rate "$rate" --sweeps 1 "${global_args[@]}"
     done
     echo "# $preset $name done" >&2
   done
 done
 
+[ $dry = 0 ] || exit 0
 rm -f "$out/headline.txt"
 [ -s "$out/skipped.txt" ] && { echo "left out of the table (no LLC signal to fit):"; sort -u "$out/skipped.txt"; }
-python3 - "$out" "$restart" "${presets[*]}" "${rates[*]}" "$(printf '%s ' "${workloads[@]%%=*}")" <<'PY'
+python3 - "$out" "$restart" "${presets[*]}" "${rates[*]}" "$(printf '%s ' "${workloads[@]%%=*}")" "$backend" <<'PY'
 import json, random, sys, statistics, os
 out, restart, presets, rates, names = sys.argv[1], sys.argv[2] == "1", sys.argv[3].split(), sys.argv[4].split(), sys.argv[5].split()
+backend = sys.argv[6]
 methods = ["Global", "Continuous-128", "Random-128", "Gaussian-25", "Gaussian-25 scale-up", "Gaussian-25 sigma2",
            "Continuous-25", "Random-25"]
 D = {m: [] for m in methods}
@@ -177,7 +243,10 @@ for preset in presets:
                 row[f"Random-{n}"] = statistics.mean(rs)
             for k, v in row.items():
                 D[k].append(v); per.setdefault((preset, name, k), []).append(v)
-print(f"seed 004 Table 1 method, simulator ({'restarted target: other placement' if restart else 'same placement as the profile'});")
+if backend == "sim":
+    print(f"seed 004 Table 1 method, simulator ({'restarted target: other placement' if restart else 'same placement as the profile'});")
+else:
+    print(f"seed 004 Table 1 method, this machine's LLC, {backend} backend (every map a new run of the program);")
 print("D = |T - G| / G, averaged over workloads x %d intensities x presets %s" % (len(rates), ",".join(presets)))
 print("(Continuous: mean over aligned windows; Random: mean over 100 seeds)")
 print(f"{'method':22s} {'avg D %':>9s} {'worst D %':>10s}")
@@ -205,6 +274,11 @@ gnuplot -e "set terminal pngcairo size 900,500; set output '$out/eval-sampling.p
   || echo "# no PNG (gnuplot failed)" >&2
 echo "# plot: $out/eval-sampling.png" >&2
 cat "$out/headline.txt"
+if [ "$backend" != sim ]; then
+  # no ground truth of the target's occupancy on hardware
+  echo "occupancy_mae_pct_llc: n/a % (hardware: no true occupancy to compare with)"
+  exit 0
+fi
 # Occupancy: one calibration per preset (llcprobe calibrate: the
 # walk-length search against a co-runner holding k lines), then `sample
 # --random 25 --calibration` per workload against the simulator's true
