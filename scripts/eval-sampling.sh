@@ -254,7 +254,9 @@ for k in methods:
     if D[k]: print(f"{k:22s} {statistics.mean(D[k]):9.2f} {max(D[k]):10.2f}")
 print()
 print("(Gaussian-25: fit's default keys, auto; Gaussian-25 sigma2: the sigma2 keys on every workload)")
-print(f"{'preset':7s} {'workload':10s} {'R2':>6s} {'keys':>8s} " + " ".join(f"{k[:12]:>12s}" for k in methods[1:]))
+short = {"Continuous-128": "Cont-128", "Random-128": "Rand-128", "Gaussian-25": "G-25", "Gaussian-25 scale-up": "G-25 scaleup",
+         "Gaussian-25 sigma2": "G-25 sigma2", "Continuous-25": "Cont-25", "Random-25": "Rand-25"}
+print(f"{'preset':7s} {'workload':10s} {'R2':>6s} {'keys':>8s} " + " ".join(f"{short[k]:>12s}" for k in methods[1:]))
 for (p, n), v in sorted(r2.items()):
     print(f"{p:7s} {n:10s} {v if v is not None else float('nan'):6.3f} {keys[(p, n)]:>8s} " + " ".join(
         f"{statistics.mean(per.get((p, n, k), [float('nan')])):12.2f}" for k in methods[1:]))
