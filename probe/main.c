@@ -31,7 +31,8 @@ static void usage(FILE *out)
                  "and models what happens when they share it.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n'llcprobe <command> --help' describes a command's options.\n");
+    fprintf(out, "\n'llcprobe <command> --help' describes a command's options;\n"
+                 "'llcprobe --version' prints the version.\n");
 }
 
 int main(int argc, char **argv)

@@ -198,7 +198,7 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, c
     uint64_t v;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:q", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case O_MODE:
             if (llc_fit_parse_key_mode(optarg, &o->select.mode) < 0)
@@ -223,6 +223,7 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, c
         case O_INCLUDE: *include = true; break;
         case 'o': o->prefix = optarg; break;
         case 'q': o->quiet = true; break;
+        case 'h':
         case O_HELP: usage(stdout); return 1;
         default: return llc_cli_usage("fit", "unknown option");
         }

@@ -49,8 +49,9 @@ static void usage(FILE *out)
             "  --target-rate R    target accesses per simulated ns (default 0.01)\n"
             "  --noise SPEC       a background agent; --noise-rate R its rate (default 0.01)\n"
             "coverage:\n"
-            "  --mode M           sweep (default: groups of sets in turn), global (all sets\n"
-            "                     at once; sim and timing), sets (only --sets)\n"
+            "  --mode M           sweep (groups of sets in turn; the default on hardware),\n"
+            "                     global (all sets at once; sim and timing; the simulator's\n"
+            "                     default), sets (only --sets)\n"
             "  --sets LIST        set ids, e.g. 0-63,4096 (implies --mode sets)\n"
             "  --group N          sets walked together in sweep mode (default: all that the\n"
             "                     backend can attribute: sim/timing 1/8 of the sets, pmu 1)\n"
@@ -161,7 +162,7 @@ int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o
     uint64_t v;
     int c, rc = 0;
     optind = 1;
-    while (rc == 0 && (c = getopt_long(argc, argv, "+o:q", longopts, NULL)) != -1) {
+    while (rc == 0 && (c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case O_BACKEND: o->backend = optarg; break;
         case O_PRESET: o->preset = optarg; break;
@@ -222,6 +223,7 @@ int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o
         }
         case 'o': o->out_prefix = optarg; break;
         case 'q': o->quiet = true; break;
+        case 'h':
         case O_HELP:
             if (x && x->usage)
                 x->usage(stdout);

@@ -63,7 +63,9 @@ static void usage(FILE *out)
             "  --seed S           seed of everything random (default 1)\n"
             "  --interval N       also record the per-set state every N target accesses\n"
             "  -o, --output FILE  JSON output; the CSV goes beside it (.csv)\n"
-            "  -q, --quiet        no progress display\n\n"
+            "  -q, --quiet        no progress display\n"
+            "  --list-workloads   print only the workload SPEC list below\n"
+            "  -h, --help         this text\n\n"
             "exit status: 0 ok, 1 bad value or failed run, 2 bad usage.\n\n%s",
             MAX_NOISE, (unsigned long long)DEFAULT_DURATION, llc_workload_help());
 }
