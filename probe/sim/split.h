@@ -88,6 +88,24 @@ SIM_INLINE size_t split_l2_pass(const struct sim_path *p, const uint64_t *line, 
                                 uint16_t *miss_at)
 {
     size_t k = 0;
+    if (p->fast && p->mode != SIM_MODE_NO_L2 && p->l2p == LLC_SIM_LRU && p->l2_lset_off) {
+        /* Branch-free in the lookup's outcome (path_l2_part_lru): every
+         * access writes the next miss slot and level, a miss keeps them
+         * (the LLC pass overwrites a miss's level). */
+        for (size_t i = 0; i < ready; i++) {
+            struct sim_l2_miss *mi = &miss[k];
+            const bool hit = path_l2_part_lru(p, line[i], set[i], mi);
+            out[i] = LLC_SIM_HIT_L2;
+            miss_at[k] = (uint16_t)i;
+            /* Early in the chunk only; a hit's needless prefetch is harmless. */
+            if (k < SIM_SPLIT_LLC_AHEAD)
+                split_prefetch_llc(p, mi);
+            k += !hit;
+        }
+        p->ac->l2_hits += ready - k;
+        p->ac->l2_misses += k;
+        return k;
+    }
     for (size_t i = 0; i < ready; i++) {
         struct sim_l2_miss *mi = &miss[k];
         if (p->mode == SIM_MODE_NO_L2) {
