@@ -63,17 +63,26 @@ static inline size_t sim_pt_slot_of(uint64_t key, size_t cap)
 /* The entry every page of a run without a leaf reads: unmapped. */
 extern const uint64_t sim_pt_unmapped;
 
-/* The entry of vpn's page in t; sim_pt_unmapped if its run has no leaf
- * yet (so readers need no NULL test). */
-static inline const uint64_t *sim_pt_find(const struct sim_page_table *t, uint64_t vpn)
+/* The entry of vpn's page in a directory of mask + 1 slots;
+ * sim_pt_unmapped if its run has no leaf yet (so readers need no NULL
+ * test). Loops doing many lookups pass the directory in locals: read
+ * through the table, it would be reloaded after every store they make. */
+static inline const uint64_t *sim_pt_lookup(const struct sim_pt_dir *dir, size_t mask,
+                                            uint64_t vpn)
 {
     const uint64_t key = (vpn >> SIM_PT_LEAF_BITS) + 1;
-    for (size_t s = sim_pt_slot_of(key, t->cap);; s = (s + 1) & (t->cap - 1)) {
-        if (t->dir[s].key == key)
-            return &t->dir[s].leaf[vpn & (SIM_PT_LEAF_PAGES - 1)];
-        if (!t->dir[s].key)
+    for (size_t s = sim_pt_slot_of(key, mask + 1);; s = (s + 1) & mask) {
+        if (dir[s].key == key)
+            return &dir[s].leaf[vpn & (SIM_PT_LEAF_PAGES - 1)];
+        if (!dir[s].key)
             return &sim_pt_unmapped;
     }
+}
+
+/* The entry of vpn's page in t (see sim_pt_lookup). */
+static inline const uint64_t *sim_pt_find(const struct sim_page_table *t, uint64_t vpn)
+{
+    return sim_pt_lookup(t->dir, t->cap - 1, vpn);
 }
 
 /* Hint: fetches the entry a later translation of vaddr will read and

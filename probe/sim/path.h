@@ -511,6 +511,42 @@ SIM_INLINE bool path_l2_part(const struct sim_path *p, uint64_t line, uint32_t s
     return false;
 }
 
+/* path_l2_part for an LRU L2 that keeps its lines' LLC sets (the common
+ * geometry), without a branch on the lookup: whether an access hits the
+ * L2 is a coin toss the host's branch predictor would lose. A hit promotes
+ * its way; a miss fills the lowest free way or the oldest one and promotes
+ * it; rewriting a hit way with its own tag and LLC set (a line has one set
+ * when the L2 keeps sets) changes nothing, so both are one sequence with
+ * the way chosen by a select. *m is written either way, for the caller to
+ * keep on a miss; the agent's L2 counters are the caller's too. */
+SIM_INLINE bool path_l2_part_lru(const struct sim_path *p, uint64_t line, uint32_t set,
+                                 struct sim_l2_miss *m)
+{
+    uint8_t *b2 = path_l2_block(p, line);
+    uint32_t *t2 = (uint32_t *)(void *)b2;
+    uint16_t *lset = (uint16_t *)(void *)(b2 + p->l2_lset_off);
+    uint8_t *m2 = b2 + P_META(p->l2w);
+    const uint32_t tag = (uint32_t)(line >> p->l2_bits);
+    const uint64_t hit = path_match(b2, p->l2w, tag);
+    const int free2 = path_free_way(b2, p->l2w, p->l2_count_off);
+    const uint32_t fill = path_victim(p->l2, m2, p->l2w, free2, LLC_SIM_LRU);
+    const uint32_t w = hit ? (uint32_t)__builtin_ctzll(hit) : fill;
+    const uint32_t old = t2[w];
+    if (old == SIM_INVALID_TAG) {   /* a miss into a free way: only while the set fills */
+        p->l2->valid++;
+        b2[p->l2_count_off]++;
+    }
+    m->line = line;
+    m->set = set;
+    m->victim = old == SIM_INVALID_TAG ? SIM_NO_LINE
+                                       : ((uint64_t)old << p->l2_bits) | (line & p->l2_mask);
+    m->victim_set = lset[w];
+    t2[w] = tag;
+    lset[w] = (uint16_t)set;
+    sim_lru_promote(m2, p->l2w, w);
+    return hit != 0;
+}
+
 /* The LLC half of an access that missed the L2 (or of any access without
  * an L2), hierarchies without inclusion; returns the level and stores the
  * LLC's victim address in *evicted. */

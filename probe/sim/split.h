@@ -36,12 +36,19 @@ SIM_INLINE void split_prefetch_llc(const struct sim_path *p, const struct sim_l2
 
 /* Prefetches the page-table entries of addrs[0..n), a chunk before they
  * are translated: a tight loop keeps many of these misses in flight, and
- * the chunk's L2 and LLC passes run while they arrive. */
+ * the chunk's L2 and LLC passes run while they arrive. The directory is
+ * read once: no page is mapped until the chunk's translation. */
 SIM_INLINE void split_prefetch_pages(const struct sim_path *p, const uint64_t *addrs, size_t n,
                                      const uint64_t **slot)
 {
-    for (size_t i = 0; i < n; i++)
-        slot[i] = sim_pages_prefetch(p->pages, p->agent, addrs[i]);
+    const struct sim_pt_dir *const dir = p->pt->dir;
+    const size_t mask = p->pt->cap - 1;
+    const unsigned page_bits = p->page_bits;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t *e = sim_pt_lookup(dir, mask, addrs[i] >> page_bits);
+        __builtin_prefetch(e);
+        slot[i] = e;
+    }
 }
 
 /* Lines and LLC sets of addrs[0..n) (virtual unless phys; their
@@ -75,17 +82,31 @@ SIM_INLINE size_t split_prepare(const struct sim_path *p, uint64_t reject, bool 
 /* The L2 pass over a chunk: levels of the L2 hits into out, the misses
  * (and where they are in the chunk) into miss / miss_at; returns how many
  * missed. No prefetch for it: the L2s are small enough to stay in the
- * host's caches. The next chunk's page-table entries (next[0..after)) are
- * prefetched meanwhile, this pass's work hiding their latency. */
+ * host's caches. */
 SIM_INLINE size_t split_l2_pass(const struct sim_path *p, const uint64_t *line, const uint32_t *set,
-                                size_t ready, const uint64_t *next, size_t after,
-                                const uint64_t **next_slot, uint8_t *out, struct sim_l2_miss *miss,
+                                size_t ready, uint8_t *out, struct sim_l2_miss *miss,
                                 uint16_t *miss_at)
 {
     size_t k = 0;
+    if (p->fast && p->mode != SIM_MODE_NO_L2 && p->l2p == LLC_SIM_LRU && p->l2_lset_off) {
+        /* Branch-free in the lookup's outcome (path_l2_part_lru): every
+         * access writes the next miss slot and level, a miss keeps them
+         * (the LLC pass overwrites a miss's level). */
+        for (size_t i = 0; i < ready; i++) {
+            struct sim_l2_miss *mi = &miss[k];
+            const bool hit = path_l2_part_lru(p, line[i], set[i], mi);
+            out[i] = LLC_SIM_HIT_L2;
+            miss_at[k] = (uint16_t)i;
+            /* Early in the chunk only; a hit's needless prefetch is harmless. */
+            if (k < SIM_SPLIT_LLC_AHEAD)
+                split_prefetch_llc(p, mi);
+            k += !hit;
+        }
+        p->ac->l2_hits += ready - k;
+        p->ac->l2_misses += k;
+        return k;
+    }
     for (size_t i = 0; i < ready; i++) {
-        if (i < after)
-            next_slot[i] = sim_pages_prefetch(p->pages, p->agent, next[i]);
         struct sim_l2_miss *mi = &miss[k];
         if (p->mode == SIM_MODE_NO_L2) {
             *mi = (struct sim_l2_miss){ line[i], set[i], 0, SIM_NO_LINE };
@@ -132,23 +153,25 @@ SIM_INLINE int split_run(struct llc_sim *sim, const struct sim_path *p, const ui
             const struct sim_path q = path_page_split(p, false);
             ready = split_prepare(&q, reject, false, addrs + done, m, slot, line, set, &rc);
         }
-        /* The next chunk's page-table entries, prefetched during the L2 pass
-         * (ready == m == SIM_SPLIT_CHUNK whenever there is a next chunk). */
-        const uint64_t *next = addrs + done + m;
+        /* The next chunk's page-table entries, arriving during this chunk's
+         * L2 and LLC passes (ready == m == SIM_SPLIT_CHUNK whenever there is
+         * a next chunk). */
         const size_t rest = n - done - m;
-        const size_t after = phys || rc < 0 ? 0 : rest < SIM_SPLIT_CHUNK ? rest : SIM_SPLIT_CHUNK;
+        if (!phys && rc == 0)
+            split_prefetch_pages(p, addrs + done + m, rest < SIM_SPLIT_CHUNK ? rest : SIM_SPLIT_CHUNK,
+                                 next_slot);
         uint8_t *out = levels ? levels + done : lv;
         p->ac->accesses += ready;
 
         size_t k;
         if (p->fast && p->mode != SIM_MODE_NO_L2 && p->l2w == 16) {
             const struct sim_path q = path_l2_ways(p, 16);
-            k = split_l2_pass(&q, line, set, ready, next, after, next_slot, out, miss, miss_at);
+            k = split_l2_pass(&q, line, set, ready, out, miss, miss_at);
         } else if (p->fast && p->mode != SIM_MODE_NO_L2) {
             const struct sim_path q = path_l2_ways(p, 8);
-            k = split_l2_pass(&q, line, set, ready, next, after, next_slot, out, miss, miss_at);
+            k = split_l2_pass(&q, line, set, ready, out, miss, miss_at);
         } else {
-            k = split_l2_pass(p, line, set, ready, next, after, next_slot, out, miss, miss_at);
+            k = split_l2_pass(p, line, set, ready, out, miss, miss_at);
         }
 
         for (size_t j = 0; j < k; j++) {
