@@ -55,7 +55,7 @@ static void usage(FILE *out)
 /* ---- the shared fit stage --------------------------------------------------- */
 
 static void print_summary(const struct llc_fit_report *rep, const struct llc_fit_selection *sel, double retest,
-                          const struct fit_cmd_input *in)
+                          const struct fit_cmd_input *in, enum llc_fit_key_mode asked)
 {
     const struct llc_fit_family_result *g = &rep->fit[LLC_FIT_GAUSSIAN];
     printf("sets            %zu usable, statistic %s, %zu bins (%s)\n", rep->hist->n,
@@ -86,8 +86,12 @@ static void print_summary(const struct llc_fit_report *rep, const struct llc_fit
     else
         printf("dispersion      %s, test-retest r %.3f\n", llc_fit_status_name(d->status), retest);
     printf("verdict         %s\n", llc_fit_verdict_text(v));
-    printf("selection       %zu sets (%s, keys %s):", sel->n, llc_fit_select_status_name(sel->status),
+    printf("selection       %zu sets (%s; %s keys", sel->n, llc_fit_select_status_name(sel->status),
            llc_fit_key_mode_name(sel->mode));
+    if (asked == LLC_FIT_KEYS_AUTO)
+        printf(", by --mode auto: the Gaussian's R^2 %s %.2f", sel->mode == LLC_FIT_KEYS_QUANTILE ? "<=" : ">",
+               LLC_FIT_R2_ACCEPT);
+    printf("):");
     for (size_t i = 0; i < sel->nkeys; i++)
         printf(" K%zu=%.6g", i + 1, sel->key[i]);
     printf("\n");
@@ -135,7 +139,7 @@ int llc_fit_cmd_run(const char *cmd, const struct fit_cmd_opts *o, const struct 
         goto out;
     }
     if (!o->quiet)
-        print_summary(rep, sel, retest, in);
+        print_summary(rep, sel, retest, in, o->select.mode);
     char wrote[64] = "";
     if (o->plots) {
         char title[512];
