@@ -31,7 +31,9 @@ static void usage(FILE *out)
             "With --sysfs-root or --cpuid-dump the output describes the fixture machine, so\n"
             "probes that act on this process (hugepage mapping, pagemap, perf_event_open,\n"
             "TSC measurement) are skipped. LIBPFM_FORCE_PMU=<pmu> makes libpfm4 encode the\n"
-            "LLC-miss event for another CPU.\n");
+            "LLC-miss event for another CPU.\n\n"
+            "exit status: 0 ok (what is unavailable is reported, not an error), 1 failure,\n"
+            "2 usage.\n");
 }
 
 static int dump_cpuid(void)

@@ -70,7 +70,8 @@ static void usage(FILE *out)
             "  -o, --output PREFIX  write PREFIX.mrc.json, .csv and .png\n"
             "      --gnuplot PATH   gnuplot executable (default gnuplot)\n"
             "  -q, --quiet       no warnings\n"
-            "  -h, --help        this text\n");
+            "  -h, --help        this text\n\n"
+            "exit status: 0 ok, 1 failure (a bad trace or profile, a failed run), 2 usage.\n");
 }
 
 /* In the order of --sampler's names. */
@@ -772,7 +773,11 @@ int llc_cmd_mrc(int argc, char **argv)
     const char *what = a.trace ? a.trace : a.profile ? a.profile : a.argv[0];
     if (llc_statmodel_hist_create(&in.hist, err, sizeof err) < 0 ||
         gather(&a, &in, err, sizeof err) < 0) {
-        status = llc_cli_fail(what, "%s", err);
+        /* "llcprobe: mrc: <input>: <why>", the input named once */
+        if (strncmp(err, what, strlen(what)) == 0)
+            status = llc_cli_fail("mrc", "%s", err);
+        else
+            status = llc_cli_fail("mrc", "%s: %s", what, err);
         goto out;
     }
     const double total = llc_statmodel_hist_total(in.hist);
@@ -781,8 +786,8 @@ int llc_cmd_mrc(int argc, char **argv)
            "seed %" PRIu64 "\n",
            in.source, in.input, in.refs, total, dangling, in.rate, in.seed);
     if (total < 1) {
-        status = llc_cli_fail(what, "no reuse samples: %" PRIu64
-                              " references are too few at rate %g (raise --rate)",
+        status = llc_cli_fail("mrc", "%s: no reuse samples: %" PRIu64
+                              " references are too few at rate %g (raise --rate)", what,
                               in.refs, in.rate);
         goto out;
     }

@@ -81,6 +81,8 @@ static void usage(FILE *out)
             "per window) and PREFIX.phase.png (phase timeline, gnuplot), and prints a summary.\n\n"
             "options:\n"
             "  -o, --output PREFIX  output prefix (default: the program's or trace's name)\n"
+            "      --trace FILE     classify a trace recorded by 'llcprobe trace' offline\n"
+            "                       instead of running a program\n"
             "      --window N       window length in instructions (live, if counted:\n"
             "                       default 100M; --trace: default 1M)\n"
             "      --window-ms MS   live window in target CPU milliseconds (default: with\n"

@@ -202,7 +202,7 @@ static int trace_records(const char *path, uint64_t *out)
     char err[LLC_ERRLEN];
     struct llc_trace_reader *r = NULL;
     if (llc_trace_reader_open(path, &r, err, sizeof(err)) < 0) {
-        fprintf(stderr, "llcprobe: %s\n", err);
+        llc_cli_fail("sim", "%s", err);
         return LLC_EXIT_FAIL;
     }
     const struct llc_trace_info *info = llc_trace_reader_info(r);
@@ -230,7 +230,7 @@ static int check_writable(const char *path)
     char err[LLC_ERRLEN];
     struct llc_afile *f = NULL;
     if (llc_afile_open(path, &f, err, sizeof(err)) < 0) {
-        fprintf(stderr, "llcprobe: %s\n", err);
+        llc_cli_fail("sim", "%s", err);
         return LLC_EXIT_FAIL;
     }
     llc_afile_abort(f);
@@ -347,7 +347,7 @@ int llc_cmd_sim(int argc, char **argv)
     struct llc_simrun *run = NULL;
     rc = llc_simrun_create(&cfg, agents, 1 + o.nnoise, &run, err, sizeof(err));
     if (rc < 0) {
-        fprintf(stderr, "llcprobe: %s\n", err);
+        llc_cli_fail("sim", "%s", err);
         return LLC_EXIT_FAIL;
     }
     struct progress_ctx progress = {.expected = expected};
@@ -363,7 +363,7 @@ int llc_cmd_sim(int argc, char **argv)
     const double wall = llc_now() - t0;
     llc_progress_end(&progress.bar);
     if (status < 0) {
-        fprintf(stderr, "llcprobe: %s\n", err);
+        llc_cli_fail("sim", "%s", err);
         rc = LLC_EXIT_FAIL;
         goto out;
     }
@@ -375,7 +375,7 @@ int llc_cmd_sim(int argc, char **argv)
     };
     if (llc_simrun_write_json(run, &meta, o.out, err, sizeof(err)) < 0 ||
         llc_simrun_write_csv(run, csv, err, sizeof(err)) < 0) {
-        fprintf(stderr, "llcprobe: %s\n", err);
+        llc_cli_fail("sim", "%s", err);
         rc = LLC_EXIT_FAIL;
         goto out;
     }

@@ -38,7 +38,9 @@ static void usage(FILE *out)
             "      --verify       with --show: decode every record and check the checksum\n"
             "  -h, --help         this text\n\n"
             "SIGINT or SIGTERM stops the program's process group, removes the partial\n"
-            "output and exits with 128 + the signal number.\n");
+            "output and exits with 128 + the signal number.\n\n"
+            "exit status: 0 ok (whatever the program's own exit status, which is recorded\n"
+            "and printed), 1 failure, 2 usage, 128 + N when stopped by signal N.\n");
 }
 
 static volatile sig_atomic_t stop_signal;

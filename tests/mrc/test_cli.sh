@@ -69,7 +69,7 @@ expect 1 'header says 601' -- --profile "$tmp/bad2.profile"
 sed 's/1984:580/1984:x/' "$tmp/cyc.profile" >"$tmp/bad3.profile"
 expect 1 'line 8' -- --profile "$tmp/bad3.profile"
 printf 'not a trace' >"$tmp/bad.trace"
-expect 1 'not an llcprobe trace' -- --trace "$tmp/bad.trace"
+expect 1 '^llcprobe: mrc: [^:]*/bad.trace: not an llcprobe trace$' -- --trace "$tmp/bad.trace"
 expect 2 'rate' -- --profile "$tmp/cyc.profile" --rate 2
 expect 2 'rate' -- --profile "$tmp/cyc.profile" --rate abc
 expect 2 'sizes' -- --profile "$tmp/cyc.profile" --sizes 1K,banana
