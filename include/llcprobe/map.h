@@ -53,6 +53,13 @@ static inline uint32_t llc_map_units(const struct llc_map_geometry *g)
     return (uint32_t)g->slices * g->sets_per_slice;
 }
 
+/* The private L2 set that unit's lines (congruent in the LLC, so equal in
+ * the low index bits) all fall into; g->l2_sets must not be 0. */
+static inline uint32_t llc_map_l2_set_of(const struct llc_map_geometry *g, uint32_t unit)
+{
+    return (unit % g->sets_per_slice) % g->l2_sets;
+}
+
 /* Congruent lines per unit so that every probe access is served by the LLC
  * (spec §1.2): W_LLC on an inclusive LLC; on an exclusive victim LLC
  * W_LLC + floor(W_L2 / u), where u is how many interleaved units share

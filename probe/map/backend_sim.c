@@ -102,8 +102,7 @@ void llc_map_sim_options_default(struct llc_map_sim_options *o)
 
 static uint32_t l2_set_of(const struct sim_backend *s, uint32_t unit)
 {
-    const struct llc_map_geometry *g = &s->pub.geo;
-    return (unit % g->sets_per_slice) & (g->l2_sets - 1);
+    return llc_map_l2_set_of(&s->pub.geo, unit);
 }
 
 /* Each unit's walk in this group: on a victim LLC the L2's ways are shared

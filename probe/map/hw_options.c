@@ -84,12 +84,12 @@ unsigned llc_maphw_units_per_l2_set(const struct llc_map_geometry *g, const uint
         return 1;
     unsigned most = 1;
     for (size_t i = 0; i < n; i++) {
-        const uint32_t s = (units[i] % g->sets_per_slice) % g->l2_sets;
+        const uint32_t s = llc_map_l2_set_of(g, units[i]);
         if (++counts[s] > most)
             most = counts[s];
     }
     for (size_t i = 0; i < n; i++)
-        counts[(units[i] % g->sets_per_slice) % g->l2_sets] = 0;
+        counts[llc_map_l2_set_of(g, units[i])] = 0;
     return most;
 }
 

@@ -21,18 +21,18 @@ void llc_map_corunner_l2_share(const struct llc_map_geometry *g, const uint32_t 
     }
     /* share[] holds each unit's sharer count until the last pass */
     for (size_t i = 0; i < n; i++)
-        counts[(units[i] % g->sets_per_slice) % g->l2_sets]++;
+        counts[llc_map_l2_set_of(g, units[i])]++;
     for (size_t i = 0; i < n; i++)
-        share[i] = counts[(units[i] % g->sets_per_slice) % g->l2_sets];
+        share[i] = counts[llc_map_l2_set_of(g, units[i])];
     for (size_t i = 0; i < n; i++)
-        counts[(units[i] % g->sets_per_slice) % g->l2_sets] = 0;
+        counts[llc_map_l2_set_of(g, units[i])] = 0;
     for (size_t i = 0; i < n; i++) {
         const unsigned sharers = share[i];
-        const uint32_t place = counts[(units[i] % g->sets_per_slice) % g->l2_sets]++;
+        const uint32_t place = counts[llc_map_l2_set_of(g, units[i])]++;
         share[i] = g->l2_ways / sharers + (place < g->l2_ways % sharers);
     }
     for (size_t i = 0; i < n; i++)
-        counts[(units[i] % g->sets_per_slice) % g->l2_sets] = 0;
+        counts[llc_map_l2_set_of(g, units[i])] = 0;
 }
 
 void llc_map_backend_release(struct llc_map_backend *b)
