@@ -41,6 +41,8 @@
 #        WINDOW=1000000, MULTS="2 4", PRESET=intel8, NOISE=uniform:size=16M,
 #        PHASE_OPTS="--samples 200" for the offline classifications,
 #        OLD=path of another llcprobe to measure in the same overhead rounds,
+#        OLD_OPTS=options of its runs only (OLD=build/llcprobe
+#        OLD_OPTS="--source cpu-clock": the tick against cpu-clock),
 #        KEEP=dir to keep the outputs (traces and BBVs already in it are
 #        reused); PARTS="offline overhead progcal control" and PROGS="xz sqlite3 perl
 #        cc1" run only some. From scratch a full run takes ~45 min of
@@ -236,7 +238,7 @@ if has_part overhead || has_part progcal || has_part control; then
   for p in "${progs[@]}"; do
     declare -n long=long_$p
     # OLD=another llcprobe (e.g. main's): run in the same rounds (triples)
-    has_part overhead && LLCPROBE_OLD=${OLD:-} "$ovh" run "$p" "$work" "$reps" "" -- "${long[@]}"
+    has_part overhead && LLCPROBE_OLD=${OLD:-} LLCPROBE_OLD_OPTS=${OLD_OPTS:-} "$ovh" run "$p" "$work" "$reps" "" -- "${long[@]}"
     # The cost model's check: the program's own cost per sample, amplified
     # like the loop's (what an interrupt evicts depends on the program).
     has_part progcal && LLCPROBE_OLD= "$ovh" run "$p.cal" "$work" "$cal_reps" "$amplified" -- "${long[@]}"

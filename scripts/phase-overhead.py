@@ -13,7 +13,9 @@ shared machine does not decide the answer.
       expiries the sampler caused. Writes DIR/NAME.overhead.json. With
       LLCPROBE_OLD set (another llcprobe, e.g. main's), each round is a
       triple plain / live / old in rotating order, and the summary also
-      gives the old binary's overhead and new against old.
+      gives the old binary's overhead and new against old. LLCPROBE_OLD_OPTS:
+      options added to the old runs only (so the same binary can be compared
+      with itself under another setting, e.g. --source cpu-clock).
   summary DIR CALIB NAME...
       Per program: medians, and the overhead as the median of the paired
       ratios live/plain - 1 with a 95% bootstrap interval (percentile,
@@ -26,6 +28,11 @@ shared machine does not decide the answer.
       the 95% intervals, and last `phase_overhead_pct`: the mean over the
       programs of the per-program CPU-time figures (its interval resamples
       each program's pairs independently).
+
+Timer expiries: with cpu-clock, one per period of target CPU time (each
+sample is a timer interrupt of its own, including the ones that hit kernel
+mode and were dropped); with the tick source, the samples taken (the tick
+interrupts the target anyway; a sample adds perf's handler to it).
 
 Why CPU time: each cpu-clock sample is a timer interrupt plus perf's sample
 handling, run in the interrupted target's context and, without
@@ -67,6 +74,14 @@ def run_plain(cmd, cwd):
             "status": p.returncode, **switches(ru)}
 
 
+def expiries_of(d):
+    if d["sampling"]["source"] == "tick":
+        return sum(w["kernel_samples"] for w in d["windows"])
+    # one per period of target CPU time, including the ones that hit kernel
+    # mode and were dropped as samples
+    return sum(w["cpu_ns"] / w["period"] for w in d["windows"])
+
+
 def run_live(bin_, opts, cmd, cwd, prefix):
     t0 = time.monotonic()
     p = subprocess.Popen([bin_, "phase", "-q", "--no-plot", "-o", prefix] + opts + ["--"] + cmd,
@@ -86,9 +101,7 @@ def run_live(bin_, opts, cmd, cwd, prefix):
         # the target's own wall time (launch to exit), and llcprobe's whole run
         "wall": t["runtime_s"], "wall_total": wall,
         "monitor_cpu": m["cpu_user_s"] + m["cpu_sys_s"],
-        # timer expiries: one per period of target CPU time, including the
-        # ones that hit kernel mode and were dropped as samples
-        "expiries": sum(w["cpu_ns"] / w["period"] for w in d["windows"]),
+        "expiries": expiries_of(d), "source": d["sampling"]["source"],
         "samples": sum(w["kernel_samples"] for w in d["windows"]),
         "windows": d["summary"]["windows"], "phases": d["summary"]["phases"],
         "mean_rate": d["summary"]["mean_rate"], "status": t["exit_code"],
@@ -109,13 +122,14 @@ def cmd_run(argv):
     kinds = ("plain", "live", "old") if old else ("plain", "live")
     orders = list(itertools.permutations(kinds)) if old else [kinds, kinds[::-1]]
     binary = {"live": bin_, "old": old}
+    kind_opts = {"live": opts, "old": opts + shlex.split(os.environ.get("LLCPROBE_OLD_OPTS", ""))}
     pairs = []
     for i in range(reps + 1):
         order = orders[i % len(orders)]
         pair = {}
         for kind in order:
             pair[kind] = (run_plain(cmd, cwd) if kind == "plain"
-                          else run_live(binary[kind], opts, cmd, cwd, prefix))
+                          else run_live(binary[kind], kind_opts[kind], cmd, cwd, prefix))
         pair["first"] = order[0]
         if i > 0:  # pair 0 warms the page cache and the binaries
             pairs.append(pair)

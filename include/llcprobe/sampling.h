@@ -7,16 +7,28 @@
  *                  BR_INST_RETIRED:CONDITIONAL via libpfm4, precise_ip 2/1)
  *   HW_IP          instruction pointers sampled by the hardware
  *                  `instructions` counter
+ *   TICK           the user instruction pointer at the kernel's own timer
+ *                  interrupt (tracepoint irq_vectors:local_timer_entry, else
+ *                  timer:hrtimer_expire_entry, with the user registers): the
+ *                  scheduler tick interrupts a running task HZ times a
+ *                  second anyway, so a sample adds no interrupt, only perf's
+ *                  handler. Needs tracepoint access (root or CAP_PERFMON)
+ *                  and tracefs (mounted if absent and permitted, as perf
+ *                  does); a self-test measures the tick rate on a busy task
+ *                  and refuses if the tick does not run (nohz_full).
  *   CPU_CLOCK      instruction pointers sampled by the `cpu-clock` software
- *                  event (hrtimer): works without a PMU, e.g. in a VM
- * All sample user-mode code only.
+ *                  event (hrtimer): works without a PMU or privileges, but
+ *                  every sample is a timer interrupt of its own
+ * All sample user code: a tick that lands in a system call or page fault
+ * samples the user address it was entered from, where cpu-clock drops it.
  *
  * Windows end after a fixed amount of retired user instructions when the
  * hardware `instructions` counter opens, else after a fixed amount of the
  * target's CPU time (`task-clock`). With cpu-clock the sample rate is
  * capped (max_rate_hz) and the default window is as long as its samples
  * take at that rate: each sample is a timer interrupt, which is what the
- * target pays for.
+ * target pays for. With the tick the rate is the kernel's HZ and the
+ * default window as long as its samples take at that rate.
  *
  * Sampled IPs are returned as position-independent keys, (hash of the
  * mapped file's name << 40) ^ offset in the file (sampling/maps.c), built
@@ -54,8 +66,9 @@ struct llc_target; /* llcprobe/target.h */
 enum llc_sampling_source {
     LLC_SAMPLING_PEBS_BRANCHES = 0,
     LLC_SAMPLING_HW_IP = 1,
-    LLC_SAMPLING_CPU_CLOCK = 2,
-    LLC_SAMPLING_SOURCES = 3,
+    LLC_SAMPLING_TICK = 2,
+    LLC_SAMPLING_CPU_CLOCK = 3,
+    LLC_SAMPLING_SOURCES = 4,
 };
 
 enum llc_sampling_unit {
@@ -84,11 +97,13 @@ struct llc_sampling_config {
     bool force_cpu_time;         /* windows by CPU time even if instructions count */
     uint64_t window_instr;       /* window length when counting instructions */
     /* Window length when counting CPU time; 0 = by source: cpu-clock
-     * samples_per_window / max_rate_hz (2 s at the defaults), hardware
-     * sources LLC_SAMPLING_DEFAULT_WINDOW_NS. */
+     * samples_per_window / max_rate_hz (2 s at the defaults), tick
+     * samples_per_window / HZ (1.6 s at HZ 250), hardware sources
+     * LLC_SAMPLING_DEFAULT_WINDOW_NS. */
     uint64_t window_ns;
     /* cpu-clock: the period never goes below 1/max_rate_hz seconds, so a
-     * short window gets fewer samples rather than more overhead. */
+     * short window gets fewer samples rather than more overhead. (The tick
+     * samples at most every tick; its rate is the kernel's.) */
     unsigned max_rate_hz;
     /* Samples per window at multiplier 1; 0 = 200 for branch samples, 400
      * for instruction pointers (§3: EIPV needs twice the samples). */
@@ -115,6 +130,13 @@ struct llc_sampling_choice {
     uint64_t window;               /* window length in `unit` */
     unsigned samples_per_window;
     unsigned ncpus;                /* CPUs with a ring buffer */
+    /* tick: timer interrupts per CPU second of a busy task as the
+     * self-test measured them (the tick, plus other timers expiring while
+     * it runs), and the kernel's HZ used for the window length (the tick
+     * length the coarse clocks report); 0 for other sources. */
+    double tick_hz_measured;
+    unsigned tick_hz;
+    char tick_note[LLC_SAMPLING_NOTE_LEN]; /* tick: tracefs mounted by us, ... ("" if none) */
 };
 
 /* One window, as drained. */

@@ -72,9 +72,11 @@ static void usage(FILE *out)
             "leader-follower clustering, run-length next-phase predictor, dynamic sample\n"
             "rate; shared/specs/scarphase.md). Live, PROGRAM runs under perf sampling of\n"
             "all its threads and children: precise branch samples (PEBS) if available, else\n"
-            "hardware IP samples, else the cpu-clock software event; windows by retired\n"
-            "instructions if a counter exists, else by the target's CPU time. The chosen\n"
-            "source and unit, and why better ones were refused, are in the output.\n"
+            "hardware IP samples, else the user IP at the kernel's timer tick (tracepoint;\n"
+            "root or CAP_PERFMON; no interrupt of its own), else the cpu-clock software\n"
+            "event; windows by retired instructions if a counter exists, else by the\n"
+            "target's CPU time. The chosen source and unit, and why better ones were\n"
+            "refused, are in the output.\n"
             "With --trace, the same classification runs on a trace recorded by\n"
             "'llcprobe trace', with windows of N instructions.\n\n"
             "Writes PREFIX.phase.json (format llcprobe-phase v1), PREFIX.phase.csv (one row\n"
@@ -86,11 +88,12 @@ static void usage(FILE *out)
             "      --window N       window length in instructions (live, if counted:\n"
             "                       default 100M; --trace: default 1M)\n"
             "      --window-ms MS   live window in target CPU milliseconds (default: with\n"
-            "                       cpu-clock, samples / max rate = 2000; else 50)\n"
+            "                       cpu-clock, samples / max rate = 2000; with the tick,\n"
+            "                       samples / HZ = 1600 at HZ 250; else 50)\n"
             "      --max-rate HZ    cpu-clock: highest sample rate (default 200); each\n"
             "                       sample is a timer interrupt, costly in a VM\n"
             "      --cpu-time       live: windows by CPU time even if instructions count\n"
-            "      --source S       best source to try: auto, pebs, hw-ip, cpu-clock\n"
+            "      --source S       best source to try: auto, pebs, hw-ip, tick, cpu-clock\n"
             "      --samples N      samples per window at full rate (default 400 for IPs,\n"
             "                       200 for branches)\n"
             "      --theta X        clustering threshold on d~ in (0,1] (default 0.2)\n"
@@ -128,13 +131,15 @@ static int parse_source(const char *s, enum llc_sampling_source *out)
         const char *name;
         enum llc_sampling_source src;
     } names[] = {{"auto", LLC_SAMPLING_PEBS_BRANCHES}, {"pebs", LLC_SAMPLING_PEBS_BRANCHES},
-                 {"hw-ip", LLC_SAMPLING_HW_IP}, {"cpu-clock", LLC_SAMPLING_CPU_CLOCK}};
+                 {"hw-ip", LLC_SAMPLING_HW_IP}, {"tick", LLC_SAMPLING_TICK},
+                 {"cpu-clock", LLC_SAMPLING_CPU_CLOCK}};
     for (size_t i = 0; i < LLC_ARRAY_LEN(names); i++)
         if (strcmp(s, names[i].name) == 0) {
             *out = names[i].src;
             return 0;
         }
-    return llc_cli_usage("phase", "--source is auto, pebs, hw-ip or cpu-clock, not '%s'", s);
+    return llc_cli_usage("phase", "--source is auto, pebs, hw-ip, tick or cpu-clock, not '%s'",
+                         s);
 }
 
 /* 0 = parsed, -1 = --help printed, else the exit status. */
@@ -536,13 +541,18 @@ static json_t *choice_json(const struct llc_sampling_choice *c)
         json_array_append_new(refused, json_pack("{s:s,s:s}", "source",
                                                  llc_sampling_source_name((enum llc_sampling_source)s),
                                                  "reason", c->refused[s]));
-    return json_pack("{s:s,s:s,s:i,s:o,s:s,s:s?,s:I,s:i,s:i}", "source",
-                     llc_sampling_source_name(c->source), "event", c->event, "precise_ip",
-                     (int)c->precise_ip, "refused", refused, "window_unit",
-                     llc_sampling_unit_name(c->unit), "window_unit_refused",
-                     c->unit_refused[0] ? c->unit_refused : NULL, "window",
-                     (json_int_t)c->window, "samples_per_window", (int)c->samples_per_window,
-                     "cpus", (int)c->ncpus);
+    json_t *j = json_pack("{s:s,s:s,s:i,s:o,s:s,s:s?,s:I,s:i,s:i}", "source",
+                          llc_sampling_source_name(c->source), "event", c->event, "precise_ip",
+                          (int)c->precise_ip, "refused", refused, "window_unit",
+                          llc_sampling_unit_name(c->unit), "window_unit_refused",
+                          c->unit_refused[0] ? c->unit_refused : NULL, "window",
+                          (json_int_t)c->window, "samples_per_window",
+                          (int)c->samples_per_window, "cpus", (int)c->ncpus);
+    if (j && c->source == LLC_SAMPLING_TICK)
+        json_object_update_new(j, json_pack("{s:i,s:o,s:s?}", "tick_hz", (int)c->tick_hz,
+                                            "tick_hz_measured", jnum(c->tick_hz_measured),
+                                            "tick_note", c->tick_note[0] ? c->tick_note : NULL));
+    return j;
 }
 
 static json_t *windows_json(const struct run *r)
@@ -741,6 +751,9 @@ static void print_summary(const struct phase_opts *o, const struct run *r,
     if (r->live) {
         const struct llc_sampling_choice *c = &r->choice;
         printf("source: %s (%s)\n", llc_sampling_source_name(c->source), c->event);
+        if (c->source == LLC_SAMPLING_TICK)
+            printf("  tick: %u Hz (self-test measured %.0f per CPU second)%s%s\n", c->tick_hz,
+                   c->tick_hz_measured, c->tick_note[0] ? "; " : "", c->tick_note);
         for (int i = 0; i < (int)c->source; i++)
             printf("  refused %s: %s\n", llc_sampling_source_name((enum llc_sampling_source)i),
                    c->refused[i]);

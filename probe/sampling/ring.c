@@ -99,18 +99,29 @@ static int decode(const unsigned char *rec, const struct perf_event_header *h,
         memcpy(&id, rec + h->size - sizeof(id), sizeof(id));
     switch (h->type) {
     case PERF_RECORD_SAMPLE: {
-        struct {
-            uint64_t ip;
-            uint32_t pid, tid;
-            uint64_t time, period;
-        } b;
-        if (h->size < hs + sizeof(b))
+        /* ip, pid/tid, time, [period], [regs_user: ABI, then the one
+         * register asked for, the IP]. */
+        uint64_t f[6];
+        const bool has_period = !k->no_period, regs = k->ip_from_user_regs;
+        const size_t fixed = 3 + (has_period ? 1 : 0);
+        if (h->size < hs + fixed * 8)
             return 0;
-        memcpy(&b, rec + hs, sizeof(b));
-        note_id(k->tids, &k->ntids, b.tid);
-        note_id(k->pids, &k->npids, b.pid);
+        memcpy(f, rec + hs, fixed * 8);
+        uint64_t ip = f[0];
+        if (regs) {
+            /* ABI 0: the task had no user context (a kernel thread). */
+            if (h->size < hs + (fixed + 1) * 8)
+                return 0;
+            memcpy(&f[fixed], rec + hs + fixed * 8, 8);
+            if (f[fixed] == PERF_SAMPLE_REGS_ABI_NONE || h->size < hs + (fixed + 2) * 8)
+                return 0;
+            memcpy(&ip, rec + hs + (fixed + 1) * 8, 8);
+        }
+        const uint32_t pid = (uint32_t)f[1], tid = (uint32_t)(f[1] >> 32);
+        note_id(k->tids, &k->ntids, tid);
+        note_id(k->pids, &k->npids, pid);
         const struct llc_sampling_sample x = {
-            .ip = b.ip, .time = b.time, .period = b.period, .pid = b.pid};
+            .ip = ip, .time = f[2], .period = has_period ? f[3] : 0, .pid = pid};
         return push_sample(k, &x);
     }
     case PERF_RECORD_MMAP2: {

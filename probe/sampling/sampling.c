@@ -58,6 +58,7 @@ const char *llc_sampling_source_name(enum llc_sampling_source src)
     switch (src) {
     case LLC_SAMPLING_PEBS_BRANCHES: return "pebs-branches";
     case LLC_SAMPLING_HW_IP: return "hw-ip";
+    case LLC_SAMPLING_TICK: return "tick";
     case LLC_SAMPLING_CPU_CLOCK: return "cpu-clock";
     default: return "?";
     }
@@ -189,6 +190,10 @@ static uint64_t window_length(const struct llc_sampling *s)
         return s->cfg.window_ns;
     if (c->source == LLC_SAMPLING_CPU_CLOCK)
         return (uint64_t)c->samples_per_window * (1000000000ULL / s->cfg.max_rate_hz);
+    /* The tick's samples are nearly free, but the spec's count per window
+     * still decides the classification: as long as they take at HZ. */
+    if (c->source == LLC_SAMPLING_TICK)
+        return (uint64_t)c->samples_per_window * (1000000000ULL / c->tick_hz);
     return LLC_SAMPLING_DEFAULT_WINDOW_NS;
 }
 
@@ -213,6 +218,17 @@ static void initial_period(struct llc_sampling *s)
         s->adapt = !by_instr;
         s->base_period = c->window / n;
         break;
+    case LLC_SAMPLING_TICK: {
+        /* Periods count timer interrupts, every one at most. The samples
+         * carry no period (tick.c), so the period cannot adapt per task:
+         * with instruction windows (only if asked for: a counter means a
+         * PMU, and hw-ip ranks first) every tick is sampled. */
+        const uint64_t tick_ns = 1000000000ULL / c->tick_hz;
+        s->floor = 1;
+        s->adapt = false;
+        s->base_period = by_instr ? 1 : c->window / n / tick_ns;
+        break;
+    }
     default:
         /* Branches: about one in six instructions until measured. */
         s->floor = HW_FLOOR_EVENTS;
@@ -294,8 +310,13 @@ static int choose_source(struct llc_sampling *s, pid_t pid, const int *cpus, uns
         }
         struct perf_event_attr a;
         int rc = llc_sampling_source_attr((enum llc_sampling_source)src, &a, c->event,
-                                          sizeof(c->event), why, LLC_SAMPLING_NOTE_LEN);
+                                          sizeof(c->event), c->tick_note, sizeof(c->tick_note),
+                                          why, LLC_SAMPLING_NOTE_LEN);
         if (rc < 0)
+            continue;
+        if (src == LLC_SAMPLING_TICK &&
+            llc_sampling_tick_selftest(&a, &c->tick_hz_measured, &c->tick_hz, why,
+                                       LLC_SAMPLING_NOTE_LEN) < 0)
             continue;
         c->source = (enum llc_sampling_source)src;
         c->samples_per_window = s->cfg.samples_per_window
@@ -319,12 +340,17 @@ static int choose_source(struct llc_sampling *s, pid_t pid, const int *cpus, uns
         close(rc);
         c->precise_ip = a.precise_ip;
         why[0] = '\0';
+        s->sink.ip_from_user_regs = (a.sample_type & PERF_SAMPLE_REGS_USER) != 0;
+        s->sink.no_period = (a.sample_type & PERF_SAMPLE_PERIOD) == 0;
         return open_rings(s, pid, &a, cpus, ncpus, err, errlen);
     }
-    return llc_errf(err, errlen, -ENODEV, "no sample source opens on pid %d: %s: %s; %s: %s; "
-                    "%s: %s", (int)pid, llc_sampling_source_name(0), c->refused[0],
-                    llc_sampling_source_name(1), c->refused[1], llc_sampling_source_name(2),
-                    c->refused[2]);
+    char all[LLC_SAMPLING_SOURCES * (LLC_SAMPLING_NOTE_LEN + 24)];
+    size_t at = 0;
+    for (int src = 0; src < LLC_SAMPLING_SOURCES; src++)
+        at += (size_t)snprintf(all + at, sizeof(all) - at, "%s%s: %s", src ? "; " : "",
+                               llc_sampling_source_name((enum llc_sampling_source)src),
+                               c->refused[src]);
+    return llc_errf(err, errlen, -ENODEV, "no sample source opens on pid %d: %s", (int)pid, all);
 }
 
 int llc_sampling_open(pid_t pid, const struct llc_sampling_config *cfg, struct llc_sampling **out,
@@ -495,6 +521,11 @@ static int drain(struct llc_sampling *s, char *err, size_t errlen)
             return llc_errf(err, errlen, rc, "ring buffer of CPU %u holds a malformed record",
                             i);
     }
+    /* Without periods in the records, every sample was taken at the
+     * window's period (the rate switches between windows). */
+    if (s->sink.no_period)
+        for (size_t i = 0; i < s->sink.nsamples; i++)
+            s->sink.samples[i].period = s->period;
     if (llc_sampling_resolve(&s->sink, &s->maps) < 0)
         return llc_errf(err, errlen, -ENOMEM, "out of memory for mappings");
     return 0;

@@ -46,6 +46,13 @@ struct llc_sampling_sink {
     struct llc_sampling_side *side;
     size_t nside, capside;
     uint64_t lost;
+    /* Samples carry the user registers (tick source): their IP is the
+     * user instruction pointer in them, not the kernel's PERF_SAMPLE_IP. */
+    bool ip_from_user_regs;
+    /* Samples have no PERF_SAMPLE_PERIOD (tick source: with it, the kernel
+     * samples every tracepoint hit and ignores the period); their period
+     * reads 0. */
+    bool no_period;
     uint32_t tids[LLC_SAMPLING_MAX_IDS], pids[LLC_SAMPLING_MAX_IDS];
     unsigned ntids, npids;
 };
@@ -62,7 +69,9 @@ void llc_sampling_sink_free(struct llc_sampling_sink *k);
 /* Reads every record between data_tail and data_head of one ring (data:
  * the `size`-byte data area, a power of two) into the sink, then releases
  * them to the kernel. Records must be laid out for LLC_SAMPLING_SAMPLE_TYPE
- * with sample_id_all. -ENOMEM, or -EPROTO for a record that cannot be (size
+ * (without PERF_SAMPLE_PERIOD when the sink's no_period is set, plus
+ * PERF_SAMPLE_REGS_USER with one register, the IP, when its
+ * ip_from_user_regs is set) with sample_id_all. -ENOMEM, or -EPROTO for a record that cannot be (size
  * 0 or larger than the ring). */
 int llc_sampling_ring_drain(struct perf_event_mmap_page *meta, const unsigned char *data,
                             uint64_t size, struct llc_sampling_sink *k);
@@ -104,7 +113,22 @@ int llc_sampling_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu);
  * exec or enable). -errno-style code and a reason if the source cannot even
  * be described here (no PMU known to libpfm4, no branch event). */
 int llc_sampling_source_attr(enum llc_sampling_source src, struct perf_event_attr *attr,
-                             char *event, size_t eventlen, char *why, size_t whylen);
+                             char *event, size_t eventlen, char *note, size_t notelen, char *why,
+                             size_t whylen);
+/* The tick source (tick.c): the tracepoint of the kernel's timer interrupt
+ * with the user IP register sampled; note says what was done to get it
+ * (tracefs mounted). Then the self-test: timer interrupts per CPU second of
+ * a busy thread (measured), and the kernel's HZ (the resolution of
+ * CLOCK_MONOTONIC_COARSE, else the measured rate snapped to one); a
+ * refusal with the measured rate if the tick does not run. */
+int llc_sampling_tick_attr(struct perf_event_attr *attr, char *event, size_t eventlen,
+                           char *note, size_t notelen, char *why, size_t whylen);
+int llc_sampling_tick_selftest(const struct perf_event_attr *proto, double *measured,
+                               unsigned *hz, char *why, size_t whylen);
+/* The kernel HZ (100, 250, 300, 1000) nearest a measured rate if within
+ * 20% of it, else the rate rounded. */
+unsigned llc_sampling_tick_snap(double measured);
+
 /* One line for an open() failure of a source, from its errno. */
 void llc_sampling_explain_errno(int code, char *why, size_t whylen);
 

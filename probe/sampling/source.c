@@ -1,4 +1,4 @@
-/* The three sample sources as perf_event attributes, and why one fails. */
+/* The four sample sources as perf_event attributes, and why one fails. */
 #include "sampling/sampling_internal.h"
 
 #include <perfmon/pfmlib_perf_event.h>
@@ -108,7 +108,8 @@ out:
 }
 
 int llc_sampling_source_attr(enum llc_sampling_source src, struct perf_event_attr *attr,
-                             char *event, size_t eventlen, char *why, size_t whylen)
+                             char *event, size_t eventlen, char *note, size_t notelen, char *why,
+                             size_t whylen)
 {
     memset(attr, 0, sizeof(*attr));
     attr->size = sizeof(*attr);
@@ -138,6 +139,8 @@ int llc_sampling_source_attr(enum llc_sampling_source src, struct perf_event_att
         attr->config = PERF_COUNT_HW_INSTRUCTIONS;
         snprintf(event, eventlen, "instructions");
         return 0;
+    case LLC_SAMPLING_TICK:
+        return llc_sampling_tick_attr(attr, event, eventlen, note, notelen, why, whylen);
     case LLC_SAMPLING_CPU_CLOCK:
         attr->type = PERF_TYPE_SOFTWARE;
         attr->config = PERF_COUNT_SW_CPU_CLOCK;

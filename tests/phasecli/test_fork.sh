@@ -4,7 +4,7 @@
 helpers=$(dirname "$bin")/tests/phasecli
 
 # fork: phase A runs in a forked child, phase B in an exec'd copy.
-"$bin" phase --no-plot -o "$tmp/f" --window-ms 40 --max-rate 10000 -- "$helpers/phasecli_twophase" 200 2 fork >"$tmp/out" 2>&1
+"$bin" phase --no-plot -o "$tmp/f" --source cpu-clock --window-ms 40 --max-rate 10000 -- "$helpers/phasecli_twophase" 200 2 fork >"$tmp/out" 2>&1
 rc=$?
 cat "$tmp/out"
 check "fork: exit 0" '[ $rc = 0 ]'
@@ -41,6 +41,35 @@ for x in w[:-1]:
     want = d["sampling"]["samples_per_window"] / x["multiplier"]
     assert x["samples"] < 1.6 * want, (x, want)
 print("ok   fork/exec children sampled and classified")
+PY
+
+# The same with the default source where it is the tick: the rate switch
+# (enabling and disabling inherited tracepoint events) must reach the
+# children too. 25 samples per window: 100 ms at HZ 250.
+"$bin" phase --no-plot -o "$tmp/ft" --samples 25 -- "$helpers/phasecli_twophase" 500 2 fork >"$tmp/out" 2>&1
+rc=$?
+cat "$tmp/out"
+check "fork, default source: exit 0" '[ $rc = 0 ]'
+"$python" - "$tmp/ft.phase.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+if d["sampling"]["source"] != "tick":
+    print("skip tick fork: source is %s" % d["sampling"]["source"])
+    sys.exit(0)
+w = d["windows"][:-1]
+assert any(x["processes"] >= 2 for x in w), "samples from more than one process"
+# Interrupts per CPU second at full rate, as this run saw them (the tick
+# plus other timers): a window at multiplier m should get 1/m of that. A
+# rate stuck at full in the children would give 4-8x.
+full = [x for x in w if x["multiplier"] == 1]
+low = [x for x in w if x["multiplier"] >= 4]
+assert full and low, "the dynamic rate never lowered the rate"
+rate = sum(x["kernel_samples"] for x in full) / sum(x["cpu_ns"] for x in full)
+want_low = sum(rate * x["cpu_ns"] / x["multiplier"] for x in low)
+got_low = sum(x["kernel_samples"] for x in low)
+print("tick fork: %d low-rate windows, %d samples, %.0f wanted" % (len(low), got_low, want_low))
+assert got_low < 2 * want_low, ("kernel kept the full rate", got_low, want_low)
+print("ok   tick: the rate switch reaches forked and exec'd children")
 PY
 
 # exit: the program stops after 5 ms with status 3: one short window.

@@ -7,7 +7,8 @@ helpers=$(dirname "$bin")/tests/phasecli
 "$bin" phase --help >"$tmp/help" || fail=1
 check "--help" 'grep -q "usage: llcprobe phase" "$tmp/help"'
 
-"$bin" phase -o "$tmp/tp" --window-ms 40 --max-rate 10000 -- "$helpers/phasecli_twophase" 250 2 >"$tmp/out" 2>"$tmp/err"
+# cpu-clock at a high rate: many short windows, whatever the machine allows.
+"$bin" phase -o "$tmp/tp" --source cpu-clock --window-ms 40 --max-rate 10000 -- "$helpers/phasecli_twophase" 250 2 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 cat "$tmp/out" "$tmp/err"
 check "exit 0" '[ $rc = 0 ]'
@@ -24,8 +25,8 @@ d = json.load(open(sys.argv[1]))
 assert d["format"] == "llcprobe-phase" and d["version"] == 1, "format"
 assert d["mode"] == "live"
 s = d["sampling"]
-assert s["source"] in ("pebs-branches", "hw-ip", "cpu-clock"), s
-order = ["pebs-branches", "hw-ip", "cpu-clock"]
+assert s["source"] == "cpu-clock", s
+order = ["pebs-branches", "hw-ip", "tick", "cpu-clock"]
 assert len(s["refused"]) == order.index(s["source"]), "a refusal per better source"
 assert all(r["reason"] for r in s["refused"])
 w = d["windows"]
@@ -43,4 +44,38 @@ PY
 lines=$(wc -l <"$tmp/tp.phase.csv")
 wins=$("$python" -c "import json,sys; print(len(json.load(open(sys.argv[1]))['windows']))" "$tmp/tp.phase.json")
 check "csv has a row per window" '[ "$lines" = $((wins + 1)) ]'
+
+# The default source. Where it is the tick (tracepoint permitted, the tick
+# runs), the same two phases at its rate: 50 samples per window (200 ms of
+# CPU time at HZ 250), 12 windows.
+"$bin" phase --no-plot -o "$tmp/tk" --samples 50 -- "$helpers/phasecli_twophase" 600 2 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+cat "$tmp/out" "$tmp/err"
+check "default source: exit 0" '[ $rc = 0 ]'
+"$python" - "$tmp/tk.phase.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["sampling"]
+order = ["pebs-branches", "hw-ip", "tick", "cpu-clock"]
+assert len(s["refused"]) == order.index(s["source"]), "a refusal per better source"
+if s["source"] != "tick":
+    why = [r["reason"] for r in s["refused"] if r["source"] == "tick"]
+    print("skip tick: source is %s (%s)" % (s["source"], why[0] if why else "a better one opened"))
+    sys.exit(0)
+assert s["event"] in ("irq_vectors:local_timer_entry", "timer:hrtimer_expire_entry"), s
+assert s["tick_hz"] >= 20 and s["tick_hz_measured"] > 0, s
+assert s["window"] == 50 * (10**9 // s["tick_hz"]), s
+w = d["windows"]
+n = len(w)
+assert n >= 6, n
+# Samples at least at the tick's rate in full-rate windows (other timers
+# only add interrupts).
+full = [x for x in w[:-1] if x["multiplier"] == 1]
+assert full and all(x["kernel_samples"] >= 0.5 * 50 for x in full), full
+a1, b1, a2, b2 = (w[int(n * f)]["phase"] for f in (0.1, 0.35, 0.6, 0.85))
+print("tick: %d Hz, %d windows, labels at 10/35/60/85%%:" % (s["tick_hz"], n), a1, b1, a2, b2)
+assert a1 >= 0 and b1 >= 0 and a1 != b1, "A and B differ"
+assert a1 == a2 and b1 == b2, "phases recur"
+print("ok   tick source json content")
+PY
 exit $fail

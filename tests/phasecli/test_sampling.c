@@ -1,7 +1,8 @@
 /* Unit tests of probe/sampling: the ring-buffer reader on hand-built rings,
  * period adaptation, trace windows, the exp-bbv reader, and one live run on
- * a real process (the only source this machine may have is cpu-clock). */
+ * a real process with cpu-clock and one with the tick source. */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -168,6 +169,54 @@ static void test_ring_rejects_zero_size(void **state)
     assert_true(r->meta.data_tail == r->meta.data_head);
     llc_sampling_sink_free(&k);
     free(r);
+}
+
+/* Tick samples: no period field, and the IP is the user register after
+ * the fixed fields (PERF_SAMPLE_IP holds the kernel's, in the interrupt); a
+ * sample without user registers (ABI 0) or cut short is not a sample. */
+static void test_ring_user_regs(void **state)
+{
+    (void)state;
+    struct fake_ring *r = calloc(1, sizeof(*r));
+    struct llc_sampling_sink k = {.ip_from_user_regs = true, .no_period = true};
+    struct {
+        struct perf_event_header h;
+        uint64_t ip;
+        uint32_t pid, tid;
+        uint64_t time, abi, user_ip;
+    } s = {{PERF_RECORD_SAMPLE, 0, sizeof(s)}, 0xffffffff81000000ULL, 5, 6, 1,
+           PERF_SAMPLE_REGS_ABI_64, 0x401234};
+    put(r, &s, sizeof(s));
+    struct {
+        struct perf_event_header h;
+        uint64_t ip;
+        uint32_t pid, tid;
+        uint64_t time, abi;
+    } none = {{PERF_RECORD_SAMPLE, 0, sizeof(none)}, 0xffffffff81000000ULL, 7, 7, 2,
+              PERF_SAMPLE_REGS_ABI_NONE};
+    put(r, &none, sizeof(none));
+    s.h.size = sizeof(s) - 8; /* ABI 64 but no register */
+    put(r, &s, sizeof(s) - 8);
+    assert_int_equal(llc_sampling_ring_drain(&r->meta, r->data, RING, &k), 0);
+    assert_int_equal(k.nsamples, 1);
+    assert_true(k.samples[0].ip == 0x401234);
+    assert_true(k.samples[0].period == 0); /* no period in the record */
+    assert_true(k.samples[0].time == 1);
+    assert_int_equal(k.samples[0].pid, 5);
+    llc_sampling_sink_free(&k);
+    free(r);
+}
+
+/* A measured tick rate becomes the kernel HZ it is nearest, if near one. */
+static void test_tick_snap(void **state)
+{
+    (void)state;
+    assert_int_equal(llc_sampling_tick_snap(267), 250);
+    assert_int_equal(llc_sampling_tick_snap(95), 100);
+    assert_int_equal(llc_sampling_tick_snap(290), 300); /* nearer 300 than 250 */
+    assert_int_equal(llc_sampling_tick_snap(1150), 1000);
+    assert_int_equal(llc_sampling_tick_snap(500), 500); /* no HZ near: as measured */
+    assert_int_equal(llc_sampling_tick_snap(40.4), 40);
 }
 
 /* The same code loaded at two addresses (two processes, ASLR) gets the same
@@ -337,24 +386,35 @@ static void test_bbv_reader(void **state)
     assert_true(llc_sampling_bbv_read(path, &b, err, sizeof(err)) == -ENOENT);
 }
 
-/* A real process: a shell busy for a few hundred ms, sampled in 20 ms
- * windows. Skips only if no source opens at all (perf forbidden). */
-static void test_live_shell(void **state)
+/* A shell counting to n, launched and held before exec. */
+static struct llc_target *launch_busy_shell(const char *n)
 {
-    (void)state;
-    char *argv[] = {"/bin/sh", "-c", "i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done",
-                    NULL};
+    char script[96];
+    snprintf(script, sizeof(script), "i=0; while [ $i -lt %s ]; do i=$((i+1)); done", n);
+    char *argv[] = {"/bin/sh", "-c", script, NULL};
     struct llc_target_options to;
     llc_target_options_init(&to);
     to.cpu = LLC_TARGET_CPU_NONE;
     struct llc_target *t;
     char err[LLC_ERRLEN];
     assert_int_equal(llc_target_launch(argv, &to, &t, err, sizeof(err)), 0);
+    return t;
+}
+
+/* A real process: a shell busy for a few hundred ms, sampled in 20 ms
+ * windows. Skips only if no source opens at all (perf forbidden). */
+static void test_live_shell(void **state)
+{
+    (void)state;
+    struct llc_target *t = launch_busy_shell("150000");
+    char err[LLC_ERRLEN];
     struct llc_sampling_config cfg;
     llc_sampling_config_default(&cfg);
     cfg.window_ns = 20000000;
     cfg.window_instr = 20000000;
     cfg.max_rate_hz = 20000; /* the window loop is tested here, not the overhead */
+    /* Some windows of 20 ms would hold 5 ticks: sample by cpu-clock. */
+    cfg.best_source = LLC_SAMPLING_CPU_CLOCK;
     struct llc_sampling *s;
     const int rc = llc_sampling_open(llc_target_info(t)->pid, &cfg, &s, err, sizeof(err));
     if (rc == -ENODEV) {
@@ -390,6 +450,68 @@ static void test_live_shell(void **state)
     assert_true(w.t_end >= w.t_start);
     assert_true(llc_sampling_set_multiplier(s, 3, err, sizeof(err)) == -EINVAL);
     assert_true(llc_sampling_next_window(s, t, &w, err, sizeof(err)) == -EINVAL);
+    llc_sampling_close(s);
+    llc_target_destroy(t);
+}
+
+/* The tick source on a busy process: chosen by auto where it opens (only
+ * the hardware sources rank above it), windows 400 ticks long by default,
+ * samples at least at the tick's rate (other timers expiring while the
+ * target runs add interrupts, never remove them), halved at multiplier 2.
+ * Skips, saying why, where the tracepoint is not permitted or the tick does
+ * not run. */
+static void test_tick_source(void **state)
+{
+    (void)state;
+    struct llc_target *t = launch_busy_shell("700000");
+    char err[LLC_ERRLEN];
+    struct llc_sampling_config cfg;
+    llc_sampling_config_default(&cfg);
+    struct llc_sampling *s;
+    int rc = llc_sampling_open(llc_target_info(t)->pid, &cfg, &s, err, sizeof(err));
+    assert_int_equal(rc, 0);
+    const struct llc_sampling_choice *c = llc_sampling_choice(s);
+    if (c->source != LLC_SAMPLING_TICK) {
+        if (c->source > LLC_SAMPLING_TICK)
+            assert_true(strlen(c->refused[LLC_SAMPLING_TICK]) > 0);
+        printf("tick source not used (%s): %s\n", llc_sampling_source_name(c->source),
+               c->source > LLC_SAMPLING_TICK ? c->refused[LLC_SAMPLING_TICK] : "better source");
+        llc_sampling_close(s);
+        llc_target_destroy(t);
+        skip();
+    }
+    assert_true(c->tick_hz >= 20 && c->tick_hz_measured > 0);
+    assert_true(c->window == 400ULL * (1000000000ULL / c->tick_hz));
+    llc_sampling_close(s);
+    cfg.best_source = LLC_SAMPLING_TICK;
+    cfg.window_ns = 100000000;
+    assert_int_equal(llc_sampling_open(llc_target_info(t)->pid, &cfg, &s, err, sizeof(err)), 0);
+    c = llc_sampling_choice(s);
+    assert_int_equal(c->source, LLC_SAMPLING_TICK);
+    const unsigned hz = c->tick_hz;
+    assert_int_equal(llc_target_start(t, err, sizeof(err)), 0);
+    llc_sampling_start(s);
+    struct llc_sampling_window w;
+    double cpu_s[2] = {0, 0};
+    uint64_t samples[2] = {0, 0}, windows = 0;
+    do {
+        const unsigned level = windows % 2;
+        assert_int_equal(llc_sampling_set_multiplier(s, 1u << level, err, sizeof(err)), 0);
+        rc = llc_sampling_next_window(s, t, &w, err, sizeof(err));
+        assert_true(rc >= 0);
+        assert_true(w.period == 1u << level);
+        if (rc == 1) { /* the last window is cut short */
+            cpu_s[level] += (double)w.cpu_ns * 1e-9;
+            samples[level] += w.kernel_samples;
+        }
+        windows++;
+    } while (rc == 1);
+    const double rate1 = samples[0] / cpu_s[0], rate2 = samples[1] / cpu_s[1];
+    printf("tick: %u Hz measured at open; %.0f samples per CPU second at rate 1, %.0f at 1/2 "
+           "(%" PRIu64 " windows)\n", hz, rate1, rate2, windows);
+    assert_true(windows >= 4);
+    assert_true(rate1 >= 0.6 * hz);
+    assert_true(rate1 / rate2 > 1.3 && rate1 / rate2 < 3.5);
     llc_sampling_close(s);
     llc_target_destroy(t);
 }
@@ -467,12 +589,15 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ring_wraps_and_counts),
         cmocka_unit_test(test_ring_rejects_zero_size),
+        cmocka_unit_test(test_ring_user_regs),
+        cmocka_unit_test(test_tick_snap),
         cmocka_unit_test(test_keys_follow_mappings),
         cmocka_unit_test(test_keys_from_proc),
         cmocka_unit_test(test_adapt_period),
         cmocka_unit_test(test_trace_windows),
         cmocka_unit_test(test_bbv_reader),
         cmocka_unit_test(test_live_shell),
+        cmocka_unit_test(test_tick_source),
         cmocka_unit_test(test_cpu_clock_default_window),
         cmocka_unit_test(test_open_rejects_bad_config),
     };
