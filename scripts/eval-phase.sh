@@ -31,7 +31,13 @@
 #      CPU-bound perl loop sampled at 4 kHz, same pairing), times the live
 #      runs' timer expiries (est%); checked with each program's own cost per
 #      sample, amplified the same way (CAL_REPS pairs), and a control at 1
-#      sample/s (the fixed costs: launcher, perf events, monitor).
+#      sample/s (the fixed costs: launcher, perf events, monitor). With the
+#      tick source "amplified" is only --no-dynamic-rate: its rate is HZ;
+#   5. detour (phase-overhead.py detour): the direct cost seen from inside
+#      a target that reads the clock in a loop and records every gap
+#      (interrupts, VM exits, switches): plain, live (default source) and
+#      live with cpu-clock in rotating order, DETOUR_REPS rounds of
+#      DETOUR_S seconds; the time lost per CPU second and per sample.
 # Traced runs are kept short (lackey is ~4000x slower than native). Inputs
 # are fixed, never tuned. Also reported: the ARI with the dynamic rate off
 # (ari_full: every window classified from 400 samples), to show how much of
@@ -44,7 +50,7 @@
 #        OLD_OPTS=options of its runs only (OLD=build/llcprobe
 #        OLD_OPTS="--source cpu-clock": the tick against cpu-clock),
 #        KEEP=dir to keep the outputs (traces and BBVs already in it are
-#        reused); PARTS="offline overhead progcal control" and PROGS="xz sqlite3 perl
+#        reused); PARTS="offline overhead progcal control detour" and PROGS="xz sqlite3 perl
 #        cc1" run only some. From scratch a full run takes ~45 min of
 #        tracing (lackey on cc1 alone ~17 min) and 30-60 min of overhead
 #        runs on a loaded machine)
@@ -54,7 +60,7 @@ build=${1:-build}
 bin=$(realpath "$build")/llcprobe   # absolute: runs are timed from a scratch dir
 reps=${REPS:-21}
 mults=${MULTS:-2 4}
-parts=${PARTS:-offline overhead progcal control}
+parts=${PARTS:-offline overhead progcal control detour}
 cal_reps=${CAL_REPS:-7}
 window=${WINDOW:-1000000}
 preset=${PRESET:-intel8}
@@ -229,24 +235,47 @@ if has_part offline; then
   echo "ccov parts: within real phases + virtual phase (its windows' share x cov) + junk phase (n_virtual, n_junk windows)"
 fi
 
+# The default live source decides the cost model: cpu-clock's per-sample
+# cost shows when amplified (a loop sampled at 4 kHz); the tick's rate is
+# the kernel's HZ, so its cost per sample comes from the detour meter.
+src=cpu-clock
+if has_part overhead || has_part progcal || has_part control || has_part detour; then
+  "$bin" phase -q --no-plot -o "$work/source" -- /bin/true >/dev/null
+  src=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sampling"]["source"])' "$work/source.phase.json")
+  echo "live source: $src"
+fi
+if has_part detour || { has_part overhead && [ "$src" = tick ]; }; then
+  LLCPROBE=$bin scripts/phase-overhead.py detour "$work" "${DETOUR_REPS:-15}" "${DETOUR_S:-3}" \
+    "$(realpath "$build")/tests/phasecli/phasecli_detour" | tee "$work/detour.txt"
+fi
 if has_part overhead || has_part progcal || has_part control; then
   export LLCPROBE=$bin RUN_DIR=$work/obj
   ovh=scripts/phase-overhead.py
   amplified="--no-dynamic-rate --max-rate 4000"
   calib_loop=(perl -e 'my $s = 0; for my $i (1 .. 40000000) { $s += $i % 7 } print "$s\n"')
-  has_part overhead && LLCPROBE_OLD= "$ovh" run calib "$work" "$reps" "$amplified" -- "${calib_loop[@]}"
+  calib=calib
+  if [ "$src" = tick ]; then
+    calib=detour
+    if has_part progcal || has_part control; then
+      echo "progcal, control: skipped (they vary cpu-clock's rate; the tick samples at HZ)"
+    fi
+  else
+    has_part overhead && LLCPROBE_OLD= "$ovh" run calib "$work" "$reps" "$amplified" -- "${calib_loop[@]}"
+  fi
   for p in "${progs[@]}"; do
     declare -n long=long_$p
     # OLD=another llcprobe (e.g. main's): run in the same rounds (triples)
     has_part overhead && LLCPROBE_OLD=${OLD:-} LLCPROBE_OLD_OPTS=${OLD_OPTS:-} "$ovh" run "$p" "$work" "$reps" "" -- "${long[@]}"
-    # The cost model's check: the program's own cost per sample, amplified
-    # like the loop's (what an interrupt evicts depends on the program).
-    has_part progcal && LLCPROBE_OLD= "$ovh" run "$p.cal" "$work" "$cal_reps" "$amplified" -- "${long[@]}"
-    # and the control: everything but the samples (launcher, events, monitor)
-    has_part control && LLCPROBE_OLD= "$ovh" run "$p.ctl" "$work" "$cal_reps" "--no-dynamic-rate --max-rate 1" -- "${long[@]}"
+    if [ "$src" != tick ]; then
+      # The cost model's check: the program's own cost per sample, amplified
+      # like the loop's (what an interrupt evicts depends on the program).
+      has_part progcal && LLCPROBE_OLD= "$ovh" run "$p.cal" "$work" "$cal_reps" "$amplified" -- "${long[@]}"
+      # and the control: everything but the samples (launcher, events, monitor)
+      has_part control && LLCPROBE_OLD= "$ovh" run "$p.ctl" "$work" "$cal_reps" "--no-dynamic-rate --max-rate 1" -- "${long[@]}"
+    fi
     unset -n long
   done
-  "$ovh" summary "$work" calib "${progs[@]}" >"$work/overhead.txt"
+  "$ovh" summary "$work" "$calib" "${progs[@]}" >"$work/overhead.txt"
   head -n -1 "$work/overhead.txt"
 fi
 

@@ -16,13 +16,26 @@ shared machine does not decide the answer.
       gives the old binary's overhead and new against old. LLCPROBE_OLD_OPTS:
       options added to the old runs only (so the same binary can be compared
       with itself under another setting, e.g. --source cpu-clock).
+  detour DIR REPS SECONDS DETOUR_BIN
+      The direct cost, seen from inside the target: REPS rounds of
+      DETOUR_BIN (a loop that reads the clock and records every gap between
+      two reads: interrupts, VM exits, context switches) run for SECONDS
+      plain, under `llcprobe phase` (default source) and under `llcprobe
+      phase --source cpu-clock`, in rotating order. Per run: the time lost
+      to detours shorter than 1 ms per second of the target's CPU (longer
+      ones are the host or another task, not a sampler). Prints per kind the
+      median loss, the paired differences against plain with 95% bootstrap
+      intervals, and the cost per sample (difference / samples). Writes
+      DIR/detour.json.
   summary DIR CALIB NAME...
       Per program: medians, and the overhead as the median of the paired
       ratios live/plain - 1 with a 95% bootstrap interval (percentile,
       4000 resamples of the pairs, seeded); for CPU and for wall time. The
       cost of one sample from the calibration run CALIB (a CPU-bound loop
       sampled at a high fixed rate, so the signal is far above the noise):
-      c = median over pairs of (live - plain CPU) / expiries. Cost model:
+      c = median over pairs of (live - plain CPU) / expiries; CALIB "detour":
+      from DIR/detour.json instead (the detour meter's cost per sample of
+      the default source, for the tick, whose rate cannot be raised). Cost model:
       est% = c x the program's median expiries / its median plain CPU time.
       Prints a table, then `phase_overhead_wall_pct`, `phase_overhead_model_pct`,
       the 95% intervals, and last `phase_overhead_pct`: the mean over the
@@ -140,6 +153,73 @@ def cmd_run(argv):
     os.replace(tmp, os.path.join(out, name + ".overhead.json"))
 
 
+def run_detour(bin_, opts, det, seconds, prefix):
+    """One detour run, plain (bin_ None) or under phase; its JSON line."""
+    cmd = [det, str(seconds)]
+    if bin_:
+        cmd = [bin_, "phase", "-q", "--no-plot", "-o", prefix] + opts + ["--"] + cmd
+    p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("phase-overhead: %s failed (%d): %s" % (cmd[0], p.returncode, p.stderr))
+    line = [x for x in p.stdout.splitlines() if x.startswith('{"wall_s"')]
+    if not line:
+        sys.exit("phase-overhead: no detour line from %s" % " ".join(cmd))
+    r = json.loads(line[0])
+    if bin_:
+        d = json.load(open(prefix + ".phase.json"))
+        r["source"] = d["sampling"]["source"]
+        r["samples"] = sum(w["kernel_samples"] for w in d["windows"])
+        r["expiries"] = expiries_of(d)
+    return r
+
+
+def detour_cost(rounds, kind, rng):
+    """Seconds of extra detour time per sample of `kind` against plain in the
+    same round: median [95% bootstrap]."""
+    return median_ci([(r[kind]["detour_ns"] / r[kind]["cpu_s"] - r["plain"]["detour_ns"] /
+                       r["plain"]["cpu_s"]) * 1e-9 * r[kind]["cpu_s"] / max(r[kind]["samples"], 1)
+                      for r in rounds], rng)
+
+
+def cmd_detour(argv):
+    bin_ = os.environ.get("LLCPROBE") or sys.exit("phase-overhead: set LLCPROBE")
+    out, reps, seconds, det = argv[0], int(argv[1]), float(argv[2]), argv[3]
+    prefix = os.path.join(os.path.abspath(out), "detour.live")
+    kinds = {"plain": None, "live": [], "cpu-clock": ["--source", "cpu-clock"]}
+    orders = list(itertools.permutations(kinds))
+    rounds = []
+    for i in range(reps + 1):
+        r = {k: run_detour(bin_ if kinds[k] is not None else None, kinds[k] or [], det, seconds,
+                           prefix) for k in orders[i % len(orders)]}
+        if i > 0:
+            rounds.append(r)
+    with open(os.path.join(out, "detour.json"), "w") as f:
+        json.dump({"seconds": seconds, "rounds": rounds}, f, indent=1)
+    rng = random.Random(1)
+    loss = lambda r: r["detour_ns"] * 1e-9 / r["cpu_s"]
+    print("detour meter: %s s per run, %d rounds (plain, live, cpu-clock in rotating order); loss"
+          " = time in detours < 1 ms per CPU second; median [95%% bootstrap]" % (seconds, reps))
+    print("%-10s %8s %10s %12s %12s %24s %22s" % ("kind", "source", "loss %", "detours/s",
+                                                  "median us", "loss - plain, % [95%]",
+                                                  "per sample us [95%]"))
+    for k in kinds:
+        runs = [r[k] for r in rounds]
+        m = lambda f: statistics.median(f(x) for x in runs)
+        row = "%-10s %8s %10.3f %12.0f %12.1f" % (
+            k, runs[0].get("source", "-"), 100 * m(loss), m(lambda x: x["detours"] / x["cpu_s"]),
+            m(lambda x: x["detour_median_ns"]) / 1e3)
+        if k != "plain":
+            dl = median_ci([loss(r[k]) - loss(r["plain"]) for r in rounds], rng)
+            per = [1e9 * x for x in detour_cost(rounds, k, rng)]
+            row += " %8.3f [%6.3f, %6.3f] %7.2f [%5.2f, %5.2f]" % (
+                *(100 * x for x in dl), *(x / 1e3 for x in per))
+        print(row)
+    for k in ("live", "cpu-clock"):
+        dl = median_ci([loss(r[k]) - loss(r["plain"]) for r in rounds], rng)
+        print("phase_detour_%s_pct: %.3f %%" % (rounds[0][k]["source"].replace("-", "_"),
+                                                100 * dl[0]))
+
+
 def median_ci(xs, rng, stat=statistics.median, b=4000):
     """stat(xs) and its 95% percentile-bootstrap interval."""
     boots = sorted(stat(rng.choices(xs, k=len(xs))) for _ in range(b))
@@ -164,15 +244,22 @@ def sample_cost(pairs, rng):
 def cmd_summary(argv):
     out, calib, names = argv[0], argv[1], argv[2:]
     rng = random.Random(1)
-    cp = load(out, calib)
-    c, clo, chi = sample_cost(cp, rng)
-    print("sample cost: %.1f us [%.1f, %.1f] (CPU-bound loop %.2f s plain, %.2f s with %d timer "
-          "expiries, %s; median of %d pairs [95%% bootstrap])" % (
-              c * 1e6, clo * 1e6, chi * 1e6, statistics.median(p["plain"]["cpu"] for p in cp),
-              statistics.median(p["live"]["cpu"] for p in cp),
-              statistics.median(p["live"]["expiries"] for p in cp),
-              " ".join(json.load(open(os.path.join(out, calib + ".overhead.json")))
-                       ["phase_options"]), len(cp)))
+    if calib == "detour":
+        rounds = json.load(open(os.path.join(out, "detour.json")))["rounds"]
+        c, clo, chi = detour_cost(rounds, "live", rng)
+        print("sample cost: %.1f us [%.1f, %.1f] (detour meter, %s source, %d rounds: extra time "
+              "in detours per sample; median [95%% bootstrap])" % (
+                  c * 1e6, clo * 1e6, chi * 1e6, rounds[0]["live"]["source"], len(rounds)))
+    else:
+        cp = load(out, calib)
+        c, clo, chi = sample_cost(cp, rng)
+        print("sample cost: %.1f us [%.1f, %.1f] (CPU-bound loop %.2f s plain, %.2f s with %d "
+              "timer expiries, %s; median of %d pairs [95%% bootstrap])" % (
+                  c * 1e6, clo * 1e6, chi * 1e6, statistics.median(p["plain"]["cpu"] for p in cp),
+                  statistics.median(p["live"]["cpu"] for p in cp),
+                  statistics.median(p["live"]["expiries"] for p in cp),
+                  " ".join(json.load(open(os.path.join(out, calib + ".overhead.json")))
+                           ["phase_options"]), len(cp)))
     print("%-8s %5s %8s %8s %22s %8s %8s %22s %6s %6s %6s %5s %s" % (
         "program", "pairs", "cpu", "cpu_live", "cpu%  [95% CI]", "wall", "wall_liv",
         "wall%  [95% CI]", "est%", "mon%", "Hz", "rate", "windows"))
@@ -260,6 +347,7 @@ def cmd_summary(argv):
     print("phase_overhead_pct: %.2f %%" % (100 * cpu[0]))
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] not in ("run", "summary"):
+    cmds = {"run": cmd_run, "summary": cmd_summary, "detour": cmd_detour}
+    if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
-    (cmd_run if sys.argv[1] == "run" else cmd_summary)(sys.argv[2:])
+    cmds[sys.argv[1]](sys.argv[2:])
