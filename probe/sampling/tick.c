@@ -169,14 +169,18 @@ int llc_sampling_tick_selftest(const struct perf_event_attr *proto, double *meas
         llc_sampling_explain_errno(fd, why, whylen);
         return fd;
     }
-    const double spin = 0.06, c0 = thread_cpu_s(), w0 = wall_s();
+    /* Until 8 interrupts have come (32 ms at HZ 250) or 200 ms of CPU. */
+    const double c0 = thread_cpu_s(), w0 = wall_s();
     double cpu = 0;
-    volatile uint64_t sink = 0;
-    while ((cpu = thread_cpu_s() - c0) < spin && wall_s() - w0 < 2.0)
-        for (int i = 0; i < 10000; i++)
-            sink += (uint64_t)i;
     uint64_t count = 0;
-    const bool ok = read(fd, &count, sizeof(count)) == (ssize_t)sizeof(count);
+    volatile uint64_t sink = 0;
+    bool ok = true;
+    while (ok && count < 8 && (cpu = thread_cpu_s() - c0) < 0.2 && wall_s() - w0 < 2.0) {
+        for (int i = 0; i < 100000; i++)
+            sink += (uint64_t)i;
+        ok = read(fd, &count, sizeof(count)) == (ssize_t)sizeof(count);
+    }
+    cpu = thread_cpu_s() - c0;
     const int e = errno;
     close(fd);
     if (!ok) {
