@@ -127,6 +127,7 @@ struct llc_sampling_choice {
     char refused[LLC_SAMPLING_SOURCES][LLC_SAMPLING_NOTE_LEN];
     enum llc_sampling_unit unit;
     char unit_refused[LLC_SAMPLING_NOTE_LEN]; /* why not instructions ("" if instructions) */
+    char unit_note[LLC_SAMPLING_NOTE_LEN];    /* CPU time: what it leaves out ("" if nothing) */
     uint64_t window;               /* window length in `unit` */
     unsigned samples_per_window;
     unsigned ncpus;                /* CPUs with a ring buffer */

@@ -549,6 +549,8 @@ static json_t *choice_json(const struct llc_sampling_choice *c)
                           c->unit_refused[0] ? c->unit_refused : NULL, "window",
                           (json_int_t)c->window, "samples_per_window",
                           (int)c->samples_per_window, "cpus", (int)c->ncpus);
+    if (j && c->unit_note[0])
+        json_object_set_new(j, "window_unit_note", json_string(c->unit_note));
     if (j && c->source == LLC_SAMPLING_TICK)
         json_object_update_new(j, json_pack("{s:i,s:o,s:s?}", "tick_hz", (int)c->tick_hz,
                                             "tick_hz_measured", jnum(c->tick_hz_measured),
@@ -762,6 +764,8 @@ static void print_summary(const struct phase_opts *o, const struct run *r,
                c->window);
         if (c->unit_refused[0])
             printf("  refused instructions: %s\n", c->unit_refused);
+        if (c->unit_note[0])
+            printf("  note: %s\n", c->unit_note);
         char st[64];
         if (r->status.state == LLC_TARGET_SIGNALLED)
             snprintf(st, sizeof(st), "killed by signal %d", r->status.signal);

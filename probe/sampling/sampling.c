@@ -165,7 +165,16 @@ static int open_counters(struct llc_sampling *s, pid_t pid, char *err, size_t er
     /* CPU time of all threads, kernel time included: the target's own
      * clock, which only advances while it runs. */
     counter_attr(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, s->cfg.enable_on_exec);
-    const int fd = llc_sampling_perf_open(&a, pid, -1);
+    int fd = llc_sampling_perf_open(&a, pid, -1);
+    if (fd == -EACCES || fd == -EPERM) {
+        /* perf_event_paranoid 2 lets an unprivileged user count user mode
+         * only: windows then advance with the target's user time. */
+        a.exclude_kernel = 1;
+        fd = llc_sampling_perf_open(&a, pid, -1);
+        if (fd >= 0)
+            snprintf(c->unit_note, sizeof(c->unit_note), "user-mode CPU time only: counting "
+                     "the target's kernel time is not permitted here");
+    }
     if (fd < 0) {
         char why[LLC_SAMPLING_NOTE_LEN];
         llc_sampling_explain_errno(fd, why, sizeof(why));

@@ -36,7 +36,10 @@ static const char *const tracefs_dirs[] = {"/sys/kernel/tracing", "/sys/kernel/d
 static bool is_dir(const char *path)
 {
     struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    if (stat(path, &st) != 0)
+        return false;
+    errno = S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    return errno == 0;
 }
 
 static int read_id(const char *dir, const char *tp, uint64_t *id)
@@ -64,6 +67,12 @@ static const char *find_tracefs(char *note, size_t notelen, char *why, size_t wh
         snprintf(ev, sizeof(ev), "%s/events", tracefs_dirs[i]);
         if (is_dir(ev))
             return tracefs_dirs[i];
+        /* Mounted, but only root may look inside (tracefs is mode 700). */
+        if (errno == EACCES) {
+            snprintf(why, whylen, "%s is not readable by this user (%s): tracepoints need root "
+                     "or CAP_PERFMON", tracefs_dirs[i], strerror(EACCES));
+            return NULL;
+        }
     }
     if (!is_dir(tracefs_dirs[0])) {
         snprintf(why, whylen, "the kernel has no tracefs (%s missing)", tracefs_dirs[0]);
@@ -90,7 +99,7 @@ int llc_sampling_tick_attr(struct perf_event_attr *attr, char *event, size_t eve
     if (!dir)
         return -ENOENT;
     for (size_t i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++) {
-        uint64_t id;
+        uint64_t id = 0;
         const int rc = read_id(dir, tracepoints[i], &id);
         if (rc == -ENOENT)
             continue;
