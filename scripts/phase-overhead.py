@@ -154,9 +154,10 @@ def cmd_run(argv):
 
 
 def run_detour(bin_, opts, det, seconds, prefix):
-    """One detour run, plain (bin_ None) or under phase; its JSON line."""
+    """One detour run, plain (opts None) or under phase with opts; its JSON
+    line, and for a live run the source and the samples it took."""
     cmd = [det, str(seconds)]
-    if bin_:
+    if opts is not None:
         cmd = [bin_, "phase", "-q", "--no-plot", "-o", prefix] + opts + ["--"] + cmd
     p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True)
     if p.returncode != 0:
@@ -165,7 +166,7 @@ def run_detour(bin_, opts, det, seconds, prefix):
     if not line:
         sys.exit("phase-overhead: no detour line from %s" % " ".join(cmd))
     r = json.loads(line[0])
-    if bin_:
+    if opts is not None:
         d = json.load(open(prefix + ".phase.json"))
         r["source"] = d["sampling"]["source"]
         r["samples"] = sum(w["kernel_samples"] for w in d["windows"])
@@ -173,49 +174,51 @@ def run_detour(bin_, opts, det, seconds, prefix):
     return r
 
 
+def detour_loss(run):
+    """Fraction of a run's CPU time spent in detours under 1 ms."""
+    return run["detour_ns"] * 1e-9 / run["cpu_s"]
+
+
 def detour_cost(rounds, kind, rng):
     """Seconds of extra detour time per sample of `kind` against plain in the
     same round: median [95% bootstrap]."""
-    return median_ci([(r[kind]["detour_ns"] / r[kind]["cpu_s"] - r["plain"]["detour_ns"] /
-                       r["plain"]["cpu_s"]) * 1e-9 * r[kind]["cpu_s"] / max(r[kind]["samples"], 1)
-                      for r in rounds], rng)
+    return median_ci([(detour_loss(r[kind]) - detour_loss(r["plain"])) * r[kind]["cpu_s"] /
+                      max(r[kind]["samples"], 1) for r in rounds], rng)
 
 
 def cmd_detour(argv):
     bin_ = os.environ.get("LLCPROBE") or sys.exit("phase-overhead: set LLCPROBE")
     out, reps, seconds, det = argv[0], int(argv[1]), float(argv[2]), argv[3]
     prefix = os.path.join(os.path.abspath(out), "detour.live")
-    kinds = {"plain": None, "live": [], "cpu-clock": ["--source", "cpu-clock"]}
-    orders = list(itertools.permutations(kinds))
+    opts = {"plain": None, "live": [], "cpu-clock": ["--source", "cpu-clock"]}
+    orders = list(itertools.permutations(opts))
     rounds = []
     for i in range(reps + 1):
-        r = {k: run_detour(bin_ if kinds[k] is not None else None, kinds[k] or [], det, seconds,
-                           prefix) for k in orders[i % len(orders)]}
+        r = {k: run_detour(bin_, opts[k], det, seconds, prefix) for k in orders[i % len(orders)]}
         if i > 0:
             rounds.append(r)
     with open(os.path.join(out, "detour.json"), "w") as f:
         json.dump({"seconds": seconds, "rounds": rounds}, f, indent=1)
     rng = random.Random(1)
-    loss = lambda r: r["detour_ns"] * 1e-9 / r["cpu_s"]
     print("detour meter: %s s per run, %d rounds (plain, live, cpu-clock in rotating order); loss"
           " = time in detours < 1 ms per CPU second; median [95%% bootstrap]" % (seconds, reps))
     print("%-10s %8s %10s %12s %12s %24s %22s" % ("kind", "source", "loss %", "detours/s",
                                                   "median us", "loss - plain, % [95%]",
                                                   "per sample us [95%]"))
-    for k in kinds:
+    extra = {}
+    for k in opts:
         runs = [r[k] for r in rounds]
         m = lambda f: statistics.median(f(x) for x in runs)
         row = "%-10s %8s %10.3f %12.0f %12.1f" % (
-            k, runs[0].get("source", "-"), 100 * m(loss), m(lambda x: x["detours"] / x["cpu_s"]),
-            m(lambda x: x["detour_median_ns"]) / 1e3)
+            k, runs[0].get("source", "-"), 100 * m(detour_loss),
+            m(lambda x: x["detours"] / x["cpu_s"]), m(lambda x: x["detour_median_ns"]) / 1e3)
         if k != "plain":
-            dl = median_ci([loss(r[k]) - loss(r["plain"]) for r in rounds], rng)
-            per = [1e9 * x for x in detour_cost(rounds, k, rng)]
+            extra[k] = median_ci([detour_loss(r[k]) - detour_loss(r["plain"]) for r in rounds],
+                                 rng)
             row += " %8.3f [%6.3f, %6.3f] %7.2f [%5.2f, %5.2f]" % (
-                *(100 * x for x in dl), *(x / 1e3 for x in per))
+                *(100 * x for x in extra[k]), *(1e6 * x for x in detour_cost(rounds, k, rng)))
         print(row)
-    for k in ("live", "cpu-clock"):
-        dl = median_ci([loss(r[k]) - loss(r["plain"]) for r in rounds], rng)
+    for k, dl in extra.items():
         print("phase_detour_%s_pct: %.3f %%" % (rounds[0][k]["source"].replace("-", "_"),
                                                 100 * dl[0]))
 

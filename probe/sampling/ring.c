@@ -101,21 +101,23 @@ static int decode(const unsigned char *rec, const struct perf_event_header *h,
     case PERF_RECORD_SAMPLE: {
         /* ip, pid/tid, time, [period], [regs_user: ABI, then the one
          * register asked for, the IP]. */
-        uint64_t f[6];
-        const bool has_period = !k->no_period, regs = k->ip_from_user_regs;
-        const size_t fixed = 3 + (has_period ? 1 : 0);
+        uint64_t f[4];
+        const bool has_period = !k->no_period;
+        const size_t fixed = has_period ? 4 : 3;
         if (h->size < hs + fixed * 8)
             return 0;
         memcpy(f, rec + hs, fixed * 8);
         uint64_t ip = f[0];
-        if (regs) {
+        if (k->ip_from_user_regs) {
             /* ABI 0: the task had no user context (a kernel thread). */
+            uint64_t regs[2];
             if (h->size < hs + (fixed + 1) * 8)
                 return 0;
-            memcpy(&f[fixed], rec + hs + fixed * 8, 8);
-            if (f[fixed] == PERF_SAMPLE_REGS_ABI_NONE || h->size < hs + (fixed + 2) * 8)
+            memcpy(&regs[0], rec + hs + fixed * 8, 8);
+            if (regs[0] == PERF_SAMPLE_REGS_ABI_NONE || h->size < hs + (fixed + 2) * 8)
                 return 0;
-            memcpy(&ip, rec + hs + (fixed + 1) * 8, 8);
+            memcpy(&regs[1], rec + hs + (fixed + 1) * 8, 8);
+            ip = regs[1];
         }
         const uint32_t pid = (uint32_t)f[1], tid = (uint32_t)(f[1] >> 32);
         note_id(k->tids, &k->ntids, tid);

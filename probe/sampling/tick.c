@@ -8,6 +8,8 @@
  * makes live phase detection cheap where there is no PMU. */
 #include "sampling/sampling_internal.h"
 
+#include "llcprobe/common.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,13 +35,13 @@ static const char *const tracepoints[] = {"irq_vectors/local_timer_entry",
                                           "timer/hrtimer_expire_entry"};
 static const char *const tracefs_dirs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
 
-static bool is_dir(const char *path)
+/* 0 if path is a directory, else why not (an errno value). */
+static int dir_error(const char *path)
 {
     struct stat st;
     if (stat(path, &st) != 0)
-        return false;
-    errno = S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
-    return errno == 0;
+        return errno;
+    return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
 }
 
 static int read_id(const char *dir, const char *tp, uint64_t *id)
@@ -62,19 +64,20 @@ static int read_id(const char *dir, const char *tp, uint64_t *id)
  * location when none is mounted and this process may (perf does the same). */
 static const char *find_tracefs(char *note, size_t notelen, char *why, size_t whylen)
 {
-    for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
+    for (size_t i = 0; i < LLC_ARRAY_LEN(tracefs_dirs); i++) {
         char ev[128];
         snprintf(ev, sizeof(ev), "%s/events", tracefs_dirs[i]);
-        if (is_dir(ev))
+        const int e = dir_error(ev);
+        if (e == 0)
             return tracefs_dirs[i];
         /* Mounted, but only root may look inside (tracefs is mode 700). */
-        if (errno == EACCES) {
+        if (e == EACCES) {
             snprintf(why, whylen, "%s is not readable by this user (%s): tracepoints need root "
                      "or CAP_PERFMON", tracefs_dirs[i], strerror(EACCES));
             return NULL;
         }
     }
-    if (!is_dir(tracefs_dirs[0])) {
+    if (dir_error(tracefs_dirs[0]) != 0) {
         snprintf(why, whylen, "the kernel has no tracefs (%s missing)", tracefs_dirs[0]);
         return NULL;
     }
@@ -98,7 +101,7 @@ int llc_sampling_tick_attr(struct perf_event_attr *attr, char *event, size_t eve
     const char *dir = find_tracefs(note, notelen, why, whylen);
     if (!dir)
         return -ENOENT;
-    for (size_t i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++) {
+    for (size_t i = 0; i < LLC_ARRAY_LEN(tracepoints); i++) {
         uint64_t id = 0;
         const int rc = read_id(dir, tracepoints[i], &id);
         if (rc == -ENOENT)
@@ -150,7 +153,7 @@ unsigned llc_sampling_tick_snap(double measured)
 {
     unsigned best = 0;
     double best_rel = 0.2;
-    for (size_t i = 0; i < sizeof(kernel_hz) / sizeof(kernel_hz[0]); i++) {
+    for (size_t i = 0; i < LLC_ARRAY_LEN(kernel_hz); i++) {
         const double rel = fabs(measured - kernel_hz[i]) / kernel_hz[i];
         if (rel < best_rel) {
             best_rel = rel;
