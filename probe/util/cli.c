@@ -1,6 +1,7 @@
 #include "util/cli.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -77,6 +78,50 @@ int llc_parse_u64_range(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
         return rc;
     if (v < lo || v > hi)
         return -ERANGE;
+    *out = v;
+    return 0;
+}
+
+int llc_opt_u64(const char *cmd, const char *opt, const char *arg, uint64_t lo, uint64_t hi,
+                uint64_t *out)
+{
+    uint64_t v;
+    const int rc = llc_parse_u64(arg, &v);
+    if (rc == -ERANGE || (rc == 0 && (v < lo || v > hi)))
+        return llc_cli_usage(cmd, "--%s: %s is outside [%" PRIu64 ", %" PRIu64 "]", opt, arg,
+                             lo, hi);
+    if (rc < 0)
+        return llc_cli_usage(cmd, "--%s: '%s' is not a whole number", opt, arg ? arg : "");
+    *out = v;
+    return 0;
+}
+
+int llc_opt_double(const char *cmd, const char *opt, const char *arg, double lo, double hi,
+                   double *out)
+{
+    double v;
+    const int rc = llc_parse_double(arg, &v);
+    if (rc == -ERANGE || (rc == 0 && !(v >= lo && v <= hi)))
+        return llc_cli_usage(cmd, "--%s: %s is outside [%g, %g]", opt, arg, lo, hi);
+    if (rc < 0)
+        return llc_cli_usage(cmd, "--%s: '%s' is not a number", opt, arg ? arg : "");
+    *out = v;
+    return 0;
+}
+
+int llc_opt_size(const char *cmd, const char *opt, const char *arg, uint64_t lo, uint64_t hi,
+                 uint64_t *out)
+{
+    uint64_t v;
+    const int rc = llc_parse_size(arg, &v);
+    if (rc == -ERANGE || (rc == 0 && (v < lo || v > hi))) {
+        char a[32], b[32];
+        return llc_cli_usage(cmd, "--%s: %s is outside [%s, %s]", opt, arg,
+                             llc_format_size(lo, a, sizeof a), llc_format_size(hi, b, sizeof b));
+    }
+    if (rc < 0)
+        return llc_cli_usage(cmd, "--%s: '%s' is not a size (bytes, K/M/G/T suffixes)", opt,
+                             arg ? arg : "");
     *out = v;
     return 0;
 }

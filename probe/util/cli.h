@@ -27,6 +27,16 @@ int llc_parse_double(const char *s, double *out);
 /* Byte sizes: a number with an optional suffix K/M/G/T or KiB/MiB/GiB/TiB
  * (both binary: 1K = 1024), or B. */
 int llc_parse_size(const char *s, uint64_t *out);
+/* Option parsers with the one CLI convention: on a bad value they print
+ * `llcprobe: <cmd>: --<opt>: <why> (see 'llcprobe <cmd> --help')` and return
+ * LLC_EXIT_USAGE; 0 on success. Bounds are inclusive and part of the
+ * option's documented range (--help states them). */
+int llc_opt_u64(const char *cmd, const char *opt, const char *arg, uint64_t lo, uint64_t hi,
+                uint64_t *out);
+int llc_opt_double(const char *cmd, const char *opt, const char *arg, double lo, double hi,
+                   double *out);
+int llc_opt_size(const char *cmd, const char *opt, const char *arg, uint64_t lo, uint64_t hi,
+                 uint64_t *out);
 /* Formats a byte count as "32 MiB", "1.5 KiB", "100 B". */
 const char *llc_format_size(uint64_t bytes, char *buf, size_t len);
 

@@ -88,6 +88,29 @@ static void format_size_picks_unit(void **state)
     assert_string_equal(llc_format_size(266240ULL << 10, buf, sizeof(buf)), "260 MiB");
 }
 
+static void option_parsers_enforce_ranges_with_usage_exit(void **state)
+{
+    (void)state;
+    uint64_t u = 7;
+    double d = 7;
+    assert_int_equal(llc_opt_u64("t", "n", "5", 1, 10, &u), 0);
+    assert_int_equal(u, 5);
+    assert_int_equal(llc_opt_u64("t", "n", "11", 1, 10, &u), LLC_EXIT_USAGE);
+    assert_int_equal(llc_opt_u64("t", "n", "abc", 1, 10, &u), LLC_EXIT_USAGE);
+    assert_int_equal(llc_opt_u64("t", "n", "1e30", 1, 10, &u), LLC_EXIT_USAGE);
+    assert_int_equal(u, 5);
+    assert_int_equal(llc_opt_double("t", "rate", "0.5", 0, 1, &d), 0);
+    assert_true(d == 0.5);
+    assert_int_equal(llc_opt_double("t", "rate", "1e12", 0, 1e9, &d), LLC_EXIT_USAGE);
+    assert_int_equal(llc_opt_double("t", "rate", "nan", 0, 1, &d), LLC_EXIT_USAGE);
+    assert_int_equal(llc_opt_double("t", "rate", "inf", 0, 1, &d), LLC_EXIT_USAGE);
+    assert_true(d == 0.5);
+    assert_int_equal(llc_opt_size("t", "size", "4K", 64, 1 << 20, &u), 0);
+    assert_int_equal(u, 4096);
+    assert_int_equal(llc_opt_size("t", "size", "2M", 64, 1 << 20, &u), LLC_EXIT_USAGE);
+    assert_int_equal(llc_opt_size("t", "size", "x", 64, 1 << 20, &u), LLC_EXIT_USAGE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -96,6 +119,7 @@ int main(void)
         cmocka_unit_test(parse_double_rejects_non_finite),
         cmocka_unit_test(parse_size_binary_suffixes),
         cmocka_unit_test(format_size_picks_unit),
+        cmocka_unit_test(option_parsers_enforce_ranges_with_usage_exit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
