@@ -70,10 +70,10 @@ if "$bin" --help | grep -q "^  phase "; then
     echo "== llcprobe phase --trace out/demo.trace --window 250000   (offline: windows of 250 000 instructions)"
     "$bin" phase -o out/demo-trace --trace out/demo.trace --window 250000 || echo "(phase failed: see above)"
   fi
-  # demo_app 6000 2000: 12 000 rounds in blocks of 2000 of each phase, about
-  # 2.5 s of CPU, so each phase spans several 200 ms windows.
-  echo "== llcprobe phase --window-ms 200 -- $app 6000 2000   (live: windows of 200 ms of the program's CPU time)"
-  "$bin" phase --window-ms 200 -o out/demo -- "$app" 6000 2000 || echo "(phase failed: see above)"
+  # demo_app 10000 2000: 20 000 rounds in blocks of 2000 of each phase, about
+  # 4 s of CPU, so each phase spans several 200 ms windows.
+  echo "== llcprobe phase --window-ms 200 -- $app 10000 2000   (live: windows of 200 ms of the program's CPU time)"
+  "$bin" phase --window-ms 200 -o out/demo -- "$app" 10000 2000 || echo "(phase failed: see above)"
 fi
 echo "== outputs"
 ls -l out/demo.* | awk '{print $5, $9}'
