@@ -134,6 +134,10 @@ def rewrite(text, rel, problems):
             name = name[0].upper() + name[1:]
         return name + (m.group("poss") or "")
     text = SEED.sub(seed, text)
+    # The notes' vocabulary, in docs/METHODS.md's words.
+    text = text.replace("the [proposal] variant", "an extension")
+    text = text.replace("[resolution]", "(ours)").replace("[proposal]", "(extension)")
+    text = re.sub(r"\b([Tt])he spec's\b", lambda m: m.group(1) + "he method's", text)
     if rel.endswith(".1"):
         text = text.replace("§", "\\(sc")  # roff's section sign; the page stays ASCII
     return text
