@@ -17,6 +17,7 @@ listed on stderr and make it exit 1, so a newly added one is not missed.
 """
 import os
 import re
+import signal
 import sys
 
 DIRS = ["probe", "fit", "statmodel", "phase", "include", "scripts", "tests"]
@@ -184,4 +185,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` is not an error
     sys.exit(main(sys.argv[1:]))
