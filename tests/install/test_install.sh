@@ -17,6 +17,10 @@ for f in bin/llcprobe bin/llcprobe-cc lib/libllcprobe-rt.a share/man/man1/llcpro
          lib/pkgconfig/llcprobe.pc share/doc/llcprobe/README.md share/doc/llcprobe/METHODS.md; do
   check "installed $f" "[ -s '$p/$f' ]"
 done
+# install_manifest.txt (what an uninstall removes) lists every file, the .pc too.
+(cd "$p" && find . -type f | sed "s|^\.|$p|" | sort) >"$tmp/files"
+sort "$build/install_manifest.txt" >"$tmp/manifest"
+check "install_manifest.txt lists every installed file ($(wc -l <"$tmp/files"))" "cmp -s '$tmp/files' '$tmp/manifest'"
 check "binary and llcprobe-cc executable" "[ -x '$p/bin/llcprobe' ] && [ -x '$p/bin/llcprobe-cc' ]"
 # Every public header, and nothing else, under include/llcprobe.
 (cd "$src/include/llcprobe" && ls *.h) >"$tmp/h.src"
