@@ -133,9 +133,17 @@ static void emit_map(void *vctx, FILE *gp)
         bool any = false;
         for (size_t i = 0; c->sel && i < c->sel->n; i++)
             any |= (int)c->sel->label[i] == k;
-        if (any)
-            fprintf(gp, ", $chosen using ($3==%d?$1:1/0):2 with points pt 9 ps 1.6 lc rgb '%s' title '%s'", k,
-                    colours[k], llc_fit_key_name((enum llc_fit_key)k));
+        if (!any)
+            continue;
+        /* Quantile keys are named by their probability: "mu-sigma" would
+         * suggest a Gaussian that did not fit. */
+        char title[64];
+        if (c->sel->mode == LLC_FIT_KEYS_QUANTILE && (size_t)k < c->sel->nkeys && isfinite(c->sel->key_p[k]))
+            snprintf(title, sizeof(title), "K%d: %.3g%% quantile", k + 1, 100 * c->sel->key_p[k]);
+        else
+            snprintf(title, sizeof(title), "%s", llc_fit_key_name((enum llc_fit_key)k));
+        fprintf(gp, ", $chosen using ($3==%d?$1:1/0):2 with points pt 9 ps 1.6 lc rgb '%s' title '%s'", k,
+                colours[k], title);
     }
     fprintf(gp, "\n");
 }
