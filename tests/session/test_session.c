@@ -1,0 +1,154 @@
+/* Sessions through the library API on the simulator: open -> map ->
+ * close, the usage/failure split of open's errors, the baseline, and an
+ * interrupted map coming back incomplete. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llcprobe/session.h"
+
+static void small_sim(struct llc_session_config *c, const char *workload)
+{
+    llc_session_config_default(c);
+    c->cmd = "test";
+    c->backend = "sim";
+    c->preset = "intel8";
+    c->workload = workload;
+    c->rate = 1e8;
+    c->dwell_s = 0.0005;
+    c->dwell_given = true;
+    c->sweeps = 1;
+    c->no_baseline = true;
+}
+
+static void test_open_map_close(void **state)
+{
+    (void)state;
+    struct llc_session_config c;
+    small_sim(&c, "gaussian:size=16M,cv=0.5");
+    c.sweeps = 2;
+    c.dwell_given = false; /* sized to the target: 150 accesses per set */
+    c.dwell_s = 0;
+    struct llc_session *s = NULL;
+    char err[LLC_ERRLEN];
+    assert_int_equal(llc_session_open(&c, &s, err, sizeof(err)), 0);
+    const struct llc_session_info *in = llc_session_info(s);
+    assert_true(in->sim);
+    assert_string_equal(in->backend, "sim");
+    assert_string_equal(in->machine, "simulator preset intel8, LLC lru");
+    assert_string_equal(in->target, "workload gaussian:size=16M,cv=0.5");
+    assert_int_equal(in->mode, LLC_MAP_GLOBAL); /* the simulator's default */
+    assert_true(in->rate == 1e8);
+    assert_true(fabs(in->dwell_s - 150.0 * 8192 / 1e7) < 1e-9);
+    assert_null(in->rate_selection);
+    assert_null(in->baseline);
+    struct llc_session_map_result m;
+    assert_int_equal(llc_session_map(s, &m, err, sizeof(err)), 0);
+    const uint32_t units = llc_map_units(&llc_session_backend(s)->geo);
+    assert_int_equal(units, 8192);
+    assert_true(m.result->complete);
+    assert_int_equal(m.result->sweeps, 2);
+    assert_non_null(m.truth);
+    double *x = malloc(units * sizeof(*x));
+    assert_non_null(x);
+    for (uint32_t u = 0; u < units; u++) {
+        assert_true(m.result->measured[u]);
+        x[u] = (double)m.result->misses[u];
+    }
+    /* The probe's misses rank the sets as the target's true occupancy. */
+    const double rho = llc_map_spearman(x, m.truth, units);
+    assert_true(rho > 0.8);
+    struct llc_map_meta meta;
+    llc_session_map_meta(s, &m, &meta);
+    assert_ptr_equal(meta.truth_occupancy, m.truth);
+    assert_string_equal(meta.policy, "lru");
+    free(x);
+    llc_session_map_result_free(&m);
+    llc_session_close(s);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    struct llc_session_config c;
+    struct llc_session *s = NULL;
+    char err[LLC_ERRLEN];
+    small_sim(&c, "uniform:size=1M");
+    c.preset = "nope";
+    assert_int_equal(llc_session_open(&c, &s, err, sizeof(err)), LLC_SESSION_EUSAGE);
+    assert_null(s);
+    assert_non_null(strstr(err, "--preset"));
+    /* A bad workload is the input's fault, not the usage's. */
+    small_sim(&c, "nonsense:size=1M");
+    const int rc = llc_session_open(&c, &s, err, sizeof(err));
+    assert_true(rc < 0 && rc != LLC_SESSION_EUSAGE);
+    assert_null(s);
+}
+
+static void test_baseline(void **state)
+{
+    (void)state;
+    struct llc_session_config c;
+    small_sim(&c, "uniform:size=16M");
+    c.policy = "drrip";
+    c.no_baseline = false;
+    struct llc_session *s = NULL;
+    char err[LLC_ERRLEN];
+    assert_int_equal(llc_session_open(&c, &s, err, sizeof(err)), 0);
+    const struct llc_session_info *in = llc_session_info(s);
+    assert_non_null(in->baseline);
+    assert_int_equal(in->baseline->n_leader, 64); /* DRRIP's leader sets */
+    struct llc_session_map_result m;
+    assert_int_equal(llc_session_map(s, &m, err, sizeof(err)), 0);
+    assert_non_null(m.result->excluded);
+    llc_session_map_result_free(&m);
+    llc_session_close(s);
+}
+
+/* The stop flag ends a global map inside its one long dwell: the map comes
+ * back incomplete, with what was measured. */
+static volatile sig_atomic_t stop_flag;
+
+static void stop_at_once(void *ctx, double f)
+{
+    (void)ctx;
+    (void)f;
+    stop_flag = 1;
+}
+
+static void test_stop(void **state)
+{
+    (void)state;
+    struct llc_session_config c;
+    small_sim(&c, "uniform:size=4M");
+    c.sweeps = 3;
+    c.stop = &stop_flag;
+    c.progress = stop_at_once; /* after the first sweep's one group */
+    struct llc_session *s = NULL;
+    char err[LLC_ERRLEN];
+    stop_flag = 0;
+    assert_int_equal(llc_session_open(&c, &s, err, sizeof(err)), 0);
+    struct llc_session_map_result m;
+    assert_int_equal(llc_session_map(s, &m, err, sizeof(err)), 0);
+    assert_false(m.result->complete);
+    assert_int_equal(m.result->sweeps, 1);
+    assert_non_null(strstr(m.result->incomplete_reason, "interrupted"));
+    llc_session_map_result_free(&m);
+    llc_session_close(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_open_map_close),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_baseline),
+        cmocka_unit_test(test_stop),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
