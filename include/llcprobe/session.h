@@ -155,4 +155,54 @@ void llc_session_map_meta(const struct llc_session *s, const struct llc_session_
                           struct llc_map_meta *meta);
 void llc_session_map_result_free(struct llc_session_map_result *m);
 
+/* ---- the walk-length occupancy search (sample, calibrate) ------------- */
+
+#define LLC_OCC_DEFAULT_CYCLE 0.1     /* seconds for W probe accesses in a set */
+#define LLC_OCC_DEFAULT_CYCLES 2      /* measured cycles per step, after 2 warm ones */
+#define LLC_OCC_DEFAULT_THRESHOLD 0.1 /* miss ratio above which a walk no longer fits */
+struct llc_occ_params {
+    double cycle_s;
+    unsigned cycles;
+    double threshold;
+};
+void llc_occ_params_default(struct llc_occ_params *p);
+/* For units[0..n): held[i] = ways - the longest LLC walk of unit i whose
+ * miss ratio stays at or below the threshold, the probe paced at
+ * ways / cycle_s accesses per set per second through the backend's
+ * probe_set (-ENOTSUP with the reason in err where it has none; a
+ * hardware backend refuses a pace its slow idle-walk check did not pass).
+ * Restores the full walk at the backend's own pace afterwards. */
+int llc_occ_search(struct llc_map_backend *b, const uint32_t *units, size_t n, const struct llc_occ_params *p,
+                   volatile sig_atomic_t *stop, double *held, char *err, size_t errlen);
+
+/* ---- calibrate --------------------------------------------------------- */
+
+struct llc_calibrate_config {
+    double touch_rate;            /* per held line per second; 0 = per-set probe rate / (2 W^2) */
+    uint32_t probed;              /* sets probed together */
+    struct llc_occ_params search;
+};
+
+/* The curves against k = 0..ways lines held by the co-runner in each
+ * probed set: [(ways + 1) * probed] each, row k. */
+struct llc_calibrate_result {
+    struct llc_map_geometry geo;
+    unsigned ways;
+    uint32_t probed;
+    uint32_t *units;              /* the probed sets, evenly spaced */
+    double *per_set;              /* probe misses per set per second */
+    double *estimate;             /* the occupancy search's raw estimate */
+    double rate;                  /* probe accesses per second over all probed sets */
+    double touch_rate;            /* as used */
+};
+
+/* For k = 0..ways: the co-runner holds k lines in each probed set (the
+ * simulator rebuilds its backend per k, a hardware backend sets its
+ * co-runner thread), the probed sets are walked together for two dwells,
+ * then searched as `sample --calibration` does. A session opened for
+ * LLC_SESSION_CALIBRATE on an idle target. */
+int llc_calibrate_run(struct llc_session *s, const struct llc_calibrate_config *c, struct llc_calibrate_result *out,
+                      char *err, size_t errlen);
+void llc_calibrate_result_free(struct llc_calibrate_result *r);
+
 #endif

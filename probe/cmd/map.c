@@ -202,7 +202,7 @@ static int parse_one(const char *cmd, int c, const char *arg, struct map_opts *o
 }
 
 /* The combinations map's options refuse; 0 or the usage exit status. */
-static int check(const char *cmd, struct map_opts *o)
+static int check(const char *cmd, struct map_opts *o, bool own_target)
 {
     if (o->sets_list && !o->mode_given) {
         o->mode = LLC_MAP_SETS;
@@ -223,11 +223,11 @@ static int check(const char *cmd, struct map_opts *o)
         return llc_cli_usage(cmd, "--preset, --policy, --workload, --trace and --noise need --backend sim");
     if (sim && o->workload && o->trace)
         return llc_cli_usage(cmd, "give --workload or --trace, not both");
-    if (sim && !o->workload && !o->trace && !o->argv)
+    if (sim && !o->workload && !o->trace && !o->argv && !own_target)
         return llc_cli_usage(cmd, "the simulator needs a target: --workload, --trace or -- PROGRAM");
     if (sim && (o->workload || o->trace) && o->argv)
         return llc_cli_usage(cmd, "a program after -- and --workload/--trace are two targets: give one");
-    if (!sim && !o->argv && o->attach_pid < 0)
+    if (!sim && !o->argv && o->attach_pid < 0 && !own_target)
         return llc_cli_usage(cmd, "no target: give -- PROGRAM [ARGS] or --attach PID");
     if (o->argv && o->attach_pid >= 0)
         return llc_cli_usage(cmd, "--attach and a program to launch are two targets: give one");
@@ -301,7 +301,7 @@ enum map_parse llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct 
     }
     if (rc == 0) {
         o->argv = optind < argc ? argv + optind : NULL;
-        rc = check(cmd, o);
+        rc = check(cmd, o, x && x->own_target);
     }
     return rc ? MAP_PARSE_USAGE : MAP_PARSE_RUN;
 }
@@ -371,8 +371,7 @@ volatile sig_atomic_t *llc_map_cmd_signals(void)
     return &stop_requested;
 }
 
-static void session_config(const struct map_opts *o, const uint32_t *sets, size_t n_sets,
-                           struct llc_session_config *c)
+void llc_map_cmd_config(const struct map_opts *o, const uint32_t *sets, size_t n_sets, struct llc_session_config *c)
 {
     *c = (struct llc_session_config){
         .cmd = o->cmd, .purpose = o->stage ? (strcmp(o->cmd, "calibrate") ? LLC_SESSION_SAMPLE
@@ -403,7 +402,7 @@ int llc_map_cmd_dispatch(const struct map_opts *o)
     if (o->sets_list && llc_map_parse_sets(o->sets_list, &sets, &n_sets, err, sizeof(err)) < 0)
         return llc_cli_usage(o->cmd, "--sets: %s", err);
     struct llc_session_config c;
-    session_config(o, sets, n_sets, &c);
+    llc_map_cmd_config(o, sets, n_sets, &c);
     c.progress = show_progress;
     c.progress_ctx = &prog;
     const char *out_prefix = o->out_prefix ? o->out_prefix : llc_session_default_prefix(&c, prefix, sizeof(prefix));

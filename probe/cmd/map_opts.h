@@ -57,6 +57,7 @@ struct map_cmd_extra {
     int (*on_extra)(void *ctx, int code, const char *arg);
     void *ctx;
     void (*usage)(FILE *out);
+    bool own_target;               /* the command supplies its target (calibrate) */
 };
 
 /* What the option parser found: go on, help printed (exit 0), or a usage
@@ -68,6 +69,8 @@ enum map_parse llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct 
                                  const struct map_cmd_extra *x);
 /* SIGINT/SIGTERM set *stop (returned). */
 volatile sig_atomic_t *llc_map_cmd_signals(void);
+/* The session configuration of parsed options (sets: --sets parsed). */
+void llc_map_cmd_config(const struct map_opts *o, const uint32_t *sets, size_t n_sets, struct llc_session_config *c);
 /* Opens the session the options describe and runs the map, or the
  * command's stage, on it; returns the exit status. */
 int llc_map_cmd_dispatch(const struct map_opts *o);

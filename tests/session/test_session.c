@@ -142,6 +142,41 @@ static void test_stop(void **state)
     llc_session_close(s);
 }
 
+/* open -> calibrate -> close on an idle simulated target: a fast
+ * co-runner saturates the probe from k = 2 on (as calibrate_cli checks
+ * through the CLI), and every k's search estimate lies in 0..ways. */
+static void test_calibrate(void **state)
+{
+    (void)state;
+    struct llc_session_config c;
+    small_sim(&c, "uniform:size=64");
+    c.target_rate = 1e-6;
+    c.dwell_s = 0.002;
+    c.purpose = LLC_SESSION_CALIBRATE;
+    struct llc_session *s = NULL;
+    char err[LLC_ERRLEN];
+    assert_int_equal(llc_session_open(&c, &s, err, sizeof(err)), 0);
+    struct llc_calibrate_config cc = {.touch_rate = 2e5, .probed = 25};
+    llc_occ_params_default(&cc.search);
+    cc.search.cycle_s = 0.005;
+    cc.search.cycles = 1;
+    struct llc_calibrate_result r;
+    assert_int_equal(llc_calibrate_run(s, &cc, &r, err, sizeof(err)), 0);
+    assert_int_equal(r.ways, 16);
+    assert_int_equal(r.probed, 25);
+    assert_true(r.rate == 1e8);
+    for (unsigned k = 2; k <= r.ways; k++)
+        for (uint32_t i = 0; i < r.probed; i++)
+            assert_true(fabs(r.per_set[k * r.probed + i] / (r.rate / r.probed) - 1) < 0.01);
+    for (size_t i = 0; i < (size_t)(r.ways + 1) * r.probed; i++)
+        assert_true(r.estimate[i] >= 0 && r.estimate[i] <= r.ways);
+    llc_calibrate_result_free(&r);
+    /* More sets than the LLC has: the caller's mistake. */
+    cc.probed = 9000;
+    assert_int_equal(llc_calibrate_run(s, &cc, &r, err, sizeof(err)), LLC_SESSION_EUSAGE);
+    llc_session_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -149,6 +184,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_baseline),
         cmocka_unit_test(test_stop),
+        cmocka_unit_test(test_calibrate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
