@@ -52,10 +52,6 @@ struct llc_session_config {
      * valgrind), a noise agent; rates in accesses per simulated ns. */
     const char *preset, *policy, *workload, *trace, *noise;
     double target_rate, noise_rate;
-    /* The simulator's calibration co-runner: lines held in each measured
-     * set and their accesses per simulated ns in all (0 = none). */
-    unsigned calib_lines;
-    double calib_rate;
     /* Hardware: a libpfm4 event (NULL = the LLC-miss event), the LLC's
      * ways x sets per slice x slices where the machine does not report
      * them (0 = detect), hugepages to reserve, 4 KiB pages allowed, and
@@ -114,6 +110,8 @@ struct llc_session_info {
     enum llc_map_mode mode;       /* resolved */
     double dwell_s;               /* resolved */
     double rate;                  /* the probe rate in use */
+    unsigned delay_nops;          /* --delay, 0 if clock-paced */
+    uint64_t seed;
     const struct llc_map_rate_selection *rate_selection; /* NULL = given */
     const struct llc_map_baseline *baseline;             /* NULL = none */
     const char *prefetch;         /* what was done about prefetchers */
@@ -174,6 +172,62 @@ void llc_occ_params_default(struct llc_occ_params *p);
  * Restores the full walk at the backend's own pace afterwards. */
 int llc_occ_search(struct llc_map_backend *b, const uint32_t *units, size_t n, const struct llc_occ_params *p,
                    volatile sig_atomic_t *stop, double *held, char *err, size_t errlen);
+
+/* ---- sample ------------------------------------------------------------ */
+
+/* How the sampled sets are chosen: a fit's key-point sets (Gaussian-25), or
+ * a baseline. */
+enum llc_sample_method { LLC_SAMPLE_GAUSSIAN = 0, LLC_SAMPLE_RANDOM, LLC_SAMPLE_CONTINUOUS, LLC_SAMPLE_GLOBAL,
+                         LLC_SAMPLE_SETS };
+const char *llc_sample_method_name(enum llc_sample_method m);
+
+/* Gaussian-25 without a fit file: a map of every set (global where the
+ * backend attributes per access, else one set at a time), in the run the
+ * selection will then be used in. out->result is complete or an error is
+ * returned. */
+int llc_sample_in_run_map(struct llc_session *s, struct llc_session_map_result *out, char *err, size_t errlen);
+
+/* A baseline's sets: count random sets (the session's seed), count
+ * consecutive sets from start, every set, or the given ones. */
+int llc_sample_pick(struct llc_session *s, enum llc_sample_method m, uint32_t count, uint32_t start,
+                    const uint32_t *sets, size_t n_sets, uint32_t **units, size_t *n, char *err, size_t errlen);
+
+struct llc_sample_config {
+    enum llc_sample_method method;
+    const uint32_t *units;        /* the sampled sets */
+    size_t n;
+    const struct llc_fit_selection *sel; /* the fit's strata (stratified, ratio); NULL for baselines */
+    double interval;              /* seconds (simulated for sim) */
+    unsigned intervals;
+    const struct llc_calib *calib; /* with it, the occupancy search after the intervals; NULL = none */
+};
+
+/* One interval's whole-cache estimates of probe misses, the probe's own
+ * accesses, and occupancy in lines (NaN where not measured; the truth only
+ * in the simulator). */
+struct llc_sample_interval {
+    double t0, t1;
+    double scale_up, stratified, ratio, sampled;
+    double probe_accesses;
+    double occ_lines;
+    double true_occ_lines, true_target_misses;
+};
+
+struct llc_sample_result {
+    struct llc_sample_interval *iv;
+    size_t count;                 /* intervals measured (fewer when the target ended) */
+    struct llc_sample_interval total; /* counts summed; occupancy the search's (or mean truth) */
+    double *occ_raw, *occ_lines;  /* with a calibration: per sampled set */
+    double search_cycle_s;        /* NaN without a calibration */
+    bool truth;                   /* the simulator's ground truth is in */
+    unsigned target_runs;         /* a replayed simulated trace's runs; 0 otherwise */
+};
+
+/* Measures the sampled sets interval by interval and scales up; with a
+ * calibration, then runs the occupancy search in them. */
+int llc_sample_run(struct llc_session *s, const struct llc_sample_config *c, struct llc_sample_result *out,
+                   char *err, size_t errlen);
+void llc_sample_result_free(struct llc_sample_result *r);
 
 /* ---- calibrate --------------------------------------------------------- */
 

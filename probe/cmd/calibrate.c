@@ -259,7 +259,6 @@ int llc_cmd_calibrate(int argc, char **argv)
     }
     o.dwell_given = true;
     o.search_cycle_s = cc.search.cycle_s; /* hardware: the slow idle walk is checked at it */
-    o.stage = NULL;
     struct llc_session_config sc;
     llc_map_cmd_config(&o, NULL, 0, &sc);
     sc.purpose = LLC_SESSION_CALIBRATE;

@@ -374,9 +374,7 @@ volatile sig_atomic_t *llc_map_cmd_signals(void)
 void llc_map_cmd_config(const struct map_opts *o, const uint32_t *sets, size_t n_sets, struct llc_session_config *c)
 {
     *c = (struct llc_session_config){
-        .cmd = o->cmd, .purpose = o->stage ? (strcmp(o->cmd, "calibrate") ? LLC_SESSION_SAMPLE
-                                                                         : LLC_SESSION_CALIBRATE)
-                                           : LLC_SESSION_MAP,
+        .cmd = o->cmd, .purpose = LLC_SESSION_MAP,
         .backend = o->backend, .preset = o->preset, .policy = o->policy, .workload = o->workload,
         .trace = o->trace, .noise = o->noise, .target_rate = o->target_rate, .noise_rate = o->noise_rate,
         .event = o->event, .llc_ways = o->llc_ways, .llc_sets_per_slice = o->llc_sets_per_slice,
@@ -387,10 +385,11 @@ void llc_map_cmd_config(const struct map_opts *o, const uint32_t *sets, size_t n
         .delay_nops = o->delay_nops, .no_baseline = o->no_baseline, .seed = o->seed, .argv = o->argv,
         .attach_pid = o->attach_pid, .as_root = o->as_root, .repeat = o->repeat,
         .per_set_runs = o->per_set_runs, .target_output = o->target_output, .stop = &stop_requested,
-        .log = o->quiet ? NULL : stderr, .calib_lines = o->calib_lines, .calib_rate = o->calib_rate};
+        .log = o->quiet ? NULL : stderr};
 }
 
-int llc_map_cmd_dispatch(const struct map_opts *o)
+/* Opens the session the options describe, maps, writes and prints. */
+static int map_run(const struct map_opts *o)
 {
     char err[LLC_ERRLEN], prefix[256];
     uint32_t *sets = NULL;
@@ -411,20 +410,9 @@ int llc_map_cmd_dispatch(const struct map_opts *o)
         status = rc == LLC_SESSION_EUSAGE ? llc_cli_usage(o->cmd, "%s", err) : llc_cli_fail(o->cmd, "%s", err);
         goto out;
     }
-    if (o->stage) {
-        const struct llc_session_info *in = llc_session_info(s);
-        struct map_opts run = *o;
-        run.out_prefix = out_prefix;
-        run.mode = in->mode;
-        run.dwell_s = in->dwell_s;
-        run.rate = in->rate;
-        status = o->stage(&run, llc_session_backend(s), in->machine, in->target, in->rate, &stop_requested, in->sim,
-                          NULL, NULL);
-    } else {
-        llc_progress_begin(&prog, o->cmd, o->quiet);
-        status = map_finish(o, s, out_prefix);
-        llc_progress_end(&prog);
-    }
+    llc_progress_begin(&prog, o->cmd, o->quiet);
+    status = map_finish(o, s, out_prefix);
+    llc_progress_end(&prog);
 out:
     llc_session_close(s);
     free(sets);
@@ -437,5 +425,5 @@ int llc_cmd_map(int argc, char **argv)
     const enum map_parse p = llc_map_cmd_parse("map", argc, argv, &o, NULL);
     if (p != MAP_PARSE_RUN)
         return p == MAP_PARSE_HELP ? LLC_EXIT_OK : LLC_EXIT_USAGE;
-    return llc_map_cmd_dispatch(&o);
+    return map_run(&o);
 }

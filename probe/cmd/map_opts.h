@@ -12,14 +12,6 @@
 #include "llcprobe/map.h"
 #include "llcprobe/session.h"
 
-struct map_opts;
-
-/* What runs once the session is open, instead of the map (sample,
- * calibrate); arguments as before the session layer. */
-typedef int (*map_stage_fn)(const struct map_opts *o, struct llc_map_backend *b, const char *machine,
-                            const char *target, double rate, volatile sig_atomic_t *stop, bool want_truth,
-                            int (*restart)(void *ctx, char *err, size_t errlen), void *restart_ctx);
-
 enum map_rate_mode { MAP_RATE_GIVEN = 0, MAP_RATE_AUTO, MAP_RATE_LINEAR };
 
 struct map_opts {
@@ -41,11 +33,7 @@ struct map_opts {
     int attach_pid;
     bool as_root, repeat, per_set_runs, quiet, small_pages_ok;
     char **argv;                  /* the target command after -- */
-    map_stage_fn stage;           /* NULL = the map */
-    void *stage_ctx;
     double search_cycle_s;        /* sample --calibration, calibrate */
-    unsigned calib_lines;         /* sim: calibration co-runner */
-    double calib_rate;
     enum map_rate_mode rate_mode;
     bool no_baseline;             /* --no-baseline */
 };
@@ -69,10 +57,8 @@ enum map_parse llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct 
                                  const struct map_cmd_extra *x);
 /* SIGINT/SIGTERM set *stop (returned). */
 volatile sig_atomic_t *llc_map_cmd_signals(void);
-/* The session configuration of parsed options (sets: --sets parsed). */
+/* The session configuration of parsed options (sets: --sets parsed),
+ * for a map; sample and calibrate change the purpose. */
 void llc_map_cmd_config(const struct map_opts *o, const uint32_t *sets, size_t n_sets, struct llc_session_config *c);
-/* Opens the session the options describe and runs the map, or the
- * command's stage, on it; returns the exit status. */
-int llc_map_cmd_dispatch(const struct map_opts *o);
 
 #endif

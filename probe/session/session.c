@@ -99,6 +99,8 @@ int llc_session_open(const struct llc_session_config *config, struct llc_session
     s->info.mode = s->cfg.mode;
     s->info.dwell_s = s->cfg.dwell_s;
     s->info.rate = s->cfg.rate;
+    s->info.delay_nops = s->cfg.delay_nops;
+    s->info.seed = s->cfg.seed;
     s->info.baseline = s->baseline;
     *out = s;
     return 0;

@@ -189,8 +189,6 @@ int llc_session_open_sim(struct llc_session *s, char *err, size_t errlen)
     so->target_rate = c->target_rate;
     so->probe_rate = c->rate / 1e9;
     so->repeat = c->repeat;
-    so->calib_lines = c->calib_lines;
-    so->calib_rate = c->calib_rate;
     so->stop = c->stop;
     if (!c->dwell_given && c->mode == LLC_MAP_GLOBAL) {
         double accesses = TARGET_ACCESSES_PER_SET * s->sim_cfg.llc.sets_per_slice * s->sim_cfg.llc.slices;

@@ -177,6 +177,70 @@ static void test_calibrate(void **state)
     llc_session_close(s);
 }
 
+/* open -> sample -> close: a random baseline (its estimate is N/n times the
+ * sampled misses), then Gaussian-25 on an in-run map and fit. */
+static void test_sample(void **state)
+{
+    (void)state;
+    struct llc_session_config c;
+    small_sim(&c, "gaussian:size=16M,cv=0.5");
+    c.purpose = LLC_SESSION_SAMPLE;
+    c.dwell_given = false;
+    c.dwell_s = 0;
+    struct llc_session *s = NULL;
+    char err[LLC_ERRLEN];
+    assert_int_equal(llc_session_open(&c, &s, err, sizeof(err)), 0);
+    assert_null(llc_session_info(s)->baseline); /* the map's, not sample's */
+    uint32_t *units = NULL;
+    size_t n = 0;
+    assert_int_equal(llc_sample_pick(s, LLC_SAMPLE_RANDOM, 9000, 0, NULL, 0, &units, &n, err, sizeof(err)),
+                     LLC_SESSION_EUSAGE);
+    assert_int_equal(llc_sample_pick(s, LLC_SAMPLE_RANDOM, 40, 0, NULL, 0, &units, &n, err, sizeof(err)), 0);
+    assert_int_equal(n, 40);
+    const struct llc_sample_config sc = {.method = LLC_SAMPLE_RANDOM, .units = units, .n = n, .interval = 0.002,
+                                         .intervals = 3};
+    struct llc_sample_result r;
+    assert_int_equal(llc_sample_run(s, &sc, &r, err, sizeof(err)), 0);
+    assert_int_equal(r.count, 3);
+    assert_true(r.truth);
+    for (size_t i = 0; i < r.count; i++) {
+        assert_true(r.iv[i].sampled > 0);
+        assert_true(fabs(r.iv[i].scale_up - 8192.0 / 40 * r.iv[i].sampled) < 1e-6 * r.iv[i].scale_up);
+        assert_true(isnan(r.iv[i].stratified)); /* no strata without a fit */
+        assert_true(r.iv[i].true_occ_lines > 0);
+    }
+    assert_true(isnan(r.search_cycle_s));
+    llc_sample_result_free(&r);
+    free(units);
+    /* Gaussian-25: the in-run map of every set, a fit, its key-point sets. */
+    struct llc_session_map_result m;
+    assert_int_equal(llc_sample_in_run_map(s, &m, err, sizeof(err)), 0);
+    const uint32_t all = m.result->units;
+    double *x = malloc(all * sizeof(*x));
+    assert_non_null(x);
+    for (uint32_t u = 0; u < all; u++)
+        x[u] = (double)m.result->misses[u];
+    struct llc_fit_select_config fc;
+    llc_fit_select_config_default(&fc);
+    struct llc_fit_selection *sel = NULL;
+    assert_int_equal(llc_fit_select(x, all, NULL, &fc, &sel, err, sizeof(err)), 0);
+    units = malloc(sel->n * sizeof(*units));
+    assert_non_null(units);
+    for (size_t i = 0; i < sel->n; i++)
+        units[i] = (uint32_t)sel->unit[i];
+    const struct llc_sample_config gc = {.method = LLC_SAMPLE_GAUSSIAN, .units = units, .n = sel->n, .sel = sel,
+                                         .interval = 0.002, .intervals = 2};
+    assert_int_equal(llc_sample_run(s, &gc, &r, err, sizeof(err)), 0);
+    for (size_t i = 0; i < r.count; i++)
+        assert_true(fabs(r.iv[i].stratified / r.iv[i].scale_up - 1) < 0.3);
+    llc_sample_result_free(&r);
+    llc_fit_selection_destroy(sel);
+    llc_session_map_result_free(&m);
+    free(units);
+    free(x);
+    llc_session_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_baseline),
         cmocka_unit_test(test_stop),
         cmocka_unit_test(test_calibrate),
+        cmocka_unit_test(test_sample),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
