@@ -207,7 +207,9 @@ int llc_session_open_hw(struct llc_session *s, char *err, size_t errlen)
     const char *backend = NULL;
     if ((rc = choose_backend(s, &backend, err, errlen)) < 0)
         return rc;
-    if (c->mode == LLC_MAP_GLOBAL && strcmp(backend, "pmu") == 0)
+    /* A map's mode is the user's; sample's in-run map chooses sweep itself
+     * where the backend counts one set at a time. */
+    if (c->purpose == LLC_SESSION_MAP && c->mode == LLC_MAP_GLOBAL && strcmp(backend, "pmu") == 0)
         return llc_errf(err, errlen, LLC_SESSION_EUSAGE,
                         "--mode global needs per-access attribution (timing or sim), not pmu");
     llc_target_options_init(&h->opt);
