@@ -1,6 +1,5 @@
 /* llcprobe map: the stress probe's per-set contention map. Parses the
  * options, opens a session (probe/session) and prints what it measured. */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>

@@ -19,11 +19,12 @@ void llc_session_config_default(struct llc_session_config *c)
     c->attach_pid = -1;
 }
 
-static void vline(FILE *f, const char *head, const char *cmd, const char *fmt, va_list ap)
+/* `llcprobe: <cmd>: ...`, or `llcprobe: warning: ...` without a cmd. */
+static void vline(FILE *f, const char *cmd, const char *fmt, va_list ap)
 {
     if (!f)
         return;
-    fprintf(f, head, cmd);
+    fprintf(f, "llcprobe: %s: ", cmd ? cmd : "warning");
     vfprintf(f, fmt, ap);
     fputc('\n', f);
 }
@@ -32,7 +33,7 @@ void llc_session_note(const struct llc_session *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vline(s->cfg.log, "llcprobe: %s: ", s->cfg.cmd, fmt, ap);
+    vline(s->cfg.log, s->cfg.cmd, fmt, ap);
     va_end(ap);
 }
 
@@ -40,7 +41,7 @@ void llc_session_warn(const struct llc_session *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vline(s->cfg.log, "llcprobe: warning: %s", "", fmt, ap);
+    vline(s->cfg.log, NULL, fmt, ap);
     va_end(ap);
 }
 
