@@ -1,0 +1,176 @@
+/* One phase tuple: the equilibrium at given rates (with the set skew of
+ * §7.3.3), and the CPI coupling of §3 around it. */
+#include "llcprobe/contention.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "llcprobe/common.h"
+
+/* Programs in one tuple at most (the CLI takes 2 to 8). */
+#define MAXN 64
+
+static void parties_of(const struct llc_contention_phase *const *ph, const double *rate, size_t n,
+                       const struct llc_contention_config *cfg, struct llc_contention_party *p)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (struct llc_contention_party){
+            .model = ph[i]->model, .lambda = ph[i]->lambda, .rate = rate[i],
+            .gamma = cfg->anchor && ph[i]->gamma > 0 ? ph[i]->gamma : 1, .weight = 1};
+}
+
+/* Shares at fixed rates. With skew, a program whose sets are uneven (CV > 0)
+ * gets its figures from 5 per-set equilibria, its footprint weighted by the
+ * stratum's set share rho_g Ns = max(0, 1 + z_g CV) and the others uniform:
+ * MR = sum pi_g w_g Q(T_g) / sum pi_g w_g, O = sum pi_g w_g F(T_g) / sum pi_g. */
+static int shares_at(const struct llc_contention_phase *const *ph, const double *rate, size_t n,
+                     const struct llc_contention_config *cfg, struct llc_contention_share *out,
+                     struct llc_contention_info *info, char *err, size_t errlen)
+{
+    struct llc_contention_party p[MAXN];
+    struct llc_contention_share tmp[MAXN];
+    const enum llc_contention_policy base = llc_contention_base_policy(cfg->policy);
+    parties_of(ph, rate, n, cfg, p);
+    int rc = llc_contention_equilibrium(p, n, cfg->capacity, base, out, info, err, errlen);
+    for (size_t t = 0; rc == 0 && cfg->skew && t < n; t++) {
+        if (!ph[t]->model || !(ph[t]->cv > 0) || !(rate[t] > 0))
+            continue;
+        double num = 0, den = 0, occ = 0, pis = 0;
+        for (size_t g = 0; rc == 0 && g < LLC_CONTENTION_STRATA; g++) {
+            const double w = fmax(0, 1 + llc_contention_stratum_z[g] * ph[t]->cv);
+            const double pi = llc_contention_stratum_pi[g];
+            p[t].weight = w;
+            rc = llc_contention_equilibrium(p, n, cfg->capacity, base, tmp, NULL, err, errlen);
+            num += pi * w * tmp[t].miss_ratio;
+            den += pi * w;
+            occ += pi * tmp[t].occupancy;
+            pis += pi;
+        }
+        p[t].weight = 1;
+        if (rc == 0 && den > 0) {
+            out[t].miss_ratio = num / den;
+            out[t].miss_rate = rate[t] * out[t].miss_ratio;
+            out[t].occupancy = occ / pis;
+        }
+    }
+    return rc;
+}
+
+static double cpi_of(const struct llc_contention_phase *ph, double mr)
+{
+    return ph->cpi0 + ph->api * mr * ph->penalty;
+}
+
+static int check_phases(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
+                        const struct llc_contention_config *cfg, char *err, size_t errlen)
+{
+    if (n == 0 || n > MAXN)
+        return llc_errf(err, errlen, -EINVAL, "%zu programs (1..%d)", n, MAXN);
+    if (!(cfg->capacity >= 1) || cfg->ways == 0)
+        return llc_errf(err, errlen, -EINVAL, "cache of %g lines, %u ways", cfg->capacity, cfg->ways);
+    for (size_t i = 0; i < n; i++) {
+        const struct llc_contention_phase *q = ph[i];
+        if (!(freq[i] > 0) || !isfinite(freq[i]))
+            return llc_errf(err, errlen, -EINVAL, "program %zu: clock %g Hz", i, freq[i]);
+        if (q->model && (!(q->api > 0) || !(q->cpi0 > 0) || !(q->penalty >= 0) ||
+                         !isfinite(q->api + q->cpi0 + q->penalty)))
+            return llc_errf(err, errlen, -EINVAL, "program %zu: api %g, cpi0 %g, penalty %g", i,
+                            q->api, q->cpi0, q->penalty);
+    }
+    return 0;
+}
+
+/* §3: a <- (1 - beta) a + beta Psi(a) from the given start rates; beta
+ * halves (to 1/16) and the iteration restarts when 200 steps do not bring
+ * max |da| / a below 1e-6. */
+static int couple(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
+                  const struct llc_contention_config *cfg, const double *start,
+                  struct llc_contention_share *out, struct llc_contention_info *info, char *err,
+                  size_t errlen)
+{
+    double a[MAXN];
+    unsigned total = 0;
+    for (double beta = 0.5; beta >= 1.0 / 16; beta /= 2) {
+        for (size_t i = 0; i < n; i++)
+            a[i] = start[i];
+        for (unsigned it = 1; it <= 200; it++) {
+            int rc = shares_at(ph, a, n, cfg, out, info, err, errlen);
+            if (rc)
+                return rc;
+            total++;
+            double worst = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (!ph[i]->model)
+                    continue;
+                const double psi = ph[i]->api * freq[i] / cpi_of(ph[i], out[i].miss_ratio);
+                const double next = (1 - beta) * a[i] + beta * psi;
+                worst = fmax(worst, fabs(next - a[i]) / a[i]);
+                a[i] = next;
+            }
+            if (worst < 1e-6) {
+                rc = shares_at(ph, a, n, cfg, out, info, err, errlen);
+                info->iterations = total;
+                info->beta = beta;
+                info->converged = true;
+                return rc;
+            }
+        }
+    }
+    info->iterations = total;
+    info->beta = 1.0 / 16;
+    info->converged = false;
+    return 0;
+}
+
+static int solve(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
+                 const struct llc_contention_config *cfg, struct llc_contention_share *out,
+                 struct llc_contention_info *info, char *err, size_t errlen)
+{
+    double a[MAXN];
+    struct llc_contention_info in = {0};
+    int rc = 0;
+    /* Start (and, without coupling, stay) at each program's rate alone
+     * with its cache all to itself: CPI at its solo miss ratio. */
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct llc_contention_share s;
+        a[i] = ph[i]->model ? ph[i]->api * freq[i] / ph[i]->cpi0 : ph[i]->lambda;
+        if (!ph[i]->model || n == 1)
+            continue;
+        const struct llc_contention_phase *one[1] = {ph[i]};
+        rc = solve(one, &freq[i], 1, cfg, &s, NULL, err, errlen);
+        a[i] = s.rate;
+    }
+    if (rc == 0 && n == 1 && ph[0]->model) {
+        /* Alone: the solo rate is the fixed point of the program with itself. */
+        struct llc_contention_config c1 = *cfg;
+        c1.coupling = true;
+        rc = couple(ph, freq, 1, &c1, a, out, &in, err, errlen);
+    } else if (rc == 0 && cfg->coupling) {
+        rc = couple(ph, freq, n, cfg, a, out, &in, err, errlen);
+    } else if (rc == 0) {
+        rc = shares_at(ph, a, n, cfg, out, &in, err, errlen);
+        in.converged = true;
+        in.beta = 1;
+    }
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        out[i].cpi = ph[i]->model ? cpi_of(ph[i], out[i].miss_ratio) : NAN;
+    if (info)
+        *info = in;
+    return rc;
+}
+
+int llc_contention_tuple(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
+                         const struct llc_contention_config *cfg, struct llc_contention_share *out,
+                         struct llc_contention_share *solo, struct llc_contention_info *info,
+                         char *err, size_t errlen)
+{
+    int rc = check_phases(ph, freq, n, cfg, err, errlen);
+    if (rc == 0)
+        rc = solve(ph, freq, n, cfg, out, info, err, errlen);
+    for (size_t i = 0; rc == 0 && solo && i < n; i++) {
+        const struct llc_contention_phase *one[1] = {ph[i]};
+        rc = solve(one, &freq[i], 1, cfg, &solo[i], NULL, err, errlen);
+    }
+    return rc;
+}
