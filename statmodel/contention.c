@@ -93,29 +93,75 @@ static bool saturated(const struct llc_contention_party *p, size_t n, double t)
 
 /* ---- §2 LRU --------------------------------------------------------------- */
 
+/* Root of a non-decreasing fn on [lo, hi] with fn(lo) < 0 <= fn(hi), by
+ * regula falsi with the Illinois modification (superlinear on these
+ * piecewise-linear, concave curves; the bracket always shrinks). Stops
+ * when hi / lo < 1 + rel (positive x) or hi - lo < rel * hi, or when
+ * |fn| <= ftol. */
+static double illinois(double (*fn)(double, const void *), const void *ctx, double lo, double hi,
+                       double flo, double fhi, double rel, double ftol)
+{
+    int side = 0;
+    for (int it = 0; it < 200 && hi - lo > rel * fabs(hi); it++) {
+        double x = (lo * fhi - hi * flo) / (fhi - flo);
+        if (!(x > lo && x < hi))
+            x = 0.5 * (lo + hi);
+        const double fx = fn(x, ctx);
+        if (fabs(fx) <= ftol)
+            return x;
+        if (fx < 0) {
+            lo = x;
+            flo = fx;
+            if (side == -1)
+                fhi *= 0.5;
+            side = -1;
+        } else {
+            hi = x;
+            fhi = fx;
+            if (side == 1)
+                flo *= 0.5;
+            side = 1;
+        }
+    }
+    return 0.5 * (lo + hi);
+}
+
+struct lru {
+    const struct llc_contention_party *p;
+    size_t n;
+    double c;
+};
+
+/* G(e^x) - C: the equation of §2 on ln T. */
+static double lru_eq(double x, const void *vctx)
+{
+    const struct lru *z = vctx;
+    return pressure(z->p, z->n, exp(x)) - z->c;
+}
+
 static double lru_tstar(const struct llc_contention_party *p, size_t n, double c)
 {
-    double lo = 0, hi = 1e-9;
-    for (int k = 0; pressure(p, n, hi) < c; k++) {
-        if (saturated(p, n, hi) || k > 2000)
+    /* F(d) <= d, so G(T) <= T sum_j (gamma_j a_j w_j + lambda_j w_j): T* is
+     * at least C over that sum; step up by 4x to bracket it. */
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        if (p[i].weight > 0)
+            sum += p[i].weight * (p[i].model ? (p[i].rate > 0 ? p[i].gamma * p[i].rate : 0) : p[i].lambda);
+    if (!(sum > 0))
+        return INFINITY;
+    double lo = c / sum, hi = lo, ghi;
+    for (int k = 0; (ghi = pressure(p, n, hi)) < c; k++) {
+        if (saturated(p, n, hi) || k > 600)
             return INFINITY;
         lo = hi;
-        hi *= 2;
+        hi *= 4;
     }
-    if (lo == 0) {
-        lo = hi / 2;
-        while (lo > 1e-300 && pressure(p, n, lo) >= c)
-            lo /= 2;
-    }
-    /* Bisection on ln T (spec: until T_hi / T_lo < 1 + 1e-9). */
-    while (hi / lo > 1 + 1e-9) {
-        const double mid = sqrt(lo * hi);
-        if (pressure(p, n, mid) < c)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return sqrt(lo * hi);
+    if (hi == lo)
+        return lo; /* G(C / sum) = C exactly: every reference so far a new line */
+    const struct lru z = {.p = p, .n = n, .c = c};
+    const double x = illinois(lru_eq, &z, log(lo), log(hi), pressure(p, n, lo) - c, ghi - c, 1e-12,
+                              1e-10 * c);
+    return exp(x);
 }
 
 static void lru_shares(const struct llc_contention_party *p, size_t n, double t,
@@ -141,27 +187,47 @@ static void lru_shares(const struct llc_contention_party *p, size_t n, double t,
 
 /* R(mu) = E over reuse distances d of 1 - (1 - 1/C)^(d x), x = mu / a: the
  * table's Q is linear inside a bucket (uniform distances); one-distance
- * buckets are point masses. Dangling samples (Q at the last edge) always miss. */
-static double random_r(const struct llc_statmodel_model *m, double x, double c_log)
+ * buckets are point masses. Dangling samples (Q at the last edge) always
+ * miss. *dr gets dR/dx (for Newton's method). */
+static double random_r(const struct llc_statmodel_model *m, double x, double c_log, double *dr)
 {
     const double *e, *q, *f;
     size_t ne;
     double slope;
     llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
-    double r = q[ne - 1];
+    double r = q[ne - 1], d = 0;
     const double k = c_log * x;
+    /* exp(-k e[i]) carried from edge to edge: bucket widths repeat (1 in
+     * the exact region, then constant within an octave), so one exp per
+     * width instead of one per bucket. */
+    double el = exp(-k * e[0]), w_prev = -1, ew = 1, em1 = 0;
     for (size_t i = 0; i + 1 < ne; i++) {
-        const double mass = q[i] - q[i + 1];
-        if (!(mass > 0))
-            continue;
-        const double w = e[i + 1] - e[i], kl = k * e[i], kw = k * w;
-        double miss;
-        if (w <= 1 || kw < 1e-9)
-            miss = -expm1(-k * (w <= 1 ? e[i] : e[i] + 0.5 * w));
-        else
-            miss = 1 - exp(-kl) * (-expm1(-kw)) / kw;
-        r += mass * miss;
+        const double w = e[i + 1] - e[i];
+        if (w != w_prev) {
+            ew = exp(-k * w);
+            em1 = -expm1(-k * w);
+            w_prev = w;
+        }
+        const double mass = q[i] - q[i + 1], kw = k * w;
+        if (mass > 0) {
+            if (w <= 1) {
+                r += mass * (1 - el);
+                d += mass * c_log * e[i] * el;
+            } else if (kw < 1e-3) {
+                /* mean of 1 - exp(-k t) over the bucket ~ its middle */
+                const double mid = e[i] + 0.5 * w, ex = exp(-k * mid);
+                r += mass * (kw < 1e-9 ? -expm1(-k * mid) : 1 - el * em1 / kw);
+                d += mass * c_log * mid * ex;
+            } else {
+                /* mean of 1 - exp(-k t) over t in [lo, lo + w): 1 - E / (k w) */
+                const double big = el * em1, dbig = -e[i] * el + e[i + 1] * el * ew; /* E, dE/dk */
+                r += mass * (1 - big / kw);
+                d += mass * c_log * (big - k * dbig) / (k * kw);
+            }
+        }
+        el *= ew;
     }
+    *dr = d;
     return r;
 }
 
@@ -174,51 +240,67 @@ struct rnd {
 static double party_r(const struct rnd *z, size_t i, double mu)
 {
     const struct llc_contention_party *p = &z->p[i];
-    return random_r(p->model, mu / (p->gamma * p->rate), z->c_log);
+    double dr;
+    return random_r(p->model, mu / (p->gamma * p->rate), z->c_log, &dr);
 }
 
-/* Insertions (misses/s) the parties cause at total miss rate mu, minus mu. */
-static double random_phi(const struct rnd *z, double mu)
+/* Insertions (misses/s) the parties cause at total miss rate mu, minus mu;
+ * *dphi its derivative. */
+static double random_phi(const struct rnd *z, double mu, double *dphi)
 {
-    double s = -mu;
+    double s = -mu, ds = -1;
     for (size_t i = 0; i < z->n; i++) {
         const struct llc_contention_party *p = &z->p[i];
         if (!(p->weight > 0))
             continue;
-        if (!p->model)
+        if (!p->model) {
             s += p->weight * p->lambda;
-        else if (p->rate > 0)
-            s += p->weight * p->rate * party_r(z, i, mu);
+        } else if (p->rate > 0) {
+            double dr;
+            s += p->weight * p->rate * random_r(p->model, mu / (p->gamma * p->rate), z->c_log, &dr);
+            ds += p->weight * dr / p->gamma;
+        }
     }
+    *dphi = ds;
     return s;
 }
 
+/* Phi is concave with Phi > 0 left of the root: Newton's steps from the
+ * right stay right of it; safeguarded by the bracket [lo, hi]. */
 static double random_mu(const struct rnd *z)
 {
-    double hi = 0;
+    double hi = 0, d;
     for (size_t i = 0; i < z->n; i++)
         if (z->p[i].weight > 0)
             hi += z->p[i].weight * (z->p[i].model ? (z->p[i].rate > 0 ? z->p[i].rate : 0) : z->p[i].lambda);
     if (!(hi > 0))
         return 0;
     double lo = 0;
-    if (!(random_phi(z, 0) > 0)) {
+    if (!(random_phi(z, 0, &d) > 0)) {
         /* No certain misses: mu = 0 is a root; a positive one exists iff
          * Phi rises from 0 (the cache cannot hold what is reused). */
         lo = hi * 1e-12;
-        if (!(random_phi(z, lo) > 0))
+        if (!(random_phi(z, lo, &d) > 0))
             return 0;
     }
-    if (random_phi(z, hi) >= 0)
+    const double ftol = 1e-12 * hi;
+    double x = hi, fx = random_phi(z, x, &d);
+    if (fx >= 0)
         return hi;
-    for (int it = 0; it < 200 && hi - lo > 1e-13 * hi; it++) {
-        const double mid = 0.5 * (lo + hi);
-        if (random_phi(z, mid) > 0)
-            lo = mid;
+    for (int it = 0; it < 200; it++) {
+        if (fabs(fx) <= ftol || hi - lo <= 1e-13 * hi)
+            break;
+        if (fx > 0)
+            lo = x;
         else
-            hi = mid;
+            hi = x;
+        double next = d < 0 ? x - fx / d : NAN;
+        if (!(next > lo && next < hi))
+            next = 0.5 * (lo + hi);
+        x = next;
+        fx = random_phi(z, x, &d);
     }
-    return 0.5 * (lo + hi);
+    return x;
 }
 
 static void random_shares(const struct rnd *z, double mu, double c, struct llc_contention_share *out)

@@ -123,32 +123,37 @@ static int couple(const struct llc_contention_phase *const *ph, const double *fr
     return 0;
 }
 
+/* Alone: the solo rate is the program's fixed point with itself (coupled
+ * even without cfg->coupling: it is the rate the profile was taken at). */
+static int solve_alone(const struct llc_contention_phase *ph, double freq,
+                       const struct llc_contention_config *cfg, struct llc_contention_share *out,
+                       char *err, size_t errlen)
+{
+    struct llc_contention_config c1 = *cfg;
+    struct llc_contention_info in;
+    const struct llc_contention_phase *one[1] = {ph};
+    double a = ph->model ? ph->api * freq / ph->cpi0 : ph->lambda;
+    c1.coupling = true;
+    int rc = ph->model ? couple(one, &freq, 1, &c1, &a, out, &in, err, errlen)
+                       : shares_at(one, &a, 1, &c1, out, &in, err, errlen);
+    out->cpi = ph->model ? cpi_of(ph, out->miss_ratio) : NAN;
+    return rc;
+}
+
+/* The co-run from the solo rates: coupled, or (without coupling) at them. */
 static int solve(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
-                 const struct llc_contention_config *cfg, struct llc_contention_share *out,
-                 struct llc_contention_info *info, char *err, size_t errlen)
+                 const struct llc_contention_config *cfg, const struct llc_contention_share *solo,
+                 struct llc_contention_share *out, struct llc_contention_info *info, char *err,
+                 size_t errlen)
 {
     double a[MAXN];
     struct llc_contention_info in = {0};
-    int rc = 0;
-    /* Start (and, without coupling, stay) at each program's rate alone
-     * with its cache all to itself: CPI at its solo miss ratio. */
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        struct llc_contention_share s;
-        a[i] = ph[i]->model ? ph[i]->api * freq[i] / ph[i]->cpi0 : ph[i]->lambda;
-        if (!ph[i]->model || n == 1)
-            continue;
-        const struct llc_contention_phase *one[1] = {ph[i]};
-        rc = solve(one, &freq[i], 1, cfg, &s, NULL, err, errlen);
-        a[i] = s.rate;
-    }
-    if (rc == 0 && n == 1 && ph[0]->model) {
-        /* Alone: the solo rate is the fixed point of the program with itself. */
-        struct llc_contention_config c1 = *cfg;
-        c1.coupling = true;
-        rc = couple(ph, freq, 1, &c1, a, out, &in, err, errlen);
-    } else if (rc == 0 && cfg->coupling) {
+    int rc;
+    for (size_t i = 0; i < n; i++)
+        a[i] = solo[i].rate;
+    if (cfg->coupling) {
         rc = couple(ph, freq, n, cfg, a, out, &in, err, errlen);
-    } else if (rc == 0) {
+    } else {
         rc = shares_at(ph, a, n, cfg, out, &in, err, errlen);
         in.converged = true;
         in.beta = 1;
@@ -165,12 +170,12 @@ int llc_contention_tuple(const struct llc_contention_phase *const *ph, const dou
                          struct llc_contention_share *solo, struct llc_contention_info *info,
                          char *err, size_t errlen)
 {
+    struct llc_contention_share own[MAXN];
+    struct llc_contention_share *s1 = solo ? solo : own;
     int rc = check_phases(ph, freq, n, cfg, err, errlen);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = solve_alone(ph[i], freq[i], cfg, &s1[i], err, errlen);
     if (rc == 0)
-        rc = solve(ph, freq, n, cfg, out, info, err, errlen);
-    for (size_t i = 0; rc == 0 && solo && i < n; i++) {
-        const struct llc_contention_phase *one[1] = {ph[i]};
-        rc = solve(one, &freq[i], 1, cfg, &solo[i], NULL, err, errlen);
-    }
+        rc = solve(ph, freq, n, cfg, s1, out, info, err, errlen);
     return rc;
 }
