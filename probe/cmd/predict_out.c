@@ -233,7 +233,7 @@ static int write_timeline_csv(const char *path, const struct pred_prog *progs, s
         const struct llc_contention_tuple_result *tr = &run->tuples[g->tuple];
         for (size_t i = 0; i < n; i++) {
             const struct llc_contention_share *x = &tr->share[i], *x1 = &tr->solo[i];
-            fprintf(s, "%.9g,%.9g,%zu,%s,%zu,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", g->t0, g->dt, i,
+            fprintf(s, "%.17g,%.17g,%zu,%s,%zu,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", g->t0, g->dt, i,
                     name_of(&progs[i]), run->segment_window[k * n + i], progs[i].phase_id[tr->phase[i]],
                     x->miss_ratio, x->miss_rate, x->occupancy, x->cpi, x1->cpi, x->cpi / x1->cpi);
         }
