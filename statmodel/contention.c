@@ -200,12 +200,13 @@ static double random_r(const struct llc_statmodel_model *m, double x, double c_l
     /* exp(-k e[i]) carried from edge to edge: bucket widths repeat (1 in
      * the exact region, then constant within an octave), so one exp per
      * width instead of one per bucket. */
-    double el = exp(-k * e[0]), w_prev = -1, ew = 1, em1 = 0;
+    double el = exp(-k * e[0]), w_prev = -1, ew = 1, em1 = 0, eh = 1;
     for (size_t i = 0; i + 1 < ne; i++) {
         const double w = e[i + 1] - e[i];
         if (w != w_prev) {
             ew = exp(-k * w);
             em1 = -expm1(-k * w);
+            eh = exp(-0.5 * k * w);
             w_prev = w;
         }
         const double mass = q[i] - q[i + 1], kw = k * w;
@@ -215,7 +216,7 @@ static double random_r(const struct llc_statmodel_model *m, double x, double c_l
                 d += mass * c_log * e[i] * el;
             } else if (kw < 1e-3) {
                 /* mean of 1 - exp(-k t) over the bucket ~ its middle */
-                const double mid = e[i] + 0.5 * w, ex = exp(-k * mid);
+                const double mid = e[i] + 0.5 * w, ex = el * eh;
                 r += mass * (kw < 1e-9 ? -expm1(-k * mid) : 1 - el * em1 / kw);
                 d += mass * c_log * mid * ex;
             } else {

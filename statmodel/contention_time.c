@@ -4,6 +4,7 @@
 #include "llcprobe/contention.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +20,10 @@ struct memo {
     size_t n;          /* programs */
     size_t cap;        /* slots, power of two */
     size_t *slot;      /* tuple index + 1, 0 = empty */
+    /* Each program's phases alone, solved once: solo[base[i] + phase]. */
+    size_t base[64];
+    struct llc_contention_share *solo;
+    bool *solved;
 };
 
 static uint64_t hash_tuple(const int *ph, size_t n)
@@ -96,7 +101,16 @@ static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, co
         tp[i] = &progs[i].phases[ph[i]];
         freq[i] = progs[i].freq_hz;
     }
-    int rc = llc_contention_tuple(tp, freq, n, cfg, t->share, t->solo, &t->info, err, errlen);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const size_t k = m->base[i] + (size_t)ph[i];
+        if (!m->solved[k])
+            rc = llc_contention_solo(tp[i], freq[i], cfg, &m->solo[k], err, errlen);
+        m->solved[k] = rc == 0;
+        t->solo[i] = m->solo[k];
+    }
+    if (rc == 0)
+        rc = llc_contention_corun(tp, freq, n, cfg, t->solo, t->share, &t->info, err, errlen);
     if (rc < 0)
         return rc;
     m->slot[s] = r->n_tuples;
@@ -184,7 +198,15 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
     double left[64];
     int ph[64];
     bool first[64];
-    if (!r || !(r->summary = calloc(n, sizeof(*r->summary))) || memo_rehash(&m, r) < 0) {
+    size_t nph = 0;
+    for (size_t i = 0; i < n; i++) {
+        m.base[i] = nph;
+        nph += progs[i].n_phases;
+    }
+    m.solo = calloc(nph, sizeof(*m.solo));
+    m.solved = calloc(nph, sizeof(*m.solved));
+    if (!r || !m.solo || !m.solved || !(r->summary = calloc(n, sizeof(*r->summary))) ||
+        memo_rehash(&m, r) < 0) {
         rc = llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
         goto out;
     }
@@ -261,6 +283,8 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
     }
 out:
     free(m.slot);
+    free(m.solo);
+    free(m.solved);
     if (rc < 0)
         llc_contention_run_free(r);
     else

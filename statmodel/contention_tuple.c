@@ -81,9 +81,11 @@ static int check_phases(const struct llc_contention_phase *const *ph, const doub
     return 0;
 }
 
-/* §3: a <- (1 - beta) a + beta Psi(a) from the given start rates; beta
- * halves (to 1/16) and the iteration restarts when 200 steps do not bring
- * max |da| / a below 1e-6. */
+/* §3: a <- (1 - beta) a + beta Psi(a) from the given start rates, until a
+ * step moves no rate by more than 1e-6 of it. beta = 1 first (the plain
+ * iteration: Psi is usually a strong contraction, miss ratios moving
+ * little with the rates), then the spec's 0.5, halving to 1/16, each
+ * restarted from the start rates after 200 steps without convergence. */
 static int couple(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
                   const struct llc_contention_config *cfg, const double *start,
                   struct llc_contention_share *out, struct llc_contention_info *info, char *err,
@@ -91,7 +93,7 @@ static int couple(const struct llc_contention_phase *const *ph, const double *fr
 {
     double a[MAXN];
     unsigned total = 0;
-    for (double beta = 0.5; beta >= 1.0 / 16; beta /= 2) {
+    for (double beta = 1; beta >= 1.0 / 16; beta /= 2) {
         for (size_t i = 0; i < n; i++)
             a[i] = start[i];
         for (unsigned it = 1; it <= 200; it++) {
@@ -163,6 +165,24 @@ static int solve(const struct llc_contention_phase *const *ph, const double *fre
     if (info)
         *info = in;
     return rc;
+}
+
+int llc_contention_solo(const struct llc_contention_phase *ph, double freq,
+                        const struct llc_contention_config *cfg, struct llc_contention_share *out,
+                        char *err, size_t errlen)
+{
+    const struct llc_contention_phase *one[1] = {ph};
+    int rc = check_phases(one, &freq, 1, cfg, err, errlen);
+    return rc ? rc : solve_alone(ph, freq, cfg, out, err, errlen);
+}
+
+int llc_contention_corun(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
+                         const struct llc_contention_config *cfg,
+                         const struct llc_contention_share *solo, struct llc_contention_share *out,
+                         struct llc_contention_info *info, char *err, size_t errlen)
+{
+    int rc = check_phases(ph, freq, n, cfg, err, errlen);
+    return rc ? rc : solve(ph, freq, n, cfg, solo, out, info, err, errlen);
 }
 
 int llc_contention_tuple(const struct llc_contention_phase *const *ph, const double *freq, size_t n,

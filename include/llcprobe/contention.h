@@ -118,6 +118,18 @@ int llc_contention_tuple(const struct llc_contention_phase *const *ph, const dou
                          struct llc_contention_share *solo, struct llc_contention_info *info,
                          char *err, size_t errlen);
 
+/* The two halves of llc_contention_tuple, for callers that meet the same
+ * phase in many tuples: one program alone (its solo figures and rate), and
+ * the co-run started from the solo rates solo[i] (the rates it keeps
+ * without coupling). */
+int llc_contention_solo(const struct llc_contention_phase *ph, double freq,
+                        const struct llc_contention_config *cfg, struct llc_contention_share *out,
+                        char *err, size_t errlen);
+int llc_contention_corun(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
+                         const struct llc_contention_config *cfg,
+                         const struct llc_contention_share *solo, struct llc_contention_share *out,
+                         struct llc_contention_info *info, char *err, size_t errlen);
+
 /* ---- probe combination (§7.3) ----------------------------------------- */
 
 /* gamma minimising sum_j (ln F(gamma a tau_j) - ln phi_hat_j)^2 by golden

@@ -239,11 +239,19 @@ static int pair_grid(struct pred_prog *progs, const struct llc_contention_config
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     const double freq[2] = {progs[0].prof.timing.freq_hz, progs[1].prof.timing.freq_hz};
     int rc = 0;
+    /* Each phase alone once, then every pair from those solo rates. */
+    for (size_t a = 0; rc == 0 && a < na; a++)
+        rc = llc_contention_solo(&progs[0].plain[a], freq[0], cfg, &r->grid_solo[a * nb * 2], err, errlen);
+    for (size_t b = 0; rc == 0 && b < nb; b++)
+        rc = llc_contention_solo(&progs[1].plain[b], freq[1], cfg, &r->grid_solo[b * 2 + 1], err, errlen);
     for (size_t a = 0; rc == 0 && a < na; a++)
         for (size_t b = 0; rc == 0 && b < nb; b++) {
             const struct llc_contention_phase *ph[2] = {&progs[0].plain[a], &progs[1].plain[b]};
-            rc = llc_contention_tuple(ph, freq, 2, cfg, &r->grid[(a * nb + b) * 2],
-                                      &r->grid_solo[(a * nb + b) * 2], NULL, err, errlen);
+            struct llc_contention_share *solo = &r->grid_solo[(a * nb + b) * 2];
+            solo[0] = r->grid_solo[a * nb * 2];
+            solo[1] = r->grid_solo[b * 2 + 1];
+            rc = llc_contention_corun(ph, freq, 2, cfg, solo, &r->grid[(a * nb + b) * 2], NULL, err,
+                                      errlen);
         }
     return rc;
 }
