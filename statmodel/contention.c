@@ -276,8 +276,17 @@ static double random_mu(const struct rnd *z)
             hi += z->p[i].weight * (z->p[i].model ? (z->p[i].rate > 0 ? z->p[i].rate : 0) : z->p[i].lambda);
     if (!(hi > 0))
         return 0;
-    double lo = 0;
-    if (!(random_phi(z, 0, &d) > 0)) {
+    /* Phi(0): only certain misses (dangling samples, unprofiled streams). */
+    double lo = 0, phi0 = 0;
+    for (size_t i = 0; i < z->n; i++) {
+        const struct llc_contention_party *p = &z->p[i];
+        if (p->weight > 0 && !p->model)
+            phi0 += p->weight * p->lambda;
+        else if (p->weight > 0 && p->rate > 0)
+            phi0 += p->weight * p->rate * llc_statmodel_model_dangling(p->model) /
+                    llc_statmodel_model_total(p->model);
+    }
+    if (!(phi0 > 0)) {
         /* No certain misses: mu = 0 is a root; a positive one exists iff
          * Phi rises from 0 (the cache cannot hold what is reused). */
         lo = hi * 1e-12;

@@ -22,6 +22,15 @@ struct ctx {
     const struct pred_opts *o;
 };
 
+static void title(FILE *gp, const char *what, const struct ctx *c)
+{
+    char t[256];
+    snprintf(t, sizeof(t), "%s (%s, policy %s)", what, c->m->label, llc_contention_policy_name(c->o->policy));
+    fprintf(gp, "set title ");
+    llc_plot_quote(gp, t);
+    fprintf(gp, "\nset xrange [0:%.9g]\n", c->r->run->total_s * 1e3);
+}
+
 /* One row at the start and one at the end of each segment (steps). */
 static void emit_series(FILE *gp, const struct ctx *c, bool stacked)
 {
@@ -48,8 +57,7 @@ static void emit_occupancy(void *vctx, FILE *gp)
 {
     const struct ctx *c = vctx;
     emit_series(gp, c, true);
-    fprintf(gp, "set title 'Predicted LLC occupancy over time (%s, policy %s)'\n", c->m->label,
-            llc_contention_policy_name(c->o->policy));
+    title(gp, "Predicted LLC occupancy over time", c);
     fprintf(gp, "set xlabel 'co-run time (ms)'\nset ylabel 'occupancy (%% of LLC, stacked)'\n"
                 "set yrange [0:105]\nset key outside right\nset style fill solid 0.75 noborder\n");
     fprintf(gp, "plot ");
@@ -69,8 +77,7 @@ static void emit_missratio(void *vctx, FILE *gp)
 {
     const struct ctx *c = vctx;
     emit_series(gp, c, false);
-    fprintf(gp, "set title 'Predicted LLC miss ratio over time (%s, policy %s)'\n", c->m->label,
-            llc_contention_policy_name(c->o->policy));
+    title(gp, "Predicted LLC miss ratio over time", c);
     fprintf(gp, "set xlabel 'co-run time (ms)'\nset ylabel 'LLC misses per reference'\n"
                 "set key outside right\nset yrange [0:*]\n");
     fprintf(gp, "plot ");
