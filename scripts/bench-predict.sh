@@ -5,8 +5,8 @@
 # readings with a per-set CV), on preset intel8.
 # Each run is the whole command (read, model, JSON and CSVs; no PNGs), wall
 # clock; the figure is the median of BENCH_PREDICT_RUNS (default 7). The
-# model's own time (the prediction_ms the JSON records) and the random
-# policy's are printed before it.
+# model's own time (the prediction_ms the JSON records), the CPU time, and
+# the random policy's are printed before it.
 # Usage: scripts/bench-predict.sh [BUILD_DIR]   (default build/; must be built)
 # Last line: predict_pair_ms: X ms
 set -euo pipefail
@@ -25,19 +25,24 @@ trap 'rm -rf "$tmp"' EXIT
 
 # median of the numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# run POLICY: wall ms of one predict, and the model's ms from the JSON
+# run POLICY: wall us of one predict, the model's ms from the JSON, and the
+# command's CPU ms (user + sys: on a shared machine the wall time also
+# counts waiting for a CPU)
 run() {
-  local t0 t1
+  local t0 t1 cpu
   t0=$(date +%s%N)
-  "$bin" predict "$tmp/a.profile.json" "$tmp/b.profile.json" --policy "$1" -o "$tmp/p" --no-plot -q >/dev/null
+  cpu=$( { /usr/bin/time -f '%U %S' "$bin" predict "$tmp/a.profile.json" "$tmp/b.profile.json" --policy "$1" \
+             -o "$tmp/p" --no-plot -q >/dev/null; } 2>&1 | awk '{ print 1000 * ($1 + $2) }')
   t1=$(date +%s%N)
-  echo "$(((t1 - t0) / 1000)) $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["prediction_ms"])' "$tmp/p.prediction.json")"
+  echo "$(((t1 - t0) / 1000)) $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["prediction_ms"])' "$tmp/p.prediction.json") $cpu"
 }
 for pol in lru random; do
   : >"$tmp/$pol"
   for i in $(seq "$runs"); do run "$pol" >>"$tmp/$pol"; done
-  echo "policy $pol: wall ms $(awk '{ printf "%.1f ", $1 / 1000 }' "$tmp/$pol"); model ms $(awk '{ printf "%.1f ", $2 }' "$tmp/$pol")"
+  echo "policy $pol: wall ms $(awk '{ printf "%.1f ", $1 / 1000 }' "$tmp/$pol"); model ms $(awk '{ printf "%.1f ", $2 }' "$tmp/$pol"); cpu ms $(awk '{ printf "%.0f ", $3 }' "$tmp/$pol")"
 done
 echo "predict_pair_model_ms: $(awk '{ print $2 }' "$tmp/lru" | median) ms"
+echo "predict_pair_cpu_ms: $(awk '{ print $3 }' "$tmp/lru" | median) ms"
 echo "predict_pair_random_ms: $(awk '{ print $1 / 1000 }' "$tmp/random" | median) ms"
+echo "predict_pair_random_cpu_ms: $(awk '{ print $3 }' "$tmp/random" | median) ms"
 echo "predict_pair_ms: $(awk '{ print $1 / 1000 }' "$tmp/lru" | median) ms"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "llcprobe/common.h"
+#include "contention_internal.h"
 
 static const char *const policy_names[] = {"lru", "random", "plru", "srrip", "brrip", "drrip"};
 
@@ -268,7 +269,7 @@ static double random_phi(const struct rnd *z, double mu, double *dphi)
 
 /* Phi is concave with Phi > 0 left of the root: Newton's steps from the
  * right stay right of it; safeguarded by the bracket [lo, hi]. */
-static double random_mu(const struct rnd *z)
+static double random_mu(const struct rnd *z, double hint)
 {
     double hi = 0, d;
     for (size_t i = 0; i < z->n; i++)
@@ -297,6 +298,19 @@ static double random_mu(const struct rnd *z)
     double x = hi, fx = random_phi(z, x, &d);
     if (fx >= 0)
         return hi;
+    /* A nearby root (the previous step of a fixed point): start just right
+     * of it if that is right of the root, else keep it as the left end. */
+    if (hint > lo && hint * (1 + 1e-4) < hi) {
+        double dh;
+        const double xh = hint * (1 + 1e-4), fh = random_phi(z, xh, &dh);
+        if (fh < 0) {
+            hi = x = xh;
+            fx = fh;
+            d = dh;
+        } else {
+            lo = xh;
+        }
+    }
     for (int it = 0; it < 200; it++) {
         if (fabs(fx) <= ftol || hi - lo <= 1e-13 * hi)
             break;
@@ -360,13 +374,21 @@ int llc_contention_equilibrium(const struct llc_contention_party *p, size_t n, d
                                enum llc_contention_policy base, struct llc_contention_share *out,
                                struct llc_contention_info *info, char *err, size_t errlen)
 {
+    return sm_contention_equilibrium(p, n, capacity, base, 0, out, info, err, errlen);
+}
+
+int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, double capacity,
+                              enum llc_contention_policy base, double mu_hint,
+                              struct llc_contention_share *out, struct llc_contention_info *info,
+                              char *err, size_t errlen)
+{
     int rc = check_parties(p, n, capacity, err, errlen);
     if (rc)
         return rc;
     struct llc_contention_info in = {.beta = 1, .converged = true};
     if (base == LLC_CONTENTION_RANDOM) {
         const struct rnd z = {.p = p, .n = n, .c_log = -log1p(-1 / fmax(capacity, 1 + 1e-9))};
-        in.mu = random_mu(&z);
+        in.mu = random_mu(&z, mu_hint);
         in.t_star = in.mu > 0 ? capacity / in.mu : INFINITY;
         random_shares(&z, in.mu, capacity, out);
     } else {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "llcprobe/common.h"
+#include "contention_internal.h"
 
 /* Programs in one tuple at most (the CLI takes 2 to 8). */
 #define MAXN 64
@@ -24,15 +25,21 @@ static void parties_of(const struct llc_contention_phase *const *ph, const doubl
  * gets its figures from 5 per-set equilibria, its footprint weighted by the
  * stratum's set share rho_g Ns = max(0, 1 + z_g CV) and the others uniform:
  * MR = sum pi_g w_g Q(T_g) / sum pi_g w_g, O = sum pi_g w_g F(T_g) / sum pi_g. */
+/* hint (NULL, or 1 + 5 n entries kept across the fixed point's steps):
+ * the miss rates of the last step's equilibria, uniform first. */
 static int shares_at(const struct llc_contention_phase *const *ph, const double *rate, size_t n,
                      const struct llc_contention_config *cfg, struct llc_contention_share *out,
-                     struct llc_contention_info *info, char *err, size_t errlen)
+                     struct llc_contention_info *info, double *hint, char *err, size_t errlen)
 {
     struct llc_contention_party p[MAXN];
     struct llc_contention_share tmp[MAXN];
+    struct llc_contention_info ti;
     const enum llc_contention_policy base = llc_contention_base_policy(cfg->policy);
     parties_of(ph, rate, n, cfg, p);
-    int rc = llc_contention_equilibrium(p, n, cfg->capacity, base, out, info, err, errlen);
+    int rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hint ? hint[0] : 0, out, info, err,
+                                       errlen);
+    if (rc == 0 && hint)
+        hint[0] = info->mu;
     for (size_t t = 0; rc == 0 && cfg->skew && t < n; t++) {
         if (!ph[t]->model || !(ph[t]->cv > 0) || !(rate[t] > 0))
             continue;
@@ -40,8 +47,12 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
         for (size_t g = 0; rc == 0 && g < LLC_CONTENTION_STRATA; g++) {
             const double w = fmax(0, 1 + llc_contention_stratum_z[g] * ph[t]->cv);
             const double pi = llc_contention_stratum_pi[g];
+            double *hg = hint ? &hint[1 + t * LLC_CONTENTION_STRATA + g] : NULL;
             p[t].weight = w;
-            rc = llc_contention_equilibrium(p, n, cfg->capacity, base, tmp, NULL, err, errlen);
+            rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hg ? *hg : 0, tmp, &ti, err,
+                                           errlen);
+            if (hg)
+                *hg = ti.mu;
             num += pi * w * tmp[t].miss_ratio;
             den += pi * w;
             occ += pi * tmp[t].occupancy;
@@ -91,13 +102,13 @@ static int couple(const struct llc_contention_phase *const *ph, const double *fr
                   struct llc_contention_share *out, struct llc_contention_info *info, char *err,
                   size_t errlen)
 {
-    double a[MAXN];
+    double a[MAXN], hint[1 + MAXN * LLC_CONTENTION_STRATA] = {0};
     unsigned total = 0;
     for (double beta = 1; beta >= 1.0 / 16; beta /= 2) {
         for (size_t i = 0; i < n; i++)
             a[i] = start[i];
         for (unsigned it = 1; it <= 200; it++) {
-            int rc = shares_at(ph, a, n, cfg, out, info, err, errlen);
+            int rc = shares_at(ph, a, n, cfg, out, info, hint, err, errlen);
             if (rc)
                 return rc;
             total++;
@@ -111,7 +122,7 @@ static int couple(const struct llc_contention_phase *const *ph, const double *fr
                 a[i] = next;
             }
             if (worst < 1e-6) {
-                rc = shares_at(ph, a, n, cfg, out, info, err, errlen);
+                rc = shares_at(ph, a, n, cfg, out, info, hint, err, errlen);
                 info->iterations = total;
                 info->beta = beta;
                 info->converged = true;
@@ -137,7 +148,7 @@ static int solve_alone(const struct llc_contention_phase *ph, double freq,
     double a = ph->model ? ph->api * freq / ph->cpi0 : ph->lambda;
     c1.coupling = true;
     int rc = ph->model ? couple(one, &freq, 1, &c1, &a, out, &in, err, errlen)
-                       : shares_at(one, &a, 1, &c1, out, &in, err, errlen);
+                       : shares_at(one, &a, 1, &c1, out, &in, NULL, err, errlen);
     out->cpi = ph->model ? cpi_of(ph, out->miss_ratio) : NAN;
     return rc;
 }
@@ -156,7 +167,7 @@ static int solve(const struct llc_contention_phase *const *ph, const double *fre
     if (cfg->coupling) {
         rc = couple(ph, freq, n, cfg, a, out, &in, err, errlen);
     } else {
-        rc = shares_at(ph, a, n, cfg, out, &in, err, errlen);
+        rc = shares_at(ph, a, n, cfg, out, &in, NULL, err, errlen);
         in.converged = true;
         in.beta = 1;
     }
