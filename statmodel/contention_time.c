@@ -231,6 +231,11 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
             dt = fmin(dt, left[i] * spi);
             shortest = fmin(shortest, progs[i].window_instructions[win[i]] * spi);
         }
+        if (!(dt > 0) || !isfinite(dt)) {
+            rc = llc_errf(err, errlen, -EDOM, "timeline: tuple %zu gives a step of %g s (CPI %g)", k, dt,
+                          tr->share[0].cpi);
+            goto out;
+        }
         tr->seconds += dt;
         tr->min_window_s = fmin(tr->min_window_s, shortest);
         if (tr->info.t_star > 0.1 * shortest) {
