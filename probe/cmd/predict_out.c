@@ -90,9 +90,9 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
     }
     const struct llc_contention_run *run = r->run;
     if (run->warn_segments)
-        add_flag(&v, &k, "equilibrium: T* exceeds 10%% of the shortest running window in %.1f%% of "
-                         "the co-run (worst %.2g x the window): the cache may not settle within a "
-                         "window", 100 * run->warn_seconds / run->total_s, run->worst_tstar_ratio);
+        add_flag(&v, &k, "equilibrium: T* exceeds 10%% of the shortest phase run (consecutive "
+                         "windows of one phase) in %.1f%% of the co-run (worst %.2g x the run): the "
+                         "cache may not settle before the phase changes", 100 * run->warn_seconds / run->total_s, run->worst_tstar_ratio);
     size_t nc = 0;
     for (size_t t = 0; t < run->n_tuples; t++)
         nc += !run->tuples[t].info.converged;
@@ -178,7 +178,7 @@ static json_t *tuples_json(const struct pred_prog *progs, size_t n, const struct
             json_array_append_new(pr, s);
         }
         json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o, s:b, s:i, s:o, s:o}", "phases", ph, "seconds",
-                                           num(tr->seconds), "t_star_s", num(tr->info.t_star), "min_window_s",
+                                           num(tr->seconds), "t_star_s", num(tr->info.t_star), "min_phase_run_s",
                                            num(tr->min_window_s), "converged", tr->info.converged,
                                            "iterations", (int)tr->info.iterations, "beta", num(tr->info.beta),
                                            "programs", pr));
