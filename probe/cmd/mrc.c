@@ -14,7 +14,9 @@
 #include "llcprobe/statmodel.h"
 #include "llcprobe/trace.h"
 #include "mrc/mrc.h"
+#include "util/atomic_file.h"
 #include "util/cli.h"
+#include "util/stopsig.h"
 
 static void usage(FILE *out)
 {
@@ -363,16 +365,15 @@ static void join_argv(char *const *argv, char *buf, size_t len)
 static int input_from_lackey(const struct mrc_args *a, struct mrc_input *in, char *err,
                              size_t errlen)
 {
-    const char *tmp = getenv("TMPDIR");
     char dir[4096], path[4200];
-    snprintf(dir, sizeof dir, "%s/llcprobe-mrc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir))
-        return llc_errf(err, errlen, -errno, "cannot make a temporary directory: %s",
-                        strerror(errno));
+    int rc = llc_tempdir_create("llcprobe-mrc", dir, sizeof dir, err, errlen);
+    if (rc < 0)
+        return rc;
     snprintf(path, sizeof path, "%s/run.trace", dir);
-    const struct llc_trace_record_opts o = {.output = path, .argv = a->argv};
+    const struct llc_trace_record_opts o = {.output = path, .argv = a->argv,
+                                            .stop = &llc_stop_signal};
     struct llc_trace_record_stats s;
-    int rc = llc_trace_record_lackey(&o, &s, err, errlen);
+    rc = llc_trace_record_lackey(&o, &s, err, errlen);
     if (rc == 0) {
         if (s.exit_status != 0)
             llc_cli_warn(a->quiet, "%s exited with status %d", a->argv[0], s.exit_status);
@@ -408,7 +409,8 @@ static int input_from_rt(const struct mrc_args *a, struct mrc_input *in, char *e
     struct llc_mrc_profile_windows pw = {0};
     int status = 0;
     const struct llc_mrc_rt_config cfg = {.rate = a->rate, .seed = a->seed,
-                                          .window = a->phases ? a->phase_window : 0};
+                                          .window = a->phases ? a->phase_window : 0,
+                                          .stop = &llc_stop_signal};
     int rc = llc_mrc_run_rt(a->argv, &cfg, in->hist, &info, &pw, &status, err, errlen);
     if (rc < 0)
         return rc;
@@ -771,8 +773,18 @@ int llc_cmd_mrc(int argc, char **argv)
     struct llc_mrc_result r = {0};
     double *lines = NULL;
     const char *what = a.trace ? a.trace : a.profile ? a.profile : a.argv[0];
+    /* A stop request unwinds through gather's cleanup (the program's group
+     * stopped, temporaries removed); no output is half written. */
+    struct llc_stop_saved saved_signals;
+    llc_stop_install(&saved_signals);
     if (llc_statmodel_hist_create(&in.hist, err, sizeof err) < 0 ||
-        gather(&a, &in, err, sizeof err) < 0) {
+        gather(&a, &in, err, sizeof err) < 0 || llc_stop_requested()) {
+        if (llc_stop_requested()) {
+            fprintf(stderr, "llcprobe: mrc: stopped by signal %d; nothing was written\n",
+                    (int)llc_stop_signal);
+            status = llc_stop_exit_code();
+            goto out;
+        }
         /* "llcprobe: mrc: <input>: <why>", the input named once */
         if (strncmp(err, what, strlen(what)) == 0)
             status = llc_cli_fail("mrc", "%s", err);
@@ -836,6 +848,12 @@ int llc_cmd_mrc(int argc, char **argv)
                       (size_t)n_caches);
     if (in.slots)
         print_slots(&r, caches, n_caches > 0 ? (size_t)n_caches : 0);
+    if (llc_stop_requested()) {
+        fprintf(stderr, "llcprobe: mrc: stopped by signal %d; nothing was written\n",
+                (int)llc_stop_signal);
+        status = llc_stop_exit_code();
+        goto out;
+    }
     if (a.prefix) {
         if (llc_mrc_write_outputs(a.prefix, &r, err, sizeof err) < 0) {
             status = llc_cli_fail("mrc", "%s", err);
@@ -853,7 +871,13 @@ int llc_cmd_mrc(int argc, char **argv)
         } else
             printf("wrote %s.mrc.png\n", a.prefix);
     }
+    if (llc_stop_requested()) {
+        fprintf(stderr, "llcprobe: mrc: stopped by signal %d after the outputs were complete\n",
+                (int)llc_stop_signal);
+        status = llc_stop_exit_code();
+    }
 out:
+    llc_stop_restore(&saved_signals);
     free_groups(&r.slots);
     free_groups(&r.phases);
     free_result(&r);

@@ -20,6 +20,7 @@
 #include "util/atomic_file.h"
 #include "util/plot.h"
 #include "util/cli.h"
+#include "util/stopsig.h"
 
 
 struct phase_opts {
@@ -46,6 +47,7 @@ struct run {
     struct row *rows;
     size_t n, cap;
     bool live;
+    int stopped_by;          /* live: the signal that stopped the run early, 0 if none */
     char command[1024];
     struct llc_sampling_choice choice;
     struct llc_target_status status;
@@ -314,11 +316,20 @@ static int run_live(const struct phase_opts *o, char **argv, struct llc_phase_de
     llc_sampling_start(s);
     struct llc_sampling_window w;
     do {
+        if (llc_stop_requested()) {
+            rc = 0;
+            r->stopped_by = (int)llc_stop_signal;
+            break;
+        }
         rc = llc_sampling_set_multiplier(s, llc_phase_detector_multiplier(d), err, errlen);
         if (rc < 0)
             break;
         rc = llc_sampling_next_window(s, t, &w, err, errlen);
-        if (rc < 0)
+        if (rc < 0 && llc_stop_requested()) {
+            rc = 0;
+            r->stopped_by = (int)llc_stop_signal;
+        }
+        if (rc < 0 || r->stopped_by)
             break;
         size_t n;
         const uint64_t *ips = llc_sampling_ips(s, &n);
@@ -332,7 +343,11 @@ static int run_live(const struct phase_opts *o, char **argv, struct llc_phase_de
             }
         }
     } while (rc == 1);
-    if (rc == 0)
+    /* Stopped early: the whole process group goes (destroy below); the
+     * status is the one stop() saw. */
+    if (rc == 0 && r->stopped_by)
+        rc = llc_target_stop(t, &r->status, err, errlen);
+    else if (rc == 0)
         rc = llc_target_poll(t, &r->status, err, errlen);
 out:
     llc_sampling_close(s);
@@ -613,6 +628,10 @@ static int write_json(const char *path, const struct phase_opts *o, const struct
     if (!doc)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     json_object_set_new(doc, "mode", json_string(r->live ? "live" : "trace"));
+    /* A run stopped by a signal keeps the windows seen so far. */
+    json_object_set_new(doc, "complete", json_boolean(!r->stopped_by));
+    if (r->stopped_by)
+        json_object_set_new(doc, "stopped_by_signal", json_integer(r->stopped_by));
     json_object_set_new(doc, "command", json_string(r->command));
     json_object_set_new(doc, "seed", json_integer((json_int_t)o->seed));
     json_object_set_new(doc, "config",
@@ -865,15 +884,32 @@ int llc_cmd_phase(int argc, char **argv)
                     .simdiff32 = NAN, .cov_all = NAN,
                     .cov_phase = NAN, .ccov_phase = NAN, .cov_bbv = NAN, .ccov_bbv = NAN,
                     .cov_bbv32 = NAN, .ccov_bbv32 = NAN};
+    struct llc_stop_saved saved_signals;
+    llc_stop_install(&saved_signals);
     rc = llc_phase_detector_create(&o.det, &d, err, sizeof(err));
     if (rc == 0)
         rc = o.trace ? run_trace(&o, d, &r, err, sizeof(err))
                      : run_live(&o, argv + first, d, &r, err, sizeof(err));
-    if (rc == 0 && o.bbv)
+    if (rc == 0 && o.bbv && !r.stopped_by)
         rc = compare_bbv(&o, &r, err, sizeof(err));
-    if (rc == 0 && o.sim)
+    if (rc == 0 && o.sim && !r.stopped_by)
         rc = sim_metrics(&o, &r, err, sizeof(err));
-    int status = rc < 0 ? llc_cli_fail("phase", "%s", err) : write_outputs(&o, &r, d);
+    int status;
+    if (llc_stop_requested() && (rc < 0 || r.n == 0)) {
+        fprintf(stderr, "llcprobe: phase: stopped by signal %d; nothing was written\n",
+                (int)llc_stop_signal);
+        status = llc_stop_exit_code();
+    } else if (rc < 0) {
+        status = llc_cli_fail("phase", "%s", err);
+    } else {
+        status = write_outputs(&o, &r, d);
+        if (llc_stop_requested()) {
+            fprintf(stderr, "llcprobe: phase: stopped by signal %d; the %zu windows seen are "
+                    "written, marked incomplete\n", (int)llc_stop_signal, r.n);
+            status = llc_stop_exit_code();
+        }
+    }
+    llc_stop_restore(&saved_signals);
     llc_phase_detector_destroy(d);
     free(r.rows);
     return status;
