@@ -78,8 +78,12 @@ int llc_lockfile_acquire(const char *path, double timeout_s, char *err, size_t e
     if (!holder)
         return llc_errf(err, errlen, -ETIMEDOUT, "lock %s still held after %.0f s", path,
                         timeout_s);
+    /* /proc/locks names the process that took the lock; it may have
+     * passed the descriptor on (flock(1) to its command) and exited. */
     char name[64];
     process_name(holder, name, sizeof(name));
+    if (!name[0])
+        snprintf(name, sizeof(name), "exited; a process it started holds the lock");
     return llc_errf(err, errlen, -ETIMEDOUT, "lock %s held by process %ld (%s) for more than %.0f s",
-                    path, holder, name[0] ? name : "?", timeout_s);
+                    path, holder, name, timeout_s);
 }

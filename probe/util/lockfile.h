@@ -9,7 +9,7 @@
 /* The hugepage reservation lock: under /run, where only root may create
  * files (only root changes nr_hugepages). */
 #define LLC_HUGEPAGE_LOCK_PATH "/run/llcprobe-hugepages.lock"
-#define LLC_LOCK_TIMEOUT_S 10.0
+#define LLC_LOCK_TIMEOUT_S 5.0
 
 /* Opens (creating 0600) and exclusively flock()s path, waiting at most
  * timeout_s seconds. Returns the descriptor (close it to release) or a
