@@ -35,7 +35,8 @@ static void usage(FILE *out)
             "                     the invoking user, SUDO_UID/SUDO_GID)\n"
             "      --valgrind PATH  valgrind executable (default: valgrind from PATH)\n"
             "      --show FILE    print a trace's header and counts\n"
-            "      --dump N       with --show: also the first N records, in lackey's format\n"
+            "      --dump N       with --show: also the first N records (0 to 1e9), in\n"
+            "                     lackey's format\n"
             "      --verify       with --show: decode every record and check the checksum\n"
             "  -h, --help         this text\n\n"
             "SIGINT, SIGTERM or SIGHUP stops the program's process group, removes the partial\n"
@@ -201,8 +202,8 @@ int llc_cmd_trace(int argc, char **argv)
         case OPT_SHOW: show_path = optarg; break;
         case OPT_VERIFY: verify = true; break;
         case OPT_DUMP:
-            if (llc_parse_u64(optarg, &dump) < 0)
-                return llc_cli_usage("trace", "--dump wants a record count, not '%s'", optarg);
+            if (llc_opt_u64("trace", "dump", optarg, 0, UINT64_C(1000000000), &dump) != 0)
+                return LLC_EXIT_USAGE;
             dump_given = true;
             break;
         case 'h': usage(stdout); return LLC_EXIT_OK;
