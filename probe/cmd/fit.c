@@ -15,6 +15,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/mapfile.h"
 #include "util/cli.h"
+#include "util/input.h"
 
 static void usage(FILE *out)
 {
@@ -244,11 +245,16 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, c
 static int read_exclusion(const char *path, uint32_t units, uint8_t *mask, long *n, char *err, size_t errlen)
 {
     json_error_t je;
-    json_t *doc = json_load_file(path, 0, &je);
-    int rc = 0;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = llc_input_slurp(path, LLC_JSON_MAX_BYTES, &text, &len, err, errlen);
     *n = 0;
+    if (rc < 0)
+        return rc;
+    json_t *doc = json_loadb(text, len, 0, &je);
+    free(text);
     if (!doc)
-        return llc_errf(err, errlen, -EINVAL, "%s: line %d: %s", path, je.line, je.text);
+        return llc_errf(err, errlen, -EINVAL, "%s: line %d: not JSON", path, je.line);
     const json_t *ex = json_object_get(doc, "exclusion");
     const json_t *sets = ex && !json_is_null(ex) ? json_object_get(ex, "sets") : NULL;
     if (ex && !json_is_null(ex) && !json_is_array(sets)) {

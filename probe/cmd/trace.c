@@ -14,6 +14,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/trace.h"
 #include "util/cli.h"
+#include "util/input.h"
 #include "util/stopsig.h"
 
 static void usage(FILE *out)
@@ -96,7 +97,8 @@ static int record(const char *output, char **argv, bool quiet, bool as_root,
         return llc_cli_fail("trace", "%s", err);
     if (s.lackey_unknown)
         llc_cli_warn(quiet, "%" PRIu64 " unrecognized lines in lackey's output (first: \"%s\")",
-                     s.lackey_unknown, s.first_unknown);
+                     s.lackey_unknown,
+                     llc_escape(s.first_unknown, strlen(s.first_unknown), (char[128]){0}, 128));
     const uint64_t n = s.n_instr + s.n_load + s.n_store + s.n_modify;
     printf("trace: %s\n", output);
     printf("instructions: %" PRIu64 "\n", s.n_instr);
