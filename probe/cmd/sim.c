@@ -1,6 +1,7 @@
 /* llcprobe sim: run a workload or a trace (plus background noise) through
  * the cache simulator and write the per-set ground truth. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -314,6 +315,13 @@ int llc_cmd_sim(int argc, char **argv)
     rc = build_config(&o, &cfg);
     if (rc)
         return rc;
+    /* The run bounds a trace by its trailer's counts, read by seeking to the
+     * end: a pipe or FIFO has none, and would be read twice. */
+    struct stat st;
+    if (o.trace && stat(o.trace, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return llc_cli_fail("sim", "%s: not a regular file (a pipe or FIFO): the trace's trailer "
+                            "is read first, which needs a file that can be seeked; save it to a "
+                            "file", o.trace);
     uint64_t expected = o.duration_given ? o.duration : o.workload ? DEFAULT_DURATION : 0;
     const uint64_t duration = expected;
     if (o.trace && !o.duration_given && (rc = trace_records(o.trace, &expected)) != 0)

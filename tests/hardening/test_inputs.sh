@@ -21,6 +21,12 @@ check_rc "fit FIFO" 0 $?
 kill "$writer" 2>/dev/null
 wait "$writer" 2>/dev/null
 
+# sim reads a trace's trailer first (a seek): a FIFO is refused at once
+# with that reason instead of hanging on a second open.
+timeout 20 "$bin" sim --preset intel8 --trace "$tmp/fifo" -q -o "$tmp/s.json" >"$tmp/out" 2>"$tmp/err"
+check_rc "sim --trace FIFO refused" 1 $?
+check "sim --trace FIFO: says why" 'grep -q "not a regular file (a pipe or FIFO)" "$tmp/err"'
+
 mkdir "$tmp/dir.json"
 "$bin" fit "$tmp/dir.json" >"$tmp/out" 2>"$tmp/err"
 check_rc "fit on a directory" 1 $?
