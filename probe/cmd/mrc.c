@@ -73,7 +73,10 @@ static void usage(FILE *out)
             "      --gnuplot PATH   gnuplot executable (default gnuplot)\n"
             "  -q, --quiet       no warnings\n"
             "  -h, --help        this text\n\n"
-            "exit status: 0 ok, 1 failure (a bad trace or profile, a failed run), 2 usage.\n");
+            "SIGINT, SIGTERM or SIGHUP stops PROGRAM's process group, removes the\n"
+            "temporaries and writes nothing.\n\n"
+            "exit status: 0 ok, 1 failure (a bad trace or profile, a failed run), 2 usage,\n"
+            "128 + N when stopped by signal N.\n");
 }
 
 /* In the order of --sampler's names. */

@@ -116,7 +116,10 @@ static void usage(FILE *out)
             "      --no-plot        no PNG\n"
             "  -q, --quiet          no warnings\n"
             "  -h, --help           this text\n\n"
-            "exit status: 0 ok (whatever the program's own exit status), 1 failure, 2 usage.\n");
+            "SIGINT, SIGTERM or SIGHUP stops PROGRAM's process group; the windows seen so\n"
+            "far are written, marked \"complete\": false.\n\n"
+            "exit status: 0 ok (whatever the program's own exit status), 1 failure, 2 usage,\n"
+            "128 + N when stopped by signal N.\n");
 }
 
 static int parse_unit_interval(const char *opt, const char *s, double *out)

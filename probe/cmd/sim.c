@@ -70,7 +70,9 @@ static void usage(FILE *out)
             "  -q, --quiet        no progress display\n"
             "  --list-workloads   print only the workload SPEC list below\n"
             "  -h, --help         this text\n\n"
-            "exit status: 0 ok, 1 bad value or failed run, 2 bad usage.\n\n%s",
+            "SIGINT, SIGTERM or SIGHUP stops the run; nothing is written.\n\n"
+            "exit status: 0 ok, 1 failed run, 2 bad usage or value, 128 + N when stopped\n"
+            "by signal N.\n\n%s",
             MAX_NOISE, (unsigned long long)DEFAULT_DURATION, llc_workload_help());
 }
 
