@@ -81,6 +81,18 @@ for sig in INT TERM HUP; do
   fi
 done
 
+# phase mounts tracefs only when it is not mounted (and it may, as root);
+# it must not stay mounted, whether phase ends normally or by a signal.
+if [ "$(id -u)" -eq 0 ] && [ "$mounts_before" -eq 0 ] && [ -d /sys/kernel/tracing ]; then
+  "$bin" phase -q -o "$tmp/out/m" -- sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done' \
+    >"$tmp/stdout" 2>&1
+  check "phase: tracefs it mounted is unmounted again" '[ "$(grep -c tracefs /proc/mounts)" -eq 0 ]'
+  if grep -q "mounted it at" "$tmp/stdout"; then ok "phase: it did mount tracefs"; fi
+  rm -f "$tmp/out"/m.phase.*
+else
+  echo "skip: tracefs unmount check needs root and tracefs not mounted (mounts: $mounts_before)"
+fi
+
 # The simulator: a run far too long to finish ends at the signal.
 for sig in INT TERM HUP; do
   "$bin" sim --preset intel8 --workload stream:size=64M --duration 1e12 -q -o "$tmp/out/s.json" \
