@@ -15,6 +15,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/mapfile.h"
 #include "util/cli.h"
+#include "util/input.h"
 
 static void usage(FILE *out)
 {
@@ -36,8 +37,9 @@ static void usage(FILE *out)
             "                    (empirical quantiles; for data that are not Gaussian)\n"
             "  --points N        key points used, K1..KN in the order mu, mu-sigma, mu+sigma,\n"
             "                    start, end (1..5, default 5)\n"
-            "  --per-point C     sets per key point (default 5: 25 sets)\n"
-            "  --seed S          seed of the selection's tie-break hash (default 0x9E3779B97F4A7C15)\n"
+            "  --per-point C     sets per key point, 1 to 2^20 (default 5: 25 sets)\n"
+            "  --seed S          seed of the selection's tie-break hash, 0 to 2^64-1\n"
+            "                    (default 0x9E3779B97F4A7C15)\n"
             "  --bin-integrated  model each bin by the family's mass over it (not its density\n"
             "                    at the centre)\n"
             "  --include-excluded  keep the sets the map's exclusion mask names (its baseline\n"
@@ -244,11 +246,16 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, c
 static int read_exclusion(const char *path, uint32_t units, uint8_t *mask, long *n, char *err, size_t errlen)
 {
     json_error_t je;
-    json_t *doc = json_load_file(path, 0, &je);
-    int rc = 0;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = llc_input_slurp(path, LLC_JSON_MAX_BYTES, &text, &len, err, errlen);
     *n = 0;
+    if (rc < 0)
+        return rc;
+    json_t *doc = json_loadb(text, len, 0, &je);
+    free(text);
     if (!doc)
-        return llc_errf(err, errlen, -EINVAL, "%s: line %d: %s", path, je.line, je.text);
+        return llc_errf(err, errlen, -EINVAL, "%s: line %d: not JSON", path, je.line);
     const json_t *ex = json_object_get(doc, "exclusion");
     const json_t *sets = ex && !json_is_null(ex) ? json_object_get(ex, "sets") : NULL;
     if (ex && !json_is_null(ex) && !json_is_array(sets)) {

@@ -14,7 +14,9 @@
 #include "llcprobe/statmodel.h"
 #include "llcprobe/trace.h"
 #include "mrc/mrc.h"
+#include "util/atomic_file.h"
 #include "util/cli.h"
+#include "util/stopsig.h"
 
 static void usage(FILE *out)
 {
@@ -35,20 +37,20 @@ static void usage(FILE *out)
             "                    4000x slower: runs of tens of milliseconds), pmu (precise memory\n"
             "                    samples and watchpoints; needs a hardware PMU)\n"
             "  --rate R          sampling rate in (0, 1] (default 1e-4)\n"
-            "  --seed N          random seed (default 1)\n"
-            "  --sizes LIST      comma-separated cache sizes (bytes, K/M/G suffixes; at least\n"
-            "                    64); default 8 per octave from 1 KiB to 256 MiB plus this\n"
+            "  --seed N          random seed, 0 to 2^64-1 (default 1)\n"
+            "  --sizes LIST      comma-separated cache sizes (bytes, K/M/G suffixes; 64 to\n"
+            "                    2^50); default 8 per octave from 1 KiB to 256 MiB plus this\n"
             "                    machine's cache sizes\n"
             "  --model M         statcache, statstack or both (default both)\n"
             "  --cold C          StatCache cold misses: count (default) or ignore (the paper's)\n"
-            "  --ways W          StatStack associativity correction for W-way caches (default:\n"
-            "                    fully associative)\n"
+            "  --ways W          StatStack associativity correction for W-way caches, 1 to\n"
+            "                    2^20 (default: fully associative)\n"
             "  --band            bootstrap 5-95%% band of the miss ratio\n"
-            "  --replicates N    bootstrap replicates (default 200)\n"
-            "  --time-slots N    also split the run into N slots of equal references, one\n"
-            "                    histogram and curve per slot, and their mean (the burst\n"
-            "                    mode of StatCache); trace sampler only (--trace or\n"
-            "                    --sampler trace); with -o writes PREFIX.slots.csv\n"
+            "  --replicates N    bootstrap replicates, 2 to 100000 (default 200)\n"
+            "  --time-slots N    also split the run into N (2 to 100000) slots of equal\n"
+            "                    references, one histogram and curve per slot, and their\n"
+            "                    mean (the burst mode of StatCache); trace sampler only\n"
+            "                    (--trace or --sampler trace); with -o writes PREFIX.slots.csv\n"
             "  --phases          per-phase curves (phase-guided StatCache): cut the run into\n"
             "                    windows, classify them into phases with ScarPhase (as\n"
             "                    'llcprobe phase --trace --no-dynamic-rate' does), give each\n"
@@ -60,8 +62,8 @@ static void usage(FILE *out)
             "                    and profiles (the runtime records windows of references and\n"
             "                    signatures of 400 sampled code addresses per window); with\n"
             "                    -o writes PREFIX.phases.csv; not with --band or --time-slots\n"
-            "  --phase-window N  window length (default 100000; a profile's is the one it\n"
-            "                    was recorded with, LLCPROBE_RT_WINDOW)\n"
+            "  --phase-window N  window length, 1000 to 2^50 (default 100000; a profile's is\n"
+            "                    the one it was recorded with, LLCPROBE_RT_WINDOW)\n"
             "  --phase-unit U    auto (default: instructions if the trace has instruction\n"
             "                    records, as lackey's do, else references), instructions\n"
             "                    (signature: sampled instruction addresses, phase --trace's)\n"
@@ -71,7 +73,10 @@ static void usage(FILE *out)
             "      --gnuplot PATH   gnuplot executable (default gnuplot)\n"
             "  -q, --quiet       no warnings\n"
             "  -h, --help        this text\n\n"
-            "exit status: 0 ok, 1 failure (a bad trace or profile, a failed run), 2 usage.\n");
+            "SIGINT, SIGTERM or SIGHUP stops PROGRAM's process group, removes the\n"
+            "temporaries and writes nothing.\n\n"
+            "exit status: 0 ok, 1 failure (a bad trace or profile, a failed run), 2 usage,\n"
+            "128 + N when stopped by signal N.\n");
 }
 
 /* In the order of --sampler's names. */
@@ -363,16 +368,15 @@ static void join_argv(char *const *argv, char *buf, size_t len)
 static int input_from_lackey(const struct mrc_args *a, struct mrc_input *in, char *err,
                              size_t errlen)
 {
-    const char *tmp = getenv("TMPDIR");
     char dir[4096], path[4200];
-    snprintf(dir, sizeof dir, "%s/llcprobe-mrc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir))
-        return llc_errf(err, errlen, -errno, "cannot make a temporary directory: %s",
-                        strerror(errno));
+    int rc = llc_tempdir_create("llcprobe-mrc", dir, sizeof dir, err, errlen);
+    if (rc < 0)
+        return rc;
     snprintf(path, sizeof path, "%s/run.trace", dir);
-    const struct llc_trace_record_opts o = {.output = path, .argv = a->argv};
+    const struct llc_trace_record_opts o = {.output = path, .argv = a->argv,
+                                            .stop = &llc_stop_signal};
     struct llc_trace_record_stats s;
-    int rc = llc_trace_record_lackey(&o, &s, err, errlen);
+    rc = llc_trace_record_lackey(&o, &s, err, errlen);
     if (rc == 0) {
         if (s.exit_status != 0)
             llc_cli_warn(a->quiet, "%s exited with status %d", a->argv[0], s.exit_status);
@@ -408,7 +412,8 @@ static int input_from_rt(const struct mrc_args *a, struct mrc_input *in, char *e
     struct llc_mrc_profile_windows pw = {0};
     int status = 0;
     const struct llc_mrc_rt_config cfg = {.rate = a->rate, .seed = a->seed,
-                                          .window = a->phases ? a->phase_window : 0};
+                                          .window = a->phases ? a->phase_window : 0,
+                                          .stop = &llc_stop_signal};
     int rc = llc_mrc_run_rt(a->argv, &cfg, in->hist, &info, &pw, &status, err, errlen);
     if (rc < 0)
         return rc;
@@ -771,8 +776,18 @@ int llc_cmd_mrc(int argc, char **argv)
     struct llc_mrc_result r = {0};
     double *lines = NULL;
     const char *what = a.trace ? a.trace : a.profile ? a.profile : a.argv[0];
+    /* A stop request unwinds through gather's cleanup (the program's group
+     * stopped, temporaries removed); no output is half written. */
+    struct llc_stop_saved saved_signals;
+    llc_stop_install(&saved_signals);
     if (llc_statmodel_hist_create(&in.hist, err, sizeof err) < 0 ||
-        gather(&a, &in, err, sizeof err) < 0) {
+        gather(&a, &in, err, sizeof err) < 0 || llc_stop_requested()) {
+        if (llc_stop_requested()) {
+            fprintf(stderr, "llcprobe: mrc: stopped by signal %d; nothing was written\n",
+                    (int)llc_stop_signal);
+            status = llc_stop_exit_code();
+            goto out;
+        }
         /* "llcprobe: mrc: <input>: <why>", the input named once */
         if (strncmp(err, what, strlen(what)) == 0)
             status = llc_cli_fail("mrc", "%s", err);
@@ -836,6 +851,12 @@ int llc_cmd_mrc(int argc, char **argv)
                       (size_t)n_caches);
     if (in.slots)
         print_slots(&r, caches, n_caches > 0 ? (size_t)n_caches : 0);
+    if (llc_stop_requested()) {
+        fprintf(stderr, "llcprobe: mrc: stopped by signal %d; nothing was written\n",
+                (int)llc_stop_signal);
+        status = llc_stop_exit_code();
+        goto out;
+    }
     if (a.prefix) {
         if (llc_mrc_write_outputs(a.prefix, &r, err, sizeof err) < 0) {
             status = llc_cli_fail("mrc", "%s", err);
@@ -853,7 +874,13 @@ int llc_cmd_mrc(int argc, char **argv)
         } else
             printf("wrote %s.mrc.png\n", a.prefix);
     }
+    if (llc_stop_requested()) {
+        fprintf(stderr, "llcprobe: mrc: stopped by signal %d after the outputs were complete\n",
+                (int)llc_stop_signal);
+        status = llc_stop_exit_code();
+    }
 out:
+    llc_stop_restore(&saved_signals);
     free_groups(&r.slots);
     free_groups(&r.phases);
     free_result(&r);

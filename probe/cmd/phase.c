@@ -20,6 +20,7 @@
 #include "util/atomic_file.h"
 #include "util/plot.h"
 #include "util/cli.h"
+#include "util/stopsig.h"
 
 
 struct phase_opts {
@@ -46,6 +47,7 @@ struct run {
     struct row *rows;
     size_t n, cap;
     bool live;
+    int stopped_by;          /* live: the signal that stopped the run early, 0 if none */
     char command[1024];
     struct llc_sampling_choice choice;
     struct llc_target_status status;
@@ -86,22 +88,24 @@ static void usage(FILE *out)
             "  -o, --output PREFIX  output prefix (default: the program's or trace's name)\n"
             "      --trace FILE     classify a trace recorded by 'llcprobe trace' offline\n"
             "                       instead of running a program\n"
-            "      --window N       window length in instructions (live, if counted:\n"
-            "                       default 100M; --trace: default 1M)\n"
-            "      --window-ms MS   live window in target CPU milliseconds (default: with\n"
-            "                       cpu-clock, samples / max rate = 2000; with the tick,\n"
-            "                       samples / HZ = 1600 at HZ 250; else 50)\n"
-            "      --max-rate HZ    cpu-clock: highest sample rate (default 200); each\n"
-            "                       sample is a timer interrupt, costly in a VM\n"
+            "      --window N       window length in instructions, 1000 to 2^50 (live, if\n"
+            "                       counted: default 100M; --trace: default 1M)\n"
+            "      --window-ms MS   live window in target CPU milliseconds, 1 to 3600000\n"
+            "                       (default: with cpu-clock, samples / max rate = 2000;\n"
+            "                       with the tick, samples / HZ = 1600 at HZ 250; else 50)\n"
+            "      --max-rate HZ    cpu-clock: highest sample rate, 1 to 100000 (default\n"
+            "                       200); each sample is a timer interrupt, costly in a VM\n"
             "      --cpu-time       live: windows by CPU time even if instructions count\n"
             "      --source S       best source to try: auto, pebs, hw-ip, tick, cpu-clock\n"
-            "      --samples N      samples per window at full rate (default 400 for IPs,\n"
-            "                       200 for branches)\n"
+            "      --samples N      samples per window at full rate, %d to 100000 (default\n"
+            "                       400 for IPs, 200 for branches)\n"
             "      --theta X        clustering threshold on d~ in (0,1] (default 0.2)\n"
-            "      --theta-dsr X    low-rate match threshold (default 0.5)\n"
-            "      --transition N   windows before a cluster gets a phase id (default 0)\n"
+            "      --theta-dsr X    low-rate match threshold in (0,1] (default 0.5)\n"
+            "      --transition N   windows before a cluster gets a phase id, 0 to 1000000\n"
+            "                       (default 0)\n"
             "      --no-dynamic-rate  always sample at the full rate\n"
-            "      --seed S         --trace: seed of the sample positions (default 1)\n"
+            "      --seed S         --trace: seed of the sample positions, 0 to 2^64-1\n"
+            "                       (default 1)\n"
             "      --bbv FILE       --trace: exp-bbv output of the same run (same interval\n"
             "                       size as --window): clustered alike, compared (ARI,\n"
             "                       similarity-matrix difference)\n"
@@ -114,7 +118,11 @@ static void usage(FILE *out)
             "      --no-plot        no PNG\n"
             "  -q, --quiet          no warnings\n"
             "  -h, --help           this text\n\n"
-            "exit status: 0 ok (whatever the program's own exit status), 1 failure, 2 usage.\n");
+            "SIGINT, SIGTERM or SIGHUP stops PROGRAM's process group; the windows seen so\n"
+            "far are written, marked \"complete\": false.\n\n"
+            "exit status: 0 ok (whatever the program's own exit status), 1 failure, 2 usage,\n"
+            "128 + N when stopped by signal N.\n",
+            LLC_PHASE_MIN_SAMPLES);
 }
 
 static int parse_unit_interval(const char *opt, const char *s, double *out)
@@ -314,11 +322,20 @@ static int run_live(const struct phase_opts *o, char **argv, struct llc_phase_de
     llc_sampling_start(s);
     struct llc_sampling_window w;
     do {
+        if (llc_stop_requested()) {
+            rc = 0;
+            r->stopped_by = (int)llc_stop_signal;
+            break;
+        }
         rc = llc_sampling_set_multiplier(s, llc_phase_detector_multiplier(d), err, errlen);
         if (rc < 0)
             break;
         rc = llc_sampling_next_window(s, t, &w, err, errlen);
-        if (rc < 0)
+        if (rc < 0 && llc_stop_requested()) {
+            rc = 0;
+            r->stopped_by = (int)llc_stop_signal;
+        }
+        if (rc < 0 || r->stopped_by)
             break;
         size_t n;
         const uint64_t *ips = llc_sampling_ips(s, &n);
@@ -332,7 +349,11 @@ static int run_live(const struct phase_opts *o, char **argv, struct llc_phase_de
             }
         }
     } while (rc == 1);
-    if (rc == 0)
+    /* Stopped early: the whole process group goes (destroy below); the
+     * status is the one stop() saw. */
+    if (rc == 0 && r->stopped_by)
+        rc = llc_target_stop(t, &r->status, err, errlen);
+    else if (rc == 0)
         rc = llc_target_poll(t, &r->status, err, errlen);
 out:
     llc_sampling_close(s);
@@ -613,6 +634,10 @@ static int write_json(const char *path, const struct phase_opts *o, const struct
     if (!doc)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     json_object_set_new(doc, "mode", json_string(r->live ? "live" : "trace"));
+    /* A run stopped by a signal keeps the windows seen so far. */
+    json_object_set_new(doc, "complete", json_boolean(!r->stopped_by));
+    if (r->stopped_by)
+        json_object_set_new(doc, "stopped_by_signal", json_integer(r->stopped_by));
     json_object_set_new(doc, "command", json_string(r->command));
     json_object_set_new(doc, "seed", json_integer((json_int_t)o->seed));
     json_object_set_new(doc, "config",
@@ -865,15 +890,32 @@ int llc_cmd_phase(int argc, char **argv)
                     .simdiff32 = NAN, .cov_all = NAN,
                     .cov_phase = NAN, .ccov_phase = NAN, .cov_bbv = NAN, .ccov_bbv = NAN,
                     .cov_bbv32 = NAN, .ccov_bbv32 = NAN};
+    struct llc_stop_saved saved_signals;
+    llc_stop_install(&saved_signals);
     rc = llc_phase_detector_create(&o.det, &d, err, sizeof(err));
     if (rc == 0)
         rc = o.trace ? run_trace(&o, d, &r, err, sizeof(err))
                      : run_live(&o, argv + first, d, &r, err, sizeof(err));
-    if (rc == 0 && o.bbv)
+    if (rc == 0 && o.bbv && !r.stopped_by)
         rc = compare_bbv(&o, &r, err, sizeof(err));
-    if (rc == 0 && o.sim)
+    if (rc == 0 && o.sim && !r.stopped_by)
         rc = sim_metrics(&o, &r, err, sizeof(err));
-    int status = rc < 0 ? llc_cli_fail("phase", "%s", err) : write_outputs(&o, &r, d);
+    int status;
+    if (llc_stop_requested() && (rc < 0 || r.n == 0)) {
+        fprintf(stderr, "llcprobe: phase: stopped by signal %d; nothing was written\n",
+                (int)llc_stop_signal);
+        status = llc_stop_exit_code();
+    } else if (rc < 0) {
+        status = llc_cli_fail("phase", "%s", err);
+    } else {
+        status = write_outputs(&o, &r, d);
+        if (llc_stop_requested()) {
+            fprintf(stderr, "llcprobe: phase: stopped by signal %d; the %zu windows seen are "
+                    "written, marked incomplete\n", (int)llc_stop_signal, r.n);
+            status = llc_stop_exit_code();
+        }
+    }
+    llc_stop_restore(&saved_signals);
     llc_phase_detector_destroy(d);
     free(r.rows);
     return status;

@@ -1,6 +1,7 @@
 /* llcprobe sim: run a workload or a trace (plus background noise) through
  * the cache simulator and write the per-set ground truth. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "llcprobe/workload.h"
 #include "util/atomic_file.h"
 #include "util/cli.h"
+#include "util/stopsig.h"
 
 #define MAX_NOISE 8
 #define DEFAULT_DURATION 10000000ULL
@@ -54,37 +56,32 @@ static void usage(FILE *out)
             "  --no-l2            no private L2 (every access looks up the LLC)\n"
             "  --workload SPEC    target: synthetic workload (see below)\n"
             "  --trace FILE       target: a trace recorded by 'llcprobe trace'\n"
-            "  --rate R           target accesses per tick (default 1)\n"
+            "  --rate R           target accesses per tick, 1e-9 to 1e9 (default 1)\n"
             "  --noise SPEC       add a background agent running SPEC (repeatable, up to %d)\n"
-            "  --noise-rate R     each noise agent's accesses per tick (default 1)\n"
-            "  --duration N       target accesses to simulate (default %llu for a\n"
+            "  --noise-rate R     each noise agent's accesses per tick, 1e-9 to 1e9\n"
+            "                     (default 1)\n"
+            "  --duration N       target accesses to simulate, 1 to 1e12 (default %llu for a\n"
             "                     workload, the whole trace for a trace)\n"
             "  --page-size 4K|2M  page size of the simulated OS (default 4K)\n"
-            "  --seed S           seed of everything random (default 1)\n"
-            "  --interval N       also record the per-set state every N target accesses\n"
+            "  --seed S           seed of everything random, 0 to 2^64-1 (default 1)\n"
+            "  --interval N       also record the per-set state every N target accesses,\n"
+            "                     1 to 1e12\n"
             "  -o, --output FILE  JSON output; the CSV goes beside it (.csv)\n"
             "  -q, --quiet        no progress display\n"
             "  --list-workloads   print only the workload SPEC list below\n"
             "  -h, --help         this text\n\n"
-            "exit status: 0 ok, 1 bad value or failed run, 2 bad usage.\n\n%s",
+            "SIGINT, SIGTERM or SIGHUP stops the run; nothing is written.\n\n"
+            "exit status: 0 ok, 1 failed run, 2 bad usage or value, 128 + N when stopped\n"
+            "by signal N.\n\n%s",
             MAX_NOISE, (unsigned long long)DEFAULT_DURATION, llc_workload_help());
 }
 
-static int parse_rate(const char *opt, const char *s, double *out)
-{
-    double v;
-    if (llc_parse_double(s, &v) < 0 || !(v > 0) || v > 1e9)
-        return llc_cli_fail(opt, "'%s' is not a positive number of accesses per tick", s);
-    *out = v;
-    return 0;
-}
-
-static int parse_count(const char *opt, const char *s, uint64_t *out)
-{
-    if (llc_parse_u64(s, out) < 0)
-        return llc_cli_fail(opt, "'%s' is not a whole number", s);
-    return 0;
-}
+/* Ranges (stated in --help): a rate up to 1e9 accesses per tick; a run or
+ * frame interval up to 1e12 accesses (hours of simulation; a signal stops
+ * it earlier). */
+#define SIM_RATE_MIN 1e-9
+#define SIM_RATE_MAX 1e9
+#define SIM_COUNT_MAX UINT64_C(1000000000000)
 
 /* 0 = parsed, otherwise the exit status. -1 = --help printed. */
 static int parse_args(int argc, char **argv, struct sim_opts *o)
@@ -128,23 +125,28 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
                 return llc_cli_usage("sim", "at most %d --noise agents", MAX_NOISE);
             o->noise[o->nnoise++] = optarg;
             break;
-        case O_NRATE: rc = parse_rate("--noise-rate", optarg, &o->noise_rate); break;
-        case O_RATE: rc = parse_rate("--rate", optarg, &o->rate); break;
+        case O_NRATE:
+            rc = llc_opt_double("sim", "noise-rate", optarg, SIM_RATE_MIN, SIM_RATE_MAX,
+                                &o->noise_rate);
+            break;
+        case O_RATE:
+            rc = llc_opt_double("sim", "rate", optarg, SIM_RATE_MIN, SIM_RATE_MAX, &o->rate);
+            break;
         case O_DUR:
-            rc = parse_count("--duration", optarg, &o->duration);
-            if (rc == 0 && o->duration == 0)
-                rc = llc_cli_fail("--duration", "must be at least 1");
+            rc = llc_opt_u64("sim", "duration", optarg, 1, SIM_COUNT_MAX, &o->duration);
             o->duration_given = true;
             break;
         case O_PAGE: {
             uint64_t v;
             if (llc_parse_size(optarg, &v) < 0 || (v != 4096 && v != (2u << 20)))
-                rc = llc_cli_fail("--page-size", "'%s' is neither 4K nor 2M", optarg);
+                rc = llc_cli_usage("sim", "--page-size: '%s' is neither 4K nor 2M", optarg);
             o->page_size = (uint32_t)v;
             break;
         }
-        case O_SEED: rc = parse_count("--seed", optarg, &o->seed); break;
-        case O_INTERVAL: rc = parse_count("--interval", optarg, &o->interval); break;
+        case O_SEED: rc = llc_opt_u64("sim", "seed", optarg, 0, UINT64_MAX, &o->seed); break;
+        case O_INTERVAL:
+            rc = llc_opt_u64("sim", "interval", optarg, 1, SIM_COUNT_MAX, &o->interval);
+            break;
         case O_LIST: fputs(llc_workload_help(), stdout); return -1;
         case 'o': o->out = optarg; break;
         case 'q': o->quiet = true; break;
@@ -315,6 +317,13 @@ int llc_cmd_sim(int argc, char **argv)
     rc = build_config(&o, &cfg);
     if (rc)
         return rc;
+    /* The run bounds a trace by its trailer's counts, read by seeking to the
+     * end: a pipe or FIFO has none, and would be read twice. */
+    struct stat st;
+    if (o.trace && stat(o.trace, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return llc_cli_fail("sim", "%s: not a regular file (a pipe or FIFO): the trace's trailer "
+                            "is read first, which needs a file that can be seeked; save it to a "
+                            "file", o.trace);
     uint64_t expected = o.duration_given ? o.duration : o.workload ? DEFAULT_DURATION : 0;
     const uint64_t duration = expected;
     if (o.trace && !o.duration_given && (rc = trace_records(o.trace, &expected)) != 0)
@@ -359,9 +368,18 @@ int llc_cmd_sim(int argc, char **argv)
         .progress_ctx = &progress,
     };
     const double t0 = llc_now();
+    struct llc_stop_saved saved_signals;
+    llc_stop_install(&saved_signals);
     const int status = llc_simrun_run(run, &lim, err, sizeof(err));
+    llc_stop_restore(&saved_signals);
     const double wall = llc_now() - t0;
     llc_progress_end(&progress.bar);
+    if (status == -EINTR) {
+        fprintf(stderr, "llcprobe: sim: stopped by signal %d after %llu accesses; nothing was "
+                "written\n", (int)llc_stop_signal, (unsigned long long)llc_simrun_counted(run));
+        rc = llc_stop_exit_code();
+        goto out;
+    }
     if (status < 0) {
         llc_cli_fail("sim", "%s", err);
         rc = LLC_EXIT_FAIL;

@@ -14,6 +14,8 @@
 #include "llcprobe/common.h"
 #include "llcprobe/trace.h"
 #include "util/cli.h"
+#include "util/input.h"
+#include "util/stopsig.h"
 
 static void usage(FILE *out)
 {
@@ -34,18 +36,15 @@ static void usage(FILE *out)
             "                     the invoking user, SUDO_UID/SUDO_GID)\n"
             "      --valgrind PATH  valgrind executable (default: valgrind from PATH)\n"
             "      --show FILE    print a trace's header and counts\n"
-            "      --dump N       with --show: also the first N records, in lackey's format\n"
+            "      --dump N       with --show: also the first N records (0 to 1e9), in\n"
+            "                     lackey's format\n"
             "      --verify       with --show: decode every record and check the checksum\n"
             "  -h, --help         this text\n\n"
-            "SIGINT or SIGTERM stops the program's process group, removes the partial\n"
+            "SIGINT, SIGTERM or SIGHUP stops the program's process group, removes the partial\n"
             "output and exits with 128 + the signal number.\n\n"
             "exit status: 0 ok (whatever the program's own exit status, which is recorded\n"
             "and printed), 1 failure, 2 usage, 128 + N when stopped by signal N.\n");
 }
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig) { stop_signal = sig; }
 
 static void draw_progress(void *ctx, const struct llc_trace_record_stats *s)
 {
@@ -76,32 +75,30 @@ static int record(const char *output, char **argv, bool quiet, bool as_root,
         .argv = argv,
         .valgrind = valgrind,
         .keep_root = as_root,
-        .stop = &stop_signal,
+        .stop = &llc_stop_signal,
     };
     const bool progress = !quiet && isatty(STDERR_FILENO);
     if (progress)
         o.progress = draw_progress;
-    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    struct llc_stop_saved saved_signals;
+    llc_stop_install(&saved_signals);
     struct llc_trace_record_stats s;
     char err[LLC_ERRLEN];
     const int rc = llc_trace_record_lackey(&o, &s, err, sizeof(err));
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    llc_stop_restore(&saved_signals);
     if (progress)
         fprintf(stderr, "\r\033[K");
     if (rc == -EINTR) {
         fprintf(stderr, "llcprobe: trace: stopped by signal %d; partial output removed\n",
-                (int)stop_signal);
-        return 128 + (int)stop_signal;
+                (int)llc_stop_signal);
+        return llc_stop_exit_code();
     }
     if (rc < 0)
         return llc_cli_fail("trace", "%s", err);
     if (s.lackey_unknown)
         llc_cli_warn(quiet, "%" PRIu64 " unrecognized lines in lackey's output (first: \"%s\")",
-                     s.lackey_unknown, s.first_unknown);
+                     s.lackey_unknown,
+                     llc_escape(s.first_unknown, strlen(s.first_unknown), (char[128]){0}, 128));
     const uint64_t n = s.n_instr + s.n_load + s.n_store + s.n_modify;
     printf("trace: %s\n", output);
     printf("instructions: %" PRIu64 "\n", s.n_instr);
@@ -207,8 +204,8 @@ int llc_cmd_trace(int argc, char **argv)
         case OPT_SHOW: show_path = optarg; break;
         case OPT_VERIFY: verify = true; break;
         case OPT_DUMP:
-            if (llc_parse_u64(optarg, &dump) < 0)
-                return llc_cli_usage("trace", "--dump wants a record count, not '%s'", optarg);
+            if (llc_opt_u64("trace", "dump", optarg, 0, UINT64_C(1000000000), &dump) != 0)
+                return LLC_EXIT_USAGE;
             dump_given = true;
             break;
         case 'h': usage(stdout); return LLC_EXIT_OK;

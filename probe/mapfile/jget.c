@@ -1,5 +1,6 @@
 /* Field access with messages naming the file and the field. */
 #include "mapfile/jget.h"
+#include "util/input.h"
 
 #include "llcprobe/common.h"
 
@@ -23,13 +24,19 @@ int jget_load(struct jget *g, const char *format, int version, json_t **out)
 {
     json_error_t je;
     *out = NULL;
-    json_t *doc = json_load_file(g->path, JSON_REJECT_DUPLICATES, &je);
+    /* Read once (a pipe or <(command) works), a directory is named as one. */
+    char *text = NULL;
+    size_t len = 0;
+    const int src = llc_input_slurp(g->path, LLC_JSON_MAX_BYTES, &text, &len, g->err, g->errlen);
+    if (src < 0)
+        return src;
+    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    free(text);
     if (!doc) {
-        /* jansson says "unable to open ..." for I/O errors: keep its words. */
-        if (je.line < 1)
-            return llc_errf(g->err, g->errlen, -ENOENT, "%s: %s", g->path, je.text);
+        char why[160];
+        llc_escape(je.text, strlen(je.text), why, sizeof(why));
         return llc_errf(g->err, g->errlen, -EINVAL, "%s: line %d column %d: not JSON: %s", g->path, je.line,
-                        je.column, je.text);
+                        je.column, why);
     }
     int rc = 0;
     const char *fmt;
@@ -40,7 +47,8 @@ int jget_load(struct jget *g, const char *format, int version, json_t **out)
         /* Another tool's JSON, or an empty object. */
         rc = jget_fail(g, -EINVAL, "format", "missing: not an %s file", format);
     else if ((rc = jget_string(g, doc, "format", "format", &fmt)) == 0 && strcmp(fmt, format) != 0)
-        rc = jget_fail(g, -EINVAL, "format", "'%s' is not %s", fmt, format);
+        rc = jget_fail(g, -EINVAL, "format", "'%s' is not %s",
+                       llc_escape(fmt, strlen(fmt), (char[96]){0}, 96), format);
     else if (rc == 0 && (rc = jget_uint(g, doc, "version", "version", 0, INT32_MAX, &v)) == 0 &&
              v != (uint64_t)version)
         rc = jget_fail(g, -EINVAL, "version", "%llu is not supported (this llcprobe reads version %d)",

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -202,6 +203,7 @@ struct llc_mrc_rt_config {
     uint64_t seed;
     uint64_t window;      /* references per window (LLCPROBE_RT_WINDOW); 0: no windows */
     unsigned window_pcs;  /* signature samples per window; 0: the runtime's default */
+    const volatile sig_atomic_t *stop; /* polled: nonzero stops the program (-EINTR) */
 };
 /* Runs argv (linked with libllcprobe-rt) with the runtime told to sample
  * as cfg says and write its profile to a temporary file, waits, and reads

@@ -42,6 +42,7 @@
 
 #include "llcprobe/common.h"
 #include "mrc/mrc.h"
+#include "util/identity.h"
 #include "mrc/pmu.h"
 
 /* glibc 2.36 has neither; values from the kernel's uapi siginfo. */
@@ -445,10 +446,17 @@ static int open_samplers(struct real *r, const struct pmu_caps *caps, char *err,
 /* Starts argv stopped at its first instruction under ptrace. */
 static int start_traced(char *const *argv, pid_t *pid, char *err, size_t errlen)
 {
+    /* Under sudo the program runs as the invoking user, like every target. */
+    struct llc_invoker inv;
+    const int irc = llc_invoker_get(&inv, err, errlen);
+    if (irc < 0)
+        return irc;
     const pid_t child = fork();
     if (child < 0)
         return llc_errf(err, errlen, -errno, "pmu sampler: fork: %s", strerror(errno));
     if (child == 0) {
+        if (llc_invoker_drop(&inv) < 0)
+            _exit(127);
         ptrace(PTRACE_TRACEME, 0, NULL, NULL);
         execvp(argv[0], argv);
         _exit(127);

@@ -10,6 +10,7 @@
 
 #include "llcprobe/common.h"
 #include "mrc/mrc.h"
+#include "util/input.h"
 
 void llc_mrc_profile_windows_free(struct llc_mrc_profile_windows *w)
 {
@@ -182,7 +183,7 @@ static int parse_windows(char **cursor, unsigned lineno, const char *name,
         /* every record takes a few bytes: bounds the allocations below */
         n_windows > text_left / 4 || n_samples > text_left / 4)
         return llc_errf(err, errlen, -EINVAL, "%s: line %u: bad windows line '%s'", name, lineno,
-                        line);
+                        llc_escape(line, strlen(line), (char[96]){0}, 96));
     w->length = length;
     w->pcs_per_window = (uint32_t)pcs;
     w->complete = strcmp(p, " complete") == 0;
@@ -269,7 +270,7 @@ int llc_mrc_profile_parse(const char *text, const char *name, struct llc_mrc_pro
         }
         if (bad) {
             rc = llc_errf(err, errlen, -EINVAL, "%s: line %u: bad %s value '%s'", name, lineno,
-                          keys[k], value);
+                          keys[k], llc_escape(value, strlen(value), (char[96]){0}, 96));
             goto out;
         }
     }

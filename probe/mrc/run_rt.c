@@ -7,11 +7,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "llcprobe/common.h"
+#include "llcprobe/target.h"
 #include "mrc/mrc.h"
+#include "util/atomic_file.h"
+#include "util/identity.h"
 
 /* execvp's search, so that the marker check looks at the file that runs. */
 static int resolve(const char *argv0, char *buf, size_t len)
@@ -66,61 +68,92 @@ out:
     return rc;
 }
 
-int llc_mrc_run_rt(char *const *argv, const struct llc_mrc_rt_config *cfg,
-                   struct llc_statmodel_hist *h, struct llc_mrc_profile_info *info,
-                   struct llc_mrc_profile_windows *w, int *exit_status, char *err, size_t errlen)
+static int set_rt_env(const struct llc_mrc_rt_config *cfg, const char *profile)
 {
-    const char *tmp = getenv("TMPDIR");
-    char dir[4096], profile[4200];
-    snprintf(dir, sizeof dir, "%s/llcprobe-mrc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir))
-        return llc_errf(err, errlen, -errno, "cannot make a temporary directory in %s: %s",
-                        tmp && *tmp ? tmp : "/tmp", strerror(errno));
-    snprintf(profile, sizeof profile, "%s/profile", dir);
     char rate_s[64], seed_s[32], window_s[32], pcs_s[32];
     snprintf(rate_s, sizeof rate_s, "%.17g", cfg->rate);
     snprintf(seed_s, sizeof seed_s, "%llu", (unsigned long long)cfg->seed);
     snprintf(window_s, sizeof window_s, "%llu", (unsigned long long)cfg->window);
     snprintf(pcs_s, sizeof pcs_s, "%u", cfg->window_pcs);
-    int rc = 0;
-    const pid_t pid = fork();
-    if (pid < 0) {
-        rc = llc_errf(err, errlen, -errno, "fork: %s", strerror(errno));
+    if (setenv("LLCPROBE_RT_OUTPUT", profile, 1) || setenv("LLCPROBE_RT_MODE", "hist", 1) ||
+        setenv("LLCPROBE_RT_RATE", rate_s, 1) || setenv("LLCPROBE_RT_SEED", seed_s, 1) ||
+        setenv("LLCPROBE_RT_WINDOW", window_s, 1) ||
+        (cfg->window_pcs && setenv("LLCPROBE_RT_WINDOW_PCS", pcs_s, 1)))
+        return -errno;
+    return 0;
+}
+
+static void unset_rt_env(void)
+{
+    static const char *const names[] = {"LLCPROBE_RT_OUTPUT", "LLCPROBE_RT_MODE",
+                                        "LLCPROBE_RT_RATE", "LLCPROBE_RT_SEED",
+                                        "LLCPROBE_RT_WINDOW", "LLCPROBE_RT_WINDOW_PCS"};
+    for (size_t i = 0; i < LLC_ARRAY_LEN(names); i++)
+        unsetenv(names[i]);
+}
+
+/* The program runs through the target launcher: in its own process group,
+ * as the invoking user under sudo (its profile directory is theirs), and
+ * stopped with its whole group when cfg->stop is raised. */
+int llc_mrc_run_rt(char *const *argv, const struct llc_mrc_rt_config *cfg,
+                   struct llc_statmodel_hist *h, struct llc_mrc_profile_info *info,
+                   struct llc_mrc_profile_windows *w, int *exit_status, char *err, size_t errlen)
+{
+    char dir[4096], profile[4200];
+    int rc = llc_tempdir_create("llcprobe-mrc", dir, sizeof dir, err, errlen);
+    if (rc < 0)
+        return rc;
+    snprintf(profile, sizeof profile, "%s/profile", dir);
+    struct llc_target *t = NULL;
+    struct llc_target_options opt;
+    llc_target_options_init(&opt);
+    opt.cpu = LLC_TARGET_CPU_NONE;
+    opt.die_with_parent = true;
+    /* The environment is inherited at the fork inside the launcher; mrc
+     * has no other threads yet. */
+    rc = set_rt_env(cfg, profile);
+    if (rc < 0) {
+        rc = llc_errf(err, errlen, rc, "setenv: %s", strerror(-rc));
         goto out;
     }
-    if (pid == 0) {
-        setenv("LLCPROBE_RT_OUTPUT", profile, 1);
-        setenv("LLCPROBE_RT_MODE", "hist", 1);
-        setenv("LLCPROBE_RT_RATE", rate_s, 1);
-        setenv("LLCPROBE_RT_SEED", seed_s, 1);
-        setenv("LLCPROBE_RT_WINDOW", window_s, 1);
-        if (cfg->window_pcs)
-            setenv("LLCPROBE_RT_WINDOW_PCS", pcs_s, 1);
-        execvp(argv[0], argv);
-        fprintf(stderr, "llcprobe: mrc: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
-            rc = llc_errf(err, errlen, -errno, "waitpid: %s", strerror(errno));
+    rc = llc_target_launch(argv, &opt, &t, err, errlen);
+    unset_rt_env();
+    if (rc == 0)
+        rc = llc_target_start(t, err, errlen);
+    if (rc < 0)
+        goto out;
+    struct llc_target_status st;
+    for (;;) {
+        if (cfg->stop && *cfg->stop) {
+            llc_target_stop(t, &st, err, errlen);
+            rc = llc_errf(err, errlen, -EINTR, "stopped by signal %d", (int)*cfg->stop);
             goto out;
         }
+        rc = llc_target_wait(t, 50, &st, err, errlen);
+        if (rc < 0)
+            goto out;
+        if (rc == 1)
+            break;
     }
-    *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && access(profile, F_OK) != 0) {
-        rc = llc_errf(err, errlen, -ENOENT, "%s could not be run", argv[0]);
-        goto out;
-    }
-    if (access(profile, F_OK) != 0) {
+    *exit_status = st.state == LLC_TARGET_EXITED ? st.exit_code : 128 + st.signal;
+    struct llc_fs_id id;
+    llc_fs_as_invoker(&id);
+    const bool have = access(profile, F_OK) == 0;
+    llc_fs_restore(&id);
+    if (!have) {
         rc = llc_errf(err, errlen, -ENOENT,
                       "%s wrote no profile (exit status %d): is it linked with libllcprobe-rt? "
                       "(build it with scripts/llcprobe-cc)",
                       argv[0], *exit_status);
         goto out;
     }
+    /* The profile is the user's file: read with their permissions, so a
+     * symlink they plant there reads nothing of root's. */
+    llc_fs_as_invoker(&id);
     rc = llc_mrc_profile_read(profile, info, h, w, err, errlen);
+    llc_fs_restore(&id);
 out:
+    llc_target_destroy(t);
     unlink(profile);
     rmdir(dir);
     return rc;

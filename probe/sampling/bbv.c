@@ -3,6 +3,7 @@
 #include "sampling/sampling_internal.h"
 
 #include "llcprobe/common.h"
+#include "util/input.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -10,6 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Bounds: what real exp-bbv runs need, far below what a damaged or hostile
+ * file (or /dev/zero) would make us allocate. */
+#define BBV_MAX_LINE (16u << 20)      /* bytes in one interval's line */
+#define BBV_MAX_ID (1u << 24)         /* basic-block ids */
+#define BBV_MAX_ENTRIES (1u << 25)    /* id:count pairs in the file */
+#define BBV_MAX_CELLS (1u << 27)      /* windows x blocks of the dense matrix */
+#define BBV_PC_MAX_LINE (64u << 10)
 
 struct entry {
     size_t window, id;
@@ -31,8 +40,8 @@ static int push(struct entry **v, size_t *n, size_t *cap, struct entry e)
 }
 
 /* One "T:id:count :id:count ..." line into entries of window w. */
-static int parse_line(char *line, size_t w, size_t lineno, struct entry **v, size_t *n,
-                      size_t *cap, size_t *dim, char *err, size_t errlen)
+static int parse_line(const char *path, char *line, size_t w, size_t lineno, struct entry **v,
+                      size_t *n, size_t *cap, size_t *dim, char *err, size_t errlen)
 {
     char *p = line + 1;
     for (;;) {
@@ -51,42 +60,49 @@ static int parse_line(char *line, size_t w, size_t lineno, struct entry **v, siz
         if (end == p)
             goto bad;
         p = end;
+        if (id > BBV_MAX_ID)
+            return llc_errf(err, errlen, -E2BIG, "%s: line %zu: block id %llu is above the "
+                            "limit of %u", path, lineno, id, BBV_MAX_ID);
+        if (*n >= BBV_MAX_ENTRIES)
+            return llc_errf(err, errlen, -E2BIG, "%s: line %zu: more than %u block counts in "
+                            "the file", path, lineno, BBV_MAX_ENTRIES);
         if (push(v, n, cap, (struct entry){w, (size_t)id, (double)count}) < 0)
             return llc_errf(err, errlen, -ENOMEM, "out of memory");
         if (id > *dim)
             *dim = (size_t)id;
     }
 bad:
-    return llc_errf(err, errlen, -EPROTO, "line %zu: not exp-bbv output (expected "
-                    "\"T:id:count ...\")", lineno);
+    return llc_errf(err, errlen, -EPROTO, "%s: line %zu: not exp-bbv output (expected "
+                    "\"T:id:count ...\")", path, lineno);
 }
 
 int llc_sampling_bbv_read(const char *path, struct llc_sampling_bbv *out, char *err,
                           size_t errlen)
 {
     memset(out, 0, sizeof(*out));
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return llc_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
+    struct llc_lines in;
+    int rc = llc_lines_open(&in, path, BBV_MAX_LINE, err, errlen);
+    if (rc < 0)
+        return rc;
     struct entry *v = NULL;
-    size_t n = 0, cap = 0, dim = 0, windows = 0, lineno = 0, linecap = 0;
-    char *line = NULL;
-    int rc = 0;
-    while (getline(&line, &linecap, f) > 0) {
-        lineno++;
+    size_t n = 0, cap = 0, dim = 0, windows = 0;
+    char *line;
+    while ((rc = llc_lines_next(&in, &line, err, errlen)) == 1) {
         if (line[0] != 'T')
             continue; /* blank lines, or per-thread markers of other versions */
-        rc = parse_line(line, windows++, lineno, &v, &n, &cap, &dim, err, errlen);
+        rc = parse_line(path, line, windows++, in.lineno, &v, &n, &cap, &dim, err, errlen);
         if (rc < 0)
             goto out;
     }
+    if (rc < 0)
+        goto out;
     if (windows == 0 || dim == 0) {
         rc = llc_errf(err, errlen, -EPROTO, "%s: no exp-bbv intervals in it", path);
         goto out;
     }
-    if (windows > SIZE_MAX / sizeof(double) / dim) {
-        rc = llc_errf(err, errlen, -E2BIG, "%s: %zu windows x %zu blocks is too large", path,
-                      windows, dim);
+    if (windows > BBV_MAX_CELLS / dim) {
+        rc = llc_errf(err, errlen, -E2BIG, "%s: %zu windows x %zu blocks is above the limit of "
+                      "%u cells", path, windows, dim, BBV_MAX_CELLS);
         goto out;
     }
     out->rows = calloc(windows * dim, sizeof(double));
@@ -100,29 +116,27 @@ int llc_sampling_bbv_read(const char *path, struct llc_sampling_bbv *out, char *
     out->windows = windows;
     out->dim = dim;
 out:
-    free(line);
     free(v);
-    fclose(f);
+    llc_lines_close(&in);
     return rc;
 }
 
 int llc_sampling_bbv_read_pcs(const char *path, struct llc_sampling_bbv *b, char *err,
                               size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return llc_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
-    char *line = NULL;
-    size_t linecap = 0, lineno = 0;
-    int rc = 0;
+    struct llc_lines in;
+    int rc = llc_lines_open(&in, path, BBV_PC_MAX_LINE, err, errlen);
+    if (rc < 0)
+        return rc;
+    char *line;
     free(b->addr);
     b->addr = calloc(b->dim ? b->dim : 1, sizeof(*b->addr));
     if (!b->addr) {
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
     }
-    while (getline(&line, &linecap, f) > 0) {
-        lineno++;
+    while ((rc = llc_lines_next(&in, &line, err, errlen)) == 1) {
+        const size_t lineno = in.lineno;
         if (line[0] != 'F')
             continue;
         char *end;
@@ -142,6 +156,8 @@ int llc_sampling_bbv_read_pcs(const char *path, struct llc_sampling_bbv *b, char
         if (id <= b->dim)
             b->addr[id - 1] = a;
     }
+    if (rc < 0)
+        goto out;
     for (size_t j = 0; j < b->dim; j++) {
         if (b->addr[j] != 0)
             continue;
@@ -155,8 +171,7 @@ int llc_sampling_bbv_read_pcs(const char *path, struct llc_sampling_bbv *b, char
         }
     }
 out:
-    free(line);
-    fclose(f);
+    llc_lines_close(&in);
     return rc;
 }
 

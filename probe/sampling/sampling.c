@@ -5,6 +5,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/target.h"
 #include "util/cli.h"
+#include "util/stopsig.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -579,6 +580,10 @@ int llc_sampling_next_window(struct llc_sampling *s, struct llc_target *t,
             return llc_errf(err, errlen, rc, "reading the window counter: %s", strerror(-rc));
         if (unit >= boundary)
             break;
+        /* A window can last many seconds of wall time: a stop request is
+         * looked at between naps (at most 1 s each). */
+        if (llc_stop_requested())
+            return llc_errf(err, errlen, -EINTR, "stopped by signal %d", (int)llc_stop_signal);
         struct llc_target_status st;
         rc = llc_target_wait(t, sleep_ms(s, boundary - unit), &st, err, errlen);
         if (rc < 0)

@@ -11,6 +11,7 @@
 #include "llcprobe/common.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,9 +62,13 @@ static int read_id(const char *dir, const char *tp, uint64_t *id)
 }
 
 /* The tracefs root with an events directory; mounts tracefs at the first
- * location when none is mounted and this process may (perf does the same). */
-static const char *find_tracefs(char *note, size_t notelen, char *why, size_t whylen)
+ * location when none is mounted and this process may (perf does the same);
+ * *mounted says so, and the caller unmounts it once the ids are read (a
+ * perf event needs only the id), so no exit path leaves the mount. */
+static const char *find_tracefs(bool *mounted, char *note, size_t notelen, char *why,
+                                size_t whylen)
 {
+    *mounted = false;
     for (size_t i = 0; i < LLC_ARRAY_LEN(tracefs_dirs); i++) {
         char ev[128];
         snprintf(ev, sizeof(ev), "%s/events", tracefs_dirs[i]);
@@ -86,9 +91,16 @@ static const char *find_tracefs(char *note, size_t notelen, char *why, size_t wh
                  tracefs_dirs[0], strerror(errno));
         return NULL;
     }
-    snprintf(note, notelen, "tracefs was not mounted: mounted it at %s", tracefs_dirs[0]);
+    *mounted = true;
+    snprintf(note, notelen, "tracefs was not mounted: mounted it at %s to read the tracepoint "
+             "id, and unmounted it", tracefs_dirs[0]);
     return tracefs_dirs[0];
 }
+
+#ifdef USER_IP_REG
+static int tick_from_tracefs(const char *dir, struct perf_event_attr *attr, char *event,
+                             size_t eventlen, char *why, size_t whylen);
+#endif
 
 int llc_sampling_tick_attr(struct perf_event_attr *attr, char *event, size_t eventlen,
                            char *note, size_t notelen, char *why, size_t whylen)
@@ -98,9 +110,24 @@ int llc_sampling_tick_attr(struct perf_event_attr *attr, char *event, size_t eve
     snprintf(why, whylen, "no user instruction-pointer register known for this architecture");
     return -EOPNOTSUPP;
 #else
-    const char *dir = find_tracefs(note, notelen, why, whylen);
+    bool mounted;
+    const char *dir = find_tracefs(&mounted, note, notelen, why, whylen);
     if (!dir)
         return -ENOENT;
+    const int rc = tick_from_tracefs(dir, attr, event, eventlen, why, whylen);
+    if (mounted && umount2(dir, MNT_DETACH) != 0 && rc == 0) {
+        const int e = errno;
+        snprintf(why, whylen, "unmounting the tracefs mounted at %s failed: %s", dir, strerror(e));
+        return -e;
+    }
+    return rc;
+#endif
+}
+
+#ifdef USER_IP_REG
+static int tick_from_tracefs(const char *dir, struct perf_event_attr *attr, char *event,
+                             size_t eventlen, char *why, size_t whylen)
+{
     for (size_t i = 0; i < LLC_ARRAY_LEN(tracepoints); i++) {
         uint64_t id = 0;
         const int rc = read_id(dir, tracepoints[i], &id);
@@ -129,8 +156,8 @@ int llc_sampling_tick_attr(struct perf_event_attr *attr, char *event, size_t eve
     snprintf(why, whylen, "%s has neither irq_vectors:local_timer_entry nor "
              "timer:hrtimer_expire_entry", dir);
     return -ENOENT;
-#endif
 }
+#endif
 
 static double thread_cpu_s(void)
 {

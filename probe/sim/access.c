@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "util/stopsig.h"
 #include "sim/path.h"
 
 /* Removes line from agent's L2 if there; true if it was. */
@@ -38,11 +39,27 @@ void sim_back_invalidate(struct llc_sim *sim, uint64_t line, uint8_t owner)
         sim->agent[a].back_invals += l2_remove(sim, a, line);
 }
 
+/* Every few million accesses: has a stop been asked for? A long simulation
+ * then ends through its caller's cleanup instead of ignoring the signal. */
+#define SIM_STOP_CHECK_EVERY ((uint64_t)1 << 22)
+
+static int stop_check(struct llc_sim *sim, uint64_t n)
+{
+    if (n < sim->stop_countdown) {
+        sim->stop_countdown -= n;
+        return 0;
+    }
+    sim->stop_countdown = SIM_STOP_CHECK_EVERY;
+    return llc_stop_requested() ? -EINTR : 0;
+}
+
 int llc_sim_access_phys(struct llc_sim *sim, unsigned agent, uint64_t paddr,
                         struct llc_sim_result *res)
 {
     if (agent >= sim->cfg.agents)
         return -EINVAL;
+    if (stop_check(sim, 1) < 0)
+        return -EINTR;
     if (paddr & sim->paddr_reject)
         return -ERANGE;
     const int rc = sim_make_room(sim, paddr);
@@ -78,6 +95,8 @@ int llc_sim_run(struct llc_sim *sim, unsigned agent, const uint64_t *addrs, size
 {
     if (agent >= sim->cfg.agents)
         return -EINVAL;
+    if (stop_check(sim, n) < 0)
+        return -EINTR;
     for (size_t i = 0; phys && sim->narrow_reject && i < n; i++) {
         const int rc = sim_make_room(sim, addrs[i]);
         if (rc < 0)

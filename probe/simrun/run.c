@@ -24,6 +24,8 @@ static int sim_error(struct simrun_agent *a, int rc, char *err, size_t errlen)
 {
     /* The trace is checksummed only as a whole, so a corrupt one decodes to
      * wild addresses first; blame the file, not the simulator, if it is. */
+    if (rc == -EINTR)
+        return llc_errf(err, errlen, rc, "stopped by a signal");
     if (a->trace && simrun_trace_drain(a, err, errlen) < 0)
         return rc;
     switch (rc) {

@@ -3,6 +3,7 @@
 #include "llcprobe/sysinfo.h"
 #include "sysinfo/fmt.h"
 #include "util/cli.h"
+#include "util/lockfile.h"
 
 #include "llcprobe/common.h"
 
@@ -16,7 +17,6 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #ifndef MAP_HUGE_SHIFT
@@ -72,11 +72,11 @@ static void reserve_and_map(const char *dir, struct llc_hugepage_size *h)
 {
     const size_t n = sizeof(h->detail);
     int rc;
-    const int lock = open("/tmp/llcprobe-hugepages.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (lock < 0 || flock(lock, LOCK_EX) < 0) {
+    char why[LLC_ERRLEN];
+    const int lock = llc_lockfile_acquire(LLC_HUGEPAGE_LOCK_PATH, LLC_LOCK_TIMEOUT_S, why, sizeof(why));
+    if (lock < 0) {
         h->attempt = LLC_HUGE_FAILED;
-        llc_sysinfo_fmt(h->detail, n, "no free page, and the reservation lock /tmp/llcprobe-hugepages.lock "
-                        "is unavailable: %s", strerror(errno));
+        llc_sysinfo_fmt(h->detail, n, "no free page, and the reservation lock is unavailable: %s", why);
         goto out;
     }
     uint64_t before = 0, after = 0; /* set before use; -O3 cannot see it through the gotos */

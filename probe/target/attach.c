@@ -3,6 +3,7 @@
 #include "target/target_internal.h"
 
 #include "llcprobe/common.h"
+#include "util/identity.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,7 +15,41 @@
 #include <string.h>
 #include <unistd.h>
 
-int llc_target_pin_process(pid_t pid, int cpu, char *err, size_t errlen)
+/* Remembers tid's mask before the first change to it. */
+static int save_affinity(struct llc_target *t, pid_t tid)
+{
+    for (size_t i = 0; i < t->n_saved; i++)
+        if (t->saved_tids[i] == tid)
+            return 0;
+    cpu_set_t mask;
+    if (sched_getaffinity(tid, sizeof(mask), &mask) != 0)
+        return -errno;
+    cpu_set_t *const m = realloc(t->saved_affinity, (t->n_saved + 1) * sizeof(*m));
+    if (!m)
+        return -ENOMEM;
+    t->saved_affinity = m;
+    pid_t *const ids = realloc(t->saved_tids, (t->n_saved + 1) * sizeof(*ids));
+    if (!ids)
+        return -ENOMEM;
+    t->saved_tids = ids;
+    m[t->n_saved] = mask;
+    ids[t->n_saved++] = tid;
+    return 0;
+}
+
+void llc_target_restore_affinity(struct llc_target *t)
+{
+    /* A thread that ended meanwhile (ESRCH) needs nothing. */
+    for (size_t i = 0; i < t->n_saved; i++)
+        sched_setaffinity(t->saved_tids[i], sizeof(t->saved_affinity[i]), &t->saved_affinity[i]);
+    free(t->saved_affinity);
+    free(t->saved_tids);
+    t->saved_affinity = NULL;
+    t->saved_tids = NULL;
+    t->n_saved = 0;
+}
+
+int llc_target_pin_process(pid_t pid, int cpu, struct llc_target *t, char *err, size_t errlen)
 {
     char path[64];
     snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
@@ -36,6 +71,14 @@ int llc_target_pin_process(pid_t pid, int cpu, char *err, size_t errlen)
             const long tid = strtol(de->d_name, &end, 10);
             if (*end || tid <= 0)
                 continue;
+            const int saved = t ? save_affinity(t, (pid_t)tid) : 0;
+            if (saved == -ESRCH)
+                continue;
+            if (saved < 0) {
+                rc = llc_errf(err, errlen, saved, "cannot read the CPU mask of thread %ld of process %d: %s",
+                              tid, (int)pid, strerror(-saved));
+                break;
+            }
             if (sched_setaffinity((pid_t)tid, sizeof(set), &set) != 0 && errno != ESRCH) {
                 rc = llc_errf(err, errlen, -errno, "cannot pin thread %ld of process %d to CPU %d: %s",
                               tid, (int)pid, cpu, strerror(errno));
@@ -61,10 +104,23 @@ int llc_target_attach(pid_t pid, const struct llc_target_options *opt, struct ll
                         "process %d belongs to another user: not permitted to signal it (%s)",
                         (int)pid, strerror(errno));
     }
+    /* Under sudo, root's right to signal and re-pin anything is not the
+     * invoking user's: only their own processes. */
+    struct llc_invoker inv;
+    int rc = llc_invoker_get(&inv, err, errlen);
+    if (rc < 0)
+        return rc;
+    const int owns = llc_invoker_owns_pid(&inv, pid);
+    if (owns == 0)
+        return llc_errf(err, errlen, -EPERM,
+                        "process %d does not belong to uid %lu, who ran sudo: refused", (int)pid,
+                        (unsigned long)inv.uid);
+    if (owns < 0)
+        return llc_errf(err, errlen, owns, "process %d: cannot read its owner: %s", (int)pid,
+                        strerror(-owns));
     struct llc_target *t = llc_target_alloc();
     if (!t)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
-    int rc = 0;
     t->info.attached = true;
     t->info.pid = pid;
     t->info.pgid = getpgid(pid);
@@ -117,7 +173,7 @@ int llc_target_attach(pid_t pid, const struct llc_target_options *opt, struct ll
             snprintf(t->info.cpu_note, sizeof(t->info.cpu_note), "CPU %d (as asked)", cpu);
         }
         if (rc == 0)
-            rc = llc_target_pin_process(pid, t->info.cpu, err, errlen);
+            rc = llc_target_pin_process(pid, t->info.cpu, t, err, errlen);
         if (rc < 0)
             goto out;
     }

@@ -2,6 +2,7 @@
  * llc_target_start(). The child runs only async-signal-safe calls. */
 #include "target/target_internal.h"
 #include "target/user.h"
+#include "util/identity.h"
 
 #include "llcprobe/common.h"
 
@@ -75,24 +76,29 @@ static int resolve_program(const char *name, char *out, size_t outlen, char *err
     return llc_errf(err, errlen, -ENOENT, "%s: no such program (not found in PATH)", name);
 }
 
-static int open_output(const struct llc_target_options *opt, const struct llc_target_user *u,
-                       char *err, size_t errlen)
+/* Opened as the invoking user (so the file is theirs and only a file they
+ * could write is written), never through a symlink, and not truncated here:
+ * the child truncates it once released into exec, so a run refused before
+ * llc_target_start() leaves an existing file as it was (and removes one it
+ * created). */
+static int open_output(const struct llc_target_options *opt, struct llc_target *t, char *err,
+                       size_t errlen)
 {
-    struct stat st;
-    const bool existed = stat(opt->output_path, &st) == 0;
-    const int fd = open(opt->output_path,
-                        O_WRONLY | O_CREAT | O_CLOEXEC | (opt->output_append ? O_APPEND : O_TRUNC),
-                        0644);
+    struct llc_fs_id id;
+    llc_fs_as_invoker(&id);
+    const int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (opt->output_append ? O_APPEND : 0);
+    int fd = open(opt->output_path, flags | O_CREAT | O_EXCL, 0644);
+    if (fd >= 0)
+        t->output_created = strdup(opt->output_path);
+    else if (errno == EEXIST)
+        fd = open(opt->output_path, flags);
+    const int e = errno;
+    llc_fs_restore(&id);
+    if (fd < 0 && e == ELOOP)
+        return llc_errf(err, errlen, -ELOOP, "target output %s: is a symlink: refused",
+                        opt->output_path);
     if (fd < 0)
-        return llc_errf(err, errlen, -errno, "target output %s: %s", opt->output_path,
-                        strerror(errno));
-    /* The file is the user's, not root's, when the target runs as the user. */
-    if (!existed && u->drop && fchown(fd, u->uid, u->gid) != 0) {
-        const int e = errno;
-        close(fd);
-        return llc_errf(err, errlen, -e, "target output %s: cannot give it to uid %lu: %s",
-                        opt->output_path, (unsigned long)u->uid, strerror(e));
-    }
+        return llc_errf(err, errlen, -e, "target output %s: %s", opt->output_path, strerror(e));
     return fd;
 }
 
@@ -157,6 +163,9 @@ static void child_main(char *const argv[], const char *program, int go_fd, int s
         ;
     if (got != 1)
         _exit(127); /* the launcher went away or cancelled */
+    /* Truncated only now (see open_output); a pipe or device has no size. */
+    if (out_fd >= 0 && !opt->output_append)
+        (void)!ftruncate(STDOUT_FILENO, 0);
     execv(program, argv);
     child_fail(status_fd, LLC_CHILD_EXEC);
 }
@@ -262,7 +271,7 @@ int llc_target_launch(char *const argv[], const struct llc_target_options *opt,
     t->info.gid = user.gid;
     t->info.dropped_root = user.drop;
     if (opt->output_path) {
-        out_fd = rc = open_output(opt, &user, err, errlen);
+        out_fd = rc = open_output(opt, t, err, errlen);
         if (rc < 0)
             goto out;
     }
@@ -348,6 +357,8 @@ int llc_target_start(struct llc_target *t, char *err, size_t errlen)
     close(t->go_fd);
     t->go_fd = -1;
     t->started = true;
+    free(t->output_created);
+    t->output_created = NULL;
     struct llc_child_msg m;
     const int rc = w == 1 ? read_msg(t->status_fd, &m) : -errno;
     close(t->status_fd);

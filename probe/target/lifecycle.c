@@ -3,6 +3,7 @@
 #include "target/target_internal.h"
 
 #include "llcprobe/common.h"
+#include "util/identity.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -256,6 +257,14 @@ void llc_target_destroy(struct llc_target *t)
         llc_target_stop(t, &st, ignored, sizeof(ignored));
     }
     llc_target_registry_remove(t->slot);
+    if (t->output_created) {
+        struct llc_fs_id id;
+        llc_fs_as_invoker(&id);
+        unlink(t->output_created);
+        llc_fs_restore(&id);
+        free(t->output_created);
+    }
+    llc_target_restore_affinity(t);
     if (t->go_fd >= 0)
         close(t->go_fd);
     if (t->status_fd >= 0)

@@ -4,6 +4,7 @@
 
 #include "llcprobe/target.h"
 
+#include <sched.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -18,6 +19,10 @@ struct llc_target {
     struct timespec t0;      /* exec (or attach) time */
     bool started, ended;
     struct llc_target_status final;
+    char *output_created;    /* target output this launch created, until started */
+    cpu_set_t *saved_affinity; /* attached: each pinned thread's mask before */
+    pid_t *saved_tids;
+    size_t n_saved;
 };
 
 /* What the child sends on the status pipe: a stage and its errno. */
@@ -52,7 +57,9 @@ int llc_target_reap(struct llc_target *t, bool block);
 /* Records a wait status as the final status; unregisters the target. */
 void llc_target_record_status(struct llc_target *t, int wstatus);
 
-/* Pins every thread of pid to cpu. */
-int llc_target_pin_process(pid_t pid, int cpu, char *err, size_t errlen);
+/* Pins every thread of pid to cpu; with t, remembers each thread's mask
+ * first (llc_target_restore_affinity puts them back). */
+int llc_target_pin_process(pid_t pid, int cpu, struct llc_target *t, char *err, size_t errlen);
+void llc_target_restore_affinity(struct llc_target *t);
 
 #endif

@@ -163,7 +163,7 @@ int llc_spawn_lackey(const char *valgrind, const char *program, char *const *arg
     size_t argc = 0;
     while (argv[argc])
         argc++;
-    vargv = calloc(argc + 6, sizeof(*vargv));
+    vargv = calloc(argc + 7, sizeof(*vargv));
     if (!vargv || pipe2(logp, O_CLOEXEC) < 0 || pipe2(statp, O_CLOEXEC) < 0) {
         rc = llc_errf(err, errlen, -errno, "cannot set up valgrind's pipe: %s", strerror(errno));
         goto out;
@@ -177,6 +177,9 @@ int llc_spawn_lackey(const char *valgrind, const char *program, char *const *arg
     vargv[k++] = (char *)valgrind;
     vargv[k++] = "--tool=lackey";
     vargv[k++] = "--trace-mem=yes";
+    /* No gdbserver: its FIFOs in $TMPDIR would outlive a valgrind that is
+     * stopped with SIGKILL. */
+    vargv[k++] = "--vgdb=no";
     vargv[k++] = log_opt;
     vargv[k++] = (char *)program;
     for (size_t i = 1; i < argc; i++)

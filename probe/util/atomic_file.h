@@ -10,7 +10,24 @@
 
 struct llc_afile;
 
-/* Opens a temporary file next to `path` for writing. */
+/* Creates a temporary `path.XXXXXXXX<suffix>` (random letters) with
+ * O_CREAT|O_EXCL|O_NOFOLLOW, mode 0666 less the umask, so a planted file or
+ * symlink is never opened; fills tmp. Returns the descriptor or a negative
+ * errno (err filled). Run it as the invoking user (util/identity.h) when
+ * the file is an output. */
+int llc_afile_temp(const char *path, const char *suffix, char *tmp, size_t tmplen, char *err,
+                   size_t errlen);
+/* rename(tmp, path) with the invoking user's permissions: under sudo, a file
+ * the user could not replace is not replaced. */
+int llc_afile_rename(const char *tmp, const char *path, char *err, size_t errlen);
+
+/* A private temporary directory $TMPDIR/<prefix>-XXXXXX (default /tmp),
+ * created (0700) as the invoking user, so the programs llcprobe runs as that
+ * user can write into it. dir gets its path. */
+int llc_tempdir_create(const char *prefix, char *dir, size_t dirlen, char *err, size_t errlen);
+
+/* Opens a temporary file next to `path` for writing (llc_afile_temp, as the
+ * invoking user). */
 int llc_afile_open(const char *path, struct llc_afile **out, char *err, size_t errlen);
 /* The stream to write to. */
 FILE *llc_afile_stream(struct llc_afile *f);

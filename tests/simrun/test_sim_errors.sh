@@ -36,14 +36,18 @@ expect "bad spec key" 1 "--workload: zipf: missing alpha" --preset intel8 --work
 expect "bad spec size" 1 "not a size" --preset intel8 --workload uniform:size=12Q $O
 expect "bad noise spec" 1 "--noise: " --preset intel8 $W --noise gaussian:size=8M,cv=3 $O
 expect "set-shaped too small" 1 "one line in each" --preset amd32 --workload hotsets:size=1M,frac=0.1,weight=0.9 $O
-expect "bad duration" 1 "--duration: 'ten' is not a whole number" --preset intel8 $W --duration ten $O
-expect "negative duration" 1 "--duration: " --preset intel8 $W --duration -5 $O
-expect "zero duration" 1 "--duration: " --preset intel8 $W --duration 0 $O
-expect "fractional seed" 1 "--seed: " --preset intel8 $W --seed 1.5 $O
-expect "bad interval" 1 "--interval: " --preset intel8 $W --interval 1e-3 $O
-expect "zero rate" 1 "--rate: " --preset intel8 $W --rate 0 $O
-expect "bad noise rate" 1 "--noise-rate: " --preset intel8 $W --noise uniform:size=1M --noise-rate fast $O
-expect "bad page size" 1 "--page-size: " --preset intel8 $W --page-size 8K $O
+expect "bad duration" 2 "--duration: 'ten' is not a whole number" --preset intel8 $W --duration ten $O
+expect "negative duration" 2 "--duration: " --preset intel8 $W --duration -5 $O
+expect "zero duration" 2 "--duration: " --preset intel8 $W --duration 0 $O
+expect "fractional seed" 2 "--seed: " --preset intel8 $W --seed 1.5 $O
+expect "bad interval" 2 "--interval: " --preset intel8 $W --interval 1e-3 $O
+expect "zero rate" 2 "--rate: " --preset intel8 $W --rate 0 $O
+expect "bad noise rate" 2 "--noise-rate: " --preset intel8 $W --noise uniform:size=1M --noise-rate fast $O
+expect "bad page size" 2 "--page-size: " --preset intel8 $W --page-size 8K $O
+# Every number has an upper bound (stated in --help): beyond it, a usage error.
+expect "duration beyond 1e12" 2 "--duration: 2e12 is outside" --preset intel8 $W --duration 2e12 $O
+expect "rate beyond 1e9" 2 "--rate: 1e10 is outside" --preset intel8 $W --rate 1e10 $O
+expect "interval beyond 1e12" 2 "--interval: 1e13 is outside" --preset intel8 $W --interval 1e13 $O
 expect "unwritable output" 1 "cannot create" --preset intel8 $W -o "$tmp/no/such/dir/o.json"
 
 # Trace files: missing, not a trace, empty, truncated, corrupt.

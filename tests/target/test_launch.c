@@ -276,6 +276,66 @@ static void test_output_to_file(void **state)
     assert_int_equal(llc_target_launch(argv, &o, &t, err, sizeof(err)), -ENOENT);
     assert_non_null(strstr(err, "target output /nonexistent-dir/out.txt"));
     assert_no_children();
+    /* A symlink is refused, and what it points to is left alone. */
+    char victim[256], link[256];
+    snprintf(victim, sizeof(victim), "%s/victim.txt", tmpdir);
+    snprintf(link, sizeof(link), "%s/link.txt", tmpdir);
+    FILE *v = fopen(victim, "w");
+    fputs("precious\n", v);
+    fclose(v);
+    assert_int_equal(symlink(victim, link), 0);
+    o.output_path = link;
+    o.output_append = false;
+    assert_int_equal(llc_target_launch(argv, &o, &t, err, sizeof(err)), -ELOOP);
+    assert_non_null(strstr(err, "is a symlink"));
+    assert_string_equal(slurp(victim), "precious\n");
+    /* A run refused between launch and start truncates nothing, and a
+     * file it created is gone again. */
+    o.output_path = victim;
+    assert_int_equal(llc_target_launch(argv, &o, &t, err, sizeof(err)), 0);
+    llc_target_destroy(t);
+    assert_string_equal(slurp(victim), "precious\n");
+    char fresh[256];
+    snprintf(fresh, sizeof(fresh), "%s/fresh.txt", tmpdir);
+    o.output_path = fresh;
+    assert_int_equal(llc_target_launch(argv, &o, &t, err, sizeof(err)), 0);
+    assert_int_equal(access(fresh, F_OK), 0);
+    llc_target_destroy(t);
+    assert_int_not_equal(access(fresh, F_OK), 0);
+    assert_no_children();
+}
+
+/* An attached process's threads get their CPU masks back at destroy. */
+static void test_attach_restores_affinity(void **state)
+{
+    (void)state;
+    cpu_set_t mine;
+    assert_int_equal(sched_getaffinity(0, sizeof(mine), &mine), 0);
+    if (CPU_COUNT(&mine) < 2) {
+        print_message("skipped: one CPU, pinning changes nothing\n");
+        skip();
+    }
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        pause();
+        _exit(0);
+    }
+    struct llc_target_options o = plain();
+    o.cpu = 1;
+    struct llc_target *t = NULL;
+    char err[LLC_ERRLEN] = "";
+    assert_int_equal(llc_target_attach(pid, &o, &t, err, sizeof(err)), 0);
+    cpu_set_t theirs;
+    assert_int_equal(sched_getaffinity(pid, sizeof(theirs), &theirs), 0);
+    assert_int_equal(CPU_COUNT(&theirs), 1);
+    llc_target_destroy(t);
+    const int got = sched_getaffinity(pid, sizeof(theirs), &theirs);
+    kill(pid, SIGKILL);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(got, 0);
+    assert_true(CPU_EQUAL(&theirs, &mine));
 }
 
 static char *allowed_list_of_target(int cpu)
@@ -328,14 +388,23 @@ static int child_check_sudo_drop(void)
 {
     setenv("SUDO_UID", "65534", 1);
     setenv("SUDO_GID", "65534", 1);
-    char path[256];
+    char path[300], userdir[256];
+    /* The output goes where the user may write: a directory of theirs. */
+    snprintf(userdir, sizeof(userdir), "%s/user", tmpdir);
+    if (chmod(tmpdir, 0711) != 0 || (mkdir(userdir, 0700) != 0 && errno != EEXIST) ||
+        chown(userdir, 65534, 65534) != 0)
+        return 9;
     snprintf(path, sizeof(path), "%s/ids.txt", tmpdir);
-    unlink(path);
     struct llc_target_options o = plain();
     o.output_path = path;
     char *argv[] = {"sh", "-c", "id -u; id -g; id -G", NULL};
     struct llc_target *t = NULL;
     char err[LLC_ERRLEN] = "";
+    /* root's directory: the user may not create files there. */
+    if (llc_target_launch(argv, &o, &t, err, sizeof(err)) != -EACCES || access(path, F_OK) == 0)
+        return 19;
+    snprintf(path, sizeof(path), "%s/ids.txt", userdir);
+    unlink(path);
     if (llc_target_launch(argv, &o, &t, err, sizeof(err)) != 0)
         return 10;
     if (!llc_target_info(t)->dropped_root || !strstr(llc_target_info(t)->user_note, "65534"))
@@ -360,8 +429,34 @@ static int child_check_sudo_drop(void)
     llc_target_destroy(t);
     if (strncmp(slurp(path), "0\n0\n", 4) != 0)
         return 17;
-    setenv("SUDO_UID", "bogus", 1);
+    /* Attaching: only to the user's own processes; root's is refused
+     * before anything is changed. */
     o.as_root = false;
+    o.output_path = NULL;
+    o.cpu = 0;
+    cpu_set_t before, after;
+    if (sched_getaffinity(getppid(), sizeof(before), &before) != 0)
+        return 20;
+    if (llc_target_attach(getppid(), &o, &t, err, sizeof(err)) != -EPERM ||
+        !strstr(err, "does not belong to uid 65534"))
+        return 21;
+    if (sched_getaffinity(getppid(), sizeof(after), &after) != 0 || !CPU_EQUAL(&before, &after))
+        return 22;
+    const pid_t mine = fork();
+    if (mine == 0) {
+        if (setgid(65534) || setuid(65534))
+            _exit(2);
+        pause();
+        _exit(0);
+    }
+    usleep(100 * 1000);
+    if (llc_target_attach(mine, &o, &t, err, sizeof(err)) != 0)
+        return 23;
+    llc_target_destroy(t);
+    kill(mine, SIGKILL);
+    waitpid(mine, NULL, 0);
+    setenv("SUDO_UID", "bogus", 1);
+    o.output_path = path;
     if (llc_target_launch(argv, &o, &t, err, sizeof(err)) != -EINVAL || !strstr(err, "SUDO_UID"))
         return 18;
     return 0;
@@ -537,6 +632,7 @@ int main(void)
         cmocka_unit_test(test_pinning),
         cmocka_unit_test(test_sudo_user),
         cmocka_unit_test(test_attach),
+        cmocka_unit_test(test_attach_restores_affinity),
         cmocka_unit_test(test_inherit_fds_and_shared_group),
         cmocka_unit_test(test_die_with_parent),
     };

@@ -29,7 +29,8 @@ expect "missing -o"        2 "missing -o" -- -- /bin/true
 expect "missing program"   2 "no program to trace" -- -o "$tmp/x.trace"
 expect "unknown option"    2 "unknown or incomplete option" -- --frobnicate
 expect "dump without show" 2 "go with --show" -- --dump 3
-expect "bad dump count"    2 "--dump wants a record count" -- --show x --dump many
+expect "bad dump count"    2 "--dump: .many. is not a whole number" -- --show x --dump many
+expect "dump beyond 1e9"   2 "--dump: 2e9 is outside" -- --show x --dump 2e9
 expect "program not found" 1 "command not found in PATH" -- -o "$tmp/x.trace" -- no-such-program-llc
 expect "program path missing" 1 "No such file or directory" -- -o "$tmp/x.trace" -- ./no/such/prog
 printf 'hello\n' >"$tmp/notexec"; chmod 644 "$tmp/notexec"

@@ -77,10 +77,12 @@ left=$(grep -l "sleep-llc-[t]race-$$" /proc/[0-9]*/cmdline 2>/dev/null || true)
 # Under sudo the program runs as the invoking user and gets the file.
 if [ "$(id -u)" = 0 ] && id -u nobody >/dev/null 2>&1; then
   uid=$(id -u nobody); gid=$(id -g nobody)
-  SUDO_UID=$uid SUDO_GID=$gid "$bin" trace -q -o "$tmp/u.trace" -- /usr/bin/id -u >"$tmp/sum4" 2>&1
+  # Outputs are created as that user, so only where the user may write.
+  chmod 711 "$tmp" && mkdir "$tmp/user" && chown "$uid:$gid" "$tmp/user"
+  SUDO_UID=$uid SUDO_GID=$gid "$bin" trace -q -o "$tmp/user/u.trace" -- /usr/bin/id -u >"$tmp/sum4" 2>&1
   head -1 "$tmp/sum4" | grep -qx "$uid" && ok "program ran as uid $uid" || bad "uid: $(head -1 "$tmp/sum4")"
-  [ "$(stat -c %u "$tmp/u.trace")" = "$uid" ] && ok "trace owned by $uid" || bad "owner of trace"
-  SUDO_UID=$uid SUDO_GID=$gid "$bin" trace -q --as-root -o "$tmp/r.trace" -- /usr/bin/id -u >"$tmp/sum5" 2>&1
+  [ "$(stat -c %u "$tmp/user/u.trace")" = "$uid" ] && ok "trace owned by $uid" || bad "owner of trace"
+  SUDO_UID=$uid SUDO_GID=$gid "$bin" trace -q --as-root -o "$tmp/user/r.trace" -- /usr/bin/id -u >"$tmp/sum5" 2>&1
   head -1 "$tmp/sum5" | grep -qx 0 && ok "--as-root keeps root" || bad "--as-root: $(head -1 "$tmp/sum5")"
 fi
 exit $fail
