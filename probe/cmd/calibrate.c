@@ -18,6 +18,7 @@
 #include "llcprobe/mapfile.h"
 #include "util/atomic_file.h"
 #include "util/cli.h"
+#include "util/stopsig.h"
 
 /* Default co-runner touch rate (touches per held line per second): 0 =
  * the per-set probe rate / (2 W^2). Measured in the simulator (intel8,
@@ -305,6 +306,8 @@ int llc_cmd_calibrate(int argc, char **argv)
     printf("wrote %s.calib.json, %s.calib.csv, %s.calib.png\n", prefix, prefix, prefix);
     status = LLC_EXIT_OK;
 out:
+    if (llc_stop_requested())
+        status = llc_stop_exit_code();
     llc_session_close(s);
     llc_calibrate_result_free(&c);
     free(st);

@@ -12,6 +12,7 @@
 #include "llcprobe/session.h"
 #include "llcprobe/sim.h"
 #include "util/cli.h"
+#include "util/stopsig.h"
 
 /* Documented ranges of map's numeric options (--help, the man page). */
 #define RATE_MIN 1e3           /* probe accesses per second */
@@ -24,13 +25,6 @@
 #define RESERVE_MAX (1u << 20)
 #define PID_MAX (1u << 30)
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-}
 
 static void usage(FILE *out)
 {
@@ -108,9 +102,9 @@ static void usage(FILE *out)
             "  -q, --quiet        no progress display\n\n"
             "Hardware backends self-test first (an aggressor thread on a known set against an\n"
             "idle control) and refuse with the measured numbers when the machine cannot show\n"
-            "contention. On SIGINT/SIGTERM the target is stopped, hugepages released, and the\n"
-            "partial map written with \"complete\": false.\n\n"
-            "exit status: 0 ok, 1 failure or refusal, 2 bad usage.\n",
+            "contention. On SIGINT, SIGTERM or SIGHUP the target is stopped, hugepages released, the\n"
+            "partial map written with \"complete\": false, and the exit status is 128 + the signal.\n\n"
+            "exit status: 0 ok, 1 failure or refusal, 2 bad usage, 128+N stopped by signal N.\n",
             SIM_RATE_MIN, SIM_RATE_MAX, SIM_RATE_MIN, SIM_RATE_MAX, UINT32_MAX, DWELL_MIN, DWELL_MAX,
             LLC_MAP_MAX_SWEEPS, RATE_MIN, RATE_MAX, DELAY_MAX, RESERVE_MAX, PID_MAX);
 }
@@ -352,7 +346,7 @@ static int map_finish(const struct map_opts *o, struct llc_session *s, const cha
     status = LLC_EXIT_OK;
     if (!r->complete) {
         llc_cli_warn(false, "map incomplete: %s", r->incomplete_reason);
-        status = stop_requested ? LLC_EXIT_FAIL : LLC_EXIT_OK;
+        status = llc_stop_requested() ? llc_stop_exit_code() : LLC_EXIT_OK;
     }
 out:
     llc_session_map_result_free(&m);
@@ -361,13 +355,11 @@ out:
 
 volatile sig_atomic_t *llc_map_cmd_signals(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    return &stop_requested;
+    /* The handlers stay until exit: the session's close, which stops the
+     * target and restores hugepages, must not be cut short by a second signal. */
+    struct llc_stop_saved saved;
+    llc_stop_install(&saved);
+    return &llc_stop_signal;
 }
 
 void llc_map_cmd_config(const struct map_opts *o, const uint32_t *sets, size_t n_sets, struct llc_session_config *c)
@@ -383,7 +375,7 @@ void llc_map_cmd_config(const struct map_opts *o, const uint32_t *sets, size_t n
         .n_sets = n_sets, .rate = o->rate, .rate_mode = (enum llc_session_rate_mode)o->rate_mode,
         .delay_nops = o->delay_nops, .no_baseline = o->no_baseline, .seed = o->seed, .argv = o->argv,
         .attach_pid = o->attach_pid, .as_root = o->as_root, .repeat = o->repeat,
-        .per_set_runs = o->per_set_runs, .target_output = o->target_output, .stop = &stop_requested,
+        .per_set_runs = o->per_set_runs, .target_output = o->target_output, .stop = &llc_stop_signal,
         .log = o->quiet ? NULL : stderr};
 }
 

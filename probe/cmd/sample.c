@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/commands.h"
 #include "cmd/fit_cmd.h"
@@ -17,6 +18,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/mapfile.h"
 #include "util/cli.h"
+#include "util/input.h"
 
 /* Documented ranges of sample's own options. */
 #define PER_POINT_MAX (1u << 20)
@@ -138,6 +140,11 @@ static int on_extra(void *ctx, int code, const char *arg)
 
 /* One line of a --sets FILE, comment cut and blanks made commas, appended
  * to *ids. */
+/* Bounds of a --sets FILE: far above any LLC's set count, far below what
+ * would exhaust memory. */
+#define SETS_LINE_MAX ((size_t)1 << 16)
+#define SETS_COUNT_MAX (1u << 22)
+
 static int read_sets_line(const char *path, size_t lineno, char *line, uint32_t **ids, size_t *n)
 {
     char err[LLC_ERRLEN];
@@ -174,30 +181,34 @@ static int read_sets_line(const char *path, size_t lineno, char *line, uint32_t 
 static int read_sets(const char *arg, uint32_t **out, size_t *n)
 {
     char err[LLC_ERRLEN], *line = NULL;
-    FILE *f = fopen(arg, "r");
-    if (!f) {
+    struct llc_lines lines;
+    struct stat st;
+    if (stat(arg, &st) < 0) {
         if (llc_map_parse_sets(arg, out, n, err, sizeof(err)) < 0)
             return llc_cli_usage("sample", "--sets: '%s' is neither a readable file nor a set list: %s", arg, err);
         return 0;
     }
+    if (llc_lines_open(&lines, arg, SETS_LINE_MAX, err, sizeof(err)) < 0)
+        return llc_cli_fail("sample", "%s", err);
     uint32_t *ids = NULL;
-    size_t count = 0, cap = 0, lineno = 0;
-    int status = LLC_EXIT_OK;
-    while (status == LLC_EXIT_OK && getline(&line, &cap, f) >= 0) {
-        lineno++;
+    size_t count = 0;
+    int status = LLC_EXIT_OK, rc;
+    while (status == LLC_EXIT_OK && (rc = llc_lines_next(&lines, &line, err, sizeof(err))) > 0) {
         const char *text = line + strspn(line, " \t\r");
         /* A fit, map or other JSON file: say so instead of quoting it. */
-        if (lineno == 1 && (*text == '{' || *text == '['))
+        if (lines.lineno == 1 && (*text == '{' || *text == '['))
             status = llc_cli_fail("sample", "%s: JSON, not a list of set ids (a fit file goes with --fit)", arg);
         else
-            status = read_sets_line(arg, lineno, line, &ids, &count);
+            status = read_sets_line(arg, lines.lineno, line, &ids, &count);
+        if (status == LLC_EXIT_OK && count > SETS_COUNT_MAX)
+            status = llc_cli_fail("sample", "%s: line %zu: more than %u set ids", arg, lines.lineno,
+                                  SETS_COUNT_MAX);
     }
-    if (status == LLC_EXIT_OK && ferror(f))
-        status = llc_cli_fail("sample", "%s: %s", arg, strerror(errno));
+    if (status == LLC_EXIT_OK && rc < 0)
+        status = llc_cli_fail("sample", "%s", err);
     if (status == LLC_EXIT_OK && count == 0)
         status = llc_cli_fail("sample", "%s: no sets in the file", arg);
-    free(line);
-    fclose(f);
+    llc_lines_close(&lines);
     if (status != LLC_EXIT_OK) {
         free(ids);
         return status;
@@ -423,7 +434,7 @@ int llc_cmd_sample(int argc, char **argv)
     }
     llc_sample_plot(&out, o.quiet);
     print_summary(&out, o.quiet);
-    status = *sc.stop ? LLC_EXIT_FAIL : LLC_EXIT_OK;
+    status = *sc.stop ? 128 + (int)*sc.stop : LLC_EXIT_OK;
 out:
     llc_sample_result_free(&r);
     llc_fit_selection_destroy(own);

@@ -146,7 +146,7 @@ pid=$!
 sleep 2
 kill -INT $pid
 wait $pid; rc=$?
-check_rc "interrupted map exits 1" 1 $rc
+check_rc "interrupted map exits 130" 130 $rc
 jcheck "partial map written" "$tmp/i.map.json" \
   'not d["complete"] and "interrupted" in d["incomplete_reason"] and any(d["sets"]["measured"])'
 
@@ -158,7 +158,7 @@ pid=$!
 sleep 3
 kill -TERM $pid
 t0=$(date +%s); wait $pid; rc=$?; t1=$(date +%s)
-check_rc "terminated global map exits 1" 1 $rc
+check_rc "terminated global map exits 143" 143 $rc
 [ $((t1 - t0)) -le 5 ] && ok "stopped within $((t1 - t0)) s" || bad "took $((t1 - t0)) s to stop"
 jcheck "partial global map written" "$tmp/gt.map.json" \
   'not d["complete"] and "interrupted" in d["incomplete_reason"] and any(d["sets"]["measured"])'
