@@ -40,8 +40,9 @@ MAP = {
     SP: {"1": "10.1", "2": "10.2", "3": "10.3", "4": "10.4", "5": "10.5", "6": "10.6",
          "7": "10.7", "8": "10.8", "9": "10.9", "10": "11", "10.1": "11.1", "10.2": "11.2",
          "11": "10"},
-    SCC: {"1": "12", "2": "12.1", "2.1": "12.1", "2.2": "12.1", "2.3": "12.1", "2.4": "12.1",
-          "7": "12", "7.1": "12.2", "7.6": "12.3"},
+    SCC: {"1": "12.1", "2": "12.2", "2.1": "12.2", "2.2": "12.2", "2.3": "12.2", "2.4": "12.2",
+          "3": "12.5", "4": "12.3", "5": "12.8", "6": "12.7", "7": "12.6", "7.1": "12.10",
+          "7.2": "12.6", "7.3": "12.6", "7.4": "12.6", "7.5": "12.6", "7.6": "12.11"},
     CL: {},
 }
 PART = {GS: "1-§5", SC: "6-§9", SP: "10-§11", SCC: "12", CL: "13"}
@@ -61,6 +62,11 @@ DEFAULT = [
     ("phase/", SP), ("include/llcprobe/phase.h", SP), ("include/llcprobe/sampling.h", SP),
     ("probe/sampling/", SP), ("probe/cmd/phase", SP), ("tests/phase", SP),
     ("scripts/eval-phase.sh", SP), ("scripts/phase-overhead.py", SP),
+    ("statmodel/contention", SCC), ("include/llcprobe/contention.h", SCC),
+    ("include/llcprobe/profile.h", SCC), ("probe/profile/", SCC), ("probe/cmd/predict", SCC),
+    ("probe/cmd/profile", SCC), ("probe/cmd/study", SCC), ("tests/contention/", SCC),
+    ("tests/predictcli/", SCC), ("tests/profile/", SCC), ("scripts/eval-predict.sh", SCC),
+    ("scripts/bench-predict.sh", SCC),
 ]
 
 PAPERS_SHORT = {"000": "the phase-guided profiling paper", "001": "the StatCache paper",
