@@ -204,6 +204,11 @@ static int read_sets(const char *arg, uint32_t **out, size_t *n)
     return LLC_EXIT_OK;
 }
 
+int llc_sample_read_sets(const char *arg, uint32_t **out, size_t *n)
+{
+    return read_sets(arg, out, n);
+}
+
 int llc_cmd_sample(int argc, char **argv)
 {
     static const struct option extra[] = {

@@ -48,4 +48,8 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
                      double rate, volatile sig_atomic_t *stop, bool want_truth,
                      int (*restart)(void *ctx, char *err, size_t errlen), void *restart_ctx);
 
+/* The sets of `--sets FILE|LIST` (sample.c): *out malloc'd. 0, or the exit
+ * code after printing the one-line error. Also what tests/fuzz feeds. */
+int llc_sample_read_sets(const char *arg, uint32_t **out, size_t *n);
+
 #endif
