@@ -41,7 +41,7 @@ echo "== fuzz: every corpus input once (ctest, $build/)"
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
 
 if (($# == 0)); then
-  set -- $(cd tests/fuzz/corpus && ls)
+  set -- $(cd "$build" && ls fuzz_* | sed 's/^fuzz_//')
 fi
 echo "== fuzz: $secs s per harness"
 work=$(mktemp -d)

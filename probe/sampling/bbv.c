@@ -46,6 +46,10 @@ static int parse_line(char *line, size_t w, size_t lineno, struct entry **v, siz
         const unsigned long long id = strtoull(p + 1, &end, 10);
         if (end == p + 1 || *end != ':' || id == 0)
             goto bad;
+        /* exp-bbv numbers blocks from 1 as it meets them; the matrix is dense in ids. */
+        if (id > LLC_SAMPLING_BBV_MAX_ID)
+            return llc_errf(err, errlen, -E2BIG, "line %zu: block id %llu is over the limit of %u",
+                            lineno, id, LLC_SAMPLING_BBV_MAX_ID);
         p = end + 1;
         const unsigned long long count = strtoull(p, &end, 10);
         if (end == p)
@@ -84,9 +88,9 @@ int llc_sampling_bbv_read(const char *path, struct llc_sampling_bbv *out, char *
         rc = llc_errf(err, errlen, -EPROTO, "%s: no exp-bbv intervals in it", path);
         goto out;
     }
-    if (windows > SIZE_MAX / sizeof(double) / dim) {
-        rc = llc_errf(err, errlen, -E2BIG, "%s: %zu windows x %zu blocks is too large", path,
-                      windows, dim);
+    if (windows > LLC_SAMPLING_BBV_MAX_CELLS / dim) {
+        rc = llc_errf(err, errlen, -E2BIG, "%s: %zu windows x %zu blocks is over the limit of %zu",
+                      path, windows, dim, LLC_SAMPLING_BBV_MAX_CELLS);
         goto out;
     }
     out->rows = calloc(windows * dim, sizeof(double));
