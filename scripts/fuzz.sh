@@ -46,7 +46,7 @@ fi
 echo "== fuzz: $secs s per harness"
 work=$(mktemp -d)
 trap 'rm -f "$probe"; rm -rf "$work"' EXIT
-total_execs=0 total_crashes=0
+total_execs=0 total_crashes=0 total_slow=0
 for name in "$@"; do
   bin=$build/fuzz_$name
   [ -x "$bin" ] || { echo "fuzz: no harness $name" >&2; exit 2; }
@@ -59,9 +59,17 @@ for name in "$@"; do
     >"$work/$name/log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$name/log" | tail -n1)
   cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$work/$name/log" | tail -n1 || true)
-  crashes=$(find "$work/$name/crashes" -type f | wc -l)
+  # crash-, leak-, timeout-, oom- inputs fail; slow-unit- ones (over 10 s, load
+  # dependent) are kept and counted but do not.
+  crashes=$(find "$work/$name/crashes" -type f ! -name 'slow-unit-*' | wc -l)
+  slow=$(find "$work/$name/crashes" -type f -name 'slow-unit-*' | wc -l)
   if ((rc != 0 && crashes == 0)); then
     crashes=1 # died without leaving an input (out of memory in the harness itself, ...)
+  fi
+  if ((slow > 0)); then
+    mkdir -p "$build/crashes/$name"
+    cp "$work/$name/crashes/"slow-unit-* "$build/crashes/$name/"
+    echo "fuzz: $name: $slow input(s) took over 10 s, kept in $build/crashes/$name/" >&2
   fi
   if ((crashes > 0)); then
     mkdir -p "$build/crashes/$name"
@@ -70,12 +78,14 @@ for name in "$@"; do
     echo "fuzz: $name: exit $rc; inputs kept in $build/crashes/$name/, log:" >&2
     tail -n 30 "$work/$name/log" >&2
   fi
-  printf '%-14s execs %10s  %-22s crashes %s\n' "$name" "${execs:-0}" "${cov:-cov: ? ft: ?}" "$crashes"
+  printf '%-14s execs %10s  %-22s crashes %s  slow %s\n' "$name" "${execs:-0}" "${cov:-cov: ? ft: ?}" "$crashes" "$slow"
   total_execs=$((total_execs + ${execs:-0}))
   total_crashes=$((total_crashes + crashes))
+  total_slow=$((total_slow + slow))
 done
 echo "fuzz_harnesses: $# 1"
 echo "fuzz_seconds_per_harness: $secs s"
 echo "fuzz_execs_total: $total_execs 1"
+echo "fuzz_slow_inputs: $total_slow 1"
 echo "fuzz_crashes: $total_crashes 1"
 ((total_crashes == 0))

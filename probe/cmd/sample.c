@@ -154,6 +154,11 @@ static int read_sets_line(const char *path, size_t lineno, char *line, uint32_t 
     size_t m;
     if (llc_map_parse_sets(line, &more, &m, err, sizeof(err)) < 0)
         return llc_cli_fail("sample", "%s: line %zu: %s", path, lineno, err);
+    if (*n + m > LLC_MAP_MAX_SET_IDS) {
+        free(more);
+        return llc_cli_fail("sample", "%s: line %zu: more than %u sets in the file", path, lineno,
+                            LLC_MAP_MAX_SET_IDS);
+    }
     uint32_t *all = realloc(*ids, (*n + m) * sizeof(**ids));
     if (!all) {
         free(more);
