@@ -34,14 +34,14 @@ if ! fuzzer_links "$probe"; then
   fuzzer_links "$probe" || { echo "fuzz: clang cannot link -fsanitize=fuzzer" >&2; exit 1; }
 fi
 
-build=build-fuzz
+build="build-fuzz"
 cmake -S . -B "$build" -DLLCPROBE_FUZZ=ON -DCMAKE_C_COMPILER=clang >/dev/null
 cmake --build "$build" -j"$(nproc)" --target fuzzers >/dev/null
 echo "== fuzz: every corpus input once (ctest, $build/)"
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
 
 if (($# == 0)); then
-  set -- $(cd "$build" && ls fuzz_* | sed 's/^fuzz_//')
+  for bin in "$build"/fuzz_*; do set -- "$@" "${bin##*/fuzz_}"; done
 fi
 echo "== fuzz: $secs s per harness"
 work=$(mktemp -d)
