@@ -7,8 +7,9 @@
 #      backend if one passes its checks here, else the reason, and the same
 #      program through the simulator (traced under valgrind first);
 #   4. the Gaussian fit of the map and 25-set sampling over time, the
-#      miss-ratio curve, the program's phases.
-# Outputs go to out/demo.*.
+#      miss-ratio curve, the program's phases (offline on the trace, and
+#      live on a longer run whose phases last longer than a window).
+# Outputs go to out/demo.*. Every figure the demo prints itself has its unit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -36,18 +37,43 @@ if "$bin" --help | grep -q "^  fit "; then
 fi
 if "$bin" --help | grep -q "^  sample " && [ -f out/demo.trace ]; then
   echo "== llcprobe sample --gaussian25 --fit out/demo.fit.json --backend sim --preset amd32 --trace out/demo.trace"
-  "$bin" sample --gaussian25 --fit out/demo.fit.json --backend sim --preset amd32 --trace out/demo.trace \
-    -o out/demo || echo "(sample failed: see above)"
+  if "$bin" sample --gaussian25 --fit out/demo.fit.json --backend sim --preset amd32 --trace out/demo.trace \
+      -o out/demo; then
+    # The same intervals with their units (from out/demo.sample.json).
+    python3 - out/demo.sample.json <<'PY' || true
+import json, sys
+d = json.load(open(sys.argv[1]))
+n, sets = d["sets_total"], len(d["sets"])
+print(f"per interval ({d['interval_s'] * 1e3:g} simulated ms each; {sets} of {n} sets probed):")
+print(f"  time (ms)   misses in the {sets} sets   whole-cache estimate: stratified (scale-up)   true occupancy (% of LLC)")
+for i in d["intervals"]:
+    occ = i.get("true_occupancy_pct_llc")
+    occ = "-" if occ is None else f"{occ:.2f}%"
+    est = f"{i['stratified']:.0f} ({i['scale_up']:.0f})"
+    print(f"  {i['t_start'] * 1e3:3.0f}-{i['t_end'] * 1e3:<5.0f}  {i['sampled_misses']:>21.0f}   {est:>43}   {occ:>25}")
+t = d["total"]
+print(f"whole run: {t['stratified']:.0f} probe misses estimated for all {n} sets (stratified; scale-up "
+      f"{t['scale_up']:.0f}, ratio {t['ratio']:.0f}) from {t['sampled_misses']:.0f} misses in {sets} sets")
+PY
+  else
+    echo "(sample failed: see above)"
+  fi
 fi
 
 if "$bin" --help | grep -q "^  mrc "; then
   [ -f out/demo.trace ] || "$bin" trace -q -o out/demo.trace -- "$app"
-  echo "== llcprobe mrc --trace out/demo.trace --rate 0.01"
+  echo "== llcprobe mrc --trace out/demo.trace --rate 0.01   (miss ratio = misses per memory reference)"
   "$bin" mrc -o out/demo --trace out/demo.trace --rate 0.01 || echo "(mrc failed: see above)"
 fi
 if "$bin" --help | grep -q "^  phase "; then
-  echo "== llcprobe phase -- $app 300   (live, about a second natively)"
-  "$bin" phase -o out/demo -- "$app" 300 || echo "(phase failed: see above)"
+  if [ -f out/demo.trace ]; then
+    echo "== llcprobe phase --trace out/demo.trace --window 250000   (offline: windows of 250 000 instructions)"
+    "$bin" phase -o out/demo-trace --trace out/demo.trace --window 250000 || echo "(phase failed: see above)"
+  fi
+  # demo_app 10000 2000: 20 000 rounds in blocks of 2000 of each phase, about
+  # 4 s of CPU, so each phase spans several 200 ms windows.
+  echo "== llcprobe phase --window-ms 200 -- $app 10000 2000   (live: windows of 200 ms of the program's CPU time)"
+  "$bin" phase --window-ms 200 -o out/demo -- "$app" 10000 2000 || echo "(phase failed: see above)"
 fi
 echo "== outputs"
 ls -l out/demo.* | awk '{print $5, $9}'

@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Installs what llcprobe needs (Debian packages) and builds it into build/.
 # Idempotent: installs only what is missing, runs apt-get update at most once.
-# Usage: scripts/setup.sh [--sanitize]   (--sanitize builds build-asan/ instead)
+# Then installs the program, its runtime, headers, man page and pkg-config
+# file under a prefix, so `man llcprobe` finds the page: /usr/local when run
+# as root, else ~/.local (man finds ~/.local/share/man when ~/.local/bin is
+# on PATH).
+# Usage: scripts/setup.sh [--sanitize] [--prefix DIR] [--no-install]
+#   --sanitize  build build-asan/ (ASan+UBSan) instead; never installed
+#   --prefix    install under DIR (also LLCPROBE_PREFIX)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,10 +32,28 @@ fi
 
 build=build
 flags=()
-if [ "${1:-}" = "--sanitize" ]; then
-  build=build-asan
-  flags=(-DLLCPROBE_SANITIZE=ON)
-fi
+install=1
+prefix=${LLCPROBE_PREFIX:-}
+while (($#)); do
+  case "$1" in
+    --sanitize) build=build-asan; flags=(-DLLCPROBE_SANITIZE=ON); install=0 ;;
+    --prefix) prefix=${2:?--prefix needs a directory}; shift ;;
+    --prefix=*) prefix=${1#--prefix=} ;;
+    --no-install) install=0 ;;
+    *) echo "setup: unknown option $1 (see the comment at the top of $0)" >&2; exit 2 ;;
+  esac
+  shift
+done
 cmake -S . -B "$build" "${flags[@]}" >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
 echo "setup: built $build/llcprobe" >&2
+if ((install)); then
+  if [ -z "$prefix" ]; then
+    if [ "$(id -u)" -eq 0 ]; then prefix=/usr/local; else prefix=$HOME/.local; fi
+  fi
+  cmake --install "$build" --prefix "$prefix" >/dev/null
+  echo "setup: installed under $prefix (man llcprobe; $prefix/bin/llcprobe)" >&2
+  if ! MANPAGER=cat man -w llcprobe >/dev/null 2>&1; then
+    echo "setup: man does not search $prefix/share/man yet: add $prefix/bin to PATH or $prefix/share/man to MANPATH" >&2
+  fi
+fi

@@ -169,6 +169,9 @@ struct llc_map_sim_options {
     /* Baseline sweep (spec §1.2): no target at all (workload and trace
      * ignored); noise and co-runners still run. */
     bool baseline;
+    /* Polled between the slices of a dwell: a long dwell (a global map is
+     * one) ends early when it is set, with the counts so far. May be NULL. */
+    volatile sig_atomic_t *stop;
 };
 void llc_map_sim_options_default(struct llc_map_sim_options *o);
 

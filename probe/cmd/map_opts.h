@@ -1,5 +1,5 @@
-/* Options of `llcprobe map`, shared by its option parser, its simulator
- * path and its hardware path. */
+/* Options of `llcprobe map`, parsed for map and for the commands built on
+ * its options (sample, calibrate). */
 #ifndef LLC_CMD_MAP_OPTS_H
 #define LLC_CMD_MAP_OPTS_H
 
@@ -10,18 +10,8 @@
 #include <stdio.h>
 
 #include "llcprobe/map.h"
+#include "llcprobe/session.h"
 
-struct map_opts;
-
-/* What runs once the backend is ready: llc_map_cmd_finish for `map`;
- * `sample` and `calibrate` put their own stage here (arguments as
- * llc_map_cmd_finish). */
-typedef int (*map_stage_fn)(const struct map_opts *o, struct llc_map_backend *b, const char *machine,
-                            const char *target, double rate, volatile sig_atomic_t *stop, bool want_truth,
-                            int (*restart)(void *ctx, char *err, size_t errlen), void *restart_ctx);
-
-/* How the probe rate is set: given, chosen against a planted pattern, or
- * by the spec's linear-regime rule (§1.3). */
 enum map_rate_mode { MAP_RATE_GIVEN = 0, MAP_RATE_AUTO, MAP_RATE_LINEAR };
 
 struct map_opts {
@@ -43,49 +33,32 @@ struct map_opts {
     int attach_pid;
     bool as_root, repeat, per_set_runs, quiet, small_pages_ok;
     char **argv;                  /* the target command after -- */
-    map_stage_fn stage;           /* NULL = llc_map_cmd_finish */
-    void *stage_ctx;
-    /* sample --calibration, calibrate: the occupancy search's cycle; a
-     * hardware backend checks a slow idle walk at that pace before the
-     * target starts (llc_map_hw_options). 0 = no search. */
-    double search_cycle_s;
-    unsigned calib_lines;         /* sim: calibration co-runner (llc_map_sim_options) */
-    double calib_rate;
+    double search_cycle_s;        /* sample --calibration, calibrate */
     enum map_rate_mode rate_mode;
-    /* Set by the path that chose the rate, for the output; NULL = given. */
-    const struct llc_map_rate_selection *rate_selection;
-    /* Set by the path that measured a baseline sweep (spec §1.2); NULL = none. */
-    const struct llc_map_baseline *baseline;
     bool no_baseline;             /* --no-baseline */
-    const char *prefetch;         /* set by the path: what was done about prefetchers */
 };
 
 /* Extra options of a command built on map's (codes >= 512): on_extra
- * returns 0, 1 for --help handled, or an exit status. */
+ * returns 0 or a usage exit status. */
 struct map_cmd_extra {
     const struct option *longopts; /* terminated by a zero entry */
     int (*on_extra)(void *ctx, int code, const char *arg);
     void *ctx;
     void (*usage)(FILE *out);
+    bool own_target;               /* the command supplies its target (calibrate) */
 };
 
-/* Parses map's options (and extra ones) for command cmd. Returns 0, 1 when
- * --help was printed, or the usage exit status. */
-int llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o, const struct map_cmd_extra *x);
+/* What the option parser found: go on, help printed (exit 0), or a usage
+ * error (exit 2, the message printed). */
+enum map_parse { MAP_PARSE_RUN = 0, MAP_PARSE_HELP, MAP_PARSE_USAGE };
+
+/* Parses map's options (and extra ones) for command cmd. */
+enum map_parse llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o,
+                                 const struct map_cmd_extra *x);
 /* SIGINT/SIGTERM set *stop (returned). */
 volatile sig_atomic_t *llc_map_cmd_signals(void);
-/* Runs the command's stage on the backend its options describe. */
-int llc_map_cmd_dispatch(const struct map_opts *o);
-
-/* The two paths; each returns the exit status. stop is set by signals. */
-int llc_map_cmd_sim(const struct map_opts *o, volatile sig_atomic_t *stop);
-int llc_map_cmd_hw(const struct map_opts *o, volatile sig_atomic_t *stop);
-
-/* Shared by both paths: runs the plan on a ready backend, writes
- * PREFIX.map.json and PREFIX.map.csv, prints the summary. truth may be NULL. */
-int llc_map_cmd_finish(const struct map_opts *o, struct llc_map_backend *b, const char *machine,
-                       const char *target, double rate, volatile sig_atomic_t *stop,
-                       bool want_truth, int (*restart)(void *ctx, char *err, size_t errlen),
-                       void *restart_ctx);
+/* The session configuration of parsed options (sets: --sets parsed),
+ * for a map; sample and calibrate change the purpose. */
+void llc_map_cmd_config(const struct map_opts *o, const uint32_t *sets, size_t n_sets, struct llc_session_config *c);
 
 #endif

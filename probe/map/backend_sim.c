@@ -61,6 +61,7 @@ struct sim_backend {
     /* Baseline backend (no target): measure() runs for the simulated
      * dwell counted over every agent, at counted_rate accesses per ns. */
     bool baseline;
+    volatile sig_atomic_t *stop; /* ends a dwell early */
     double counted_rate;
     double target_rate, probe_rate;
     double built_rate;          /* probe_rate as built (probe_set's pace 0) */
@@ -428,7 +429,7 @@ static int sim_measure(void *ctx, const uint32_t *units, size_t n, double dwell_
     uint64_t slices = total / (s->units / 8 + 1);
     slices = slices < 1 ? 1 : slices > TRUTH_SAMPLES ? TRUTH_SAMPLES : slices;
     int rc = 0;
-    for (uint64_t k = 0; k < slices && rc == 0; k++) {
+    for (uint64_t k = 0; k < slices && rc == 0 && !(s->stop && *s->stop); k++) {
         const struct llc_simrun_limits lim = {.duration = total * (k + 1) / slices - total * k / slices};
         rc = llc_simrun_run(s->run, &lim, err, errlen);
         if (rc < 0)
@@ -637,6 +638,7 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     }
     s->target_rate = opt->target_rate;
     s->baseline = opt->baseline;
+    s->stop = opt->stop;
     s->counted_rate = opt->target_rate;
     s->line_size = g->line_size;
     s->runs = 1;

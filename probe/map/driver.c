@@ -134,6 +134,13 @@ int llc_map_run(struct llc_map_backend *b, const struct llc_map_plan *p, struct 
                 r->measured[grp[i]] = true;
                 r->dwell_s[grp[i]] += p->dwell_s;
             }
+            /* A backend may end a dwell early on the stop flag (the
+             * simulator's global map is one long dwell): that sweep is
+             * partial. */
+            if (p->stop && *p->stop) {
+                stopped = true;
+                break;
+            }
             if (p->progress)
                 p->progress(p->progress_ctx, ((double)sw * groups + g + 1) / ((double)p->sweeps * groups));
             if (rc == 1) {

@@ -3,7 +3,10 @@
  *   phase A: streaming passes over a large array (no reuse within the LLC
  *            of a small cache, perfect spatial locality);
  *   phase B: random lookups in a hash table of a few hundred KiB (high reuse).
- * Usage: demo_app [scale]   (scale 1 ~ 2 M memory references) */
+ * Usage: demo_app [scale [block]]   (scale 1 ~ 2 M memory references)
+ * block: rounds of each phase run back to back (default 1: A B A B ...);
+ * a large block makes each phase last long enough for live phase detection,
+ * whose windows are tenths of a second of CPU time. Same checksum. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +22,9 @@ static uint64_t next_random(uint64_t *s)
 int main(int argc, char **argv)
 {
     const long scale = argc > 1 ? strtol(argv[1], NULL, 10) : 1;
-    if (scale < 1 || scale > 1000) {
-        fprintf(stderr, "demo_app: scale must be 1..1000\n");
+    const long block = argc > 2 ? strtol(argv[2], NULL, 10) : 1;
+    if (scale < 1 || scale > 100000 || block < 1 || block > 100000) {
+        fprintf(stderr, "demo_app: scale must be 1..100000, block 1..100000\n");
         return 2;
     }
     const size_t stream_len = (size_t)4 << 20;   /* 4 MiB of bytes, read as 64-bit words */
@@ -37,13 +41,16 @@ int main(int argc, char **argv)
         table[i] = i * 7;
 
     uint64_t sum = 0, seed = 42;
-    for (long round = 0; round < 2 * scale; round++) {
-        /* phase A: one streaming pass, every 8th word (one per line) */
-        for (size_t i = 0; i < stream_len / 8; i += 8)
-            sum += stream[i];
+    for (long done = 0; done < 2 * scale; done += block) {
+        const long n = 2 * scale - done < block ? 2 * scale - done : block;
+        /* phase A: streaming passes, every 8th word (one per line) */
+        for (long r = 0; r < n; r++)
+            for (size_t i = 0; i < stream_len / 8; i += 8)
+                sum += stream[i];
         /* phase B: random lookups */
-        for (int i = 0; i < 150000; i++)
-            sum += table[next_random(&seed) % table_len];
+        for (long r = 0; r < n; r++)
+            for (int i = 0; i < 150000; i++)
+                sum += table[next_random(&seed) % table_len];
     }
     printf("demo_app: checksum %llu\n", (unsigned long long)sum);
     free(stream);

@@ -60,6 +60,18 @@ long_opts <"$tmp/all_help" | cat - "$tmp/extra" | sort -u >"$tmp/known"
 unknown=$(long_opts <"$tmp/page.txt" | comm -23 - "$tmp/known" | tr '\n' ' ')
 [ -z "$unknown" ] && ok "every long option in the page exists" || bad "options in the page that the binary lacks: $unknown"
 
+# The documented ranges of numeric options (map, sample, calibrate parse
+# them with llc_opt_*): every LO..HI range of the --help text is in the
+# command's section of the page.
+for cmd in map sample calibrate; do
+  [ -s "$tmp/help.$cmd" ] || continue
+  missing=
+  for r in $(grep -oE '[0-9][0-9.e^+-]*\.\.[0-9][0-9.e^+-]*[0-9]' "$tmp/help.$cmd" | sort -u); do
+    grep -qF -- "$r" "$tmp/sec.$cmd" || missing="$missing $r"
+  done
+  [ -z "$missing" ] && ok "$cmd: option ranges of --help in the page" || bad "$cmd: ranges not in the page:$missing"
+done
+
 # Output files the help texts name (PREFIX.x.y) are in FILES.
 sed -n '/^\.SH FILES/,/^\.SH /p' "$tmp/page.txt" >"$tmp/files"
 missing=

@@ -74,6 +74,36 @@ check_rc "set out of range" 1 $?
 "$bin" map --rate 1e6 --delay 10 -- /bin/true 2>/dev/null; check_rc "rate and delay" 2 $?
 "$bin" map --workload uniform:size=1M -- /bin/true 2>/dev/null; check_rc "workload without sim" 2 $?
 "$bin" map --help | grep -q "usage: llcprobe map" && ok "--help" || bad "--help"
+# Every numeric option has a range: a rate the simulator would take
+# forever over is refused up front.
+"$bin" map --backend sim --preset intel8 --workload uniform:size=1M --mode sets --sets 0 --rate 1e12 2>"$tmp/e"
+check_rc "--rate 1e12" 2 $?; grep -q "^llcprobe: map: --rate: 1e12 is outside \[1000, 1e+10\]" "$tmp/e" && ok "names the range" \
+  || bad "$(cat "$tmp/e")"
+"$bin" map --backend sim --workload uniform:size=1M --dwell 1e9 2>/dev/null; check_rc "--dwell 1e9" 2 $?
+"$bin" map --backend sim --workload uniform:size=1M --target-rate 100 2>/dev/null; check_rc "--target-rate 100" 2 $?
+"$bin" map --backend sim --workload uniform:size=1M --sweeps 65 2>/dev/null; check_rc "--sweeps 65" 2 $?
+map_help=$("$bin" map --help)
+for r in "1e-09..10" "1e-06..3600" "1..64" "1000..1e+10" "1..1000000" "1..1048576" "0..2^64-1"; do
+  grep -qF -- "$r" <<<"$map_help" || bad "map --help does not state the range $r"
+done
+
+# --- simulator with a program: its output goes to --target-output, never
+# through a symlink (the file is opened after the checks that can refuse) ---
+if command -v valgrind >/dev/null; then
+  "$bin" map --backend sim --preset intel8 --rate 1e8 --dwell 0.0002 --sweeps 1 --no-baseline -q \
+    --target-output "$tmp/t.out" -o "$tmp/p" -- /bin/echo hello-from-target >"$tmp/p.stdout" 2>"$tmp/e"
+  check_rc "sim map of a program" 0 $?
+  grep -q hello-from-target "$tmp/t.out" && ok "target output in the file" || bad "target output: $(cat "$tmp/t.out")"
+  grep -q hello-from-target "$tmp/p.stdout" && bad "target output on llcprobe's stdout" || ok "not on llcprobe's stdout"
+  echo keep >"$tmp/victim"; ln -s "$tmp/victim" "$tmp/link"
+  "$bin" map --backend sim --preset intel8 --rate 1e8 --dwell 0.0002 --sweeps 1 --no-baseline -q \
+    --target-output "$tmp/link" -o "$tmp/p2" -- /bin/echo hello >/dev/null 2>"$tmp/e"
+  check_rc "--target-output through a symlink" 1 $?
+  [ "$(cat "$tmp/victim")" = keep ] && ok "symlink target untouched" || bad "symlink followed"
+  "$bin" map --backend sim --preset nope --target-output "$tmp/never" -- /bin/echo hello >/dev/null 2>&1
+  check_rc "refused before tracing" 2 $?
+  [ -e "$tmp/never" ] && bad "target output created before the checks" || ok "no target output on refusal"
+fi
 
 # --- hardware path: whatever this machine is, it either maps or refuses
 # with one line, and leaves no hugepage reserved and no child running ---
@@ -118,6 +148,19 @@ kill -INT $pid
 wait $pid; rc=$?
 check_rc "interrupted map exits 1" 1 $rc
 jcheck "partial map written" "$tmp/i.map.json" \
+  'not d["complete"] and "interrupted" in d["incomplete_reason"] and any(d["sets"]["measured"])'
+
+# --- SIGTERM in a global simulator map (one long group): the dwell ends
+# early and the partial map is written ---
+"$bin" map --backend sim --preset intel8 --workload uniform:size=16M --mode global --dwell 20 --sweeps 1 \
+  --no-baseline --rate 1e8 -o "$tmp/gt" -q >/dev/null 2>&1 &
+pid=$!
+sleep 3
+kill -TERM $pid
+t0=$(date +%s); wait $pid; rc=$?; t1=$(date +%s)
+check_rc "terminated global map exits 1" 1 $rc
+[ $((t1 - t0)) -le 5 ] && ok "stopped within $((t1 - t0)) s" || bad "took $((t1 - t0)) s to stop"
+jcheck "partial global map written" "$tmp/gt.map.json" \
   'not d["complete"] and "interrupted" in d["incomplete_reason"] and any(d["sets"]["measured"])'
 
 exit $fail

@@ -55,6 +55,10 @@ jcheck "global: every set, estimate = sum" "$tmp/a.sample.json" \
 "$bin" sample "${sim[@]}" --random 5 --global >/dev/null 2>&1; check_rc "two set choices" 2 $?
 "$bin" sample "${sim[@]}" --interval 0 >/dev/null 2>&1; check_rc "bad --interval" 2 $?
 "$bin" sample --help | grep -q "^usage: llcprobe sample" && ok "--help" || bad "--help"
+"$bin" sample "${sim[@]}" --interval 1e9 2>"$tmp/e" >/dev/null; check_rc "--interval 1e9" 2 $?
+grep -q "^llcprobe: sample: --interval: 1e9 is outside \[1e-06, 3600\]" "$tmp/e" && ok "names the range" || bad "$(cat "$tmp/e")"
+"$bin" sample "${sim[@]}" --intervals 0 >/dev/null 2>&1; check_rc "--intervals 0" 2 $?
+"$bin" sample "${sim[@]}" --random 999999999 >/dev/null 2>&1; check_rc "--random 999999999" 2 $?
 "$bin" sample "${sim[@]}" --fit "$tmp/g.map.json" -o "$tmp/x" >/dev/null 2>"$tmp/e"; rc=$?
 [ $rc = 1 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -qF "$tmp/g.map.json: format: 'llcprobe-map' is not llcprobe-fit" "$tmp/e" \
   && ok "foreign --fit file" || bad "foreign --fit: exit $rc: $(cat "$tmp/e")"

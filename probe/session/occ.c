@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/sample_out.h"
+#include "llcprobe/session.h"
 #include "llcprobe/common.h"
 
 void llc_occ_params_default(struct llc_occ_params *p)
