@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: setup, build, ctest (normal build, then ASan+UBSan).
+# The whole test suite: setup, build, ctest (normal build, then ASan+UBSan),
+# then a short fuzzing run of every input parser.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -16,3 +17,8 @@ scripts/setup.sh --sanitize
 echo "== ctest (build-asan/, AddressSanitizer + UndefinedBehaviorSanitizer)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 900
+
+# Every parser fuzzed on every run, a short fixed budget (scripts/fuzz.sh:
+# corpus inputs once, then 10 s per harness; builds build-fuzz/ with clang).
+echo "== fuzz (build-fuzz/, libFuzzer + AddressSanitizer + UndefinedBehaviorSanitizer)"
+scripts/fuzz.sh 10

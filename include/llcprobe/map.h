@@ -303,7 +303,9 @@ int llc_map_run(struct llc_map_backend *b, const struct llc_map_plan *plan,
 void llc_map_result_free(struct llc_map_result *r);
 
 /* Parses a unit list like "0-15,100,4096-4100" (ids unchecked against a
- * geometry: llc_map_run does that). *out is malloc'd. */
+ * geometry: llc_map_run does that; at most LLC_MAP_MAX_SET_IDS of them,
+ * more than any LLC has sets). *out is malloc'd. */
+#define LLC_MAP_MAX_SET_IDS (1u << 22)
 int llc_map_parse_sets(const char *list, uint32_t **out, size_t *n, char *err, size_t errlen);
 
 /* Summary over measured units not excluded: misses per unit. */

@@ -226,6 +226,8 @@ const char *llc_sampling_trace_command(const struct llc_sampling_trace *t);
 
 /* Reads valgrind exp-bbv output ("T:id:count :id:count ..." per interval)
  * as dense rows: rows[w * dim + (id - 1)], dim = largest block id. */
+#define LLC_SAMPLING_BBV_MAX_ID (1u << 24)               /* largest block id */
+#define LLC_SAMPLING_BBV_MAX_CELLS ((size_t)1 << 27)      /* windows x dim: 1 GiB of rows */
 struct llc_sampling_bbv {
     double *rows;
     size_t windows, dim;

@@ -140,10 +140,9 @@ static int on_extra(void *ctx, int code, const char *arg)
 
 /* One line of a --sets FILE, comment cut and blanks made commas, appended
  * to *ids. */
-/* Bounds of a --sets FILE: far above any LLC's set count, far below what
- * would exhaust memory. */
+/* Longest line of a --sets FILE (its id count is bounded by
+ * LLC_MAP_MAX_SET_IDS, in read_sets_line). */
 #define SETS_LINE_MAX ((size_t)1 << 16)
-#define SETS_COUNT_MAX (1u << 22)
 
 static int read_sets_line(const char *path, size_t lineno, char *line, uint32_t **ids, size_t *n)
 {
@@ -164,6 +163,11 @@ static int read_sets_line(const char *path, size_t lineno, char *line, uint32_t 
     size_t m;
     if (llc_map_parse_sets(line, &more, &m, err, sizeof(err)) < 0)
         return llc_cli_fail("sample", "%s: line %zu: %s", path, lineno, err);
+    if (*n + m > LLC_MAP_MAX_SET_IDS) {
+        free(more);
+        return llc_cli_fail("sample", "%s: line %zu: more than %u sets in the file", path, lineno,
+                            LLC_MAP_MAX_SET_IDS);
+    }
     uint32_t *all = realloc(*ids, (*n + m) * sizeof(**ids));
     if (!all) {
         free(more);
@@ -192,7 +196,7 @@ static int read_sets(const char *arg, uint32_t **out, size_t *n)
         return llc_cli_fail("sample", "%s", err);
     uint32_t *ids = NULL;
     size_t count = 0;
-    int status = LLC_EXIT_OK, rc;
+    int status = LLC_EXIT_OK, rc = 0;
     while (status == LLC_EXIT_OK && (rc = llc_lines_next(&lines, &line, err, sizeof(err))) > 0) {
         const char *text = line + strspn(line, " \t\r");
         /* A fit, map or other JSON file: say so instead of quoting it. */
@@ -200,9 +204,6 @@ static int read_sets(const char *arg, uint32_t **out, size_t *n)
             status = llc_cli_fail("sample", "%s: JSON, not a list of set ids (a fit file goes with --fit)", arg);
         else
             status = read_sets_line(arg, lines.lineno, line, &ids, &count);
-        if (status == LLC_EXIT_OK && count > SETS_COUNT_MAX)
-            status = llc_cli_fail("sample", "%s: line %zu: more than %u set ids", arg, lines.lineno,
-                                  SETS_COUNT_MAX);
     }
     if (status == LLC_EXIT_OK && rc < 0)
         status = llc_cli_fail("sample", "%s", err);
@@ -216,6 +217,11 @@ static int read_sets(const char *arg, uint32_t **out, size_t *n)
     *out = ids;
     *n = count;
     return LLC_EXIT_OK;
+}
+
+int llc_sample_read_sets(const char *arg, uint32_t **out, size_t *n)
+{
+    return read_sets(arg, out, n);
 }
 
 /* Gaussian-25 without --fit: map every set, fit, select; the selection is

@@ -22,4 +22,8 @@ int llc_sample_write(const struct sample_output *so, char *err, size_t errlen);
 /* PREFIX.sample.png; a missing gnuplot is a warning. */
 void llc_sample_plot(const struct sample_output *so, bool quiet);
 
+/* The sets of `--sets FILE|LIST` (sample.c): *out malloc'd. 0, or the exit
+ * code after printing the one-line error. Also what tests/fuzz feeds. */
+int llc_sample_read_sets(const char *arg, uint32_t **out, size_t *n);
+
 #endif

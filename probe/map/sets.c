@@ -31,11 +31,16 @@ int llc_map_parse_sets(const char *list, uint32_t **out, size_t *n, char *err, s
         }
         if (!dash)
             hi = lo;
+        /* Before the loop: "0-4000000000" took seconds and 0.5 GB to refuse. */
+        if (hi - lo >= LLC_MAP_MAX_SET_IDS - count) {
+            rc = llc_errf(err, errlen, -E2BIG, "'%s' names more than %u sets", list, LLC_MAP_MAX_SET_IDS);
+            goto out;
+        }
         for (uint64_t s = lo; s <= hi; s++) {
             if (count == cap) {
-                uint32_t *nv = cap > (1u << 26) ? NULL : realloc(v, 2 * cap * sizeof(*v));
+                uint32_t *nv = realloc(v, 2 * cap * sizeof(*v));
                 if (!nv) {
-                    rc = llc_errf(err, errlen, -E2BIG, "--sets: too many sets");
+                    rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
                     goto out;
                 }
                 v = nv;

@@ -116,6 +116,26 @@ static int read_sets(const struct jget *g, const json_t *doc, struct llc_mapfile
     if (rc < 0)
         return rc;
     m->sweeps = (unsigned)sweeps;
+    /* The sizes come from the header: allocate only once the file holds
+     * that much (a few bytes claiming 2^28 sets asked for gigabytes). */
+    arr = json_object_get(sets, "measured");
+    if (!arr)
+        return jget_fail(g, -EINVAL, "sets.measured", "missing");
+    if (!json_is_array(arr) || json_array_size(arr) != n)
+        return jget_fail(g, -EINVAL, "sets.measured", "not an array of %u booleans", n);
+    const json_t *sweep_arr = json_object_get(sets, "sweep_misses");
+    if (!sweep_arr)
+        return jget_fail(g, -EINVAL, "sets.sweep_misses", "missing");
+    if (!json_is_array(sweep_arr) || json_array_size(sweep_arr) != sweeps)
+        return jget_fail(g, -EINVAL, "sets.sweep_misses", "not an array of %llu sweeps",
+                         (unsigned long long)sweeps);
+    char field[48];
+    for (size_t s = 0; s < sweeps; s++) {
+        const json_t *sweep = json_array_get(sweep_arr, s);
+        snprintf(field, sizeof(field), "sets.sweep_misses[%zu]", s);
+        if (!json_is_array(sweep) || json_array_size(sweep) != n)
+            return jget_fail(g, -EINVAL, field, "not an array of %u numbers", n);
+    }
     m->measured = calloc(n, sizeof(*m->measured));
     m->misses = malloc(n * sizeof(double));
     m->accesses = malloc(n * sizeof(double));
@@ -123,11 +143,6 @@ static int read_sets(const struct jget *g, const json_t *doc, struct llc_mapfile
     m->sweep_misses = malloc((sweeps ? sweeps : 1) * n * sizeof(double));
     if (!m->measured || !m->misses || !m->accesses || !m->dwell_s || !m->sweep_misses)
         return llc_errf(g->err, g->errlen, -ENOMEM, "out of memory for %u sets", n);
-    arr = json_object_get(sets, "measured");
-    if (!arr)
-        return jget_fail(g, -EINVAL, "sets.measured", "missing");
-    if (!json_is_array(arr) || json_array_size(arr) != n)
-        return jget_fail(g, -EINVAL, "sets.measured", "not an array of %u booleans", n);
     for (uint32_t u = 0; u < n; u++) {
         const json_t *v = json_array_get(arr, u);
         if (!json_is_boolean(v))
@@ -137,7 +152,6 @@ static int read_sets(const struct jget *g, const json_t *doc, struct llc_mapfile
     static const char *const names[] = {"misses", "accesses", "dwell_s"};
     double *const dst[] = {m->misses, m->accesses, m->dwell_s};
     for (size_t i = 0; i < 3; i++) {
-        char field[32];
         snprintf(field, sizeof(field), "sets.%s", names[i]);
         arr = json_object_get(sets, names[i]);
         if (!arr)
@@ -145,16 +159,9 @@ static int read_sets(const struct jget *g, const json_t *doc, struct llc_mapfile
         if ((rc = jget_reals(g, arr, field, n, dst[i])) < 0)
             return rc;
     }
-    arr = json_object_get(sets, "sweep_misses");
-    if (!arr)
-        return jget_fail(g, -EINVAL, "sets.sweep_misses", "missing");
-    if (!json_is_array(arr) || json_array_size(arr) != sweeps)
-        return jget_fail(g, -EINVAL, "sets.sweep_misses", "not an array of %llu sweeps",
-                         (unsigned long long)sweeps);
     for (size_t s = 0; s < sweeps; s++) {
-        char field[48];
         snprintf(field, sizeof(field), "sets.sweep_misses[%zu]", s);
-        if ((rc = jget_reals(g, json_array_get(arr, s), field, n, m->sweep_misses + s * n)) < 0)
+        if ((rc = jget_reals(g, json_array_get(sweep_arr, s), field, n, m->sweep_misses + s * n)) < 0)
             return rc;
     }
     for (uint32_t u = 0; u < n; u++) {

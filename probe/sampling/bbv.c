@@ -15,9 +15,7 @@
 /* Bounds: what real exp-bbv runs need, far below what a damaged or hostile
  * file (or /dev/zero) would make us allocate. */
 #define BBV_MAX_LINE (16u << 20)      /* bytes in one interval's line */
-#define BBV_MAX_ID (1u << 24)         /* basic-block ids */
 #define BBV_MAX_ENTRIES (1u << 25)    /* id:count pairs in the file */
-#define BBV_MAX_CELLS (1u << 27)      /* windows x blocks of the dense matrix */
 #define BBV_PC_MAX_LINE (64u << 10)
 
 struct entry {
@@ -55,14 +53,15 @@ static int parse_line(const char *path, char *line, size_t w, size_t lineno, str
         const unsigned long long id = strtoull(p + 1, &end, 10);
         if (end == p + 1 || *end != ':' || id == 0)
             goto bad;
+        /* exp-bbv numbers blocks from 1 as it meets them; the matrix is dense in ids. */
         p = end + 1;
         const unsigned long long count = strtoull(p, &end, 10);
         if (end == p)
             goto bad;
         p = end;
-        if (id > BBV_MAX_ID)
-            return llc_errf(err, errlen, -E2BIG, "%s: line %zu: block id %llu is above the "
-                            "limit of %u", path, lineno, id, BBV_MAX_ID);
+        if (id > LLC_SAMPLING_BBV_MAX_ID)
+            return llc_errf(err, errlen, -E2BIG, "%s: line %zu: block id %llu is over the "
+                            "limit of %u", path, lineno, id, LLC_SAMPLING_BBV_MAX_ID);
         if (*n >= BBV_MAX_ENTRIES)
             return llc_errf(err, errlen, -E2BIG, "%s: line %zu: more than %u block counts in "
                             "the file", path, lineno, BBV_MAX_ENTRIES);
@@ -100,9 +99,9 @@ int llc_sampling_bbv_read(const char *path, struct llc_sampling_bbv *out, char *
         rc = llc_errf(err, errlen, -EPROTO, "%s: no exp-bbv intervals in it", path);
         goto out;
     }
-    if (windows > BBV_MAX_CELLS / dim) {
-        rc = llc_errf(err, errlen, -E2BIG, "%s: %zu windows x %zu blocks is above the limit of "
-                      "%u cells", path, windows, dim, BBV_MAX_CELLS);
+    if (windows > LLC_SAMPLING_BBV_MAX_CELLS / dim) {
+        rc = llc_errf(err, errlen, -E2BIG, "%s: %zu windows x %zu blocks is over the limit of %zu",
+                      path, windows, dim, LLC_SAMPLING_BBV_MAX_CELLS);
         goto out;
     }
     out->rows = calloc(windows * dim, sizeof(double));

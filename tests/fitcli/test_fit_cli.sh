@@ -117,6 +117,9 @@ mutate "$tmp/rate.json" 'd["probe"]["rate"]=-4e6'; one_line "negative rate" "$tm
 mutate "$tmp/geo.json" 'd["llc"]["sets"]=1000'; one_line "inconsistent geometry" "$tmp/geo.json" "$tmp/geo.json: llc.sets"
 mutate "$tmp/sweep.json" 'd["sets"]["sweep_misses"][1]=d["sets"]["sweep_misses"][1][:10]'
 one_line "short sweep" "$tmp/sweep.json" "$tmp/sweep.json: sets.sweep_misses[1]"
+# Found by fuzzing: a header claiming 2^28 sets made the reader allocate for them before checking the arrays.
+mutate "$tmp/big.json" 'd["llc"].update(sets_per_slice=1<<24, slices=16, sets=1<<28); d["sweeps"]=64'
+one_line "geometry larger than the arrays" "$tmp/big.json" "$tmp/big.json: sets.measured: not an array of 268435456 booleans"
 mutate "$tmp/zero.json" 'd["sets"]["misses"]=[0]*8192; d["sets"]["sweep_misses"]=[[0]*8192]*2'
 one_line "no signal (mu = 0)" "$tmp/zero.json" "$tmp/zero.json:"
 mutate "$tmp/xs.json" 'd["exclusion"]={"sets":[{"set":8192}]}'

@@ -79,7 +79,7 @@ static void huge_block_id_is_refused(void **state)
     struct llc_sampling_bbv b;
     char err[LLC_ERRLEN];
     assert_int_equal(llc_sampling_bbv_read(path, &b, err, sizeof(err)), -E2BIG);
-    assert_non_null(strstr(err, ": line 2: block id 100000000 is above the limit of"));
+    assert_non_null(strstr(err, ": line 2: block id 100000000 is over the limit of"));
     const char ok[] = "T:1:5 :2:7\nT:2:1\n";
     write_file(ok, sizeof(ok) - 1);
     assert_int_equal(llc_sampling_bbv_read(path, &b, err, sizeof(err)), 0);

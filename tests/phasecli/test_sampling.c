@@ -382,6 +382,19 @@ static void test_bbv_reader(void **state)
     f = fopen(path, "w");
     fclose(f);
     assert_int_equal(llc_sampling_bbv_read(path, &b, err, sizeof(err)), -EPROTO);
+    /* Bounded: a block id of 1.4e12 (found by fuzzing) asked for 11 TB. */
+    f = fopen(path, "w");
+    fprintf(f, "T:1444444444444:4\n");
+    fclose(f);
+    assert_int_equal(llc_sampling_bbv_read(path, &b, err, sizeof(err)), -E2BIG);
+    assert_non_null(strstr(err, "line 1: block id 1444444444444 is over the limit"));
+    f = fopen(path, "w");
+    for (int w = 0; w < 8; w++)
+        fprintf(f, "T:1:1\n");
+    fprintf(f, "T:%u:1\n", LLC_SAMPLING_BBV_MAX_ID);
+    fclose(f);
+    assert_int_equal(llc_sampling_bbv_read(path, &b, err, sizeof(err)), -E2BIG);
+    assert_non_null(strstr(err, "9 windows x 16777216 blocks is over the limit"));
     unlink(path);
     assert_true(llc_sampling_bbv_read(path, &b, err, sizeof(err)) == -ENOENT);
 }

@@ -92,6 +92,8 @@ bad_input "truncated --fit file" "$tmp/cut.json: line" --fit "$tmp/cut.json"
 bad_input "a fit file given to --sets" "$tmp/g.fit.json: JSON, not a list of set ids (a fit file goes with --fit)" --sets "$tmp/g.fit.json"
 printf '5\n7 x9\n' >"$tmp/badsets.txt"
 bad_input "bad --sets line" "$tmp/badsets.txt: line 2: '7,x9' is not a list of set ids" --sets "$tmp/badsets.txt"
+printf '0-3000000\n0-3000000\n' >"$tmp/manysets.txt"
+bad_input "--sets file naming too many sets" "$tmp/manysets.txt: line 2: more than 4194304 sets in the file" --sets "$tmp/manysets.txt"
 printf '# nothing\n\n' >"$tmp/nosets.txt"
 bad_input "--sets file without sets" "$tmp/nosets.txt: no sets in the file" --sets "$tmp/nosets.txt"
 "$bin" sample --backend sim --preset amd32 --workload uniform:size=1M --fit "$tmp/g.fit.json" -o "$tmp/x" >/dev/null 2>"$tmp/e"; rc=$?
