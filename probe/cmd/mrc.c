@@ -33,7 +33,9 @@ static void usage(FILE *out)
             "  --sampler S       for -- PROGRAM: auto (default: rt if PROGRAM is linked with\n"
             "                    libllcprobe-rt, else trace), rt, trace (valgrind lackey, about\n"
             "                    4000x slower: runs of tens of milliseconds), pmu (precise memory\n"
-            "                    samples and watchpoints; needs a hardware PMU)\n"
+            "                    samples and watchpoints; needs a hardware PMU), qemu (any\n"
+            "                    x86-64 program under qemu-x86_64 with llcprobe's plugin,\n"
+            "                    which samples as the runtime does; each thread on its own)\n"
             "  --rate R          sampling rate in (0, 1] (default 1e-4)\n"
             "  --seed N          random seed (default 1)\n"
             "  --sizes LIST      comma-separated cache sizes (bytes, K/M/G suffixes; at least\n"
@@ -56,8 +58,8 @@ static void usage(FILE *out)
             "                    phases' reference-weighted mixture as the curve (the pooled\n"
             "                    curve beside it). A reuse that ends in a later window\n"
             "                    belongs to the window where it was sampled; unclassified\n"
-            "                    windows are modelled with all samples. Trace and rt samplers\n"
-            "                    and profiles (the runtime records windows of references and\n"
+            "                    windows are modelled with all samples. Trace, rt and qemu\n"
+            "                    samplers and profiles (the runtime records windows of references and\n"
             "                    signatures of 400 sampled code addresses per window); with\n"
             "                    -o writes PREFIX.phases.csv; not with --band or --time-slots\n"
             "  --phase-window N  window length (default 100000; a profile's is the one it\n"
@@ -75,7 +77,7 @@ static void usage(FILE *out)
 }
 
 /* In the order of --sampler's names. */
-enum sampler { SAMPLER_AUTO, SAMPLER_RT, SAMPLER_TRACE, SAMPLER_PMU };
+enum sampler { SAMPLER_AUTO, SAMPLER_RT, SAMPLER_TRACE, SAMPLER_PMU, SAMPLER_QEMU };
 
 struct mrc_args {
     const char *trace, *profile, *prefix, *gnuplot;
@@ -203,10 +205,10 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         case OPT_TRACE: a->trace = optarg; break;
         case OPT_PROFILE: a->profile = optarg; break;
         case OPT_SAMPLER: {
-            static const char *const names[] = {"auto", "rt", "trace", "pmu"};
+            static const char *const names[] = {"auto", "rt", "trace", "pmu", "qemu"};
             const int k = name_index(optarg, names, LLC_ARRAY_LEN(names));
             if (k < 0)
-                return llc_cli_usage("mrc", "--sampler is auto, rt, trace or pmu, not '%s'", optarg);
+                return llc_cli_usage("mrc", "--sampler is auto, rt, trace, pmu or qemu, not '%s'", optarg);
             sampler_given = true;
             a->sampler = (enum sampler)k;
             break;
@@ -297,7 +299,7 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
                                     "--sampler trace -- PROGRAM): profiles and the runtime keep "
                                     "one histogram per run");
     if (a->phases && a->argv && sampler_given && a->sampler == SAMPLER_PMU)
-        return llc_cli_usage("mrc", "--phases needs the trace or rt sampler, or a profile");
+        return llc_cli_usage("mrc", "--phases needs the trace, rt or qemu sampler, or a profile");
     if (phase_opts && !a->phases)
         return llc_cli_usage("mrc", "--phase-window and --phase-unit go with --phases");
     if (a->phases && a->time_slots)
@@ -402,14 +404,21 @@ static int input_from_profile(const struct mrc_args *a, const char *name,
     return llc_mrc_profile_phases(name, info, pw, &pc, &in->phase_run, err, errlen);
 }
 
-static int input_from_rt(const struct mrc_args *a, struct mrc_input *in, char *err, size_t errlen)
+/* A program run by the runtime or the QEMU plugin: both write the profile. */
+typedef int (*profile_run_fn)(char *const *argv, const struct llc_mrc_rt_config *cfg,
+                              struct llc_statmodel_hist *h, struct llc_mrc_profile_info *info,
+                              struct llc_mrc_profile_windows *w, int *exit_status, char *err,
+                              size_t errlen);
+
+static int input_from_run(const struct mrc_args *a, profile_run_fn run, struct mrc_input *in,
+                          char *err, size_t errlen)
 {
     struct llc_mrc_profile_info info;
     struct llc_mrc_profile_windows pw = {0};
     int status = 0;
     const struct llc_mrc_rt_config cfg = {.rate = a->rate, .seed = a->seed,
                                           .window = a->phases ? a->phase_window : 0};
-    int rc = llc_mrc_run_rt(a->argv, &cfg, in->hist, &info, &pw, &status, err, errlen);
+    int rc = run(a->argv, &cfg, in->hist, &info, &pw, &status, err, errlen);
     if (rc < 0)
         return rc;
     if (status != 0)
@@ -417,6 +426,17 @@ static int input_from_rt(const struct mrc_args *a, struct mrc_input *in, char *e
     rc = input_from_profile(a, a->argv[0], &info, &pw, in, err, errlen);
     llc_mrc_profile_windows_free(&pw);
     return rc;
+}
+
+static int input_from_rt(const struct mrc_args *a, struct mrc_input *in, char *err, size_t errlen)
+{
+    return input_from_run(a, llc_mrc_run_rt, in, err, errlen);
+}
+
+static int input_from_qemu(const struct mrc_args *a, struct mrc_input *in, char *err,
+                           size_t errlen)
+{
+    return input_from_run(a, llc_mrc_run_qemu, in, err, errlen);
 }
 
 static int input_from_pmu(const struct mrc_args *a, struct mrc_input *in, char *err, size_t errlen)
@@ -476,6 +496,7 @@ static int gather(const struct mrc_args *a, struct mrc_input *in, char *err, siz
     switch (s) {
     case SAMPLER_RT: in->source = "rt"; return input_from_rt(a, in, err, errlen);
     case SAMPLER_PMU: in->source = "pmu"; return input_from_pmu(a, in, err, errlen);
+    case SAMPLER_QEMU: in->source = "qemu"; return input_from_qemu(a, in, err, errlen);
     default: in->source = "lackey"; return input_from_lackey(a, in, err, errlen);
     }
 }
