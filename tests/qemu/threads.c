@@ -1,28 +1,36 @@
-/* Two threads each walking their own buffer: the QEMU sampler samples each
- * thread's stream; the QEMU trace recorder refuses (one thread per trace). */
+/* One or two threads (argv[1], default 1) each walking their own buffer of
+ * 256 KiB argv[2] times (default 20), one read-modify-write per line: the QEMU sampler
+ * samples each thread's stream; the QEMU trace recorder refuses a second
+ * thread (one thread per trace). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #define LINES 4096
 
+static int passes = 20;
+
 static void *walk(void *arg)
 {
     volatile char *buf = arg;
-    for (int pass = 0; pass < 20; pass++)
+    for (int pass = 0; pass < passes; pass++)
         for (int i = 0; i < LINES; i++)
             buf[i * 64]++;
     return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    const int two = argc > 1 && atoi(argv[1]) == 2;
+    if (argc > 2)
+        passes = atoi(argv[2]);
     char *a = calloc(LINES, 64), *b = calloc(LINES, 64);
     pthread_t t;
-    if (!a || !b || pthread_create(&t, NULL, walk, a) != 0)
+    if (!a || !b || (two && pthread_create(&t, NULL, walk, a) != 0))
         return 1;
     walk(b);
-    pthread_join(t, NULL);
+    if (two)
+        pthread_join(t, NULL);
     printf("%d\n", a[0] + b[0]);
     free(a);
     free(b);
