@@ -240,7 +240,7 @@ static COLD void slow_path(struct rt_hot *h, uint64_t line, uint64_t pc)
     h->countdown = next - now;
 }
 
-static COLD void rare(struct rt_hot *h, uint64_t line, uint64_t pc, bool hit, bool due)
+static COLD void rare(struct rt_hot *h, uint64_t line, const struct insn *in, bool hit, bool due)
 {
     /* The reuse first: a new sample on a watched line resolves the old one. */
     if (hit && h->thread) {
@@ -255,18 +255,44 @@ static COLD void rare(struct rt_hot *h, uint64_t line, uint64_t pc, bool hit, bo
         }
     }
     if (due && !g.finished)
-        slow_path(h, line, pc);
+        slow_path(h, line, in->pc);
 }
 
-static inline void reference(struct vcpu *v, uint64_t line, const struct insn *in)
+/* The per-reference work. Inlined into the callbacks with the rare case as
+ * a tail call, so the common path needs no stack frame. */
+static inline void reference(struct vcpu *v, uint64_t line, const struct insn *in,
+                             uint64_t clock)
 {
+    v->last_insn = in;
+    v->last_clock = clock;
+    v->last_line = line;
     struct rt_hot *const h = &v->hot;
     h->refs++;
     const uint64_t b = rt_hash(line) >> h->shift;
     const bool hit = (h->filter[b >> 6] >> (b & 63)) & 1;
     const bool due = --h->countdown == 0;
     if (__builtin_expect(hit | due, 0))
-        rare(h, line, in->pc, hit, due);
+        rare(h, line, in, hit, due);
+}
+
+static inline bool same_execution(const struct vcpu *v, uint64_t line, const struct insn *in,
+                                  uint64_t clock)
+{
+    return v->last_line == line && v->last_clock == clock && v->last_insn == in;
+}
+
+/* An access that starts in the last 7 bytes of a line may reach into the
+ * next one: a reference to each line, less one the instruction has
+ * already made (the other half of a split access). */
+static COLD void crossing(struct vcpu *v, qemu_plugin_meminfo_t info, uint64_t vaddr,
+                          const struct insn *in, uint64_t clock)
+{
+    const uint64_t line = vaddr >> 6;
+    const uint64_t last = (vaddr + (UINT64_C(1) << qemu_plugin_mem_size_shift(info)) - 1) >> 6;
+    if (!same_execution(v, line, in, clock))
+        reference(v, line, in, clock);
+    if (last != line)
+        reference(v, last, in, clock);
 }
 
 static void on_mem_hist(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
@@ -275,22 +301,15 @@ static void on_mem_hist(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uin
     struct vcpu *const v = vcpus[vcpu_index];
     const struct insn *const in = udata;
     const uint64_t clock = __atomic_load_n(&insn_clock, __ATOMIC_RELAXED);
-    uint64_t line = vaddr >> 6;
-    /* Accesses are at most 8 bytes: only those near a line's end can cross. */
-    const uint64_t last =
-        (vaddr & 63) > 56 ? (vaddr + (UINT64_C(1) << qemu_plugin_mem_size_shift(info)) - 1) >> 6
-                          : line;
-    if (v->last_insn == in && v->last_clock == clock && v->last_line == line) {
-        if (line == last)
-            return;
-        line = last;
+    /* Accesses are at most 8 bytes: only those near a line's end cross. */
+    if (__builtin_expect((vaddr & 63) > 56, 0)) {
+        crossing(v, info, vaddr, in, clock);
+        return;
     }
-    v->last_insn = in;
-    v->last_clock = clock;
-    v->last_line = last;
-    reference(v, line, in);
-    if (last != line)
-        reference(v, last, in);
+    const uint64_t line = vaddr >> 6;
+    if (same_execution(v, line, in, clock))
+        return;
+    reference(v, line, in, clock);
 }
 
 /* ---- trace mode ------------------------------------------------------- */
