@@ -60,7 +60,8 @@ struct insn {
 /* Per-vCPU state: the runtime's hot fields first (rt_watch_* update its
  * filter), then the merge state of the reference definition. */
 struct vcpu {
-    struct rt_hot hot;
+    struct rt_hot hot;            /* hot.refs: references when the countdown was set */
+    uint64_t armed;               /* the countdown's value then */
     const struct insn *last_insn; /* the instruction and execution (insn_clock) */
     uint64_t last_clock;          /* of the last reference counted, and its line */
     uint64_t last_line;
@@ -145,9 +146,24 @@ static uint64_t next_pc_gap(uint64_t *state)
     return 1 + (uint64_t)(((unsigned __int128)llc_splitmix_next(state) * g.pc_gap_span) >> 64);
 }
 
+/* References so far. The per-reference path only decrements the countdown
+ * (one chain of dependent memory updates across calls, not two). */
+static uint64_t refs_now(const struct rt_hot *h)
+{
+    const struct vcpu *v = (const struct vcpu *)h;
+    return h->refs + (v->armed - h->countdown);
+}
+
+static void set_countdown(struct rt_hot *h, uint64_t countdown)
+{
+    h->refs = refs_now(h);
+    ((struct vcpu *)h)->armed = countdown;
+    h->countdown = countdown;
+}
+
 static void stay_idle(struct rt_hot *h)
 {
-    h->countdown = UINT64_MAX;
+    set_countdown(h, UINT64_MAX);
     h->filter = no_filter;
     h->shift = 63;
 }
@@ -187,11 +203,12 @@ static void thread_end(struct vcpu *v)
     struct rt_thread *t = v->hot.thread;
     if (t) {
         pthread_mutex_lock(&t->lock);
-        t->refs_final = v->hot.refs;
+        t->refs_final = refs_now(&v->hot);
         t->hot = NULL;
         pthread_mutex_unlock(&t->lock);
     }
     v->hot = (struct rt_hot){.countdown = 1, .filter = no_filter, .shift = 63};
+    v->armed = 1;
     v->last_insn = NULL;
     v->pending = false;
 }
@@ -199,7 +216,7 @@ static void thread_end(struct vcpu *v)
 static COLD void slow_path(struct rt_hot *h, uint64_t line, uint64_t pc)
 {
     struct rt_thread *t = h->thread;
-    const uint64_t now = h->refs;
+    const uint64_t now = refs_now(h);
     if (!t) {
         t = thread_start(h);
         if (!t) {
@@ -237,7 +254,7 @@ static COLD void slow_path(struct rt_hot *h, uint64_t line, uint64_t pc)
     }
     uint64_t next = t->next_sample < t->next_pc ? t->next_sample : t->next_pc;
     next = next < t->window_end ? next : t->window_end;
-    h->countdown = next - now;
+    set_countdown(h, next - now);
 }
 
 static COLD void rare(struct rt_hot *h, uint64_t line, const struct insn *in, bool hit, bool due)
@@ -246,7 +263,7 @@ static COLD void rare(struct rt_hot *h, uint64_t line, const struct insn *in, bo
     if (hit && h->thread) {
         struct rt_thread *t = h->thread;
         pthread_mutex_lock(&t->lock);
-        const int rc = rt_watch_hit(t, line, h->refs - 1);
+        const int rc = rt_watch_hit(t, line, refs_now(h) - 1);
         pthread_mutex_unlock(&t->lock);
         if (rc < 0) {
             warn("out of memory for the histogram: sampling stops in thread %u", t->index);
@@ -267,7 +284,6 @@ static inline void reference(struct vcpu *v, uint64_t line, const struct insn *i
     v->last_clock = clock;
     v->last_line = line;
     struct rt_hot *const h = &v->hot;
-    h->refs++;
     const uint64_t b = rt_hash(line) >> h->shift;
     const bool hit = (h->filter[b >> 6] >> (b & 63)) & 1;
     const bool due = --h->countdown == 0;
@@ -481,7 +497,7 @@ static void write_profile(void)
         int rc = llc_statmodel_hist_merge(sum, t->hist, err, sizeof err);
         if (rc == 0 && t->n_watch)
             rc = llc_statmodel_hist_add_dangling(sum, (double)t->n_watch, err, sizeof err);
-        const uint64_t refs = t->hot ? t->hot->refs : t->refs_final;
+        const uint64_t refs = t->hot ? refs_now(t->hot) : t->refs_final;
         info.refs += refs;
         if (rc == 0 && g.window && rt_windows_collect(&collect, t, refs) < 0)
             rc = llc_errf(err, sizeof err, -ENOMEM, "out of memory for the windows");
