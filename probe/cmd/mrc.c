@@ -31,9 +31,11 @@ static void usage(FILE *out)
             "  --trace FILE      sample a trace file (llcprobe trace, or the runtime's trace mode)\n"
             "  --profile FILE    a histogram written by libllcprobe-rt (LLCPROBE_RT_OUTPUT)\n"
             "  --sampler S       for -- PROGRAM: auto (default: rt if PROGRAM is linked with\n"
-            "                    libllcprobe-rt, else trace), rt, trace (valgrind lackey, about\n"
-            "                    4000x slower: runs of tens of milliseconds), pmu (precise memory\n"
-            "                    samples and watchpoints; needs a hardware PMU), qemu (any\n"
+            "                    libllcprobe-rt, else qemu if qemu-x86_64 and the plugin are\n"
+            "                    there and no --time-slots, else trace), rt, trace (valgrind\n"
+            "                    lackey, about 4000x slower: runs of tens of milliseconds), pmu\n"
+            "                    (precise memory samples and watchpoints; needs a hardware\n"
+            "                    PMU), qemu (any\n"
             "                    x86-64 program under qemu-x86_64 with llcprobe's plugin,\n"
             "                    which samples as the runtime does; each thread on its own)\n"
             "  --rate R          sampling rate in (0, 1] (default 1e-4)\n"
@@ -487,11 +489,17 @@ static int gather(const struct mrc_args *a, struct mrc_input *in, char *err, siz
             return llc_errf(err, errlen, -EINVAL,
                             "--time-slots needs the trace sampler, and the program is linked "
                             "with libllcprobe-rt (add --sampler trace to trace it under lackey)");
-        s = has ? SAMPLER_RT : SAMPLER_TRACE;
-        llc_cli_warn(a->quiet, "sampler: %s (%s)", has ? "rt" : "trace",
+        char qemu[4096], plugin[4096], why[LLC_ERRLEN];
+        const bool qemu_ok = !has && !a->time_slots &&
+                             llc_mrc_qemu_find(qemu, sizeof qemu, plugin, sizeof plugin, why,
+                                               sizeof why) == 0;
+        s = has ? SAMPLER_RT : qemu_ok ? SAMPLER_QEMU : SAMPLER_TRACE;
+        llc_cli_warn(a->quiet, "sampler: %s (%s)", has ? "rt" : qemu_ok ? "qemu" : "trace",
                      has ? "the program is linked with libllcprobe-rt"
-                         : "the program is not linked with libllcprobe-rt; tracing it with "
-                           "valgrind's lackey, about 4000x slower than native");
+                     : qemu_ok ? "the program is not linked with libllcprobe-rt; running it "
+                                 "under qemu-x86_64 with llcprobe's plugin"
+                               : "the program is not linked with libllcprobe-rt; tracing it with "
+                                 "valgrind's lackey, about 4000x slower than native");
     }
     switch (s) {
     case SAMPLER_RT: in->source = "rt"; return input_from_rt(a, in, err, errlen);

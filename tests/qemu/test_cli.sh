@@ -42,6 +42,16 @@ if [ $has_valgrind = 1 ]; then
   check "qemu sampler's curve = lackey sampler's curve (rate 1)" "cmp -s '$tmp/q.mrc.csv' '$tmp/l.mrc.csv'"
 fi
 
+# Phases: offline windows of instructions from the qemu recorder's trace,
+# and the sampler's own windows of references (as the runtime's).
+"$bin" trace -q -o "$tmp/w.trace" --recorder qemu -- "$threads" 1 5 >/dev/null 2>&1
+check_rc "qemu recorder on a C program" 0 $?
+"$bin" phase --trace "$tmp/w.trace" --window 100000 -o "$tmp/w" >"$tmp/w.out" 2>&1
+check_rc "phase --trace reads the qemu recorder's trace" 0 $?
+"$bin" mrc -q --sampler qemu --phases --rate 0.01 -o "$tmp/ph" -- "$threads" 1 5 >/dev/null 2>&1
+check_rc "mrc --sampler qemu --phases" 0 $?
+check "per-phase curves written" "[ -s '$tmp/ph.phases.csv' ]"
+
 # --- statistical -----------------------------------------------------------
 if [ $has_valgrind = 1 ]; then
   for s in qemu trace; do
