@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs QEMU's TCG plugin API header (qemu-plugin.h), which no Debian
-# binary package ships, from Debian's qemu source package, so that the build
-# can make libllcprobe-qemu. Run by scripts/setup.sh; idempotent.
+# Installs QEMU's TCG plugin API header (qemu-plugin.h), which no Debian 12
+# binary package ships (there is no qemu-system-dev in bookworm), from
+# Debian's qemu source package, so that the build can make libllcprobe-qemu.
+# Run by scripts/setup.sh; idempotent (nothing to do once the header is in
+# DEST_DIR).
 #
 # The source package is fetched with apt-get into a temporary directory,
 # with a temporary package list made from this machine's own apt sources
@@ -18,7 +20,7 @@ sudo_cmd=()
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/llcprobe-qemu-src.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/parts" "$tmp/lists/partial" "$tmp/src"
+mkdir -p "$tmp/parts" "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/src"
 # The machine's sources as deb-src: one-line format and deb822 (.sources).
 : >"$tmp/sources.list"
 for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
@@ -28,7 +30,7 @@ for f in /etc/apt/sources.list.d/*.sources; do
   [ -f "$f" ] && sed 's/^Types:.*/Types: deb-src/' "$f" >"$tmp/parts/$(basename "$f")"
 done
 opts=(-o "Dir::Etc::SourceList=$tmp/sources.list" -o "Dir::Etc::SourceParts=$tmp/parts"
-      -o "Dir::State::Lists=$tmp/lists" -o "APT::Sandbox::User=root")
+      -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache" -o "APT::Sandbox::User=root")
 apt-get -q "${opts[@]}" update >"$tmp/update.log" 2>&1 ||
   { cat "$tmp/update.log" >&2; echo "qemu-plugin-header: apt-get update of the source lists failed" >&2; exit 1; }
 # The source of the installed qemu-user if apt still offers it, else the newest.
