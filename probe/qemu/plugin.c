@@ -24,7 +24,10 @@
  *
  * Threads: each guest thread (QEMU vCPU) samples its own reference stream
  * (hist mode), as the runtime does. trace mode records one thread only: a
- * second thread abandons the trace with a message. */
+ * second thread abandons the trace with a message. Processes: a child the
+ * program forks (QEMU forks itself) records nothing, so that it cannot
+ * overwrite or interleave with its parent's output; a program it execs runs
+ * natively, outside QEMU. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -549,6 +552,17 @@ static void on_exit_cb(qemu_plugin_id_t id, void *p)
     pthread_mutex_unlock(&g.lock);
 }
 
+/* QEMU runs the guest's fork() as its own: the child keeps a copy of this
+ * state, and would write the profile (or into the trace) at its exit. */
+static void in_forked_child(void)
+{
+    g.finished = true;
+    g.writer = NULL; /* the parent's; its buffer is never flushed here (exit_group) */
+    for (unsigned i = 0; i < MAX_VCPUS; i++)
+        if (vcpus[i])
+            stay_idle(&vcpus[i]->hot);
+}
+
 /* ---- arguments ---------------------------------------------------------- */
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -640,6 +654,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             return -1;
         }
     }
+    pthread_atfork(NULL, NULL, in_forked_child);
     qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
     qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);

@@ -83,6 +83,18 @@ jcheck "both threads' references counted" "$tmp/t2.mrc.json" 'd["references"] >=
 "$bin" trace -o "$tmp/t2.trace" --recorder qemu -- "$threads" 2 1 >"$tmp/t2.out" 2>&1
 check "qemu recorder refuses a second thread" \
   "grep -q 'second thread' '$tmp/t2.out' && [ ! -e '$tmp/t2.trace' ]"
+# A forked child (QEMU forks itself) records nothing: the profile is the
+# parent's, 20 passes of 4096 lines, not the child's 200.
+"$bin" mrc -q --sampler qemu --rate 0.01 -o "$tmp/f" -- "$threads" fork 20 >/dev/null 2>&1
+check_rc "qemu sampler on a program that forks" 0 $?
+jcheck "the parent's references only" "$tmp/f.mrc.json" \
+  'd["references"] >= 81920 and d["references"] < 400000'
+# The recorder too: a child that wrote into the trace or closed it at its
+# exit would leave none, or a damaged one.
+"$bin" trace -o "$tmp/f.trace" --recorder qemu -- "$threads" fork 2 >"$tmp/ft.out" 2>&1
+check_rc "qemu recorder on a program that forks" 0 $?
+"$bin" trace --show "$tmp/f.trace" --verify >"$tmp/fv.out" 2>&1
+check "its trace verifies" "grep -q '^verified: ok' '$tmp/fv.out'"
 printf '#!/bin/sh\ntrue\n' >"$tmp/script.sh"
 chmod +x "$tmp/script.sh"
 "$bin" mrc --sampler qemu -- "$tmp/script.sh" >"$tmp/s.out" 2>&1
