@@ -13,7 +13,8 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config
           libhugetlbfs-dev libgsl-dev libpfm4-dev libjansson-dev libhwloc-dev libcmocka-dev
-          valgrind clang gnuplot-nox xz-utils bzip2 gzip zstd python3 sqlite3 perl bc groff-base)
+          valgrind clang gnuplot-nox xz-utils bzip2 gzip zstd python3 sqlite3 perl bc groff-base
+          qemu-user gawk)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -29,6 +30,9 @@ if ((${#missing[@]})); then
     "${sudo_cmd[@]}" apt-get install -y -q "${missing[@]}" >/dev/null
   fi
 fi
+
+# QEMU's plugin API header for libllcprobe-qemu (from Debian's qemu source).
+scripts/qemu-plugin-header.sh
 
 build=build
 flags=()

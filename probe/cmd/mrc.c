@@ -33,9 +33,13 @@ static void usage(FILE *out)
             "  --trace FILE      sample a trace file (llcprobe trace, or the runtime's trace mode)\n"
             "  --profile FILE    a histogram written by libllcprobe-rt (LLCPROBE_RT_OUTPUT)\n"
             "  --sampler S       for -- PROGRAM: auto (default: rt if PROGRAM is linked with\n"
-            "                    libllcprobe-rt, else trace), rt, trace (valgrind lackey, about\n"
-            "                    4000x slower: runs of tens of milliseconds), pmu (precise memory\n"
-            "                    samples and watchpoints; needs a hardware PMU)\n"
+            "                    libllcprobe-rt, else qemu if qemu-x86_64 and the plugin are\n"
+            "                    there and no --time-slots, else trace), rt, trace (valgrind\n"
+            "                    lackey, about 4000x slower: runs of tens of milliseconds), pmu\n"
+            "                    (precise memory samples and watchpoints; needs a hardware\n"
+            "                    PMU), qemu (any\n"
+            "                    x86-64 program under qemu-x86_64 with llcprobe's plugin,\n"
+            "                    which samples as the runtime does; each thread on its own)\n"
             "  --rate R          sampling rate in (0, 1] (default 1e-4)\n"
             "  --seed N          random seed, 0 to 2^64-1 (default 1)\n"
             "  --sizes LIST      comma-separated cache sizes (bytes, K/M/G suffixes; 64 to\n"
@@ -58,8 +62,8 @@ static void usage(FILE *out)
             "                    phases' reference-weighted mixture as the curve (the pooled\n"
             "                    curve beside it). A reuse that ends in a later window\n"
             "                    belongs to the window where it was sampled; unclassified\n"
-            "                    windows are modelled with all samples. Trace and rt samplers\n"
-            "                    and profiles (the runtime records windows of references and\n"
+            "                    windows are modelled with all samples. Trace, rt and qemu\n"
+            "                    samplers and profiles (the runtime records windows of references and\n"
             "                    signatures of 400 sampled code addresses per window); with\n"
             "                    -o writes PREFIX.phases.csv; not with --band or --time-slots\n"
             "  --phase-window N  window length, 1000 to 2^50 (default 100000; a profile's is\n"
@@ -80,7 +84,7 @@ static void usage(FILE *out)
 }
 
 /* In the order of --sampler's names. */
-enum sampler { SAMPLER_AUTO, SAMPLER_RT, SAMPLER_TRACE, SAMPLER_PMU };
+enum sampler { SAMPLER_AUTO, SAMPLER_RT, SAMPLER_TRACE, SAMPLER_PMU, SAMPLER_QEMU };
 
 struct mrc_args {
     const char *trace, *profile, *prefix, *gnuplot;
@@ -208,10 +212,10 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         case OPT_TRACE: a->trace = optarg; break;
         case OPT_PROFILE: a->profile = optarg; break;
         case OPT_SAMPLER: {
-            static const char *const names[] = {"auto", "rt", "trace", "pmu"};
+            static const char *const names[] = {"auto", "rt", "trace", "pmu", "qemu"};
             const int k = name_index(optarg, names, LLC_ARRAY_LEN(names));
             if (k < 0)
-                return llc_cli_usage("mrc", "--sampler is auto, rt, trace or pmu, not '%s'", optarg);
+                return llc_cli_usage("mrc", "--sampler is auto, rt, trace, pmu or qemu, not '%s'", optarg);
             sampler_given = true;
             a->sampler = (enum sampler)k;
             break;
@@ -302,7 +306,7 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
                                     "--sampler trace -- PROGRAM): profiles and the runtime keep "
                                     "one histogram per run");
     if (a->phases && a->argv && sampler_given && a->sampler == SAMPLER_PMU)
-        return llc_cli_usage("mrc", "--phases needs the trace or rt sampler, or a profile");
+        return llc_cli_usage("mrc", "--phases needs the trace, rt or qemu sampler, or a profile");
     if (phase_opts && !a->phases)
         return llc_cli_usage("mrc", "--phase-window and --phase-unit go with --phases");
     if (a->phases && a->time_slots)
@@ -406,7 +410,14 @@ static int input_from_profile(const struct mrc_args *a, const char *name,
     return llc_mrc_profile_phases(name, info, pw, &pc, &in->phase_run, err, errlen);
 }
 
-static int input_from_rt(const struct mrc_args *a, struct mrc_input *in, char *err, size_t errlen)
+/* A program run by the runtime or the QEMU plugin: both write the profile. */
+typedef int (*profile_run_fn)(char *const *argv, const struct llc_mrc_rt_config *cfg,
+                              struct llc_statmodel_hist *h, struct llc_mrc_profile_info *info,
+                              struct llc_mrc_profile_windows *w, int *exit_status, char *err,
+                              size_t errlen);
+
+static int input_from_run(const struct mrc_args *a, profile_run_fn run, struct mrc_input *in,
+                          char *err, size_t errlen)
 {
     struct llc_mrc_profile_info info;
     struct llc_mrc_profile_windows pw = {0};
@@ -414,7 +425,7 @@ static int input_from_rt(const struct mrc_args *a, struct mrc_input *in, char *e
     const struct llc_mrc_rt_config cfg = {.rate = a->rate, .seed = a->seed,
                                           .window = a->phases ? a->phase_window : 0,
                                           .stop = &llc_stop_signal};
-    int rc = llc_mrc_run_rt(a->argv, &cfg, in->hist, &info, &pw, &status, err, errlen);
+    int rc = run(a->argv, &cfg, in->hist, &info, &pw, &status, err, errlen);
     if (rc < 0)
         return rc;
     if (status != 0)
@@ -422,6 +433,17 @@ static int input_from_rt(const struct mrc_args *a, struct mrc_input *in, char *e
     rc = input_from_profile(a, a->argv[0], &info, &pw, in, err, errlen);
     llc_mrc_profile_windows_free(&pw);
     return rc;
+}
+
+static int input_from_rt(const struct mrc_args *a, struct mrc_input *in, char *err, size_t errlen)
+{
+    return input_from_run(a, llc_mrc_run_rt, in, err, errlen);
+}
+
+static int input_from_qemu(const struct mrc_args *a, struct mrc_input *in, char *err,
+                           size_t errlen)
+{
+    return input_from_run(a, llc_mrc_run_qemu, in, err, errlen);
 }
 
 static int input_from_pmu(const struct mrc_args *a, struct mrc_input *in, char *err, size_t errlen)
@@ -472,15 +494,22 @@ static int gather(const struct mrc_args *a, struct mrc_input *in, char *err, siz
             return llc_errf(err, errlen, -EINVAL,
                             "--time-slots needs the trace sampler, and the program is linked "
                             "with libllcprobe-rt (add --sampler trace to trace it under lackey)");
-        s = has ? SAMPLER_RT : SAMPLER_TRACE;
-        llc_cli_warn(a->quiet, "sampler: %s (%s)", has ? "rt" : "trace",
+        char qemu[4096], plugin[4096], why[LLC_ERRLEN];
+        const bool qemu_ok = !has && !a->time_slots &&
+                             llc_mrc_qemu_find(qemu, sizeof qemu, plugin, sizeof plugin, why,
+                                               sizeof why) == 0;
+        s = has ? SAMPLER_RT : qemu_ok ? SAMPLER_QEMU : SAMPLER_TRACE;
+        llc_cli_warn(a->quiet, "sampler: %s (%s)", has ? "rt" : qemu_ok ? "qemu" : "trace",
                      has ? "the program is linked with libllcprobe-rt"
-                         : "the program is not linked with libllcprobe-rt; tracing it with "
-                           "valgrind's lackey, about 4000x slower than native");
+                     : qemu_ok ? "the program is not linked with libllcprobe-rt; running it "
+                                 "under qemu-x86_64 with llcprobe's plugin"
+                               : "the program is not linked with libllcprobe-rt; tracing it with "
+                                 "valgrind's lackey, about 4000x slower than native");
     }
     switch (s) {
     case SAMPLER_RT: in->source = "rt"; return input_from_rt(a, in, err, errlen);
     case SAMPLER_PMU: in->source = "pmu"; return input_from_pmu(a, in, err, errlen);
+    case SAMPLER_QEMU: in->source = "qemu"; return input_from_qemu(a, in, err, errlen);
     default: in->source = "lackey"; return input_from_lackey(a, in, err, errlen);
     }
 }

@@ -13,6 +13,7 @@
 #include "cmd/commands.h"
 #include "llcprobe/common.h"
 #include "llcprobe/trace.h"
+#include "mrc/mrc.h"
 #include "util/cli.h"
 #include "util/input.h"
 #include "util/stopsig.h"
@@ -21,6 +22,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: llcprobe trace -o FILE [--quiet] [--as-root] [--valgrind PATH] -- PROGRAM [ARGS...]\n"
+            "       llcprobe trace -o FILE --recorder qemu -- PROGRAM [ARGS...]\n"
             "       llcprobe trace --show FILE [--dump N] [--verify]\n\n"
             "Runs PROGRAM under valgrind's lackey tool (any binary, about 4000x slower than\n"
             "native: trace runs of tens of milliseconds) and records every executed\n"
@@ -35,6 +37,11 @@ static void usage(FILE *out)
             "      --as-root      under sudo, keep root for the program (default: run it as\n"
             "                     the invoking user, SUDO_UID/SUDO_GID)\n"
             "      --valgrind PATH  valgrind executable (default: valgrind from PATH)\n"
+            "      --recorder R   lackey (default) or qemu: qemu-x86_64 with llcprobe's plugin\n"
+            "                     (x86-64 ELF programs, one thread: a program that starts a\n"
+            "                     second thread leaves no trace), the same records as lackey's\n"
+            "                     (a load and store of the same bytes by one instruction is a\n"
+            "                     modify); no progress line, --as-root or --valgrind\n"
             "      --show FILE    print a trace's header and counts\n"
             "      --dump N       with --show: also the first N records (0 to 1e9), in\n"
             "                     lackey's format\n"
@@ -117,6 +124,34 @@ static int record(const char *output, char **argv, bool quiet, bool as_root,
     return LLC_EXIT_OK;
 }
 
+/* The qemu recorder: the plugin writes the trace; the summary is read back
+ * from its header. */
+static int record_qemu(const char *output, char **argv)
+{
+    char err[LLC_ERRLEN];
+    int status = 0;
+    const double t0 = llc_now();
+    int rc = llc_mrc_qemu_trace(argv, output, &status, err, sizeof err);
+    const double dt = llc_now() - t0;
+    if (rc < 0)
+        return llc_cli_fail("trace", "%s", err);
+    struct llc_trace_reader *r;
+    rc = llc_trace_reader_open(output, &r, err, sizeof err);
+    if (rc < 0)
+        return llc_cli_fail("trace", "%s", err);
+    const struct llc_trace_info *i = llc_trace_reader_info(r);
+    const uint64_t n = i->n_instr + i->n_load + i->n_store + i->n_modify;
+    printf("trace: %s\n", output);
+    printf("recorder: qemu\n");
+    printf("instructions: %" PRIu64 "\nloads: %" PRIu64 "\nstores: %" PRIu64
+           "\nmodifies: %" PRIu64 "\nrecords: %" PRIu64 "\n",
+           i->n_instr, i->n_load, i->n_store, i->n_modify, n);
+    printf("time: %.2f s (%.2f M records/s)\n", dt, dt > 0 ? (double)n / 1e6 / dt : 0.0);
+    llc_trace_reader_close(r);
+    print_exit_status(status);
+    return LLC_EXIT_OK;
+}
+
 static void print_record(const struct llc_trace_rec *r, uint64_t last_instr)
 {
     static const char kinds[] = "ILSM";
@@ -176,7 +211,7 @@ static int show(const char *path, uint64_t dump, bool verify)
 
 int llc_cmd_trace(int argc, char **argv)
 {
-    enum { OPT_AS_ROOT = 256, OPT_VALGRIND, OPT_SHOW, OPT_DUMP, OPT_VERIFY };
+    enum { OPT_AS_ROOT = 256, OPT_VALGRIND, OPT_SHOW, OPT_DUMP, OPT_VERIFY, OPT_RECORDER };
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
@@ -185,11 +220,12 @@ int llc_cmd_trace(int argc, char **argv)
         {"show", required_argument, NULL, OPT_SHOW},
         {"dump", required_argument, NULL, OPT_DUMP},
         {"verify", no_argument, NULL, OPT_VERIFY},
+        {"recorder", required_argument, NULL, OPT_RECORDER},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *output = NULL, *valgrind = NULL, *show_path = NULL;
-    bool quiet = false, as_root = false, verify = false, dump_given = false;
+    bool quiet = false, as_root = false, verify = false, dump_given = false, qemu = false;
     uint64_t dump = 0;
     optind = 1;
     opterr = 0;
@@ -203,6 +239,11 @@ int llc_cmd_trace(int argc, char **argv)
         case OPT_VALGRIND: valgrind = optarg; break;
         case OPT_SHOW: show_path = optarg; break;
         case OPT_VERIFY: verify = true; break;
+        case OPT_RECORDER:
+            if (strcmp(optarg, "lackey") != 0 && strcmp(optarg, "qemu") != 0)
+                return llc_cli_usage("trace", "--recorder is lackey or qemu, not '%s'", optarg);
+            qemu = strcmp(optarg, "qemu") == 0;
+            break;
         case OPT_DUMP:
             if (llc_opt_u64("trace", "dump", optarg, 0, UINT64_C(1000000000), &dump) != 0)
                 return LLC_EXIT_USAGE;
@@ -224,5 +265,9 @@ int llc_cmd_trace(int argc, char **argv)
         return llc_cli_usage("trace", "no program to trace (llcprobe trace -o FILE -- PROGRAM ...)");
     if (!output)
         return llc_cli_usage("trace", "missing -o FILE, the trace to write");
+    if (qemu && (as_root || valgrind))
+        return llc_cli_usage("trace", "--as-root and --valgrind are the lackey recorder's");
+    if (qemu)
+        return record_qemu(output, argv + optind);
     return record(output, argv + optind, quiet, as_root, valgrind);
 }

@@ -219,6 +219,25 @@ int llc_mrc_run_rt(char *const *argv, const struct llc_mrc_rt_config *cfg,
 int llc_mrc_has_runtime(const char *argv0, char *err, size_t errlen);
 #define LLC_MRC_RT_MARKER "llcprobe-rt runtime marker v1"
 
+/* The QEMU sampler: argv (any x86-64 ELF program) runs under qemu-x86_64
+ * (LLCPROBE_QEMU, else PATH) with the libllcprobe-qemu plugin
+ * (LLCPROBE_QEMU_PLUGIN, else beside the llcprobe executable), which
+ * samples like the runtime and writes the same profile; read as
+ * llc_mrc_run_rt reads the runtime's. Multi-threaded programs: each thread
+ * sampled on its own. -ENOENT with the reason if qemu or the plugin is
+ * missing, -ENOEXEC for a script. */
+int llc_mrc_run_qemu(char *const *argv, const struct llc_mrc_rt_config *cfg,
+                     struct llc_statmodel_hist *h, struct llc_mrc_profile_info *info,
+                     struct llc_mrc_profile_windows *w, int *exit_status, char *err, size_t errlen);
+/* The same plugin recording argv's full trace (instruction and data
+ * records, lackey's reference semantics) into output. A program that starts
+ * a second thread leaves no trace (the plugin says why): -EIO. */
+int llc_mrc_qemu_trace(char *const *argv, const char *output, int *exit_status, char *err,
+                       size_t errlen);
+/* Paths of qemu-x86_64 and the plugin, or -ENOENT saying what is missing. */
+int llc_mrc_qemu_find(char *qemu, size_t qlen, char *plugin, size_t plen, char *err,
+                      size_t errlen);
+
 /* PMU sampler (spec §2.2): precise memory samples give the sampled
  * reference's address, hardware watchpoints on that address catch its
  * reuse, a retired loads+stores counter gives the distance. Opens what it

@@ -75,7 +75,7 @@ check "slots.csv: 4 slots and the mean" "[ \$(wc -l <'$tmp/sl.slots.csv') = 21 ]
 
 . "$(dirname "$0")/mrc_expect.sh"
 expect 1 'no instruction records' --trace "$tmp/pc.trace" --phases --phase-unit instructions
-expect 2 'trace or rt sampler' --phases --sampler pmu -- /bin/true
+expect 2 'trace, rt or qemu sampler' --phases --sampler pmu -- /bin/true
 expect 2 'go with --phases' --trace "$tmp/pc.trace" --phase-window 20000
 expect 2 'not both' --trace "$tmp/pc.trace" --phases --time-slots 4
 expect 2 'band' --trace "$tmp/pc.trace" --phases --band

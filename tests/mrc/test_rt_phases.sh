@@ -107,5 +107,5 @@ expect 1 'count references, not instructions' --profile "$tmp/two.profile" --pha
   --phase-unit instructions
 sed 's/ complete$/ truncated/' "$tmp/two.profile" >"$tmp/cut.profile"
 expect 1 'windows are truncated' --profile "$tmp/cut.profile" --phases
-expect 2 'trace or rt sampler' --phases --sampler pmu -- "$tmp/two" "${args[@]}"
+expect 2 'trace, rt or qemu sampler' --phases --sampler pmu -- "$tmp/two" "${args[@]}"
 exit $fail

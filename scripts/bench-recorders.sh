@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# bench-recorders.sh: the CPU time of sampling real programs, as ratios to the
+# program's native CPU time, all measured in one run (interleaved repeats,
+# median of each), side by side:
+#   native    the program alone
+#   qemu      under qemu-x86_64 without a plugin (the emulator's own cost)
+#   sampler   llcprobe mrc --sampler qemu (plugin sampling at rate 1e-4, the
+#             profile read and the curves solved: what a user runs)
+#   rt        llcprobe mrc --sampler rt on the program rebuilt with
+#             scripts/llcprobe-cc, where scripts/build-workloads.sh built it
+#   lackey    llcprobe mrc --sampler trace (valgrind lackey), on an input
+#             SMALL times smaller (lackey at full size would take hours),
+#             as a ratio to native on that same small input
+# CPU time = user + system of the command and all its children (getrusage).
+# Inputs are sized for native runs of about 0.25-1 s: in much shorter runs
+# QEMU's start-up and translation dominate, whatever the plugin does.
+#
+#     scripts/bench-recorders.sh [BUILD_DIR]     (default build/)
+# Environment: REPS (default 3), SMALL (default 64), PROGRAMS (default all:
+# xz bzip2 gzip zstd sqlite3 perl gawk sort), NO_LACKEY=1 skips lackey.
+# Last line: qemu_sampler_overhead_x: the geometric mean over the programs of
+# sampler CPU / native CPU.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+bin=$build/llcprobe
+reps=${REPS:-3}
+small=${SMALL:-64}
+programs=${PROGRAMS:-"xz bzip2 gzip zstd sqlite3 perl gawk sort"}
+rtdir=${RT_BIN_DIR:-$build/workloads/bin}
+python=$(python3 -c 'import sys; print(sys.executable)')
+die() { echo "bench-recorders: $*" >&2; exit 1; }
+[ -x "$bin" ] || die "$bin missing: build llcprobe first"
+command -v qemu-x86_64 >/dev/null || die "qemu-x86_64 missing (Debian package qemu-user; scripts/setup.sh)"
+[ -f "$build/lib/libllcprobe-qemu.so" ] || die "$build/lib/libllcprobe-qemu.so missing (scripts/setup.sh)"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-recorders.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# Inputs: text of seeded pseudo-random words (compressible like prose), a
+# full one of about 8 MB and a small one for lackey.
+"$python" - "$tmp" "$small" <<'PY'
+import random, sys
+d, small = sys.argv[1], int(sys.argv[2])
+r = random.Random(12345)
+words = ["".join(r.choice("etaoinshrdlucmfwypvbgkjqxz"[:r.randint(8, 26)])
+                 for _ in range(r.randint(2, 11))) for _ in range(20000)]
+lines = [" ".join(r.choice(words) for _ in range(r.randint(4, 14))) for _ in range(120000)]
+open(d + "/full.txt", "w").write("\n".join(lines) + "\n")
+open(d + "/small.txt", "w").write("\n".join(lines[: len(lines) // small]) + "\n")
+PY
+# sqlite3: rows and queries scaled like the text.
+sql() {
+  cat <<SQL
+create table t(id integer primary key, k integer, v text);
+with recursive n(i) as (select 1 union all select i + 1 from n where i < $1)
+insert into t select i, (i * 7919) % 1000, hex(randomblob(16)) from n;
+create index tk on t(k);
+select k, count(*), max(v) from t group by k order by 2 desc limit 3;
+select count(*) from t a join t b on a.k = b.k where a.id < 2000 and b.id < 2000;
+SQL
+}
+sql 400000 >"$tmp/full.sql"
+sql $((400000 / small)) >"$tmp/small.sql"
+cat >"$tmp/words.awk" <<'AWK'
+{ for (i = 1; i <= NF; i++) n[$i]++ } END { for (w in n) if (n[w] > 400) c++; print c }
+AWK
+cat >"$tmp/words.pl" <<'PL'
+my %n; while (<>) { $n{$_}++ for split; } my @top = sort { $n{$b} <=> $n{$a} } keys %n; print scalar(@top), "\n";
+PL
+
+# cmd NAME SIZE: the command line (no stdin redirection; see input).
+cmd() {
+  local f=$tmp/$2.txt
+  case $1 in
+    xz) echo "/usr/bin/xz -1 -T1 -c $f" ;;
+    bzip2) echo "/usr/bin/bzip2 -c $f" ;;
+    gzip) echo "/usr/bin/gzip -6 -c $f" ;;
+    zstd) echo "/usr/bin/zstd -9 -T1 -c $f" ;;
+    sqlite3) echo "/usr/bin/sqlite3 :memory: -init $tmp/$2.sql .quit" ;;
+    perl) echo "/usr/bin/perl $tmp/words.pl $f $f $f" ;;
+    gawk) echo "/usr/bin/gawk -f $tmp/words.awk $f" ;;
+    sort) echo "/usr/bin/sort --parallel=1 -S 256M -T $tmp -f -k 3,3 -k 1,1 $f $f $f" ;;
+    *) die "unknown program $1" ;;
+  esac
+}
+# rt_bin NAME: the rebuilt binary, if any.
+rt_bin() { [ -x "$rtdir/$1" ] && echo "$rtdir/$1" || true; }
+
+# cpu PREFIX... -- CMD: CPU seconds of PREFIX CMD (stdout and stdin null).
+cpu() {
+  "$python" -c '
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.4f" % (r.ru_utime + r.ru_stime))' "$@"
+}
+median() { "$python" -c 'import statistics, sys; print("%.4f" % statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
+
+printf '%-8s %9s %8s %8s %8s %8s %10s\n' program native_s qemu_x sampler_x rt_x lackey_x lackey_nat_s
+ratios=()
+for p in $programs; do
+  full=$(cmd "$p" full)
+  # shellcheck disable=SC2206
+  argv=($full)
+  rt=$(rt_bin "$p")
+  declare -a tn=() tq=() ts=() tr=()
+  for ((i = 0; i < reps; i++)); do
+    tn+=("$(cpu "${argv[@]}")")
+    tq+=("$(cpu qemu-x86_64 "${argv[@]}")")
+    ts+=("$(cpu "$bin" mrc -q --sampler qemu -- "${argv[@]}")")
+    if [ -n "$rt" ]; then
+      tr+=("$(cpu "$bin" mrc -q --sampler rt -- "$rt" "${argv[@]:1}")")
+    fi
+  done
+  n=$(median "${tn[@]}")
+  q=$(median "${tq[@]}")
+  s=$(median "${ts[@]}")
+  ratio() { "$python" -c 'import sys; print("%.2f" % (float(sys.argv[1]) / float(sys.argv[2])))' "$1" "$2"; }
+  rx=-
+  [ -n "$rt" ] && rx=$(ratio "$(median "${tr[@]}")" "$n")
+  lx=- ln=-
+  if [ "${NO_LACKEY:-0}" != 1 ]; then
+    # shellcheck disable=SC2206
+    sargv=($(cmd "$p" small))
+    ln=$(median "$(cpu "${sargv[@]}")" "$(cpu "${sargv[@]}")" "$(cpu "${sargv[@]}")")
+    lx=$(ratio "$(cpu "$bin" mrc -q --sampler trace -- "${sargv[@]}")" "$ln")
+  fi
+  sx=$(ratio "$s" "$n")
+  ratios+=("$sx")
+  printf '%-8s %9s %8s %8s %8s %8s %10s\n' "$p" "$n" "$(ratio "$q" "$n")" "$sx" "$rx" "$lx" "$ln"
+done
+gm=$("$python" -c 'import math, sys; v = [float(x) for x in sys.argv[1:]]; print("%.2f" % math.exp(sum(map(math.log, v)) / len(v)))' "${ratios[@]}")
+mx=$("$python" -c 'import sys; print("%.2f" % max(float(x) for x in sys.argv[1:]))' "${ratios[@]}")
+echo "qemu_sampler_overhead_max_x: $mx x"
+echo "qemu_sampler_overhead_x: $gm x"
