@@ -8,7 +8,8 @@
  *     instr_i * cpi + latency(level that served it) / mlp
  *
  * where instr_i counts the instructions since the agent's previous access
- * (trace instruction records; ipa per access for workloads and arrays),
+ * (trace instruction records; ipa per access for workloads, arrays, and
+ * traces without instruction records, as the instrumented runtime's),
  * cpi is the agent's base CPI and latency() is the machine's (l2, llc,
  * mem). The driver always advances the agent with the earliest clock (ties
  * to the lower index), so an agent that misses more falls behind and
@@ -112,6 +113,13 @@ int llc_corun_run(const struct llc_sim_config *cfg, const struct llc_corun_agent
                   unsigned n, const struct llc_corun_params *p, struct llc_corun_result **out,
                   char *err, size_t errlen);
 void llc_corun_free(struct llc_corun_result *r);
+
+/* The seed workload i of a run with seed `seed` is built with, and the
+ * instructions before access k of a stream of ipa instructions per access
+ * (whole numbers adding up to floor(k * ipa)): to reproduce a co-run
+ * agent's stream outside it. */
+uint64_t llc_corun_stream_seed(uint64_t seed, unsigned i);
+uint32_t llc_corun_ipa_instr(double ipa, uint64_t k);
 
 struct llc_corun_report_meta {
     const char *preset;

@@ -30,6 +30,7 @@ struct cr_agent {
     uint64_t trace_records, records;
     size_t array_pos;
     bool physical, ended;
+    bool trace_no_instr;         /* a trace without instruction records: ipa */
     uint64_t emitted;            /* accesses produced, for ipa */
     /* a trace record's remaining lines */
     uint64_t pend_addr, pend_lines;
@@ -68,6 +69,11 @@ static uint64_t mix_seed(uint64_t seed, uint64_t salt)
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
+}
+
+uint64_t llc_corun_stream_seed(uint64_t seed, unsigned i)
+{
+    return mix_seed(seed, i);
 }
 
 static uint64_t phys_base(const struct llc_sim_config *c, unsigned i)
@@ -113,6 +119,7 @@ static int open_agent(struct cr_agent *a, const struct llc_sim_config *c, char *
         {
             const struct llc_trace_info *ti = llc_trace_reader_info(a->tr);
             a->trace_records = ti->n_instr + ti->n_load + ti->n_store + ti->n_modify;
+            a->trace_no_instr = ti->n_instr == 0;
         }
         return 0;
     case LLC_CORUN_ARRAY:
@@ -126,7 +133,7 @@ static int open_agent(struct cr_agent *a, const struct llc_sim_config *c, char *
 
 /* Instructions before access k of an ipa stream: whole numbers that add up
  * to floor(k * ipa). */
-static uint32_t ipa_instr(double ipa, uint64_t k)
+uint32_t llc_corun_ipa_instr(double ipa, uint64_t k)
 {
     return (uint32_t)(floor((double)(k + 1) * ipa) - floor((double)k * ipa));
 }
@@ -195,9 +202,9 @@ static int refill(struct llc_sim *sim, unsigned i, struct cr_agent *a,
             memcpy(a->instr, in->instr + a->array_pos, n * sizeof(*a->instr));
         a->array_pos += n;
     }
-    if (!a->tr && !(a->in->source == LLC_CORUN_ARRAY && in->instr))
+    if ((!a->tr || a->trace_no_instr) && !(a->in->source == LLC_CORUN_ARRAY && in->instr))
         for (uint32_t k = 0; k < n; k++)
-            a->instr[k] = ipa_instr(in->ipa, a->emitted + k);
+            a->instr[k] = llc_corun_ipa_instr(in->ipa, a->emitted + k);
     /* Nothing beyond the access that spends the budget: the L2 half of a
      * buffer is done ahead of the clock (llc_sim_timed_prepare). */
     const uint64_t budget = in->instructions;
