@@ -27,6 +27,7 @@
 #include "llcprobe/workload.h"
 #include "mrc/mrc.h"
 #include "sysinfo/report.h"
+#include "util/atomic_file.h"
 #include "util/cli.h"
 #include "util/sha256.h"
 #include "util/version.h"
@@ -654,6 +655,15 @@ int llc_cmd_profile(int argc, char **argv)
         return llc_cli_fail(CMD, "--workload: %s", err);
     if (o.trace && access(o.trace, R_OK) != 0)
         return llc_cli_fail(CMD, "%s: %s", o.trace, strerror(errno));
+    /* Fail before a long run rather than after it. */
+    char path[4096];
+    if (o.out) {
+        snprintf(path, sizeof(path), "%s.profile.json", o.out);
+        struct llc_afile *f = NULL;
+        if (llc_afile_open(path, &f, err, sizeof(err)) < 0)
+            return llc_cli_fail(CMD, "%s", err);
+        llc_afile_abort(f);
+    }
     struct llc_profile p;
     llc_profile_init(&p);
     struct llc_mrc_phase_run run;
@@ -663,7 +673,6 @@ int llc_cmd_profile(int argc, char **argv)
     rc = o.argv ? run_live(&o, &p, &run, err, sizeof(err)) : run_sim(&o, &p, &run, err, sizeof(err));
     if (rc)
         goto out;
-    char path[4096];
     snprintf(path, sizeof(path), "%s.profile.json", o.out ? o.out : p.program.name);
     if (llc_profile_write(path, &p, err, sizeof(err)) < 0) {
         rc = llc_cli_fail(CMD, "%s", err);
