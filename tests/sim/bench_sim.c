@@ -18,7 +18,10 @@
  * address space) on the same preset and policy, each access paying its
  * level's latency: whole runs from a fresh simulator (translation, window
  * bookkeeping and clock order included, solo runs not) until ~1.5 s have
- * gone. sim_corun4_ratio = corun4 / single-agent LRU rate, same run. */
+ * gone. sim_corun4_ratio = corun4 / single-agent LRU rate, same run.
+ * untimed4: the same four streams through a 4-agent simulator round robin
+ * (64 accesses a turn, batch path, no clocks): corun4 / untimed4 is the
+ * cost of the timing alone. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -151,6 +154,30 @@ out:
     return rc;
 }
 
+/* The same four streams untimed: a 4-agent simulator fed round robin in
+ * slices of 64 accesses through the batch path, to tell the cost of the
+ * clocks from the cost of a cache shared by four programs. */
+static int bench_untimed4(uint64_t *const streams[4], size_t n, double *cpu_rate)
+{
+    char err[LLC_ERRLEN];
+    struct llc_sim_config cfg;
+    struct llc_sim *sim = NULL;
+    int rc = llc_sim_preset("amd32", &cfg, err, sizeof(err));
+    cfg.agents = 4;
+    if (rc == 0)
+        rc = llc_sim_create(&cfg, &sim, err, sizeof(err));
+    const double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    for (size_t i = 0; rc == 0 && i < n; i += 64)
+        for (unsigned a = 0; rc == 0 && a < 4; a++)
+            rc = llc_sim_run(sim, a, streams[a] + i, n - i < 64 ? n - i : 64, false, NULL);
+    if (rc == 0)
+        *cpu_rate = 4.0 * (double)n / (clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0);
+    else
+        fprintf(stderr, "bench_sim: untimed4: %s\n", err);
+    llc_sim_destroy(sim);
+    return rc;
+}
+
 int main(void)
 {
     uint64_t *addrs = malloc(N_ACCESSES * sizeof(*addrs));
@@ -174,14 +201,20 @@ int main(void)
         else
             make_stream(streams[i], per_program, 42 + i);
     }
+    double untimed4_cpu = 0;
     if (rc == 0)
         rc = bench_corun4(streams, per_program, &corun4, &corun4_cpu);
+    if (rc == 0)
+        rc = bench_untimed4(streams, per_program, &untimed4_cpu);
     for (unsigned i = 0; i < 4; i++)
         free(streams[i]);
     if (rc < 0)
         return 1;
     printf("sim_corun4_cpu_accesses_per_s: %.0f 1/s\n", corun4_cpu);
     printf("sim_corun4_cpu_ratio: %.3f x\n", lru_cpu > 0 ? corun4_cpu / lru_cpu : 0.0);
+    printf("sim_untimed4_cpu_accesses_per_s: %.0f 1/s\n", untimed4_cpu);
+    printf("sim_corun4_vs_untimed4_cpu_ratio: %.3f x\n",
+           untimed4_cpu > 0 ? corun4_cpu / untimed4_cpu : 0.0);
     printf("sim_corun4_ratio: %.3f x\n", lru > 0 ? corun4 / lru : 0.0);
     printf("sim_lru_cpu_accesses_per_s: %.0f 1/s\n", lru_cpu);
     printf("sim_drrip_cpu_accesses_per_s: %.0f 1/s\n", drrip_cpu);
