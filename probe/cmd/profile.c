@@ -545,7 +545,7 @@ static int run_sim(const struct prof_opts *o, struct llc_profile *p,
     if (o->workload) {
         if ((rc = llc_profile_tmp_path(".trace", tmp, sizeof(tmp), err, errlen)) < 0 ||
             (rc = llc_profile_workload_trace(&cfg, o->workload, o->ipa, o->instructions, tmp,
-                                             err, errlen)) < 0)
+                                             llc_map_cmd_signals(), err, errlen)) < 0)
             goto fail;
         trace = tmp;
     } else {

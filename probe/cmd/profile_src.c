@@ -39,7 +39,8 @@ int llc_profile_tmp_path(const char *suffix, char *buf, size_t len, char *err, s
 }
 
 int llc_profile_workload_trace(const struct llc_sim_config *cfg, const char *spec, double ipa,
-                               uint64_t instructions, const char *path, char *err, size_t errlen)
+                               uint64_t instructions, const char *path,
+                               volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
     struct llc_workload *w = NULL;
     struct llc_trace_writer *tw = NULL;
@@ -61,6 +62,10 @@ int llc_profile_workload_trace(const struct llc_sim_config *cfg, const char *spe
     uint64_t addr[256];
     uint8_t wr[256];
     while (done < instructions) {
+        if (stop && *stop) {
+            rc = llc_errf(err, errlen, -EINTR, "interrupted");
+            goto out;
+        }
         const unsigned phase = llc_workload_phase(w);
         const size_t n = llc_workload_fill(w, addr, wr, 256);
         const uint64_t base = SYN_CODE_BASE + phase * SYN_CODE_REGION;
