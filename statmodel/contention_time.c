@@ -160,6 +160,25 @@ static int check_progs(const struct llc_contention_prog *progs, size_t n, char *
     return 0;
 }
 
+/* Per window, the instructions of the run of consecutive windows in the
+ * same phase it belongs to: the cache has to settle once per phase change,
+ * not once per window. */
+static double *phase_runs(const struct llc_contention_prog *p)
+{
+    double *run = malloc(p->n_windows * sizeof(double));
+    if (!run)
+        return NULL;
+    for (size_t w = 0; w < p->n_windows;) {
+        size_t e = w;
+        double ins = 0;
+        for (; e < p->n_windows && p->window_phase[e] == p->window_phase[w]; e++)
+            ins += p->window_instructions[e];
+        for (; w < e; w++)
+            run[w] = ins;
+    }
+    return run;
+}
+
 static int push_segment(struct llc_contention_run *r, size_t *cap, double t0, double dt, size_t tuple,
                         const size_t *win)
 {
@@ -194,6 +213,7 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
         return rc;
     struct llc_contention_run *r = calloc(1, sizeof(*r));
     struct memo m = {.n = n};
+    double *run_ins[64] = {NULL};
     size_t tcap = 0, scap = 0, win[64];
     double left[64];
     int ph[64];
@@ -210,6 +230,11 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
         rc = llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
         goto out;
     }
+    for (size_t i = 0; i < n; i++)
+        if (!(run_ins[i] = phase_runs(&progs[i]))) {
+            rc = llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
+            goto out;
+        }
     r->n = n;
     size_t running = n;
     for (size_t i = 0; i < n; i++) {
@@ -229,7 +254,12 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
         for (size_t i = 0; i < n; i++) {
             const double spi = tr->share[i].cpi / progs[i].freq_hz; /* seconds per instruction */
             dt = fmin(dt, left[i] * spi);
-            shortest = fmin(shortest, progs[i].window_instructions[win[i]] * spi);
+            shortest = fmin(shortest, run_ins[i][win[i]] * spi);
+        }
+        if (!(dt > 0) || !isfinite(dt)) {
+            rc = llc_errf(err, errlen, -EDOM, "timeline: tuple %zu gives a step of %g s (CPI %g)", k, dt,
+                          tr->share[0].cpi);
+            goto out;
         }
         tr->seconds += dt;
         tr->min_window_s = fmin(tr->min_window_s, shortest);
@@ -282,6 +312,8 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
         u->slowdown = u->seconds / u->solo_seconds;
     }
 out:
+    for (size_t i = 0; i < n; i++)
+        free(run_ins[i]);
     free(m.slot);
     free(m.solo);
     free(m.solved);

@@ -95,8 +95,8 @@ static int check_phases(const struct llc_contention_phase *const *ph, const doub
 /* §3: a <- (1 - beta) a + beta Psi(a) from the given start rates, until a
  * step moves no rate by more than 1e-6 of it. beta = 1 first (the plain
  * iteration: Psi is usually a strong contraction, miss ratios moving
- * little with the rates), then the spec's 0.5, halving to 1/16, each
- * restarted from the start rates after 200 steps without convergence. */
+ * little with the rates; 30 steps), then the spec's 0.5, halving to 1/16,
+ * each restarted from the start rates after 200 steps without convergence. */
 static int couple(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
                   const struct llc_contention_config *cfg, const double *start,
                   struct llc_contention_share *out, struct llc_contention_info *info, char *err,
@@ -107,7 +107,8 @@ static int couple(const struct llc_contention_phase *const *ph, const double *fr
     for (double beta = 1; beta >= 1.0 / 16; beta /= 2) {
         for (size_t i = 0; i < n; i++)
             a[i] = start[i];
-        for (unsigned it = 1; it <= 200; it++) {
+        /* The undamped try gets 30 steps: where it works it needs a few. */
+        for (unsigned it = 1; it <= (beta == 1 ? 30u : 200u); it++) {
             int rc = shares_at(ph, a, n, cfg, out, info, hint, err, errlen);
             if (rc)
                 return rc;

@@ -190,7 +190,7 @@ struct llc_contention_tuple_result {
     struct llc_contention_share *solo;  /* [n] alone, same phase */
     struct llc_contention_info info;
     double seconds;                     /* co-simulated time spent in this tuple */
-    double min_window_s;                /* shortest window duration seen with it */
+    double min_window_s;                /* shortest phase run (s) seen with it, see warn_* */
 };
 
 struct llc_contention_prog_summary {
@@ -213,7 +213,8 @@ struct llc_contention_run {
     struct llc_contention_prog_summary *summary; /* [n] */
     double total_s;
     /* Equilibrium warning (§6): segments and time where T* > 10% of the
-     * shortest window then running. */
+     * shortest phase run then running (consecutive windows of one phase:
+     * the cache settles once per phase change, not once per window). */
     size_t warn_segments;
     double warn_seconds, worst_tstar_ratio;
 };

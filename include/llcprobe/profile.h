@@ -9,6 +9,7 @@
  *
  *     struct llc_profile p;
  *     llc_profile_init(&p);                       // zeros, NaN for "unknown"
+ *     llc_profile_stamp(&p, err, errlen);         // llcprobe_version, created
  *     p.program.name = strdup("xz"); ...
  *     llc_profile_alloc_windows(&p, nwin, err, errlen);   // fill phase_of[], ...
  *     llc_profile_alloc_phases(&p, nphases, err, errlen); // rdhist created empty
@@ -137,6 +138,9 @@ struct llc_profile {
 void llc_profile_init(struct llc_profile *p);
 /* Releases everything p owns and re-inits it. Safe on an init'd profile. */
 void llc_profile_free(struct llc_profile *p);
+/* Sets llcprobe_version (this build's) and created (now, UTC ISO 8601),
+ * replacing old values. */
+int llc_profile_stamp(struct llc_profile *p, char *err, size_t errlen);
 /* Allocates the window arrays (zeroed, phase_of = -1) for n windows,
  * replacing any old ones; sets windows.count. */
 int llc_profile_alloc_windows(struct llc_profile *p, size_t n, char *err, size_t errlen);

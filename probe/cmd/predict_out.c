@@ -90,9 +90,9 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
     }
     const struct llc_contention_run *run = r->run;
     if (run->warn_segments)
-        add_flag(&v, &k, "equilibrium: T* exceeds 10%% of the shortest running window in %.1f%% of "
-                         "the co-run (worst %.2g x the window): the cache may not settle within a "
-                         "window", 100 * run->warn_seconds / run->total_s, run->worst_tstar_ratio);
+        add_flag(&v, &k, "equilibrium: T* exceeds 10%% of the shortest phase run (consecutive "
+                         "windows of one phase) in %.1f%% of the co-run (worst %.2g x the run): the "
+                         "cache may not settle before the phase changes", 100 * run->warn_seconds / run->total_s, run->worst_tstar_ratio);
     size_t nc = 0;
     for (size_t t = 0; t < run->n_tuples; t++)
         nc += !run->tuples[t].info.converged;
@@ -178,7 +178,7 @@ static json_t *tuples_json(const struct pred_prog *progs, size_t n, const struct
             json_array_append_new(pr, s);
         }
         json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o, s:b, s:i, s:o, s:o}", "phases", ph, "seconds",
-                                           num(tr->seconds), "t_star_s", num(tr->info.t_star), "min_window_s",
+                                           num(tr->seconds), "t_star_s", num(tr->info.t_star), "min_phase_run_s",
                                            num(tr->min_window_s), "converged", tr->info.converged,
                                            "iterations", (int)tr->info.iterations, "beta", num(tr->info.beta),
                                            "programs", pr));
@@ -338,13 +338,13 @@ void pred_print(FILE *out, const struct pred_prog *progs, size_t n, const struct
                  "coupling %s, probe %s\n", n, m->label, m->lines, m->sets, m->ways,
             llc_contention_policy_name(o->policy), llc_contention_policy_name(base),
             o->coupling ? "on" : "off", o->probe ? "on" : "off");
-    fprintf(out, "  %-16s %10s %10s %7s %7s %8s  %-15s %-15s\n", "program", "miss_ratio", "occupancy",
-            "%llc", "cpi", "slowdown", "FOA mr/slowdown", "SDC mr/slowdown");
+    fprintf(out, "  %-16s %10s %9s %10s %7s %7s %8s  %-15s %-15s\n", "program", "miss_ratio", "misses/s",
+            "occupancy", "%llc", "cpi", "slowdown", "FOA mr/slowdown", "SDC mr/slowdown");
     for (size_t i = 0; i < n; i++) {
         const struct llc_contention_prog_summary *u = &r->run->summary[i];
         const struct pred_baseline_sum *fa = &r->foa_sum[i], *sd = &r->sdc_sum[i];
-        fprintf(out, "  %-16s %10.5f %10.0f %6.1f%% %7.3f %8.4f  %.4f/%-8.4f %.4f/%-8.4f\n", name_of(&progs[i]),
-                u->miss_ratio, u->occupancy, 100 * u->occupancy / (double)m->lines, u->cpi, u->slowdown,
+        fprintf(out, "  %-16s %10.5f %9.3g %10.0f %6.1f%% %7.3f %8.4f  %.4f/%-8.4f %.4f/%-8.4f\n",
+                name_of(&progs[i]), u->miss_ratio, per_s(u->misses, u->seconds), u->occupancy, 100 * u->occupancy / (double)m->lines, u->cpi, u->slowdown,
                 fa->misses / fa->refs, fa->cycles / fa->solo_cycles, sd->misses / sd->refs,
                 sd->cycles / sd->solo_cycles);
     }

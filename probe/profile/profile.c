@@ -4,6 +4,7 @@
 
 #include "llcprobe/common.h"
 #include "profile/profile_internal.h"
+#include "util/version.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void solo_unknown(struct llc_profile_solo *s)
 {
@@ -22,6 +24,26 @@ static void solo_unknown(struct llc_profile_solo *s)
 void llc_profile_init(struct llc_profile *p)
 {
     memset(p, 0, sizeof(*p));
+}
+
+int llc_profile_stamp(struct llc_profile *p, char *err, size_t errlen)
+{
+    char when[32];
+    const time_t now = time(NULL);
+    struct tm tm;
+    if (!gmtime_r(&now, &tm) || !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+        return llc_errf(err, errlen, -EINVAL, "cannot format the current time");
+    char *v = strdup(LLCPROBE_VERSION_STRING), *c = strdup(when);
+    if (!v || !c) {
+        free(v);
+        free(c);
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    }
+    free(p->llcprobe_version);
+    free(p->created);
+    p->llcprobe_version = v;
+    p->created = c;
+    return 0;
 }
 
 static void free_windows(struct llc_profile_windows *w)

@@ -399,6 +399,27 @@ static void timeline_two_phases(void **state)
     const double solo_a = 2e8 * (t00->solo[0].cpi + t10->solo[0].cpi) / 3e9;
     NEAR(r->summary[0].slowdown, expect_a / solo_a, 1e-9);
     assert_true(r->tuples[1].share[1].miss_ratio > r->tuples[0].share[1].miss_ratio);
+    /* Windows of 1e8 instructions last far longer than T*: no warning. */
+    assert_int_equal(r->warn_segments, 0);
+    assert_true(r->worst_tstar_ratio > 0 && r->worst_tstar_ratio < 0.1);
+    const double worst = r->worst_tstar_ratio;
+    llc_contention_run_free(r);
+    /* Windows 1e4 times shorter: T* is the same, the ratio 1e4 times larger. */
+    const double ia_short[4] = {1e4, 1e4, 1e4, 1e4}, ib_short[3] = {1e4, 1e4, 1e4};
+    struct llc_contention_prog shortp[2] = {progs[0], progs[1]};
+    shortp[0].window_instructions = ia_short;
+    shortp[1].window_instructions = ib_short;
+    assert_int_equal(llc_contention_timeline(shortp, 2, &cfg, &r, err, sizeof err), 0);
+    NEAR(r->worst_tstar_ratio, worst * 1e4, 1e-6 * worst * 1e4);
+    assert_true(r->warn_segments == r->n_segments && fabs(r->warn_seconds - r->total_s) < 1e-12 * r->total_s);
+    const double worst_short = r->worst_tstar_ratio;
+    llc_contention_run_free(r);
+    /* The same short windows all in one phase: the cache settles once per
+     * phase run (4 and 3 windows), so the worst ratio drops by 3 or more. */
+    const int wa_one[4] = {1, 1, 1, 1};
+    shortp[0].window_phase = wa_one;
+    assert_int_equal(llc_contention_timeline(shortp, 2, &cfg, &r, err, sizeof err), 0);
+    assert_true(r->worst_tstar_ratio > 0 && r->worst_tstar_ratio <= worst_short / 3);
     llc_contention_run_free(r);
     llc_statmodel_release(small);
     llc_statmodel_release(big);

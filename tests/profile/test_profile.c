@@ -17,6 +17,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/profile.h"
 #include "profile_synth.h"
+#include "util/version.h"
 
 static const struct psyn_mix mixes[3] = {
     {.n = 2, .p = {0.6, 0.3}, .lines = {500, 20000}},
@@ -244,6 +245,10 @@ static void writer_checks_and_predictable(void **state)
     char err[LLC_ERRLEN];
     struct llc_profile p;
     make(&p, 0);
+    assert_int_equal(llc_profile_stamp(&p, err, sizeof err), 0);
+    assert_int_equal(strlen(p.created), 20);
+    assert_true(p.created[4] == '-' && p.created[10] == 'T' && p.created[19] == 'Z');
+    assert_string_equal(p.llcprobe_version, LLCPROBE_VERSION_STRING);
     char *path = tmp_path("w");
     /* The writer refuses what the reader would. */
     p.phases[1].samples += 1;
