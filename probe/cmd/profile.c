@@ -28,6 +28,7 @@
 #include "sysinfo/report.h"
 #include "util/atomic_file.h"
 #include "util/cli.h"
+#include "util/stopsig.h"
 #include "util/sha256.h"
 
 #define CMD "profile"
@@ -517,6 +518,13 @@ static uint64_t trace_instructions(const char *path)
     return n;
 }
 
+/* A run's failure line, except when a signal stopped it: then the one line
+ * is the caller's "stopped by signal" (exit 128 + N). */
+static int fail_unless_stopped(const char *err)
+{
+    return llc_stop_requested() ? LLC_EXIT_FAIL : llc_cli_fail(CMD, "%s", err);
+}
+
 static int run_sim(const struct prof_opts *o, struct llc_profile *p,
                    struct llc_mrc_phase_run *run, char *err, size_t errlen)
 {
@@ -575,7 +583,7 @@ fail:
     if (tmp[0])
         unlink(tmp);
     llc_corun_free(res);
-    return rc < 0 ? llc_cli_fail(CMD, "%s", err) : rc;
+    return rc < 0 ? fail_unless_stopped(err) : rc;
 }
 
 static int run_live(const struct prof_opts *o, struct llc_profile *p,
@@ -611,7 +619,7 @@ static int run_live(const struct prof_opts *o, struct llc_profile *p,
 fail:
     if (tmp[0])
         unlink(tmp);
-    return rc < 0 ? llc_cli_fail(CMD, "%s", err) : rc;
+    return rc < 0 ? fail_unless_stopped(err) : rc;
 }
 
 static void print_summary(const struct llc_profile *p, const char *path)
@@ -661,6 +669,11 @@ int llc_cmd_profile(int argc, char **argv)
         goto out;
     }
     rc = o.argv ? run_live(&o, &p, &run, err, sizeof(err)) : run_sim(&o, &p, &run, err, sizeof(err));
+    if (rc && llc_stop_requested()) {
+        fprintf(stderr, "llcprobe: %s: stopped by signal %d; nothing was written\n", CMD,
+                (int)llc_stop_signal);
+        rc = llc_stop_exit_code();
+    }
     if (rc)
         goto out;
     snprintf(path, sizeof(path), "%s.profile.json", o.out ? o.out : p.program.name);

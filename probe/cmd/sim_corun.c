@@ -16,6 +16,7 @@
 #include "llcprobe/workload.h"
 #include "util/atomic_file.h"
 #include "util/cli.h"
+#include "util/stopsig.h"
 
 #define CMD "sim"
 #define MAX_T LLC_CORUN_MAX_AGENTS
@@ -282,6 +283,11 @@ int llc_cmd_sim_corun(int argc, char **argv)
     struct llc_corun_result *r = NULL;
     rc = llc_corun_run(&cfg, ag, o.n, &p, &r, err, sizeof(err));
     llc_progress_end(&progress.bar);
+    if (rc < 0 && llc_stop_requested()) {
+        fprintf(stderr, "llcprobe: %s: stopped by signal %d; nothing was written\n", CMD,
+                (int)llc_stop_signal);
+        return llc_stop_exit_code();
+    }
     if (rc < 0)
         return llc_cli_fail(CMD, "%s", err);
     const struct llc_corun_report_meta meta = {.preset = o.preset, .targets = o.targets,
