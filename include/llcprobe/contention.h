@@ -1,0 +1,230 @@
+/* Shared-LLC contention models: programs profiled alone (StatStack reuse
+ * curves, references per instruction, CPI without LLC misses) predicted
+ * together. docs/METHODS.md, "Shared-cache contention", gives the
+ * equations; §n below refers to its subsections.
+ *
+ * Pure computation: no I/O, no global state, deterministic.
+ *
+ *   §2  LRU characteristic time: solve sum_j F_j(a_j T) = C for T*,
+ *       MR_i = Q_i(a_i T*), O_i = F_i(a_i T*) (Eklov et al., StatCC).
+ *   §4  Random replacement: misses/s mu with sum_j a_j R_j(mu) = mu,
+ *       R_i(mu) = E[1 - (1 - 1/C)^(d mu / a_i)], O_i = C a_i R_i / mu.
+ *   §3  Performance coupling: CPI_i = CPI0_i + API_i MR_i P_i,
+ *       a_i = API_i f_i / CPI_i, damped fixed point.
+ *   §7  Probe anchor gamma (footprint time scale), set skew from the
+ *       probe's per-set CV, unprofiled co-runners (footprint lambda T).
+ *   §6  Phases over time: co-simulation on instruction progress.
+ *   §5  Baselines FOA and SDC (Chandra et al., HPCA 2005).
+ *
+ * Other replacement policies are approximated (llc_contention_base_policy):
+ * tree-PLRU, SRRIP, BRRIP and DRRIP by the LRU equilibrium, which is what
+ * the recency-based policies approach when reuse is what keeps lines; the
+ * simulator comparison in scripts/eval-predict.sh measures the error.
+ */
+#ifndef LLCPROBE_CONTENTION_H
+#define LLCPROBE_CONTENTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "llcprobe/statmodel.h"
+
+enum llc_contention_policy {
+    LLC_CONTENTION_LRU = 0,
+    LLC_CONTENTION_RANDOM,
+    LLC_CONTENTION_PLRU,
+    LLC_CONTENTION_SRRIP,
+    LLC_CONTENTION_BRRIP,
+    LLC_CONTENTION_DRRIP,
+};
+
+/* "lru" ... "drrip" <-> enum; parse returns the value or -EINVAL. */
+const char *llc_contention_policy_name(enum llc_contention_policy p);
+int llc_contention_policy_parse(const char *s);
+/* The model a policy is predicted with: LRU or RANDOM. */
+enum llc_contention_policy llc_contention_base_policy(enum llc_contention_policy p);
+
+/* One program in one phase. */
+struct llc_contention_phase {
+    /* StatStack model of the phase (not owned). NULL = unprofiled: the
+     * program is known only by its footprint rate `lambda` (lines/s,
+     * fp(T) = lambda T, every access a miss; §7.3.4). */
+    const struct llc_statmodel_model *model;
+    double lambda;
+    double api;      /* references per instruction (> 0 when profiled) */
+    double cpi0;     /* cycles per instruction without LLC misses (> 0) */
+    double penalty;  /* cycles per LLC miss (>= 0) */
+    double gamma;    /* probe anchor of the footprint's time scale; used with cfg.anchor */
+    double cv;       /* per-set CV of the phase's set usage; used with cfg.skew */
+};
+
+struct llc_contention_config {
+    double capacity;                  /* LLC lines C */
+    unsigned ways;                    /* W; sets = capacity / ways */
+    enum llc_contention_policy policy;
+    bool coupling;                    /* §3 (else rates stay at the solo rates) */
+    bool anchor;                      /* §7.3.1 gamma */
+    bool skew;                        /* §7.3.3 set non-uniformity */
+};
+
+void llc_contention_config_default(struct llc_contention_config *cfg);
+
+/* What one program gets in a co-run (or alone). */
+struct llc_contention_share {
+    double miss_ratio;  /* LLC misses per reference, cold included (NaN: unprofiled) */
+    double miss_rate;   /* misses per second */
+    double occupancy;   /* lines */
+    double cpi;         /* cycles per instruction (NaN: unprofiled) */
+    double rate;        /* references per second (unprofiled: lambda) */
+};
+
+struct llc_contention_info {
+    double t_star;      /* s: LRU characteristic time, random: mean line lifetime C / mu; inf = all fits */
+    double mu;          /* misses per second, all programs */
+    double occ_error;   /* |sum O - C| / C (0 when everything fits) */
+    unsigned iterations;/* coupling iterations (0 without coupling) */
+    double beta;        /* damping that converged */
+    bool converged;     /* coupling converged (true without coupling) */
+};
+
+/* ---- one equilibrium at fixed rates (§2, §4) -------------------------- */
+
+/* A participant of one equilibrium. Footprint F(gamma * rate * T) weighted
+ * by `weight` (set skew: the share of the program's lines in the sets
+ * solved for, times the number of sets; 1 = uniform). */
+struct llc_contention_party {
+    const struct llc_statmodel_model *model; /* NULL: lambda lines/s */
+    double lambda;
+    double rate;    /* references per second */
+    double gamma;   /* 1 = no anchor */
+    double weight;  /* >= 0 */
+};
+
+/* Solves one equilibrium; out[i] gets miss ratio, miss rate, occupancy and
+ * rate (cpi NaN). base must be LRU or RANDOM. -EDOM if a check fails (sum
+ * of occupancies off by more than 1e-6 of C, miss ratio out of range). */
+int llc_contention_equilibrium(const struct llc_contention_party *p, size_t n, double capacity,
+                               enum llc_contention_policy base, struct llc_contention_share *out,
+                               struct llc_contention_info *info, char *err, size_t errlen);
+
+/* ---- one phase tuple (§2-§4, §7.3) ------------------------------------ */
+
+/* The co-run of n programs, each in phase ph[i], on cores of clock freq[i]:
+ * equilibrium (+ coupling, anchor, skew as cfg says). solo[i] (may be
+ * NULL) gets each program alone with the same options. */
+int llc_contention_tuple(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
+                         const struct llc_contention_config *cfg, struct llc_contention_share *out,
+                         struct llc_contention_share *solo, struct llc_contention_info *info,
+                         char *err, size_t errlen);
+
+/* The two halves of llc_contention_tuple, for callers that meet the same
+ * phase in many tuples: one program alone (its solo figures and rate), and
+ * the co-run started from the solo rates solo[i] (the rates it keeps
+ * without coupling). */
+int llc_contention_solo(const struct llc_contention_phase *ph, double freq,
+                        const struct llc_contention_config *cfg, struct llc_contention_share *out,
+                        char *err, size_t errlen);
+int llc_contention_corun(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
+                         const struct llc_contention_config *cfg,
+                         const struct llc_contention_share *solo, struct llc_contention_share *out,
+                         struct llc_contention_info *info, char *err, size_t errlen);
+
+/* ---- probe combination (§7.3) ----------------------------------------- */
+
+/* gamma minimising sum_j (ln F(gamma a tau_j) - ln phi_hat_j)^2 by golden
+ * section on ln gamma in [-3, 3]; points with phi_hat <= 0 are skipped.
+ * -ENODATA (gamma = 1) if none is left. *rms (may be NULL) gets the
+ * remaining log residual. */
+int llc_contention_anchor(const struct llc_statmodel_model *m, double rate, const double *tau,
+                          const double *phi_hat, size_t n, double *gamma, double *rms, char *err,
+                          size_t errlen);
+/* The anchor is accepted when |ln gamma| <= ln 1.25. */
+bool llc_contention_anchor_ok(double gamma);
+#define LLC_CONTENTION_ANCHOR_TOL 1.25
+/* Footprint rate bound of an unprofiled program from its probe readings:
+ * max_j phi_hat_j / tau_j (footprints are concave, so the smallest window
+ * gives the steepest, an upper bound on pressure). */
+double llc_contention_unprofiled_lambda(const double *tau, const double *phi_hat, size_t n);
+
+/* Key values and stratum weights of the set skew (z = -2..2). */
+#define LLC_CONTENTION_STRATA 5
+extern const double llc_contention_stratum_z[LLC_CONTENTION_STRATA];
+extern const double llc_contention_stratum_pi[LLC_CONTENTION_STRATA];
+
+/* ---- baselines (§5) ---------------------------------------------------- */
+
+enum llc_contention_baseline { LLC_CONTENTION_FOA = 0, LLC_CONTENTION_SDC };
+
+/* FOA / SDC at the programs' solo rates (no CPI feedback; the CPI in out
+ * is CPI0 + API MR P at the baseline's miss ratio). Per-set profiles come
+ * from StatStack: a reuse bucket goes to LRU position floor(F(d) / sets)
+ * + 1, beyond `ways` to the misses. Unprofiled programs are not supported
+ * (-EINVAL). */
+int llc_contention_baseline(const struct llc_contention_phase *const *ph, const double *freq,
+                            size_t n, const struct llc_contention_config *cfg,
+                            enum llc_contention_baseline which, struct llc_contention_share *out,
+                            char *err, size_t errlen);
+
+/* ---- phases over time (§6) --------------------------------------------- */
+
+struct llc_contention_prog {
+    double freq_hz;
+    const struct llc_contention_phase *phases; /* n_phases */
+    size_t n_phases;
+    const int *window_phase;          /* index into phases, per window */
+    const double *window_instructions;/* > 0 */
+    size_t n_windows;
+};
+
+/* One interval of the co-simulation in which no program changed window. */
+struct llc_contention_segment {
+    double t0, dt;      /* s */
+    size_t tuple;       /* index into the run's tuples */
+};
+
+/* A phase tuple solved once (memoised). */
+struct llc_contention_tuple_result {
+    int *phase;                         /* [n] phase index per program */
+    struct llc_contention_share *share; /* [n] co-run */
+    struct llc_contention_share *solo;  /* [n] alone, same phase */
+    struct llc_contention_info info;
+    double seconds;                     /* co-simulated time spent in this tuple */
+    double min_window_s;                /* shortest phase run (s) seen with it, see warn_* */
+};
+
+struct llc_contention_prog_summary {
+    double instructions, references, misses;  /* first pass */
+    double seconds;      /* co-run time of the first pass */
+    double solo_seconds; /* the same instructions alone */
+    double miss_ratio;   /* misses / references */
+    double occupancy;    /* time-weighted mean over the first pass */
+    double cpi, solo_cpi, slowdown; /* slowdown = seconds / solo_seconds */
+};
+
+struct llc_contention_run {
+    size_t n;                                  /* programs */
+    size_t n_tuples;
+    struct llc_contention_tuple_result *tuples;
+    size_t n_segments;
+    struct llc_contention_segment *segments;
+    /* per segment and program: the program's current window (n per segment) */
+    size_t *segment_window;
+    struct llc_contention_prog_summary *summary; /* [n] */
+    double total_s;
+    /* Equilibrium warning (§6): segments and time where T* > 10% of the
+     * shortest phase run then running (consecutive windows of one phase:
+     * the cache settles once per phase change, not once per window). */
+    size_t warn_segments;
+    double warn_seconds, worst_tstar_ratio;
+};
+
+/* Co-simulates until every program has finished its windows once
+ * (programs that finish earlier restart from their first window so the
+ * pressure stays; their summary counts the first pass only). */
+int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
+                            const struct llc_contention_config *cfg,
+                            struct llc_contention_run **out, char *err, size_t errlen);
+void llc_contention_run_free(struct llc_contention_run *r);
+
+#endif

@@ -1,0 +1,174 @@
+/* Profile files: one program, profiled alone (format "llcprobe-profile" v1,
+ * docs/FORMATS-profile.md). Written by `llcprobe profile`, read by
+ * `llcprobe predict`.
+ *
+ * The in-memory form mirrors the file. Every pointer in it is owned by the
+ * profile: strings and arrays are malloc'd (llc_profile_free calls free on
+ * them), histograms are freed with llc_statmodel_hist_destroy. A writer
+ * fills it like this:
+ *
+ *     struct llc_profile p;
+ *     llc_profile_init(&p);                       // zeros, NaN for "unknown"
+ *     llc_profile_stamp(&p, err, errlen);         // llcprobe_version, created
+ *     p.program.name = strdup("xz"); ...
+ *     llc_profile_alloc_windows(&p, nwin, err, errlen);   // fill phase_of[], ...
+ *     llc_profile_alloc_phases(&p, nphases, err, errlen); // rdhist created empty
+ *     llc_statmodel_hist_merge(p.phases[k].rdhist, h, ...); p.phases[k].samples = ...
+ *     llc_profile_write("xz.profile.json", &p, err, errlen);  // + xz.profile.csv
+ *     llc_profile_free(&p);
+ *
+ * llc_profile_write checks the profile with the same rules as the reader
+ * (llc_profile_check), so a file it writes always reads back.
+ */
+#ifndef LLCPROBE_PROFILE_H
+#define LLCPROBE_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "llcprobe/statmodel.h"
+
+#define LLC_PROFILE_FORMAT "llcprobe-profile"
+#define LLC_PROFILE_VERSION 1
+/* Probe rates per phase: the method uses 3 spanning 10x; up to this many are kept. */
+#define LLC_PROFILE_MAX_RATES 8
+/* Key values of the set distribution (z = -2..2) and their strata. */
+#define LLC_PROFILE_KEYS 5
+
+struct llc_profile_program {
+    char *name;          /* label in predictions; required, non-empty */
+    char *source;        /* "workload", "trace" or "live" */
+    char **command;      /* argv, n_command entries (may be 0) */
+    size_t n_command;
+    char *binary;        /* NULL = null in the file */
+    char *sha256;        /* 64 lower-case hex digits, or NULL */
+    char *workload;      /* workload spec, or NULL */
+    char *trace;         /* trace path, or NULL */
+};
+
+struct llc_profile_llc {
+    uint64_t bytes, lines, sets; /* lines = bytes / 64, sets * ways = lines */
+    unsigned ways, slices;
+    char *policy;        /* lru random plru srrip brrip drrip */
+    char *inclusion;     /* inclusive exclusive nine */
+};
+
+struct llc_profile_machine {
+    char *kind;          /* "preset" or "host" */
+    char *preset;        /* preset name (kind preset), else NULL */
+    struct llc_profile_llc llc;
+    char *info_json;     /* host: `llcprobe info --json` summary as compact JSON; NULL = {} */
+};
+
+struct llc_profile_timing {
+    double freq_hz;      /* > 0 */
+    double base_cpi;     /* > 0 */
+    double mlp;          /* >= 1 */
+    double lat_l1, lat_l2, lat_llc, lat_mem; /* cycles, >= 0 */
+    double miss_penalty_cycles; /* P: cycles added per LLC miss, >= 0 */
+};
+
+struct llc_profile_sampler {
+    char *kind;          /* trace rt lackey qemu pmu */
+    double rate;         /* (0, 1] */
+    uint64_t seed;
+};
+
+struct llc_profile_windows {
+    char *unit;          /* "instructions" or "references" */
+    uint64_t length;     /* > 0 */
+    size_t count;        /* entries of each array */
+    int *phase_of;       /* phase id, or -1 (unclassified) */
+    double *instructions, *references;
+};
+
+struct llc_profile_solo {
+    double cpi;                        /* > 0, required */
+    double llc_miss_ratio;             /* [0, 1] or NaN (unknown) */
+    double llc_accesses_per_reference; /* [0, 1] or NaN */
+    double occupancy_lines;            /* >= 0 or NaN */
+};
+
+struct llc_profile_phase {
+    int id;              /* >= 0, unique */
+    uint64_t windows;    /* windows with phase_of == id */
+    double instructions, references; /* >= 0 */
+    double refs_per_instruction;     /* references / instructions (1e-3 relative) */
+    double samples;                  /* reuse samples = llc_statmodel_hist_total(rdhist) */
+    struct llc_statmodel_hist *rdhist; /* owned; text form in the file */
+    struct llc_profile_solo solo;
+    double cpi0;         /* CPI with no LLC misses, > 0 */
+};
+
+/* §7.3 probe readings of one phase. */
+struct llc_profile_probe_phase {
+    int phase;           /* a phase id of the profile */
+    size_t n_rates;      /* 1..LLC_PROFILE_MAX_RATES */
+    double rates[LLC_PROFILE_MAX_RATES];   /* probe accesses/s per set, > 0 */
+    double tau_s[LLC_PROFILE_MAX_RATES];   /* probe line lifetime W / rate, > 0 */
+    double phi_hat[LLC_PROFILE_MAX_RATES]; /* lines: (Ns/25) sum -ln(1 - q_k), >= 0 */
+    double q_max[LLC_PROFILE_MAX_RATES];   /* largest probe miss ratio, [0, 1] */
+    double cv;           /* noise-corrected per-set CV, >= 0 */
+    double keys[LLC_PROFILE_KEYS];         /* key values of the fit */
+    uint32_t *sets[LLC_PROFILE_KEYS];      /* set indices (< llc.sets) per stratum */
+    size_t n_sets[LLC_PROFILE_KEYS];
+};
+
+struct llc_profile_probe {
+    bool ok;             /* status "ok" (true) or "missing" */
+    char *reason;        /* why missing; may be NULL when ok */
+    size_t n_phases;
+    struct llc_profile_probe_phase *per_phase;
+};
+
+struct llc_profile {
+    char *llcprobe_version, *created; /* created: ISO 8601 UTC */
+    struct llc_profile_program program;
+    struct llc_profile_machine machine;
+    struct llc_profile_timing timing;
+    struct llc_profile_sampler sampler;
+    struct llc_profile_windows windows;
+    size_t n_phases;
+    struct llc_profile_phase *phases;
+    struct llc_profile_probe probe;
+};
+
+/* Zeros p; the nullable solo figures become NaN. */
+void llc_profile_init(struct llc_profile *p);
+/* Releases everything p owns and re-inits it. Safe on an init'd profile. */
+void llc_profile_free(struct llc_profile *p);
+/* Sets llcprobe_version (this build's) and created (now, UTC ISO 8601),
+ * replacing old values. */
+int llc_profile_stamp(struct llc_profile *p, char *err, size_t errlen);
+/* Allocates the window arrays (zeroed, phase_of = -1) for n windows,
+ * replacing any old ones; sets windows.count. */
+int llc_profile_alloc_windows(struct llc_profile *p, size_t n, char *err, size_t errlen);
+/* Allocates n phases (ids 0..n-1, each with an empty rdhist, NaN solo
+ * figures), replacing any old ones. */
+int llc_profile_alloc_phases(struct llc_profile *p, size_t n, char *err, size_t errlen);
+/* Allocates n probe entries (zeroed, no sets), replacing any old ones. */
+int llc_profile_alloc_probe(struct llc_profile *p, size_t n, char *err, size_t errlen);
+
+/* Reads and checks path (every field; error "<path>: <field>: <why>", e.g.
+ * "a.profile.json: phases[2].rdhist: ..."). On error p is left init'd. */
+int llc_profile_read(const char *path, struct llc_profile *p, char *err, size_t errlen);
+/* Checks p by the reader's rules (name is the file name for messages). */
+int llc_profile_check(const struct llc_profile *p, const char *name, char *err, size_t errlen);
+/* Writes path (JSON, atomically) and the window series beside it as CSV:
+ * "x.profile.json" -> "x.profile.csv" (a name not ending in .json gets
+ * ".csv" appended). Columns: window,phase,instructions,references. */
+int llc_profile_write(const char *path, const struct llc_profile *p, char *err, size_t errlen);
+/* Path of the CSV llc_profile_write puts beside path (malloc'd; NULL on ENOMEM). */
+char *llc_profile_csv_path(const char *path);
+
+/* Lookups: index of phase id (or -1), the probe entry of a phase (or NULL). */
+long llc_profile_phase_index(const struct llc_profile *p, int id);
+const struct llc_profile_probe_phase *llc_profile_probe_of(const struct llc_profile *p, int id);
+
+/* What a prediction needs beyond a readable file: every phase has
+ * references and reuse samples. Error "<name>: phases[i].<field>: <why>". */
+int llc_profile_check_predictable(const struct llc_profile *p, const char *name, char *err,
+                                  size_t errlen);
+
+#endif

@@ -1,0 +1,94 @@
+/* llcprobe predict: what the model, output and plot files of the command
+ * share. */
+#ifndef LLC_CMD_PREDICT_H
+#define LLC_CMD_PREDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "llcprobe/contention.h"
+#include "llcprobe/profile.h"
+
+#define PRED_MAX_PROGRAMS 8
+
+/* The cache predicted for. */
+struct pred_machine {
+    char label[128];            /* "preset intel8", "host AMD EPYC" */
+    char kind[16];              /* preset or host */
+    char preset[32];            /* preset name, "" for hosts */
+    unsigned long long bytes, lines, sets;
+    unsigned ways;
+    char policy[16];            /* the machine's policy */
+    char inclusion[16];
+};
+
+enum pred_anchor { PRED_ANCHOR_NONE = 0, PRED_ANCHOR_OK, PRED_ANCHOR_FLAGGED };
+
+/* One program: its profile and the model inputs built from it. Phase
+ * index k < prof.n_phases is the profile's k-th phase; one more (the
+ * pooled histogram of all phases) models unclassified windows. */
+struct pred_prog {
+    const char *file;
+    struct llc_profile prof;
+    size_t n_phases;                    /* profile phases (+ 1 if pooled) */
+    struct llc_statmodel_model **models;
+    struct llc_contention_phase *plain;    /* gamma 1, cv from the probe */
+    struct llc_contention_phase *anchored; /* gamma from the probe */
+    int *phase_id;                      /* profile id, -1 = pooled */
+    double *gamma, *gamma_rms;
+    enum pred_anchor *anchor;
+    int *window_phase;
+    double *window_ins;
+    size_t n_windows;
+    bool probe_used;
+};
+
+/* Results of the prediction. */
+struct pred_baseline_sum {
+    double refs, misses, ins, cycles, solo_cycles, occ_time, time;
+};
+
+struct pred_result {
+    struct llc_contention_run *run;      /* the model (plain gamma) */
+    struct llc_contention_run *anchored; /* NULL without probe readings */
+    /* baselines per tuple of run: [tuple][program] */
+    struct llc_contention_share *foa, *sdc, *foa_solo, *sdc_solo;
+    struct pred_baseline_sum foa_sum[PRED_MAX_PROGRAMS], sdc_sum[PRED_MAX_PROGRAMS];
+    /* Phase-pair grid of the first two programs alone together:
+     * [pa * n_b + pb][2] shares and solo shares. */
+    size_t grid_a, grid_b;
+    struct llc_contention_share *grid, *grid_solo;
+    double seconds;                      /* time the prediction took */
+};
+
+struct pred_opts {
+    const char *prefix, *gnuplot;
+    enum llc_contention_policy policy;
+    bool policy_given, coupling, probe, force, plot, quiet;
+    char forced[512];           /* what --force let through, "" if nothing */
+};
+
+/* predict_model.c */
+int pred_prog_build(struct pred_prog *p, bool use_probe, char *err, size_t errlen);
+void pred_prog_free(struct pred_prog *p);
+int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
+             const struct pred_opts *o, struct pred_result *r, char *err, size_t errlen);
+void pred_result_free(struct pred_result *r);
+
+/* predict_out.c: PREFIX.prediction.json, .csv, .tuples.csv; and stdout */
+int pred_write(const char *prefix, const struct pred_prog *progs, size_t n,
+               const struct pred_machine *m, const struct pred_opts *o,
+               const struct pred_result *r, char *err, size_t errlen);
+void pred_print(FILE *out, const struct pred_prog *progs, size_t n, const struct pred_machine *m,
+                const struct pred_opts *o, const struct pred_result *r);
+/* The warnings and flags, one line each (caller frees each and the array). */
+size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_machine *m,
+                  const struct pred_opts *o, const struct pred_result *r, char ***out);
+
+/* predict_plot.c: PREFIX.occupancy.png, .missratio.png, .slowdown.png */
+int pred_plot(const char *prefix, const struct pred_prog *progs, size_t n,
+              const struct pred_machine *m, const struct pred_opts *o,
+              const struct pred_result *r, char *err, size_t errlen);
+
+#endif

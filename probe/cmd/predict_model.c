@@ -1,0 +1,289 @@
+/* llcprobe predict: from profiles to the contention model's inputs, and
+ * the runs (model, anchored variant, FOA/SDC beside, phase-pair grid). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/predict.h"
+#include "llcprobe/common.h"
+
+void pred_prog_free(struct pred_prog *p)
+{
+    for (size_t k = 0; p->models && k < p->n_phases; k++)
+        llc_statmodel_release(p->models[k]);
+    free(p->models);
+    free(p->plain);
+    free(p->anchored);
+    free(p->phase_id);
+    free(p->gamma);
+    free(p->gamma_rms);
+    free(p->anchor);
+    free(p->window_phase);
+    free(p->window_ins);
+    llc_profile_free(&p->prof);
+    const char *file = p->file;
+    memset(p, 0, sizeof(*p));
+    p->file = file;
+}
+
+/* The pooled phase for unclassified windows: all samples, the references
+ * and instructions of every phase. */
+static int pooled(struct pred_prog *p, size_t k, char *err, size_t errlen)
+{
+    const struct llc_profile *f = &p->prof;
+    struct llc_statmodel_hist *h = NULL;
+    double ins = 0, refs = 0, cyc0 = 0;
+    int rc = llc_statmodel_hist_create(&h, err, errlen);
+    for (size_t j = 0; rc == 0 && j < f->n_phases; j++) {
+        rc = llc_statmodel_hist_merge(h, f->phases[j].rdhist, err, errlen);
+        ins += f->phases[j].instructions;
+        refs += f->phases[j].references;
+        cyc0 += f->phases[j].instructions * f->phases[j].cpi0;
+    }
+    if (rc == 0)
+        rc = llc_statmodel_prepare(h, &p->models[k], err, errlen);
+    llc_statmodel_hist_destroy(h);
+    p->plain[k].api = refs / ins;
+    p->plain[k].cpi0 = cyc0 / ins;
+    p->phase_id[k] = -1;
+    return rc;
+}
+
+static void anchor_phase(struct pred_prog *p, size_t k)
+{
+    const struct llc_profile *f = &p->prof;
+    const struct llc_profile_probe_phase *e = llc_profile_probe_of(f, p->phase_id[k]);
+    char err[LLC_ERRLEN];
+    p->gamma[k] = 1;
+    p->gamma_rms[k] = NAN;
+    p->anchor[k] = PRED_ANCHOR_NONE;
+    if (!e)
+        return;
+    p->plain[k].cv = e->cv;
+    const struct llc_profile_phase *ph = &f->phases[k];
+    const double a = ph->refs_per_instruction * f->timing.freq_hz / ph->solo.cpi;
+    if (llc_contention_anchor(p->models[k], a, e->tau_s, e->phi_hat, e->n_rates, &p->gamma[k],
+                              &p->gamma_rms[k], err, sizeof(err)) == 0)
+        p->anchor[k] = llc_contention_anchor_ok(p->gamma[k]) ? PRED_ANCHOR_OK : PRED_ANCHOR_FLAGGED;
+}
+
+/* Windows with instructions, as indices into the phases; a profile without
+ * windows runs each phase once for its instructions. */
+static int windows(struct pred_prog *p, size_t pooled_index, char *err, size_t errlen)
+{
+    const struct llc_profile *f = &p->prof;
+    const size_t nw = f->windows.count ? f->windows.count : f->n_phases;
+    p->window_phase = malloc(nw * sizeof(int));
+    p->window_ins = malloc(nw * sizeof(double));
+    if (!p->window_phase || !p->window_ins)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    for (size_t w = 0; w < nw; w++) {
+        double ins;
+        long k;
+        if (f->windows.count) {
+            ins = f->windows.instructions[w];
+            k = f->windows.phase_of[w] < 0 ? (long)pooled_index
+                                           : llc_profile_phase_index(f, f->windows.phase_of[w]);
+        } else {
+            ins = f->phases[w].instructions;
+            k = (long)w;
+        }
+        if (ins > 0) {
+            p->window_phase[p->n_windows] = (int)k;
+            p->window_ins[p->n_windows++] = ins;
+        }
+    }
+    if (p->n_windows == 0)
+        return llc_errf(err, errlen, -ENODATA, "%s: windows.instructions: no window has instructions",
+                        p->file);
+    return 0;
+}
+
+int pred_prog_build(struct pred_prog *p, bool use_probe, char *err, size_t errlen)
+{
+    const struct llc_profile *f = &p->prof;
+    bool unclassified = false;
+    for (size_t w = 0; w < f->windows.count; w++)
+        unclassified |= f->windows.phase_of[w] < 0;
+    const size_t n = f->n_phases + unclassified;
+    p->n_phases = n;
+    p->models = calloc(n, sizeof(*p->models));
+    p->plain = calloc(n, sizeof(*p->plain));
+    p->anchored = calloc(n, sizeof(*p->anchored));
+    p->phase_id = calloc(n, sizeof(int));
+    p->gamma = calloc(n, sizeof(double));
+    p->gamma_rms = calloc(n, sizeof(double));
+    p->anchor = calloc(n, sizeof(*p->anchor));
+    if (!p->models || !p->plain || !p->anchored || !p->phase_id || !p->gamma || !p->gamma_rms ||
+        !p->anchor)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    p->probe_used = use_probe && f->probe.ok && f->probe.n_phases > 0;
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < f->n_phases; k++) {
+        const struct llc_profile_phase *ph = &f->phases[k];
+        p->phase_id[k] = ph->id;
+        p->plain[k] = (struct llc_contention_phase){.api = ph->refs_per_instruction, .cpi0 = ph->cpi0};
+        char why[LLC_ERRLEN];
+        rc = llc_statmodel_prepare(ph->rdhist, &p->models[k], why, sizeof(why));
+        if (rc < 0)
+            rc = llc_errf(err, errlen, rc, "%s: phases[%zu].rdhist: %s", p->file, k, why);
+    }
+    if (rc == 0 && unclassified)
+        rc = pooled(p, f->n_phases, err, errlen);
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        p->plain[k].model = p->models[k];
+        p->plain[k].penalty = f->timing.miss_penalty_cycles;
+        p->plain[k].gamma = 1;
+        p->gamma[k] = 1;
+        p->gamma_rms[k] = NAN;
+        if (p->probe_used && p->phase_id[k] >= 0)
+            anchor_phase(p, k);
+        p->anchored[k] = p->plain[k];
+        p->anchored[k].gamma = p->gamma[k];
+    }
+    if (rc == 0)
+        rc = windows(p, f->n_phases, err, errlen);
+    return rc;
+}
+
+static void fill_progs(struct pred_prog *progs, size_t n, bool anchored, struct llc_contention_prog *cp)
+{
+    for (size_t i = 0; i < n; i++)
+        cp[i] = (struct llc_contention_prog){
+            .freq_hz = progs[i].prof.timing.freq_hz,
+            .phases = anchored ? progs[i].anchored : progs[i].plain,
+            .n_phases = progs[i].n_phases, .window_phase = progs[i].window_phase,
+            .window_instructions = progs[i].window_ins, .n_windows = progs[i].n_windows};
+}
+
+void pred_result_free(struct pred_result *r)
+{
+    llc_contention_run_free(r->run);
+    llc_contention_run_free(r->anchored);
+    free(r->foa);
+    free(r->sdc);
+    free(r->foa_solo);
+    free(r->sdc_solo);
+    free(r->grid);
+    free(r->grid_solo);
+    memset(r, 0, sizeof(*r));
+}
+
+/* FOA and SDC per tuple of the model's run, and their sums along the run's
+ * timeline (each program's first pass, at the model's instruction progress). */
+static int baselines(struct pred_prog *progs, size_t n, const struct llc_contention_config *cfg,
+                     struct pred_result *r, char *err, size_t errlen)
+{
+    const struct llc_contention_run *run = r->run;
+    const size_t nt = run->n_tuples;
+    r->foa = calloc(nt * n, sizeof(*r->foa));
+    r->sdc = calloc(nt * n, sizeof(*r->sdc));
+    r->foa_solo = calloc(nt * n, sizeof(*r->foa_solo));
+    r->sdc_solo = calloc(nt * n, sizeof(*r->sdc_solo));
+    if (!r->foa || !r->sdc || !r->foa_solo || !r->sdc_solo)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    double freq[PRED_MAX_PROGRAMS];
+    int rc = 0;
+    for (size_t t = 0; rc == 0 && t < nt; t++) {
+        const struct llc_contention_phase *ph[PRED_MAX_PROGRAMS];
+        for (size_t i = 0; i < n; i++) {
+            ph[i] = &progs[i].plain[run->tuples[t].phase[i]];
+            freq[i] = progs[i].prof.timing.freq_hz;
+        }
+        rc = llc_contention_baseline(ph, freq, n, cfg, LLC_CONTENTION_FOA, &r->foa[t * n], err, errlen);
+        if (rc == 0)
+            rc = llc_contention_baseline(ph, freq, n, cfg, LLC_CONTENTION_SDC, &r->sdc[t * n], err, errlen);
+        for (size_t i = 0; rc == 0 && i < n; i++) {
+            rc = llc_contention_baseline(&ph[i], &freq[i], 1, cfg, LLC_CONTENTION_FOA,
+                                         &r->foa_solo[t * n + i], err, errlen);
+            r->sdc_solo[t * n + i] = r->foa_solo[t * n + i]; /* alone both give all ways */
+        }
+    }
+    for (size_t k = 0; rc == 0 && k < run->n_segments; k++) {
+        const struct llc_contention_segment *s = &run->segments[k];
+        const struct llc_contention_tuple_result *tr = &run->tuples[s->tuple];
+        for (size_t i = 0; i < n; i++) {
+            if (s->t0 >= run->summary[i].seconds * (1 - 1e-12))
+                continue; /* past the first pass */
+            const struct llc_contention_phase *ph = &progs[i].plain[tr->phase[i]];
+            const double ins = s->dt * freq[i] / tr->share[i].cpi;
+            for (int b = 0; b < 2; b++) {
+                const struct llc_contention_share *x = b ? &r->sdc[s->tuple * n + i] : &r->foa[s->tuple * n + i];
+                const struct llc_contention_share *x1 = b ? &r->sdc_solo[s->tuple * n + i]
+                                                          : &r->foa_solo[s->tuple * n + i];
+                struct pred_baseline_sum *u = b ? &r->sdc_sum[i] : &r->foa_sum[i];
+                u->ins += ins;
+                u->refs += ins * ph->api;
+                u->misses += ins * ph->api * x->miss_ratio;
+                u->cycles += ins * x->cpi;
+                u->solo_cycles += ins * x1->cpi;
+                u->occ_time += x->occupancy * s->dt;
+                u->time += s->dt;
+            }
+        }
+    }
+    return rc;
+}
+
+/* Every phase pair of the first two programs, the two alone together. */
+static int pair_grid(struct pred_prog *progs, const struct llc_contention_config *cfg,
+                     struct pred_result *r, char *err, size_t errlen)
+{
+    const size_t na = progs[0].n_phases, nb = progs[1].n_phases;
+    r->grid_a = na;
+    r->grid_b = nb;
+    r->grid = calloc(na * nb * 2, sizeof(*r->grid));
+    r->grid_solo = calloc(na * nb * 2, sizeof(*r->grid_solo));
+    if (!r->grid || !r->grid_solo)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    const double freq[2] = {progs[0].prof.timing.freq_hz, progs[1].prof.timing.freq_hz};
+    int rc = 0;
+    /* Each phase alone once, then every pair from those solo rates. */
+    for (size_t a = 0; rc == 0 && a < na; a++)
+        rc = llc_contention_solo(&progs[0].plain[a], freq[0], cfg, &r->grid_solo[a * nb * 2], err, errlen);
+    for (size_t b = 0; rc == 0 && b < nb; b++)
+        rc = llc_contention_solo(&progs[1].plain[b], freq[1], cfg, &r->grid_solo[b * 2 + 1], err, errlen);
+    for (size_t a = 0; rc == 0 && a < na; a++)
+        for (size_t b = 0; rc == 0 && b < nb; b++) {
+            const struct llc_contention_phase *ph[2] = {&progs[0].plain[a], &progs[1].plain[b]};
+            struct llc_contention_share *solo = &r->grid_solo[(a * nb + b) * 2];
+            solo[0] = r->grid_solo[a * nb * 2];
+            solo[1] = r->grid_solo[b * 2 + 1];
+            rc = llc_contention_corun(ph, freq, 2, cfg, solo, &r->grid[(a * nb + b) * 2], NULL, err,
+                                      errlen);
+        }
+    return rc;
+}
+
+int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
+             const struct pred_opts *o, struct pred_result *r, char *err, size_t errlen)
+{
+    struct llc_contention_config cfg;
+    struct llc_contention_prog cp[PRED_MAX_PROGRAMS];
+    llc_contention_config_default(&cfg);
+    cfg.capacity = (double)m->lines;
+    cfg.ways = m->ways;
+    cfg.policy = o->policy;
+    cfg.coupling = o->coupling;
+    cfg.skew = o->probe;
+    cfg.anchor = false;
+    memset(r, 0, sizeof(*r));
+    fill_progs(progs, n, false, cp);
+    int rc = llc_contention_timeline(cp, n, &cfg, &r->run, err, errlen);
+    bool any_probe = false;
+    for (size_t i = 0; i < n; i++)
+        any_probe |= progs[i].probe_used;
+    if (rc == 0 && o->probe && any_probe) {
+        cfg.anchor = true;
+        fill_progs(progs, n, true, cp);
+        rc = llc_contention_timeline(cp, n, &cfg, &r->anchored, err, errlen);
+        cfg.anchor = false;
+    }
+    if (rc == 0)
+        rc = baselines(progs, n, &cfg, r, err, errlen);
+    /* The phase-pair grid is for the files (JSON and heatmap) only. */
+    if (rc == 0 && n >= 2 && o->prefix)
+        rc = pair_grid(progs, &cfg, r, err, errlen);
+    return rc;
+}

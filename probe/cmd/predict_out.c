@@ -1,0 +1,353 @@
+/* llcprobe predict: the llcprobe-prediction v1 JSON, its CSVs (timeline
+ * and phase tuples) and the summary on stdout. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/predict.h"
+#include "llcprobe/common.h"
+#include "util/atomic_file.h"
+
+#define PRED_FORMAT "llcprobe-prediction"
+#define PRED_VERSION 1
+
+static json_t *num(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}
+
+static double per_s(double x, double s)
+{
+    return s > 0 ? x / s : NAN;
+}
+
+static const char *name_of(const struct pred_prog *p)
+{
+    return p->prof.program.name;
+}
+
+/* The profile's own solo CPI over its windows (measured, not modelled). */
+static double measured_solo_cpi(const struct pred_prog *p)
+{
+    double ins = 0, cyc = 0;
+    for (size_t k = 0; k < p->prof.n_phases; k++) {
+        ins += p->prof.phases[k].instructions;
+        cyc += p->prof.phases[k].instructions * p->prof.phases[k].solo.cpi;
+    }
+    return ins > 0 ? cyc / ins : NAN;
+}
+
+static int add_flag(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int add_flag(char ***v, size_t *n, const char *fmt, ...)
+{
+    char buf[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    char **nv = realloc(*v, (*n + 1) * sizeof(char *));
+    if (!nv)
+        return -ENOMEM;
+    *v = nv;
+    if (!(nv[*n] = strdup(buf)))
+        return -ENOMEM;
+    (*n)++;
+    return 0;
+}
+
+size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_machine *m,
+                  const struct pred_opts *o, const struct pred_result *r, char ***out)
+{
+    char **v = NULL;
+    size_t k = 0;
+    const enum llc_contention_policy base = llc_contention_base_policy(o->policy);
+    if (o->policy != base)
+        add_flag(&v, &k, "policy %s is predicted with the %s equilibrium (an approximation: "
+                         "recency-based policies keep what is reused soon)",
+                 llc_contention_policy_name(o->policy), llc_contention_policy_name(base));
+    if (strcmp(m->inclusion, "exclusive") == 0)
+        add_flag(&v, &k, "exclusive (victim) LLC: the model lets every reference refresh a line's "
+                         "LLC recency, which a victim cache does not see");
+    if (o->forced[0])
+        add_flag(&v, &k, "--force: %s", o->forced);
+    for (size_t i = 0; i < n; i++) {
+        const struct pred_prog *p = &progs[i];
+        if (!o->probe)
+            continue;
+        if (!p->probe_used)
+            add_flag(&v, &k, "%s: no probe readings (%s): uniform set usage assumed, no anchor",
+                     name_of(p), p->prof.probe.reason ? p->prof.probe.reason : "none recorded");
+        for (size_t q = 0; q < p->n_phases; q++)
+            if (p->anchor[q] == PRED_ANCHOR_FLAGGED)
+                add_flag(&v, &k, "%s: phase %d: gamma %.3g outside [%.2f, %.2f]: probe and StatStack "
+                                 "disagree on the footprint's growth (prefetching, non-LRU policy, "
+                                 "sampling bias)", name_of(p), p->phase_id[q], p->gamma[q],
+                         1 / LLC_CONTENTION_ANCHOR_TOL, LLC_CONTENTION_ANCHOR_TOL);
+    }
+    const struct llc_contention_run *run = r->run;
+    if (run->warn_segments)
+        add_flag(&v, &k, "equilibrium: T* exceeds 10%% of the shortest phase run (consecutive "
+                         "windows of one phase) in %.1f%% of the co-run (worst %.2g x the run): the "
+                         "cache may not settle before the phase changes", 100 * run->warn_seconds / run->total_s, run->worst_tstar_ratio);
+    size_t nc = 0;
+    for (size_t t = 0; t < run->n_tuples; t++)
+        nc += !run->tuples[t].info.converged;
+    if (nc)
+        add_flag(&v, &k, "coupling: %zu of %zu phase tuples did not converge (beta down to 1/16, "
+                         "200 steps each)", nc, run->n_tuples);
+    *out = v;
+    return k;
+}
+
+static json_t *summary_json(const struct llc_contention_prog_summary *u, const struct pred_machine *m,
+                            double freq)
+{
+    (void)freq;
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                     "miss_ratio", num(u->miss_ratio), "miss_rate_per_s", num(per_s(u->misses, u->seconds)),
+                     "occupancy_lines", num(u->occupancy), "occupancy_bytes", num(u->occupancy * 64),
+                     "occupancy_pct_llc", num(100 * u->occupancy / (double)m->lines), "cpi", num(u->cpi),
+                     "solo_cpi", num(u->solo_cpi), "slowdown", num(u->slowdown), "instructions",
+                     num(u->instructions), "seconds", num(u->seconds), "solo_seconds", num(u->solo_seconds));
+}
+
+static json_t *baseline_json(const struct pred_baseline_sum *u, const struct pred_machine *m)
+{
+    const double occ = u->time > 0 ? u->occ_time / u->time : NAN;
+    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "miss_ratio", num(u->refs > 0 ? u->misses / u->refs : NAN),
+                     "occupancy_lines", num(occ), "occupancy_pct_llc", num(100 * occ / (double)m->lines),
+                     "cpi", num(u->ins > 0 ? u->cycles / u->ins : NAN), "slowdown",
+                     num(u->solo_cycles > 0 ? u->cycles / u->solo_cycles : NAN));
+}
+
+static json_t *phases_json(const struct pred_prog *p)
+{
+    static const char *const status[] = {"none", "ok", "flagged"};
+    json_t *a = json_array();
+    for (size_t k = 0; k < p->n_phases; k++)
+        json_array_append_new(a, json_pack("{s:i, s:o, s:o, s:s, s:o, s:o}", "phase", p->phase_id[k],
+                                           "gamma", num(p->gamma[k]), "gamma_rms_log", num(p->gamma_rms[k]),
+                                           "anchor", status[p->anchor[k]], "cv", num(p->plain[k].cv),
+                                           "refs_per_instruction", num(p->plain[k].api)));
+    return a;
+}
+
+static json_t *programs_json(const struct pred_prog *progs, size_t n, const struct pred_machine *m,
+                             const struct pred_result *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) {
+        const struct pred_prog *p = &progs[i];
+        const double f = p->prof.timing.freq_hz;
+        json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "name", name_of(p), "file",
+                              p->file, "model", summary_json(&r->run->summary[i], m, f), "foa",
+                              baseline_json(&r->foa_sum[i], m), "sdc", baseline_json(&r->sdc_sum[i], m),
+                              "anchored", r->anchored ? summary_json(&r->anchored->summary[i], m, f) : json_null(),
+                              "measured_solo_cpi", num(measured_solo_cpi(p)), "probe_used", p->probe_used,
+                              "phases", phases_json(p));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *share_json(const struct llc_contention_share *s, const struct llc_contention_share *solo)
+{
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "miss_ratio", num(s->miss_ratio), "miss_rate_per_s",
+                     num(s->miss_rate), "occupancy_lines", num(s->occupancy), "cpi", num(s->cpi), "solo_cpi",
+                     num(solo->cpi), "slowdown", num(s->cpi / solo->cpi));
+}
+
+static json_t *tuples_json(const struct pred_prog *progs, size_t n, const struct pred_result *r)
+{
+    json_t *a = json_array();
+    const struct llc_contention_run *run = r->run;
+    for (size_t t = 0; t < run->n_tuples; t++) {
+        const struct llc_contention_tuple_result *tr = &run->tuples[t];
+        json_t *ph = json_array(), *pr = json_array();
+        for (size_t i = 0; i < n; i++) {
+            json_array_append_new(ph, json_integer(progs[i].phase_id[tr->phase[i]]));
+            json_t *s = share_json(&tr->share[i], &tr->solo[i]);
+            json_object_set_new(s, "foa_miss_ratio", num(r->foa[t * n + i].miss_ratio));
+            json_object_set_new(s, "foa_slowdown", num(r->foa[t * n + i].cpi / r->foa_solo[t * n + i].cpi));
+            json_object_set_new(s, "sdc_miss_ratio", num(r->sdc[t * n + i].miss_ratio));
+            json_object_set_new(s, "sdc_slowdown", num(r->sdc[t * n + i].cpi / r->sdc_solo[t * n + i].cpi));
+            json_array_append_new(pr, s);
+        }
+        json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o, s:b, s:i, s:o, s:o}", "phases", ph, "seconds",
+                                           num(tr->seconds), "t_star_s", num(tr->info.t_star), "min_phase_run_s",
+                                           num(tr->min_window_s), "converged", tr->info.converged,
+                                           "iterations", (int)tr->info.iterations, "beta", num(tr->info.beta),
+                                           "programs", pr));
+    }
+    return a;
+}
+
+static json_t *grid_json(const struct pred_prog *progs, const struct pred_result *r)
+{
+    if (!r->grid)
+        return json_null();
+    json_t *pa = json_array(), *pb = json_array(), *rows[4];
+    for (int k = 0; k < 4; k++)
+        rows[k] = json_array();
+    for (size_t a = 0; a < r->grid_a; a++)
+        json_array_append_new(pa, json_integer(progs[0].phase_id[a]));
+    for (size_t b = 0; b < r->grid_b; b++)
+        json_array_append_new(pb, json_integer(progs[1].phase_id[b]));
+    for (size_t a = 0; a < r->grid_a; a++) {
+        json_t *row[4];
+        for (int k = 0; k < 4; k++)
+            row[k] = json_array();
+        for (size_t b = 0; b < r->grid_b; b++) {
+            const struct llc_contention_share *s = &r->grid[(a * r->grid_b + b) * 2];
+            const struct llc_contention_share *s1 = &r->grid_solo[(a * r->grid_b + b) * 2];
+            for (int j = 0; j < 2; j++) {
+                json_array_append_new(row[j], num(s[j].cpi / s1[j].cpi));
+                json_array_append_new(row[2 + j], num(s[j].miss_ratio));
+            }
+        }
+        for (int k = 0; k < 4; k++)
+            json_array_append_new(rows[k], row[k]);
+    }
+    return json_pack("{s:[s,s], s:o, s:o, s:o, s:o, s:o, s:o}", "programs", name_of(&progs[0]),
+                     name_of(&progs[1]), "phases_a", pa, "phases_b", pb, "slowdown_a", rows[0], "slowdown_b",
+                     rows[1], "miss_ratio_a", rows[2], "miss_ratio_b", rows[3]);
+}
+
+static int write_timeline_csv(const char *path, const struct pred_prog *progs, size_t n,
+                              const struct pred_result *r, char *err, size_t errlen)
+{
+    struct llc_afile *f;
+    int rc = llc_afile_open(path, &f, err, errlen);
+    if (rc < 0)
+        return rc;
+    FILE *s = llc_afile_stream(f);
+    const struct llc_contention_run *run = r->run;
+    fprintf(s, "t0_s,dt_s,program,name,window,phase,miss_ratio,miss_rate_per_s,occupancy_lines,cpi,"
+               "solo_cpi,slowdown\n");
+    for (size_t k = 0; k < run->n_segments; k++) {
+        const struct llc_contention_segment *g = &run->segments[k];
+        const struct llc_contention_tuple_result *tr = &run->tuples[g->tuple];
+        for (size_t i = 0; i < n; i++) {
+            const struct llc_contention_share *x = &tr->share[i], *x1 = &tr->solo[i];
+            fprintf(s, "%.17g,%.17g,%zu,%s,%zu,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", g->t0, g->dt, i,
+                    name_of(&progs[i]), run->segment_window[k * n + i], progs[i].phase_id[tr->phase[i]],
+                    x->miss_ratio, x->miss_rate, x->occupancy, x->cpi, x1->cpi, x->cpi / x1->cpi);
+        }
+    }
+    return llc_afile_commit(f, err, errlen);
+}
+
+static int write_tuples_csv(const char *path, const struct pred_prog *progs, size_t n,
+                            const struct pred_result *r, char *err, size_t errlen)
+{
+    struct llc_afile *f;
+    int rc = llc_afile_open(path, &f, err, errlen);
+    if (rc < 0)
+        return rc;
+    FILE *s = llc_afile_stream(f);
+    const struct llc_contention_run *run = r->run;
+    fprintf(s, "tuple,program,name,phase,seconds,t_star_s,miss_ratio,occupancy_lines,cpi,solo_cpi,slowdown,"
+               "foa_miss_ratio,foa_slowdown,sdc_miss_ratio,sdc_slowdown\n");
+    for (size_t t = 0; t < run->n_tuples; t++) {
+        const struct llc_contention_tuple_result *tr = &run->tuples[t];
+        for (size_t i = 0; i < n; i++) {
+            const size_t j = t * n + i;
+            fprintf(s, "%zu,%zu,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", t, i,
+                    name_of(&progs[i]), progs[i].phase_id[tr->phase[i]], tr->seconds, tr->info.t_star,
+                    tr->share[i].miss_ratio, tr->share[i].occupancy, tr->share[i].cpi, tr->solo[i].cpi,
+                    tr->share[i].cpi / tr->solo[i].cpi, r->foa[j].miss_ratio, r->foa[j].cpi / r->foa_solo[j].cpi,
+                    r->sdc[j].miss_ratio, r->sdc[j].cpi / r->sdc_solo[j].cpi);
+        }
+    }
+    return llc_afile_commit(f, err, errlen);
+}
+
+static char *with_suffix(const char *prefix, const char *suffix)
+{
+    const size_t n = strlen(prefix) + strlen(suffix) + 1;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s%s", prefix, suffix);
+    return s;
+}
+
+int pred_write(const char *prefix, const struct pred_prog *progs, size_t n,
+               const struct pred_machine *m, const struct pred_opts *o,
+               const struct pred_result *r, char *err, size_t errlen)
+{
+    char **flags = NULL;
+    const size_t nf = pred_flags(progs, n, m, o, r, &flags);
+    char *json = with_suffix(prefix, ".prediction.json"), *csv = with_suffix(prefix, ".prediction.csv");
+    char *tcsv = with_suffix(prefix, ".tuples.csv");
+    json_t *doc = llc_json_doc_new(PRED_FORMAT, PRED_VERSION), *fl = json_array();
+    int rc = 0;
+    if (!json || !csv || !tcsv || !doc || !fl) {
+        rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t k = 0; k < nf; k++)
+        json_array_append_new(fl, json_string(flags[k]));
+    const enum llc_contention_policy base = llc_contention_base_policy(o->policy);
+    json_object_set_new(doc, "machine",
+                        json_pack("{s:s, s:s?, s:{s:I, s:I, s:I, s:i, s:s}, s:s, s:s}", "kind", m->kind,
+                                  "preset", m->preset[0] ? m->preset : NULL, "llc", "bytes",
+                                  (json_int_t)m->bytes, "lines", (json_int_t)m->lines, "sets",
+                                  (json_int_t)m->sets, "ways", (int)m->ways, "inclusion", m->inclusion,
+                                  "policy", llc_contention_policy_name(o->policy), "model_policy",
+                                  llc_contention_policy_name(base)));
+    json_object_set_new(doc, "options", json_pack("{s:b, s:b, s:b}", "coupling", o->coupling, "probe",
+                                                  o->probe, "force", o->force));
+    json_object_set_new(doc, "programs", programs_json(progs, n, m, r));
+    json_object_set_new(doc, "tuples", tuples_json(progs, n, r));
+    json_object_set_new(doc, "pair_grid", grid_json(progs, r));
+    json_object_set_new(doc, "timeline", json_pack("{s:o, s:I, s:I, s:o, s:o, s:s}", "total_s",
+                                                   num(r->run->total_s), "segments",
+                                                   (json_int_t)r->run->n_segments, "equilibrium_warn_segments",
+                                                   (json_int_t)r->run->warn_segments, "equilibrium_warn_s",
+                                                   num(r->run->warn_seconds), "worst_tstar_over_window",
+                                                   num(r->run->worst_tstar_ratio), "csv", csv));
+    json_object_set_new(doc, "flags", fl);
+    fl = NULL;
+    json_object_set_new(doc, "prediction_ms", num(r->seconds * 1e3));
+    rc = llc_json_write_atomic(json, doc, err, errlen);
+    if (rc == 0)
+        rc = write_timeline_csv(csv, progs, n, r, err, errlen);
+    if (rc == 0)
+        rc = write_tuples_csv(tcsv, progs, n, r, err, errlen);
+out:
+    for (size_t k = 0; k < nf; k++)
+        free(flags[k]);
+    free(flags);
+    json_decref(fl);
+    json_decref(doc);
+    free(json);
+    free(csv);
+    free(tcsv);
+    return rc;
+}
+
+void pred_print(FILE *out, const struct pred_prog *progs, size_t n, const struct pred_machine *m,
+                const struct pred_opts *o, const struct pred_result *r)
+{
+    const enum llc_contention_policy base = llc_contention_base_policy(o->policy);
+    fprintf(out, "predict: %zu programs on %s (%llu lines, %llu sets x %u ways), policy %s (model %s), "
+                 "coupling %s, probe %s\n", n, m->label, m->lines, m->sets, m->ways,
+            llc_contention_policy_name(o->policy), llc_contention_policy_name(base),
+            o->coupling ? "on" : "off", o->probe ? "on" : "off");
+    fprintf(out, "  %-16s %10s %10s %7s %7s %8s  %-15s %-15s\n", "program", "miss_ratio", "occupancy",
+            "%llc", "cpi", "slowdown", "FOA mr/slowdown", "SDC mr/slowdown");
+    for (size_t i = 0; i < n; i++) {
+        const struct llc_contention_prog_summary *u = &r->run->summary[i];
+        const struct pred_baseline_sum *fa = &r->foa_sum[i], *sd = &r->sdc_sum[i];
+        fprintf(out, "  %-16s %10.5f %10.0f %6.1f%% %7.3f %8.4f  %.4f/%-8.4f %.4f/%-8.4f\n", name_of(&progs[i]),
+                u->miss_ratio, u->occupancy, 100 * u->occupancy / (double)m->lines, u->cpi, u->slowdown,
+                fa->misses / fa->refs, fa->cycles / fa->solo_cycles, sd->misses / sd->refs,
+                sd->cycles / sd->solo_cycles);
+    }
+    fprintf(out, "  co-run %.4g s modelled, %zu phase tuples, %zu segments; prediction took %.1f ms\n",
+            r->run->total_s, r->run->n_tuples, r->run->n_segments, r->seconds * 1e3);
+}

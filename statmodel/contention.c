@@ -1,0 +1,496 @@
+/* Shared-cache equilibria (§2 LRU characteristic time, §4 random
+ * replacement), the probe anchor and unprofiled bound (§7.3). Phase tuples
+ * with CPI coupling and set skew are in contention_tuple.c. */
+#include "llcprobe/contention.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "llcprobe/common.h"
+#include "contention_internal.h"
+
+static const char *const policy_names[] = {"lru", "random", "plru", "srrip", "brrip", "drrip"};
+
+const char *llc_contention_policy_name(enum llc_contention_policy p)
+{
+    return (size_t)p < LLC_ARRAY_LEN(policy_names) ? policy_names[p] : "?";
+}
+
+int llc_contention_policy_parse(const char *s)
+{
+    for (size_t i = 0; s && i < LLC_ARRAY_LEN(policy_names); i++)
+        if (strcmp(s, policy_names[i]) == 0)
+            return (int)i;
+    return -EINVAL;
+}
+
+enum llc_contention_policy llc_contention_base_policy(enum llc_contention_policy p)
+{
+    return p == LLC_CONTENTION_RANDOM ? LLC_CONTENTION_RANDOM : LLC_CONTENTION_LRU;
+}
+
+void llc_contention_config_default(struct llc_contention_config *cfg)
+{
+    *cfg = (struct llc_contention_config){.capacity = 0, .ways = 16, .policy = LLC_CONTENTION_LRU,
+                                          .coupling = true, .anchor = true, .skew = true};
+}
+
+/* ---- footprints ---------------------------------------------------------- */
+
+/* F at d, including d = +inf (the table's last value when nothing dangles). */
+static double footprint(const struct llc_statmodel_model *m, double d)
+{
+    if (isinf(d)) {
+        const double *e, *q, *f;
+        size_t ne;
+        double slope;
+        llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
+        return slope > 0 ? INFINITY : f[ne - 1];
+    }
+    return llc_statmodel_footprint(m, d);
+}
+
+/* The party's lines touched in T seconds (weighted). */
+static double party_fp(const struct llc_contention_party *p, double t)
+{
+    if (!(p->weight > 0))
+        return 0;
+    if (!p->model)
+        return p->weight * p->lambda * t;
+    if (!(p->rate > 0))
+        return 0;
+    return p->weight * footprint(p->model, p->gamma * p->rate * t);
+}
+
+static double pressure(const struct llc_contention_party *p, size_t n, double t)
+{
+    double g = 0;
+    for (size_t i = 0; i < n; i++)
+        g += party_fp(&p[i], t);
+    return g;
+}
+
+/* Every party's footprint has stopped growing at t (G(t) = G(inf)). */
+static bool saturated(const struct llc_contention_party *p, size_t n, double t)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!(p[i].weight > 0))
+            continue;
+        if (!p[i].model) {
+            if (p[i].lambda > 0)
+                return false;
+            continue;
+        }
+        const double *e, *q, *f;
+        size_t ne;
+        double slope;
+        llc_statmodel_footprint_table(p[i].model, &e, &q, &f, &ne, &slope);
+        if (p[i].rate > 0 && (slope > 0 || p[i].gamma * p[i].rate * t < e[ne - 1]))
+            return false;
+    }
+    return true;
+}
+
+/* ---- §2 LRU --------------------------------------------------------------- */
+
+/* Root of a non-decreasing fn on [lo, hi] with fn(lo) < 0 <= fn(hi), by
+ * regula falsi with the Illinois modification (superlinear on these
+ * piecewise-linear, concave curves; the bracket always shrinks). Stops
+ * when hi / lo < 1 + rel (positive x) or hi - lo < rel * hi, or when
+ * |fn| <= ftol. */
+static double illinois(double (*fn)(double, const void *), const void *ctx, double lo, double hi,
+                       double flo, double fhi, double rel, double ftol)
+{
+    int side = 0;
+    for (int it = 0; it < 200 && hi - lo > rel * fabs(hi); it++) {
+        double x = (lo * fhi - hi * flo) / (fhi - flo);
+        if (!(x > lo && x < hi))
+            x = 0.5 * (lo + hi);
+        const double fx = fn(x, ctx);
+        if (fabs(fx) <= ftol)
+            return x;
+        if (fx < 0) {
+            lo = x;
+            flo = fx;
+            if (side == -1)
+                fhi *= 0.5;
+            side = -1;
+        } else {
+            hi = x;
+            fhi = fx;
+            if (side == 1)
+                flo *= 0.5;
+            side = 1;
+        }
+    }
+    return 0.5 * (lo + hi);
+}
+
+struct lru {
+    const struct llc_contention_party *p;
+    size_t n;
+    double c;
+};
+
+/* G(e^x) - C: the equation of §2 on ln T. */
+static double lru_eq(double x, const void *vctx)
+{
+    const struct lru *z = vctx;
+    return pressure(z->p, z->n, exp(x)) - z->c;
+}
+
+static double lru_tstar(const struct llc_contention_party *p, size_t n, double c)
+{
+    /* F(d) <= d, so G(T) <= T sum_j (gamma_j a_j w_j + lambda_j w_j): T* is
+     * at least C over that sum; step up by 4x to bracket it. */
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        if (p[i].weight > 0)
+            sum += p[i].weight * (p[i].model ? (p[i].rate > 0 ? p[i].gamma * p[i].rate : 0) : p[i].lambda);
+    if (!(sum > 0))
+        return INFINITY;
+    double lo = c / sum, hi = lo, ghi;
+    for (int k = 0; (ghi = pressure(p, n, hi)) < c; k++) {
+        if (saturated(p, n, hi) || k > 600)
+            return INFINITY;
+        lo = hi;
+        hi *= 4;
+    }
+    if (hi == lo)
+        return lo; /* G(C / sum) = C exactly: every reference so far a new line */
+    const struct lru z = {.p = p, .n = n, .c = c};
+    const double x = illinois(lru_eq, &z, log(lo), log(hi), pressure(p, n, lo) - c, ghi - c, 1e-12,
+                              1e-10 * c);
+    return exp(x);
+}
+
+static void lru_shares(const struct llc_contention_party *p, size_t n, double t,
+                       struct llc_contention_share *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct llc_contention_share *s = &out[i];
+        s->cpi = NAN;
+        s->occupancy = party_fp(&p[i], t);
+        if (!p[i].model) {
+            s->rate = p[i].lambda;
+            s->miss_ratio = NAN;
+            s->miss_rate = p[i].lambda;
+            continue;
+        }
+        s->rate = p[i].rate;
+        s->miss_ratio = llc_statmodel_tail(p[i].model, p[i].gamma * p[i].rate * t);
+        s->miss_rate = p[i].rate * s->miss_ratio;
+    }
+}
+
+/* ---- §4 random replacement ------------------------------------------------ */
+
+/* R(mu) = E over reuse distances d of 1 - (1 - 1/C)^(d x), x = mu / a: the
+ * table's Q is linear inside a bucket (uniform distances); one-distance
+ * buckets are point masses. Dangling samples (Q at the last edge) always
+ * miss. *dr gets dR/dx (for Newton's method). */
+static double random_r(const struct llc_statmodel_model *m, double x, double c_log, double *dr)
+{
+    const double *e, *q, *f;
+    size_t ne;
+    double slope;
+    llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
+    double r = q[ne - 1], d = 0;
+    const double k = c_log * x;
+    /* exp(-k e[i]) carried from edge to edge: bucket widths repeat (1 in
+     * the exact region, then constant within an octave), so one exp per
+     * width instead of one per bucket. */
+    double el = exp(-k * e[0]), w_prev = -1, ew = 1, em1 = 0, eh = 1;
+    for (size_t i = 0; i + 1 < ne; i++) {
+        const double w = e[i + 1] - e[i];
+        if (w != w_prev) {
+            ew = exp(-k * w);
+            em1 = -expm1(-k * w);
+            eh = exp(-0.5 * k * w);
+            w_prev = w;
+        }
+        const double mass = q[i] - q[i + 1], kw = k * w;
+        if (mass > 0) {
+            if (w <= 1) {
+                r += mass * (1 - el);
+                d += mass * c_log * e[i] * el;
+            } else if (kw < 1e-3) {
+                /* mean of 1 - exp(-k t) over the bucket ~ its middle */
+                const double mid = e[i] + 0.5 * w, ex = el * eh;
+                r += mass * (kw < 1e-9 ? -expm1(-k * mid) : 1 - el * em1 / kw);
+                d += mass * c_log * mid * ex;
+            } else {
+                /* mean of 1 - exp(-k t) over t in [lo, lo + w): 1 - E / (k w) */
+                const double big = el * em1, dbig = -e[i] * el + e[i + 1] * el * ew; /* E, dE/dk */
+                r += mass * (1 - big / kw);
+                d += mass * c_log * (big - k * dbig) / (k * kw);
+            }
+        }
+        el *= ew;
+    }
+    *dr = d;
+    return r;
+}
+
+struct rnd {
+    const struct llc_contention_party *p;
+    size_t n;
+    double c_log;
+};
+
+static double party_r(const struct rnd *z, size_t i, double mu)
+{
+    const struct llc_contention_party *p = &z->p[i];
+    double dr;
+    return random_r(p->model, mu / (p->gamma * p->rate), z->c_log, &dr);
+}
+
+/* Insertions (misses/s) the parties cause at total miss rate mu, minus mu;
+ * *dphi its derivative. */
+static double random_phi(const struct rnd *z, double mu, double *dphi)
+{
+    double s = -mu, ds = -1;
+    for (size_t i = 0; i < z->n; i++) {
+        const struct llc_contention_party *p = &z->p[i];
+        if (!(p->weight > 0))
+            continue;
+        if (!p->model) {
+            s += p->weight * p->lambda;
+        } else if (p->rate > 0) {
+            double dr;
+            s += p->weight * p->rate * random_r(p->model, mu / (p->gamma * p->rate), z->c_log, &dr);
+            ds += p->weight * dr / p->gamma;
+        }
+    }
+    *dphi = ds;
+    return s;
+}
+
+/* Phi is concave with Phi > 0 left of the root: Newton's steps from the
+ * right stay right of it; safeguarded by the bracket [lo, hi]. */
+static double random_mu(const struct rnd *z, double hint)
+{
+    double hi = 0, d;
+    for (size_t i = 0; i < z->n; i++)
+        if (z->p[i].weight > 0)
+            hi += z->p[i].weight * (z->p[i].model ? (z->p[i].rate > 0 ? z->p[i].rate : 0) : z->p[i].lambda);
+    if (!(hi > 0))
+        return 0;
+    /* Phi(0): only certain misses (dangling samples, unprofiled streams). */
+    double lo = 0, phi0 = 0;
+    for (size_t i = 0; i < z->n; i++) {
+        const struct llc_contention_party *p = &z->p[i];
+        if (p->weight > 0 && !p->model)
+            phi0 += p->weight * p->lambda;
+        else if (p->weight > 0 && p->rate > 0)
+            phi0 += p->weight * p->rate * llc_statmodel_model_dangling(p->model) /
+                    llc_statmodel_model_total(p->model);
+    }
+    if (!(phi0 > 0)) {
+        /* No certain misses: mu = 0 is a root; a positive one exists iff
+         * Phi rises from 0 (the cache cannot hold what is reused). */
+        lo = hi * 1e-12;
+        if (!(random_phi(z, lo, &d) > 0))
+            return 0;
+    }
+    const double ftol = 1e-12 * hi;
+    double x = hi, fx = random_phi(z, x, &d);
+    if (fx >= 0)
+        return hi;
+    /* A nearby root (the previous step of a fixed point): start just right
+     * of it if that is right of the root, else keep it as the left end. */
+    if (hint > lo && hint * (1 + 1e-4) < hi) {
+        double dh;
+        const double xh = hint * (1 + 1e-4), fh = random_phi(z, xh, &dh);
+        if (fh < 0) {
+            hi = x = xh;
+            fx = fh;
+            d = dh;
+        } else {
+            lo = xh;
+        }
+    }
+    for (int it = 0; it < 200; it++) {
+        if (fabs(fx) <= ftol || hi - lo <= 1e-13 * hi)
+            break;
+        if (fx > 0)
+            lo = x;
+        else
+            hi = x;
+        double next = d < 0 ? x - fx / d : NAN;
+        if (!(next > lo && next < hi))
+            next = 0.5 * (lo + hi);
+        x = next;
+        fx = random_phi(z, x, &d);
+    }
+    return x;
+}
+
+static void random_shares(const struct rnd *z, double mu, double c, struct llc_contention_share *out)
+{
+    for (size_t i = 0; i < z->n; i++) {
+        const struct llc_contention_party *p = &z->p[i];
+        struct llc_contention_share *s = &out[i];
+        s->cpi = NAN;
+        if (!p->model) {
+            s->rate = s->miss_rate = p->lambda;
+            s->miss_ratio = NAN;
+            s->occupancy = mu > 0 ? c * p->weight * p->lambda / mu : 0;
+            continue;
+        }
+        s->rate = p->rate;
+        s->miss_ratio = p->rate > 0 ? party_r(z, i, mu) : NAN;
+        s->miss_rate = p->rate > 0 ? p->rate * s->miss_ratio : 0;
+        if (mu > 0)
+            s->occupancy = p->rate > 0 ? c * p->weight * s->miss_rate / mu : 0;
+        else /* nothing is evicted: every line the party touches stays */
+            s->occupancy = p->weight * footprint(p->model, INFINITY);
+    }
+}
+
+/* ---- one equilibrium ------------------------------------------------------ */
+
+static int check_parties(const struct llc_contention_party *p, size_t n, double c, char *err,
+                         size_t errlen)
+{
+    if (n == 0 || !(c >= 1) || !isfinite(c))
+        return llc_errf(err, errlen, -EINVAL, "equilibrium: %zu programs, capacity %g lines", n, c);
+    for (size_t i = 0; i < n; i++) {
+        const struct llc_contention_party *q = &p[i];
+        if (!(q->weight >= 0) || !isfinite(q->weight))
+            return llc_errf(err, errlen, -EINVAL, "program %zu: weight %g", i, q->weight);
+        if (!q->model && !(q->lambda >= 0 && isfinite(q->lambda)))
+            return llc_errf(err, errlen, -EINVAL, "program %zu: footprint rate %g lines/s", i, q->lambda);
+        if (q->model && (!(q->rate >= 0) || !isfinite(q->rate) || !(q->gamma > 0) || !isfinite(q->gamma)))
+            return llc_errf(err, errlen, -EINVAL, "program %zu: rate %g, gamma %g", i, q->rate, q->gamma);
+        if (q->model && !(llc_statmodel_model_total(q->model) > 0))
+            return llc_errf(err, errlen, -ENODATA, "program %zu: no reuse samples", i);
+    }
+    return 0;
+}
+
+int llc_contention_equilibrium(const struct llc_contention_party *p, size_t n, double capacity,
+                               enum llc_contention_policy base, struct llc_contention_share *out,
+                               struct llc_contention_info *info, char *err, size_t errlen)
+{
+    return sm_contention_equilibrium(p, n, capacity, base, 0, out, info, err, errlen);
+}
+
+int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, double capacity,
+                              enum llc_contention_policy base, double mu_hint,
+                              struct llc_contention_share *out, struct llc_contention_info *info,
+                              char *err, size_t errlen)
+{
+    int rc = check_parties(p, n, capacity, err, errlen);
+    if (rc)
+        return rc;
+    struct llc_contention_info in = {.beta = 1, .converged = true};
+    if (base == LLC_CONTENTION_RANDOM) {
+        const struct rnd z = {.p = p, .n = n, .c_log = -log1p(-1 / fmax(capacity, 1 + 1e-9))};
+        in.mu = random_mu(&z, mu_hint);
+        in.t_star = in.mu > 0 ? capacity / in.mu : INFINITY;
+        random_shares(&z, in.mu, capacity, out);
+    } else {
+        in.t_star = lru_tstar(p, n, capacity);
+        lru_shares(p, n, in.t_star, out);
+        in.mu = 0;
+        for (size_t i = 0; i < n; i++)
+            in.mu += out[i].miss_rate * (p[i].model ? p[i].weight : 1);
+    }
+    double occ = 0;
+    for (size_t i = 0; i < n; i++) {
+        occ += out[i].occupancy;
+        if (p[i].model && p[i].rate > 0) {
+            const double lo = llc_statmodel_model_dangling(p[i].model) /
+                              llc_statmodel_model_total(p[i].model);
+            const double mr = out[i].miss_ratio;
+            if (!(mr >= lo - 1e-9 && mr <= 1 + 1e-9))
+                return llc_errf(err, errlen, -EDOM,
+                                "equilibrium: program %zu: miss ratio %g outside [%g, 1]", i, mr, lo);
+        }
+    }
+    if (isfinite(in.t_star)) {
+        in.occ_error = fabs(occ - capacity) / capacity;
+        if (!(in.occ_error <= 1e-6))
+            return llc_errf(err, errlen, -EDOM,
+                            "equilibrium: occupancies add up to %.9g lines, not the %g of the cache",
+                            occ, capacity);
+    }
+    if (info)
+        *info = in;
+    return 0;
+}
+
+/* ---- §7.3 probe anchor and unprofiled bound --------------------------------- */
+
+const double llc_contention_stratum_z[LLC_CONTENTION_STRATA] = {-2, -1, 0, 1, 2};
+const double llc_contention_stratum_pi[LLC_CONTENTION_STRATA] = {0.0668, 0.2417, 0.3829, 0.2417,
+                                                                 0.0668};
+
+static double anchor_cost(const struct llc_statmodel_model *m, double rate, const double *tau,
+                          const double *phi, size_t n, double lng)
+{
+    double s = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (!(phi[j] > 0))
+            continue;
+        const double f = llc_statmodel_footprint(m, exp(lng) * rate * tau[j]);
+        const double r = f > 0 ? log(f) - log(phi[j]) : 1e3;
+        s += r * r;
+    }
+    return s;
+}
+
+int llc_contention_anchor(const struct llc_statmodel_model *m, double rate, const double *tau,
+                          const double *phi_hat, size_t n, double *gamma, double *rms, char *err,
+                          size_t errlen)
+{
+    *gamma = 1;
+    if (rms)
+        *rms = NAN;
+    size_t used = 0;
+    for (size_t j = 0; j < n; j++)
+        used += phi_hat[j] > 0 && tau[j] > 0;
+    if (!(llc_statmodel_model_total(m) > 0) || !(rate > 0) || used == 0)
+        return llc_errf(err, errlen, -ENODATA, "anchor: no probe reading with a footprint (%zu of %zu)",
+                        used, n);
+    const double g = 0.5 * (sqrt(5.0) - 1);
+    double a = -3, b = 3;
+    double x1 = b - g * (b - a), x2 = a + g * (b - a);
+    double f1 = anchor_cost(m, rate, tau, phi_hat, n, x1), f2 = anchor_cost(m, rate, tau, phi_hat, n, x2);
+    while (b - a > 1e-9) {
+        if (f1 <= f2) {
+            b = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = b - g * (b - a);
+            f1 = anchor_cost(m, rate, tau, phi_hat, n, x1);
+        } else {
+            a = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = a + g * (b - a);
+            f2 = anchor_cost(m, rate, tau, phi_hat, n, x2);
+        }
+    }
+    const double x = 0.5 * (a + b);
+    *gamma = exp(x);
+    if (rms)
+        *rms = sqrt(anchor_cost(m, rate, tau, phi_hat, n, x) / (double)used);
+    return 0;
+}
+
+bool llc_contention_anchor_ok(double gamma)
+{
+    return fabs(log(gamma)) <= log(LLC_CONTENTION_ANCHOR_TOL) + 1e-12;
+}
+
+double llc_contention_unprofiled_lambda(const double *tau, const double *phi_hat, size_t n)
+{
+    double l = 0;
+    for (size_t j = 0; j < n; j++)
+        if (tau[j] > 0 && phi_hat[j] > 0)
+            l = fmax(l, phi_hat[j] / tau[j]);
+    return l;
+}

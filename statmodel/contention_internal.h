@@ -1,0 +1,15 @@
+/* Private to statmodel/contention*.c. */
+#ifndef LLC_STATMODEL_CONTENTION_INTERNAL_H
+#define LLC_STATMODEL_CONTENTION_INTERNAL_H
+
+#include "llcprobe/contention.h"
+
+/* llc_contention_equilibrium with a guess of the random model's miss rate
+ * (the previous fixed-point step's; 0 = none), which saves Newton steps.
+ * The LRU model ignores it. */
+int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, double capacity,
+                              enum llc_contention_policy base, double mu_hint,
+                              struct llc_contention_share *out, struct llc_contention_info *info,
+                              char *err, size_t errlen);
+
+#endif

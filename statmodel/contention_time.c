@@ -1,0 +1,325 @@
+/* §6 Phases of co-runners over time: each program walks its solo window
+ * sequence at the CPI its current phase tuple gives it; a tuple is solved
+ * once (memoised) and reused whenever the programs meet in it again. */
+#include "llcprobe/contention.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llcprobe/common.h"
+
+/* More segments than this means runaway restarts (programs of very
+ * different lengths); refuse rather than fill memory. */
+#define MAX_SEGMENTS (1u << 24)
+
+struct memo {
+    size_t n;          /* programs */
+    size_t cap;        /* slots, power of two */
+    size_t *slot;      /* tuple index + 1, 0 = empty */
+    /* Each program's phases alone, solved once: solo[base[i] + phase]. */
+    size_t base[64];
+    struct llc_contention_share *solo;
+    bool *solved;
+};
+
+static uint64_t hash_tuple(const int *ph, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (uint64_t)(uint32_t)ph[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+        h *= 0xBF58476D1CE4E5B9ull;
+    }
+    return h ^ (h >> 31);
+}
+
+static int grow_tuples(struct llc_contention_run *r, size_t *cap)
+{
+    if (r->n_tuples < *cap)
+        return 0;
+    const size_t nc = *cap ? 2 * *cap : 16;
+    struct llc_contention_tuple_result *t = realloc(r->tuples, nc * sizeof(*t));
+    if (!t)
+        return -ENOMEM;
+    r->tuples = t;
+    *cap = nc;
+    return 0;
+}
+
+static int memo_rehash(struct memo *m, const struct llc_contention_run *r)
+{
+    const size_t cap = m->cap ? 2 * m->cap : 64;
+    size_t *slot = calloc(cap, sizeof(*slot));
+    if (!slot)
+        return -ENOMEM;
+    for (size_t k = 0; k < r->n_tuples; k++) {
+        size_t s = hash_tuple(r->tuples[k].phase, m->n) & (cap - 1);
+        while (slot[s])
+            s = (s + 1) & (cap - 1);
+        slot[s] = k + 1;
+    }
+    free(m->slot);
+    m->slot = slot;
+    m->cap = cap;
+    return 0;
+}
+
+/* Index of the tuple, solving it if new. */
+static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, const int *ph,
+                  const struct llc_contention_prog *progs, const struct llc_contention_config *cfg,
+                  size_t *index, char *err, size_t errlen)
+{
+    const size_t n = m->n;
+    size_t s = hash_tuple(ph, n) & (m->cap - 1);
+    for (; m->slot[s]; s = (s + 1) & (m->cap - 1))
+        if (memcmp(r->tuples[m->slot[s] - 1].phase, ph, n * sizeof(int)) == 0) {
+            *index = m->slot[s] - 1;
+            return 0;
+        }
+    if (grow_tuples(r, tcap) < 0)
+        return llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
+    struct llc_contention_tuple_result *t = &r->tuples[r->n_tuples];
+    memset(t, 0, sizeof(*t));
+    t->phase = malloc(n * sizeof(int));
+    t->share = calloc(n, sizeof(*t->share));
+    t->solo = calloc(n, sizeof(*t->solo));
+    const struct llc_contention_phase *tp[64];
+    double freq[64];
+    if (!t->phase || !t->share || !t->solo) {
+        free(t->phase);
+        free(t->share);
+        free(t->solo);
+        return llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
+    }
+    r->n_tuples++; /* owned by the run from here on, freed with it */
+    memcpy(t->phase, ph, n * sizeof(int));
+    t->min_window_s = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        tp[i] = &progs[i].phases[ph[i]];
+        freq[i] = progs[i].freq_hz;
+    }
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const size_t k = m->base[i] + (size_t)ph[i];
+        if (!m->solved[k])
+            rc = llc_contention_solo(tp[i], freq[i], cfg, &m->solo[k], err, errlen);
+        m->solved[k] = rc == 0;
+        t->solo[i] = m->solo[k];
+    }
+    if (rc == 0)
+        rc = llc_contention_corun(tp, freq, n, cfg, t->solo, t->share, &t->info, err, errlen);
+    if (rc < 0)
+        return rc;
+    m->slot[s] = r->n_tuples;
+    *index = r->n_tuples - 1;
+    if (2 * r->n_tuples > m->cap && memo_rehash(m, r) < 0)
+        return llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
+    return 0;
+}
+
+void llc_contention_run_free(struct llc_contention_run *r)
+{
+    if (!r)
+        return;
+    for (size_t k = 0; k < r->n_tuples; k++) {
+        free(r->tuples[k].phase);
+        free(r->tuples[k].share);
+        free(r->tuples[k].solo);
+    }
+    free(r->tuples);
+    free(r->segments);
+    free(r->segment_window);
+    free(r->summary);
+    free(r);
+}
+
+static int check_progs(const struct llc_contention_prog *progs, size_t n, char *err, size_t errlen)
+{
+    if (n == 0 || n > 64)
+        return llc_errf(err, errlen, -EINVAL, "timeline: %zu programs (1..64)", n);
+    for (size_t i = 0; i < n; i++) {
+        const struct llc_contention_prog *p = &progs[i];
+        if (p->n_windows == 0 || p->n_phases == 0)
+            return llc_errf(err, errlen, -EINVAL, "timeline: program %zu has no windows or phases", i);
+        for (size_t w = 0; w < p->n_windows; w++) {
+            if (p->window_phase[w] < 0 || (size_t)p->window_phase[w] >= p->n_phases)
+                return llc_errf(err, errlen, -EINVAL, "timeline: program %zu window %zu: phase %d", i,
+                                w, p->window_phase[w]);
+            if (!(p->window_instructions[w] > 0) || !isfinite(p->window_instructions[w]))
+                return llc_errf(err, errlen, -EINVAL, "timeline: program %zu window %zu: %g instructions",
+                                i, w, p->window_instructions[w]);
+            if (!p->phases[p->window_phase[w]].model)
+                return llc_errf(err, errlen, -EINVAL,
+                                "timeline: program %zu phase %d has no reuse profile", i,
+                                p->window_phase[w]);
+        }
+    }
+    return 0;
+}
+
+/* Per window, the instructions of the run of consecutive windows in the
+ * same phase it belongs to: the cache has to settle once per phase change,
+ * not once per window. */
+static double *phase_runs(const struct llc_contention_prog *p)
+{
+    double *run = malloc(p->n_windows * sizeof(double));
+    if (!run)
+        return NULL;
+    for (size_t w = 0; w < p->n_windows;) {
+        size_t e = w;
+        double ins = 0;
+        for (; e < p->n_windows && p->window_phase[e] == p->window_phase[w]; e++)
+            ins += p->window_instructions[e];
+        for (; w < e; w++)
+            run[w] = ins;
+    }
+    return run;
+}
+
+static int push_segment(struct llc_contention_run *r, size_t *cap, double t0, double dt, size_t tuple,
+                        const size_t *win)
+{
+    const size_t n = r->n;
+    if (r->n_segments == *cap) {
+        if (*cap >= MAX_SEGMENTS)
+            return -E2BIG;
+        const size_t nc = *cap ? 2 * *cap : 256;
+        struct llc_contention_segment *s = realloc(r->segments, nc * sizeof(*s));
+        if (s)
+            r->segments = s;
+        size_t *w = realloc(r->segment_window, nc * n * sizeof(*w));
+        if (w)
+            r->segment_window = w;
+        if (!s || !w)
+            return -ENOMEM;
+        *cap = nc;
+    }
+    r->segments[r->n_segments] = (struct llc_contention_segment){.t0 = t0, .dt = dt, .tuple = tuple};
+    memcpy(&r->segment_window[r->n_segments * n], win, n * sizeof(*win));
+    r->n_segments++;
+    return 0;
+}
+
+int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
+                            const struct llc_contention_config *cfg,
+                            struct llc_contention_run **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    int rc = check_progs(progs, n, err, errlen);
+    if (rc)
+        return rc;
+    struct llc_contention_run *r = calloc(1, sizeof(*r));
+    struct memo m = {.n = n};
+    double *run_ins[64] = {NULL};
+    size_t tcap = 0, scap = 0, win[64];
+    double left[64];
+    int ph[64];
+    bool first[64];
+    size_t nph = 0;
+    for (size_t i = 0; i < n; i++) {
+        m.base[i] = nph;
+        nph += progs[i].n_phases;
+    }
+    m.solo = calloc(nph, sizeof(*m.solo));
+    m.solved = calloc(nph, sizeof(*m.solved));
+    if (!r || !m.solo || !m.solved || !(r->summary = calloc(n, sizeof(*r->summary))) ||
+        memo_rehash(&m, r) < 0) {
+        rc = llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!(run_ins[i] = phase_runs(&progs[i]))) {
+            rc = llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
+            goto out;
+        }
+    r->n = n;
+    size_t running = n;
+    for (size_t i = 0; i < n; i++) {
+        win[i] = 0;
+        left[i] = progs[i].window_instructions[0];
+        first[i] = true;
+    }
+    double t = 0;
+    while (running > 0) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            ph[i] = progs[i].window_phase[win[i]];
+        if ((rc = lookup(&m, r, &tcap, ph, progs, cfg, &k, err, errlen)) < 0)
+            goto out;
+        struct llc_contention_tuple_result *tr = &r->tuples[k];
+        double dt = INFINITY, shortest = INFINITY;
+        for (size_t i = 0; i < n; i++) {
+            const double spi = tr->share[i].cpi / progs[i].freq_hz; /* seconds per instruction */
+            dt = fmin(dt, left[i] * spi);
+            shortest = fmin(shortest, run_ins[i][win[i]] * spi);
+        }
+        if (!(dt > 0) || !isfinite(dt)) {
+            rc = llc_errf(err, errlen, -EDOM, "timeline: tuple %zu gives a step of %g s (CPI %g)", k, dt,
+                          tr->share[0].cpi);
+            goto out;
+        }
+        tr->seconds += dt;
+        tr->min_window_s = fmin(tr->min_window_s, shortest);
+        if (tr->info.t_star > 0.1 * shortest) {
+            r->warn_segments++;
+            r->warn_seconds += dt;
+        }
+        r->worst_tstar_ratio = fmax(r->worst_tstar_ratio, isinf(tr->info.t_star) ? 0 : tr->info.t_star / shortest);
+        if ((rc = push_segment(r, &scap, t, dt, k, win)) < 0) {
+            rc = llc_errf(err, errlen, rc, "timeline: %s", rc == -E2BIG ?
+                          "more than 16M segments (programs of very different lengths?)" :
+                          "out of memory");
+            goto out;
+        }
+        for (size_t i = 0; i < n; i++) {
+            const struct llc_contention_phase *p = &progs[i].phases[ph[i]];
+            const struct llc_contention_share *s = &tr->share[i];
+            const double ins = fmin(left[i], dt * progs[i].freq_hz / s->cpi);
+            left[i] -= ins;
+            if (first[i]) {
+                struct llc_contention_prog_summary *u = &r->summary[i];
+                u->instructions += ins;
+                u->references += ins * p->api;
+                u->misses += ins * p->api * s->miss_ratio;
+                u->occupancy += s->occupancy * dt;
+                u->seconds += dt;
+                u->solo_seconds += ins * tr->solo[i].cpi / progs[i].freq_hz;
+            }
+            /* Window done (the shortest one exactly, the others to rounding). */
+            if (left[i] <= 1e-9 * progs[i].window_instructions[win[i]]) {
+                if (++win[i] == progs[i].n_windows) {
+                    win[i] = 0;
+                    if (first[i]) {
+                        first[i] = false;
+                        running--;
+                    }
+                }
+                left[i] = progs[i].window_instructions[win[i]];
+            }
+        }
+        t += dt;
+    }
+    r->total_s = t;
+    for (size_t i = 0; i < n; i++) {
+        struct llc_contention_prog_summary *u = &r->summary[i];
+        u->miss_ratio = u->references > 0 ? u->misses / u->references : NAN;
+        u->occupancy = u->seconds > 0 ? u->occupancy / u->seconds : NAN;
+        u->cpi = u->seconds * progs[i].freq_hz / u->instructions;
+        u->solo_cpi = u->solo_seconds * progs[i].freq_hz / u->instructions;
+        u->slowdown = u->seconds / u->solo_seconds;
+    }
+out:
+    for (size_t i = 0; i < n; i++)
+        free(run_ins[i]);
+    free(m.slot);
+    free(m.solo);
+    free(m.solved);
+    if (rc < 0)
+        llc_contention_run_free(r);
+    else
+        *out = r;
+    return rc;
+}

@@ -1,0 +1,213 @@
+/* One phase tuple: the equilibrium at given rates (with the set skew of
+ * §7.3.3), and the CPI coupling of §3 around it. */
+#include "llcprobe/contention.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "llcprobe/common.h"
+#include "contention_internal.h"
+
+/* Programs in one tuple at most (the CLI takes 2 to 8). */
+#define MAXN 64
+
+static void parties_of(const struct llc_contention_phase *const *ph, const double *rate, size_t n,
+                       const struct llc_contention_config *cfg, struct llc_contention_party *p)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (struct llc_contention_party){
+            .model = ph[i]->model, .lambda = ph[i]->lambda, .rate = rate[i],
+            .gamma = cfg->anchor && ph[i]->gamma > 0 ? ph[i]->gamma : 1, .weight = 1};
+}
+
+/* Shares at fixed rates. With skew, a program whose sets are uneven (CV > 0)
+ * gets its figures from 5 per-set equilibria, its footprint weighted by the
+ * stratum's set share rho_g Ns = max(0, 1 + z_g CV) and the others uniform:
+ * MR = sum pi_g w_g Q(T_g) / sum pi_g w_g, O = sum pi_g w_g F(T_g) / sum pi_g. */
+/* hint (NULL, or 1 + 5 n entries kept across the fixed point's steps):
+ * the miss rates of the last step's equilibria, uniform first. */
+static int shares_at(const struct llc_contention_phase *const *ph, const double *rate, size_t n,
+                     const struct llc_contention_config *cfg, struct llc_contention_share *out,
+                     struct llc_contention_info *info, double *hint, char *err, size_t errlen)
+{
+    struct llc_contention_party p[MAXN];
+    struct llc_contention_share tmp[MAXN];
+    struct llc_contention_info ti;
+    const enum llc_contention_policy base = llc_contention_base_policy(cfg->policy);
+    parties_of(ph, rate, n, cfg, p);
+    int rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hint ? hint[0] : 0, out, info, err,
+                                       errlen);
+    if (rc == 0 && hint)
+        hint[0] = info->mu;
+    for (size_t t = 0; rc == 0 && cfg->skew && t < n; t++) {
+        if (!ph[t]->model || !(ph[t]->cv > 0) || !(rate[t] > 0))
+            continue;
+        double num = 0, den = 0, occ = 0, pis = 0;
+        for (size_t g = 0; rc == 0 && g < LLC_CONTENTION_STRATA; g++) {
+            const double w = fmax(0, 1 + llc_contention_stratum_z[g] * ph[t]->cv);
+            const double pi = llc_contention_stratum_pi[g];
+            double *hg = hint ? &hint[1 + t * LLC_CONTENTION_STRATA + g] : NULL;
+            p[t].weight = w;
+            rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hg ? *hg : 0, tmp, &ti, err,
+                                           errlen);
+            if (hg)
+                *hg = ti.mu;
+            num += pi * w * tmp[t].miss_ratio;
+            den += pi * w;
+            occ += pi * tmp[t].occupancy;
+            pis += pi;
+        }
+        p[t].weight = 1;
+        if (rc == 0 && den > 0) {
+            out[t].miss_ratio = num / den;
+            out[t].miss_rate = rate[t] * out[t].miss_ratio;
+            out[t].occupancy = occ / pis;
+        }
+    }
+    return rc;
+}
+
+static double cpi_of(const struct llc_contention_phase *ph, double mr)
+{
+    return ph->cpi0 + ph->api * mr * ph->penalty;
+}
+
+static int check_phases(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
+                        const struct llc_contention_config *cfg, char *err, size_t errlen)
+{
+    if (n == 0 || n > MAXN)
+        return llc_errf(err, errlen, -EINVAL, "%zu programs (1..%d)", n, MAXN);
+    if (!(cfg->capacity >= 1) || cfg->ways == 0)
+        return llc_errf(err, errlen, -EINVAL, "cache of %g lines, %u ways", cfg->capacity, cfg->ways);
+    for (size_t i = 0; i < n; i++) {
+        const struct llc_contention_phase *q = ph[i];
+        if (!(freq[i] > 0) || !isfinite(freq[i]))
+            return llc_errf(err, errlen, -EINVAL, "program %zu: clock %g Hz", i, freq[i]);
+        if (q->model && (!(q->api > 0) || !(q->cpi0 > 0) || !(q->penalty >= 0) ||
+                         !isfinite(q->api + q->cpi0 + q->penalty)))
+            return llc_errf(err, errlen, -EINVAL, "program %zu: api %g, cpi0 %g, penalty %g", i,
+                            q->api, q->cpi0, q->penalty);
+    }
+    return 0;
+}
+
+/* §3: a <- (1 - beta) a + beta Psi(a) from the given start rates, until a
+ * step moves no rate by more than 1e-6 of it. beta = 1 first (the plain
+ * iteration: Psi is usually a strong contraction, miss ratios moving
+ * little with the rates; 30 steps), then the spec's 0.5, halving to 1/16,
+ * each restarted from the start rates after 200 steps without convergence. */
+static int couple(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
+                  const struct llc_contention_config *cfg, const double *start,
+                  struct llc_contention_share *out, struct llc_contention_info *info, char *err,
+                  size_t errlen)
+{
+    double a[MAXN], hint[1 + MAXN * LLC_CONTENTION_STRATA] = {0};
+    unsigned total = 0;
+    for (double beta = 1; beta >= 1.0 / 16; beta /= 2) {
+        for (size_t i = 0; i < n; i++)
+            a[i] = start[i];
+        /* The undamped try gets 30 steps: where it works it needs a few. */
+        for (unsigned it = 1; it <= (beta == 1 ? 30u : 200u); it++) {
+            int rc = shares_at(ph, a, n, cfg, out, info, hint, err, errlen);
+            if (rc)
+                return rc;
+            total++;
+            double worst = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (!ph[i]->model)
+                    continue;
+                const double psi = ph[i]->api * freq[i] / cpi_of(ph[i], out[i].miss_ratio);
+                const double next = (1 - beta) * a[i] + beta * psi;
+                worst = fmax(worst, fabs(next - a[i]) / a[i]);
+                a[i] = next;
+            }
+            if (worst < 1e-6) {
+                rc = shares_at(ph, a, n, cfg, out, info, hint, err, errlen);
+                info->iterations = total;
+                info->beta = beta;
+                info->converged = true;
+                return rc;
+            }
+        }
+    }
+    info->iterations = total;
+    info->beta = 1.0 / 16;
+    info->converged = false;
+    return 0;
+}
+
+/* Alone: the solo rate is the program's fixed point with itself (coupled
+ * even without cfg->coupling: it is the rate the profile was taken at). */
+static int solve_alone(const struct llc_contention_phase *ph, double freq,
+                       const struct llc_contention_config *cfg, struct llc_contention_share *out,
+                       char *err, size_t errlen)
+{
+    struct llc_contention_config c1 = *cfg;
+    struct llc_contention_info in;
+    const struct llc_contention_phase *one[1] = {ph};
+    double a = ph->model ? ph->api * freq / ph->cpi0 : ph->lambda;
+    c1.coupling = true;
+    int rc = ph->model ? couple(one, &freq, 1, &c1, &a, out, &in, err, errlen)
+                       : shares_at(one, &a, 1, &c1, out, &in, NULL, err, errlen);
+    out->cpi = ph->model ? cpi_of(ph, out->miss_ratio) : NAN;
+    return rc;
+}
+
+/* The co-run from the solo rates: coupled, or (without coupling) at them. */
+static int solve(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
+                 const struct llc_contention_config *cfg, const struct llc_contention_share *solo,
+                 struct llc_contention_share *out, struct llc_contention_info *info, char *err,
+                 size_t errlen)
+{
+    double a[MAXN];
+    struct llc_contention_info in = {0};
+    int rc;
+    for (size_t i = 0; i < n; i++)
+        a[i] = solo[i].rate;
+    if (cfg->coupling) {
+        rc = couple(ph, freq, n, cfg, a, out, &in, err, errlen);
+    } else {
+        rc = shares_at(ph, a, n, cfg, out, &in, NULL, err, errlen);
+        in.converged = true;
+        in.beta = 1;
+    }
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        out[i].cpi = ph[i]->model ? cpi_of(ph[i], out[i].miss_ratio) : NAN;
+    if (info)
+        *info = in;
+    return rc;
+}
+
+int llc_contention_solo(const struct llc_contention_phase *ph, double freq,
+                        const struct llc_contention_config *cfg, struct llc_contention_share *out,
+                        char *err, size_t errlen)
+{
+    const struct llc_contention_phase *one[1] = {ph};
+    int rc = check_phases(one, &freq, 1, cfg, err, errlen);
+    return rc ? rc : solve_alone(ph, freq, cfg, out, err, errlen);
+}
+
+int llc_contention_corun(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
+                         const struct llc_contention_config *cfg,
+                         const struct llc_contention_share *solo, struct llc_contention_share *out,
+                         struct llc_contention_info *info, char *err, size_t errlen)
+{
+    int rc = check_phases(ph, freq, n, cfg, err, errlen);
+    return rc ? rc : solve(ph, freq, n, cfg, solo, out, info, err, errlen);
+}
+
+int llc_contention_tuple(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
+                         const struct llc_contention_config *cfg, struct llc_contention_share *out,
+                         struct llc_contention_share *solo, struct llc_contention_info *info,
+                         char *err, size_t errlen)
+{
+    struct llc_contention_share own[MAXN];
+    struct llc_contention_share *s1 = solo ? solo : own;
+    int rc = check_phases(ph, freq, n, cfg, err, errlen);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = solve_alone(ph[i], freq[i], cfg, &s1[i], err, errlen);
+    if (rc == 0)
+        rc = solve(ph, freq, n, cfg, s1, out, info, err, errlen);
+    return rc;
+}

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# llcprobe predict end to end on synthetic profiles (written by the profile
+# writer through tests/predictcli/gen_profile): outputs and their
+# consistency, options, and every refusal (one line naming file and field).
+. "$(dirname "$0")/../cli_lib.sh"
+gen=${LLCPROBE_GEN_PROFILE:?LLCPROBE_GEN_PROFILE names tests/predictcli/gen_profile}
+
+"$gen" "$tmp/a.profile.json" A intel8 3 1 probe cv=0.2 && "$gen" "$tmp/b.profile.json" B intel8 4 2 &&
+  "$gen" "$tmp/c.profile.json" C amd32 2 3 && "$gen" "$tmp/g.profile.json" G intel8 2 4 probe gamma=1.6
+check_rc "synthetic profiles written" 0 $?
+
+# --- a pair, all outputs --------------------------------------------------
+"$bin" predict "$tmp/a.profile.json" "$tmp/b.profile.json" -o "$tmp/ab" >"$tmp/ab.out" 2>"$tmp/ab.err"
+check_rc "predict A B" 0 $?
+check "summary names both programs" 'grep -q "^  A " "$tmp/ab.out" && grep -q "^  B " "$tmp/ab.out"'
+check "warning: B has no probe readings" 'grep -q "warning: B: no probe readings" "$tmp/ab.err"'
+jcheck "prediction header" "$tmp/ab.prediction.json" \
+  'd["format"]=="llcprobe-prediction" and d["version"]==1 and d["machine"]["preset"]=="intel8" and d["machine"]["llc"]["lines"]==131072 and d["machine"]["model_policy"]=="lru"'
+jcheck "per program: model, FOA, SDC, occupancy in lines/bytes/%" "$tmp/ab.prediction.json" \
+  'len(d["programs"])==2 and all(0<p["model"]["miss_ratio"]<1 and p["model"]["slowdown"]>=1 and abs(p["model"]["occupancy_bytes"]-64*p["model"]["occupancy_lines"])<1e-6*p["model"]["occupancy_bytes"] and p["foa"]["miss_ratio"]>0 and p["sdc"]["slowdown"]>=1 for p in d["programs"])'
+jcheck "occupancies share the cache (within 1%)" "$tmp/ab.prediction.json" \
+  'abs(sum(p["model"]["occupancy_pct_llc"] for p in d["programs"])-100)<1'
+jcheck "A's probe gives it an anchored variant and cv" "$tmp/ab.prediction.json" \
+  'd["programs"][0]["probe_used"] and d["programs"][0]["anchored"] is not None and all(abs(q["cv"]-0.2)<1e-12 and q["anchor"]=="ok" for q in d["programs"][0]["phases"]) and not d["programs"][1]["probe_used"]'
+jcheck "tuples: every phase pair met is solved once, converged" "$tmp/ab.prediction.json" \
+  'len(d["tuples"])>=2 and len(set(tuple(t["phases"]) for t in d["tuples"]))==len(d["tuples"]) and all(t["converged"] for t in d["tuples"])'
+jcheck "pair grid 3 x 4" "$tmp/ab.prediction.json" \
+  'len(d["pair_grid"]["slowdown_a"])==3 and all(len(r)==4 for r in d["pair_grid"]["slowdown_b"])'
+# The timeline CSV reproduces the JSON's miss ratio: references-weighted
+# over A's first pass (its instructions per segment from the CPI).
+"$python" - "$tmp/ab.prediction.json" "$tmp/ab.prediction.csv" "$tmp/a.profile.json" <<'PY' && ok "timeline CSV adds up to the JSON figures" || bad "timeline CSV vs JSON"
+import csv, json, sys
+d = json.load(open(sys.argv[1])); prof = json.load(open(sys.argv[3]))
+api = {p["id"]: p["refs_per_instruction"] for p in prof["phases"]}
+f = prof["timing"]["freq_hz"]; end = d["programs"][0]["model"]["seconds"]
+refs = miss = ins = 0
+for r in csv.DictReader(open(sys.argv[2])):
+    if r["program"] != "0" or float(r["t0_s"]) >= end * (1 - 1e-12):
+        continue
+    i = float(r["dt_s"]) * f / float(r["cpi"]); ins += i
+    refs += i * api[int(r["phase"])]; miss += i * api[int(r["phase"])] * float(r["miss_ratio"])
+m = d["programs"][0]["model"]
+sys.exit(0 if abs(miss / refs - m["miss_ratio"]) < 1e-6 and abs(ins - m["instructions"]) < 1e-6 * ins else 1)
+PY
+ntuples=$("$python" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["tuples"]))' "$tmp/ab.prediction.json")
+check "tuples CSV: header and one row per tuple and program" \
+  '[ "$(head -1 "$tmp/ab.tuples.csv" | cut -d, -f1-4)" = "tuple,program,name,phase" ] && [ $(($(wc -l <"$tmp/ab.tuples.csv") - 1)) -eq $((ntuples * 2)) ]'
+if command -v gnuplot >/dev/null; then
+  for p in occupancy missratio slowdown; do
+    [ "$(head -c 4 "$tmp/ab.$p.png" | tail -c 3)" = "PNG" ] && ok "$p.png" || bad "$p.png missing or not a PNG"
+  done
+fi
+
+# --- alone: the model's own solo, slowdown 1, the profile's solo miss ratio ---
+"$bin" predict "$tmp/b.profile.json" -o "$tmp/b" --no-plot -q >/dev/null
+check_rc "predict B alone" 0 $?
+"$python" - "$tmp/b.prediction.json" "$tmp/b.profile.json" <<'PY' && ok "alone: slowdown 1, miss ratio = the profile's solo" || bad "alone"
+import json, sys
+d = json.load(open(sys.argv[1])); p = json.load(open(sys.argv[2]))
+want = sum(q["references"] * q["solo"]["llc_miss_ratio"] for q in p["phases"]) / sum(q["references"] for q in p["phases"])
+m = d["programs"][0]["model"]
+sys.exit(0 if abs(m["slowdown"] - 1) < 1e-9 and abs(m["miss_ratio"] - want) < 1e-6 and d["pair_grid"] is None else 1)
+PY
+
+# --- options -----------------------------------------------------------------
+"$bin" predict "$tmp/a.profile.json" "$tmp/b.profile.json" --no-coupling --no-probe -o "$tmp/nc" --no-plot -q >/dev/null
+check_rc "--no-coupling --no-probe" 0 $?
+# Per tuple, references/s = miss rate / miss ratio: coupled, API f / CPI of
+# the co-run; without coupling, API f / CPI alone. Within 2e-5: the fixed
+# point stops when a step moves the rates by < 1e-6, i.e. a residual of
+# 1e-6 / beta (beta >= 1/16).
+"$python" - "$tmp/ab.prediction.json" "$tmp/nc.prediction.json" "$tmp/a.profile.json" "$tmp/b.profile.json" <<'PY' && ok "rates: coupled from the co-run CPI, --no-coupling the solo rates; --no-probe: no anchor" || bad "--no-coupling/--no-probe"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+profs = [json.load(open(f)) for f in sys.argv[3:]]
+def ok(d, key):
+    for t in d["tuples"]:
+        for i, (ph, p) in enumerate(zip(t["phases"], t["programs"])):
+            q = next(x for x in profs[i]["phases"] if x["id"] == ph)
+            want = q["refs_per_instruction"] * profs[i]["timing"]["freq_hz"] / p[key]
+            if abs(p["miss_rate_per_s"] / p["miss_ratio"] / want - 1) > 2e-5:
+                return False
+    return True
+sys.exit(0 if ok(a, "cpi") and ok(b, "solo_cpi") and not ok(b, "cpi") and not b["options"]["coupling"]
+         and not b["options"]["probe"] and b["programs"][0]["anchored"] is None else 1)
+PY
+"$bin" predict "$tmp/a.profile.json" "$tmp/b.profile.json" --policy random -o "$tmp/rnd" --no-plot -q >/dev/null
+jcheck "--policy random" "$tmp/rnd.prediction.json" 'd["machine"]["model_policy"]=="random" and d["machine"]["policy"]=="random"'
+"$bin" predict "$tmp/a.profile.json" "$tmp/b.profile.json" --policy drrip -o "$tmp/dr" --no-plot >/dev/null 2>"$tmp/dr.err"
+jcheck "--policy drrip: LRU model, said so" "$tmp/dr.prediction.json" \
+  'd["machine"]["model_policy"]=="lru" and any("drrip is predicted with the lru" in f for f in d["flags"])'
+check "drrip note on stderr" 'grep -q "warning: policy drrip" "$tmp/dr.err"'
+"$bin" predict "$tmp/g.profile.json" "$tmp/b.profile.json" -o "$tmp/g" --no-plot >/dev/null 2>"$tmp/g.err"
+jcheck "gamma 1.6 is recovered and flagged" "$tmp/g.prediction.json" \
+  'all(q["anchor"]=="flagged" and abs(q["gamma"]-1.6)<1e-3 for q in d["programs"][0]["phases"])'
+check "gamma flag on stderr" 'grep -q "warning: G: phase 0: gamma 1.6 outside \[0.80, 1.25\]" "$tmp/g.err"'
+"$bin" predict "$tmp/g.profile.json" "$tmp/b.profile.json" -q >/dev/null 2>"$tmp/q.err"
+check "--quiet: no warnings" '[ ! -s "$tmp/q.err" ]'
+
+# --- machines -------------------------------------------------------------------
+"$bin" predict "$tmp/a.profile.json" "$tmp/c.profile.json" >/dev/null 2>"$tmp/mix.err"
+check_rc "intel8 + amd32 refused" 1 $?
+check "one line naming file and field" \
+  '[ $(wc -l <"$tmp/mix.err") -eq 1 ] && grep -q "^llcprobe: predict: $tmp/c.profile.json: machine: preset amd32, not intel8 in $tmp/a.profile.json (--force predicts anyway)$" "$tmp/mix.err"'
+"$bin" predict "$tmp/a.profile.json" "$tmp/c.profile.json" --force -o "$tmp/f" --no-plot -q >/dev/null
+check_rc "--force" 0 $?
+jcheck "--force recorded" "$tmp/f.prediction.json" 'd["options"]["force"] and any(f.startswith("--force: ") and "amd32" in f for f in d["flags"])'
+"$bin" predict "$tmp/a.profile.json" --preset amd32 >/dev/null 2>"$tmp/p.err"
+check_rc "--preset amd32 for intel8 profiles refused" 1 $?
+check "... naming the machine" 'grep -q "a.profile.json: machine: preset intel8, not amd32 in the machine predicted for" "$tmp/p.err"'
+"$bin" predict "$tmp/c.profile.json" --preset amd32 -o "$tmp/c" --no-plot -q >/dev/null
+jcheck "--preset amd32: 32 MiB, exclusive noted" "$tmp/c.prediction.json" \
+  'd["machine"]["llc"]["bytes"]==33554432 and any("exclusive" in f for f in d["flags"])'
+cat >"$tmp/info.json" <<'EOF'
+{"format": "llcprobe-info", "version": 1, "cpu": {"brand": "Test CPU"},
+ "caches": [{"level": 2, "type": "unified", "size": 1048576, "ways": 16, "sets": 1024, "line_size": 64},
+            {"level": 3, "type": "unified", "size": 8388608, "ways": 16, "sets": 8192, "line_size": 64}]}
+EOF
+"$bin" predict "$tmp/a.profile.json" --machine "$tmp/info.json" >/dev/null 2>"$tmp/h.err"
+check_rc "--machine host for preset profiles refused" 1 $?
+"$bin" predict "$tmp/a.profile.json" --machine "$tmp/info.json" --force -o "$tmp/h" --no-plot -q >/dev/null
+jcheck "--machine --force: the host's L3" "$tmp/h.prediction.json" \
+  'd["machine"]["kind"]=="host" and d["machine"]["llc"]["sets"]==8192'
+echo '{"format": "llcprobe-info", "version": 1, "caches": []}' >"$tmp/noinfo.json"
+"$bin" predict "$tmp/a.profile.json" --machine "$tmp/noinfo.json" --force >/dev/null 2>"$tmp/ni.err"
+check_rc "--machine without an LLC" 1 $?
+check "... says so" 'grep -q "noinfo.json: caches: no unified cache" "$tmp/ni.err"'
+
+# --- damaged inputs: one line, file and field, exit 1 ------------------------------
+damage() { # NAME PYTHON-STATEMENT-ON-d EXPECTED-MESSAGE-PART
+  "$python" -c "import json,sys; d=json.load(open(sys.argv[1])); $2; json.dump(d, open(sys.argv[2], 'w'))" \
+    "$tmp/b.profile.json" "$tmp/bad.profile.json"
+  "$bin" predict "$tmp/a.profile.json" "$tmp/bad.profile.json" >/dev/null 2>"$tmp/bad.err"
+  local rc=$?
+  if [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/bad.err")" -eq 1 ] &&
+     grep -qF "llcprobe: predict: $tmp/bad.profile.json: $3" "$tmp/bad.err"; then
+    ok "refused: $1"
+  else
+    bad "$1: exit $rc, stderr: $(cat "$tmp/bad.err")"
+  fi
+}
+damage "bad histogram" 'd["phases"][1]["rdhist"]="rdhist 1 inf=x"' "phases[1].rdhist: "
+damage "phase without references" 'd["phases"][0]["references"]=0; d["phases"][0]["refs_per_instruction"]=0' \
+  "phases[0].references: phase 0 has no references"
+damage "phase without samples" 'd["phases"][2]["rdhist"]="rdhist 1 inf=0"; d["phases"][2]["samples"]=0' \
+  "phases[2].samples: phase 2 has no reuse samples"
+damage "samples not the histogram's" 'd["phases"][0]["samples"]=3' "phases[0].samples: 3 is not the histogram"
+damage "window of an unknown phase" 'd["windows"]["phase_of"][0]=9' "windows.phase_of[0]: 9 is neither -1 nor a phase id"
+damage "missing timing" 'del d["timing"]' "timing: missing"
+damage "another format" 'd["format"]="llcprobe-map"' "format: 'llcprobe-map' is not llcprobe-profile"
+echo '{"format": "llcprobe-profile", "version": 1,' >"$tmp/bad.profile.json"
+"$bin" predict "$tmp/a.profile.json" "$tmp/bad.profile.json" >/dev/null 2>"$tmp/bad.err"
+check_rc "truncated JSON" 1 $?
+check "... not JSON" 'grep -q "bad.profile.json: line .* not JSON" "$tmp/bad.err"'
+"$bin" predict "$tmp/a.profile.json" "$tmp/none.profile.json" >/dev/null 2>"$tmp/bad.err"
+check_rc "missing file" 1 $?
+
+# Unclassified windows (-1) are modelled with the pooled histogram.
+"$python" -c "import json,sys; d=json.load(open(sys.argv[1])); d['windows']['phase_of'][0]=-1; d['phases'][0]['windows']-=1; json.dump(d, open(sys.argv[2], 'w'))" \
+  "$tmp/b.profile.json" "$tmp/u.profile.json"
+"$bin" predict "$tmp/u.profile.json" -o "$tmp/u" --no-plot -q >/dev/null
+check_rc "unclassified window" 0 $?
+jcheck "... as the pooled phase -1" "$tmp/u.prediction.json" \
+  'd["programs"][0]["phases"][-1]["phase"]==-1 and any(-1 in t["phases"] for t in d["tuples"])'
+
+# --- usage ------------------------------------------------------------------------
+for args in "" "--policy fifo $tmp/a.profile.json" "--preset intel8 --machine $tmp/info.json $tmp/a.profile.json" \
+            "--no-plot $tmp/a.profile.json" "--bogus $tmp/a.profile.json" \
+            "$(for i in 1 2 3 4 5 6 7 8 9; do printf '%s ' "$tmp/a.profile.json"; done)"; do
+  "$bin" predict $args >/dev/null 2>"$tmp/u.err"
+  rc=$?
+  check_rc "usage: predict $(echo "$args" | sed "s|$tmp/||g" | cut -c1-60)" 2 $rc
+done
+"$bin" predict --preset nosuch "$tmp/a.profile.json" >/dev/null 2>&1
+check_rc "unknown preset" 2 $?
+"$bin" predict --help | grep -q -- "--no-coupling" && ok "--help" || bad "--help"
+exit $fail
