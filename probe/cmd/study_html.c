@@ -41,7 +41,12 @@ static void heat_colour(double v, double hi, char *buf, size_t len)
 
 static void heatmap(FILE *o, const struct study *s)
 {
-    const size_t n = s->n, cell = n > 24 ? 16 : 28, left = 150, top = 150;
+    size_t longest = 4;
+    for (size_t i = 0; i < s->n; i++)
+        longest = strlen(pname(s, i)) > longest ? strlen(pname(s, i)) : longest;
+    /* room for the labels: about 6.5 px a character at 11 px */
+    const size_t label = 10 + (longest > 40 ? 40 : longest) * 13 / 2;
+    const size_t n = s->n, cell = n > 24 ? 16 : 28, left = label, top = label;
     double hi = 1;
     for (size_t i = 0; i < n * n; i++)
         if (isfinite(s->pair[i]))

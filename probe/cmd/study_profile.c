@@ -28,6 +28,7 @@ struct job {
     char name[64];
     char prefix[4096], file[4200], log[4200];
     pid_t pid;
+    size_t same;       /* 1 + index of an earlier item with the same key, or 0 */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -243,6 +244,14 @@ int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bo
             done++;
             continue;
         }
+        for (size_t k = 0; k < i && !j[i].same; k++)
+            if (j[k].name[0] && strcmp(j[k].file, j[i].file) == 0)
+                j[i].same = k + 1; /* the same program twice: profiled once */
+        if (j[i].same) {
+            j[i].pid = 0;
+            done++;
+            continue;
+        }
         struct llc_profile p;
         if (access(j[i].file, R_OK) == 0 && llc_profile_read(j[i].file, &p, why, sizeof(why)) == 0) {
             llc_profile_free(&p);
@@ -309,6 +318,9 @@ int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bo
         rc = llc_errf(err, errlen, -EINTR, "interrupted: %zu of %zu profiles finished and kept in %s; "
                       "the same command continues from there", kept, nj, dir);
     }
+    for (size_t i = 0; i < nj; i++)
+        if (j[i].same)
+            ok[i] = ok[j[i].same - 1];
     for (size_t i = 0; rc == 0 && i < nj; i++)
         if (ok[i] && !((*files)[(*n_files)++] = strdup(j[i].file)))
             rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
