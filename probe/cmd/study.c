@@ -52,10 +52,20 @@ static void usage(FILE *out)
             "options (e.g. --backend sim --preset intel8 --workload SPEC). Only these\n"
             "programs are studied. A failed profiling is reported and left out; on SIGINT the\n"
             "finished profiles are kept and the same command continues from them.\n\n"
+            "With --slurm the profiling runs as a Slurm job array (sbatch, one node-exclusive\n"
+            "task per program still without a profile; CACHE must be on a file system the\n"
+            "nodes share), then a dependent job runs the study with --reuse-only; llcprobe\n"
+            "waits (squeue) with progress, names every failed task's program and log, and\n"
+            "prints the study. A rerun submits only what is missing. 'llcprobe merge' joins\n"
+            "profile directories made elsewhere.\n\n"
             "  -k, --cores K     programs per shared LLC, 2 to %d\n"
             "  --profiles DIR    directory of *.profile.json files (2 to %d programs); with\n"
             "                    programs after '--': where their profiles are kept\n"
             "  -j, --jobs J      profiles made at once, 1 to 64 (default: the number of cores)\n"
+            "  --reuse-only      profile nothing: a program without a profile is left out\n"
+            "  --slurm           profile as a Slurm job array and study in a dependent job\n"
+            "  --partition P     with --slurm: the partition of both jobs\n"
+            "  --sbatch-args S   with --slurm: more sbatch options (split at spaces)\n"
             "  -o, --output DIR  output directory (created)\n"
             "  --metric M        throughput, worst, fairness or misses (default throughput)\n"
             "  --budget N        branch-and-bound nodes per search, 1000 to 1e12 (default 2e7)\n"
@@ -72,6 +82,8 @@ static void usage(FILE *out)
 
 struct args {
     uint64_t k, budget, jobs;
+    bool reuse_only, slurm;
+    const char *partition, *sbatch_args;
     char **cmds;
     size_t n_cmds;
     enum study_metric metric;
@@ -81,7 +93,7 @@ struct args {
 
 static int parse_args(int argc, char **argv, struct args *a, bool *help)
 {
-    enum { O_PROFILES = 256, O_METRIC, O_BUDGET, O_FORCE };
+    enum { O_PROFILES = 256, O_METRIC, O_BUDGET, O_FORCE, O_REUSE, O_SLURM, O_PARTITION, O_SBATCH };
     static const struct option longopts[] = {
         {"cores", required_argument, NULL, 'k'},
         {"profiles", required_argument, NULL, O_PROFILES},
@@ -90,6 +102,10 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
         {"budget", required_argument, NULL, O_BUDGET},
         {"force", no_argument, NULL, O_FORCE},
         {"jobs", required_argument, NULL, 'j'},
+        {"reuse-only", no_argument, NULL, O_REUSE},
+        {"slurm", no_argument, NULL, O_SLURM},
+        {"partition", required_argument, NULL, O_PARTITION},
+        {"sbatch-args", required_argument, NULL, O_SBATCH},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -120,6 +136,10 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
                 return rc;
             break;
         case O_FORCE: a->force = true; break;
+        case O_REUSE: a->reuse_only = true; break;
+        case O_SLURM: a->slurm = true; break;
+        case O_PARTITION: a->partition = optarg; break;
+        case O_SBATCH: a->sbatch_args = optarg; break;
         case 'j':
             if ((rc = llc_opt_u64("study", "jobs", optarg, 1, 64, &a->jobs)))
                 return rc;
@@ -141,6 +161,10 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
         return llc_cli_usage("study", "give --profiles DIR, or programs after '--'");
     if (!a->out || !*a->out)
         return llc_cli_usage("study", "-o DIR is required");
+    if ((a->slurm || a->reuse_only) && !a->n_cmds)
+        return llc_cli_usage("study", "--slurm and --reuse-only go with programs after '--'");
+    if ((a->partition || a->sbatch_args) && !a->slurm)
+        return llc_cli_usage("study", "--partition and --sbatch-args go with --slurm");
     return 0;
 }
 
@@ -325,8 +349,15 @@ int llc_cmd_study(int argc, char **argv)
     size_t nf = 0;
     if (a.n_cmds) {
         snprintf(cache, sizeof(cache), "%s/profiles", a.out);
-        rc = study_profile_all(a.cmds, a.n_cmds, a.profiles ? a.profiles : cache, a.jobs, a.quiet, &s, &files,
-                               &nf, err, sizeof(err));
+        if (a.slurm) {
+            rc = study_slurm(argc, argv, a.cmds, a.n_cmds, a.profiles ? a.profiles : cache, a.out, a.partition,
+                             a.sbatch_args, a.quiet, err, sizeof(err));
+            if (rc < 0)
+                rc = llc_cli_fail("study", "%s", err);
+            goto out;
+        }
+        rc = study_profile_all(a.cmds, a.n_cmds, a.profiles ? a.profiles : cache, a.jobs, a.reuse_only, a.quiet,
+                               &s, &files, &nf, err, sizeof(err));
     } else {
         rc = list_profiles(a.profiles, &files, &nf, err, sizeof(err));
     }

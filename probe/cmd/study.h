@@ -89,12 +89,22 @@ bool study_metric_higher_better(enum study_metric m);
 /* study_profile.c: profiles the programs of argv (items split by ";;"; an
  * item starting with '-' is `llcprobe profile` options, else a program and
  * its arguments) into dir, --jobs at once, reusing what is there. Failures
- * go to s->failed; files gets the profiles to study. -EINTR on SIGINT. */
-int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bool quiet, struct study *s,
-                      char ***files, size_t *n_files, char *err, size_t errlen);
+ * go to s->failed; files gets the profiles to study. -EINTR on SIGINT.
+ * no_run: nothing is profiled, a missing profile is a failure (the study
+ * job after Slurm's profiling tasks). */
+int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bool no_run, bool quiet,
+                      struct study *s, char ***files, size_t *n_files, char *err, size_t errlen);
 
 /* Appends "name: why" to s->failed. */
 int study_add_failed(struct study *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* study_slurm.c: submits the profiling of the items still without a
+ * profile in cache as a job array, and the study (this command line with
+ * --reuse-only for --slurm and its options) as a job depending on it;
+ * waits, reports failed tasks, prints the study's output. Returns 0 when
+ * the study job wrote out/study.json, else the reason. */
+int study_slurm(int argc, char **argv, char **items, size_t n_items, const char *cache, const char *out,
+                const char *partition, const char *sbatch_args, bool quiet, char *err, size_t errlen);
 
 /* study_model.c */
 int study_predict_groups(struct study *s, bool quiet, char *err, size_t errlen);

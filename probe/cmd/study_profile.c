@@ -17,19 +17,11 @@
 #include <unistd.h>
 
 #include "cmd/study.h"
+#include "cmd/study_items.h"
 #include "llcprobe/common.h"
 #include "util/cli.h"
 #include "util/sha256.h"
 
-struct job {
-    char **argv;       /* the item's tokens (not owned) */
-    size_t argc;
-    bool options;      /* tokens are `llcprobe profile` options, not a program */
-    char name[64];
-    char prefix[4096], file[4200], log[4200];
-    pid_t pid;
-    size_t same;       /* 1 + index of an earlier item with the same key, or 0 */
-};
 
 static volatile sig_atomic_t interrupted;
 static void on_signal(int sig)
@@ -90,7 +82,7 @@ static void sanitize(char *s)
 }
 
 /* Name and cache key of one item. */
-static int job_init(struct job *j, const char *dir, char *err, size_t errlen)
+int study_item_init(struct study_item *j, const char *dir, char *err, size_t errlen)
 {
     uint64_t h = machine_key(0xcbf29ce484222325ull);
     const char *name = NULL;
@@ -123,13 +115,9 @@ static int job_init(struct job *j, const char *dir, char *err, size_t errlen)
     return 0;
 }
 
-static pid_t start(const struct job *j, char *err, size_t errlen)
+size_t study_item_argv(const struct study_item *j, char **av)
 {
-    char **av = calloc(j->argc + 10, sizeof(char *));
-    if (!av)
-        return llc_errf(err, errlen, -ENOMEM, "out of memory");
     size_t n = 0;
-    av[n++] = "llcprobe";
     av[n++] = "profile";
     av[n++] = "-q";
     av[n++] = "-o";
@@ -141,6 +129,17 @@ static pid_t start(const struct job *j, char *err, size_t errlen)
     }
     for (size_t i = 0; i < j->argc; i++)
         av[n++] = j->argv[i];
+    av[n] = NULL;
+    return n;
+}
+
+static pid_t start(const struct study_item *j, char *err, size_t errlen)
+{
+    char **av = calloc(j->argc + 10, sizeof(char *));
+    if (!av)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    av[0] = "llcprobe";
+    study_item_argv(j, av + 1);
     const int fd = open(j->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) {
         free(av);
@@ -181,7 +180,7 @@ int study_add_failed(struct study *s, const char *fmt, ...)
 }
 
 /* Splits argv at ";;" into jobs. */
-static int split(char **argv, size_t argc, struct job **out, size_t *n, char *err, size_t errlen)
+int study_items_split(char **argv, size_t argc, struct study_item **out, size_t *n, char *err, size_t errlen)
 {
     *out = calloc(argc + 1, sizeof(**out));
     *n = 0;
@@ -194,7 +193,7 @@ static int split(char **argv, size_t argc, struct job **out, size_t *n, char *er
             e++;
         if (e == i)
             return llc_errf(err, errlen, -EINVAL, "an empty program between ';;'");
-        struct job *j = &(*out)[(*n)++];
+        struct study_item *j = &(*out)[(*n)++];
         j->argv = argv + i;
         j->argc = e - i;
         j->options = argv[i][0] == '-';
@@ -210,13 +209,14 @@ static int split(char **argv, size_t argc, struct job **out, size_t *n, char *er
     return 0;
 }
 
-int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bool quiet, struct study *s,
+int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bool no_run, bool quiet,
+                      struct study *s,
                       char ***files, size_t *n_files, char *err, size_t errlen)
 {
-    struct job *j = NULL;
+    struct study_item *j = NULL;
     size_t nj = 0, next = 0, running = 0, done = 0, reused = 0;
     struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-    int rc = split(argv, argc, &j, &nj, err, errlen);
+    int rc = study_items_split(argv, argc, &j, &nj, err, errlen);
     *files = NULL;
     *n_files = 0;
     if (rc == 0 && mkdir(dir, 0777) < 0 && errno != EEXIST)
@@ -237,7 +237,7 @@ int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bo
     for (size_t i = 0; rc == 0 && i < nj; i++) {
         char why[LLC_ERRLEN];
         j[i].pid = -1;
-        if (job_init(&j[i], dir, why, sizeof(why)) < 0) {
+        if (study_item_init(&j[i], dir, why, sizeof(why)) < 0) {
             llc_cli_warn(quiet, "study: left out: %s", why);
             rc = study_add_failed(s, "%s", why);
             j[i].pid = 0; /* settled */
@@ -259,6 +259,11 @@ int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bo
             j[i].pid = 0;
             done++;
             reused++;
+        } else if (no_run) {
+            llc_cli_warn(quiet, "study: %s: no profile (not profiled, or its profiling failed)", j[i].name);
+            rc = study_add_failed(s, "%s: no profile (not profiled, or its profiling failed)", j[i].name);
+            j[i].pid = 0;
+            done++;
         }
     }
     if (!quiet && reused)
@@ -267,7 +272,7 @@ int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bo
     llc_progress_begin(&pr, "study: profiling", quiet);
     while (rc == 0 && done < nj && !interrupted) {
         while (running < jobs && next < nj) {
-            struct job *x = &j[next++];
+            struct study_item *x = &j[next++];
             if (x->pid == 0)
                 continue;
             char why[LLC_ERRLEN];
