@@ -176,7 +176,7 @@ static int by_name(const void *a, const void *b)
 }
 
 /* The *.profile.json files of dir, sorted. */
-static int list_profiles(const char *dir, char ***out, size_t *n, char *err, size_t errlen)
+int study_list_profiles(const char *dir, char ***out, size_t *n, char *err, size_t errlen)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -209,7 +209,7 @@ static int list_profiles(const char *dir, char ***out, size_t *n, char *err, siz
 }
 
 /* Why two profiles' machines differ, "" if they are the same. */
-static void machine_differs(const struct llc_profile *a, const struct llc_profile *b, char *why, size_t len)
+void study_machine_differs(const struct llc_profile *a, const struct llc_profile *b, char *why, size_t len)
 {
     const struct llc_profile_machine *x = &a->machine, *y = &b->machine;
     why[0] = 0;
@@ -300,7 +300,7 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
             continue;
         }
         if (s->n > 0) {
-            machine_differs(&p->prof, &s->progs[0].prof, diff, sizeof(diff));
+            study_machine_differs(&p->prof, &s->progs[0].prof, diff, sizeof(diff));
             if (diff[0] && !a->force) {
                 rc = llc_errf(err, errlen, -EINVAL, "%s: machine: %s in %s (--force studies them together)",
                               p->file, diff, s->progs[0].file);
@@ -359,7 +359,7 @@ int llc_cmd_study(int argc, char **argv)
         rc = study_profile_all(a.cmds, a.n_cmds, a.profiles ? a.profiles : cache, a.jobs, a.reuse_only, a.quiet,
                                &s, &files, &nf, err, sizeof(err));
     } else {
-        rc = list_profiles(a.profiles, &files, &nf, err, sizeof(err));
+        rc = study_list_profiles(a.profiles, &files, &nf, err, sizeof(err));
     }
     if (rc < 0) {
         rc = llc_cli_fail("study", "%s", err);

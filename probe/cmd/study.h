@@ -106,6 +106,11 @@ int study_add_failed(struct study *s, const char *fmt, ...) __attribute__((forma
 int study_slurm(int argc, char **argv, char **items, size_t n_items, const char *cache, const char *out,
                 const char *partition, const char *sbatch_args, bool quiet, char *err, size_t errlen);
 
+/* study.c: why two profiles' machines differ ("" if the same); the
+ * *.profile.json files of dir, sorted (malloc'd paths). */
+void study_machine_differs(const struct llc_profile *a, const struct llc_profile *b, char *why, size_t len);
+int study_list_profiles(const char *dir, char ***out, size_t *n, char *err, size_t errlen);
+
 /* study_model.c */
 int study_predict_groups(struct study *s, bool quiet, char *err, size_t errlen);
 int study_best_runs(struct study *s, char *err, size_t errlen);

@@ -135,6 +135,23 @@ check "the duplicate is named and warned about" 'grep -q "given more than once.*
 jcheck "the duplicate is a second instance" "$tmp/su/study.json" \
   'sorted(p["name"] for p in d["programs"])==["prog1","prog1#2","prog2","prog3"]'
 
+# --- merge ---------------------------------------------------------------------
+mkdir "$tmp/m" "$tmp/m/a" "$tmp/m/b"
+cp "$tmp"/p6/prog[1-3].profile.* "$tmp/m/a/" && cp "$tmp"/p6/prog[3-6].profile.* "$tmp/m/b/"
+"$bin" merge -o "$tmp/m/all" "$tmp/m/a" "$tmp/m/b" >"$tmp/m.out"
+check_rc "merge two directories" 0 $?
+check "merge: 6 copied (with their CSVs), 1 already there" 'grep -q "6 profiles copied into .*, 1 already there" "$tmp/m.out" && [ "$(ls "$tmp/m/all" | wc -l)" = 12 ]'
+check "merged profiles are byte-identical" 'cmp -s "$tmp/p6/prog4.profile.json" "$tmp/m/all/prog4.profile.json"'
+"$bin" merge -o "$tmp/m/all2" "$tmp/m/a" "$tmp/mix" 2>"$tmp/err"
+check_rc "merge: another machine refused" 1 $?
+check "merge: refused before anything is copied" '[ ! -e "$tmp/m/all2" ] || [ -z "$(ls "$tmp/m/all2")" ]'
+mkdir "$tmp/m/c" && cp "$tmp/p6/prog1.profile.json" "$tmp/m/c/prog2.profile.json"
+"$bin" merge -o "$tmp/m/all" "$tmp/m/c" 2>"$tmp/err"
+check_rc "merge: a name with other content refused" 1 $?
+check "merge: the conflict is named" 'grep -q "prog2.profile.json: already there with other content" "$tmp/err"'
+"$bin" merge -o "$tmp/m/all3" "$tmp/m/a" "$tmp/mix" --force -q
+check_rc "merge --force" 0 $?
+
 "$bin" study -k 2 -o "$tmp/x" 2>/dev/null
 check_rc "usage: no --profiles" 2 $?
 "$bin" study -k 1 --profiles "$tmp/p6" -o "$tmp/x" 2>/dev/null
