@@ -338,13 +338,13 @@ void pred_print(FILE *out, const struct pred_prog *progs, size_t n, const struct
                  "coupling %s, probe %s\n", n, m->label, m->lines, m->sets, m->ways,
             llc_contention_policy_name(o->policy), llc_contention_policy_name(base),
             o->coupling ? "on" : "off", o->probe ? "on" : "off");
-    fprintf(out, "  %-16s %10s %10s %7s %7s %8s  %-15s %-15s\n", "program", "miss_ratio", "occupancy",
-            "%llc", "cpi", "slowdown", "FOA mr/slowdown", "SDC mr/slowdown");
+    fprintf(out, "  %-16s %10s %9s %10s %7s %7s %8s  %-15s %-15s\n", "program", "miss_ratio", "misses/s",
+            "occupancy", "%llc", "cpi", "slowdown", "FOA mr/slowdown", "SDC mr/slowdown");
     for (size_t i = 0; i < n; i++) {
         const struct llc_contention_prog_summary *u = &r->run->summary[i];
         const struct pred_baseline_sum *fa = &r->foa_sum[i], *sd = &r->sdc_sum[i];
-        fprintf(out, "  %-16s %10.5f %10.0f %6.1f%% %7.3f %8.4f  %.4f/%-8.4f %.4f/%-8.4f\n", name_of(&progs[i]),
-                u->miss_ratio, u->occupancy, 100 * u->occupancy / (double)m->lines, u->cpi, u->slowdown,
+        fprintf(out, "  %-16s %10.5f %9.3g %10.0f %6.1f%% %7.3f %8.4f  %.4f/%-8.4f %.4f/%-8.4f\n",
+                name_of(&progs[i]), u->miss_ratio, per_s(u->misses, u->seconds), u->occupancy, 100 * u->occupancy / (double)m->lines, u->cpi, u->slowdown,
                 fa->misses / fa->refs, fa->cycles / fa->solo_cycles, sd->misses / sd->refs,
                 sd->cycles / sd->solo_cycles);
     }
