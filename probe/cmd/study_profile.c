@@ -6,6 +6,7 @@
  * one and a rerun profiles only what is missing. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -133,7 +134,7 @@ size_t study_item_argv(const struct study_item *j, char **av)
     return n;
 }
 
-static pid_t start(const struct study_item *j, char *err, size_t errlen)
+static pid_t start(const struct study_item *j, const char *exe, char *err, size_t errlen)
 {
     char **av = calloc(j->argc + 10, sizeof(char *));
     if (!av)
@@ -151,7 +152,7 @@ static pid_t start(const struct study_item *j, char *err, size_t errlen)
         dup2(fd, STDERR_FILENO);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
-        execv("/proc/self/exe", av);
+        execv(exe, av);
         _exit(127);
     }
     const int e = errno;
@@ -225,6 +226,14 @@ int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bo
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
     if (rc < 0)
         goto out_nosig;
+    /* this program, by its path (under valgrind /proc/self/exe is valgrind) */
+    char exe[PATH_MAX];
+    const ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (el <= 0) {
+        rc = llc_errf(err, errlen, -errno, "/proc/self/exe: %s", strerror(errno));
+        goto out_nosig;
+    }
+    exe[el] = 0;
     interrupted = 0;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
@@ -276,7 +285,7 @@ int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bo
             if (x->pid == 0)
                 continue;
             char why[LLC_ERRLEN];
-            if ((x->pid = start(x, why, sizeof(why))) < 0) {
+            if ((x->pid = start(x, exe, why, sizeof(why))) < 0) {
                 rc = llc_errf(err, errlen, x->pid, "%s", why);
                 x->pid = 0;
                 break;
