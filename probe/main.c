@@ -24,6 +24,8 @@ static const struct command commands[] = {
     {"phase", llc_cmd_phase, "online program phases (ScarPhase) from live samples or a trace"},
     {"profile", llc_cmd_profile, "profile one program alone: phases, reuse histograms, solo CPI (input of predict)"},
     {"predict", llc_cmd_predict, "programs profiled alone, predicted sharing the LLC: misses, occupancy, slowdown"},
+    {"merge", llc_cmd_merge, "join profile directories (Slurm tasks, other runs) into one, same machine only"},
+    {"study", llc_cmd_study, "N programs on K cores: every group predicted, best and worst co-schedules, report"},
 };
 
 static void usage(FILE *out)

@@ -15,5 +15,7 @@ int llc_cmd_mrc(int argc, char **argv);
 int llc_cmd_phase(int argc, char **argv);
 int llc_cmd_predict(int argc, char **argv);
 int llc_cmd_profile(int argc, char **argv);
+int llc_cmd_study(int argc, char **argv);
+int llc_cmd_merge(int argc, char **argv);
 
 #endif

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# llcprobe study with programs to profile (after --, split by ';;'): each is
+# profiled by `llcprobe profile` (simulator workloads here, so the test
+# needs no valgrind), a failed profiling is reported with its log and the
+# study goes on, the same program twice is profiled once, a rerun reuses
+# every profile, and SIGINT keeps the finished profiles for the rerun.
+. "$(dirname "$0")/../cli_lib.sh"
+cd "$tmp" || exit 1
+S=(--backend sim --preset intel8 --instructions 1e6)
+items=("${S[@]}" --workload uniform:size=2M ';;' "${S[@]}" --workload zipf:size=16M,alpha=1 ';;'
+       "${S[@]}" --workload stream:size=64M ';;' "${S[@]}" --workload bogus:size=1M ';;'
+       "${S[@]}" --workload uniform:size=2M)
+
+"$bin" study -k 2 -j 2 -o s -- "${items[@]}" >out 2>err
+check_rc "study of 5 items, one failing" 0 $?
+check "the failure is named with its log" 'grep -q "study: bogus: profiling failed (exit [12]); log s/profiles/bogus-[0-9a-f]*\.log" err'
+check "its log says why" 'grep -q "bogus" s/profiles/bogus-*.log'
+jcheck "4 programs studied (the duplicate as a second instance), the failure in study.json" s/study.json \
+  'd["programs_n"]==4 and sorted(p["name"] for p in d["programs"])==["stream","uniform","uniform#2","zipf"] and len(d["failed"])==1 and "bogus" in d["failed"][0]'
+check "the same program twice was profiled once" '[ "$(ls s/profiles/uniform-*.profile.json | wc -l)" = 1 ]'
+check "profiles and logs in s/profiles" '[ "$(ls s/profiles/*.profile.json | wc -l)" = 3 ] && [ "$(ls s/profiles/*.log | wc -l)" = 4 ]'
+
+"$bin" study -k 2 -o s -- "${items[@]}" >out2 2>err2
+check_rc "rerun" 0 $?
+check "rerun reuses the 3 profiles" 'grep -q "3 of 5 profiles reused" err2'
+check "rerun: the same best co-schedule" 'diff <(grep "^best" out) <(grep "^best" out2) >/dev/null'
+
+# SIGINT: one quick program, then slower ones one at a time.
+B=(--backend sim --preset intel8 --instructions 6e7)
+slow=("${S[@]}" --workload uniform:size=1M ';;' "${B[@]}" --workload uniform:size=3M ';;'
+      "${B[@]}" --workload zipf:size=8M,alpha=1 ';;' "${B[@]}" --workload stream:size=32M)
+"$bin" study -k 2 -j 1 -o i -- "${slow[@]}" >/dev/null 2>ierr &
+pid=$!
+for _ in $(seq 600); do
+  ls i/profiles/uniform-*.profile.json >/dev/null 2>&1 && [ "$(ls i/profiles/*.log 2>/dev/null | wc -l)" -ge 2 ] && break
+  sleep 0.1
+done
+kill -INT "$pid"
+wait "$pid"
+check_rc "SIGINT: exit 1" 1 $?
+check "SIGINT: one line saying what was kept" 'grep -q "interrupted: 1 of 4 profiles finished and kept in i/profiles" ierr'
+check "SIGINT: no temporary left behind" '[ -z "$(ls i/profiles | grep -vE "\.(profile\.json|profile\.csv|log)$")" ]'
+check "SIGINT: no study written" '[ ! -e i/study.json ]'
+"$bin" study -k 2 -j 2 -o i -- "${slow[@]}" >/dev/null 2>ierr2
+check_rc "rerun after SIGINT" 0 $?
+check "the rerun continues from the kept profile" 'grep -q "1 of 4 profiles reused" ierr2'
+jcheck "the rerun studies all 4" i/study.json 'd["programs_n"]==4 and not d["failed"]'
+
+"$bin" study -k 2 -o x -- a ';;' ';;' b 2>err
+check_rc "an empty item between ;;" 1 $?
+"$bin" study -k 2 -o x -- /nonexistent/prog ';;' /nonexistent/other 2>err
+check_rc "programs that do not exist: fewer than K left" 1 $?
+check "named on stderr" 'grep -q "/nonexistent/prog: not found" err'
+exit $fail
