@@ -10,6 +10,16 @@ LLCPROBE_PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 export LLCPROBE_PYTHON
 
 scripts/setup.sh
+# Test-only packages: the study report is checked in a real headless browser
+# (tests/studycli/test_report_browser.sh). Not part of setup: ~350 MB.
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "test: installing chromium (the study report's browser test)" >&2
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get install -y -q chromium >/dev/null ||
+    { "${sudo_cmd[@]}" apt-get update -q >/dev/null && "${sudo_cmd[@]}" apt-get install -y -q chromium >/dev/null; }
+fi
 echo "== ctest (build/)"
 ctest --test-dir build --output-on-failure -j"$jobs" --timeout 600
 
