@@ -17,6 +17,7 @@ void llc_fit_select_config_default(struct llc_fit_select_config *cfg)
         .per_point = 5,
         .seed = LLC_FIT_DEFAULT_SEED,
         .ways = 0,
+        .estimator = LLC_FIT_EST_STRATIFIED_RATIO,
     };
 }
 
@@ -126,7 +127,7 @@ static void select_keys(struct llc_fit_selection *s, struct candidate *c, size_t
         qsort(order, nfree, sizeof order[0], cmp_for_key);
         for (size_t i = 0; i < s->per_point && i < nfree; i++) {
             order[i]->chosen = true;
-            add_unit(s, order[i]->unit, (enum llc_fit_key)j, order[i]->value);
+            add_unit(s, order[i]->unit, llc_fit_key_label(s->mode, j), order[i]->value);
         }
     }
 }
@@ -162,6 +163,8 @@ static int check_config(const struct llc_fit_select_config *cfg, char *err, size
                         cfg->per_point);
     if ((unsigned)cfg->mode > LLC_FIT_KEYS_AUTO)
         return llc_errf(err, errlen, -EINVAL, "unknown key mode %d", (int)cfg->mode);
+    if ((unsigned)cfg->estimator >= LLC_FIT_EST_COUNT)
+        return llc_errf(err, errlen, -EINVAL, "unknown estimator %d", (int)cfg->estimator);
     return 0;
 }
 
@@ -200,7 +203,7 @@ int llc_fit_select(const double *miss, size_t n, const uint8_t *excluded,
         goto out;
     }
     *s = (struct llc_fit_selection){
-        .mode = cfg->mode, .binning = h->binning, .seed = cfg->seed,
+        .mode = cfg->mode, .estimator = cfg->estimator, .binning = h->binning, .seed = cfg->seed,
         .points = cfg->points, .per_point = cfg->per_point,
         .n_units = n, .n_usable = nv, .a = h->a, .b = h->b, .bins = h->m,
         .nkeys = cfg->points,
@@ -237,7 +240,9 @@ int llc_fit_select(const double *miss, size_t n, const uint8_t *excluded,
         sorted[i] = c[i].value;
     }
     llc_fitp_keys(s->mode, cfg->points, s->mu, s->sigma, sorted, nv, s->key, s->key_p);
-    llc_fitp_strata(s->key, s->nkeys, v, nv, s->mu, &s->strata);
+    /* From the sorted values: the strata's sums then do not depend on
+     * the order of the units. */
+    llc_fitp_strata(s->key, s->nkeys, sorted, nv, s->mu, &s->strata);
 
     const size_t want = cfg->points * cfg->per_point;
     rc = alloc_units(s, want < nv ? want : nv, err, errlen);

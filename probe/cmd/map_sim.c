@@ -13,6 +13,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/sim.h"
 #include "llcprobe/trace.h"
+#include "map/rate_search.h"
 #include "util/cli.h"
 
 /* Target accesses per set per sweep that the default dwell aims at in
@@ -30,10 +31,11 @@
 #define PLANTED 1024
 #define MAX_WARM_SHARE 0.5
 #define DEFAULT_RATE 1e8
-/* --rate linear: search range and steps. */
-#define LINEAR_LO 1e6
-#define LINEAR_HI 1e10
-#define LINEAR_STEPS 8
+/* --rate linear: trial dwell as a share of the map's, and at most as long
+ * as this many probe accesses per set take (q needs no more; the cost of
+ * a simulated trial grows with the rate). */
+#define LINEAR_DWELL_SHARE 0.05
+#define LINEAR_TRIAL_ACCESSES 500.0
 
 static double now_s(void)
 {
@@ -122,6 +124,26 @@ static double warm_up(const struct llc_sim_config *cfg, double rate, double walk
     return 2.0 * walk * walked / rate;
 }
 
+struct linear_trial_ctx {
+    const struct map_opts *o;
+    const struct llc_sim_config *cfg;
+    const struct llc_map_sim_options *base;
+    double walked, dwell;
+    volatile sig_atomic_t *stop;
+};
+
+/* One trial of the linear-regime search: the target alone at rate. */
+static int linear_trial(void *ctx, double rate, struct llc_map_rate_trial *t, char *err, size_t errlen)
+{
+    const struct linear_trial_ctx *c = ctx;
+    const double dwell = fmin(c->dwell, LINEAR_TRIAL_ACCESSES * c->walked / rate);
+    const int rc = run_trial(c->o, c->cfg, c->base, rate, NULL, 0, NULL, 0, dwell + warm_up(c->cfg, rate, c->walked),
+                             c->stop, t, NULL, err, errlen);
+    if (rc == 0)
+        trial_line(c->o, t);
+    return rc;
+}
+
 /* Chooses o->rate (auto or linear) before the map. */
 static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, const struct llc_map_sim_options *base,
                        double dwell, volatile sig_atomic_t *stop, struct llc_map_rate_selection *sel)
@@ -146,37 +168,17 @@ static int select_rate(struct map_opts *o, const struct llc_sim_config *cfg, con
     trial_base.repeat = base->trace != NULL;
     base = &trial_base;
     if (o->rate_mode == MAP_RATE_LINEAR) {
-        sel->method = "linear";
-        double lo = LINEAR_LO, hi = LINEAR_HI, rate = o->rate;
-        for (unsigned step = 0; step < LINEAR_STEPS && sel->n < LLC_MAP_RATE_MAX_TRIALS; step++) {
-            struct llc_map_rate_trial *t = &sel->trials[sel->n];
-            if (run_trial(o, cfg, base, rate, NULL, 0, NULL, 0, sel->dwell_s + warm_up(cfg, rate, walked), stop, t, NULL, err,
-                          sizeof(err)) < 0) {
-                llc_cli_fail(o->cmd, "choosing the probe rate: %s", err);
-                goto out;
-            }
-            sel->n++;
-            trial_line(o, t);
-            double next;
-            const int step_rc = llc_map_rate_linear_step(rate, t, &lo, &hi, &next);
-            if (step_rc < 0) {
-                llc_cli_fail(o->cmd, "choosing the probe rate: no probe access counted at %.3g (dwell too short?)",
-                             rate);
-                goto out;
-            }
-            if (step_rc == 0) {
-                sel->chosen = (int)sel->n - 1;
-                snprintf(sel->why, sizeof(sel->why),
-                         "linear-regime rule (spec 1.3): median q %.3f <= 0.05, p95 %.3f <= 0.1, max %.3f <= 0.3",
-                         t->q_median, t->q_p95, t->q_max);
-                break;
-            }
-            rate = next;
-        }
-        if (sel->chosen < 0) {
-            sel->chosen = (int)sel->n - 1;
-            snprintf(sel->why, sizeof(sel->why),
-                     "linear-regime rule (spec 1.3) not met within %u steps: the last rate tried", LINEAR_STEPS);
+        /* Shorter trials than auto's: q needs no planted pattern, and a
+         * long trace's dwell would make each trial minutes long. */
+        sel->dwell_s = fmax(dwell * LINEAR_DWELL_SHARE, workload_dwell * TRIAL_DWELL_SHARE);
+        struct linear_trial_ctx lc = {.o = o, .cfg = cfg, .base = base, .walked = walked, .dwell = sel->dwell_s,
+                                      .stop = stop};
+        struct llc_map_rate_search_config rc;
+        llc_map_rate_search_config_default(&rc);
+        rc.start = o->rate;
+        if (llc_map_rate_search(&rc, linear_trial, &lc, sel, err, sizeof(err)) < 0) {
+            llc_cli_fail(o->cmd, "choosing the probe rate: %s", err);
+            goto out;
         }
     } else {
         sel->method = "auto";

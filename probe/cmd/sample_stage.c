@@ -19,10 +19,21 @@ static const char *const method_names[] = {"gaussian", "random", "continuous", "
 struct interval {
     double t0, t1;
     double scale_up, stratified, ratio, sampled;  /* probe misses */
+    double stratified_ratio;                      /* NaN without a selection */
+    double headline;                              /* the selection's estimator; NaN without one */
     double probe_accesses;                        /* the overhead: what the probe issued */
     double occ_lines;                             /* NaN without a calibration */
     double true_occ_lines, true_target_misses;    /* NaN off the simulator */
 };
+
+/* The interval field holding the selection's headline estimator. */
+static const char *headline_field(enum llc_fit_estimator e)
+{
+    static const char *const fields[] = {[LLC_FIT_EST_STRATIFIED_RATIO] = "stratified_ratio",
+                                         [LLC_FIT_EST_STRATIFIED] = "stratified", [LLC_FIT_EST_RATIO] = "ratio",
+                                         [LLC_FIT_EST_SCALE_UP] = "scale_up"};
+    return (unsigned)e < LLC_ARRAY_LEN(fields) ? fields[e] : "stratified";
+}
 
 /* Map every set, fit, select: the selection is used in the run it was
  * made from (spec §5a). */
@@ -168,6 +179,7 @@ static json_t *num(double v)
 }
 
 static int write_outputs(const struct map_opts *o, const struct sample_run *s, const struct llc_map_backend *b,
+                         const struct llc_fit_selection *sel,
                          const char *machine, const char *target, const uint32_t *units, size_t n,
                          const struct interval *iv, size_t count, const struct interval *tot, const double *occ_raw,
                          const double *occ_lines, double search_cycle, unsigned target_runs, char *err,
@@ -180,9 +192,10 @@ static int write_outputs(const struct map_opts *o, const struct sample_run *s, c
     const double llc_lines = (double)llc_map_units(&b->geo) * b->geo.llc_ways;
     for (size_t i = 0; series && i <= count; i++) {
         const struct interval *v = i < count ? &iv[i] : tot;
-        json_t *e = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "t_start", num(v->t0),
-                              "t_end", num(v->t1), "sampled_misses", num(v->sampled), "scale_up", num(v->scale_up),
-                              "stratified", num(v->stratified), "ratio", num(v->ratio), "occupancy_lines",
+        json_t *e = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "t_start",
+                              num(v->t0), "t_end", num(v->t1), "sampled_misses", num(v->sampled), "scale_up",
+                              num(v->scale_up), "stratified", num(v->stratified), "stratified_ratio",
+                              num(v->stratified_ratio), "ratio", num(v->ratio), "occupancy_lines",
                               num(v->occ_lines), "occupancy_bytes", num(v->occ_lines * b->geo.line_size),
                               "occupancy_pct_llc", num(100 * v->occ_lines / llc_lines), "true_occupancy_lines",
                               num(v->true_occ_lines), "true_occupancy_pct_llc",
@@ -193,7 +206,7 @@ static int write_outputs(const struct map_opts *o, const struct sample_run *s, c
         else
             json_array_append_new(series, e);
     }
-    const char *headline = s->method == SAMPLE_GAUSSIAN ? "stratified" : "scale_up";
+    const char *headline = s->method == SAMPLE_GAUSSIAN && sel ? headline_field(sel->estimator) : "scale_up";
     int bad = !doc || !sets || !series ||
               json_object_update_new(
                   doc, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:i, s:o, s:o, s:s?, s:s?, s:o}", "machine",
@@ -240,11 +253,12 @@ static int write_outputs(const struct map_opts *o, const struct sample_run *s, c
         return rc;
     FILE *out = llc_afile_stream(f);
     fprintf(out, "interval,t_start,t_end,sampled_misses,scale_up,stratified,ratio,occupancy_lines,"
-                 "occupancy_pct_llc,true_occupancy_lines,true_target_misses\n");
+                 "occupancy_pct_llc,true_occupancy_lines,true_target_misses,stratified_ratio\n");
     for (size_t i = 0; i < count; i++)
-        fprintf(out, "%zu,%.6g,%.6g,%.0f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.0f\n", i, iv[i].t0, iv[i].t1, iv[i].sampled,
-                iv[i].scale_up, iv[i].stratified, iv[i].ratio, iv[i].occ_lines, 100 * iv[i].occ_lines / llc_lines,
-                iv[i].true_occ_lines, iv[i].true_target_misses);
+        fprintf(out, "%zu,%.6g,%.6g,%.0f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.0f,%.6g\n", i, iv[i].t0, iv[i].t1,
+                iv[i].sampled, iv[i].scale_up, iv[i].stratified, iv[i].ratio, iv[i].occ_lines,
+                100 * iv[i].occ_lines / llc_lines, iv[i].true_occ_lines, iv[i].true_target_misses,
+                iv[i].stratified_ratio);
     return llc_afile_commit(f, err, errlen);
 }
 
@@ -341,15 +355,17 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
             v->probe_accesses += (double)r->accesses[units[k]];
         }
         llc_fit_scale_up(x, n, all, &v->scale_up, NULL, 0);
-        v->stratified = v->ratio = NAN;
+        v->stratified = v->ratio = v->stratified_ratio = v->headline = NAN;
         v->occ_lines = NAN;
         struct llc_fit_estimates est;
         if (sel && llc_fit_estimate(sel, x, &est, s->err, sizeof(s->err)) == 0) {
             v->stratified = est.stratified;
+            v->stratified_ratio = est.stratified_ratio;
             v->ratio = est.ratio;
+            v->headline = est.headline;
         }
         if (s->method == SAMPLE_GLOBAL)
-            v->stratified = v->ratio = v->scale_up;
+            v->stratified = v->ratio = v->stratified_ratio = v->scale_up;
         v->true_occ_lines = v->true_target_misses = NAN;
         if (sim_truth) {
             llc_map_sim_truth(b, occ, NULL, tmiss + all);
@@ -366,14 +382,16 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         tot.probe_accesses += v->probe_accesses;
         tot.scale_up += v->scale_up;
         tot.stratified += v->stratified;
+        tot.stratified_ratio += v->stratified_ratio;
+        tot.headline += v->headline;
         tot.ratio += v->ratio;
         tot.occ_lines += v->occ_lines;
         tot.true_occ_lines += v->true_occ_lines;
         tot.true_target_misses += v->true_target_misses;
         count++;
         if (!o->quiet)
-            printf("interval %3u  %.4g-%.4g s  scale-up %.6g  stratified %.6g  ratio %.6g%s\n", i, v->t0, v->t1,
-                   v->scale_up, v->stratified, v->ratio, "");
+            printf("interval %3u  %.4g-%.4g s  scale-up %.6g  stratified %.6g  stratified-ratio %.6g  ratio %.6g\n", i,
+                   v->t0, v->t1, v->scale_up, v->stratified, v->stratified_ratio, v->ratio);
         if (!r->complete)
             break;
     }
@@ -417,7 +435,7 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         }
     }
     const unsigned runs = o->repeat && !strcmp(b->name, "sim") ? llc_map_sim_target_runs(b) : 0;
-    if (write_outputs(o, s, b, machine, target, units, n, iv, count, &tot, occ_raw, lines, search_cycle, runs, s->err,
+    if (write_outputs(o, s, b, sel, machine, target, units, n, iv, count, &tot, occ_raw, lines, search_cycle, runs, s->err,
                       sizeof(s->err)) < 0) {
         llc_cli_fail(o->cmd, "%s", s->err);
         goto out;
@@ -430,9 +448,9 @@ int llc_sample_stage(const struct map_opts *o, struct llc_map_backend *b, const 
         llc_cli_warn(o->quiet, "%s: no plot: %s", png, s->err);
     const double llc_lines = (double)all * b->geo.llc_ways;
     printf("sample: %s %zu sets, %zu intervals of %g s: whole-cache probe misses %s %.6g (scale-up %.6g, "
-           "stratified %.6g, ratio %.6g)",
-           method_names[s->method], n, count, s->interval, sel ? "stratified" : "scale-up",
-           sel ? tot.stratified : tot.scale_up, tot.scale_up, tot.stratified, tot.ratio);
+           "stratified %.6g, stratified-ratio %.6g, ratio %.6g)",
+           method_names[s->method], n, count, s->interval, sel ? llc_fit_estimator_name(sel->estimator) : "scale-up",
+           sel ? tot.headline : tot.scale_up, tot.scale_up, tot.stratified, tot.stratified_ratio, tot.ratio);
     if (s->have_calib)
         printf("; occupancy %.0f lines = %.0f KiB = %.2f%% of the LLC (walk-length search, calibration %s)",
                tot.occ_lines, tot.occ_lines * b->geo.line_size / 1024, 100 * tot.occ_lines / llc_lines,

@@ -196,6 +196,7 @@ static void test_fill_outward(void **state)
     struct llc_fit_select_config cfg;
     llc_fit_select_config_default(&cfg);
     cfg.points = 1;
+    cfg.mode = LLC_FIT_KEYS_SIGMA2; /* the bin rule (auto would take quantile keys for these two levels) */
     struct llc_fit_selection *s = select_ok(x, 26, NULL, &cfg);
     assert_int_equal(s->bins, 7);
     assert_int_equal(s->n, 5);
