@@ -79,11 +79,14 @@ static void choose(const struct llc_map_rate_search_config *c, struct llc_map_ra
                      "below %.3g at the lowest rate that keeps p95 <= %.3g: the target touches most sets rarely",
                      t->q_median, t->q_p95, t->q_max, c->median_min, c->p95_max);
     } else {
-        /* Nothing in the regime: the trial nearest to it. */
+        /* Nothing in the regime: the trial nearest to it (on a tie, all
+         * saturated, the fastest). */
         k = 0;
-        for (size_t i = 1; i < sel->n; i++)
-            if (sel->trials[i].q_p95 < sel->trials[k].q_p95)
+        for (size_t i = 1; i < sel->n; i++) {
+            const struct llc_map_rate_trial *a = &sel->trials[i], *b = &sel->trials[k];
+            if (a->q_p95 < b->q_p95 || (a->q_p95 == b->q_p95 && a->rate > b->rate))
                 k = (int)i;
+        }
         const struct llc_map_rate_trial *t = &sel->trials[k];
         snprintf(sel->why, sizeof(sel->why),
                  "linear regime not reached in %zu trials up to %.3g: at the rate kept q median %.3f, p95 %.3f "
@@ -105,6 +108,7 @@ int llc_map_rate_search(const struct llc_map_rate_search_config *c, llc_map_rate
     sel->chosen = -1;
     /* Rates known to be too slow (q too high) and too fast (no signal). */
     double slow = c->lo, fast = c->hi;
+    bool slow_tried = false, fast_tried = false;
     double rate = c->start;
     const unsigned max = c->max_trials < LLC_MAP_RATE_MAX_TRIALS ? c->max_trials : LLC_MAP_RATE_MAX_TRIALS;
     while (sel->n < max) {
@@ -122,14 +126,20 @@ int llc_map_rate_search(const struct llc_map_rate_search_config *c, llc_map_rate
         if (whole_rule(c, t))
             break;
         const double s = predicted_scale(c, t);
-        if (s > 1)
+        if (s > 1) {
             slow = fmax(slow, rate);
-        else
+            slow_tried = true;
+        } else {
             fast = fmin(fast, rate);
+            fast_tried = true;
+        }
+        /* Past a bound: the bound itself if it is the range's end and
+         * untried, else half-way (in log) between the bounds. */
         double next = rate * s;
-        if (!(next > slow && next < fast))
-            next = sqrt(slow * fast);
-        next = fmin(fmax(next, c->lo), c->hi);
+        if (next >= fast)
+            next = fast_tried ? sqrt(slow * fast) : fast;
+        else if (next <= slow)
+            next = slow_tried ? sqrt(slow * fast) : slow;
         if (tried(sel, next))
             break;
         rate = next;

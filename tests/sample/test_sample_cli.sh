@@ -8,7 +8,7 @@ sim=(--backend sim --preset intel8 --workload gaussian:size=16M,cv=0.5)
 check_rc "gaussian25 in-run" 0 $?
 jcheck "in-run map and fit written" "$tmp/g.fit.json" 'd["format"]=="llcprobe-fit" and len(d["selection"]["units"])==25'
 jcheck "sample json" "$tmp/g.sample.json" \
-  'd["format"]=="llcprobe-sample" and d["method"]=="gaussian" and d["headline"]=="stratified" and len(d["sets"])==25 and len(d["intervals"])==4'
+  'd["format"]=="llcprobe-sample" and d["method"]=="gaussian" and d["headline"]=="stratified_ratio" and len(d["sets"])==25 and len(d["intervals"])==4'
 jcheck "sampled sets are the fit's" "$tmp/g.sample.json" \
   'd["sets"]==[u["unit"] for u in json.load(open(sys.argv[1].replace(".sample.json",".fit.json")))["selection"]["units"]]'
 jcheck "scale-up is N/n times the sampled misses" "$tmp/g.sample.json" \
