@@ -442,10 +442,10 @@ ins_max = max(v[default_est[w]] for w, v in insample.items()) if insample else n
 lines += [f"D_avg_gaussian25_sigma2: {mean(D['G-25 sigma2']):.2f} %",
           f"D_avg_continuous128: {mean(D['Continuous-128']):.2f} %", f"D_avg_continuous25: {mean(D['Continuous-25']):.2f} %",
           f"D_avg_random25: {mean(D['Random-25']):.2f} %",
-          f"R2_median: {statistics.median([v for v in r2.values() if v is not None]):.3f}",
+          f"R2_median: {statistics.median([v for v in r2.values() if v is not None] or [nan]):.3f}",
           f"workloads_no_signal: {len(nosig)}",
           f"D_insample_max_gaussian25: {ins_max:.3f} %",
-          f"D_worst_gaussian25: {max(D['Gaussian-25']):.2f} %",
+          f"D_worst_gaussian25: {max(D['Gaussian-25'] or [nan]):.2f} %",
           f"D_avg_random128: {mean(D['Random-128']):.2f} %",
           f"D_avg_gaussian25: {mean(D['Gaussian-25']):.2f} %"]
 open(f"{out}/headline.txt", "w").write("\n".join(lines) + "\n")

@@ -157,6 +157,7 @@ int llc_fit_cmd_run(const char *cmd, const struct fit_cmd_opts *o, const struct 
     const struct llc_fitfile_meta meta = {.source = in->source, .target = in->target, .machine = in->machine,
                                           .geo = in->geo, .raw_counts = in->raw_counts, .retest_r = retest,
                                           .page_size = in->page_size, .masked = in->masked,
+                                          .map_seed_known = true, .map_seed = in->map_seed,
                                           .masked_kept = in->masked_kept};
     snprintf(path, sizeof(path), "%s.fit.json", o->prefix);
     if (llc_fitfile_write(path, rep, sel, &meta, err, sizeof(err)) < 0) {
@@ -353,7 +354,7 @@ int llc_cmd_fit(int argc, char **argv)
         .sweep1 = m->sweeps >= 2 ? m->sweep_misses : NULL,
         .sweep2 = m->sweeps >= 2 ? m->sweep_misses + m->units : NULL,
         .raw_counts = raw, .geo = &m->geo, .source = path, .target = m->target, .machine = m->machine,
-        .page_size = m->page_size};
+        .page_size = m->page_size, .map_seed = m->seed};
     status = llc_fit_cmd_run("fit", &o, &in, &sel);
 out:
     llc_fit_selection_destroy(sel);

@@ -89,7 +89,8 @@ static int in_run_fit(const struct map_opts *o, struct sample_run *s, struct llc
     const struct fit_cmd_input in = {.x = x, .excluded = excl, .masked = -1, .n = units, .sweep1 = sw1, .sweep2 = sw2,
                                      .raw_counts = true, .geo = &b->geo, .source = path, .target = target,
                                      .machine = machine,
-                                     .page_size = b->target_pages[0] ? b->target_pages : "unknown"};
+                                     .page_size = b->target_pages[0] ? b->target_pages : "unknown",
+                                     .map_seed = o->seed};
     status = llc_fit_cmd_run(o->cmd, &fo, &in, sel);
     free(sw1);
 out:
@@ -114,10 +115,25 @@ static int choose(const struct map_opts *o, struct sample_run *s, struct llc_map
             if (s->fitfile->units != units)
                 return llc_cli_fail(o->cmd, "%s: llc.sets: the fit is for %u sets, this LLC has %u", s->fitfile->path,
                                     s->fitfile->units, units);
-            if (strcmp(s->fitfile->page_size, "2M") != 0)
-                llc_cli_warn(o->quiet, "%s comes from another run of the target (page size %s): with small pages its "
-                                       "sets may not stand for the same strata here (spec §5a)",
-                             s->fitfile->path, s->fitfile->page_size);
+            /* The simulator's placement is its seed's: the same target and
+             * seed place every page where the profile's map had it. */
+            const struct llc_fitfile *ff = s->fitfile;
+            const bool same_sim = !strcmp(b->name, "sim") && ff->map_seed_known && ff->map_seed == o->seed &&
+                                  !strcmp(ff->target, target) && !strncmp(ff->machine, machine, strlen(ff->machine));
+            if (same_sim) {
+                if (!o->quiet)
+                    fprintf(stderr, "llcprobe: %s: %s: same target and simulator seed %llu as its map: the same "
+                                    "page placement\n",
+                            o->cmd, ff->path, (unsigned long long)o->seed);
+            } else if (strcmp(ff->page_size, "2M") != 0) {
+                char seeds[96] = "";
+                if (!strcmp(b->name, "sim") && ff->map_seed_known)
+                    snprintf(seeds, sizeof(seeds), "; its map used simulator seed %llu, this run %llu",
+                             (unsigned long long)ff->map_seed, (unsigned long long)o->seed);
+                llc_cli_warn(o->quiet, "%s comes from another run of the target (page size %s%s): with small pages "
+                                       "its sets may not stand for the same strata here (spec §5a)",
+                             ff->path, ff->page_size, seeds);
+            }
             *sel = s->fitfile->sel;
         } else {
             if ((status = in_run_fit(o, s, b, stop, machine, target, own)) != 0)

@@ -304,6 +304,10 @@ int llc_fitfile_read(const char *path, struct llc_fitfile **out, char *err, size
             goto out;
         }
     }
+    /* The profile map's seed: absent in files written before it was. */
+    const json_t *seed = json_object_get(doc, "map_seed");
+    f->map_seed_known = json_is_integer(seed) && json_integer_value(seed) >= 0;
+    f->map_seed = f->map_seed_known ? (uint64_t)json_integer_value(seed) : 0;
     if ((rc = jget_string(&g, doc, "statistic", "statistic", &s)) < 0)
         goto out;
     if (strcmp(s, "misses") && strcmp(s, "misses_per_s")) {

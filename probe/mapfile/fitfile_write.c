@@ -108,6 +108,8 @@ int llc_fitfile_write(const char *path, const struct llc_fit_report *rep, const 
               json_object_set_new(doc, "target", json_string(meta->target ? meta->target : "")) |
               json_object_set_new(doc, "machine", json_string(meta->machine ? meta->machine : "")) |
               json_object_set_new(doc, "page_size", json_string(meta->page_size ? meta->page_size : "unknown")) |
+              json_object_set_new(doc, "map_seed",
+                                  meta->map_seed_known ? json_integer((json_int_t)meta->map_seed) : json_null()) |
               json_object_set_new(doc, "llc",
                                   json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:I, s:i}", "line_size",
                                             (int)g->line_size, "sets_per_slice", (int)g->sets_per_slice, "slices",
