@@ -19,7 +19,7 @@ check "its name and the tracer's reason on stderr" 'grep -q "^eval-sampling.sh: 
 
 bash "$eval" --bin "$bin" --out "$tmp/u" --no-suite --setup-only --program "hello=printf '%s\n' 'a b'" >"$tmp/u.out" 2>"$tmp/u.err"
 check_rc "--program traced" 0 $?
-check "its trace, with the program's own output kept apart" '[ -s "$tmp/u/hello.trace" ] && [ "$(cat "$tmp/u/hello.trace.out")" = "a b" ] && grep -q "1 workloads (hello)" "$tmp/u.out"'
+check "its trace, with the program's own output kept apart" '[ -s "$tmp/u/hello.trace" ] && grep -qx "a b" "$tmp/u/hello.trace.out" && grep -q "1 workloads (hello)" "$tmp/u.out"'
 
 # The user's program evaluated end to end on one preset and intensity: a
 # program this small never reaches the LLC, which the table says (listed
