@@ -5,9 +5,10 @@
 # intensity, a Global map (every set probed at once at that per-set rate)
 # gives the reference G and the per-set counts every method is scored on:
 #   Global, Continuous-128/25 (every aligned window), Random-128/25 (100
-#   seeds), Gaussian-25 (stratified, the headline; fit's default key mode,
-#   auto) and Gaussian-25 scale-up, and Gaussian-25 sigma2 (stratified, the
-#   sigma2 keys on every workload, as the default was).
+#   seeds), Gaussian-25 (the estimator fit records as its default, on fit's
+#   default keys, auto) and beside it every estimator on the same 25 sets
+#   (stratified-ratio, stratified means, ratio, the paper's scale-up), and
+#   Gaussian-25 sigma2 (the sigma2 keys on every workload).
 # D = |T - G| / G * 100 (paper eq. 8). Methods are compared at equal per-set
 # rate because the simulator attributes every probe access to its set: the
 # counts a subset would see alone are the Global run's counts of that subset
@@ -26,7 +27,7 @@
 #
 # usage: scripts/eval-sampling.sh [options]
 #   --quick        reduced configuration: synthetic workloads only, preset intel8
-#                  only (the full suite traces 11 real programs under valgrind and
+#                  only (the full suite traces 12 real programs under valgrind and
 #                  runs amd32 too: hours on a shared machine); on hardware: xz and sqlite3
 #   --restart      measurement maps with another page placement (simulator seed 2)
 #   --program NAME=CMD  one more real program (repeatable): traced by `llcprobe
@@ -97,7 +98,7 @@ while [ $# -gt 0 ]; do
       [[ $2 =~ ^[A-Za-z0-9_.-]+=.+ ]] || usage_err "$1: '$2' is not NAME=VALUE (NAME: letters, digits, _ . -)"
       if [ "$1" = --program ]; then user_progs+=("$2"); else user_traces+=("$2"); fi
       shift ;;
-    -h|--help) sed -n 2,60p "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) usage_err "unknown option $1" ;;
   esac
   shift
