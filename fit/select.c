@@ -111,14 +111,22 @@ static void select_keys(struct llc_fit_selection *s, struct candidate *c, size_t
     for (size_t j = 0; j < s->nkeys; j++) {
         const double key = s->key[j];
         const size_t key_bin = llc_fit_histogram_bin(h, key);
+        /* pick_mean: the sets of the key's stratum nearest its mean, the
+         * sets most like the stratum they stand for. */
+        const size_t g = llc_fit_stratum_of(&s->strata, key);
+        const double target = s->pick_mean && s->strata.members[g]
+                                  ? s->strata.profile_sum[g] / (double)s->strata.members[g]
+                                  : key;
         /* Quantile mode: ranks within N/(2m) of p N, measured at rank centres. */
         const double half_window = (double)nv / (2.0 * (double)h->m);
         size_t nfree = 0;
         for (size_t i = 0; i < nv; i++) {
             if (c[i].chosen)
                 continue;
-            c[i].dist = fabs(c[i].value - key);
-            if (s->mode == LLC_FIT_KEYS_QUANTILE)
+            c[i].dist = fabs(c[i].value - target);
+            if (s->pick_mean)
+                c[i].in_key = llc_fit_stratum_of(&s->strata, c[i].value) == g;
+            else if (s->mode == LLC_FIT_KEYS_QUANTILE)
                 c[i].in_key = fabs((double)c[i].rank + 0.5 - s->key_p[j] * (double)nv) <= half_window;
             else
                 c[i].in_key = llc_fit_histogram_bin(h, c[i].value) == key_bin;
@@ -203,7 +211,7 @@ int llc_fit_select(const double *miss, size_t n, const uint8_t *excluded,
         goto out;
     }
     *s = (struct llc_fit_selection){
-        .mode = cfg->mode, .estimator = cfg->estimator, .binning = h->binning, .seed = cfg->seed,
+        .mode = cfg->mode, .estimator = cfg->estimator, .pick_mean = cfg->pick_mean, .binning = h->binning, .seed = cfg->seed,
         .points = cfg->points, .per_point = cfg->per_point,
         .n_units = n, .n_usable = nv, .a = h->a, .b = h->b, .bins = h->m,
         .nkeys = cfg->points,

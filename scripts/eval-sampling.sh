@@ -283,6 +283,12 @@ for preset in "${presets[@]}"; do
     # §3.1), on the same maps.
     run "$bin" fit "$base.prof.map.json" --mode sigma2 -o "$base.sigma2" -q --no-plots 2>"$base.sigma2.fit.err" \
       || die "fit --mode sigma2 $base.prof.map.json failed: $(tail -1 "$base.sigma2.fit.err")"
+    # Both ways of picking a key's sets (nearest the key; nearest its
+    # stratum's mean), whichever fit takes by default.
+    for pick in key mean; do
+      run "$bin" fit "$base.prof.map.json" --pick $pick -o "$base.pick$pick" -q --no-plots 2>"$base.pick$pick.fit.err" \
+        || die "fit --pick $pick $base.prof.map.json failed: $(tail -1 "$base.pick$pick.fit.err")"
+    done
     seed=1; [ $restart = 1 ] && seed=2
     for rate in "${rates[@]}"; do
       m=$base.r$rate; [ $restart = 0 ] || m=$base.restart.r$rate
@@ -306,7 +312,8 @@ nan = float("nan")
 # row); every estimator of the same selection is scored beside it.
 EST = ["stratified-ratio", "stratified", "ratio", "scale-up"]
 methods = ["Global", "Continuous-128", "Random-128", "Gaussian-25"] + ["G-25 " + e for e in EST] + [
-    "G-25 sigma2", "Continuous-25", "Random-25"]
+    "G-25 key-pick st-ratio", "G-25 key-pick strat", "G-25 mean-pick st-ratio", "G-25 mean-pick strat", "G-25 sigma2",
+    "Continuous-25", "Random-25"]
 D = {m: [] for m in methods}
 per, r2, keys, default_est, insample = {}, {}, {}, {}, {}
 def dev(t, g): return abs(t - g) / g * 100 if g else nan
@@ -357,10 +364,15 @@ for preset in presets:
         keys[(preset, name)] = sel["mode"]
         default_est[(preset, name)] = sel.get("estimator", "stratified")
         sel2 = fitted(base + ".sigma2.fit.json")
+        picks = {p: fitted(f"{base}.pick{p}.fit.json") for p in ("key", "mean")}
         # In-sample: each estimator on the profile map it was fitted from
         # must give back that map's own total.
         prof = {u["unit"]: u["profile"] for u in sel["units"]}
         insample[(preset, name)] = {e: dev(estimate(e, sel, prof), sel["profile_total"]) for e in EST}
+        for p, sp in picks.items():
+            if sp:
+                insample[(preset, name)][p + "-pick strat"] = dev(
+                    estimate("stratified", sp, {u["unit"]: u["profile"] for u in sp["units"]}), sp["profile_total"])
         for rate in rates:
             mp = f"{base}.restart.r{rate}.map.json" if restart else f"{base}.r{rate}.map.json"
             m = json.load(open(mp)); x = m["sets"]["misses"]; N = len(x); G = sum(x)
@@ -369,6 +381,10 @@ for preset in presets:
             for e in EST: row["G-25 " + e] = dev(estimate(e, sel, x), G)
             row["Gaussian-25"] = row["G-25 " + default_est[(preset, name)]]
             if sel2: row["G-25 sigma2"] = dev(estimate(default_est[(preset, name)], sel2, x), G)
+            for p, sp in picks.items():
+                if sp:
+                    row[f"G-25 {p}-pick st-ratio"] = dev(estimate("stratified-ratio", sp, x), G)
+                    row[f"G-25 {p}-pick strat"] = dev(estimate("stratified", sp, x), G)
             for n in (128, 25):
                 ws = [dev(N / n * sum(x[j * n:(j + 1) * n]), G) for j in range(N // n)]
                 row[f"Continuous-{n}"] = statistics.mean(ws)
@@ -394,9 +410,11 @@ print()
 print("per workload (average D over the intensities; in-sample: the estimator on its own profile map):")
 short = {"Continuous-128": "Cont-128", "Random-128": "Rand-128", "Gaussian-25": "G-25",
          "G-25 stratified-ratio": "G25 st-ratio", "G-25 stratified": "G25 strat", "G-25 ratio": "G25 ratio",
-         "G-25 scale-up": "G25 scaleup", "G-25 sigma2": "G25 sigma2", "Continuous-25": "Cont-25", "Random-25": "Rand-25"}
+         "G-25 scale-up": "G25 scaleup", "G-25 sigma2": "G25 sigma2", "G-25 mean-pick st-ratio": "G25 mp-ratio",
+         "G-25 mean-pick strat": "G25 mp-strat", "G-25 key-pick st-ratio": "G25 kp-ratio",
+         "G-25 key-pick strat": "G25 kp-strat", "Continuous-25": "Cont-25", "Random-25": "Rand-25"}
 cols = methods[1:]
-print(f"{'preset':7s} {'workload':12s} {'kind':9s} {'R2':>6s} {'keys':>8s} {'in-s D':>7s} {'in-s strat':>10s} "
+print(f"{'preset':7s} {'workload':12s} {'kind':9s} {'R2':>6s} {'keys':>8s} {'in-s D':>7s} {'in-s strat':>10s} {'in-s kp-st':>10s} {'in-s mp-st':>10s} "
       + " ".join(f"{short[k]:>12s}" for k in cols) + f" {'G25/R128':>8s}")
 ratios = {}
 for (p, n) in sorted(r2):
@@ -405,7 +423,8 @@ for (p, n) in sorted(r2):
     ratios[(p, n)] = avg["Gaussian-25"] / avg["Random-128"] if avg["Random-128"] else nan
     ins = insample[(p, n)]
     print(f"{p:7s} {n:12s} {kind[n]:9s} {v if v is not None else nan:6.3f} {keys[(p, n)]:>8s} "
-          f"{ins[default_est[(p, n)]]:7.3f} {ins['stratified']:10.3f} " + " ".join(f"{avg[k]:12.2f}" for k in cols)
+          f"{ins[default_est[(p, n)]]:7.3f} {ins['stratified']:10.3f} {ins.get('key-pick strat', nan):10.3f} "
+          f"{ins.get('mean-pick strat', nan):10.3f} " + " ".join(f"{avg[k]:12.2f}" for k in cols)
           + f" {ratios[(p, n)]:8.2f}")
 skipped = f"{out}/skipped.txt"
 nosig = sorted(set(open(skipped).read().splitlines())) if os.path.exists(skipped) else []
@@ -413,7 +432,8 @@ for line in nosig: print(f"no LLC signal, nothing to fit (spec 2.5): {line}")
 print()
 print("per preset and kind (average D %; worst D of Gaussian-25; worst G-25/Rand-128 ratio of a workload):")
 main = ["Gaussian-25", "Random-128", "Continuous-128", "G-25 stratified-ratio", "G-25 stratified", "G-25 ratio",
-        "G-25 scale-up", "Random-25"]
+        "G-25 scale-up", "G-25 key-pick st-ratio", "G-25 key-pick strat", "G-25 mean-pick st-ratio",
+        "G-25 mean-pick strat", "Random-25"]
 print(f"{'preset':7s} {'kind':9s} {'n':>3s} " + " ".join(f"{short[k]:>12s}" for k in main) + f" {'G25 worst':>9s} {'max ratio':>9s}")
 groups = [(p, k) for p in presets for k in ("synthetic", "real", "all")]
 summary = {}

@@ -282,6 +282,8 @@ struct llc_fit_select_config {
     uint64_t seed;                /* default LLC_FIT_DEFAULT_SEED */
     unsigned ways;                /* W, to store Disp with the selection; 0 = unknown (Disp NaN) */
     enum llc_fit_estimator estimator; /* recorded with the selection; default STRATIFIED_RATIO */
+    bool pick_mean;               /* per key, the sets nearest the mean of the key's stratum (not
+                                   * nearest the key): sets typical of their stratum; default false */
 };
 void llc_fit_select_config_default(struct llc_fit_select_config *cfg);
 
@@ -302,6 +304,7 @@ struct llc_fit_selection {
     enum llc_fit_select_status status;
     enum llc_fit_key_mode mode;
     enum llc_fit_estimator estimator;    /* the headline estimator of later runs */
+    bool pick_mean;                      /* sets picked at their key's stratum mean */
     enum llc_fit_binning binning;        /* resolved */
     uint64_t seed;
     size_t points, per_point;

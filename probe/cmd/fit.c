@@ -46,6 +46,8 @@ static void usage(FILE *out)
             "                    back the profile's own total exactly), stratified (stratum\n"
             "                    means), ratio (one ratio over all chosen sets), scale-up (the\n"
             "                    paper's N/n times the sum)\n"
+            "  --pick P          sets per key: key (default: nearest the key value), mean\n"
+            "                    (the sets of the key's stratum nearest the stratum's mean)\n"
             "  --bin-integrated  model each bin by the family's mass over it (not its density\n"
             "                    at the centre)\n"
             "  --include-excluded  keep the sets the map's exclusion mask names (its baseline\n"
@@ -195,7 +197,7 @@ out:
 
 /* ---- the command ------------------------------------------------------------ */
 
-enum { O_MODE = 256, O_POINTS, O_PER_POINT, O_SEED, O_BIN_INT, O_NO_PLOTS, O_INCLUDE, O_ESTIMATOR, O_HELP };
+enum { O_MODE = 256, O_POINTS, O_PER_POINT, O_SEED, O_BIN_INT, O_NO_PLOTS, O_INCLUDE, O_ESTIMATOR, O_PICK, O_HELP };
 
 int llc_fit_parse_key_mode(const char *s, enum llc_fit_key_mode *out)
 {
@@ -220,7 +222,7 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, c
         {"bin-integrated", no_argument, 0, O_BIN_INT},    {"no-plots", no_argument, 0, O_NO_PLOTS},
         {"output", required_argument, 0, 'o'},            {"quiet", no_argument, 0, 'q'},
         {"include-excluded", no_argument, 0, O_INCLUDE},  {"help", no_argument, 0, O_HELP},
-        {"estimator", required_argument, 0, O_ESTIMATOR},
+        {"estimator", required_argument, 0, O_ESTIMATOR}, {"pick", required_argument, 0, O_PICK},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
     *include = false;
@@ -253,6 +255,11 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, c
             if (llc_fit_estimator_parse(optarg, &o->select.estimator) < 0)
                 return llc_cli_usage("fit", "--estimator: '%s' is not stratified-ratio, stratified, ratio or scale-up",
                                      optarg);
+            break;
+        case O_PICK:
+            if (strcmp(optarg, "key") && strcmp(optarg, "mean"))
+                return llc_cli_usage("fit", "--pick: '%s' is not key or mean", optarg);
+            o->select.pick_mean = !strcmp(optarg, "mean");
             break;
         case O_BIN_INT: o->bin_integrated = true; break;
         case O_NO_PLOTS: o->plots = false; break;

@@ -241,6 +241,8 @@ static int read_selection(const struct jget *g, const json_t *doc, uint32_t unit
     if (rc == 0 && json_object_get(sel, "estimator") &&
         (rc = read_enum(g, sel, "estimator", "selection.estimator", estimator_name, LLC_FIT_EST_COUNT, &e)) == 0)
         s->estimator = (enum llc_fit_estimator)e;
+    const json_t *pick = json_object_get(sel, "pick");
+    s->pick_mean = json_is_string(pick) && !strcmp(json_string_value(pick), "mean");
     if (rc == 0 && (rc = read_enum(g, sel, "binning", "selection.binning", binning_name,
                                    LLC_FIT_BINS_AUTO + 1, &e)) == 0)
         s->binning = (enum llc_fit_binning)e;

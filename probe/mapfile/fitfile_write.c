@@ -85,10 +85,10 @@ static json_t *selection_json(const struct llc_fit_selection *s)
                                (json_int_t)st->centre);
     char seed[24];
     snprintf(seed, sizeof(seed), "0x%016llx", (unsigned long long)s->seed);
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, "
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, "
                      "s:o, s:o, s:o}",
                      "status", llc_fit_select_status_name(s->status), "mode", llc_fit_key_mode_name(s->mode),
-                     "estimator", llc_fit_estimator_name(s->estimator),
+                     "estimator", llc_fit_estimator_name(s->estimator), "pick", s->pick_mean ? "mean" : "key",
                      "binning", llc_fit_binning_name(s->binning), "seed", seed, "points", (json_int_t)s->points,
                      "per_point", (json_int_t)s->per_point, "n_units", (json_int_t)s->n_units, "n_usable",
                      (json_int_t)s->n_usable, "mu", num(s->mu), "sigma", num(s->sigma), "a", num(s->a), "b",

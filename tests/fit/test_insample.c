@@ -127,6 +127,39 @@ static void test_two_level_quantile(void **state)
     free(v);
 }
 
+/* --pick mean: per key the sets of its stratum nearest the stratum's
+ * mean; each lies in its key's stratum, and the stratum means of the
+ * chosen sets are those of their strata (to within the nearest set). */
+static void test_pick_mean(void **state)
+{
+    (void)state;
+    double *v = testdata(TD_LOGNORMAL, N, 7, 1.0, 0, 1, 43);
+    for (size_t k = 0; k < N; k++)
+        v[k] = round(v[k]);
+    struct llc_fit_select_config cfg;
+    llc_fit_select_config_default(&cfg);
+    cfg.mode = LLC_FIT_KEYS_QUANTILE;
+    cfg.pick_mean = true;
+    struct llc_fit_selection *s;
+    char err[LLC_ERRLEN];
+    assert_int_equal(llc_fit_select(v, N, NULL, &cfg, &s, err, sizeof err), 0);
+    assert_true(s->pick_mean);
+    assert_int_equal(s->n, 25);
+    for (size_t i = 0; i < s->n; i++) {
+        const size_t g = llc_fit_stratum_of(&s->strata, s->key[i / 5]);
+        assert_int_equal(s->stratum[i], g);
+    }
+    struct llc_fit_estimates e;
+    double dh, dm;
+    deviations(s, 1.0, &e, &dh, &dm);
+    print_message("skewed, quantile keys, pick mean: in-sample D stratified-ratio %+.4f%%, stratified means %+.3f%%\n",
+                  dh, dm);
+    assert_true(fabs(dh) < 1e-9);
+    assert_true(fabs(dm) < 2.0);
+    llc_fit_selection_destroy(s);
+    free(v);
+}
+
 /* Fewer distinct values than keys: as many strata as values, no more. */
 static void test_few_values(void **state)
 {
@@ -182,7 +215,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_skewed_in_sample),  cmocka_unit_test(test_two_level_quantile),
         cmocka_unit_test(test_few_values),        cmocka_unit_test(test_ratio_fallbacks),
-        cmocka_unit_test(test_estimator_names),
+        cmocka_unit_test(test_estimator_names),   cmocka_unit_test(test_pick_mean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
