@@ -18,6 +18,7 @@ void llc_fit_select_config_default(struct llc_fit_select_config *cfg)
         .seed = LLC_FIT_DEFAULT_SEED,
         .ways = 0,
         .estimator = LLC_FIT_EST_STRATIFIED_RATIO,
+        .pick_mean = true,
     };
 }
 

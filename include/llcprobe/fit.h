@@ -283,7 +283,8 @@ struct llc_fit_select_config {
     unsigned ways;                /* W, to store Disp with the selection; 0 = unknown (Disp NaN) */
     enum llc_fit_estimator estimator; /* recorded with the selection; default STRATIFIED_RATIO */
     bool pick_mean;               /* per key, the sets nearest the mean of the key's stratum (not
-                                   * nearest the key): sets typical of their stratum; default false */
+                                   * nearest the key): sets typical of their stratum; default true
+                                   * (false: the paper's sets nearest the key, §3.2) */
 };
 void llc_fit_select_config_default(struct llc_fit_select_config *cfg);
 
