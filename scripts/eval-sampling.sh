@@ -35,6 +35,7 @@
 #                  words (quotes are honoured)
 #   --trace NAME=FILE   one more recorded trace (repeatable; simulator only)
 #   --no-suite     only the --program and --trace workloads
+#   --synthetic-only  the suite's synthetic workloads only (no tracing)
 #   --preset P     simulator preset (repeatable; default intel8, amd32)
 #   --rates "R..." probe intensities, total probe accesses per simulated second
 #                  (default "2.5e7 5e7 1e8 2e8 4e8")
@@ -66,6 +67,7 @@ map_args=()
 dry=0
 suite=1
 setup_only=0
+synthetic_only=0
 occupancy=1
 input_bytes=60000
 profile_rate=
@@ -86,6 +88,7 @@ while [ $# -gt 0 ]; do
     --map-args) need "$@"; read -ra map_args <<<"$2"; shift ;;
     --dry-run) dry=1 ;;
     --no-suite) suite=0 ;;
+    --synthetic-only) synthetic_only=1 ;;
     --setup-only) setup_only=1 ;;
     --no-occupancy) occupancy=0 ;;
     --preset) need "$@"; user_presets+=("$2"); shift ;;
@@ -188,7 +191,7 @@ else
     fi
     add "$name=trace:$out/$name.trace" real
   }
-  if [ $suite = 1 ] && [ $quick = 0 ]; then
+  if [ $suite = 1 ] && [ $quick = 0 ] && [ $synthetic_only = 0 ]; then
     nums=$out/numbers.txt
     [ -s "$nums" ] || awk 'BEGIN { srand(1); for (i = 0; i < 4000; i++) printf "%d\n", int(rand() * 1e9) }' >"$nums"
     trace xz -- xz -1 -c "$input"
