@@ -34,6 +34,8 @@
 #                  trace` in the simulator, run natively on hardware; CMD is shell
 #                  words (quotes are honoured)
 #   --trace NAME=FILE   one more recorded trace (repeatable; simulator only)
+#   --workload NAME=SPEC  one more synthetic workload, as `llcprobe map
+#                  --workload` (repeatable; simulator only)
 #   --no-suite     only the --program and --trace workloads
 #   --synthetic-only  the suite's synthetic workloads only (no tracing)
 #   --preset P     simulator preset (repeatable; default intel8, amd32)
@@ -74,6 +76,7 @@ profile_rate=
 user_presets=()
 user_progs=()
 user_traces=()
+user_workloads=()
 rates=(2.5e7 5e7 1e8 2e8 4e8)
 die() { echo "eval-sampling.sh: $*" >&2; exit 1; }
 usage_err() { echo "eval-sampling.sh: $*" >&2; exit 2; }
@@ -96,10 +99,10 @@ while [ $# -gt 0 ]; do
     --profile-rate) need "$@"; profile_rate=$2; shift ;;
     --input-bytes) need "$@"; input_bytes=$2; shift
       [[ $input_bytes =~ ^[1-9][0-9]*$ ]] || usage_err "--input-bytes: '$input_bytes' is not a positive whole number" ;;
-    --program|--trace)
+    --program|--trace|--workload)
       need "$@"
       [[ $2 =~ ^[A-Za-z0-9_.-]+=.+ ]] || usage_err "$1: '$2' is not NAME=VALUE (NAME: letters, digits, _ . -)"
-      if [ "$1" = --program ]; then user_progs+=("$2"); else user_traces+=("$2"); fi
+      case $1 in --program) user_progs+=("$2") ;; --trace) user_traces+=("$2") ;; *) user_workloads+=("$2") ;; esac
       shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) usage_err "unknown option $1" ;;
@@ -111,8 +114,10 @@ case $backend in sim|timing|pmu|auto) ;; *) usage_err "unknown backend $backend 
 [ "$backend" = sim ] || [ $restart = 0 ] || usage_err "--restart is for the simulator (every hardware run is a restart)"
 [ "$backend" != sim ] || [ ${#map_args[@]} = 0 ] || usage_err "--map-args is for hardware backends"
 [ "$backend" = sim ] || [ ${#user_traces[@]} = 0 ] || usage_err "--trace is for the simulator (hardware runs programs)"
+[ "$backend" = sim ] || [ ${#user_workloads[@]} = 0 ] || usage_err "--workload is for the simulator"
 [ "$backend" = sim ] || [ ${#user_presets[@]} = 0 ] || usage_err "--preset is for the simulator"
-[ $suite = 1 ] || [ $((${#user_progs[@]} + ${#user_traces[@]})) -gt 0 ] || usage_err "--no-suite needs --program or --trace"
+[ $suite = 1 ] || [ $((${#user_progs[@]} + ${#user_traces[@]} + ${#user_workloads[@]})) -gt 0 ] \
+  || usage_err "--no-suite needs --program, --trace or --workload"
 [ -x "$bin" ] || die "$bin: not built (scripts/setup.sh)"
 # The profile's rate: the evaluation's lowest intensity. The linear-regime
 # search (--profile-rate linear) lands near 2e9-4e9 on intel8's zipf
@@ -214,6 +219,7 @@ else
   if [ $suite = 1 ]; then
     for w in "${synthetic[@]:0:$([ $quick = 1 ] && echo 4 || echo 6)}"; do add "$w" synthetic; done
   fi
+  for p in "${user_workloads[@]}"; do add "$p" synthetic; done
   for p in "${user_traces[@]}"; do
     f=${p#*=}
     [ -s "$f" ] || die "--trace ${p%%=*}: $f: no such trace (or empty)"

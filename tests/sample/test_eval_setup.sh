@@ -10,6 +10,9 @@ eval=${LLCPROBE_SOURCE_DIR:?}/scripts/eval-sampling.sh
 command -v valgrind >/dev/null || { echo "skip: no valgrind"; exit 77; }
 
 bash "$eval" --bin "$bin" --no-suite >/dev/null 2>&1; check_rc "--no-suite without programs" 2 $?
+bash "$eval" --bin "$bin" --out "$tmp/w" --no-suite --workload "g=gaussian:size=16M,cv=0.3" --preset intel8 --rates 1e8 --dry-run >"$tmp/w.plan" 2>/dev/null
+check_rc "--workload planned" 0 $?
+check "a user's synthetic workload mapped at the profile rate and each intensity" 'grep -q -- "--preset intel8 --seed 1 --rate 2.5e7 -o $tmp/w/intel8-g.prof -q --workload gaussian:size=16M" "$tmp/w.plan" && grep -q -- "--rate 1e8 --sweeps 1 -o $tmp/w/intel8-g.r1e8" "$tmp/w.plan"'
 bash "$eval" --bin "$bin" --program nocmd >/dev/null 2>&1; check_rc "--program without NAME=" 2 $?
 bash "$eval" --bin "$bin" --rates "1e8 fast" --dry-run >/dev/null 2>&1; check_rc "--rates with a word" 2 $?
 
