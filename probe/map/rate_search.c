@@ -75,7 +75,7 @@ static void choose(const struct llc_map_rate_search_config *c, struct llc_map_ra
     } else if ((k = lowest(sel, c, linear)) >= 0) {
         const struct llc_map_rate_trial *t = &sel->trials[k];
         snprintf(sel->why, sizeof(sel->why),
-                     "linear regime (q median %.3f, p95 %.3f, max %.3f), but a weak signal: the median set's q is "
+                     "linear regime (q median %.2g, p95 %.3f, max %.3f), but a weak signal: the median set's q is "
                      "below %.3g at the lowest rate that keeps p95 <= %.3g: the target touches most sets rarely",
                      t->q_median, t->q_p95, t->q_max, c->median_min, c->p95_max);
     } else {
