@@ -67,10 +67,12 @@ static void quantile_keys(size_t points, const double *sorted, size_t nv, double
         const double p = gsl_cdf_ugaussian_P(key_sigmas[ord[i]]);
         idx[i] = distinct_index(sorted, (size_t)lround(p * (double)(nv - 1)));
     }
+    /* Fewer distinct values than keys (a map of 0s and one level): every
+     * value gets a key, the last ones share the top value. */
+    for (size_t i = 1; i < points; i++)
+        if (idx[i] <= idx[i - 1])
+            idx[i] = idx[i - 1] + 1 < nd ? idx[i - 1] + 1 : nd - 1;
     if (nd >= points) {
-        for (size_t i = 1; i < points; i++)
-            if (idx[i] <= idx[i - 1])
-                idx[i] = idx[i - 1] + 1;
         if (idx[points - 1] > nd - 1)
             idx[points - 1] = nd - 1;
         for (size_t i = points - 1; i-- > 0;)

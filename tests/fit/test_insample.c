@@ -160,6 +160,30 @@ static void test_pick_mean(void **state)
     free(v);
 }
 
+/* 99% of the sets at 0 and the rest at one level (a small program on a
+ * large LLC: misses come W at a time): both values get a key, so the sets
+ * at the level are a stratum of their own and the total comes back. */
+static void test_zeros_and_one_level(void **state)
+{
+    (void)state;
+    double *v = calloc(N, sizeof *v);
+    for (size_t k = 0; k < N; k += 97)
+        v[k] = 16;
+    struct llc_fit_selection *s = select_mode(v, LLC_FIT_KEYS_AUTO);
+    assert_int_equal(s->strata.count, 2);
+    assert_near(s->strata.key[1], 16, 0);
+    size_t at_level = 0;
+    for (size_t i = 0; i < s->n; i++)
+        at_level += s->profile[i] == 16;
+    assert_true(at_level >= 1);
+    struct llc_fit_estimates e;
+    double dh, dm;
+    deviations(s, 1.0, &e, &dh, &dm);
+    assert_true(fabs(dh) < 1e-9);
+    llc_fit_selection_destroy(s);
+    free(v);
+}
+
 /* Fewer distinct values than keys: as many strata as values, no more. */
 static void test_few_values(void **state)
 {
@@ -216,6 +240,7 @@ int main(void)
         cmocka_unit_test(test_skewed_in_sample),  cmocka_unit_test(test_two_level_quantile),
         cmocka_unit_test(test_few_values),        cmocka_unit_test(test_ratio_fallbacks),
         cmocka_unit_test(test_estimator_names),   cmocka_unit_test(test_pick_mean),
+        cmocka_unit_test(test_zeros_and_one_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
