@@ -1,5 +1,6 @@
 /* Whole-cache totals from the selected units (§4): the paper's scale-up,
- * the stratified estimator (the headline) and the ratio estimator. */
+ * the stratified estimators (stratum means; stratum ratios to the profile,
+ * the default headline) and the ratio estimator. */
 #include <errno.h>
 #include <math.h>
 
@@ -34,37 +35,38 @@ int llc_fit_ratio(const double *x_sel, const double *profile_sel, size_t n, doub
     return 0;
 }
 
-/* Moves the weight of strata without selected units towards the centre, so
- * every weight ends on a stratum that has a mean. */
-static void merge_empty(const struct llc_fit_strata *s, const size_t *sampled, double *pi)
+static void move(double *pi, double *ps, size_t from, size_t to)
 {
-    for (size_t g = 0; g < s->centre; g++) {
-        if (!sampled[g]) {
-            pi[g + 1] += pi[g];
-            pi[g] = 0;
-        }
-    }
-    for (size_t g = s->count - 1; g > s->centre; g--) {
-        if (!sampled[g]) {
-            pi[g - 1] += pi[g];
-            pi[g] = 0;
-        }
-    }
+    pi[to] += pi[from];
+    ps[to] += ps[from];
+    pi[from] = ps[from] = 0;
+}
+
+/* Moves the weight (and profile sum) of strata without selected units
+ * towards the centre, so every weight ends on a stratum that has a mean. */
+static void merge_empty(const struct llc_fit_strata *s, const size_t *sampled, double *pi, double *ps)
+{
+    for (size_t g = 0; g < s->centre; g++)
+        if (!sampled[g])
+            move(pi, ps, g, g + 1);
+    for (size_t g = s->count - 1; g > s->centre; g--)
+        if (!sampled[g])
+            move(pi, ps, g, g - 1);
     if (sampled[s->centre])
         return;
     /* Nothing sampled at the centre either: its weight goes to the nearest
      * stratum that has units, the lower one on a tie. */
     for (size_t d = 1; d < s->count; d++) {
         if (d <= s->centre && sampled[s->centre - d]) {
-            pi[s->centre - d] += pi[s->centre];
-            break;
+            move(pi, ps, s->centre, s->centre - d);
+            return;
         }
         if (s->centre + d < s->count && sampled[s->centre + d]) {
-            pi[s->centre + d] += pi[s->centre];
-            break;
+            move(pi, ps, s->centre, s->centre + d);
+            return;
         }
     }
-    pi[s->centre] = 0;
+    pi[s->centre] = ps[s->centre] = 0;
 }
 
 int llc_fit_stratified_total(const struct llc_fit_strata *s, const double *profile_sel,
@@ -76,20 +78,31 @@ int llc_fit_stratified_total(const struct llc_fit_strata *s, const double *profi
     if (n == 0)
         return llc_errf(err, errlen, -EINVAL, "the stratified estimator needs selected units");
     *out = (struct llc_fit_stratified){.count = s->count};
-    double sum[LLC_FIT_MAX_KEYS] = {0};
+    double sum[LLC_FIT_MAX_KEYS] = {0}, psel[LLC_FIT_MAX_KEYS] = {0}, ps[LLC_FIT_MAX_KEYS];
     for (size_t i = 0; i < n; i++) {
         const size_t g = llc_fit_stratum_of(s, profile_sel[i]);
         out->sampled[g]++;
         sum[g] += x_sel[i];
+        psel[g] += profile_sel[i];
     }
-    for (size_t g = 0; g < s->count; g++)
+    for (size_t g = 0; g < s->count; g++) {
         out->pi[g] = s->pi[g];
-    merge_empty(s, out->sampled, out->pi);
-    double t = 0;
-    for (size_t g = 0; g < s->count; g++)
-        if (out->sampled[g])
-            t += out->pi[g] * sum[g] / (double)out->sampled[g];
-    out->total = population * t;
+        ps[g] = s->profile_sum[g];
+    }
+    merge_empty(s, out->sampled, out->pi, ps);
+    double t = 0, tr = 0;
+    for (size_t g = 0; g < s->count; g++) {
+        if (!out->sampled[g])
+            continue;
+        const double mean_term = population * out->pi[g] * sum[g] / (double)out->sampled[g];
+        t += mean_term;
+        /* The stratum's profile total scaled by how its chosen units moved
+         * from the profile: a set chosen above its stratum's mean no longer
+         * pulls the stratum up. */
+        tr += psel[g] > 0 ? ps[g] * sum[g] / psel[g] : mean_term;
+    }
+    out->total = t;
+    out->ratio_total = tr;
     return 0;
 }
 
@@ -105,9 +118,17 @@ int llc_fit_estimate(const struct llc_fit_selection *sel, const double *x_sel,
     if (rc < 0)
         return rc;
     out->stratified = out->strata.total;
+    out->stratified_ratio = out->strata.ratio_total;
     /* An undefined ratio is reported as NaN, not as a failure of the others. */
     char ignored[LLC_ERRLEN];
     llc_fit_ratio(x_sel, sel->profile, sel->n, sel->profile_total, &out->ratio, ignored,
                   sizeof ignored);
+    switch (sel->estimator) {
+    case LLC_FIT_EST_STRATIFIED: out->headline = out->stratified; break;
+    case LLC_FIT_EST_RATIO: out->headline = out->ratio; break;
+    case LLC_FIT_EST_SCALE_UP: out->headline = out->scale_up; break;
+    case LLC_FIT_EST_STRATIFIED_RATIO:
+    default: out->headline = out->stratified_ratio; break;
+    }
     return 0;
 }

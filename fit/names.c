@@ -1,4 +1,6 @@
 /* Stable names of the module's enums, as written to JSON and printed. */
+#include <string.h>
+
 #include "llcprobe/fit.h"
 
 #define NAME_OF(table, v) ((unsigned)(v) < sizeof(table) / sizeof((table)[0]) && (table)[v] ? (table)[v] : "unknown")
@@ -113,8 +115,40 @@ const char *llc_fit_key_name(enum llc_fit_key k)
         [LLC_FIT_KEY_END] = "end",
         [LLC_FIT_KEY_EVEN] = "even",
         [LLC_FIT_KEY_ALL] = "all",
+        [LLC_FIT_KEY_Q50] = "median",
+        [LLC_FIT_KEY_Q16] = "q15.9",
+        [LLC_FIT_KEY_Q84] = "q84.1",
+        [LLC_FIT_KEY_Q02] = "q2.3",
+        [LLC_FIT_KEY_Q98] = "q97.7",
     };
     return NAME_OF(names, k);
+}
+
+enum llc_fit_key llc_fit_key_label(enum llc_fit_key_mode m, size_t j)
+{
+    return (enum llc_fit_key)(m == LLC_FIT_KEYS_QUANTILE ? LLC_FIT_KEY_Q50 + j : j);
+}
+
+const char *llc_fit_estimator_name(enum llc_fit_estimator e)
+{
+    static const char *const names[] = {
+        [LLC_FIT_EST_STRATIFIED_RATIO] = "stratified-ratio",
+        [LLC_FIT_EST_STRATIFIED] = "stratified",
+        [LLC_FIT_EST_RATIO] = "ratio",
+        [LLC_FIT_EST_SCALE_UP] = "scale-up",
+    };
+    return NAME_OF(names, e);
+}
+
+int llc_fit_estimator_parse(const char *name, enum llc_fit_estimator *out)
+{
+    for (int e = 0; e < LLC_FIT_EST_COUNT; e++) {
+        if (strcmp(name, llc_fit_estimator_name((enum llc_fit_estimator)e)) == 0) {
+            *out = (enum llc_fit_estimator)e;
+            return 0;
+        }
+    }
+    return -1;
 }
 
 const char *llc_fit_select_status_name(enum llc_fit_select_status s)

@@ -17,6 +17,8 @@ void llc_fit_select_config_default(struct llc_fit_select_config *cfg)
         .per_point = 5,
         .seed = LLC_FIT_DEFAULT_SEED,
         .ways = 0,
+        .estimator = LLC_FIT_EST_STRATIFIED_RATIO,
+        .pick_mean = true,
     };
 }
 
@@ -110,14 +112,22 @@ static void select_keys(struct llc_fit_selection *s, struct candidate *c, size_t
     for (size_t j = 0; j < s->nkeys; j++) {
         const double key = s->key[j];
         const size_t key_bin = llc_fit_histogram_bin(h, key);
+        /* pick_mean: the sets of the key's stratum nearest its mean, the
+         * sets most like the stratum they stand for. */
+        const size_t g = llc_fit_stratum_of(&s->strata, key);
+        const double target = s->pick_mean && s->strata.members[g]
+                                  ? s->strata.profile_sum[g] / (double)s->strata.members[g]
+                                  : key;
         /* Quantile mode: ranks within N/(2m) of p N, measured at rank centres. */
         const double half_window = (double)nv / (2.0 * (double)h->m);
         size_t nfree = 0;
         for (size_t i = 0; i < nv; i++) {
             if (c[i].chosen)
                 continue;
-            c[i].dist = fabs(c[i].value - key);
-            if (s->mode == LLC_FIT_KEYS_QUANTILE)
+            c[i].dist = fabs(c[i].value - target);
+            if (s->pick_mean)
+                c[i].in_key = llc_fit_stratum_of(&s->strata, c[i].value) == g;
+            else if (s->mode == LLC_FIT_KEYS_QUANTILE)
                 c[i].in_key = fabs((double)c[i].rank + 0.5 - s->key_p[j] * (double)nv) <= half_window;
             else
                 c[i].in_key = llc_fit_histogram_bin(h, c[i].value) == key_bin;
@@ -126,7 +136,7 @@ static void select_keys(struct llc_fit_selection *s, struct candidate *c, size_t
         qsort(order, nfree, sizeof order[0], cmp_for_key);
         for (size_t i = 0; i < s->per_point && i < nfree; i++) {
             order[i]->chosen = true;
-            add_unit(s, order[i]->unit, (enum llc_fit_key)j, order[i]->value);
+            add_unit(s, order[i]->unit, llc_fit_key_label(s->mode, j), order[i]->value);
         }
     }
 }
@@ -162,6 +172,8 @@ static int check_config(const struct llc_fit_select_config *cfg, char *err, size
                         cfg->per_point);
     if ((unsigned)cfg->mode > LLC_FIT_KEYS_AUTO)
         return llc_errf(err, errlen, -EINVAL, "unknown key mode %d", (int)cfg->mode);
+    if ((unsigned)cfg->estimator >= LLC_FIT_EST_COUNT)
+        return llc_errf(err, errlen, -EINVAL, "unknown estimator %d", (int)cfg->estimator);
     return 0;
 }
 
@@ -200,7 +212,7 @@ int llc_fit_select(const double *miss, size_t n, const uint8_t *excluded,
         goto out;
     }
     *s = (struct llc_fit_selection){
-        .mode = cfg->mode, .binning = h->binning, .seed = cfg->seed,
+        .mode = cfg->mode, .estimator = cfg->estimator, .pick_mean = cfg->pick_mean, .binning = h->binning, .seed = cfg->seed,
         .points = cfg->points, .per_point = cfg->per_point,
         .n_units = n, .n_usable = nv, .a = h->a, .b = h->b, .bins = h->m,
         .nkeys = cfg->points,
@@ -237,7 +249,9 @@ int llc_fit_select(const double *miss, size_t n, const uint8_t *excluded,
         sorted[i] = c[i].value;
     }
     llc_fitp_keys(s->mode, cfg->points, s->mu, s->sigma, sorted, nv, s->key, s->key_p);
-    llc_fitp_strata(s->key, s->nkeys, v, nv, s->mu, &s->strata);
+    /* From the sorted values: the strata's sums then do not depend on
+     * the order of the units. */
+    llc_fitp_strata(s->key, s->nkeys, sorted, nv, s->mu, &s->strata);
 
     const size_t want = cfg->points * cfg->per_point;
     rc = alloc_units(s, want < nv ? want : nv, err, errlen);

@@ -239,8 +239,33 @@ enum llc_fit_key {
     LLC_FIT_KEY_END,      /* K5 */
     LLC_FIT_KEY_EVEN,     /* sigma == 0: evenly spaced unit */
     LLC_FIT_KEY_ALL,      /* fewer usable units than points * per_point: every unit */
+    /* QUANTILE mode: K1..K5 are empirical quantiles, not mu and sigma
+     * points; labelled by the probability they stand for (the median, the
+     * Gaussian's 15.9% point, ...), in the same processing order. */
+    LLC_FIT_KEY_Q50,
+    LLC_FIT_KEY_Q16,
+    LLC_FIT_KEY_Q84,
+    LLC_FIT_KEY_Q02,
+    LLC_FIT_KEY_Q98,
 };
+#define LLC_FIT_KEY_COUNT (LLC_FIT_KEY_Q98 + 1)
 const char *llc_fit_key_name(enum llc_fit_key k);
+/* The label of key j (0-based, processing order) in mode m. */
+enum llc_fit_key llc_fit_key_label(enum llc_fit_key_mode m, size_t j);
+
+/* The whole-cache estimator a selection is read with (§4). */
+enum llc_fit_estimator {
+    LLC_FIT_EST_STRATIFIED_RATIO = 0, /* per stratum, the profile total times the selected units' ratio of new
+                                         to profile values (separate ratio estimator); exact on the profile
+                                         itself (default) */
+    LLC_FIT_EST_STRATIFIED,           /* per stratum, its share times the selected units' mean (§4) */
+    LLC_FIT_EST_RATIO,                /* the profile total times one ratio over all selected units */
+    LLC_FIT_EST_SCALE_UP,             /* the paper's N / n times the sum */
+    LLC_FIT_EST_COUNT,
+};
+const char *llc_fit_estimator_name(enum llc_fit_estimator e);
+/* 0 and *out, or -1 for a name that is none of the above. */
+int llc_fit_estimator_parse(const char *name, enum llc_fit_estimator *out);
 
 enum llc_fit_select_status {
     LLC_FIT_SELECT_KEYS = 0,   /* normal key-point selection */
@@ -256,6 +281,10 @@ struct llc_fit_select_config {
     size_t per_point;             /* units per key c; default 5 */
     uint64_t seed;                /* default LLC_FIT_DEFAULT_SEED */
     unsigned ways;                /* W, to store Disp with the selection; 0 = unknown (Disp NaN) */
+    enum llc_fit_estimator estimator; /* recorded with the selection; default STRATIFIED_RATIO */
+    bool pick_mean;               /* per key, the sets nearest the mean of the key's stratum (not
+                                   * nearest the key): sets typical of their stratum; default true
+                                   * (false: the paper's sets nearest the key, §3.2) */
 };
 void llc_fit_select_config_default(struct llc_fit_select_config *cfg);
 
@@ -266,6 +295,7 @@ struct llc_fit_strata {
     double upper[LLC_FIT_MAX_KEYS];        /* upper boundary of stratum g (midpoint); +INFINITY for the last */
     double pi[LLC_FIT_MAX_KEYS];           /* share of usable profile units in stratum g */
     size_t members[LLC_FIT_MAX_KEYS];      /* usable profile units in stratum g */
+    double profile_sum[LLC_FIT_MAX_KEYS];  /* sum of their profile values; NaN if unknown (old files) */
     size_t centre;                         /* stratum holding mu: empty strata merge towards it */
 };
 /* Stratum of profile value v: the first g with v < upper[g]. */
@@ -274,6 +304,8 @@ size_t llc_fit_stratum_of(const struct llc_fit_strata *s, double v);
 struct llc_fit_selection {
     enum llc_fit_select_status status;
     enum llc_fit_key_mode mode;
+    enum llc_fit_estimator estimator;    /* the headline estimator of later runs */
+    bool pick_mean;                      /* sets picked at their key's stratum mean */
     enum llc_fit_binning binning;        /* resolved */
     uint64_t seed;
     size_t points, per_point;
@@ -312,22 +344,30 @@ int llc_fit_ratio(const double *x_sel, const double *profile_sel, size_t n, doub
                   double *total, char *err, size_t errlen);
 
 struct llc_fit_stratified {
-    double total;
+    double total;                     /* stratum means (LLC_FIT_EST_STRATIFIED) */
+    double ratio_total;               /* stratum ratios (LLC_FIT_EST_STRATIFIED_RATIO); NaN without
+                                         the strata's profile sums */
     size_t count;                     /* strata (as in llc_fit_strata) */
     double pi[LLC_FIT_MAX_KEYS];      /* weights after merging empty strata (0 for merged-away ones) */
     size_t sampled[LLC_FIT_MAX_KEYS]; /* selected units per stratum before merging */
 };
-/* T = population * sum_g pi_g * mean_{k in S_g} x_k, S_g by the units'
- * profile values; an empty S_g gives its weight to its neighbour towards
- * the centre stratum. */
+/* total: T = population * sum_g pi_g * mean_{k in S_g} x_k, S_g by the
+ * units' profile values; an empty S_g gives its weight (and its profile
+ * sum) to its neighbour towards the centre stratum.
+ * ratio_total: T = sum_g P_g * sum_{S_g} x / sum_{S_g} profile, P_g the
+ * stratum's profile sum; a stratum whose selected units all read 0 in the
+ * profile takes its mean term instead. Applied to the profile itself it
+ * gives back the profile's total. */
 int llc_fit_stratified_total(const struct llc_fit_strata *s, const double *profile_sel,
                              const double *x_sel, size_t n, double population,
                              struct llc_fit_stratified *out, char *err, size_t errlen);
 
 struct llc_fit_estimates {
     double scale_up;                  /* paper */
-    double stratified;                /* headline (§4 resolution) */
+    double stratified;                /* stratum means (§4) */
+    double stratified_ratio;          /* stratum ratios; NaN without the strata's profile sums */
     double ratio;                     /* NaN if the selected profile values sum to 0 */
+    double headline;                  /* the selection's estimator */
     struct llc_fit_stratified strata;
 };
 /* All three for a selection; x_sel holds the new values of sel->unit[], in order. */

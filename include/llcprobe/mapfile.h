@@ -69,6 +69,8 @@ struct llc_fitfile_meta {
     const char *page_size;      /* page size the target ran with, "unknown" if not known */
     long masked;                /* sets the map's exclusion mask names, -1 = no mask (in-run map) */
     bool masked_kept;           /* kept in the fit (--include-excluded) rather than left out */
+    bool map_seed_known;        /* map_seed is the profile map's --seed (the simulator's placement) */
+    uint64_t map_seed;
 };
 
 struct llc_fitfile {
@@ -77,6 +79,8 @@ struct llc_fitfile {
     struct llc_map_geometry geo;
     uint32_t units;
     bool raw_counts;
+    bool map_seed_known;           /* false in files written before it was recorded */
+    uint64_t map_seed;             /* the profile map's --seed */
     struct llc_fit_selection *sel; /* owned: free with llc_fitfile_free */
 };
 

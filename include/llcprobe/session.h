@@ -208,6 +208,8 @@ struct llc_sample_config {
 struct llc_sample_interval {
     double t0, t1;
     double scale_up, stratified, ratio, sampled;
+    double stratified_ratio; /* NaN without a selection */
+    double headline;         /* the selection's estimator (fit --estimator); NaN without one */
     double probe_accesses;
     double occ_lines;
     double true_occ_lines, true_target_misses;

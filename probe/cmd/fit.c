@@ -34,12 +34,23 @@ static void usage(FILE *out)
             "  --mode M          key points: auto (default: sigma2 when the Gaussian is\n"
             "                    accepted, R^2 > 0.85, else quantile), sigma2 (start, end =\n"
             "                    mu -+ 2 sigma), range (paper-literal: min and max), quantile\n"
-            "                    (empirical quantiles; for data that are not Gaussian)\n"
+            "                    (empirical quantiles; for data that are not Gaussian; moved to\n"
+            "                    distinct values where they coincide, sets labelled median,\n"
+            "                    q15.9, q84.1, q2.3, q97.7)\n"
             "  --points N        key points used, K1..KN in the order mu, mu-sigma, mu+sigma,\n"
             "                    start, end (1..5, default 5)\n"
             "  --per-point C     sets per key point, 1 to 2^20 (default 5: 25 sets)\n"
             "  --seed S          seed of the selection's tie-break hash, 0 to 2^64-1\n"
             "                    (default 0x9E3779B97F4A7C15)\n"
+            "  --estimator E     whole-cache estimator later runs report as their headline:\n"
+            "                    stratified-ratio (default: per stratum, the profile's total\n"
+            "                    times the chosen sets' ratio of new to profile values; gives\n"
+            "                    back the profile's own total exactly), stratified (stratum\n"
+            "                    means), ratio (one ratio over all chosen sets), scale-up (the\n"
+            "                    paper's N/n times the sum)\n"
+            "  --pick P          sets per key: mean (default: the sets of the key's stratum\n"
+            "                    nearest the stratum's mean, typical of the stratum they stand\n"
+            "                    for), key (the paper's: nearest the key value)\n"
             "  --bin-integrated  model each bin by the family's mass over it (not its density\n"
             "                    at the centre)\n"
             "  --include-excluded  keep the sets the map's exclusion mask names (its baseline\n"
@@ -72,7 +83,12 @@ static void print_summary(const struct llc_fit_report *rep, const struct llc_fit
     printf("families        ");
     for (int f = 0; f < LLC_FIT_FAMILY_COUNT; f++) {
         const struct llc_fit_family_result *r = &rep->fit[f];
-        if (r->status == LLC_FIT_OK || r->status == LLC_FIT_DEGENERATE)
+        /* An AIC of -inf or +inf (a density that is infinite or zero at
+         * some set, e.g. gamma's at a set with 0 misses) ranks nothing. */
+        if ((r->status == LLC_FIT_OK || r->status == LLC_FIT_DEGENERATE) && !isfinite(r->aic))
+            printf("%s R^2 %.3f AIC not applicable (likelihood %s at some set); ", llc_fit_family_name(r->family),
+                   r->r2, r->aic < 0 ? "infinite" : "zero");
+        else if (r->status == LLC_FIT_OK || r->status == LLC_FIT_DEGENERATE)
             printf("%s R^2 %.3f AIC %.1f; ", llc_fit_family_name(r->family), r->r2, r->aic);
         else
             printf("%s %s; ", llc_fit_family_name(r->family), llc_fit_status_name(r->status));
@@ -104,6 +120,18 @@ static void print_summary(const struct llc_fit_report *rep, const struct llc_fit
     for (size_t gi = 0; gi < sel->strata.count; gi++)
         printf(" %.4f", sel->strata.pi[gi]);
     printf("\n");
+    /* Each estimator applied to the profile it was fitted from must give
+     * back the profile's total; how far it misses is its bias here. */
+    struct llc_fit_estimates e;
+    char err[LLC_ERRLEN];
+    if (llc_fit_estimate(sel, sel->profile, &e, err, sizeof(err)) == 0 && sel->profile_total > 0) {
+        const double g = sel->profile_total;
+        printf("in-sample       estimate of this map's own total %.6g: %s (headline) %+.3f%%; stratified-ratio "
+               "%+.3f%%, stratified %+.3f%%, ratio %+.3f%%, scale-up %+.3f%%\n",
+               g, llc_fit_estimator_name(sel->estimator), 100 * (e.headline - g) / g,
+               100 * (e.stratified_ratio - g) / g, 100 * (e.stratified - g) / g, 100 * (e.ratio - g) / g,
+               100 * (e.scale_up - g) / g);
+    }
 }
 
 int llc_fit_cmd_run(const char *cmd, const struct fit_cmd_opts *o, const struct fit_cmd_input *in,
@@ -134,6 +162,7 @@ int llc_fit_cmd_run(const char *cmd, const struct fit_cmd_opts *o, const struct 
     const struct llc_fitfile_meta meta = {.source = in->source, .target = in->target, .machine = in->machine,
                                           .geo = in->geo, .raw_counts = in->raw_counts, .retest_r = retest,
                                           .page_size = in->page_size, .masked = in->masked,
+                                          .map_seed_known = true, .map_seed = in->map_seed,
                                           .masked_kept = in->masked_kept};
     snprintf(path, sizeof(path), "%s.fit.json", o->prefix);
     if (llc_fitfile_write(path, rep, sel, &meta, err, sizeof(err)) < 0) {
@@ -171,7 +200,7 @@ out:
 
 /* ---- the command ------------------------------------------------------------ */
 
-enum { O_MODE = 256, O_POINTS, O_PER_POINT, O_SEED, O_BIN_INT, O_NO_PLOTS, O_INCLUDE, O_HELP };
+enum { O_MODE = 256, O_POINTS, O_PER_POINT, O_SEED, O_BIN_INT, O_NO_PLOTS, O_INCLUDE, O_ESTIMATOR, O_PICK, O_HELP };
 
 int llc_fit_parse_key_mode(const char *s, enum llc_fit_key_mode *out)
 {
@@ -196,6 +225,7 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, c
         {"bin-integrated", no_argument, 0, O_BIN_INT},    {"no-plots", no_argument, 0, O_NO_PLOTS},
         {"output", required_argument, 0, 'o'},            {"quiet", no_argument, 0, 'q'},
         {"include-excluded", no_argument, 0, O_INCLUDE},  {"help", no_argument, 0, O_HELP},
+        {"estimator", required_argument, 0, O_ESTIMATOR}, {"pick", required_argument, 0, O_PICK},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
     *include = false;
@@ -223,6 +253,16 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, c
         case O_SEED:
             if (llc_parse_u64(optarg, &o->select.seed) < 0)
                 return llc_cli_usage("fit", "--seed: '%s' is not a whole number", optarg);
+            break;
+        case O_ESTIMATOR:
+            if (llc_fit_estimator_parse(optarg, &o->select.estimator) < 0)
+                return llc_cli_usage("fit", "--estimator: '%s' is not stratified-ratio, stratified, ratio or scale-up",
+                                     optarg);
+            break;
+        case O_PICK:
+            if (strcmp(optarg, "key") && strcmp(optarg, "mean"))
+                return llc_cli_usage("fit", "--pick: '%s' is not key or mean", optarg);
+            o->select.pick_mean = !strcmp(optarg, "mean");
             break;
         case O_BIN_INT: o->bin_integrated = true; break;
         case O_NO_PLOTS: o->plots = false; break;
@@ -329,7 +369,7 @@ int llc_cmd_fit(int argc, char **argv)
         .sweep1 = m->sweeps >= 2 ? m->sweep_misses : NULL,
         .sweep2 = m->sweeps >= 2 ? m->sweep_misses + m->units : NULL,
         .raw_counts = raw, .geo = &m->geo, .source = path, .target = m->target, .machine = m->machine,
-        .page_size = m->page_size};
+        .page_size = m->page_size, .map_seed = m->seed};
     status = llc_fit_cmd_run("fit", &o, &in, &sel);
 out:
     llc_fit_selection_destroy(sel);

@@ -29,6 +29,7 @@ struct fit_cmd_input {
     bool raw_counts;
     const struct llc_map_geometry *geo;
     const char *source, *target, *machine, *page_size;
+    uint64_t map_seed;            /* the map's --seed (the simulator's page placement) */
 };
 
 /* Returns 0 with *sel (caller frees) or an exit status (1 fail) with the

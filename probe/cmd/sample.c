@@ -271,7 +271,8 @@ static int in_run_fit(struct llc_session *s, const struct sample_opts *so, const
     const struct fit_cmd_input fin = {.x = x, .excluded = excl, .masked = -1, .n = units, .sweep1 = sw1,
                                       .sweep2 = sw2, .raw_counts = true, .geo = &b->geo, .source = path,
                                       .target = in->target, .machine = in->machine,
-                                      .page_size = b->target_pages[0] ? b->target_pages : "unknown"};
+                                      .page_size = b->target_pages[0] ? b->target_pages : "unknown",
+                                      .map_seed = in->seed};
     status = llc_fit_cmd_run("sample", &fo, &fin, sel);
 out:
     llc_session_map_result_free(&m);
@@ -301,10 +302,26 @@ static int choose(struct llc_session *s, const struct sample_opts *so, const str
         if (ff->units != all)
             return llc_cli_fail("sample", "%s: llc.sets: the fit is for %u sets, this LLC has %u", ff->path, ff->units,
                                 all);
-        if (strcmp(ff->page_size, "2M") != 0)
-            llc_cli_warn(quiet, "%s comes from another run of the target (page size %s): with small pages its sets "
+        /* The simulator's placement is its seed's: the same target and seed
+         * place every page where the profile's map had it. */
+        const struct llc_session_info *in = llc_session_info(s);
+        const bool sim = in->sim;
+        const bool same_sim = sim && ff->map_seed_known && ff->map_seed == in->seed && !strcmp(ff->target, in->target) &&
+                              !strncmp(ff->machine, in->machine, strlen(ff->machine));
+        if (same_sim) {
+            if (!quiet)
+                fprintf(stderr, "llcprobe: sample: %s: same target and simulator seed %llu as its map: the same page "
+                                "placement\n",
+                        ff->path, (unsigned long long)in->seed);
+        } else if (strcmp(ff->page_size, "2M") != 0) {
+            char seeds[96] = "";
+            if (sim && ff->map_seed_known)
+                snprintf(seeds, sizeof(seeds), "; its map used simulator seed %llu, this run %llu",
+                         (unsigned long long)ff->map_seed, (unsigned long long)in->seed);
+            llc_cli_warn(quiet, "%s comes from another run of the target (page size %s%s): with small pages its sets "
                                 "may not stand for the same strata here (spec §5a)",
-                         ff->path, ff->page_size);
+                         ff->path, ff->page_size, seeds);
+        }
         c->sel = ff->sel;
     } else {
         if ((status = in_run_fit(s, so, prefix, quiet, own)) != 0)
@@ -326,13 +343,15 @@ static void print_summary(const struct sample_output *so, bool quiet)
     const struct llc_sample_result *r = so->r;
     const struct llc_sample_interval *t = &r->total;
     for (size_t i = 0; !quiet && i < r->count; i++)
-        printf("interval %3zu  %.4g-%.4g s  scale-up %.6g  stratified %.6g  ratio %.6g\n", i, r->iv[i].t0,
-               r->iv[i].t1, r->iv[i].scale_up, r->iv[i].stratified, r->iv[i].ratio);
+        printf("interval %3zu  %.4g-%.4g s  scale-up %.6g  stratified %.6g  stratified-ratio %.6g  ratio %.6g\n",
+               i, r->iv[i].t0, r->iv[i].t1, r->iv[i].scale_up, r->iv[i].stratified, r->iv[i].stratified_ratio,
+               r->iv[i].ratio);
     const double llc_lines = (double)llc_map_units(&so->b->geo) * so->b->geo.llc_ways;
     printf("sample: %s %zu sets, %zu intervals of %g s: whole-cache probe misses %s %.6g (scale-up %.6g, "
-           "stratified %.6g, ratio %.6g)",
-           llc_sample_method_name(c->method), c->n, r->count, c->interval, c->sel ? "stratified" : "scale-up",
-           c->sel ? t->stratified : t->scale_up, t->scale_up, t->stratified, t->ratio);
+           "stratified %.6g, stratified-ratio %.6g, ratio %.6g)",
+           llc_sample_method_name(c->method), c->n, r->count, c->interval,
+           c->sel ? llc_fit_estimator_name(c->sel->estimator) : "scale-up", c->sel ? t->headline : t->scale_up,
+           t->scale_up, t->stratified, t->stratified_ratio, t->ratio);
     if (c->calib)
         printf("; occupancy %.0f lines = %.0f KiB = %.2f%% of the LLC (walk-length search, calibration %s)",
                t->occ_lines, t->occ_lines * so->b->geo.line_size / 1024, 100 * t->occ_lines / llc_lines,

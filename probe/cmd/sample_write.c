@@ -12,6 +12,15 @@
 #include "util/atomic_file.h"
 #include "util/cli.h"
 
+/* The interval field holding the selection's headline estimator. */
+static const char *headline_field(enum llc_fit_estimator e)
+{
+    static const char *const fields[] = {[LLC_FIT_EST_STRATIFIED_RATIO] = "stratified_ratio",
+                                         [LLC_FIT_EST_STRATIFIED] = "stratified", [LLC_FIT_EST_RATIO] = "ratio",
+                                         [LLC_FIT_EST_SCALE_UP] = "scale_up"};
+    return (unsigned)e < LLC_ARRAY_LEN(fields) && fields[e] ? fields[e] : "stratified";
+}
+
 static json_t *num(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
@@ -33,9 +42,10 @@ int llc_sample_write(const struct sample_output *so, char *err, size_t errlen)
     const double llc_lines = (double)llc_map_units(&b->geo) * b->geo.llc_ways;
     for (size_t i = 0; series && i <= count; i++) {
         const struct llc_sample_interval *v = i < count ? &iv[i] : tot;
-        json_t *e = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "t_start", num(v->t0),
-                              "t_end", num(v->t1), "sampled_misses", num(v->sampled), "scale_up", num(v->scale_up),
-                              "stratified", num(v->stratified), "ratio", num(v->ratio), "occupancy_lines",
+        json_t *e = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "t_start",
+                              num(v->t0), "t_end", num(v->t1), "sampled_misses", num(v->sampled), "scale_up",
+                              num(v->scale_up), "stratified", num(v->stratified), "stratified_ratio",
+                              num(v->stratified_ratio), "ratio", num(v->ratio), "occupancy_lines",
                               num(v->occ_lines), "occupancy_bytes", num(v->occ_lines * b->geo.line_size),
                               "occupancy_pct_llc", num(100 * v->occ_lines / llc_lines), "true_occupancy_lines",
                               num(v->true_occ_lines), "true_occupancy_pct_llc",
@@ -46,7 +56,7 @@ int llc_sample_write(const struct sample_output *so, char *err, size_t errlen)
         else
             json_array_append_new(series, e);
     }
-    const char *headline = c->method == LLC_SAMPLE_GAUSSIAN ? "stratified" : "scale_up";
+    const char *headline = c->method == LLC_SAMPLE_GAUSSIAN && c->sel ? headline_field(c->sel->estimator) : "scale_up";
     int bad = !doc || !sets || !series ||
               json_object_update_new(
                   doc, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:i, s:o, s:o, s:s?, s:s?, s:o}", "machine",
@@ -93,11 +103,12 @@ int llc_sample_write(const struct sample_output *so, char *err, size_t errlen)
         return rc;
     FILE *out = llc_afile_stream(f);
     fprintf(out, "interval,t_start,t_end,sampled_misses,scale_up,stratified,ratio,occupancy_lines,"
-                 "occupancy_pct_llc,true_occupancy_lines,true_target_misses\n");
+                 "occupancy_pct_llc,true_occupancy_lines,true_target_misses,stratified_ratio\n");
     for (size_t i = 0; i < count; i++)
-        fprintf(out, "%zu,%.6g,%.6g,%.0f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.0f\n", i, iv[i].t0, iv[i].t1, iv[i].sampled,
-                iv[i].scale_up, iv[i].stratified, iv[i].ratio, iv[i].occ_lines, 100 * iv[i].occ_lines / llc_lines,
-                iv[i].true_occ_lines, iv[i].true_target_misses);
+        fprintf(out, "%zu,%.6g,%.6g,%.0f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.0f,%.6g\n", i, iv[i].t0, iv[i].t1,
+                iv[i].sampled, iv[i].scale_up, iv[i].stratified, iv[i].ratio, iv[i].occ_lines,
+                100 * iv[i].occ_lines / llc_lines, iv[i].true_occ_lines, iv[i].true_target_misses,
+                iv[i].stratified_ratio);
     return llc_afile_commit(f, err, errlen);
 }
 

@@ -32,6 +32,7 @@ static int enum_of(const char *(*name)(int), int count, const char *s)
 }
 static const char *key_name(int k) { return llc_fit_key_name((enum llc_fit_key)k); }
 static const char *mode_name(int k) { return llc_fit_key_mode_name((enum llc_fit_key_mode)k); }
+static const char *estimator_name(int k) { return llc_fit_estimator_name((enum llc_fit_estimator)k); }
 static const char *status_name(int k) { return llc_fit_select_status_name((enum llc_fit_select_status)k); }
 static const char *binning_name(int k) { return llc_fit_binning_name((enum llc_fit_binning)k); }
 
@@ -140,6 +141,20 @@ static int read_strata(const struct jget *g, const json_t *sel, size_t n_usable,
                 st->members[k] = (size_t)json_integer_value(e);
         }
     }
+    /* Profile sums per stratum (for the stratified-ratio estimator): files
+     * written before them have none, and that estimator is then NaN. */
+    arr = json_object_get(o, "profile_sum");
+    for (size_t k = 0; k < st->count; k++) {
+        const json_t *e = arr ? json_array_get(arr, k) : NULL;
+        st->profile_sum[k] = NAN;
+        if (!arr)
+            continue;
+        if (!json_is_array(arr) || json_array_size(arr) != st->count || !json_is_number(e) ||
+            !(json_number_value(e) >= 0))
+            return jget_fail(g, -EINVAL, "selection.strata.profile_sum", "not an array of %zu numbers >= 0",
+                             st->count);
+        st->profile_sum[k] = json_number_value(e);
+    }
     if ((rc = jget_uint(g, o, "centre", "selection.strata.centre", 0, st->count - 1, &v)) < 0)
         return rc;
     st->centre = (size_t)v;
@@ -176,7 +191,7 @@ static int read_units(const struct jget *g, const json_t *sel, uint32_t units, s
             if (s->unit[j] == s->unit[i])
                 return jget_fail(g, -EINVAL, field, "set %zu is listed twice", s->unit[i]);
         snprintf(field, sizeof(field), "selection.units[%zu].label", i);
-        if ((rc = read_enum(g, e, "label", field, key_name, LLC_FIT_KEY_ALL + 1, &label)) < 0)
+        if ((rc = read_enum(g, e, "label", field, key_name, LLC_FIT_KEY_COUNT, &label)) < 0)
             return rc;
         s->label[i] = (enum llc_fit_key)label;
         snprintf(field, sizeof(field), "selection.units[%zu].profile", i);
@@ -220,6 +235,14 @@ static int read_selection(const struct jget *g, const json_t *doc, uint32_t unit
     if (rc == 0 && (rc = read_enum(g, sel, "mode", "selection.mode", mode_name, LLC_FIT_KEYS_QUANTILE + 1,
                                    &e)) == 0)
         s->mode = (enum llc_fit_key_mode)e;
+    /* The estimator: files written before it was recorded used the
+     * stratum means. */
+    s->estimator = LLC_FIT_EST_STRATIFIED;
+    if (rc == 0 && json_object_get(sel, "estimator") &&
+        (rc = read_enum(g, sel, "estimator", "selection.estimator", estimator_name, LLC_FIT_EST_COUNT, &e)) == 0)
+        s->estimator = (enum llc_fit_estimator)e;
+    const json_t *pick = json_object_get(sel, "pick");
+    s->pick_mean = json_is_string(pick) && !strcmp(json_string_value(pick), "mean");
     if (rc == 0 && (rc = read_enum(g, sel, "binning", "selection.binning", binning_name,
                                    LLC_FIT_BINS_AUTO + 1, &e)) == 0)
         s->binning = (enum llc_fit_binning)e;
@@ -283,6 +306,10 @@ int llc_fitfile_read(const char *path, struct llc_fitfile **out, char *err, size
             goto out;
         }
     }
+    /* The profile map's seed: absent in files written before it was. */
+    const json_t *seed = json_object_get(doc, "map_seed");
+    f->map_seed_known = json_is_integer(seed) && json_integer_value(seed) >= 0;
+    f->map_seed = f->map_seed_known ? (uint64_t)json_integer_value(seed) : 0;
     if ((rc = jget_string(&g, doc, "statistic", "statistic", &s)) < 0)
         goto out;
     if (strcmp(s, "misses") && strcmp(s, "misses_per_s")) {

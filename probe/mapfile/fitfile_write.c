@@ -67,10 +67,9 @@ static json_t *dispersion_json(const struct llc_fit_report *rep, double retest)
 static json_t *selection_json(const struct llc_fit_selection *s)
 {
     json_t *keys = json_array(), *units = json_array();
-    static const enum llc_fit_key order[] = {LLC_FIT_KEY_PEAK, LLC_FIT_KEY_MINUS, LLC_FIT_KEY_PLUS,
-                                             LLC_FIT_KEY_START, LLC_FIT_KEY_END};
     for (size_t i = 0; keys && i < s->nkeys; i++)
-        json_array_append_new(keys, json_pack("{s:s, s:o, s:o}", "label", llc_fit_key_name(order[i]), "value",
+        json_array_append_new(keys, json_pack("{s:s, s:o, s:o}", "label",
+                                              llc_fit_key_name(llc_fit_key_label(s->mode, i)), "value",
                                               num(s->key[i]), "p", num(s->key_p[i])));
     for (size_t i = 0; units && i < s->n; i++)
         json_array_append_new(units, json_pack("{s:I, s:s, s:o, s:I}", "unit", (json_int_t)s->unit[i], "label",
@@ -80,14 +79,16 @@ static json_t *selection_json(const struct llc_fit_selection *s)
     json_t *members = json_array();
     for (size_t g = 0; members && g < st->count; g++)
         json_array_append_new(members, json_integer((json_int_t)st->members[g]));
-    json_t *strata = json_pack("{s:o, s:o, s:o, s:o, s:I}", "key", reals(st->key, st->count), "upper",
+    json_t *strata = json_pack("{s:o, s:o, s:o, s:o, s:o, s:I}", "key", reals(st->key, st->count), "upper",
                                reals(st->upper, st->count), "pi", reals(st->pi, st->count), "members",
-                               members, "centre", (json_int_t)st->centre);
+                               members, "profile_sum", reals(st->profile_sum, st->count), "centre",
+                               (json_int_t)st->centre);
     char seed[24];
     snprintf(seed, sizeof(seed), "0x%016llx", (unsigned long long)s->seed);
-    return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, "
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, "
                      "s:o, s:o, s:o}",
                      "status", llc_fit_select_status_name(s->status), "mode", llc_fit_key_mode_name(s->mode),
+                     "estimator", llc_fit_estimator_name(s->estimator), "pick", s->pick_mean ? "mean" : "key",
                      "binning", llc_fit_binning_name(s->binning), "seed", seed, "points", (json_int_t)s->points,
                      "per_point", (json_int_t)s->per_point, "n_units", (json_int_t)s->n_units, "n_usable",
                      (json_int_t)s->n_usable, "mu", num(s->mu), "sigma", num(s->sigma), "a", num(s->a), "b",
@@ -107,6 +108,8 @@ int llc_fitfile_write(const char *path, const struct llc_fit_report *rep, const 
               json_object_set_new(doc, "target", json_string(meta->target ? meta->target : "")) |
               json_object_set_new(doc, "machine", json_string(meta->machine ? meta->machine : "")) |
               json_object_set_new(doc, "page_size", json_string(meta->page_size ? meta->page_size : "unknown")) |
+              json_object_set_new(doc, "map_seed",
+                                  meta->map_seed_known ? json_integer((json_int_t)meta->map_seed) : json_null()) |
               json_object_set_new(doc, "llc",
                                   json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:I, s:i}", "line_size",
                                             (int)g->line_size, "sets_per_slice", (int)g->sets_per_slice, "slices",

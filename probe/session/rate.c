@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "map/rate_search.h"
 #include "session/session_internal.h"
 #include "util/cli.h"
 
@@ -24,10 +25,10 @@
 #define PLANTED 1024
 #define MAX_WARM_SHARE 0.5
 #define DEFAULT_RATE 1e8
-/* --rate linear: search range and steps. */
-#define LINEAR_LO 1e6
-#define LINEAR_HI 1e10
-#define LINEAR_STEPS 8
+/* --rate linear: trial dwell as a share of the map's, and at most as long
+ * as this many probe accesses per set take. */
+#define LINEAR_DWELL_SHARE 0.05
+#define LINEAR_TRIAL_ACCESSES 500.0
 
 /* One trial: a fresh simulator (target from its start) with the probe at
  * rate and, when k is given, the planted co-runner; one sweep of the map's
@@ -107,38 +108,43 @@ static double warm_up(const struct llc_sim_config *cfg, double rate, double walk
     return 2.0 * walk * walked / rate;
 }
 
+struct linear_trial_ctx {
+    struct llc_session *s;
+    const struct llc_sim_config *cfg;
+    const struct llc_map_sim_options *base;
+    double walked, dwell;
+};
+
+/* One trial of the linear-regime search: the target alone at rate, no
+ * longer than LINEAR_TRIAL_ACCESSES probe accesses per set take (q needs
+ * no more; a simulated trial's cost grows with the rate). */
+static int linear_trial(void *ctx, double rate, struct llc_map_rate_trial *t, char *err, size_t errlen)
+{
+    const struct linear_trial_ctx *c = ctx;
+    const double dwell = fmin(c->dwell, LINEAR_TRIAL_ACCESSES * c->walked / rate);
+    const int rc = run_trial(&c->s->cfg, c->cfg, c->base, rate, NULL, 0, NULL, 0,
+                             dwell + warm_up(c->cfg, rate, c->walked), t, NULL, err, errlen);
+    if (rc == 0)
+        trial_line(c->s, t);
+    return rc;
+}
+
 static int search_linear(struct llc_session *s, const struct llc_sim_config *cfg,
-                         const struct llc_map_sim_options *base, double walked, char *err, size_t errlen)
+                         const struct llc_map_sim_options *base, double dwell, double workload_dwell,
+                         double walked, char *err, size_t errlen)
 {
     struct llc_map_rate_selection *sel = &s->rate_sel;
     char why[LLC_ERRLEN];
-    sel->method = "linear";
-    double lo = LINEAR_LO, hi = LINEAR_HI, rate = s->cfg.rate;
-    for (unsigned step = 0; step < LINEAR_STEPS && sel->n < LLC_MAP_RATE_MAX_TRIALS; step++) {
-        struct llc_map_rate_trial *t = &sel->trials[sel->n];
-        const int rc = run_trial(&s->cfg, cfg, base, rate, NULL, 0, NULL, 0,
-                                 sel->dwell_s + warm_up(cfg, rate, walked), t, NULL, why, sizeof(why));
-        if (rc < 0)
-            return llc_errf(err, errlen, llc_session_fail_code(rc), "choosing the probe rate: %s", why);
-        sel->n++;
-        trial_line(s, t);
-        double next;
-        const int step_rc = llc_map_rate_linear_step(rate, t, &lo, &hi, &next);
-        if (step_rc < 0)
-            return llc_errf(err, errlen, -EIO,
-                            "choosing the probe rate: no probe access counted at %.3g (dwell too short?)", rate);
-        if (step_rc == 0) {
-            sel->chosen = (int)sel->n - 1;
-            snprintf(sel->why, sizeof(sel->why),
-                     "linear-regime rule (spec 1.3): median q %.3f <= 0.05, p95 %.3f <= 0.1, max %.3f <= 0.3",
-                     t->q_median, t->q_p95, t->q_max);
-            return 0;
-        }
-        rate = next;
-    }
-    sel->chosen = (int)sel->n - 1;
-    snprintf(sel->why, sizeof(sel->why), "linear-regime rule (spec 1.3) not met within %u steps: the last rate tried",
-             LINEAR_STEPS);
+    /* Shorter trials than auto's: q needs no planted pattern, and a long
+     * trace's dwell would make each trial minutes long. */
+    sel->dwell_s = fmax(dwell * LINEAR_DWELL_SHARE, workload_dwell * TRIAL_DWELL_SHARE);
+    struct linear_trial_ctx lc = {.s = s, .cfg = cfg, .base = base, .walked = walked, .dwell = sel->dwell_s};
+    struct llc_map_rate_search_config rc;
+    llc_map_rate_search_config_default(&rc);
+    rc.start = s->cfg.rate;
+    const int r = llc_map_rate_search(&rc, linear_trial, &lc, sel, why, sizeof(why));
+    if (r < 0)
+        return llc_errf(err, errlen, llc_session_fail_code(r), "choosing the probe rate: %s", why);
     return 0;
 }
 
@@ -247,7 +253,7 @@ int llc_session_select_rate(struct llc_session *s, const struct llc_sim_config *
     struct llc_map_sim_options trial_base = *base;
     trial_base.repeat = base->trace != NULL;
     const int rc = c->rate_mode == LLC_SESSION_RATE_LINEAR
-                       ? search_linear(s, cfg, &trial_base, walked, err, errlen)
+                       ? search_linear(s, cfg, &trial_base, dwell, workload_dwell, walked, err, errlen)
                        : search_auto(s, cfg, &trial_base, dwell, walked, err, errlen);
     if (rc < 0)
         return rc;

@@ -142,15 +142,17 @@ static void interval_of(struct llc_session *s, const struct llc_sample_config *c
         v->probe_accesses += (double)m->accesses[c->units[k]];
     }
     llc_fit_scale_up(x, c->n, all, &v->scale_up, NULL, 0);
-    v->stratified = v->ratio = NAN;
+    v->stratified = v->ratio = v->stratified_ratio = v->headline = NAN;
     v->occ_lines = NAN;
     struct llc_fit_estimates est;
     if (c->sel && llc_fit_estimate(c->sel, x, &est, why, sizeof(why)) == 0) {
         v->stratified = est.stratified;
+        v->stratified_ratio = est.stratified_ratio;
         v->ratio = est.ratio;
+        v->headline = est.headline;
     }
     if (c->method == LLC_SAMPLE_GLOBAL)
-        v->stratified = v->ratio = v->scale_up;
+        v->stratified = v->ratio = v->stratified_ratio = v->scale_up;
     v->true_occ_lines = v->true_target_misses = NAN;
     if (tmiss) {
         llc_map_sim_truth(b, occ, NULL, tmiss + all);
@@ -171,6 +173,8 @@ static void add(struct llc_sample_interval *tot, const struct llc_sample_interva
     tot->probe_accesses += v->probe_accesses;
     tot->scale_up += v->scale_up;
     tot->stratified += v->stratified;
+    tot->stratified_ratio += v->stratified_ratio;
+    tot->headline += v->headline;
     tot->ratio += v->ratio;
     tot->occ_lines += v->occ_lines;
     tot->true_occ_lines += v->true_occ_lines;

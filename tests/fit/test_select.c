@@ -53,7 +53,12 @@ static void test_default_selection(void **state)
 {
     (void)state;
     double *x = testdata(TD_NORMAL, N, 5000, 300, 0, 1, 21);
-    struct llc_fit_selection *s = select_ok(x, N, NULL, NULL);
+    /* The paper's rule of §3.2, sets nearest the key (--pick key); the
+     * default picks at the stratum's mean (test_insample.c). */
+    struct llc_fit_select_config key_pick;
+    llc_fit_select_config_default(&key_pick);
+    key_pick.pick_mean = false;
+    struct llc_fit_selection *s = select_ok(x, N, NULL, &key_pick);
     assert_int_equal(s->status, LLC_FIT_SELECT_KEYS);
     assert_int_equal(s->n, 25);
     assert_int_equal(s->nkeys, 5);
@@ -152,6 +157,7 @@ static void test_hash_tie_break(void **state)
         x[k] = 100 + (double)(k % 7);
     struct llc_fit_select_config cfg;
     llc_fit_select_config_default(&cfg);
+    cfg.pick_mean = false; /* the key rule's ties */
     for (int round = 0; round < 2; round++) {
         cfg.seed = round ? 12345 : LLC_FIT_DEFAULT_SEED;
         struct llc_fit_selection *s = select_ok(x, N, NULL, &cfg);
@@ -196,6 +202,8 @@ static void test_fill_outward(void **state)
     struct llc_fit_select_config cfg;
     llc_fit_select_config_default(&cfg);
     cfg.points = 1;
+    cfg.mode = LLC_FIT_KEYS_SIGMA2; /* the bin rule (auto would take quantile keys for these two levels) */
+    cfg.pick_mean = false;
     struct llc_fit_selection *s = select_ok(x, 26, NULL, &cfg);
     assert_int_equal(s->bins, 7);
     assert_int_equal(s->n, 5);
@@ -282,6 +290,7 @@ static void test_modes(void **state)
     struct llc_fit_select_config cfg;
     llc_fit_select_config_default(&cfg);
     cfg.mode = LLC_FIT_KEYS_SIGMA2;
+    cfg.pick_mean = false; /* where each key's sets lie: the key rule */
 
     struct llc_fit_selection *s = select_ok(x, N, NULL, &cfg);
     assert_true(s->mu - 2 * s->sigma < s->a);

@@ -19,7 +19,7 @@ g = f["families"][0]["params"]
 sys.exit(0 if abs(g["mu"] - mu) < 1e-6 * mu and abs(g["sigma"] - sd) < 1e-6 * sd else 1)
 PY
 jcheck "25 distinct sets, 5 per key, strata weights sum to 1" "$tmp/g.fit.json" \
-  'len(set(u["unit"] for u in d["selection"]["units"]))==25 and all(sum(1 for u in d["selection"]["units"] if u["label"]==k)==5 for k in ("mu","mu-sigma","mu+sigma","start","end")) and abs(sum(d["selection"]["strata"]["pi"])-1)<1e-9'
+  'len(set(u["unit"] for u in d["selection"]["units"]))==25 and len(d["selection"]["keys"])==5 and all(sum(1 for u in d["selection"]["units"] if u["label"]==k["label"])==5 for k in d["selection"]["keys"]) and [k["label"] for k in d["selection"]["keys"]]==(["mu","mu-sigma","mu+sigma","start","end"] if d["selection"]["mode"]!="quantile" else ["median","q15.9","q84.1","q2.3","q97.7"]) and abs(sum(d["selection"]["strata"]["pi"])-1)<1e-9'
 jcheck "selected profile values are the map's" "$tmp/g.fit.json" \
   'all(u["profile"]==json.load(open(sys.argv[1].replace(".fit.json",".map.json")))["sets"]["misses"][u["unit"]] for u in d["selection"]["units"])'
 jcheck "dispersion verdict in words" "$tmp/g.fit.json" \

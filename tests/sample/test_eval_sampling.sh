@@ -26,7 +26,7 @@ check "pmu counts one set at a time: sweeps, not Global maps" \
 bash "$eval" --bin "$bin" --out "$tmp/s" --quick --dry-run >"$tmp/s.plan" 2>/dev/null
 check_rc "simulator dry run" 0 $?
 check "simulator plan: presets and workloads, nothing run" \
-  'grep -q -- "map --backend sim --preset intel8 --seed 1 -o $tmp/s/intel8-gauss30.prof" "$tmp/s.plan" && [ ! -e "$tmp/s/intel8-gauss30.prof.map.json" ]'
+  'grep -q -- "map --backend sim --preset intel8 --seed 1 --rate 2.5e7 -o $tmp/s/intel8-gauss30.prof" "$tmp/s.plan" && [ ! -e "$tmp/s/intel8-gauss30.prof.map.json" ]'
 
 bash "$eval" --bin "$bin" --backend warp --dry-run >/dev/null 2>&1; check_rc "unknown backend" 2 $?
 bash "$eval" --bin "$bin" --backend timing --restart --dry-run >/dev/null 2>&1; check_rc "--restart on hardware" 2 $?

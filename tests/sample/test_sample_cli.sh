@@ -8,7 +8,7 @@ sim=(--backend sim --preset intel8 --workload gaussian:size=16M,cv=0.5)
 check_rc "gaussian25 in-run" 0 $?
 jcheck "in-run map and fit written" "$tmp/g.fit.json" 'd["format"]=="llcprobe-fit" and len(d["selection"]["units"])==25'
 jcheck "sample json" "$tmp/g.sample.json" \
-  'd["format"]=="llcprobe-sample" and d["method"]=="gaussian" and d["headline"]=="stratified" and len(d["sets"])==25 and len(d["intervals"])==4'
+  'd["format"]=="llcprobe-sample" and d["method"]=="gaussian" and d["headline"]=="stratified_ratio" and len(d["sets"])==25 and len(d["intervals"])==4'
 jcheck "sampled sets are the fit's" "$tmp/g.sample.json" \
   'd["sets"]==[u["unit"] for u in json.load(open(sys.argv[1].replace(".sample.json",".fit.json")))["selection"]["units"]]'
 jcheck "scale-up is N/n times the sampled misses" "$tmp/g.sample.json" \
@@ -28,8 +28,15 @@ jcheck "fit records it" "$tmp/g.fit.json" 'd["page_size"]=="4K"'
 # The same sets from the fit file.
 "$bin" sample "${sim[@]}" --fit "$tmp/g.fit.json" --intervals 2 -o "$tmp/f" >/dev/null 2>"$tmp/fw"
 check_rc "--fit FILE" 0 $?
-grep -q "g.fit.json comes from another run of the target (page size 4K)" "$tmp/fw" && ok "small-page warning names the size" \
-  || bad "warning: $(cat "$tmp/fw")"
+# Same target, same simulator seed: the same placement, so no warning
+# (it used to claim another run); another seed is another placement.
+grep -q "g.fit.json: same target and simulator seed 1 as its map: the same page placement" "$tmp/fw" \
+  && ! grep -q "another run" "$tmp/fw" && ok "same seed: same placement, no warning" || bad "same seed: $(cat "$tmp/fw")"
+jcheck "fit records the map's seed" "$tmp/g.fit.json" 'd["map_seed"]==1'
+"$bin" sample "${sim[@]}" --seed 2 --fit "$tmp/g.fit.json" --intervals 2 -o "$tmp/f2" >/dev/null 2>"$tmp/fw2"
+check_rc "--fit FILE, another seed" 0 $?
+grep -q "g.fit.json comes from another run of the target (page size 4K; its map used simulator seed 1, this run 2)" \
+  "$tmp/fw2" && ok "another seed: small-page warning names the size and the seeds" || bad "warning: $(cat "$tmp/fw2")"
 "$bin" fit "$tmp/g.map.json" -o "$tmp/h" -q --no-plots
 "$python" -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["target_page_size"]; json.dump(d,open(sys.argv[2],"w"))' \
   "$tmp/g.map.json" "$tmp/old.map.json"
