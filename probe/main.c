@@ -22,6 +22,7 @@ static const struct command commands[] = {
     {"calibrate", llc_cmd_calibrate, "probe misses per set against lines held: the occupancy scale for sample"},
     {"mrc", llc_cmd_mrc, "miss-ratio curves from sampled reuse distances (StatCache, StatStack)"},
     {"phase", llc_cmd_phase, "online program phases (ScarPhase) from live samples or a trace"},
+    {"profile", llc_cmd_profile, "profile one program alone: phases, reuse histograms, solo CPI (input of predict)"},
     {"predict", llc_cmd_predict, "programs profiled alone, predicted sharing the LLC: misses, occupancy, slowdown"},
 };
 

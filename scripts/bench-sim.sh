@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Simulator throughput (amd32 preset, LRU and DRRIP LLC, L2 on; see
-# tests/sim/bench_sim.c for the access stream). Builds bench_sim in build/
+# tests/sim/bench_sim.c for the access stream), and the timed co-run of four
+# such programs (sim --corun) measured in the same run, with its ratio to
+# the single-agent LRU rate (sim_corun4_ratio; sim_corun4_cpu_ratio from
+# process CPU time, steadier on a loaded host). Builds bench_sim in build/
 # (configuring it if missing; BUILD_DIR=dir to use another build tree).
 #
-#   scripts/bench-sim.sh                      one run; last two lines:
+#   scripts/bench-sim.sh                      one run; last three lines:
 #     sim_lru_accesses_per_s: N 1/s
 #     sim_drrip_accesses_per_s: N 1/s
+#     sim_corun4_accesses_per_s: N 1/s
 #   scripts/bench-sim.sh --baseline BIN [--rounds N]
 #     N rounds (default 5) of this tree's bench_sim and BIN (another
 #     build's bench_sim) interleaved, alternating which goes first; prints
@@ -73,7 +77,7 @@ for f in $figures; do
   read -r mn mb mr lo hi <<<"$s"
   echo "$f: new median $mn, baseline median $mb, ratio median $mr [$lo, $hi] over $rounds rounds"
   case "$f" in
-    sim_lru_accesses_per_s|sim_drrip_accesses_per_s) headline+="$f: $mn 1/s"$'\n' ;;
+    sim_lru_accesses_per_s|sim_drrip_accesses_per_s|sim_corun4_accesses_per_s) headline+="$f: $mn 1/s"$'\n' ;;
   esac
   echo "${f%_accesses_per_s}_ratio: $mr x" >> "$out/ratios"
 done

@@ -306,6 +306,58 @@ void llc_sim_reset_counters(struct llc_sim *sim);
 /* Current DRRIP PSEL value (0 if the LLC is not DRRIP). */
 uint32_t llc_sim_psel(const struct llc_sim *sim);
 
+/* --- timed agents (the co-run kernel) ---------------------------------- */
+
+/* One agent of a timed co-run: each agent has its own clock (cycles), and
+ * each access advances it by instr[i] * cpi + cost[level] (the caller puts
+ * the latency of the level that served it, divided by the memory-level
+ * parallelism, in cost[]). The caller owns the buffer: physical addresses,
+ * their LLC sets (llc_sim_geometry_locate) and the instructions executed
+ * since the agent's previous access. */
+struct llc_sim_timed_agent {
+    const uint64_t *paddr;
+    const uint32_t *set;
+    const uint32_t *instr;
+    uint32_t pos, len;          /* next access to issue; accesses buffered */
+    double clock;               /* cycles */
+    double cpi;                 /* base cycles per instruction */
+    double cost[3];             /* cycles by enum llc_sim_level */
+    uint64_t instructions;      /* executed, through the last access issued */
+    uint64_t stop_at;           /* hand back once instructions reach this */
+    uint64_t levels[3];         /* accesses served by each level */
+    bool done;                  /* not scheduled any more */
+    /* The private level's work done ahead (llc_sim_timed_prepare), or NULL. */
+    struct llc_sim_timed_prep *prep;
+};
+
+/* Scratch for llc_sim_timed_prepare, for buffers of up to cap accesses. */
+struct llc_sim_timed_prep;
+int llc_sim_timed_prep_create(uint32_t cap, struct llc_sim_timed_prep **out);
+void llc_sim_timed_prep_destroy(struct llc_sim_timed_prep *prep);
+/* In a hierarchy without inclusion an agent's L2 never depends on the LLC
+ * or on the other agents, so the L2 half of the buffered accesses
+ * paddr[pos..len) can be done at once, ahead of the clock order (as
+ * llc_sim_run does); the kernel then only takes the L2 misses to the LLC.
+ * Call after every refill with ag->prep set. Returns 1 if done (the
+ * accesses must then all be issued before the next prepare), 0 if the
+ * hierarchy is inclusive (the kernel does each access whole), or a
+ * negative code (-ERANGE, -ENOMEM as llc_sim_access_phys). */
+int llc_sim_timed_prepare(struct llc_sim *sim, unsigned agent, struct llc_sim_timed_agent *ag);
+
+/* Runs the agents in clock order: always the agent with the earliest clock
+ * (ties to the lower index) issues its next access. Returns the index of
+ * the agent that needs the caller -- it has just issued the last buffered
+ * access, or reached stop_at, or was picked with nothing buffered -- or n
+ * when every agent is done, or a negative code (-ERANGE, -ENOMEM as
+ * llc_sim_access_phys) with the failing access not issued. Agent i is the
+ * simulator's agent i; n <= the configured agents. */
+int llc_sim_run_timed(struct llc_sim *sim, struct llc_sim_timed_agent *ag, unsigned n);
+/* Translates (unless phys) and locates addrs[0..n) of agent as
+ * llc_sim_translate would, one by one in order, into paddr[] and their LLC
+ * sets set[]; 0 or the first error (-ERANGE, -ENOMEM, -EINVAL). */
+int llc_sim_locate_batch(struct llc_sim *sim, unsigned agent, const uint64_t *addrs, size_t n,
+                         bool phys, uint64_t *paddr, uint32_t *set);
+
 /* --- standalone page allocator ------------------------------------------ */
 
 /* The allocator inside llc_sim, usable alone: per agent, virtual pages map to

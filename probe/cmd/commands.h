@@ -14,5 +14,6 @@ int llc_cmd_calibrate(int argc, char **argv);
 int llc_cmd_mrc(int argc, char **argv);
 int llc_cmd_phase(int argc, char **argv);
 int llc_cmd_predict(int argc, char **argv);
+int llc_cmd_profile(int argc, char **argv);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/sim_cmd.h"
 #include "llcprobe/common.h"
 #include "llcprobe/sim.h"
 #include "llcprobe/simrun.h"
@@ -66,8 +67,10 @@ static void usage(FILE *out)
             "  -q, --quiet        no progress display\n"
             "  --list-workloads   print only the workload SPEC list below\n"
             "  -h, --help         this text\n\n"
-            "exit status: 0 ok, 1 bad value or failed run, 2 bad usage.\n\n%s",
-            MAX_NOISE, (unsigned long long)DEFAULT_DURATION, llc_workload_help());
+            "exit status: 0 ok, 1 bad value or failed run, 2 bad usage.\n\n",
+            MAX_NOISE, (unsigned long long)DEFAULT_DURATION);
+    llc_sim_corun_usage(out);
+    fprintf(out, "\n%s", llc_workload_help());
 }
 
 static int parse_rate(const char *opt, const char *s, double *out)
@@ -166,34 +169,42 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
     return 0;
 }
 
-static int build_config(const struct sim_opts *o, struct llc_sim_config *c)
+int llc_sim_cmd_config(const char *preset, const char *policy, const char *inclusion,
+                       bool no_l2, uint32_t page_size, uint64_t seed, unsigned agents,
+                       struct llc_sim_config *c)
 {
     char err[LLC_ERRLEN];
-    if (llc_sim_preset(o->preset, c, err, sizeof(err)) < 0)
+    if (llc_sim_preset(preset, c, err, sizeof(err)) < 0)
         return llc_cli_fail("--preset", "%s", err);
-    if (o->policy) {
-        const int p = llc_sim_policy_parse(o->policy, err, sizeof(err));
+    if (policy) {
+        const int p = llc_sim_policy_parse(policy, err, sizeof(err));
         if (p < 0)
             return llc_cli_fail("--policy", "%s", err);
         c->llc_policy = (enum llc_sim_policy)p;
     }
-    if (o->inclusion) {
-        const char *name = strcmp(o->inclusion, "victim") == 0 ? "exclusive" : o->inclusion;
+    if (inclusion) {
+        const char *name = strcmp(inclusion, "victim") == 0 ? "exclusive" : inclusion;
         const int i = llc_sim_inclusion_parse(name, err, sizeof(err));
         if (i < 0)
             return llc_cli_fail("--inclusion", "%s", err);
         c->inclusion = (enum llc_sim_inclusion)i;
     }
-    if (o->no_l2) {
+    if (no_l2) {
         c->l2_sets = 0;
         c->l2_ways = 0;
     }
-    c->page_size = o->page_size;
-    c->seed = o->seed;
-    c->agents = 1 + o->nnoise;
+    c->page_size = page_size;
+    c->seed = seed;
+    c->agents = agents;
     if (llc_sim_config_check(c, err, sizeof(err)) < 0)
         return llc_cli_fail("sim", "%s", err);
     return 0;
+}
+
+static int build_config(const struct sim_opts *o, struct llc_sim_config *c)
+{
+    return llc_sim_cmd_config(o->preset, o->policy, o->inclusion, o->no_l2, o->page_size, o->seed,
+                              1 + o->nnoise, c);
 }
 
 /* Trace data records, for the progress bar of a whole-trace run. */
@@ -237,7 +248,7 @@ static int check_writable(const char *path)
     return 0;
 }
 
-static void csv_path_for(const char *json, char *buf, size_t len)
+void llc_sim_cmd_csv_path(const char *json, char *buf, size_t len)
 {
     const size_t n = strlen(json);
     if (n > 5 && strcmp(json + n - 5, ".json") == 0)
@@ -301,6 +312,9 @@ static void print_summary(struct llc_simrun *r, const char *preset, double wall)
 
 int llc_cmd_sim(int argc, char **argv)
 {
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--corun") == 0)
+            return llc_cmd_sim_corun(argc, argv);
     struct sim_opts o;
     int rc = parse_args(argc, argv, &o);
     if (rc)
@@ -320,7 +334,7 @@ int llc_cmd_sim(int argc, char **argv)
     if (o.trace && !o.duration_given && (rc = trace_records(o.trace, &expected)) != 0)
         return rc;
     char csv[4096];
-    csv_path_for(o.out, csv, sizeof(csv));
+    llc_sim_cmd_csv_path(o.out, csv, sizeof(csv));
     if ((rc = check_writable(o.out)) != 0 || (rc = check_writable(csv)) != 0)
         return rc;
 

@@ -11,7 +11,17 @@
  *
  * One untimed pass warms the caches and the page tables, then passes are
  * timed until ~1.5 s have gone. The rates per second of wall time and of
- * this process's CPU time; the last two lines are the headline (wall). */
+ * this process's CPU time; the last lines are the headline (wall).
+ *
+ * corun4: the timed co-run (llcprobe/corun.h) of four programs of the same
+ * kind (streams of the same length, seeds 42..45, each in its own
+ * address space) on the same preset and policy, each access paying its
+ * level's latency: whole runs from a fresh simulator (translation, window
+ * bookkeeping and clock order included, solo runs not) until ~1.5 s have
+ * gone. sim_corun4_ratio = corun4 / single-agent LRU rate, same run.
+ * untimed4: the same four streams through a 4-agent simulator round robin
+ * (64 accesses a turn, batch path, no clocks): corun4 / untimed4 is the
+ * cost of the timing alone. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +30,7 @@
 #include <time.h>
 
 #include "llcprobe/common.h"
+#include "llcprobe/corun.h"
 #include "llcprobe/sim.h"
 #include "sim/rng.h"
 
@@ -102,6 +113,71 @@ out:
     return rc;
 }
 
+static int bench_corun4(uint64_t *const streams[4], size_t n, double *rate, double *cpu_rate)
+{
+    char err[LLC_ERRLEN];
+    struct llc_sim_config cfg;
+    int rc = llc_sim_preset("amd32", &cfg, err, sizeof(err));
+    if (rc < 0)
+        goto out;
+    struct llc_corun_agent ag[4];
+    for (unsigned i = 0; i < 4; i++) {
+        ag[i] = (struct llc_corun_agent){.source = LLC_CORUN_ARRAY, .addrs = streams[i], .n = n};
+        llc_corun_agent_default(&ag[i]);
+    }
+    struct llc_corun_params p;
+    llc_corun_params_default(&p);
+    p.solo = false;
+    uint64_t done = 0;
+    const double t0 = now_s(), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    double t1;
+    struct llc_corun_result *r = NULL;
+    do {
+        llc_corun_free(r);
+        rc = llc_corun_run(&cfg, ag, 4, &p, &r, err, sizeof(err));
+        if (rc < 0)
+            goto out;
+        done += r->total_accesses;
+        t1 = now_s();
+    } while (t1 - t0 < 1.5);
+    *rate = (double)done / (t1 - t0);
+    *cpu_rate = (double)done / (clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0);
+    printf("amd32 corun4 lru: %llu accesses in %.3f s; slowest program %.3f cycles/instr, "
+           "LLC miss ratio %.3f\n",
+           (unsigned long long)done, t1 - t0,
+           r->corun[0].cycles / (double)r->corun[0].instructions,
+           (double)r->corun[0].llc_misses / (double)r->corun[0].llc_accesses);
+    llc_corun_free(r);
+out:
+    if (rc < 0)
+        fprintf(stderr, "bench_sim: corun4: %s\n", rc == -ENOMEM ? "out of memory" : err);
+    return rc;
+}
+
+/* The same four streams untimed: a 4-agent simulator fed round robin in
+ * slices of 64 accesses through the batch path, to tell the cost of the
+ * clocks from the cost of a cache shared by four programs. */
+static int bench_untimed4(uint64_t *const streams[4], size_t n, double *cpu_rate)
+{
+    char err[LLC_ERRLEN];
+    struct llc_sim_config cfg;
+    struct llc_sim *sim = NULL;
+    int rc = llc_sim_preset("amd32", &cfg, err, sizeof(err));
+    cfg.agents = 4;
+    if (rc == 0)
+        rc = llc_sim_create(&cfg, &sim, err, sizeof(err));
+    const double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    for (size_t i = 0; rc == 0 && i < n; i += 64)
+        for (unsigned a = 0; rc == 0 && a < 4; a++)
+            rc = llc_sim_run(sim, a, streams[a] + i, n - i < 64 ? n - i : 64, false, NULL);
+    if (rc == 0)
+        *cpu_rate = 4.0 * (double)n / (clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0);
+    else
+        fprintf(stderr, "bench_sim: untimed4: %s\n", err);
+    llc_sim_destroy(sim);
+    return rc;
+}
+
 int main(void)
 {
     uint64_t *addrs = malloc(N_ACCESSES * sizeof(*addrs));
@@ -115,11 +191,35 @@ int main(void)
     if (rc == 0)
         rc = bench("amd32 drrip", LLC_SIM_DRRIP, addrs, N_ACCESSES, &drrip, &drrip_cpu);
     free(addrs);
+    uint64_t *streams[4] = {NULL, NULL, NULL, NULL};
+    const size_t per_program = N_ACCESSES;
+    double corun4 = 0, corun4_cpu = 0;
+    for (unsigned i = 0; rc == 0 && i < 4; i++) {
+        streams[i] = malloc(per_program * sizeof(*streams[i]));
+        if (!streams[i])
+            rc = -ENOMEM;
+        else
+            make_stream(streams[i], per_program, 42 + i);
+    }
+    double untimed4_cpu = 0;
+    if (rc == 0)
+        rc = bench_corun4(streams, per_program, &corun4, &corun4_cpu);
+    if (rc == 0)
+        rc = bench_untimed4(streams, per_program, &untimed4_cpu);
+    for (unsigned i = 0; i < 4; i++)
+        free(streams[i]);
     if (rc < 0)
         return 1;
+    printf("sim_corun4_cpu_accesses_per_s: %.0f 1/s\n", corun4_cpu);
+    printf("sim_corun4_cpu_ratio: %.3f x\n", lru_cpu > 0 ? corun4_cpu / lru_cpu : 0.0);
+    printf("sim_untimed4_cpu_accesses_per_s: %.0f 1/s\n", untimed4_cpu);
+    printf("sim_corun4_vs_untimed4_cpu_ratio: %.3f x\n",
+           untimed4_cpu > 0 ? corun4_cpu / untimed4_cpu : 0.0);
+    printf("sim_corun4_ratio: %.3f x\n", lru > 0 ? corun4 / lru : 0.0);
     printf("sim_lru_cpu_accesses_per_s: %.0f 1/s\n", lru_cpu);
     printf("sim_drrip_cpu_accesses_per_s: %.0f 1/s\n", drrip_cpu);
     printf("sim_lru_accesses_per_s: %.0f 1/s\n", lru);
     printf("sim_drrip_accesses_per_s: %.0f 1/s\n", drrip);
+    printf("sim_corun4_accesses_per_s: %.0f 1/s\n", corun4);
     return 0;
 }
