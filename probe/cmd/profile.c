@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd/commands.h"
@@ -30,7 +29,6 @@
 #include "util/atomic_file.h"
 #include "util/cli.h"
 #include "util/sha256.h"
-#include "util/version.h"
 
 #define CMD "profile"
 #define DEFAULT_INSTRUCTIONS 10000000ULL
@@ -495,17 +493,6 @@ static void set_probe_missing(struct llc_profile *p, const struct prof_opts *o,
     p->probe.reason = strdup(why);
 }
 
-static void created_now(struct llc_profile *p)
-{
-    char buf[32];
-    const time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    p->created = strdup(buf);
-    p->llcprobe_version = strdup(LLCPROBE_VERSION_STRING);
-}
-
 /* ---- the command ------------------------------------------------------- */
 
 static int sample_phases(const char *trace, const struct prof_opts *o,
@@ -669,7 +656,10 @@ int llc_cmd_profile(int argc, char **argv)
     struct llc_mrc_phase_run run;
     memset(&run, 0, sizeof(run));
     set_timing_sampler(&p, &o);
-    created_now(&p);
+    if (llc_profile_stamp(&p, err, sizeof(err)) < 0) {
+        rc = llc_cli_fail(CMD, "%s", err);
+        goto out;
+    }
     rc = o.argv ? run_live(&o, &p, &run, err, sizeof(err)) : run_sim(&o, &p, &run, err, sizeof(err));
     if (rc)
         goto out;

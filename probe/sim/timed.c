@@ -196,6 +196,16 @@ static bool timed_fast(const struct llc_sim *sim)
                                      : timed_run(sim, ag, n, mode, lp, true, 8);              \
     }
 
+#ifdef SIM_FEW_VARIANTS
+/* The sanitizer build (see sim/variants.c): LRU only; the other policies
+ * run the generic copy, which is the same source. */
+TIMED_VARIANT(incl_lru, SIM_MODE_INCLUSIVE, LLC_SIM_LRU)
+TIMED_VARIANT(excl_lru, SIM_MODE_EXCLUSIVE, LLC_SIM_LRU)
+#define incl_random timed_generic
+#define excl_random timed_generic
+#define incl_drrip timed_generic
+#define excl_drrip timed_generic
+#else
 /* The presets' hierarchies with the policies the evaluations use. */
 TIMED_VARIANT(incl_lru, SIM_MODE_INCLUSIVE, LLC_SIM_LRU)
 TIMED_VARIANT(excl_lru, SIM_MODE_EXCLUSIVE, LLC_SIM_LRU)
@@ -203,6 +213,7 @@ TIMED_VARIANT(incl_random, SIM_MODE_INCLUSIVE, LLC_SIM_RANDOM)
 TIMED_VARIANT(excl_random, SIM_MODE_EXCLUSIVE, LLC_SIM_RANDOM)
 TIMED_VARIANT(incl_drrip, SIM_MODE_INCLUSIVE, LLC_SIM_DRRIP)
 TIMED_VARIANT(excl_drrip, SIM_MODE_EXCLUSIVE, LLC_SIM_DRRIP)
+#endif
 
 int llc_sim_run_timed(struct llc_sim *sim, struct llc_sim_timed_agent *ag, unsigned n)
 {
