@@ -27,7 +27,8 @@
 #   --jobs N       runs at once (default: nproc)
 #   --preset P     intel8 and/or amd32 (repeatable; default both)
 #   --policies L   comma list of LLC policies (default lru,random,drrip)
-#   --program N=C  add a real program: C is traced under lackey (keep it short)
+#   --program N=C  add a real program: C (split into words as the shell does,
+#                  run without a shell: no pipes) is traced under lackey (keep it short)
 #   --trace N=F    add a real program from a trace recorded by llcprobe
 #   --backend B    sim (default); timing or pmu run the programs natively,
 #                  pinned to cores sharing the LLC (hwloc), and compare the
@@ -112,7 +113,8 @@ if [ "$backend" != sim ]; then
     plan "$bin" map --backend "$backend" --mode sets --sets 0 --sweeps 1 --dwell 0.01 -o "$out/preflight" -q -- sleep 2
     plan hwloc-calc --number-of core l3cache:0
     for p in "${hw_programs[@]}"; do
-      plan "$bin" profile -o "$out/hw/${p%%=*}" -q --name "${p%%=*}" -- sh -c "${p#*=}"
+      eval "words=(${p#*=})"
+      plan "$bin" profile -o "$out/hw/${p%%=*}" -q --name "${p%%=*}" -- "${words[@]}"
     done
     n=${#hw_programs[@]}
     for ((i = 0; i < n; i++)); do for ((j = i + 1; j < n; j++)); do
@@ -135,12 +137,14 @@ if [ "$backend" != sim ]; then
   [ -s "$out/input.bin" ] || cat "$bin" /usr/share/common-licenses/* 2>/dev/null | head -c 8000000 >"$out/input.bin" || true
   mkdir -p "$out/hw"
   cputime() { # LOCATION CMD -> user+sys seconds of CMD bound to the hwloc LOCATION
-    local TIMEFORMAT='%3U %3S' t
-    t=$( { time hwloc-bind "$1" -- sh -c "$2" >/dev/null 2>&1; } 2>&1 ) || return 1
+    local TIMEFORMAT='%3U %3S' t words
+    eval "words=($2)"
+    t=$( { time hwloc-bind "$1" -- "${words[@]}" >/dev/null 2>&1; } 2>&1 ) || return 1
     awk '{ print $1 + $2 }' <<<"$t"
   }
   for p in "${hw_programs[@]}"; do
-    "$bin" profile -o "$out/hw/${p%%=*}" -q --name "${p%%=*}" -- sh -c "${p#*=}" >/dev/null ||
+    eval "words=(${p#*=})"
+    "$bin" profile -o "$out/hw/${p%%=*}" -q --name "${p%%=*}" -- "${words[@]}" >/dev/null ||
       die "profile of ${p%%=*} failed"
   done
   n=${#hw_programs[@]}
@@ -198,14 +202,17 @@ rt_bin=$here/build/workloads/bin
 # full trace (no instruction records: the co-run counts 3 instructions per
 # reference, as profile does). Inputs sized for about 3 M references each
 # (bzip2 -9 on 25 kB: 3.3 M; xz -6 on 12 kB), which the co-runs replay whole.
-record+=("gzip	$(printf '%q ' "$bin" trace -q -o "$tdir/gzip.trace" -- sh -c "head -c 30000 $input | gzip -6 -c")")
+# Each program runs directly, never through sh -c: lackey follows no child.
+record+=("gzip	$(printf '%q ' "$bin" trace -q -o "$tdir/gzip.trace" -- gzip -6 -c "$tdir/input-30k.txt")")
 record+=("sqlite3	$(printf '%q ' "$bin" trace -q -o "$tdir/sqlite3.trace" -- sqlite3 :memory: \
   "create table t(a,b); with recursive c(x) as (select 1 union all select x+1 from c limit 2000) insert into t select x, hex(randomblob(40)) from c; select count(*), sum(length(b)) from t where a % 7 = 3;")")
-record+=("bzip2	LLCPROBE_RT_MODE=trace LLCPROBE_RT_OUTPUT=$tdir/bzip2.trace $rt_bin/bzip2 -9 -c $tdir/input-rt.txt")
-record+=("xz	LLCPROBE_RT_MODE=trace LLCPROBE_RT_OUTPUT=$tdir/xz.trace sh -c 'head -c 12000 $tdir/input-rt.txt | $rt_bin/xz -6 -T1 -c'")
+record+=("bzip2	LLCPROBE_RT_MODE=trace LLCPROBE_RT_OUTPUT=$tdir/bzip2.trace $rt_bin/bzip2 -9 -c $tdir/input-25k.txt")
+record+=("xz	LLCPROBE_RT_MODE=trace LLCPROBE_RT_OUTPUT=$tdir/xz.trace $rt_bin/xz -6 -T1 -c $tdir/input-12k.txt")
 for r in "${record[@]}"; do add "${r%%	*}" real "trace:$tdir/${r%%	*}.trace"; done
 for a in "${user_programs[@]}"; do
-  record+=("${a%%=*}	$(printf '%q ' "$bin" trace -q -o "$tdir/${a%%=*}.trace" -- sh -c "${a#*=}")")
+  # the shell's word splitting and quotes, but no shell: lackey would trace the shell
+  eval "words=(${a#*=})" || usage "--program ${a%%=*}: cannot split '${a#*=}' into words"
+  record+=("${a%%=*}	$(printf '%q ' "$bin" trace -q -o "$tdir/${a%%=*}.trace" -- "${words[@]}")")
   add "${a%%=*}" real "trace:$tdir/${a%%=*}.trace"
 done
 for a in "${user_traces[@]}"; do
@@ -290,10 +297,12 @@ if [ $dry = 0 ] && [ ! -s "$input" ]; then
   for f in /usr/share/common-licenses/*; do cat "$f"; done 2>/dev/null | head -c 60000 >"$input" || true
   [ -s "$input" ] || die "no text in /usr/share/common-licenses for the program inputs"
 fi
-if [ $dry = 0 ] && [ ! -s "$tdir/input-rt.txt" ]; then
-  # the licence texts with line numbers, 25 kB
-  for f in /usr/share/common-licenses/*; do cat "$f"; done 2>/dev/null | nl | head -c 25000 >"$tdir/input-rt.txt" || true
-  [ -s "$tdir/input-rt.txt" ] || die "could not write the runtime programs' input"
+if [ $dry = 0 ]; then
+  # the licence texts with line numbers, cut to size
+  for k in 12 25 30; do
+    [ -s "$tdir/input-${k}k.txt" ] || nl "$input" | head -c "${k}000" >"$tdir/input-${k}k.txt" || true
+    [ -s "$tdir/input-${k}k.txt" ] || die "could not write the programs' input $tdir/input-${k}k.txt"
+  done
 fi
 need_rt=0
 for r in "${record[@]}"; do

@@ -21,18 +21,18 @@ bash "$eval" --bin "$bin" --out "$tmp/q" --quick --dry-run >"$tmp/q.plan" 2>"$tm
 check_rc "quick dry run" 0 $?
 check "quick: same suite, fewer instructions" \
   'grep -q "55 groups" "$tmp/q.err" && grep -q -- "--instructions 2000000 " "$tmp/q.plan" && ! grep -q -- "--instructions 10000000 " "$tmp/q.plan"'
-bash "$eval" --bin "$bin" --out "$tmp/u" --dry-run --trace mine=/nonexistent.trace --program cat1='cat /etc/hostname' \
+bash "$eval" --bin "$bin" --out "$tmp/u" --dry-run --trace mine=/nonexistent.trace --program cat1="cat '/etc/hostname'" \
   --preset amd32 --policies random >"$tmp/u.plan" 2>"$tmp/u.err"
 check_rc "user programs dry run" 0 $?
 check "user programs join the suite" \
-  'grep -q "12 programs" "$tmp/u.err" && grep -q -- "--trace /nonexistent.trace -o $tmp/u/amd32/random/mine " "$tmp/u.plan" && grep -qF "trace -q -o $tmp/u/traces/cat1.trace -- sh -c cat" "$tmp/u.plan" && ! grep -q intel8 "$tmp/u.plan"'
+  'grep -q "12 programs" "$tmp/u.err" && grep -q -- "--trace /nonexistent.trace -o $tmp/u/amd32/random/mine " "$tmp/u.plan" && grep -qF "trace -q -o $tmp/u/traces/cat1.trace -- cat /etc/hostname" "$tmp/u.plan" && ! grep -q intel8 "$tmp/u.plan"'
 
 # Hardware plans.
 for b in timing pmu; do
   bash "$eval" --bin "$bin" --out "$tmp/$b" --backend $b --dry-run >"$tmp/$b.plan" 2>/dev/null
   check_rc "$b dry run" 0 $?
   check "$b plan: self-test first, hwloc, live profiles, pinned pairs; no simulator" \
-    'head -3 "$tmp/$b.plan" | grep -q -- "map --backend $b --mode sets" && grep -q "hwloc-calc --number-of core l3cache:0" "$tmp/$b.plan" && grep -q -- "profile -o $tmp/$b/hw/xz -q --name xz -- sh -c" "$tmp/$b.plan" && grep -q "l3cache:0.core:1" "$tmp/$b.plan" && ! grep -q -- "--backend sim\|sim --corun" "$tmp/$b.plan"'
+    'head -3 "$tmp/$b.plan" | grep -q -- "map --backend $b --mode sets" && grep -q "hwloc-calc --number-of core l3cache:0" "$tmp/$b.plan" && grep -q -- "profile -o $tmp/$b/hw/xz -q --name xz -- xz -1 -c -T1 $tmp/$b/input.bin" "$tmp/$b.plan" && grep -q "l3cache:0.core:1" "$tmp/$b.plan" && ! grep -q -- "--backend sim\|sim --corun" "$tmp/$b.plan"'
 done
 
 # Option checks (usage errors, exit 2).
