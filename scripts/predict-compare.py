@@ -220,6 +220,17 @@ def main():
             for kind in ("synthetic", "real", "all"):
                 line(pol, pre, kind, [r for r in rows if pol in ("all", r["policy"]) and
                                       pre in ("all", r["preset"]) and kind in ("all", r["kind"])])
+    print("# model errors per program (over its pairs and mixes): slowdown mean/max %, miss ratio, occupancy %")
+    names = list(dict.fromkeys(r["name"] for r in rows))
+    for pol in policies:
+        for pre in presets:
+            cells = []
+            for nm in names:
+                sel = [r for r in rows if r["policy"] == pol and r["preset"] == pre and r["name"] == nm]
+                if sel:
+                    a = agg(sel)["model"]
+                    cells.append(f"{nm} {a[0]:.2f}/{a[1]:.2f} {a[2]:.4f} {a[3]:.1f}")
+            print(f"#   {pol} {pre}: " + "; ".join(cells))
     print("# worst model slowdown errors (policy preset group program: predicted vs simulated)")
     for r in sorted(rows, key=lambda r: -r["model"]["slowdown"])[:10]:
         print(f"#   {r['policy']} {r['preset']} {r['group']} {r['name']}: "
