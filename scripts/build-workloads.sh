@@ -53,7 +53,9 @@ fi
 
 # Source version apt would fetch, e.g. 5.4.1-1+deb12u2.
 src_version() {
-  apt-cache showsrc "$1" 2>/dev/null | awk '/^Version:/ { print $2; exit }'
+  # awk reads to the end: an early exit would kill apt-cache with SIGPIPE,
+  # which pipefail turns into a failure of the whole script.
+  apt-cache showsrc "$1" 2>/dev/null | awk '/^Version:/ && v == "" { v = $2 } END { print v }'
 }
 
 lib_id=$(cksum <"$lib" | awk '{ print $1 "-" $2 }')
