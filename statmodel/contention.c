@@ -60,7 +60,8 @@ static double party_fp(const struct llc_contention_party *p, double t)
         return p->weight * p->lambda * t;
     if (!(p->rate > 0))
         return 0;
-    return p->weight * footprint(p->model, p->gamma * p->rate * t);
+    const double f = footprint(p->model, p->gamma * p->rate * t);
+    return p->weight * (p->lines_max > 0 && f > p->lines_max ? p->lines_max : f);
 }
 
 static double pressure(const struct llc_contention_party *p, size_t n, double t)
@@ -86,7 +87,10 @@ static bool saturated(const struct llc_contention_party *p, size_t n, double t)
         size_t ne;
         double slope;
         llc_statmodel_footprint_table(p[i].model, &e, &q, &f, &ne, &slope);
-        if (p[i].rate > 0 && (slope > 0 || p[i].gamma * p[i].rate * t < e[ne - 1]))
+        const double d = p[i].gamma * p[i].rate * t;
+        if (p[i].lines_max > 0 && p[i].rate > 0 && footprint(p[i].model, d) >= p[i].lines_max)
+            continue; /* at its cap */
+        if (p[i].rate > 0 && (slope > 0 || d < e[ne - 1]))
             return false;
     }
     return true;

@@ -18,7 +18,8 @@ static void parties_of(const struct llc_contention_phase *const *ph, const doubl
     for (size_t i = 0; i < n; i++)
         p[i] = (struct llc_contention_party){
             .model = ph[i]->model, .lambda = ph[i]->lambda, .rate = rate[i],
-            .gamma = cfg->anchor && ph[i]->gamma > 0 ? ph[i]->gamma : 1, .weight = 1};
+            .gamma = cfg->anchor && ph[i]->gamma > 0 ? ph[i]->gamma : 1, .weight = 1,
+            .lines_max = ph[i]->lines};
 }
 
 /* Shares at fixed rates. With skew, a program whose sets are uneven (CV > 0)

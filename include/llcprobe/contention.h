@@ -57,6 +57,12 @@ struct llc_contention_phase {
     double penalty;  /* cycles per LLC miss (>= 0) */
     double gamma;    /* probe anchor of the footprint's time scale; used with cfg.anchor */
     double cv;       /* per-set CV of the phase's set usage; used with cfg.skew */
+    /* Distinct lines the phase touches in all (0 = unbounded). A finite run
+     * has a finite footprint: its dangling samples are last touches, one
+     * per line, so lines = n_inf / N_s x the phase's references. Caps the
+     * LRU footprint, so programs that together fit the cache keep their
+     * lines (T* = inf) instead of growing into it forever. */
+    double lines;
 };
 
 struct llc_contention_config {
@@ -99,6 +105,7 @@ struct llc_contention_party {
     double rate;    /* references per second */
     double gamma;   /* 1 = no anchor */
     double weight;  /* >= 0 */
+    double lines_max; /* LRU: footprint cap in lines before weighting (0 = none) */
 };
 
 /* Solves one equilibrium; out[i] gets miss ratio, miss rate, occupancy and

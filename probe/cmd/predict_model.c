@@ -27,6 +27,17 @@ void pred_prog_free(struct pred_prog *p)
     p->file = file;
 }
 
+static double program_lines(const struct llc_profile *f)
+{
+    double refs = 0, dangling = 0, samples = 0;
+    for (size_t j = 0; j < f->n_phases; j++) {
+        refs += f->phases[j].references;
+        dangling += llc_statmodel_hist_dangling(f->phases[j].rdhist);
+        samples += llc_statmodel_hist_total(f->phases[j].rdhist);
+    }
+    return samples > 0 ? dangling / samples * refs : 0;
+}
+
 /* The pooled phase for unclassified windows: all samples, the references
  * and instructions of every phase. */
 static int pooled(struct pred_prog *p, size_t k, char *err, size_t errlen)
@@ -131,8 +142,13 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, char *err, size_t errle
     }
     if (rc == 0 && unclassified)
         rc = pooled(p, f->n_phases, err, errlen);
+    /* Distinct lines of the whole program, the cap of every phase's
+     * footprint: one dangling sample per line's last touch. Per phase it
+     * would be wrong: a line's last touch may fall in a later phase. */
+    const double lines = rc == 0 ? program_lines(f) : 0;
     for (size_t k = 0; rc == 0 && k < n; k++) {
         p->plain[k].model = p->models[k];
+        p->plain[k].lines = lines;
         p->plain[k].penalty = f->timing.miss_penalty_cycles;
         p->plain[k].gamma = 1;
         p->gamma[k] = 1;

@@ -133,6 +133,39 @@ static void lru_single_is_statstack(void **state)
     llc_statmodel_release(m);
 }
 
+/* Finite programs whose distinct lines fit together keep them all: T* is
+ * infinite, each holds its cap and misses only its cold fraction. Without
+ * the cap the dangling samples' unbounded footprint fills the cache. */
+static void lru_capped_footprints_fit(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_model *m = model_uniform(0.9, 1000, 1e5);
+    struct llc_contention_party p[2] = {{.model = m, .rate = 1, .gamma = 1, .weight = 1, .lines_max = 1500},
+                                        {.model = m, .rate = 2, .gamma = 1, .weight = 1, .lines_max = 2000}};
+    struct llc_contention_share s[2];
+    struct llc_contention_info info;
+    assert_int_equal(llc_contention_equilibrium(p, 2, 8000, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
+    assert_true(isinf(info.t_star));
+    NEAR(s[0].occupancy, 1500, 1e-9);
+    NEAR(s[1].occupancy, 2000, 1e-9);
+    NEAR(s[0].miss_ratio, 0.1, 1e-9);
+    NEAR(s[1].miss_ratio, 0.1, 1e-9);
+    /* Caps that do not fit: a finite T*, occupancies add up to C, and no
+     * program holds more than its cap. */
+    p[0].lines_max = p[1].lines_max = 5000;
+    assert_int_equal(llc_contention_equilibrium(p, 2, 8000, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
+    assert_true(isfinite(info.t_star));
+    NEAR(s[0].occupancy + s[1].occupancy, 8000, 1e-5 * 8000);
+    assert_true(s[0].occupancy <= 5000 + 1e-9 && s[1].occupancy <= 5000 + 1e-9);
+    /* No cap: the streaming part grows without bound and fills the cache. */
+    p[0].lines_max = p[1].lines_max = 0;
+    assert_int_equal(llc_contention_equilibrium(p, 2, 8000, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
+    assert_true(isfinite(info.t_star));
+    NEAR(s[0].occupancy + s[1].occupancy, 8000, 1e-5 * 8000);
+    llc_statmodel_release(m);
+}
+
 static void random_hand_solved(void **state)
 {
     (void)state;
@@ -430,6 +463,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lru_hand_solved),
         cmocka_unit_test(lru_single_is_statstack),
+        cmocka_unit_test(lru_capped_footprints_fit),
         cmocka_unit_test(random_hand_solved),
         cmocka_unit_test(unprofiled_equals_streamer),
         cmocka_unit_test(anchor_recovers_gamma),
