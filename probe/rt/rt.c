@@ -12,6 +12,8 @@
  *                       default 100000 (mrc --phases' default); 0 = no windows
  *   LLCPROBE_RT_WINDOW_PCS  code addresses sampled per window for its
  *                       phase signature, default 400
+ *   LLCPROBE_RT_LIBC    0: libc's memory and string functions (libc.c)
+ *                       are not fed to the sampler; default 1
  *
  * Every access costs a counter decrement and one filter-bit test; the rest
  * (taking a sample every ~1/rate accesses, resolving a watched line) is the
@@ -68,6 +70,8 @@ static struct {
     uint64_t n_threads;
     pthread_key_t key;           /* thread-exit destructor */
     bool finished;               /* final output written: stay idle */
+    bool configured;             /* configure() ran (mode is final) */
+    bool no_libc;                /* LLCPROBE_RT_LIBC=0 */
     struct llc_trace_writer *writer;
 } rt = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -116,10 +120,22 @@ static int parse_count(const char *s, uint64_t *out)
     return *end || errno || *s == '-' ? -EINVAL : 0;
 }
 
+/* Every shared library built with llcprobe-cc carries a copy of the
+ * runtime. The program's callbacks and libc wrappers all resolve to one
+ * copy, the first in the dynamic linker's search order, whose
+ * llc_rt_instance every copy reads (an exported, so interposable, symbol);
+ * the other copies stay idle rather than write empty profiles over it. */
+EXPORT void *llc_rt_instance = &rt;
+
+static bool elected(void)
+{
+    return __atomic_load_n(&llc_rt_instance, __ATOMIC_RELAXED) == (void *)&rt;
+}
+
 static void configure(void)
 {
     const char *out = getenv("LLCPROBE_RT_OUTPUT");
-    if (!out || !*out)
+    if (!out || !*out || !elected())
         return;
     const char *mode = getenv("LLCPROBE_RT_MODE");
     const char *rate = getenv("LLCPROBE_RT_RATE");
@@ -161,6 +177,12 @@ static void configure(void)
         return;
     }
     rt.window_pcs = (uint32_t)n_pcs;
+    const char *libc = getenv("LLCPROBE_RT_LIBC");
+    if (libc && *libc && strcmp(libc, "0") != 0 && strcmp(libc, "1") != 0) {
+        rt_warn("LLCPROBE_RT_LIBC is 0 or 1, not '%s': not profiling", libc);
+        return;
+    }
+    rt.no_libc = libc && strcmp(libc, "0") == 0;
     const uint64_t pc_mean = rt.window > n_pcs ? rt.window / n_pcs : 1;
     rt.pc_gap_span = 2 * pc_mean - 1;
     rt.log1m_rate = rt.rate < 1 ? log1p(-rt.rate) : 0;
@@ -186,6 +208,12 @@ static void configure(void)
         sigaction(SIGUSR1, &sa, NULL);
     }
     rt.mode = m;
+}
+
+static void configure_once(void)
+{
+    configure();
+    __atomic_store_n(&rt.configured, true, __ATOMIC_RELEASE);
 }
 
 /* Geometric gap with mean 1/rate (spec §2.1): every access equally likely.
@@ -250,6 +278,7 @@ static struct rt_thread *thread_start(struct rt_hot *h)
 static void thread_ended(void *arg)
 {
     struct rt_thread *t = arg;
+    rt_hot.busy++; /* the thread ends: nothing after this is recorded */
     pthread_mutex_lock(&t->lock);
     if (t->hot) {
         t->refs_final = t->hot->refs;
@@ -330,7 +359,7 @@ static COLD void trace_access(uint64_t addr, uint32_t size, uint8_t kind, uint64
 static COLD void slow_path(struct rt_hot *h, uint64_t addr, uint32_t size, uint8_t kind,
                            uint64_t pc)
 {
-    pthread_once(&rt.once, configure);
+    pthread_once(&rt.once, configure_once);
     if (rt.mode == RT_OFF || rt.finished) {
         stay_idle(h);
         return;
@@ -412,12 +441,16 @@ static COLD void watched(struct rt_hot *h, uint64_t line)
 static COLD void rare(struct rt_hot *h, uint64_t addr, uint32_t size, uint8_t kind, uint64_t pc,
                       bool hit, bool due)
 {
+    /* The runtime's own calls to memcpy and the like are not the
+     * program's references, and would take the locks held here again. */
+    h->busy++;
     /* A watched line's reuse is checked before a sample is taken, so a new
      * sample on a watched line first resolves the old one (spec §2.2). */
     if (hit)
         watched(h, addr >> 6);
     if (due)
         slow_path(h, addr, size, kind, pc);
+    h->busy--;
 }
 
 static inline HOT void on_access(const void *p, uint32_t size, uint8_t kind, uint64_t pc)
@@ -442,15 +475,46 @@ CALLBACKS(4)
 CALLBACKS(8)
 CALLBACKS(16)
 
+/* The part of [lo, hi) in line, if any, as one access. */
+static inline void range_line(uintptr_t lo, uintptr_t hi, uintptr_t line, uint8_t kind, uint64_t pc)
+{
+    const uintptr_t start = line << 6, end = start + 64;
+    if (start >= hi)
+        return;
+    const uintptr_t a = lo > start ? lo : start;
+    on_access((const void *)a, (uint32_t)((hi < end ? hi : end) - a), kind, pc);
+}
+
+void rt_range(const void *a, uint8_t kind_a, const void *b, uint8_t kind_b, size_t n, uint64_t pc)
+{
+    struct rt_hot *const h = &rt_hot;
+    /* Once configured idle, a long memset costs no per-line work. */
+    if (n == 0 || h->busy ||
+        (__atomic_load_n(&rt.configured, __ATOMIC_ACQUIRE) && (rt.mode == RT_OFF || rt.finished || rt.no_libc)))
+        return;
+    const uintptr_t la = (uintptr_t)a, lb = (uintptr_t)b;
+    const uintptr_t lines = ((la + n - 1) >> 6) - (la >> 6) + 1;
+    const uintptr_t lines_b = b ? ((lb + n - 1) >> 6) - (lb >> 6) + 1 : 0;
+    const uintptr_t steps = lines > lines_b ? lines : lines_b;
+    for (uintptr_t i = 0; i < steps; i++) {
+        range_line(la, la + n, (la >> 6) + i, kind_a, pc);
+        if (b)
+            range_line(lb, lb + n, (lb >> 6) + i, kind_b, pc);
+    }
+}
+
 __attribute__((constructor)) static void rt_init(void)
 {
-    pthread_once(&rt.once, configure);
+    rt_hot.busy++;
+    pthread_once(&rt.once, configure_once);
+    rt_hot.busy--;
 }
 
 /* At exit: the final profile, or the trace closed. Accesses made after this
  * (later destructors) are not recorded. */
 __attribute__((destructor)) static void rt_fini(void)
 {
+    rt_hot.busy++; /* for good: nothing after this is recorded */
     pthread_mutex_lock(&rt.lock);
     if (rt.mode == RT_HIST && !rt.finished)
         write_profile();

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "llcprobe/statmodel.h"
@@ -20,6 +21,7 @@ struct rt_hot {
     const uint64_t *filter;   /* bit per hash of watched lines (may be stale-set) */
     unsigned shift;           /* 64 - log2(filter bits) */
     struct rt_thread *thread; /* NULL until the thread's first access */
+    uint32_t busy;            /* inside the runtime: libc wrappers do not feed it */
 };
 
 #define RT_PC_CACHE 64
@@ -114,6 +116,13 @@ void rt_windows_free(struct rt_thread *t);
  * 64 MB of samples. */
 #define RT_MAX_WINDOWS (UINT64_C(1) << 18)
 #define RT_MAX_SAMPLES (UINT64_C(1) << 22)
+
+/* Feeds the lines of [p, p + n) as accesses of kind (LLC_TRACE_LOAD or
+ * _STORE) made at pc, one per line, in address order; two ranges (b may
+ * be NULL) are fed interleaved, line by line, as a copy reads and writes
+ * them. Does nothing inside the runtime itself. (rt.c, for libc.c.) */
+void rt_range(const void *a, uint8_t kind_a, const void *b, uint8_t kind_b, size_t n,
+              uint64_t pc);
 
 static inline uint64_t rt_hash(uint64_t line) { return line * 0x9E3779B97F4A7C15ull; }
 
