@@ -9,8 +9,9 @@
 # a binary package apt maps to one. Each is fetched with `apt-get source`,
 # its build dependencies installed (`apt-get build-dep`, as root), and built
 # with `dpkg-buildpackage -b` and CC=llcprobe-cc: debian/rules' own
-# configure and flags (dpkg-buildflags), so any build system that honours
-# CC works. Tests are skipped (DEB_BUILD_OPTIONS=nocheck). Nothing is
+# configure and flags (dpkg-buildflags). Rules that name the compiler
+# themselves (bzip2's CC=gcc) get llcprobe-cc too: cc, gcc and
+# <triplet>-gcc[-N] are llcprobe-cc first on PATH during the build. Tests are skipped (DEB_BUILD_OPTIONS=nocheck). Nothing is
 # installed: the instrumented executables are copied to
 # DIR/instrumented/PACKAGE/bin and its shared libraries to .../lib; run an
 # executable that uses the package's own libraries with
@@ -67,6 +68,15 @@ src_of() {
 lib_id=$(cksum <"$lib" | awk '{ print $1 "-" $2 }')
 is_instrumented() { grep -q 'llcprobe-rt runtime marker' "$1"; }
 
+# cc/gcc on PATH are llcprobe-cc during the builds.
+shims=$out/shims
+mkdir -p "$shims"
+triplet=$(dpkg-architecture -qDEB_HOST_GNU_TYPE 2>/dev/null || gcc -dumpmachine)
+gcc_major=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
+for name in cc gcc "$triplet-gcc" ${gcc_major:+"gcc-$gcc_major" "$triplet-gcc-$gcc_major"}; do
+  ln -sf "$cc" "$shims/$name"
+done
+
 for want_pkg in "$@"; do
   read -r pkg ver < <(src_of "$want_pkg") ||
     die "apt-cache showsrc $want_pkg: no source package (is the deb-src entry updated? run apt-get update)"
@@ -96,7 +106,7 @@ for want_pkg in "$@"; do
   echo "build-instrumented: building $pkg $ver with llcprobe-cc (log: $log-build.log)" >&2
   rm -f "$stamp"
   # -d: build dependencies are checked by build-dep above (or by the user).
-  if ! (cd "$dir" && CC=$cc DEB_BUILD_OPTIONS="nocheck nodoc noautodbgsym nostrip parallel=$jobs" \
+  if ! (cd "$dir" && PATH=$shims:$PATH CC=$cc DEB_BUILD_OPTIONS="nocheck nodoc noautodbgsym nostrip parallel=$jobs" \
           dpkg-buildpackage -b -uc -us -d) >"$log-build.log" 2>&1; then
     tail -n 5 "$log-build.log" >&2
     die "building $pkg failed (see $log-build.log)"

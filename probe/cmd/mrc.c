@@ -101,6 +101,7 @@ struct mrc_input {
     const char *source;
     char input[1024];
     uint64_t refs;
+    uint64_t lines; /* distinct lines, exact; 0: not counted */
     double rate;
     uint64_t seed;
     /* Time-slot mode: the same samples grouped by slot. */
@@ -338,6 +339,7 @@ static int input_from_trace(const struct mrc_args *a, const char *path, struct m
     if (rc < 0)
         return rc;
     in->refs = st.refs;
+    in->lines = st.sampler.lines;
     if (!a->time_slots)
         return 0;
     /* Second pass, same seed: the same samples (the sampler is deterministic
@@ -391,6 +393,7 @@ static int input_from_profile(const struct mrc_args *a, const char *name,
                               char *err, size_t errlen)
 {
     in->refs = info->refs;
+    in->lines = info->lines;
     in->rate = info->rate;
     in->seed = info->seed;
     if (!a->phases)
@@ -785,6 +788,15 @@ int llc_cmd_mrc(int argc, char **argv)
     printf("mrc: %s from %s: %" PRIu64 " references, %.0f samples (%.0f never reused), rate %g, "
            "seed %" PRIu64 "\n",
            in.source, in.input, in.refs, total, dangling, in.rate, in.seed);
+    /* Exact cold misses: the pooled curve's large-cache end is distinct
+     * lines / references (phases and slots keep their sampled n_inf). */
+    if (in.lines && a.cold == LLC_STATMODEL_COLD_COUNT && !a.phases && !a.time_slots) {
+        if (llc_statmodel_hist_set_cold(in.hist, in.lines, in.refs, err, sizeof err) == 0)
+            printf("mrc: cold misses exact: %" PRIu64 " distinct lines, %.4g of the references\n",
+                   in.lines, (double)in.lines / (double)in.refs);
+        else
+            llc_cli_warn(a.quiet, "cold misses from the samples: %s", err);
+    }
     if (total < 1) {
         status = llc_cli_fail("mrc", "%s: no reuse samples: %" PRIu64
                               " references are too few at rate %g (raise --rate)", what,

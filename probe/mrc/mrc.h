@@ -24,6 +24,7 @@
  *     seed 1
  *     refs 123456789
  *     samples 12346
+ *     lines 40321                                 (optional: distinct lines, exact)
  *     threads 1
  *     command ./app arg
  *     rdhist 1 inf=17 0:3 ...
@@ -46,6 +47,7 @@ struct llc_mrc_profile_info {
     uint64_t seed;
     uint64_t refs;     /* references executed by all sampled threads */
     uint64_t samples;  /* samples taken, finite + dangling */
+    uint64_t lines;    /* distinct lines referenced, exact; 0: not counted */
     uint64_t threads;  /* threads that were sampled */
     char command[1024];
     unsigned version;  /* of the file read */

@@ -22,6 +22,7 @@ struct rt_hot {
     unsigned shift;           /* 64 - log2(filter bits) */
     struct rt_thread *thread; /* NULL until the thread's first access */
     uint32_t busy;            /* inside the runtime: libc wrappers do not feed it */
+    uint64_t lines;           /* lines this thread touched first (rt.c, lines_map) */
 };
 
 #define RT_PC_CACHE 64
@@ -45,6 +46,7 @@ struct rt_thread {
     pthread_mutex_t lock;
     struct rt_hot *hot;       /* NULL once the thread has ended */
     uint64_t refs_final;      /* hot->refs when it ended */
+    uint64_t lines_final;     /* hot->lines when it ended */
     uint64_t *key;            /* line + 1; 0 = empty */
     uint64_t *pos;            /* access index of the sample */
     uint64_t mask;
