@@ -6,7 +6,7 @@
  * archive before libc, so its calls (and those of any shared library, when
  * the executable exports the names) reach these wrappers, which feed the
  * ranges to the sampler, one access per cache line (rt_range), and then
- * call libc's function, found with dlsym(RTLD_NEXT).
+ * call libc's function, found with dlsym in libc.so.6.
  *
  * Not seen: libc's calls to itself (printf's strlen, fread's memcpy:
  * bound inside libc), copies the compiler expands inline (small fixed
@@ -46,10 +46,18 @@ char *__strcat_chk(char *d, const char *s, size_t dn);
 
 static __thread unsigned resolving __attribute__((tls_model("initial-exec")));
 
+/* From libc itself, not RTLD_NEXT: the next object may be a shared
+ * library built with llcprobe-cc, whose copy of these wrappers would feed
+ * the same bytes again. */
 static void *resolve(const char *name)
 {
     resolving++;
-    void *const f = dlsym(RTLD_NEXT, name);
+    void *f = NULL;
+    void *const libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    if (libc) {
+        f = dlsym(libc, name);
+        dlclose(libc);
+    }
     resolving--;
     return f;
 }
