@@ -34,7 +34,11 @@ static void usage(FILE *out)
             "                    libllcprobe-rt, else trace), rt, trace (valgrind lackey, about\n"
             "                    4000x slower: runs of tens of milliseconds), pmu (precise memory\n"
             "                    samples and watchpoints; needs a hardware PMU)\n"
-            "  --rate R          sampling rate in (0, 1] (default 1e-4)\n"
+            "  --rate R          sampling rate in (0, 1] (default: chosen for --samples;\n"
+            "                    1e-4 for pmu, and for rt with --phases)\n"
+            "  --samples N       without --rate: aim at N samples, 100 to 100000000 (default\n"
+            "                    20000): traces are counted in a first pass, the runtime\n"
+            "                    halves its rate as samples pile up; adds --band\n"
             "  --seed N          random seed (default 1)\n"
             "  --sizes LIST      comma-separated cache sizes (bytes, K/M/G suffixes; at least\n"
             "                    64); default 8 per octave from 1 KiB to 256 MiB plus this\n"
@@ -82,6 +86,8 @@ struct mrc_args {
     char **argv;
     enum sampler sampler;
     double rate;
+    bool rate_given;
+    uint64_t samples; /* without --rate: samples to aim at */
     uint64_t seed;
     double *sizes; /* lines, from --sizes */
     size_t n_sizes;
@@ -164,7 +170,7 @@ static int name_index(const char *s, const char *const *names, size_t n)
 
 static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
 {
-    enum { OPT_TRACE = 256, OPT_PROFILE, OPT_SAMPLER, OPT_RATE, OPT_SEED, OPT_SIZES, OPT_MODEL,
+    enum { OPT_TRACE = 256, OPT_PROFILE, OPT_SAMPLER, OPT_RATE, OPT_SAMPLES, OPT_SEED, OPT_SIZES, OPT_MODEL,
            OPT_COLD, OPT_WAYS, OPT_BAND, OPT_REPLICATES, OPT_GNUPLOT, OPT_TIME_SLOTS, OPT_PHASES,
            OPT_PHASE_WINDOW, OPT_PHASE_UNIT };
     static const struct option longopts[] = {
@@ -172,6 +178,7 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"sampler", required_argument, NULL, OPT_SAMPLER},
         {"rate", required_argument, NULL, OPT_RATE},
+        {"samples", required_argument, NULL, OPT_SAMPLES},
         {"seed", required_argument, NULL, OPT_SEED},
         {"sizes", required_argument, NULL, OPT_SIZES},
         {"model", required_argument, NULL, OPT_MODEL},
@@ -189,7 +196,7 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *a = (struct mrc_args){.rate = 1e-4, .seed = 1, .statcache = true, .statstack = true,
+    *a = (struct mrc_args){.rate = 1e-4, .samples = 20000, .seed = 1, .statcache = true, .statstack = true,
                            .replicates = 200, .gnuplot = "gnuplot",
                            .phase_window = LLC_MRC_PHASE_WINDOW_DEFAULT};
     bool phase_opts = false;
@@ -215,6 +222,11 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         case OPT_RATE:
             if (llc_parse_double(optarg, &a->rate) < 0 || !(a->rate > 0 && a->rate <= 1))
                 return llc_cli_usage("mrc", "--rate wants a number in (0, 1], not '%s'", optarg);
+            a->rate_given = true;
+            break;
+        case OPT_SAMPLES:
+            if (llc_parse_u64_range(optarg, 100, 100000000, &a->samples) < 0)
+                return llc_cli_usage("mrc", "--samples wants 100 to 100000000, not '%s'", optarg);
             break;
         case OPT_SEED:
             if (llc_parse_u64(optarg, &a->seed) < 0)
@@ -308,6 +320,10 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
                                     "--phases");
     if (a->prefix && !*a->prefix)
         return llc_cli_usage("mrc", "-o wants a non-empty prefix");
+    /* A rate chosen by sample count comes with its band (not for profiles,
+     * whose rate was chosen when they were written, nor with --phases). */
+    if (!a->rate_given && !a->profile && !a->phases)
+        a->band = true;
     return 0;
 }
 
@@ -318,7 +334,23 @@ static int input_from_trace(const struct mrc_args *a, const char *path, struct m
     llc_statmodel_sampler_config_default(&cfg);
     cfg.rate = a->rate;
     cfg.seed = a->seed;
-    in->rate = a->rate;
+    if (!a->rate_given) {
+        /* Rate by sample count: a first pass counts the references (it
+         * samples almost nothing), the rate gives about --samples. */
+        struct llc_mrc_trace_stats st;
+        struct llc_statmodel_hist *h = NULL;
+        cfg.rate = 1e-12;
+        int rc = llc_statmodel_hist_create(&h, err, errlen);
+        if (rc == 0)
+            rc = llc_mrc_sample_trace(path, &cfg, h, &st, err, errlen);
+        llc_statmodel_hist_destroy(h);
+        if (rc < 0)
+            return rc;
+        cfg.rate = st.refs > a->samples ? (double)a->samples / (double)st.refs : 1;
+        printf("mrc: rate %.3g chosen for about %" PRIu64 " samples of %" PRIu64 " references\n",
+               cfg.rate, a->samples, st.refs);
+    }
+    in->rate = cfg.rate;
     in->seed = a->seed;
     if (a->phases) {
         /* One pass: the windows' samples, pooled, are the plain run's. */
@@ -411,7 +443,8 @@ static int input_from_rt(const struct mrc_args *a, struct mrc_input *in, char *e
     struct llc_mrc_profile_windows pw = {0};
     int status = 0;
     const struct llc_mrc_rt_config cfg = {.rate = a->rate, .seed = a->seed,
-                                          .window = a->phases ? a->phase_window : 0};
+                                          .window = a->phases ? a->phase_window : 0,
+                                          .samples = a->rate_given || a->phases ? 0 : a->samples};
     int rc = llc_mrc_run_rt(a->argv, &cfg, in->hist, &info, &pw, &status, err, errlen);
     if (rc < 0)
         return rc;
@@ -848,6 +881,7 @@ int llc_cmd_mrc(int argc, char **argv)
                       (size_t)n_caches);
     if (in.slots)
         print_slots(&r, caches, n_caches > 0 ? (size_t)n_caches : 0);
+    llc_mrc_print_bands(&r);
     if (a.prefix) {
         if (llc_mrc_write_outputs(a.prefix, &r, err, sizeof err) < 0) {
             status = llc_cli_fail("mrc", "%s", err);

@@ -204,6 +204,8 @@ struct llc_mrc_rt_config {
     uint64_t seed;
     uint64_t window;      /* references per window (LLCPROBE_RT_WINDOW); 0: no windows */
     unsigned window_pcs;  /* signature samples per window; 0: the runtime's default */
+    uint64_t samples;     /* > 0 (window 0 only): adaptive rate aiming at this many
+                           * samples (LLCPROBE_RT_SAMPLES), rate ignored */
 };
 /* Runs argv (linked with libllcprobe-rt) with the runtime told to sample
  * as cfg says and write its profile to a temporary file, waits, and reads
@@ -311,6 +313,9 @@ int llc_mrc_write_outputs(const char *prefix, const struct llc_mrc_result *r, ch
 /* Draws PREFIX.mrc.png from PREFIX.mrc.csv with gnuplot (log size axis);
  * in phase mode also each phase's curves from PREFIX.phases.csv.
  * -ENOENT (with a message) if gnuplot is not installed. */
+/* With bands: one line per series on stdout, the 5-95% band at up to 8
+ * sizes spread over the curve ("band statcache: 64 KiB 0.41-0.44 ..."). */
+void llc_mrc_print_bands(const struct llc_mrc_result *r);
 int llc_mrc_plot(const char *prefix, const struct llc_mrc_result *r, const char *gnuplot,
                  char *err, size_t errlen);
 

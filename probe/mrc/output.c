@@ -11,6 +11,7 @@
 #include "llcprobe/common.h"
 #include "mrc/mrc.h"
 #include "util/atomic_file.h"
+#include "util/cli.h"
 #include "util/plot.h"
 
 const char *llc_mrc_method_name(enum llc_statmodel_method m)
@@ -408,4 +409,24 @@ out:
     free(png);
     free(phases);
     return rc;
+}
+
+void llc_mrc_print_bands(const struct llc_mrc_result *r)
+{
+    enum { SHOWN = 8 };
+    for (unsigned i = 0; i < r->n_series; i++) {
+        const struct llc_mrc_series *s = &r->series[i];
+        if (!s->band_lo || r->n == 0)
+            continue;
+        printf("band %s (5-95%%, %u replicates):", llc_mrc_method_name(s->method),
+               r->band_replicates);
+        const size_t shown = r->n < SHOWN ? r->n : SHOWN;
+        for (size_t j = 0; j < shown; j++) {
+            const size_t k = shown > 1 ? j * (r->n - 1) / (shown - 1) : 0;
+            char size[32];
+            printf(" %s %.4g-%.4g", llc_format_size((uint64_t)llround(r->lines[k] * 64), size, sizeof size),
+                   s->band_lo[k], s->band_hi[k]);
+        }
+        putchar('\n');
+    }
 }

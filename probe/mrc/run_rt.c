@@ -91,7 +91,15 @@ int llc_mrc_run_rt(char *const *argv, const struct llc_mrc_rt_config *cfg,
     if (pid == 0) {
         setenv("LLCPROBE_RT_OUTPUT", profile, 1);
         setenv("LLCPROBE_RT_MODE", "hist", 1);
-        setenv("LLCPROBE_RT_RATE", rate_s, 1);
+        if (cfg->samples) {
+            char samples_s[32];
+            snprintf(samples_s, sizeof samples_s, "%llu", (unsigned long long)cfg->samples);
+            setenv("LLCPROBE_RT_SAMPLES", samples_s, 1);
+            unsetenv("LLCPROBE_RT_RATE"); /* start at rate 1 */
+        } else {
+            setenv("LLCPROBE_RT_RATE", rate_s, 1);
+            unsetenv("LLCPROBE_RT_SAMPLES");
+        }
         setenv("LLCPROBE_RT_SEED", seed_s, 1);
         setenv("LLCPROBE_RT_WINDOW", window_s, 1);
         if (cfg->window_pcs)

@@ -6,7 +6,15 @@
  *   LLCPROBE_RT_MODE    hist (default): reuse histogram, the profile of
  *                       probe/mrc/mrc.h, written at exit and on SIGUSR1;
  *                       trace: every access in llcprobe's trace format
- *   LLCPROBE_RT_RATE    sampling rate in (0, 1], default 1e-4
+ *   LLCPROBE_RT_RATE    sampling rate in (0, 1], default 1e-4 (with
+ *                       LLCPROBE_RT_SAMPLES: the starting rate, default 1)
+ *   LLCPROBE_RT_SAMPLES adaptive rate (hist mode, LLCPROBE_RT_WINDOW=0):
+ *                       aim at this many samples; whenever the samples
+ *                       taken exceed twice it, the rate halves and every
+ *                       sample so far is kept with probability 1/2 (counts
+ *                       halved, pending watches dropped by coin flips), so
+ *                       each reference stays sampled with the same chance:
+ *                       the final rate. 0 or unset: fixed rate
  *   LLCPROBE_RT_SEED    random seed, default 1
  *   LLCPROBE_RT_WINDOW  hist mode: references per window for mrc --phases,
  *                       default 100000 (mrc --phases' default); 0 = no windows
@@ -59,8 +67,11 @@ static struct {
     pthread_once_t once;
     enum rt_mode mode;
     char output[4096];
-    double rate;
+    double rate;                 /* adaptive: the starting rate */
     double log1m_rate;
+    uint64_t samples_target;     /* adaptive rate: 0 = fixed */
+    unsigned level;              /* adaptive: halvings so far (atomic) */
+    uint64_t taken_all;          /* adaptive: samples at this level, all threads (atomic) */
     uint64_t seed;
     uint64_t window;             /* 0: no windows */
     uint32_t window_pcs;
@@ -171,7 +182,13 @@ static void configure(void)
         rt_warn("LLCPROBE_RT_MODE is hist or trace, not '%s': not profiling", mode);
         return;
     }
-    rt.rate = 1e-4;
+    const char *samples = getenv("LLCPROBE_RT_SAMPLES");
+    if (samples && *samples &&
+        (parse_count(samples, &rt.samples_target) < 0 || rt.samples_target > UINT64_C(1) << 40)) {
+        rt_warn("LLCPROBE_RT_SAMPLES is a whole number up to 2^40, not '%s': not profiling", samples);
+        return;
+    }
+    rt.rate = rt.samples_target ? 1 : 1e-4;
     if (rate && *rate) {
         char *end;
         rt.rate = strtod(rate, &end);
@@ -201,6 +218,12 @@ static void configure(void)
         return;
     }
     rt.window_pcs = (uint32_t)n_pcs;
+    if (rt.samples_target && (rt.window || m == RT_TRACE)) {
+        /* Window samples are records of one rate; a trace has no samples. */
+        rt_warn("LLCPROBE_RT_SAMPLES needs hist mode and LLCPROBE_RT_WINDOW=0: fixed rate %g",
+                rt.rate);
+        rt.samples_target = 0;
+    }
     const char *libc = getenv("LLCPROBE_RT_LIBC");
     if (libc && *libc && strcmp(libc, "0") != 0 && strcmp(libc, "1") != 0) {
         rt_warn("LLCPROBE_RT_LIBC is 0 or 1, not '%s': not profiling", libc);
@@ -262,6 +285,43 @@ static uint64_t next_pc_gap(uint64_t *state)
     return 1 + (uint64_t)(((unsigned __int128)llc_splitmix_next(state) * rt.pc_gap_span) >> 64);
 }
 
+/* log(1 - rate) after `level` halvings of the starting rate. */
+static double log1m_at(unsigned level)
+{
+    const double r = ldexp(rt.rate, -(int)level);
+    return r < 1 ? log1p(-r) : 0;
+}
+
+/* Adaptive rate: the thread catches up with the global level (t->lock
+ * held): its counts scaled, its watches thinned, its gap drawn anew at the
+ * new rate from this access on (the gaps are memoryless). */
+static int catch_up(struct rt_thread *t, uint64_t now)
+{
+    const unsigned level = __atomic_load_n(&rt.level, __ATOMIC_RELAXED);
+    if (level <= t->level)
+        return 0;
+    const unsigned d = level - t->level < 63 ? level - t->level : 63;
+    int rc = llc_statmodel_hist_scale(t->hist, ldexp(1, -(int)d), NULL, 0);
+    if (rc == 0)
+        rc = rt_watch_thin(t, d);
+    t->level = level;
+    t->log1m_rate = log1m_at(level);
+    t->next_sample = now - 1 + next_gap(&t->rng, t->log1m_rate);
+    return rc;
+}
+
+/* Adaptive rate: one more sample taken; past twice the target, the next
+ * level (every thread halves at its next sample, write_profile for those
+ * that do not get there). Lock-free: called with t->lock held. */
+static void count_sample(void)
+{
+    uint64_t n = __atomic_add_fetch(&rt.taken_all, 1, __ATOMIC_RELAXED);
+    if (n > 2 * rt.samples_target &&
+        __atomic_compare_exchange_n(&rt.taken_all, &n, n / 2, false, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED))
+        __atomic_add_fetch(&rt.level, 1, __ATOMIC_RELAXED);
+}
+
 static void stay_idle(struct rt_hot *h)
 {
     h->countdown = UINT64_MAX;
@@ -285,6 +345,8 @@ static struct rt_thread *thread_start(struct rt_hot *h)
     rt.threads = t;
     pthread_mutex_unlock(&rt.lock);
     t->rng = rt.seed ^ (index * 0xD1B54A32D192ED03ull);
+    t->level = __atomic_load_n(&rt.level, __ATOMIC_RELAXED);
+    t->log1m_rate = log1m_at(t->level);
     /* Signature samples from their own stream: the reuse samples are the
      * same with windows or without. */
     t->pc_rng = t->rng ^ 0x5CA4F00D5CA4F00Dull;
@@ -314,6 +376,21 @@ static void thread_ended(void *arg)
     pthread_mutex_unlock(&t->lock);
 }
 
+static int merge_scaled(struct llc_statmodel_hist *dst, const struct llc_statmodel_hist *src,
+                        double w, char *err, size_t errlen)
+{
+    struct llc_statmodel_hist *tmp = NULL;
+    int rc = llc_statmodel_hist_create(&tmp, err, errlen);
+    if (rc == 0)
+        rc = llc_statmodel_hist_merge(tmp, src, err, errlen);
+    if (rc == 0)
+        rc = llc_statmodel_hist_scale(tmp, w, err, errlen);
+    if (rc == 0)
+        rc = llc_statmodel_hist_merge(dst, tmp, err, errlen);
+    llc_statmodel_hist_destroy(tmp);
+    return rc;
+}
+
 /* Profile now: every thread's histogram, its pending watches counted as
  * dangling (at exit they are; on SIGUSR1 it is the best the snapshot can
  * say). Caller holds rt.lock. */
@@ -326,14 +403,19 @@ static void write_profile(void)
     struct llc_mrc_profile_windows windows = {0};
     if (llc_statmodel_hist_create(&sum, err, sizeof err) < 0)
         goto fail;
-    struct llc_mrc_profile_info info = {.rate = rt.rate, .seed = rt.seed,
+    const unsigned level = __atomic_load_n(&rt.level, __ATOMIC_RELAXED);
+    struct llc_mrc_profile_info info = {.rate = ldexp(rt.rate, -(int)level), .seed = rt.seed,
                                         .threads = rt.n_threads};
     snprintf(info.command, sizeof info.command, "%s", rt.command);
     for (struct rt_thread *t = rt.threads; t; t = t->next) {
         pthread_mutex_lock(&t->lock);
-        int rc = llc_statmodel_hist_merge(sum, t->hist, err, sizeof err);
+        /* A thread behind the adaptive rate's level (it took no sample since
+         * the level rose) counts at the final rate: its expected share. */
+        const double w = ldexp(1, -(int)(level - t->level < 63 ? level - t->level : 63));
+        int rc = w < 1 ? merge_scaled(sum, t->hist, w, err, sizeof err)
+                       : llc_statmodel_hist_merge(sum, t->hist, err, sizeof err);
         if (rc == 0 && t->n_watch)
-            rc = llc_statmodel_hist_add_dangling(sum, (double)t->n_watch, err, sizeof err);
+            rc = llc_statmodel_hist_add_dangling(sum, w * (double)t->n_watch, err, sizeof err);
         /* Another thread's counter, read while it runs: a snapshot. */
         const uint64_t refs =
             t->hot ? __atomic_load_n(&t->hot->refs, __ATOMIC_RELAXED) : t->refs_final;
@@ -409,7 +491,7 @@ static COLD void slow_path(struct rt_hot *h, uint64_t addr, uint32_t size, uint8
         }
         /* The first gap counts from the thread's first access, which is
          * this one (now = 1): sample it if the gap is 1. */
-        t->next_sample = now - 1 + next_gap(&t->rng, rt.log1m_rate);
+        t->next_sample = now - 1 + next_gap(&t->rng, t->log1m_rate);
         t->next_pc = t->window_end = UINT64_MAX;
         if (t->window) {
             t->next_pc = now - 1 + next_pc_gap(&t->pc_rng);
@@ -425,10 +507,14 @@ static COLD void slow_path(struct rt_hot *h, uint64_t addr, uint32_t size, uint8
     }
     int rc = 0;
     pthread_mutex_lock(&t->lock);
-    if (now == t->next_sample) {
+    if (rt.samples_target)
+        rc = catch_up(t, now);
+    if (rc == 0 && now == t->next_sample) {
         rc = rt_watch_add(t, addr >> 6, now - 1);
         t->taken++;
-        t->next_sample += next_gap(&t->rng, rt.log1m_rate);
+        t->next_sample += next_gap(&t->rng, t->log1m_rate);
+        if (rt.samples_target)
+            count_sample();
     }
     /* A signature sample or a window's end belongs to the window of this
      * access, so both come after the sample. */

@@ -57,6 +57,8 @@ struct rt_thread {
     uint64_t filter_set;      /* watches inserted since the filter was built */
     struct llc_statmodel_hist *hist;
     uint64_t taken;
+    unsigned level;           /* adaptive rate: halvings applied to this thread */
+    double log1m_rate;        /* log(1 - its rate) */
     uint64_t rng;
     uint32_t index;           /* order of the thread's first access */
     /* Windows (LLCPROBE_RT_WINDOW > 0, else 0 and the targets stay at
@@ -86,6 +88,9 @@ int rt_watch_add(struct rt_thread *t, uint64_t line, uint64_t pos);
 /* If line is watched, records its reuse distance and unwatches it. */
 int rt_watch_hit(struct rt_thread *t, uint64_t line, uint64_t pos);
 void rt_watch_free(struct rt_thread *t);
+/* Keeps each watch with probability 2^-halvings (1 <= halvings < 64), as if
+ * it had been sampled at that fraction of the rate. -ENOMEM. */
+int rt_watch_thin(struct rt_thread *t, unsigned halvings);
 
 /* Windows (window.c): all called with t->lock held. */
 /* Counts the code address of a signature sample in the current window. */
