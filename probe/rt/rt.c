@@ -23,7 +23,8 @@
  *   LLCPROBE_RT_LIBC    0: libc's memory and string functions (libc.c)
  *                       are not fed to the sampler; default 1
  *
- * Every access costs a counter decrement and one filter-bit test; the rest
+ * Every access costs a counter decrement, one filter-bit test and (hist
+ * mode) one test of its line's bit in the map of touched lines; the rest
  * (taking a sample every ~1/rate accesses, resolving a watched line) is the
  * out-of-line slow path, and so is all the window work: the countdown runs
  * to the nearest of the next sample, the next signature sample and the
