@@ -344,6 +344,9 @@ struct llc_statmodel_bootstrap_config {
     uint64_t seed;
     double lo_quantile;  /* default 0.05 */
     double hi_quantile;  /* default 0.95 */
+    double cold_fraction; /* in (0, 1): n_inf / N_s is exact (llc_statmodel_hist_set_cold):
+                           * replicates resample the finite samples only and keep
+                           * that fraction; 0 (default): n_inf resampled too */
 };
 
 void llc_statmodel_bootstrap_config_default(struct llc_statmodel_bootstrap_config *cfg);

@@ -588,6 +588,8 @@ static int solve(const struct mrc_args *a, const struct llc_statmodel_hist *h,
         struct llc_statmodel_bootstrap_config b;
         llc_statmodel_bootstrap_config_default(&b);
         b.replicates = a->replicates;
+        if (r->distinct_lines && r->distinct_lines < r->refs)
+            b.cold_fraction = (double)r->distinct_lines / (double)r->refs;
         b.seed = a->seed;
         rc = llc_statmodel_bootstrap(h, &b, &o, r->lines, r->n, s->band_lo, s->band_hi, err,
                                      errlen);
@@ -824,10 +826,11 @@ int llc_cmd_mrc(int argc, char **argv)
     /* Exact cold misses: the pooled curve's large-cache end is distinct
      * lines / references (phases and slots keep their sampled n_inf). */
     if (in.lines && a.cold == LLC_STATMODEL_COLD_COUNT && !a.phases && !a.time_slots) {
-        if (llc_statmodel_hist_set_cold(in.hist, in.lines, in.refs, err, sizeof err) == 0)
+        if (llc_statmodel_hist_set_cold(in.hist, in.lines, in.refs, err, sizeof err) == 0) {
+            r.distinct_lines = in.lines;
             printf("mrc: cold misses exact: %" PRIu64 " distinct lines, %.4g of the references\n",
                    in.lines, (double)in.lines / (double)in.refs);
-        else
+        } else
             llc_cli_warn(a.quiet, "cold misses from the samples: %s", err);
     }
     if (total < 1) {

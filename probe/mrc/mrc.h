@@ -294,6 +294,8 @@ struct llc_mrc_result {
     double samples, dangling;
     enum llc_statmodel_cold cold;
     unsigned band_replicates; /* 0 = no band */
+    uint64_t distinct_lines;  /* exact (then the curve ends at distinct_lines /
+                               * refs); 0: the cold misses are the samples' */
     /* Time-slot mode (slots.n > 0): per-slot curves and their mean (§4). */
     uint64_t slot_refs;
     struct llc_mrc_groupset slots;

@@ -171,6 +171,7 @@ static int write_json(const char *path, const struct llc_mrc_result *r, char *er
     json_object_set_new(doc, "cold", json_string(r->cold == LLC_STATMODEL_COLD_IGNORE ? "ignore"
                                                                                        : "count"));
     json_object_set_new(doc, "band_replicates", json_integer(r->band_replicates));
+    json_object_set_new(doc, "distinct_lines", r->distinct_lines ? json_integer((json_int_t)r->distinct_lines) : json_null());
     for (unsigned i = 0; i < r->n_series; i++) {
         json_t *s = series_json(r, &r->series[i]);
         if (!s || json_array_append_new(models, s) < 0)
