@@ -112,8 +112,8 @@ int llc_statmodel_hist_set_cold(struct llc_statmodel_hist *h, uint64_t lines, ui
 
 /* ---- Distinct lines ----------------------------------------------------- */
 
-/* Exact set of the lines (address >> 6) a stream touched: a 64-bit bitmap
- * per touched page. */
+/* Exact set of the lines (address >> 6) a stream touched: a bitmap per
+ * touched 16 MiB of addresses. */
 struct llc_statmodel_lineset;
 int llc_statmodel_lineset_create(struct llc_statmodel_lineset **out, char *err, size_t errlen);
 void llc_statmodel_lineset_destroy(struct llc_statmodel_lineset *s);
