@@ -16,13 +16,15 @@
 #   after     = the libc wrappers and the exact cold misses
 #   rel_err   = mean over those sizes where cachegrind's LL miss ratio
 #               (LLd misses / D refs) is >= 1e-3 of |mrc - cg| / cg, in %,
-#               mrc = the runtime's StatCache curve (mrc_rel_err_pct_real),
+#               mrc = the runtime's curve (mrc_rel_err_pct_real), StatStack
+#               (LRU, as cachegrind's LL) unless MODEL=statcache,
 #   rel_err_n = the same with the runtime's misses per cachegrind reference
 #               (mrc x runtime refs / D refs): the runtime counts one
 #               reference per line a libc call touches, cachegrind one per
 #               instruction (a vector copy touches a line in 1-2 of them, a
 #               rep movsb byte by byte).
-# Environment: RATE (default 1e-3), SEEDS (default "1 2 3"), PROGRAMS.
+# Environment: RATE (default 1e-3), SEEDS (default "1 2 3"), PROGRAMS,
+# MODEL (statstack or statcache).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
@@ -30,6 +32,11 @@ bin=$build/llcprobe
 inst=$build/instrumented
 rate=${RATE:-1e-3}
 seeds=${SEEDS:-1 2 3}
+case "${MODEL:-statstack}" in
+  statstack) col=7 ;;
+  statcache) col=3 ;;
+  *) echo "eval-rt-coverage: MODEL is statstack or statcache" >&2; exit 2 ;;
+esac
 work=$(mktemp -d /tmp/llcprobe-rtcov-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 die() { echo "eval-rt-coverage: $*" >&2; exit 1; }
@@ -111,12 +118,12 @@ for spec in "${programs[@]}"; do
       [ "$libc" = 0 ] && sed -i '/^lines /d' "$prof"
       "$bin" mrc --profile "$prof" --sizes 2M,4M,8M,16M,32M -o "$work/$name.$libc.$seed" \
         >/dev/null 2>&1 || die "$name: mrc --profile $prof failed"
-      # StatCache's miss ratio (column 3) per size, against cachegrind's.
-      read -r e en k < <(awk -F, -v d="$drefs" -v r="$r" -v m="${cg_m[*]}" '
+      # The model's miss ratio (column col) per size, against cachegrind's.
+      read -r e en k < <(awk -F, -v d="$drefs" -v r="$r" -v m="${cg_m[*]}" -v col="$col" '
         BEGIN { split(m, cg, " ") }
         NR > 1 { i++; c = cg[i] / d; if (c < 1e-3) next
-                 e += ($3 > c ? $3 - c : c - $3) / c
-                 x = $3 * r / d; en += (x > c ? x - c : c - x) / c; k++ }
+                 e += ($col > c ? $col - c : c - $col) / c
+                 x = $col * r / d; en += (x > c ? x - c : c - x) / c; k++ }
         END { if (k) print 100 * e / k, 100 * en / k, k; else print 0, 0, 0 }' \
         "$work/$name.$libc.$seed.mrc.csv")
       e_sum=$(echo "$e_sum + $e" | bc -l) en_sum=$(echo "$en_sum + $en" | bc -l)
