@@ -17,7 +17,9 @@
 # executable that uses the package's own libraries with
 # LD_LIBRARY_PATH=DIR/instrumented/PACKAGE/lib so they are instrumented too
 # (each library carries a copy of the runtime; one copy per process records).
-# C++ is compiled with the system's C++ compiler, uninstrumented.
+# C++ (CXX, c++, g++) is compiled and linked with clang++ through
+# llcprobe-cc too (LLCPROBE_CC=clang++): a C++ program linked against an
+# instrumented C library needs the runtime anyway (zstd's pzstd).
 #
 # Needs a deb-src entry for the system's Debian archive; as root it adds one
 # (a deb822 file mirroring /etc/apt/sources.list.d/debian.sources) when none
@@ -76,6 +78,12 @@ gcc_major=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
 for name in cc gcc "$triplet-gcc" ${gcc_major:+"gcc-$gcc_major" "$triplet-gcc-$gcc_major"}; do
   ln -sf "$cc" "$shims/$name"
 done
+cxx=$shims/llcprobe-c++
+printf '#!/bin/sh\nLLCPROBE_CC=clang++ exec "%s" "$@"\n' "$cc" >"$cxx"
+chmod +x "$cxx"
+for name in c++ g++ "$triplet-g++" ${gcc_major:+"g++-$gcc_major" "$triplet-g++-$gcc_major"}; do
+  ln -sf "$cxx" "$shims/$name"
+done
 
 for want_pkg in "$@"; do
   read -r pkg ver < <(src_of "$want_pkg") ||
@@ -106,7 +114,7 @@ for want_pkg in "$@"; do
   echo "build-instrumented: building $pkg $ver with llcprobe-cc (log: $log-build.log)" >&2
   rm -f "$stamp"
   # -d: build dependencies are checked by build-dep above (or by the user).
-  if ! (cd "$dir" && PATH=$shims:$PATH CC=$cc DEB_BUILD_OPTIONS="nocheck nodoc noautodbgsym nostrip parallel=$jobs" \
+  if ! (cd "$dir" && PATH=$shims:$PATH CC=$cc CXX=$cxx DEB_BUILD_OPTIONS="nocheck nodoc noautodbgsym nostrip parallel=$jobs" \
           dpkg-buildpackage -b -uc -us -d) >"$log-build.log" 2>&1; then
     tail -n 5 "$log-build.log" >&2
     die "building $pkg failed (see $log-build.log)"
