@@ -49,7 +49,7 @@ cat /usr/include/*.h /usr/include/linux/*.h 2>/dev/null | head -c 4194304 >"$inp
 [ "$(stat -c %s "$input")" = 4194304 ] || die "could not make a 4 MiB input from /usr/include"
 cat >"$work/db.sql" <<'SQL'
 CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER, v TEXT);
-WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 60000)
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 250000)
   INSERT INTO t SELECT x, (x * 7919) % 10007, printf('row %d %d', x, x * x) FROM c;
 CREATE INDEX tk ON t(k);
 SELECT count(*), sum(length(v)) FROM t WHERE k BETWEEN 100 AND 5000;
