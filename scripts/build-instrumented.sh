@@ -114,7 +114,7 @@ for want_pkg in "$@"; do
   echo "build-instrumented: building $pkg $ver with llcprobe-cc (log: $log-build.log)" >&2
   rm -f "$stamp"
   # -d: build dependencies are checked by build-dep above (or by the user).
-  if ! (cd "$dir" && PATH=$shims:$PATH CC=$cc CXX=$cxx DEB_BUILD_OPTIONS="nocheck nodoc noautodbgsym nostrip parallel=$jobs" \
+  if ! (cd "$dir" && PATH=$shims:$PATH CC=$cc CXX=$cxx DEB_BUILD_OPTIONS="nocheck noautodbgsym nostrip parallel=$jobs" \
           dpkg-buildpackage -b -uc -us -d) >"$log-build.log" 2>&1; then
     tail -n 5 "$log-build.log" >&2
     die "building $pkg failed (see $log-build.log)"
