@@ -11,7 +11,8 @@
 # with `dpkg-buildpackage -b` and CC=llcprobe-cc: debian/rules' own
 # configure and flags (dpkg-buildflags). Rules that name the compiler
 # themselves (bzip2's CC=gcc) get llcprobe-cc too: cc, gcc and
-# <triplet>-gcc[-N] are llcprobe-cc first on PATH during the build. Tests are skipped (DEB_BUILD_OPTIONS=nocheck). Nothing is
+# <triplet>-gcc[-N] are llcprobe-cc first on PATH during a build.
+# Tests are skipped (DEB_BUILD_OPTIONS=nocheck). Nothing is
 # installed: the instrumented executables are copied to
 # DIR/instrumented/PACKAGE/bin and its shared libraries to .../lib; run an
 # executable that uses the package's own libraries with
