@@ -9,8 +9,11 @@
 # BUILD_DIR/workloads/src. Idempotent: a program whose stamp names the same
 # source version and the same runtime archive is not rebuilt. Needs a deb-src
 # entry for the system's Debian archive; as root it adds one (a deb822 file
-# next to the system's own) when none is configured, and runs apt-get update.
-# Environment: WORKLOADS (default "bzip2 xz-utils"), JOBS (default 2).
+# next to the system's own) when none is configured, runs apt-get update, and
+# removes it again when done (scripts/deb-src.sh). Any other source package:
+# scripts/build-instrumented.sh.
+# Environment: WORKLOADS (default "bzip2 xz-utils"), JOBS (default 2),
+# KEEP_DEB_SRC=1 keeps an added deb-src entry.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -31,25 +34,9 @@ for tool in apt-get dpkg-source clang make; do
   command -v "$tool" >/dev/null || die "$tool not found (apt-get install dpkg-dev clang make)"
 done
 
-have_deb_src() {
-  grep -Eqs '^[[:space:]]*deb-src[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list ||
-    grep -Eqs '^Types:.*deb-src' /etc/apt/sources.list.d/*.sources
-}
-
-# deb-src for the archive the system already uses: same URIs, suites and key.
-if ! have_deb_src; then
-  [ "$(id -u)" = 0 ] || die "no deb-src entry in /etc/apt and not root: add one (Types: deb-src) and run apt-get update"
-  sys=/etc/apt/sources.list.d/debian.sources
-  [ -f "$sys" ] || die "no deb-src entry and no $sys to copy one from: add a deb-src entry by hand"
-  new=/etc/apt/sources.list.d/llcprobe-deb-src.sources
-  # Each stanza of the system file, with Types: deb replaced by deb-src.
-  sed -E 's/^Types:[[:space:]]*deb[[:space:]]*$/Types: deb-src/' "$sys" >"$new.tmp"
-  grep -q '^Types: deb-src' "$new.tmp" || { rm -f "$new.tmp"; die "$sys has no 'Types: deb' stanza to mirror"; }
-  mv "$new.tmp" "$new"
-  echo "build-workloads: added $new (deb-src mirroring $sys); apt-get update"
-  apt-get update -qq >"$out/log/apt-update.log" 2>&1 ||
-    die "apt-get update failed (see $out/log/apt-update.log)"
-fi
+log_dir=$out/log
+. "$root/scripts/deb-src.sh"
+deb_src_ensure build-workloads
 
 # Source version apt would fetch, e.g. 5.4.1-1+deb12u2.
 src_version() {

@@ -33,7 +33,13 @@ int llc_statmodel_bootstrap(const struct llc_statmodel_hist *h,
     const double total = llc_statmodel_hist_total(h);
     if (!(total >= 0.5) || total > (double)UINT32_MAX)
         return llc_errf(err, errlen, -ENODATA, "bootstrap: %g samples cannot be resampled", total);
-    const unsigned draws = (unsigned)nearbyint(total);
+    const double f = cfg->cold_fraction;
+    if (!(f >= 0 && f < 1))
+        return llc_errf(err, errlen, -EINVAL, "bootstrap: cold fraction %g is not in [0, 1)", f);
+    /* An exact cold fraction: only the finite samples are uncertain. */
+    const unsigned draws = (unsigned)nearbyint(f > 0 ? llc_statmodel_hist_finite(h) : total);
+    if (draws == 0)
+        return llc_errf(err, errlen, -ENODATA, "bootstrap: no finite sample to resample");
     const unsigned reps = cfg->replicates;
     int rc = 0;
     /* Categories: buckets 0..nb-1, then the dangling samples. */
@@ -56,12 +62,13 @@ int llc_statmodel_bootstrap(const struct llc_statmodel_hist *h,
     gsl_rng_set(rng, (unsigned long)(cfg->seed ^ (cfg->seed >> 32)));
     for (size_t b = 0; b < nb; b++)
         p[b] = llc_statmodel_hist_count(h, b);
-    p[nb] = llc_statmodel_hist_dangling(h);
+    p[nb] = f > 0 ? 0 : llc_statmodel_hist_dangling(h);
     for (unsigned rep = 0; rep < reps; rep++) {
         gsl_ran_multinomial(rng, nb + 1, draws, p, counts);
         for (size_t b = 0; b < nb; b++)
             dense[b] = counts[b];
-        rc = sm_model_from_dense(dense, nb, counts[nb], &m, err, errlen);
+        const double n_inf = f > 0 ? draws * f / (1 - f) : counts[nb];
+        rc = sm_model_from_dense(dense, nb, n_inf, &m, err, errlen);
         if (!rc)
             rc = llc_statmodel_curve(m, o, lines, n, pts, err, errlen);
         llc_statmodel_release(m);

@@ -1,6 +1,7 @@
 /* Reuse-distance histogram (§2.3): exact bins below 1024, 32 log-linear
  * buckets per power of two above, dangling count n_inf. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,28 @@ int llc_statmodel_hist_scale(struct llc_statmodel_hist *h, double factor, char *
     }
     h->finite *= factor;
     h->n_inf *= factor;
+    return 0;
+}
+
+int llc_statmodel_hist_set_cold(struct llc_statmodel_hist *h, uint64_t lines, uint64_t refs,
+                                char *err, size_t errlen)
+{
+    if (lines == 0 || lines > refs)
+        return llc_errf(err, errlen, -EINVAL,
+                        "reuse histogram: %" PRIu64 " distinct lines in %" PRIu64 " references",
+                        lines, refs);
+    if (lines == refs) {
+        /* No reference is ever reused: every sample is dangling. */
+        const double all = h->finite + h->n_inf;
+        llc_statmodel_hist_clear(h);
+        h->n_inf = all;
+        return 0;
+    }
+    if (!(h->finite > 0))
+        return llc_errf(err, errlen, -EINVAL,
+                        "reuse histogram: no reused sample to set the cold fraction beside");
+    const double f = (double)lines / (double)refs;
+    h->n_inf = h->finite * f / (1 - f);
     return 0;
 }
 

@@ -38,6 +38,7 @@ struct llc_statmodel_sampler {
     uint64_t group_start;
     uint64_t slot_refs;
     uint64_t taken, reused, dangling;
+    struct llc_statmodel_lineset *lines; /* distinct lines, exact */
     bool finished;
     int error;
     char error_msg[LLC_ERRLEN];
@@ -94,6 +95,9 @@ int llc_statmodel_sampler_create(const struct llc_statmodel_sampler_config *cfg,
         rc = llc_errf(err, errlen, rc, "sampler: out of memory for %zu watches", cfg->watch_hint);
         goto out;
     }
+    rc = llc_statmodel_lineset_create(&s->lines, err, errlen);
+    if (rc)
+        goto out;
     s->log1m_rate = cfg->rate < 1 ? log1p(-cfg->rate) : 0;
     llc_xoshiro_seed(&s->rng, cfg->seed);
     s->sink = sink;
@@ -108,6 +112,7 @@ int llc_statmodel_sampler_create(const struct llc_statmodel_sampler_config *cfg,
 out:
     free(s->key);
     free(s->watch);
+    llc_statmodel_lineset_destroy(s->lines);
     free(s);
     return rc;
 }
@@ -118,6 +123,7 @@ void llc_statmodel_sampler_destroy(struct llc_statmodel_sampler *s)
         return;
     free(s->key);
     free(s->watch);
+    llc_statmodel_lineset_destroy(s->lines);
     free(s);
 }
 
@@ -239,6 +245,8 @@ static void take_sample(struct llc_statmodel_sampler *s, uint64_t line, uint64_t
 static inline void access_one(struct llc_statmodel_sampler *s, uint64_t line)
 {
     const uint64_t pos = s->refs++;
+    if (llc_statmodel_lineset_add(s->lines, line) < 0)
+        set_error(s, -ENOMEM, "out of memory for the set of touched lines");
     if (s->n_watch) {
         const uint64_t key = line + 1;
         for (uint64_t j = slot_of(s, key); s->key[j]; j = (j + 1) & s->mask) {
@@ -316,5 +324,6 @@ void llc_statmodel_sampler_stats(const struct llc_statmodel_sampler *s,
 {
     *out = (struct llc_statmodel_sampler_stats){.refs = s->refs, .taken = s->taken,
                                                 .reused = s->reused, .dangling = s->dangling,
-                                                .pending = s->n_watch};
+                                                .pending = s->n_watch,
+                                                .lines = llc_statmodel_lineset_count(s->lines)};
 }

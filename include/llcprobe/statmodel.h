@@ -99,6 +99,28 @@ int llc_statmodel_hist_format(const struct llc_statmodel_hist *h, char *buf, siz
 int llc_statmodel_hist_parse(const char *text, struct llc_statmodel_hist *h, char *err,
                              size_t errlen);
 
+/* Exact cold misses (spec §3.2): a dangling sample is the last reference
+ * to its line, so over a stream of refs references touching `lines`
+ * distinct lines the expected dangling fraction n_inf / N_s is lines /
+ * refs. Sets n_inf to the value that makes it exactly that, keeping the
+ * finite samples, so the curve's large-cache end (n_inf / N_s) is the
+ * exact cold miss ratio instead of the count of a few dangling samples.
+ * Needs 0 < lines <= refs and, unless lines == refs, finite samples
+ * (-EINVAL, h unchanged). */
+int llc_statmodel_hist_set_cold(struct llc_statmodel_hist *h, uint64_t lines, uint64_t refs,
+                                char *err, size_t errlen);
+
+/* ---- Distinct lines ----------------------------------------------------- */
+
+/* Exact set of the lines (address >> 6) a stream touched: a bitmap per
+ * touched 16 MiB of addresses. */
+struct llc_statmodel_lineset;
+int llc_statmodel_lineset_create(struct llc_statmodel_lineset **out, char *err, size_t errlen);
+void llc_statmodel_lineset_destroy(struct llc_statmodel_lineset *s);
+/* 1 if line is new, 0 if already in the set, -ENOMEM. */
+int llc_statmodel_lineset_add(struct llc_statmodel_lineset *s, uint64_t line);
+uint64_t llc_statmodel_lineset_count(const struct llc_statmodel_lineset *s);
+
 /* ---- Groups: per-phase / per-window / per-slot histograms (§4, §6) ------- */
 
 /* A set of histograms keyed by an int group id (phase id, window id or time
@@ -153,6 +175,7 @@ struct llc_statmodel_sampler_stats {
     uint64_t reused;    /* samples resolved with a finite distance */
     uint64_t dangling;  /* samples still pending at finish */
     uint64_t pending;   /* watched lines now */
+    uint64_t lines;     /* distinct lines referenced (exact) */
 };
 
 struct llc_statmodel_sampler;
@@ -321,6 +344,9 @@ struct llc_statmodel_bootstrap_config {
     uint64_t seed;
     double lo_quantile;  /* default 0.05 */
     double hi_quantile;  /* default 0.95 */
+    double cold_fraction; /* in (0, 1): n_inf / N_s is exact (llc_statmodel_hist_set_cold):
+                           * replicates resample the finite samples only and keep
+                           * that fraction; 0 (default): n_inf resampled too */
 };
 
 void llc_statmodel_bootstrap_config_default(struct llc_statmodel_bootstrap_config *cfg);

@@ -37,10 +37,14 @@ static void usage(FILE *out)
             "                    there and no --time-slots, else trace), rt, trace (valgrind\n"
             "                    lackey, about 4000x slower: runs of tens of milliseconds), pmu\n"
             "                    (precise memory samples and watchpoints; needs a hardware\n"
-            "                    PMU), qemu (any\n"
-            "                    x86-64 program under qemu-x86_64 with llcprobe's plugin,\n"
-            "                    which samples as the runtime does; each thread on its own)\n"
-            "  --rate R          sampling rate in (0, 1] (default 1e-4)\n"
+            "                    PMU), qemu (any x86-64 program under qemu-x86_64 with\n"
+            "                    llcprobe's plugin, which samples as the runtime does; each\n"
+            "                    thread on its own)\n"
+            "  --rate R          sampling rate in (0, 1] (default: chosen for --samples;\n"
+            "                    1e-4 for pmu and qemu, and for rt with --phases)\n"
+            "  --samples N       without --rate: aim at N samples, 100 to 100000000 (default\n"
+            "                    20000): traces are counted in a first pass, the runtime\n"
+            "                    halves its rate as samples pile up; adds --band\n"
             "  --seed N          random seed, 0 to 2^64-1 (default 1)\n"
             "  --sizes LIST      comma-separated cache sizes (bytes, K/M/G suffixes; 64 to\n"
             "                    2^50); default 8 per octave from 1 KiB to 256 MiB plus this\n"
@@ -91,6 +95,8 @@ struct mrc_args {
     char **argv;
     enum sampler sampler;
     double rate;
+    bool rate_given;
+    uint64_t samples; /* without --rate: samples to aim at */
     uint64_t seed;
     double *sizes; /* lines, from --sizes */
     size_t n_sizes;
@@ -110,6 +116,7 @@ struct mrc_input {
     const char *source;
     char input[1024];
     uint64_t refs;
+    uint64_t lines; /* distinct lines, exact; 0: not counted */
     double rate;
     uint64_t seed;
     /* Time-slot mode: the same samples grouped by slot. */
@@ -172,7 +179,7 @@ static int name_index(const char *s, const char *const *names, size_t n)
 
 static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
 {
-    enum { OPT_TRACE = 256, OPT_PROFILE, OPT_SAMPLER, OPT_RATE, OPT_SEED, OPT_SIZES, OPT_MODEL,
+    enum { OPT_TRACE = 256, OPT_PROFILE, OPT_SAMPLER, OPT_RATE, OPT_SAMPLES, OPT_SEED, OPT_SIZES, OPT_MODEL,
            OPT_COLD, OPT_WAYS, OPT_BAND, OPT_REPLICATES, OPT_GNUPLOT, OPT_TIME_SLOTS, OPT_PHASES,
            OPT_PHASE_WINDOW, OPT_PHASE_UNIT };
     static const struct option longopts[] = {
@@ -180,6 +187,7 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"sampler", required_argument, NULL, OPT_SAMPLER},
         {"rate", required_argument, NULL, OPT_RATE},
+        {"samples", required_argument, NULL, OPT_SAMPLES},
         {"seed", required_argument, NULL, OPT_SEED},
         {"sizes", required_argument, NULL, OPT_SIZES},
         {"model", required_argument, NULL, OPT_MODEL},
@@ -197,7 +205,7 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *a = (struct mrc_args){.rate = 1e-4, .seed = 1, .statcache = true, .statstack = true,
+    *a = (struct mrc_args){.rate = 1e-4, .samples = 20000, .seed = 1, .statcache = true, .statstack = true,
                            .replicates = 200, .gnuplot = "gnuplot",
                            .phase_window = LLC_MRC_PHASE_WINDOW_DEFAULT};
     bool phase_opts = false;
@@ -223,6 +231,11 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         case OPT_RATE:
             if (llc_parse_double(optarg, &a->rate) < 0 || !(a->rate > 0 && a->rate <= 1))
                 return llc_cli_usage("mrc", "--rate wants a number in (0, 1], not '%s'", optarg);
+            a->rate_given = true;
+            break;
+        case OPT_SAMPLES:
+            if (llc_parse_u64_range(optarg, 100, 100000000, &a->samples) < 0)
+                return llc_cli_usage("mrc", "--samples wants 100 to 100000000, not '%s'", optarg);
             break;
         case OPT_SEED:
             if (llc_parse_u64(optarg, &a->seed) < 0)
@@ -316,6 +329,10 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
                                     "--phases");
     if (a->prefix && !*a->prefix)
         return llc_cli_usage("mrc", "-o wants a non-empty prefix");
+    /* A rate chosen by sample count comes with its band (not for profiles,
+     * whose rate was chosen when they were written, nor with --phases). */
+    if (!a->rate_given && !a->profile && !a->phases)
+        a->band = true;
     return 0;
 }
 
@@ -326,7 +343,23 @@ static int input_from_trace(const struct mrc_args *a, const char *path, struct m
     llc_statmodel_sampler_config_default(&cfg);
     cfg.rate = a->rate;
     cfg.seed = a->seed;
-    in->rate = a->rate;
+    if (!a->rate_given) {
+        /* Rate by sample count: a first pass counts the references (it
+         * samples almost nothing), the rate gives about --samples. */
+        struct llc_mrc_trace_stats st;
+        struct llc_statmodel_hist *h = NULL;
+        cfg.rate = 1e-12;
+        int rc = llc_statmodel_hist_create(&h, err, errlen);
+        if (rc == 0)
+            rc = llc_mrc_sample_trace(path, &cfg, h, &st, err, errlen);
+        llc_statmodel_hist_destroy(h);
+        if (rc < 0)
+            return rc;
+        cfg.rate = st.refs > a->samples ? (double)a->samples / (double)st.refs : 1;
+        printf("mrc: rate %.3g chosen for about %" PRIu64 " samples of %" PRIu64 " references\n",
+               cfg.rate, a->samples, st.refs);
+    }
+    in->rate = cfg.rate;
     in->seed = a->seed;
     if (a->phases) {
         /* One pass: the windows' samples, pooled, are the plain run's. */
@@ -347,6 +380,7 @@ static int input_from_trace(const struct mrc_args *a, const char *path, struct m
     if (rc < 0)
         return rc;
     in->refs = st.refs;
+    in->lines = st.sampler.lines;
     if (!a->time_slots)
         return 0;
     /* Second pass, same seed: the same samples (the sampler is deterministic
@@ -399,6 +433,7 @@ static int input_from_profile(const struct mrc_args *a, const char *name,
                               char *err, size_t errlen)
 {
     in->refs = info->refs;
+    in->lines = info->lines;
     in->rate = info->rate;
     in->seed = info->seed;
     if (!a->phases)
@@ -424,7 +459,10 @@ static int input_from_run(const struct mrc_args *a, profile_run_fn run, struct m
     int status = 0;
     const struct llc_mrc_rt_config cfg = {.rate = a->rate, .seed = a->seed,
                                           .window = a->phases ? a->phase_window : 0,
-                                          .stop = &llc_stop_signal};
+                                          .stop = &llc_stop_signal,
+                                          .samples = run != llc_mrc_run_rt || a->rate_given || a->phases
+                                                         ? 0
+                                                         : a->samples};
     int rc = run(a->argv, &cfg, in->hist, &info, &pw, &status, err, errlen);
     if (rc < 0)
         return rc;
@@ -586,6 +624,8 @@ static int solve(const struct mrc_args *a, const struct llc_statmodel_hist *h,
         struct llc_statmodel_bootstrap_config b;
         llc_statmodel_bootstrap_config_default(&b);
         b.replicates = a->replicates;
+        if (r->distinct_lines && r->distinct_lines < r->refs)
+            b.cold_fraction = (double)r->distinct_lines / (double)r->refs;
         b.seed = a->seed;
         rc = llc_statmodel_bootstrap(h, &b, &o, r->lines, r->n, s->band_lo, s->band_hi, err,
                                      errlen);
@@ -829,6 +869,16 @@ int llc_cmd_mrc(int argc, char **argv)
     printf("mrc: %s from %s: %" PRIu64 " references, %.0f samples (%.0f never reused), rate %g, "
            "seed %" PRIu64 "\n",
            in.source, in.input, in.refs, total, dangling, in.rate, in.seed);
+    /* Exact cold misses: the pooled curve's large-cache end is distinct
+     * lines / references (phases and slots keep their sampled n_inf). */
+    if (in.lines && a.cold == LLC_STATMODEL_COLD_COUNT && !a.phases && !a.time_slots) {
+        if (llc_statmodel_hist_set_cold(in.hist, in.lines, in.refs, err, sizeof err) == 0) {
+            r.distinct_lines = in.lines;
+            printf("mrc: cold misses exact: %" PRIu64 " distinct lines, %.4g of the references\n",
+                   in.lines, (double)in.lines / (double)in.refs);
+        } else
+            llc_cli_warn(a.quiet, "cold misses from the samples: %s", err);
+    }
     if (total < 1) {
         status = llc_cli_fail("mrc", "%s: no reuse samples: %" PRIu64
                               " references are too few at rate %g (raise --rate)", what,
@@ -886,6 +936,7 @@ int llc_cmd_mrc(int argc, char **argv)
         status = llc_stop_exit_code();
         goto out;
     }
+    llc_mrc_print_bands(&r);
     if (a.prefix) {
         if (llc_mrc_write_outputs(a.prefix, &r, err, sizeof err) < 0) {
             status = llc_cli_fail("mrc", "%s", err);

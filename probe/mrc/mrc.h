@@ -25,6 +25,7 @@
  *     seed 1
  *     refs 123456789
  *     samples 12346
+ *     lines 40321                                 (optional: distinct lines, exact)
  *     threads 1
  *     command ./app arg
  *     rdhist 1 inf=17 0:3 ...
@@ -47,6 +48,7 @@ struct llc_mrc_profile_info {
     uint64_t seed;
     uint64_t refs;     /* references executed by all sampled threads */
     uint64_t samples;  /* samples taken, finite + dangling */
+    uint64_t lines;    /* distinct lines referenced, exact; 0: not counted */
     uint64_t threads;  /* threads that were sampled */
     char command[1024];
     unsigned version;  /* of the file read */
@@ -204,6 +206,8 @@ struct llc_mrc_rt_config {
     uint64_t window;      /* references per window (LLCPROBE_RT_WINDOW); 0: no windows */
     unsigned window_pcs;  /* signature samples per window; 0: the runtime's default */
     const volatile sig_atomic_t *stop; /* polled: nonzero stops the program (-EINTR) */
+    uint64_t samples;     /* > 0 (window 0 only): adaptive rate aiming at this many
+                           * samples (LLCPROBE_RT_SAMPLES), rate ignored */
 };
 /* Runs argv (linked with libllcprobe-rt) with the runtime told to sample
  * as cfg says and write its profile to a temporary file, waits, and reads
@@ -311,6 +315,8 @@ struct llc_mrc_result {
     double samples, dangling;
     enum llc_statmodel_cold cold;
     unsigned band_replicates; /* 0 = no band */
+    uint64_t distinct_lines;  /* exact (then the curve ends at distinct_lines /
+                               * refs); 0: the cold misses are the samples' */
     /* Time-slot mode (slots.n > 0): per-slot curves and their mean (§4). */
     uint64_t slot_refs;
     struct llc_mrc_groupset slots;
@@ -330,6 +336,9 @@ int llc_mrc_write_outputs(const char *prefix, const struct llc_mrc_result *r, ch
 /* Draws PREFIX.mrc.png from PREFIX.mrc.csv with gnuplot (log size axis);
  * in phase mode also each phase's curves from PREFIX.phases.csv.
  * -ENOENT (with a message) if gnuplot is not installed. */
+/* With bands: one line per series on stdout, the 5-95% band at up to 8
+ * sizes spread over the curve ("band statcache: 64 KiB 0.41-0.44 ..."). */
+void llc_mrc_print_bands(const struct llc_mrc_result *r);
 int llc_mrc_plot(const char *prefix, const struct llc_mrc_result *r, const char *gnuplot,
                  char *err, size_t errlen);
 

@@ -11,6 +11,7 @@
 #include "llcprobe/common.h"
 #include "mrc/mrc.h"
 #include "util/atomic_file.h"
+#include "util/cli.h"
 #include "util/plot.h"
 
 const char *llc_mrc_method_name(enum llc_statmodel_method m)
@@ -170,6 +171,7 @@ static int write_json(const char *path, const struct llc_mrc_result *r, char *er
     json_object_set_new(doc, "cold", json_string(r->cold == LLC_STATMODEL_COLD_IGNORE ? "ignore"
                                                                                        : "count"));
     json_object_set_new(doc, "band_replicates", json_integer(r->band_replicates));
+    json_object_set_new(doc, "distinct_lines", r->distinct_lines ? json_integer((json_int_t)r->distinct_lines) : json_null());
     for (unsigned i = 0; i < r->n_series; i++) {
         json_t *s = series_json(r, &r->series[i]);
         if (!s || json_array_append_new(models, s) < 0)
@@ -408,4 +410,24 @@ out:
     free(png);
     free(phases);
     return rc;
+}
+
+void llc_mrc_print_bands(const struct llc_mrc_result *r)
+{
+    enum { SHOWN = 8 };
+    for (unsigned i = 0; i < r->n_series; i++) {
+        const struct llc_mrc_series *s = &r->series[i];
+        if (!s->band_lo || r->n == 0)
+            continue;
+        printf("band %s (5-95%%, %u replicates):", llc_mrc_method_name(s->method),
+               r->band_replicates);
+        const size_t shown = r->n < SHOWN ? r->n : SHOWN;
+        for (size_t j = 0; j < shown; j++) {
+            const size_t k = shown > 1 ? j * (r->n - 1) / (shown - 1) : 0;
+            char size[32];
+            printf(" %s %.4g-%.4g", llc_format_size((uint64_t)llround(r->lines[k] * 64), size, sizeof size),
+                   s->band_lo[k], s->band_hi[k]);
+        }
+        putchar('\n');
+    }
 }

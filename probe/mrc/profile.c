@@ -68,11 +68,14 @@ int llc_mrc_profile_write(FILE *f, const struct llc_mrc_profile_info *info,
     for (char *c = command; *c; c++)
         if (*c == '\n' || *c == '\r')
             *c = ' ';
+    char lines[40] = "";
+    if (info->lines)
+        snprintf(lines, sizeof lines, "lines %" PRIu64 "\n", info->lines);
     if (fprintf(f,
                 LLC_MRC_PROFILE_MAGIC "\nrate %.17g\nseed %" PRIu64 "\nrefs %" PRIu64
-                                      "\nsamples %" PRIu64 "\nthreads %" PRIu64
+                                      "\nsamples %" PRIu64 "\n%sthreads %" PRIu64
                                       "\ncommand %s\n%s\n",
-                info->rate, info->seed, info->refs, info->samples, info->threads, command,
+                info->rate, info->seed, info->refs, info->samples, lines, info->threads, command,
                 text) < 0 ||
         write_windows(f, w) < 0 || fflush(f) != 0)
         rc = llc_errf(err, errlen, -EIO, "profile: write failed: %s", strerror(errno));
@@ -244,8 +247,20 @@ int llc_mrc_profile_parse(const char *text, const char *name, struct llc_mrc_pro
                       LLC_MRC_PROFILE_MAGIC, LLC_MRC_PROFILE_MAGIC_V1);
         goto out;
     }
+    unsigned extra = 0; /* the optional lines line */
     for (size_t k = 0; k < LLC_ARRAY_LEN(keys); k++) {
-        const unsigned lineno = (unsigned)k + 2;
+        if (k == 4 && strncmp(cursor, "lines ", 6) == 0) {
+            line = next_line(&cursor);
+            extra = 1;
+            if (parse_u64_field(line + 6, &info->lines) || info->lines == 0 ||
+                info->lines > info->refs) {
+                rc = llc_errf(err, errlen, -EINVAL,
+                              "%s: line 6: bad lines value '%s' (1 to refs distinct lines)", name,
+                              line + 6);
+                goto out;
+            }
+        }
+        const unsigned lineno = (unsigned)k + 2 + extra;
         line = next_line(&cursor);
         const size_t klen = strlen(keys[k]);
         if (!line || strncmp(line, keys[k], klen) != 0 || line[klen] != ' ') {
@@ -276,13 +291,14 @@ int llc_mrc_profile_parse(const char *text, const char *name, struct llc_mrc_pro
     }
     line = next_line(&cursor);
     if (!line) {
-        rc = llc_errf(err, errlen, -EINVAL, "%s: line 8: the histogram line is missing", name);
+        rc = llc_errf(err, errlen, -EINVAL, "%s: line %u: the histogram line is missing", name,
+                      8 + extra);
         goto out;
     }
     char why[LLC_ERRLEN];
     rc = llc_statmodel_hist_parse(line, h, why, sizeof why);
     if (rc < 0) {
-        llc_errf(err, errlen, rc, "%s: line 8: %s", name, why);
+        llc_errf(err, errlen, rc, "%s: line %u: %s", name, 8 + extra, why);
         goto out;
     }
     if (info->version == 1 && *cursor) {
@@ -296,7 +312,7 @@ int llc_mrc_profile_parse(const char *text, const char *name, struct llc_mrc_pro
         goto out;
     }
     if (info->version == 2)
-        rc = parse_windows(&cursor, 9, name, info, &windows, err, errlen);
+        rc = parse_windows(&cursor, 9 + extra, name, info, &windows, err, errlen);
 out:
     if (rc < 0) {
         llc_statmodel_hist_clear(h);

@@ -75,9 +75,14 @@ static int set_rt_env(const struct llc_mrc_rt_config *cfg, const char *profile)
     snprintf(seed_s, sizeof seed_s, "%llu", (unsigned long long)cfg->seed);
     snprintf(window_s, sizeof window_s, "%llu", (unsigned long long)cfg->window);
     snprintf(pcs_s, sizeof pcs_s, "%u", cfg->window_pcs);
+    char samples_s[32];
+    snprintf(samples_s, sizeof samples_s, "%llu", (unsigned long long)cfg->samples);
+    /* With a sample target the runtime starts at rate 1 and halves it
+     * (LLCPROBE_RT_SAMPLES); otherwise the fixed rate. */
     if (setenv("LLCPROBE_RT_OUTPUT", profile, 1) || setenv("LLCPROBE_RT_MODE", "hist", 1) ||
-        setenv("LLCPROBE_RT_RATE", rate_s, 1) || setenv("LLCPROBE_RT_SEED", seed_s, 1) ||
-        setenv("LLCPROBE_RT_WINDOW", window_s, 1) ||
+        (cfg->samples ? setenv("LLCPROBE_RT_SAMPLES", samples_s, 1) || unsetenv("LLCPROBE_RT_RATE")
+                      : setenv("LLCPROBE_RT_RATE", rate_s, 1) || unsetenv("LLCPROBE_RT_SAMPLES")) ||
+        setenv("LLCPROBE_RT_SEED", seed_s, 1) || setenv("LLCPROBE_RT_WINDOW", window_s, 1) ||
         (cfg->window_pcs && setenv("LLCPROBE_RT_WINDOW_PCS", pcs_s, 1)))
         return -errno;
     return 0;
@@ -87,7 +92,8 @@ static void unset_rt_env(void)
 {
     static const char *const names[] = {"LLCPROBE_RT_OUTPUT", "LLCPROBE_RT_MODE",
                                         "LLCPROBE_RT_RATE", "LLCPROBE_RT_SEED",
-                                        "LLCPROBE_RT_WINDOW", "LLCPROBE_RT_WINDOW_PCS"};
+                                        "LLCPROBE_RT_WINDOW", "LLCPROBE_RT_WINDOW_PCS",
+                                        "LLCPROBE_RT_SAMPLES"};
     for (size_t i = 0; i < LLC_ARRAY_LEN(names); i++)
         unsetenv(names[i]);
 }

@@ -6,14 +6,25 @@
  *   LLCPROBE_RT_MODE    hist (default): reuse histogram, the profile of
  *                       probe/mrc/mrc.h, written at exit and on SIGUSR1;
  *                       trace: every access in llcprobe's trace format
- *   LLCPROBE_RT_RATE    sampling rate in (0, 1], default 1e-4
+ *   LLCPROBE_RT_RATE    sampling rate in (0, 1], default 1e-4 (with
+ *                       LLCPROBE_RT_SAMPLES: the starting rate, default 1)
+ *   LLCPROBE_RT_SAMPLES adaptive rate (hist mode, LLCPROBE_RT_WINDOW=0):
+ *                       aim at this many samples; whenever the samples
+ *                       taken exceed twice it, the rate halves and every
+ *                       sample so far is kept with probability 1/2 (counts
+ *                       halved, pending watches dropped by coin flips), so
+ *                       each reference stays sampled with the same chance:
+ *                       the final rate. 0 or unset: fixed rate
  *   LLCPROBE_RT_SEED    random seed, default 1
  *   LLCPROBE_RT_WINDOW  hist mode: references per window for mrc --phases,
  *                       default 100000 (mrc --phases' default); 0 = no windows
  *   LLCPROBE_RT_WINDOW_PCS  code addresses sampled per window for its
  *                       phase signature, default 400
+ *   LLCPROBE_RT_LIBC    0: libc's memory and string functions (libc.c)
+ *                       are not fed to the sampler; default 1
  *
- * Every access costs a counter decrement and one filter-bit test; the rest
+ * Every access costs a counter decrement, one filter-bit test and (hist
+ * mode) one test of its line's bit in the map of touched lines; the rest
  * (taking a sample every ~1/rate accesses, resolving a watched line) is the
  * out-of-line slow path, and so is all the window work: the countdown runs
  * to the nearest of the next sample, the next signature sample and the
@@ -29,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "llcprobe/common.h"
@@ -56,8 +68,11 @@ static struct {
     pthread_once_t once;
     enum rt_mode mode;
     char output[4096];
-    double rate;
+    double rate;                 /* adaptive: the starting rate */
     double log1m_rate;
+    uint64_t samples_target;     /* adaptive rate: 0 = fixed */
+    unsigned level;              /* adaptive: halvings so far (atomic) */
+    uint64_t taken_all;          /* adaptive: samples at this level, all threads (atomic) */
     uint64_t seed;
     uint64_t window;             /* 0: no windows */
     uint32_t window_pcs;
@@ -68,10 +83,35 @@ static struct {
     uint64_t n_threads;
     pthread_key_t key;           /* thread-exit destructor */
     bool finished;               /* final output written: stay idle */
+    bool configured;             /* configure() ran (mode is final) */
+    bool no_libc;                /* LLCPROBE_RT_LIBC=0 */
     struct llc_trace_writer *writer;
 } rt = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static volatile sig_atomic_t rt_dump_requested;
+
+/* Distinct lines (hist mode), the exact cold misses of the profile: a bit
+ * per line of the user address space below 2^47 (LINES_MAX lines), in one
+ * reservation of 256 GiB (MAP_NORESERVE) that the kernel backs only where
+ * lines were touched (1/512 of the data touched). Counting starts when the
+ * runtime is configured (its constructor): the references of earlier
+ * constructors are in refs, their lines not. lines_limit stays 0 (nothing
+ * counted, the profile says no "lines") until it is mapped, or if it
+ * cannot be; an access above 2^47 makes the count inexact: lines_lost. */
+#define LINES_MAX (UINT64_C(1) << 41)
+static uint64_t *lines_map;
+static uint64_t lines_limit;
+static bool lines_lost;
+
+static void map_lines(void)
+{
+    void *const p = mmap(NULL, LINES_MAX / 8, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    lines_map = p;
+    lines_limit = LINES_MAX;
+}
 
 static void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void rt_warn(const char *fmt, ...)
@@ -116,10 +156,22 @@ static int parse_count(const char *s, uint64_t *out)
     return *end || errno || *s == '-' ? -EINVAL : 0;
 }
 
+/* Every shared library built with llcprobe-cc carries a copy of the
+ * runtime. The program's callbacks and libc wrappers all resolve to one
+ * copy, the first in the dynamic linker's search order, whose
+ * llc_rt_instance every copy reads (an exported, so interposable, symbol);
+ * the other copies stay idle rather than write empty profiles over it. */
+EXPORT void *llc_rt_instance = &rt;
+
+static bool elected(void)
+{
+    return __atomic_load_n(&llc_rt_instance, __ATOMIC_RELAXED) == (void *)&rt;
+}
+
 static void configure(void)
 {
     const char *out = getenv("LLCPROBE_RT_OUTPUT");
-    if (!out || !*out)
+    if (!out || !*out || !elected())
         return;
     const char *mode = getenv("LLCPROBE_RT_MODE");
     const char *rate = getenv("LLCPROBE_RT_RATE");
@@ -131,7 +183,13 @@ static void configure(void)
         rt_warn("LLCPROBE_RT_MODE is hist or trace, not '%s': not profiling", mode);
         return;
     }
-    rt.rate = 1e-4;
+    const char *samples = getenv("LLCPROBE_RT_SAMPLES");
+    if (samples && *samples &&
+        (parse_count(samples, &rt.samples_target) < 0 || rt.samples_target > UINT64_C(1) << 40)) {
+        rt_warn("LLCPROBE_RT_SAMPLES is a whole number up to 2^40, not '%s': not profiling", samples);
+        return;
+    }
+    rt.rate = rt.samples_target ? 1 : 1e-4;
     if (rate && *rate) {
         char *end;
         rt.rate = strtod(rate, &end);
@@ -161,6 +219,18 @@ static void configure(void)
         return;
     }
     rt.window_pcs = (uint32_t)n_pcs;
+    if (rt.samples_target && (rt.window || m == RT_TRACE)) {
+        /* Window samples are records of one rate; a trace has no samples. */
+        rt_warn("LLCPROBE_RT_SAMPLES needs hist mode and LLCPROBE_RT_WINDOW=0: fixed rate %g",
+                rt.rate);
+        rt.samples_target = 0;
+    }
+    const char *libc = getenv("LLCPROBE_RT_LIBC");
+    if (libc && *libc && strcmp(libc, "0") != 0 && strcmp(libc, "1") != 0) {
+        rt_warn("LLCPROBE_RT_LIBC is 0 or 1, not '%s': not profiling", libc);
+        return;
+    }
+    rt.no_libc = libc && strcmp(libc, "0") == 0;
     const uint64_t pc_mean = rt.window > n_pcs ? rt.window / n_pcs : 1;
     rt.pc_gap_span = 2 * pc_mean - 1;
     rt.log1m_rate = rt.rate < 1 ? log1p(-rt.rate) : 0;
@@ -181,11 +251,18 @@ static void configure(void)
             return;
         }
     } else {
+        map_lines();
         struct sigaction sa = {.sa_handler = on_sigusr1, .sa_flags = SA_RESTART};
         sigemptyset(&sa.sa_mask);
         sigaction(SIGUSR1, &sa, NULL);
     }
     rt.mode = m;
+}
+
+static void configure_once(void)
+{
+    configure();
+    __atomic_store_n(&rt.configured, true, __ATOMIC_RELEASE);
 }
 
 /* Geometric gap with mean 1/rate (spec §2.1): every access equally likely.
@@ -207,6 +284,43 @@ static uint64_t next_gap(uint64_t *state, double log1m)
 static uint64_t next_pc_gap(uint64_t *state)
 {
     return 1 + (uint64_t)(((unsigned __int128)llc_splitmix_next(state) * rt.pc_gap_span) >> 64);
+}
+
+/* log(1 - rate) after `level` halvings of the starting rate. */
+static double log1m_at(unsigned level)
+{
+    const double r = ldexp(rt.rate, -(int)level);
+    return r < 1 ? log1p(-r) : 0;
+}
+
+/* Adaptive rate: the thread catches up with the global level (t->lock
+ * held): its counts scaled, its watches thinned, its gap drawn anew at the
+ * new rate from this access on (the gaps are memoryless). */
+static int catch_up(struct rt_thread *t, uint64_t now)
+{
+    const unsigned level = __atomic_load_n(&rt.level, __ATOMIC_RELAXED);
+    if (level <= t->level)
+        return 0;
+    const unsigned d = level - t->level < 63 ? level - t->level : 63;
+    int rc = llc_statmodel_hist_scale(t->hist, ldexp(1, -(int)d), NULL, 0);
+    if (rc == 0)
+        rc = rt_watch_thin(t, d);
+    t->level = level;
+    t->log1m_rate = log1m_at(level);
+    t->next_sample = now - 1 + next_gap(&t->rng, t->log1m_rate);
+    return rc;
+}
+
+/* Adaptive rate: one more sample taken; past twice the target, the next
+ * level (every thread halves at its next sample, write_profile for those
+ * that do not get there). Lock-free: called with t->lock held. */
+static void count_sample(void)
+{
+    uint64_t n = __atomic_add_fetch(&rt.taken_all, 1, __ATOMIC_RELAXED);
+    if (n > 2 * rt.samples_target &&
+        __atomic_compare_exchange_n(&rt.taken_all, &n, n / 2, false, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED))
+        __atomic_add_fetch(&rt.level, 1, __ATOMIC_RELAXED);
 }
 
 static void stay_idle(struct rt_hot *h)
@@ -232,6 +346,8 @@ static struct rt_thread *thread_start(struct rt_hot *h)
     rt.threads = t;
     pthread_mutex_unlock(&rt.lock);
     t->rng = rt.seed ^ (index * 0xD1B54A32D192ED03ull);
+    t->level = __atomic_load_n(&rt.level, __ATOMIC_RELAXED);
+    t->log1m_rate = log1m_at(t->level);
     /* Signature samples from their own stream: the reuse samples are the
      * same with windows or without. */
     t->pc_rng = t->rng ^ 0x5CA4F00D5CA4F00Dull;
@@ -250,13 +366,30 @@ static struct rt_thread *thread_start(struct rt_hot *h)
 static void thread_ended(void *arg)
 {
     struct rt_thread *t = arg;
+    rt_hot.busy++; /* the thread ends: nothing after this is recorded */
     pthread_mutex_lock(&t->lock);
     if (t->hot) {
         t->refs_final = t->hot->refs;
+        t->lines_final = t->hot->lines;
         stay_idle(t->hot);
         t->hot = NULL;
     }
     pthread_mutex_unlock(&t->lock);
+}
+
+static int merge_scaled(struct llc_statmodel_hist *dst, const struct llc_statmodel_hist *src,
+                        double w, char *err, size_t errlen)
+{
+    struct llc_statmodel_hist *tmp = NULL;
+    int rc = llc_statmodel_hist_create(&tmp, err, errlen);
+    if (rc == 0)
+        rc = llc_statmodel_hist_merge(tmp, src, err, errlen);
+    if (rc == 0)
+        rc = llc_statmodel_hist_scale(tmp, w, err, errlen);
+    if (rc == 0)
+        rc = llc_statmodel_hist_merge(dst, tmp, err, errlen);
+    llc_statmodel_hist_destroy(tmp);
+    return rc;
 }
 
 /* Profile now: every thread's histogram, its pending watches counted as
@@ -271,18 +404,24 @@ static void write_profile(void)
     struct llc_mrc_profile_windows windows = {0};
     if (llc_statmodel_hist_create(&sum, err, sizeof err) < 0)
         goto fail;
-    struct llc_mrc_profile_info info = {.rate = rt.rate, .seed = rt.seed,
+    const unsigned level = __atomic_load_n(&rt.level, __ATOMIC_RELAXED);
+    struct llc_mrc_profile_info info = {.rate = ldexp(rt.rate, -(int)level), .seed = rt.seed,
                                         .threads = rt.n_threads};
     snprintf(info.command, sizeof info.command, "%s", rt.command);
     for (struct rt_thread *t = rt.threads; t; t = t->next) {
         pthread_mutex_lock(&t->lock);
-        int rc = llc_statmodel_hist_merge(sum, t->hist, err, sizeof err);
+        /* A thread behind the adaptive rate's level (it took no sample since
+         * the level rose) counts at the final rate: its expected share. */
+        const double w = ldexp(1, -(int)(level - t->level < 63 ? level - t->level : 63));
+        int rc = w < 1 ? merge_scaled(sum, t->hist, w, err, sizeof err)
+                       : llc_statmodel_hist_merge(sum, t->hist, err, sizeof err);
         if (rc == 0 && t->n_watch)
-            rc = llc_statmodel_hist_add_dangling(sum, (double)t->n_watch, err, sizeof err);
+            rc = llc_statmodel_hist_add_dangling(sum, w * (double)t->n_watch, err, sizeof err);
         /* Another thread's counter, read while it runs: a snapshot. */
         const uint64_t refs =
             t->hot ? __atomic_load_n(&t->hot->refs, __ATOMIC_RELAXED) : t->refs_final;
         info.refs += refs;
+        info.lines += t->hot ? __atomic_load_n(&t->hot->lines, __ATOMIC_RELAXED) : t->lines_final;
         if (rc == 0 && rt.window && rt_windows_collect(&collect, t, refs) < 0)
             rc = llc_errf(err, sizeof err, -ENOMEM, "out of memory for the windows");
         pthread_mutex_unlock(&t->lock);
@@ -294,6 +433,8 @@ static void write_profile(void)
         goto fail;
     }
     info.samples = (uint64_t)llround(llc_statmodel_hist_total(sum));
+    if (!lines_limit || lines_lost || info.lines == 0 || info.lines > info.refs)
+        info.lines = 0;
     if (llc_afile_open(rt.output, &f, err, sizeof err) < 0 ||
         llc_mrc_profile_write(llc_afile_stream(f), &info, sum, rt.window ? &windows : NULL, err,
                               sizeof err) < 0)
@@ -330,7 +471,7 @@ static COLD void trace_access(uint64_t addr, uint32_t size, uint8_t kind, uint64
 static COLD void slow_path(struct rt_hot *h, uint64_t addr, uint32_t size, uint8_t kind,
                            uint64_t pc)
 {
-    pthread_once(&rt.once, configure);
+    pthread_once(&rt.once, configure_once);
     if (rt.mode == RT_OFF || rt.finished) {
         stay_idle(h);
         return;
@@ -351,7 +492,7 @@ static COLD void slow_path(struct rt_hot *h, uint64_t addr, uint32_t size, uint8
         }
         /* The first gap counts from the thread's first access, which is
          * this one (now = 1): sample it if the gap is 1. */
-        t->next_sample = now - 1 + next_gap(&t->rng, rt.log1m_rate);
+        t->next_sample = now - 1 + next_gap(&t->rng, t->log1m_rate);
         t->next_pc = t->window_end = UINT64_MAX;
         if (t->window) {
             t->next_pc = now - 1 + next_pc_gap(&t->pc_rng);
@@ -367,10 +508,14 @@ static COLD void slow_path(struct rt_hot *h, uint64_t addr, uint32_t size, uint8
     }
     int rc = 0;
     pthread_mutex_lock(&t->lock);
-    if (now == t->next_sample) {
+    if (rt.samples_target)
+        rc = catch_up(t, now);
+    if (rc == 0 && now == t->next_sample) {
         rc = rt_watch_add(t, addr >> 6, now - 1);
         t->taken++;
-        t->next_sample += next_gap(&t->rng, rt.log1m_rate);
+        t->next_sample += next_gap(&t->rng, t->log1m_rate);
+        if (rt.samples_target)
+            count_sample();
     }
     /* A signature sample or a window's end belongs to the window of this
      * access, so both come after the sample. */
@@ -412,12 +557,28 @@ static COLD void watched(struct rt_hot *h, uint64_t line)
 static COLD void rare(struct rt_hot *h, uint64_t addr, uint32_t size, uint8_t kind, uint64_t pc,
                       bool hit, bool due)
 {
+    /* The runtime's own calls to memcpy and the like are not the
+     * program's references, and would take the locks held here again. */
+    h->busy++;
     /* A watched line's reuse is checked before a sample is taken, so a new
      * sample on a watched line first resolves the old one (spec §2.2). */
     if (hit)
         watched(h, addr >> 6);
     if (due)
         slow_path(h, addr, size, kind, pc);
+    h->busy--;
+}
+
+/* First touch of a line: one thread sets its bit. */
+static COLD void new_line(struct rt_hot *h, uint64_t line)
+{
+    if (line >= LINES_MAX) {
+        lines_lost = true;
+        return;
+    }
+    const uint64_t bit = UINT64_C(1) << (line & 63);
+    if (!(__atomic_fetch_or(&lines_map[line >> 6], bit, __ATOMIC_RELAXED) & bit))
+        h->lines++;
 }
 
 static inline HOT void on_access(const void *p, uint32_t size, uint8_t kind, uint64_t pc)
@@ -425,6 +586,10 @@ static inline HOT void on_access(const void *p, uint32_t size, uint8_t kind, uin
     struct rt_hot *const h = &rt_hot;
     const uint64_t addr = (uint64_t)(uintptr_t)p;
     h->refs++;
+    const uint64_t line = addr >> 6;
+    if (lines_limit &&
+        __builtin_expect(line >= lines_limit || !((lines_map[line >> 6] >> (line & 63)) & 1), 0))
+        new_line(h, line);
     const uint64_t b = rt_hash(addr >> 6) >> h->shift;
     const bool hit = (h->filter[b >> 6] >> (b & 63)) & 1;
     const bool due = --h->countdown == 0;
@@ -442,15 +607,46 @@ CALLBACKS(4)
 CALLBACKS(8)
 CALLBACKS(16)
 
+/* The part of [lo, hi) in line, if any, as one access. */
+static inline void range_line(uintptr_t lo, uintptr_t hi, uintptr_t line, uint8_t kind, uint64_t pc)
+{
+    const uintptr_t start = line << 6, end = start + 64;
+    if (start >= hi)
+        return;
+    const uintptr_t a = lo > start ? lo : start;
+    on_access((const void *)a, (uint32_t)((hi < end ? hi : end) - a), kind, pc);
+}
+
+void rt_range(const void *a, uint8_t kind_a, const void *b, uint8_t kind_b, size_t n, uint64_t pc)
+{
+    struct rt_hot *const h = &rt_hot;
+    /* Once configured idle, a long memset costs no per-line work. */
+    if (n == 0 || h->busy ||
+        (__atomic_load_n(&rt.configured, __ATOMIC_ACQUIRE) && (rt.mode == RT_OFF || rt.finished || rt.no_libc)))
+        return;
+    const uintptr_t la = (uintptr_t)a, lb = (uintptr_t)b;
+    const uintptr_t lines = ((la + n - 1) >> 6) - (la >> 6) + 1;
+    const uintptr_t lines_b = b ? ((lb + n - 1) >> 6) - (lb >> 6) + 1 : 0;
+    const uintptr_t steps = lines > lines_b ? lines : lines_b;
+    for (uintptr_t i = 0; i < steps; i++) {
+        range_line(la, la + n, (la >> 6) + i, kind_a, pc);
+        if (b)
+            range_line(lb, lb + n, (lb >> 6) + i, kind_b, pc);
+    }
+}
+
 __attribute__((constructor)) static void rt_init(void)
 {
-    pthread_once(&rt.once, configure);
+    rt_hot.busy++;
+    pthread_once(&rt.once, configure_once);
+    rt_hot.busy--;
 }
 
 /* At exit: the final profile, or the trace closed. Accesses made after this
  * (later destructors) are not recorded. */
 __attribute__((destructor)) static void rt_fini(void)
 {
+    rt_hot.busy++; /* for good: nothing after this is recorded */
     pthread_mutex_lock(&rt.lock);
     if (rt.mode == RT_HIST && !rt.finished)
         write_profile();

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "llcprobe/statmodel.h"
@@ -20,6 +21,8 @@ struct rt_hot {
     const uint64_t *filter;   /* bit per hash of watched lines (may be stale-set) */
     unsigned shift;           /* 64 - log2(filter bits) */
     struct rt_thread *thread; /* NULL until the thread's first access */
+    uint32_t busy;            /* inside the runtime: libc wrappers do not feed it */
+    uint64_t lines;           /* lines this thread touched first (rt.c, lines_map) */
 };
 
 #define RT_PC_CACHE 64
@@ -43,6 +46,7 @@ struct rt_thread {
     pthread_mutex_t lock;
     struct rt_hot *hot;       /* NULL once the thread has ended */
     uint64_t refs_final;      /* hot->refs when it ended */
+    uint64_t lines_final;     /* hot->lines when it ended */
     uint64_t *key;            /* line + 1; 0 = empty */
     uint64_t *pos;            /* access index of the sample */
     uint64_t mask;
@@ -53,6 +57,8 @@ struct rt_thread {
     uint64_t filter_set;      /* watches inserted since the filter was built */
     struct llc_statmodel_hist *hist;
     uint64_t taken;
+    unsigned level;           /* adaptive rate: halvings applied to this thread */
+    double log1m_rate;        /* log(1 - its rate) */
     uint64_t rng;
     uint32_t index;           /* order of the thread's first access */
     /* Windows (LLCPROBE_RT_WINDOW > 0, else 0 and the targets stay at
@@ -82,6 +88,9 @@ int rt_watch_add(struct rt_thread *t, uint64_t line, uint64_t pos);
 /* If line is watched, records its reuse distance and unwatches it. */
 int rt_watch_hit(struct rt_thread *t, uint64_t line, uint64_t pos);
 void rt_watch_free(struct rt_thread *t);
+/* Keeps each watch with probability 2^-halvings (1 <= halvings < 64), as if
+ * it had been sampled at that fraction of the rate. -ENOMEM. */
+int rt_watch_thin(struct rt_thread *t, unsigned halvings);
 
 /* Windows (window.c): all called with t->lock held. */
 /* Counts the code address of a signature sample in the current window. */
@@ -114,6 +123,13 @@ void rt_windows_free(struct rt_thread *t);
  * 64 MB of samples. */
 #define RT_MAX_WINDOWS (UINT64_C(1) << 18)
 #define RT_MAX_SAMPLES (UINT64_C(1) << 22)
+
+/* Feeds the lines of [p, p + n) as accesses of kind (LLC_TRACE_LOAD or
+ * _STORE) made at pc, one per line, in address order; two ranges (b may
+ * be NULL) are fed interleaved, line by line, as a copy reads and writes
+ * them. Does nothing inside the runtime itself. (rt.c, for libc.c.) */
+void rt_range(const void *a, uint8_t kind_a, const void *b, uint8_t kind_b, size_t n,
+              uint64_t pc);
 
 static inline uint64_t rt_hash(uint64_t line) { return line * 0x9E3779B97F4A7C15ull; }
 

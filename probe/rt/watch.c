@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "llcprobe/rng.h"
 #include "rt/rt.h"
 
 /* Table slots per watch at most, and filter bits per watch at least. */
@@ -75,30 +76,45 @@ static uint64_t slot_of(const struct rt_thread *t, uint64_t key)
     return rt_hash(key - 1) >> t->shift;
 }
 
-static int grow(struct rt_thread *t)
+/* Moves the watches into a fresh table of 2^bits slots, each kept with
+ * probability 2^-halvings (0: all). */
+static int rehash(struct rt_thread *t, unsigned bits, unsigned halvings)
 {
     uint64_t *const old_key = t->key, *const old_pos = t->pos;
     const uint64_t old_size = t->mask + 1, old_mask = t->mask;
     const unsigned old_shift = t->shift;
-    if (alloc_table(t, 64u - t->shift + 1u)) {
+    if (alloc_table(t, bits)) {
         t->key = old_key;
         t->pos = old_pos;
         t->mask = old_mask;
         t->shift = old_shift;
         return -ENOMEM;
     }
+    t->n_watch = 0;
     for (uint64_t i = 0; i < old_size; i++) {
-        if (!old_key[i])
+        if (!old_key[i] || (halvings && llc_splitmix_next(&t->rng) >> (64 - halvings)))
             continue;
         uint64_t j = slot_of(t, old_key[i]);
         while (t->key[j])
             j = (j + 1) & t->mask;
         t->key[j] = old_key[i];
         t->pos[j] = old_pos[i];
+        t->n_watch++;
     }
     free(old_key);
     free(old_pos);
     return 0;
+}
+
+static int grow(struct rt_thread *t)
+{
+    return rehash(t, 64u - t->shift + 1u, 0);
+}
+
+int rt_watch_thin(struct rt_thread *t, unsigned halvings)
+{
+    const int rc = rehash(t, 64u - t->shift, halvings);
+    return rc ? rc : rebuild_filter(t);
 }
 
 int rt_watch_add(struct rt_thread *t, uint64_t line, uint64_t pos)

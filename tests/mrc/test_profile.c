@@ -147,6 +147,47 @@ static void test_damage(void **state)
     expect_refused("400 2 10 complete", "400 2 9 complete", "text after the 9 sample lines");
 }
 
+/* The optional distinct-lines count: written when known, read back,
+ * line numbers after it shifted by one, checked against refs. */
+static void test_lines(void **state)
+{
+    (void)state;
+    struct llc_statmodel_hist *h = sample_hist();
+    const struct llc_mrc_profile_info info = {.rate = 1e-4, .seed = 1, .refs = 100000,
+                                              .samples = 10, .lines = 777, .threads = 1,
+                                              .command = "./a"};
+    char *text = write_to_string(&info, h);
+    assert_non_null(strstr(text, "\nsamples 10\nlines 777\nthreads 1\n"));
+    struct llc_mrc_profile_info got;
+    char err[LLC_ERRLEN];
+    assert_int_equal(llc_mrc_profile_parse(text, "p", &got, h, NULL, err, sizeof err), 0);
+    assert_int_equal(got.lines, 777);
+    const char *bad[][2] = {{"lines 777", "lines 100001"}, {"lines 777", "lines 0"},
+                            {"lines 777", "lines x"}, {"rdhist 1 inf=4", "rdhist 1 inf=-4"}};
+    const char *why[] = {"line 6: bad lines", "line 6: bad lines", "line 6: bad lines", "line 9:"};
+    for (size_t i = 0; i < LLC_ARRAY_LEN(bad); i++) {
+        char *at = strstr(text, bad[i][0]);
+        assert_non_null(at);
+        char *t = malloc(strlen(text) + strlen(bad[i][1]) + 1);
+        assert_non_null(t);
+        sprintf(t, "%.*s%s%s", (int)(at - text), text, bad[i][1], at + strlen(bad[i][0]));
+        err[0] = '\0';
+        if (llc_mrc_profile_parse(t, "p", &got, h, NULL, err, sizeof err) >= 0 || !strstr(err, why[i]))
+            fail_msg("'%s': message '%s' (wanted '%s')", bad[i][1], err, why[i]);
+        free(t);
+    }
+    /* Without a count, no lines line and lines 0 read back. */
+    free(text);
+    struct llc_mrc_profile_info none = info;
+    none.lines = 0;
+    text = write_to_string(&none, h = (llc_statmodel_hist_destroy(h), sample_hist()));
+    assert_null(strstr(text, "lines"));
+    assert_int_equal(llc_mrc_profile_parse(text, "p", &got, h, NULL, err, sizeof err), 0);
+    assert_int_equal(got.lines, 0);
+    free(text);
+    llc_statmodel_hist_destroy(h);
+}
+
 /* A version 1 profile (no windows) still loads, with no windows; a profile
  * written without windows says so, and truncated windows load as such. */
 static void test_versions(void **state)
@@ -213,6 +254,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_lines),
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_versions),

@@ -110,10 +110,40 @@ static void band_contains_point_estimate(void **state)
     free(pt);
 }
 
+/* With an exact cold fraction the replicates keep it: at a size past
+ * every distance the band is that fraction, without width; at smaller
+ * sizes the finite samples still spread it. */
+static void exact_cold_fraction_has_no_spread(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_hist *h = sampled(0.05);
+    const double f = 0.3;
+    assert_int_equal(llc_statmodel_hist_set_cold(h, 3, 10, err, sizeof err), 0);
+    const double sizes[2] = {64, 1e12};
+    double lo[2], hi[2];
+    struct llc_statmodel_options o;
+    llc_statmodel_options_default(&o);
+    struct llc_statmodel_bootstrap_config bc;
+    llc_statmodel_bootstrap_config_default(&bc);
+    bc.replicates = 50;
+    bc.cold_fraction = f;
+    assert_int_equal(llc_statmodel_bootstrap(h, &bc, &o, sizes, 2, lo, hi, err, sizeof err), 0);
+    assert_true(fabs(lo[1] - f) < 1e-6 * f && fabs(hi[1] - f) < 1e-6 * f);
+    assert_true(hi[0] > lo[0]);
+    bc.cold_fraction = 0;
+    assert_int_equal(llc_statmodel_bootstrap(h, &bc, &o, sizes, 2, lo, hi, err, sizeof err), 0);
+    assert_true(hi[1] - lo[1] > 1e-3);
+    bc.cold_fraction = 1;
+    assert_int_equal(llc_statmodel_bootstrap(h, &bc, &o, sizes, 2, lo, hi, err, sizeof err), -EINVAL);
+    llc_statmodel_hist_destroy(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(band_contains_point_estimate),
+        cmocka_unit_test(exact_cold_fraction_has_no_spread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -178,6 +178,34 @@ static void parser_rejects_malformed_text(void **state)
     llc_statmodel_hist_destroy(h);
 }
 
+/* set_cold keeps the finite samples and sets n_inf / N_s = lines / refs;
+ * all-cold streams and impossible counts. */
+static void exact_cold_fraction(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_hist *h = NULL;
+    assert_int_equal(llc_statmodel_hist_create(&h, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_add(h, 5, 20, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_add(h, 5000, 10, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_add_dangling(h, 3, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_set_cold(h, 250, 1000, err, sizeof err), 0);
+    assert_true(llc_statmodel_hist_finite(h) == 30);
+    assert_true(fabs(llc_statmodel_hist_dangling(h) - 10) < 1e-12);
+    assert_true(llc_statmodel_hist_count(h, 5) == 20);
+    /* Refused, unchanged. */
+    assert_int_equal(llc_statmodel_hist_set_cold(h, 0, 1000, err, sizeof err), -EINVAL);
+    assert_int_equal(llc_statmodel_hist_set_cold(h, 1001, 1000, err, sizeof err), -EINVAL);
+    assert_true(fabs(llc_statmodel_hist_dangling(h) - 10) < 1e-12);
+    /* Every line touched once: all samples dangle. */
+    assert_int_equal(llc_statmodel_hist_set_cold(h, 1000, 1000, err, sizeof err), 0);
+    assert_true(llc_statmodel_hist_finite(h) == 0);
+    assert_true(fabs(llc_statmodel_hist_dangling(h) - 40) < 1e-12);
+    /* No finite sample to set a fraction beside. */
+    assert_int_equal(llc_statmodel_hist_set_cold(h, 10, 1000, err, sizeof err), -EINVAL);
+    llc_statmodel_hist_destroy(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +213,7 @@ int main(void)
         cmocka_unit_test(add_merge_scale_and_iterate),
         cmocka_unit_test(text_round_trip_is_exact),
         cmocka_unit_test(parser_rejects_malformed_text),
+        cmocka_unit_test(exact_cold_fraction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -131,6 +131,7 @@ static void every_reference_has_the_same_chance(void **state)
     /* First half (reused) vs second half (dangling): Binomial(taken, 1/2). */
     assert_true(fabs(llc_statmodel_hist_finite(h) - st.taken / 2.0) < 4 * sqrt(st.taken / 4.0));
     assert_true(llc_statmodel_hist_dangling(h) == (double)st.dangling);
+    assert_true(st.lines == (uint64_t)B * BLOCKS);
 
     /* Pearson chi-square over the B first-half positions, p = 0.001. */
     const double expect = llc_statmodel_hist_finite(h) / B;
@@ -271,6 +272,65 @@ static void bad_configuration_is_refused(void **state)
     llc_statmodel_groups_destroy(g);
 }
 
+/* The sampler's distinct-line count is exact: it equals the first
+ * touches of the exact reference, over pages far apart (the table grows)
+ * and lines sharing pages; the dangling fraction set from it is the
+ * curve's large-cache end for StatCache and StatStack. */
+static void distinct_lines_are_exact(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    enum { N = 200000 };
+    uint64_t *lines = malloc(N * sizeof *lines), *reuse = malloc(N * sizeof *reuse);
+    assert_non_null(lines);
+    assert_non_null(reuse);
+    struct synth_rng r = {.state = 77};
+    for (size_t i = 0; i < N; i++) {
+        const double u = synth_uniform(&r);
+        /* Hot set, a wide sparse set (one line per page) and high addresses. */
+        lines[i] = u < 0.6   ? synth_next(&r) % 3000
+                   : u < 0.9 ? (synth_next(&r) % 40000) * 64 + 1000000
+                             : (UINT64_C(1) << 57) + synth_next(&r) % 100000;
+    }
+    assert_int_equal(llc_statmodel_exact_distances(lines, N, reuse, NULL, err, sizeof err), 0);
+    uint64_t cold = 0;
+    for (size_t i = 0; i < N; i++)
+        cold += reuse[i] == LLC_STATMODEL_COLD;
+    struct llc_statmodel_groups *g = NULL;
+    struct llc_statmodel_sampler *smp = NULL;
+    struct llc_statmodel_sampler_config cfg;
+    llc_statmodel_sampler_config_default(&cfg);
+    cfg.rate = 0.002;
+    assert_int_equal(llc_statmodel_groups_create(&g, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_sampler_create(&cfg, g, &smp, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_sampler_access_batch(smp, lines, N, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_sampler_finish(smp, err, sizeof err), 0);
+    struct llc_statmodel_sampler_stats st;
+    llc_statmodel_sampler_stats(smp, &st);
+    assert_true(st.lines == cold);
+    assert_true(cold > 50000 && cold < N);
+
+    struct llc_statmodel_hist *h = llc_statmodel_groups_hist(g, 0);
+    const double finite = llc_statmodel_hist_finite(h);
+    assert_int_equal(llc_statmodel_hist_set_cold(h, st.lines, st.refs, err, sizeof err), 0);
+    assert_true(llc_statmodel_hist_finite(h) == finite);
+    const double frac = (double)cold / N;
+    assert_true(fabs(llc_statmodel_hist_dangling(h) / llc_statmodel_hist_total(h) - frac) < 1e-12);
+    struct llc_statmodel_model *m = NULL;
+    assert_int_equal(llc_statmodel_prepare(h, &m, err, sizeof err), 0);
+    struct llc_statmodel_point pc, ps;
+    assert_int_equal(llc_statmodel_statcache(m, 1e12, LLC_STATMODEL_COLD_COUNT, &pc, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_statstack(m, 1e12, &ps, err, sizeof err), 0);
+    /* StatCache's root finder stops at about 1e-8 relative. */
+    assert_true(fabs(pc.r_total - frac) < 1e-6 * frac);
+    assert_true(fabs(ps.r_total - frac) < 1e-9);
+    llc_statmodel_release(m);
+    llc_statmodel_sampler_destroy(smp);
+    llc_statmodel_groups_destroy(g);
+    free(lines);
+    free(reuse);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +341,7 @@ int main(void)
         cmocka_unit_test(samples_keep_the_group_they_were_taken_in),
         cmocka_unit_test(slot_mode_groups_by_reference_index),
         cmocka_unit_test(bad_configuration_is_refused),
+        cmocka_unit_test(distinct_lines_are_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
