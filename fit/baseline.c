@@ -1,4 +1,4 @@
-/* The sampling baselines Gaussian-25 is compared with (§5): Global,
+/* The sampling baselines Gaussian-25 is compared with (docs/METHODS.md §5): Global,
  * Random-n and Continuous-n, and the paper's deviation D (eq. 8). */
 #include <errno.h>
 #include <math.h>

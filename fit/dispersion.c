@@ -1,6 +1,6 @@
 /* Is the set-to-set spread more than counting noise? The dispersion index
- * of event counts (§2.4) and the test-retest correlation of two sweeps
- * (§1.5), turned into a verdict a user can act on. */
+ * of event counts (docs/METHODS.md §2.4) and the test-retest correlation of two sweeps
+ * (docs/METHODS.md §1.5), turned into a verdict a user can act on. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Whole-cache totals from the selected units (§4): the paper's scale-up,
+/* Whole-cache totals from the selected units (docs/METHODS.md §4): the paper's scale-up,
  * the stratified estimators (stratum means; stratum ratios to the profile,
  * the default headline) and the ratio estimator. */
 #include <errno.h>

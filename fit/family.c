@@ -1,5 +1,5 @@
-/* Fitting one family to the usable values (§2.2, §2.6) and scoring it on
- * the histogram of the same data (§2.3). */
+/* Fitting one family to the usable values (docs/METHODS.md §2.2, §2.6) and scoring it on
+ * the histogram of the same data (docs/METHODS.md §2.3). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -63,7 +63,7 @@ static void fit_poisson(const double *v, size_t nv, struct llc_fit_family_result
         r->status = LLC_FIT_DEGENERATE;
 }
 
-/* Under LRU one foreign insertion costs the probe about W misses (§2.4), so
+/* Under LRU one foreign insertion costs the probe about W misses (docs/METHODS.md §2.4), so
  * the events behind miss_k are miss_k / W, rounded to whole events. */
 static void fit_poisson_events(const double *v, size_t nv, unsigned ways,
                                struct llc_fit_family_result *r)
@@ -193,7 +193,7 @@ int llc_fit_family(enum llc_fit_family f, const double *x, size_t n, const uint8
     for (size_t i = 0; i < h->m; i++)
         model[i] = NAN;
     if (h->degenerate || nv < 2) {
-        /* §2.5: all units equal; nothing to fit, but mu is still the value. */
+        /* docs/METHODS.md §2.5: all units equal; nothing to fit, but mu is still the value. */
         out->status = LLC_FIT_DEGENERATE;
         if (f == LLC_FIT_GAUSSIAN) {
             out->param[0] = h->a;

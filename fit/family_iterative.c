@@ -1,4 +1,4 @@
-/* The iterative estimators of §2.6: gamma MLE (Newton on the shape), beta
+/* The iterative estimators of docs/METHODS.md §2.6: gamma MLE (Newton on the shape), beta
  * MLE (2-D Newton) and Student t (EM per grid value of nu). */
 #include <errno.h>
 #include <float.h>

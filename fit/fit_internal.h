@@ -36,11 +36,11 @@ int llc_fitp_fit_beta(const double *v, size_t nv, double lo, double hi, bool mle
                       struct llc_fit_family_result *r); /* 0 or -ENOMEM */
 void llc_fitp_fit_student_t(const double *v, size_t nv, struct llc_fit_family_result *r);
 
-/* Key values K1..K_points of §3.1 (key_p: the quantile mode's probabilities,
+/* Key values K1..K_points of docs/METHODS.md §3.1 (key_p: the quantile mode's probabilities,
  * NaN otherwise); sorted holds the nv usable values in increasing order. */
 void llc_fitp_keys(enum llc_fit_key_mode mode, size_t points, double mu, double sigma,
                    const double *sorted, size_t nv, double *key, double *key_p);
-/* Strata of §4 around the distinct key values, weighted by the profile v. */
+/* Strata of docs/METHODS.md §4 around the distinct key values, weighted by the profile v. */
 void llc_fitp_strata(const double *key, size_t nkeys, const double *v, size_t nv, double mu,
                      struct llc_fit_strata *s);
 

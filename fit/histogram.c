@@ -1,4 +1,4 @@
-/* Histogram of per-unit values (§2.1): the paper's equal-width bins for
+/* Histogram of per-unit values (docs/METHODS.md §2.1): the paper's equal-width bins for
  * rates, integer-aware bins for raw counts. */
 #include <errno.h>
 #include <math.h>

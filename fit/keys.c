@@ -1,5 +1,5 @@
-/* Key values of the fitted Gaussian (§3.1) and the strata they define for
- * the stratified estimator (§4). */
+/* Key values of the fitted Gaussian (docs/METHODS.md §3.1) and the strata they define for
+ * the stratified estimator (docs/METHODS.md §4). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 
 #include "fit_internal.h"
 
-/* Offsets of K1..K5 in sigmas, in processing order (§3.1). */
+/* Offsets of K1..K5 in sigmas, in processing order (docs/METHODS.md §3.1). */
 static const double key_sigmas[LLC_FIT_MAX_KEYS] = {0, -1, 1, -2, 2};
 
 /* Index among the distinct values of sorted[rank]. */

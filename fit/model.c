@@ -1,5 +1,5 @@
 /* Densities, bin masses and scoring of fitted families: the log-likelihood,
- * AIC and the binned Pearson R of §2.3, the same for every family. */
+ * AIC and the binned Pearson R of docs/METHODS.md §2.3, the same for every family. */
 #include <limits.h>
 #include <math.h>
 

@@ -1,5 +1,5 @@
-/* Deterministic choice of per_point units around each key value (§3.2),
- * with the degenerate cases of §2.5. */
+/* Deterministic choice of per_point units around each key value (docs/METHODS.md §3.2),
+ * with the degenerate cases of docs/METHODS.md §2.5. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -56,7 +56,7 @@ static int cmp_by_value(const void *pa, const void *pb)
 }
 
 /* Candidates of the key first, then by distance, hash and unit id: the
- * ranking of §3.2 step 2, with step 3's outward fill behind it. */
+ * ranking of docs/METHODS.md §3.2 step 2, with step 3's outward fill behind it. */
 static int cmp_for_key(const void *pa, const void *pb)
 {
     const struct candidate *x = *(const struct candidate *const *)pa;
@@ -91,7 +91,7 @@ static void add_unit(struct llc_fit_selection *s, size_t unit, enum llc_fit_key 
     s->n++;
 }
 
-/* §2.5, sigma == 0: k_j = floor((j + 1/2) N / want), moved forward past
+/* docs/METHODS.md §2.5, sigma == 0: k_j = floor((j + 1/2) N / want), moved forward past
  * excluded and already chosen units. */
 static void select_even(struct llc_fit_selection *s, const double *miss,
                         const uint8_t *excluded, size_t want, bool *taken)
@@ -141,7 +141,7 @@ static void select_keys(struct llc_fit_selection *s, struct candidate *c, size_t
     }
 }
 
-/* R^2 and Disp travel with the selection so later runs can judge it (§3.2). */
+/* R^2 and Disp travel with the selection so later runs can judge it (docs/METHODS.md §3.2). */
 static int store_fit_quality(struct llc_fit_selection *s, const double *miss, size_t n,
                              const uint8_t *excluded, const struct llc_fit_histogram *h,
                              unsigned ways, char *err, size_t errlen)
@@ -228,7 +228,7 @@ int llc_fit_select(const double *miss, size_t n, const uint8_t *excluded,
     /* Keys at mu -+ sigma mean nothing for a distribution that is not a bell
      * (two levels, a long tail): there they can fall outside the data, and
      * the sets nearest them are the extremes, not their stratum's typical
-     * members. The spec's rule sends such data to quantile keys. */
+     * members. The method's rule sends such data to quantile keys. */
     if (cfg->mode == LLC_FIT_KEYS_AUTO)
         s->mode = s->r2 > LLC_FIT_R2_ACCEPT ? LLC_FIT_KEYS_SIGMA2 : LLC_FIT_KEYS_QUANTILE;
     if (s->mu == 0) {

@@ -1,4 +1,4 @@
-/* Leader-follower clustering of signature vectors (§6), unbounded or with at
+/* Leader-follower clustering of signature vectors (docs/METHODS.md §10.6), unbounded or with at
  * most K_max clusters. */
 #include <errno.h>
 #include <math.h>

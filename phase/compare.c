@@ -1,5 +1,5 @@
 /* Comparing two phase analyses of one run: similarity matrices of their
- * vector sequences (seed 003 Fig. 3c) and the adjusted Rand index of their
+ * vector sequences (the ScarPhase paper Fig. 3c) and the adjusted Rand index of their
  * labellings. */
 #include <errno.h>
 #include <math.h>

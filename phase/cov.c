@@ -1,4 +1,4 @@
-/* CoV and Corrected CoV of a per-window metric under a phase labelling (§9). */
+/* CoV and Corrected CoV of a per-window metric under a phase labelling (docs/METHODS.md §10.9). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Per-window phase classifier: signature, leader-follower clustering,
- * next-phase prediction and the dynamic sample rate (§4-§8), with a record of
+ * next-phase prediction and the dynamic sample rate (docs/METHODS.md §10.4-§10.8), with a record of
  * every window for the summary. */
 #include <errno.h>
 #include <stdlib.h>
@@ -105,7 +105,7 @@ static int reserve_window(struct llc_phase_detector *d)
     return 0;
 }
 
-/* §8: slow down while the phase is stable and predicted to stay. */
+/* docs/METHODS.md §10.8: slow down while the phase is stable and predicted to stay. */
 static unsigned next_multiplier(const struct llc_phase_detector *d, int phase,
                                 struct llc_phase_prediction pred)
 {

@@ -1,4 +1,4 @@
-/* Whole-program estimate from phase-guided profiling (§10.1). */
+/* Whole-program estimate from phase-guided profiling (docs/METHODS.md §11.1). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* SplitMix64 (include/llcprobe/rng.h) serves the documented hash masks (§4)
+/* SplitMix64 (include/llcprobe/rng.h) serves the documented hash masks (docs/METHODS.md §10.4)
  * and the schedules' seeded exponential draws: fully specified, so results
  * can be reproduced outside this code. */
 #ifndef LLC_PHASE_RNG_H

@@ -1,4 +1,4 @@
-/* Next-phase predictors (§7): last value, and the run-length table predictor
+/* Next-phase predictors (docs/METHODS.md §10.7): last value, and the run-length table predictor
  * that falls back to it. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Phase-guided profiling schedules (§10): profile each phase once, spread
+/* Phase-guided profiling schedules (docs/METHODS.md §11): profile each phase once, spread
  * profiled windows over each phase with a doubling period, or the
  * phase-blind periodic baseline. */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* Signature vectors (§4) and their distance (§5). */
+/* Signature vectors (docs/METHODS.md §10.4) and their distance (docs/METHODS.md §10.5). */
 #include <errno.h>
 #include <math.h>
 

@@ -7,9 +7,9 @@
 #     associative references are computed by tests/mrc/eval_truth.c.)
 #     Each stream is sampled with EVAL_SEEDS (default 5 seeds) and the MAE is
 #     the mean over seeds and sizes: one seed's figure moves by +-0.02 on the
-#     short streams. Both models also in the time-slot mode of spec §4
-#     (slots of EVAL_SLOT_REFS = 200000 references, seed 001's) and per
-#     phase (spec §6, `mrc --phases`: windows of EVAL_PHASE_WINDOW, default
+#     short streams. Both models also in the time-slot mode of docs/METHODS.md §7.5
+#     (slots of EVAL_SLOT_REFS = 200000 references, the StatCache paper's) and per
+#     phase (docs/METHODS.md §9, `mrc --phases`: windows of EVAL_PHASE_WINDOW, default
 #     mrc's, classified by ScarPhase; the phases' reference-weighted mixture).
 #     Per stream also the sampling-noise floor: the mean over sizes of the
 #     binomial standard error sqrt(p (1 - p) / N_s) of a miss ratio p
@@ -109,7 +109,7 @@ for i in "${!traces[@]}"; do
   "$truth" "${traces[$i]}" "$rate" "$seeds" "$slot_refs" "$phase_window" $sizes >"$tmp/t$i"
   grep '^#' "$tmp/t$i"
   first=${seeds%%,*}
-  echo "seed $first (slots: time-slot mode, spec §4; phases: mrc --phases, spec §6):"
+  echo "seed $first (slots: time-slot mode, docs/METHODS.md §7.5; phases: mrc --phases, docs/METHODS.md §9):"
   printf '%8s %8s %8s %9s %9s %9s %9s %9s %9s\n' lines lru random statcache statstack sc_slots ss_slots \
     sc_phases ss_phases
   awk -v s="$first" '!/^#/ && $1 == s { printf "%8d %8.4f %8.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f\n", $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$tmp/t$i"

@@ -13,7 +13,7 @@
 #      simulator co-run with a noise workload: CoV / CCoV of the per-window
 #      LLC miss ratio within phases vs the whole program's CoV. ari is
 #      against the full-dimension BBVs (bbvph phases); ari32 against the
-#      32-entry BBVs of seed 003 (blocks hashed by address with the samples'
+#      32-entry BBVs of the ScarPhase paper (blocks hashed by address with the samples'
 #      masks; bbv32 phases), to see what the 32-bucket hash itself merges;
 #   3. window size: the same at WINDOW x each of MULTS (exp-bbv's vectors
 #      summed over consecutive intervals, which is exp-bbv at the longer
@@ -158,7 +158,7 @@ offline() {
     d["sim"]["ccov_bbv32_phases"]))'
 }
 
-# CCoV (spec §9) of PREFIX.phase.csv's miss ratios split into its parts, for
+# CCoV (docs/METHODS.md §10.9) of PREFIX.phase.csv's miss ratios split into its parts, for
 # our phases and for the exp-bbv phases: within real phases, the virtual
 # phase (windows whose phase differs from both neighbours, counted at the
 # whole program's CoV) and the junk phase (unclassified/transition windows,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seed 004's evaluation (Table 1 / Fig. 4 method; spec gaussian-sampling.md §5)
+# The Gaussian set-sampling paper's evaluation (Table 1 / Fig. 4 method; docs/METHODS.md §5)
 # in the simulator: for every workload and preset, a profiling map picks the
 # Gaussian-25 sets (llcprobe map + llcprobe fit); then, at each probe
 # intensity, a Global map (every set probed at once at that per-set rate)
@@ -15,7 +15,7 @@
 # (the probe of one set does not touch another set's lines).
 # Placement: profile and measurement runs use the same simulator seed (same
 # page placement: "same run" case) unless --restart, which changes the seed
-# of the measurement runs (a restarted small-page target, spec §5a).
+# of the measurement runs (a restarted small-page target, docs/METHODS.md §5.4).
 #
 # On hardware (--backend timing|pmu|auto) the same method runs on this
 # machine's LLC: the real programs run natively (larger inputs, restarted
@@ -53,7 +53,7 @@
 # Any part of the suite that cannot run (a program that cannot be traced, a
 # map, a fit or a sample that fails) stops the evaluation with exit status 1:
 # it never shrinks silently. A workload with no LLC signal at all (nothing
-# to fit, spec §2.5) is a result: it is listed and counted in the headline.
+# to fit, docs/METHODS.md §2.5) is a result: it is listed and counted in the headline.
 # Prints per workload the table and the in-sample check (each estimator
 # applied to the profile map it was fitted from, against that map's own
 # total), results per preset and per kind (synthetic / real), and ends
@@ -278,7 +278,7 @@ for preset in "${presets[@]}"; do
     [ -s "$base.prof.map.json" ] || map "$base.prof" "$spec" --seed 1 "${prof_args[@]}"
     # A target whose lines never reach the LLC (a small footprint under
     # amd32's 1 MiB L2) gives no probe misses and nothing to fit (spec
-    # §2.5): that is a result, listed and counted; any other failure of
+    # docs/METHODS.md §2.5): that is a result, listed and counted; any other failure of
     # fit stops the evaluation.
     if ! run "$bin" fit "$base.prof.map.json" -o "$base" -q --no-plots 2>"$base.fit.err"; then
       grep -q "no measurable probe misses" "$base.fit.err" || die "fit $base.prof.map.json failed: $(tail -1 "$base.fit.err")"
@@ -289,7 +289,7 @@ for preset in "${presets[@]}"; do
     fi
     # The sigma2 keys on every workload, scored beside fit's default (auto:
     # sigma2 where the Gaussian fits, R² > 0.85, else quantile keys, spec
-    # §3.1), on the same maps.
+    # docs/METHODS.md §3.1), on the same maps.
     run "$bin" fit "$base.prof.map.json" --mode sigma2 -o "$base.sigma2" -q --no-plots 2>"$base.sigma2.fit.err" \
       || die "fit --mode sigma2 $base.prof.map.json failed: $(tail -1 "$base.sigma2.fit.err")"
     # Both ways of picking a key's sets (nearest the key; nearest its
@@ -408,9 +408,9 @@ def mean(v): return statistics.mean(v) if v else nan
 placement = ("restarted target: another page placement than the profile's" if restart
              else "same page placement as the profile")
 if backend == "sim":
-    print(f"seed 004 Table 1 method, simulator ({placement});")
+    print(f"the Gaussian set-sampling paper Table 1 method, simulator ({placement});")
 else:
-    print(f"seed 004 Table 1 method, this machine's LLC, {backend} backend (every map a new run of the program);")
+    print(f"the Gaussian set-sampling paper Table 1 method, this machine's LLC, {backend} backend (every map a new run of the program);")
 print("D = |T - G| / G in %%, over workloads x %d intensities (%s) x presets %s" % (len(rates), " ".join(rates), ",".join(presets)))
 print("(Continuous: mean over aligned windows; Random: mean over 100 seeds; Gaussian-25: the estimator fit")
 print(" records as its default, %s; G-25 <estimator>: every estimator on the same 25 sets)" %
@@ -437,7 +437,7 @@ for (p, n) in sorted(r2):
           + f" {ratios[(p, n)]:8.2f}")
 skipped = f"{out}/skipped.txt"
 nosig = sorted(set(open(skipped).read().splitlines())) if os.path.exists(skipped) else []
-for line in nosig: print(f"no LLC signal, nothing to fit (spec 2.5): {line}")
+for line in nosig: print(f"no LLC signal, nothing to fit (docs/METHODS.md §2.5): {line}")
 print()
 print("per preset and kind (average D %; worst D of Gaussian-25; worst G-25/Rand-128 ratio of a workload):")
 main = ["Gaussian-25", "Random-128", "Continuous-128", "G-25 stratified-ratio", "G-25 stratified", "G-25 ratio",
@@ -480,7 +480,7 @@ lines += [f"D_avg_gaussian25_sigma2: {mean(D['G-25 sigma2']):.2f} %",
           f"D_avg_gaussian25: {mean(D['Gaussian-25']):.2f} %"]
 open(f"{out}/headline.txt", "w").write("\n".join(lines) + "\n")
 PY
-gnuplot -e "set terminal pngcairo size 900,500; set output '$out/eval-sampling.png'; set style fill solid 0.6; set boxwidth 0.4; set ylabel 'deviation D (%)'; set title 'seed 004 method in the simulator: average and worst D per method'; set xtics rotate by -20; plot '$out/table.dat' using (\$1-0.2):3:xtic(2) with boxes title 'average', '' using (\$1+0.2):4 with boxes title 'worst'" 2>/dev/null \
+gnuplot -e "set terminal pngcairo size 900,500; set output '$out/eval-sampling.png'; set style fill solid 0.6; set boxwidth 0.4; set ylabel 'deviation D (%)'; set title 'the Gaussian set-sampling paper method in the simulator: average and worst D per method'; set xtics rotate by -20; plot '$out/table.dat' using (\$1-0.2):3:xtic(2) with boxes title 'average', '' using (\$1+0.2):4 with boxes title 'worst'" 2>/dev/null \
   || echo "# no PNG (gnuplot failed)" >&2
 echo "# plot: $out/eval-sampling.png" >&2
 cat "$out/headline.txt"

@@ -1,4 +1,4 @@
-/* Bootstrap confidence band (§5): multinomial resampling of the N_s
+/* Bootstrap confidence band (docs/METHODS.md §7.6): multinomial resampling of the N_s
  * samples over the buckets and n_inf, one curve per replicate, per-size
  * quantiles. */
 #include <errno.h>

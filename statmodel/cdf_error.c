@@ -1,4 +1,4 @@
-/* CDF error of §6.1: the area between the quantile functions of per-window
+/* CDF error of docs/METHODS.md §9.1: the area between the quantile functions of per-window
  * reference and estimated miss ratios (1-Wasserstein distance). */
 #include <errno.h>
 #include <math.h>

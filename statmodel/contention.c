@@ -1,5 +1,5 @@
-/* Shared-cache equilibria (§2 LRU characteristic time, §4 random
- * replacement), the probe anchor and unprofiled bound (§7.3). Phase tuples
+/* Shared-cache equilibria (docs/METHODS.md §12.2 LRU characteristic time, docs/METHODS.md §12.3 random
+ * replacement), the probe anchor and unprofiled bound (docs/METHODS.md §12.6). Phase tuples
  * with CPI coupling and set skew are in contention_tuple.c. */
 #include "llcprobe/contention.h"
 
@@ -96,7 +96,7 @@ static bool saturated(const struct llc_contention_party *p, size_t n, double t)
     return true;
 }
 
-/* ---- §2 LRU --------------------------------------------------------------- */
+/* ---- docs/METHODS.md §12.2 LRU --------------------------------------------------------------- */
 
 /* Root of a non-decreasing fn on [lo, hi] with fn(lo) < 0 <= fn(hi), by
  * regula falsi with the Illinois modification (superlinear on these
@@ -137,7 +137,7 @@ struct lru {
     double c;
 };
 
-/* G(e^x) - C: the equation of §2 on ln T. */
+/* G(e^x) - C: the equation of docs/METHODS.md §12.2 on ln T. */
 static double lru_eq(double x, const void *vctx)
 {
     const struct lru *z = vctx;
@@ -188,7 +188,7 @@ static void lru_shares(const struct llc_contention_party *p, size_t n, double t,
     }
 }
 
-/* ---- §4 random replacement ------------------------------------------------ */
+/* ---- docs/METHODS.md §12.3 random replacement ------------------------------------------------ */
 
 /* R(mu) = E over reuse distances d of 1 - (1 - 1/C)^(d x), x = mu / a: the
  * table's Q is linear inside a bucket (uniform distances); one-distance
@@ -426,7 +426,7 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
     return 0;
 }
 
-/* ---- §7.3 probe anchor and unprofiled bound --------------------------------- */
+/* ---- docs/METHODS.md §12.6 probe anchor and unprofiled bound --------------------------------- */
 
 const double llc_contention_stratum_z[LLC_CONTENTION_STRATA] = {-2, -1, 0, 1, 2};
 const double llc_contention_stratum_pi[LLC_CONTENTION_STRATA] = {0.0668, 0.2417, 0.3829, 0.2417,

@@ -1,4 +1,4 @@
-/* Baselines of Chandra, Guo, Kim and Solihin (HPCA 2005), §5: frequency
+/* Baselines of Chandra, Guo, Kim and Solihin (HPCA 2005), docs/METHODS.md §12.8: frequency
  * of access (FOA) and stack distance competition (SDC), on per-set LRU
  * stack-distance profiles derived from StatStack. */
 #include "llcprobe/contention.h"

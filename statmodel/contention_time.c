@@ -1,4 +1,4 @@
-/* §6 Phases of co-runners over time: each program walks its solo window
+/* docs/METHODS.md §12.7 Phases of co-runners over time: each program walks its solo window
  * sequence at the CPI its current phase tuple gives it; a tuple is solved
  * once (memoised) and reused whenever the programs meet in it again. */
 #include "llcprobe/contention.h"

@@ -1,5 +1,5 @@
 /* One phase tuple: the equilibrium at given rates (with the set skew of
- * §7.3.3), and the CPI coupling of §3 around it. */
+ * docs/METHODS.md §12.6), and the CPI coupling of docs/METHODS.md §12.5 around it. */
 #include "llcprobe/contention.h"
 
 #include <errno.h>
@@ -93,10 +93,10 @@ static int check_phases(const struct llc_contention_phase *const *ph, const doub
     return 0;
 }
 
-/* §3: a <- (1 - beta) a + beta Psi(a) from the given start rates, until a
+/* docs/METHODS.md §12.5: a <- (1 - beta) a + beta Psi(a) from the given start rates, until a
  * step moves no rate by more than 1e-6 of it. beta = 1 first (the plain
  * iteration: Psi is usually a strong contraction, miss ratios moving
- * little with the rates; 30 steps), then the spec's 0.5, halving to 1/16,
+ * little with the rates; 30 steps), then the method's 0.5, halving to 1/16,
  * each restarted from the start rates after 200 steps without convergence. */
 static int couple(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
                   const struct llc_contention_config *cfg, const double *start,

@@ -1,5 +1,5 @@
-/* Size grid and working-set graph (§3.4), its monotonicity check, and
- * mixtures of curves: phases (§6) and time slots (§4). */
+/* Size grid and working-set graph (docs/METHODS.md §7.4), its monotonicity check, and
+ * mixtures of curves: phases (docs/METHODS.md §9) and time slots (docs/METHODS.md §7.5). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -98,7 +98,7 @@ int llc_statmodel_check_monotone(const struct llc_statmodel_point *pts, size_t n
     return rc;
 }
 
-/* Two solves, each within the §3.3 tolerance (R <= 1). */
+/* Two solves, each within the docs/METHODS.md §7.3 tolerance (R <= 1). */
 #define SM_MONOTONE_TOL (2 * (SM_EPSABS + SM_EPSREL))
 
 int llc_statmodel_curve(const struct llc_statmodel_model *m, const struct llc_statmodel_options *o,

@@ -1,5 +1,5 @@
 /* Histograms keyed by group id (phase, window or time slot) with the
- * references executed in each group (§4, §6). */
+ * references executed in each group (docs/METHODS.md §7.5, §9). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Reuse-distance histogram (§2.3): exact bins below 1024, 32 log-linear
+/* Reuse-distance histogram (docs/METHODS.md §6.4): exact bins below 1024, 32 log-linear
  * buckets per power of two above, dangling count n_inf. */
 #include <errno.h>
 #include <inttypes.h>

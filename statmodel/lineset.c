@@ -2,7 +2,7 @@
  * lines (16 MiB of addresses, 32 KiB of bits), chunks in an
  * open-addressing table. Counts the distinct lines of a reference stream,
  * the cold misses of every cache size, so the curve's large-cache end
- * needs no dangling samples (spec §3.2). Programs touch few chunks (heap,
+ * needs no dangling samples (docs/METHODS.md §7.2). Programs touch few chunks (heap,
  * stacks, libraries), so the lookup is nearly always a recent chunk's. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Prepared model: a histogram compiled into dense arrays for the StatCache
- * solvers and into the StatStack tables Q and F at bucket edges (§7.3). */
+ * solvers and into the StatStack tables Q and F at bucket edges (docs/METHODS.md §8.3). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Reuse-distance sampler (§1, §2.1): picks references with geometric gaps
+/* Reuse-distance sampler (docs/METHODS.md §6.1, §6.2): picks references with geometric gaps
  * (every reference has the same chance rho), watches the picked lines and
  * records the distance at their next touch. The per-reference path is a
  * counter decrement and, while lines are watched, one hash probe. */

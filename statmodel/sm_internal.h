@@ -29,11 +29,11 @@ struct llc_statmodel_model {
     size_t nb;
     double *count;
     double *suffix;   /* suffix[b] = sum of count[b..nb-1]; suffix[nb] = 0 */
-    /* Non-empty buckets only, increasing distance (the §3.3 reference solver). */
+    /* Non-empty buckets only, increasing distance (the docs/METHODS.md §7.3 reference solver). */
     size_t nz;
     double *nz_mid;
     double *nz_count;
-    /* StatStack tables at bucket edges 0..nb (§7.3). */
+    /* StatStack tables at bucket edges 0..nb (docs/METHODS.md §8.3). */
     size_t ne;
     double *edge, *q, *f;
 };
@@ -43,13 +43,13 @@ int sm_model_from_dense(const double *count, size_t nb, double n_inf,
                         struct llc_statmodel_model **out, char *err, size_t errlen);
 
 /* Root of fn on [lo, hi] (fn(lo) > 0 >= fn(hi) or the reverse) by GSL
- * Brent with the §3.3 stopping rule (statcache.c). */
+ * Brent with the docs/METHODS.md §7.3 stopping rule (statcache.c). */
 int sm_brent(double (*fn)(double, void *), void *param, double lo, double hi, double *root,
              char *err, size_t errlen);
 #define SM_EPSABS 1e-12
 #define SM_EPSREL 1e-9
 #define SM_MAX_ITER 100
-/* Lower end of the bracket when R = 0 is a trivial root (§3.3). */
+/* Lower end of the bracket when R = 0 is a trivial root (docs/METHODS.md §7.3). */
 #define SM_R_MIN 1e-12
 
 /* StatCache equation for size `lines` (statcache.c): fills c, n_eff (the

@@ -1,5 +1,5 @@
-/* StatCache (§3): random replacement, fully associative, L lines. This is
- * the reference solver, exactly as §3.3 describes it: -expm1 per non-empty
+/* StatCache (docs/METHODS.md §7): random replacement, fully associative, L lines. This is
+ * the reference solver, exactly as docs/METHODS.md §7.3 describes it: -expm1 per non-empty
  * bucket and GSL Brent on [0,1] or, when R = 0 is a trivial root, on
  * g(R)/R over [1e-12, 1]. statcache_fast.c solves whole curves faster and
  * is tested against this file. */

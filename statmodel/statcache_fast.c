@@ -1,4 +1,4 @@
-/* StatCache curves fast (§3.3 "Cost"): one evaluation of g costs a few
+/* StatCache curves fast (docs/METHODS.md §7.3 "Cost"): one evaluation of g costs a few
  * microseconds instead of one expm1 per bucket, and each size needs a
  * handful of evaluations:
  *  - exp(-x d) over the exact bins and over the equally spaced midpoints of
@@ -10,7 +10,7 @@
  *    root from above; g is concave, so Newton steps from above stay above
  *    the root and converge monotonically;
  *  - the result is certified like gsl_root_test_interval: a point within
- *    the §3.3 tolerance below it must have g > 0. Anything unexpected
+ *    the docs/METHODS.md §7.3 tolerance below it must have g > 0. Anything unexpected
  *    falls back to GSL Brent. */
 #include <errno.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* StatStack (§7): LRU miss ratio from the expected stack distance
+/* StatStack (docs/METHODS.md §8): LRU miss ratio from the expected stack distance
  * F(d) = sum_{m<d} Q(m), with Q the tail of the reuse distribution (dangling
  * samples in every tail). Tables at bucket edges come from model.c. */
 #include <errno.h>

@@ -5,16 +5,16 @@
  *
  * Pure computation: no I/O, no global state, deterministic.
  *
- *   §2  LRU characteristic time: solve sum_j F_j(a_j T) = C for T*,
+ *   docs/METHODS.md §12.2  LRU characteristic time: solve sum_j F_j(a_j T) = C for T*,
  *       MR_i = Q_i(a_i T*), O_i = F_i(a_i T*) (Eklov et al., StatCC).
- *   §4  Random replacement: misses/s mu with sum_j a_j R_j(mu) = mu,
+ *   docs/METHODS.md §12.3  Random replacement: misses/s mu with sum_j a_j R_j(mu) = mu,
  *       R_i(mu) = E[1 - (1 - 1/C)^(d mu / a_i)], O_i = C a_i R_i / mu.
- *   §3  Performance coupling: CPI_i = CPI0_i + API_i MR_i P_i,
+ *   docs/METHODS.md §12.5  Performance coupling: CPI_i = CPI0_i + API_i MR_i P_i,
  *       a_i = API_i f_i / CPI_i, damped fixed point.
- *   §7  Probe anchor gamma (footprint time scale), set skew from the
+ *   docs/METHODS.md §12.6  Probe anchor gamma (footprint time scale), set skew from the
  *       probe's per-set CV, unprofiled co-runners (footprint lambda T).
- *   §6  Phases over time: co-simulation on instruction progress.
- *   §5  Baselines FOA and SDC (Chandra et al., HPCA 2005).
+ *   docs/METHODS.md §12.7  Phases over time: co-simulation on instruction progress.
+ *   docs/METHODS.md §12.8  Baselines FOA and SDC (Chandra et al., HPCA 2005).
  *
  * Other replacement policies are approximated (llc_contention_base_policy):
  * tree-PLRU, SRRIP, BRRIP and DRRIP by the LRU equilibrium, which is what
@@ -49,7 +49,7 @@ enum llc_contention_policy llc_contention_base_policy(enum llc_contention_policy
 struct llc_contention_phase {
     /* StatStack model of the phase (not owned). NULL = unprofiled: the
      * program is known only by its footprint rate `lambda` (lines/s,
-     * fp(T) = lambda T, every access a miss; §7.3.4). */
+     * fp(T) = lambda T, every access a miss; docs/METHODS.md §12.6). */
     const struct llc_statmodel_model *model;
     double lambda;
     double api;      /* references per instruction (> 0 when profiled) */
@@ -69,9 +69,9 @@ struct llc_contention_config {
     double capacity;                  /* LLC lines C */
     unsigned ways;                    /* W; sets = capacity / ways */
     enum llc_contention_policy policy;
-    bool coupling;                    /* §3 (else rates stay at the solo rates) */
-    bool anchor;                      /* §7.3.1 gamma */
-    bool skew;                        /* §7.3.3 set non-uniformity */
+    bool coupling;                    /* docs/METHODS.md §12.5 (else rates stay at the solo rates) */
+    bool anchor;                      /* docs/METHODS.md §12.6 gamma */
+    bool skew;                        /* docs/METHODS.md §12.6 set non-uniformity */
 };
 
 void llc_contention_config_default(struct llc_contention_config *cfg);
@@ -94,7 +94,7 @@ struct llc_contention_info {
     bool converged;     /* coupling converged (true without coupling) */
 };
 
-/* ---- one equilibrium at fixed rates (§2, §4) -------------------------- */
+/* ---- one equilibrium at fixed rates (docs/METHODS.md §12.2, §12.3) -------------------------- */
 
 /* A participant of one equilibrium. Footprint F(gamma * rate * T) weighted
  * by `weight` (set skew: the share of the program's lines in the sets
@@ -115,7 +115,7 @@ int llc_contention_equilibrium(const struct llc_contention_party *p, size_t n, d
                                enum llc_contention_policy base, struct llc_contention_share *out,
                                struct llc_contention_info *info, char *err, size_t errlen);
 
-/* ---- one phase tuple (§2-§4, §7.3) ------------------------------------ */
+/* ---- one phase tuple (docs/METHODS.md §12.2-§12.3, §12.6) ------------------------------------ */
 
 /* The co-run of n programs, each in phase ph[i], on cores of clock freq[i]:
  * equilibrium (+ coupling, anchor, skew as cfg says). solo[i] (may be
@@ -137,7 +137,7 @@ int llc_contention_corun(const struct llc_contention_phase *const *ph, const dou
                          const struct llc_contention_share *solo, struct llc_contention_share *out,
                          struct llc_contention_info *info, char *err, size_t errlen);
 
-/* ---- probe combination (§7.3) ----------------------------------------- */
+/* ---- probe combination (docs/METHODS.md §12.6) ----------------------------------------- */
 
 /* gamma minimising sum_j (ln F(gamma a tau_j) - ln phi_hat_j)^2 by golden
  * section on ln gamma in [-3, 3]; points with phi_hat <= 0 are skipped.
@@ -159,7 +159,7 @@ double llc_contention_unprofiled_lambda(const double *tau, const double *phi_hat
 extern const double llc_contention_stratum_z[LLC_CONTENTION_STRATA];
 extern const double llc_contention_stratum_pi[LLC_CONTENTION_STRATA];
 
-/* ---- baselines (§5) ---------------------------------------------------- */
+/* ---- baselines (docs/METHODS.md §12.8) ---------------------------------------------------- */
 
 enum llc_contention_baseline { LLC_CONTENTION_FOA = 0, LLC_CONTENTION_SDC };
 
@@ -173,7 +173,7 @@ int llc_contention_baseline(const struct llc_contention_phase *const *ph, const 
                             enum llc_contention_baseline which, struct llc_contention_share *out,
                             char *err, size_t errlen);
 
-/* ---- phases over time (§6) --------------------------------------------- */
+/* ---- phases over time (docs/METHODS.md §12.7) --------------------------------------------- */
 
 struct llc_contention_prog {
     double freq_hz;
@@ -219,7 +219,7 @@ struct llc_contention_run {
     size_t *segment_window;
     struct llc_contention_prog_summary *summary; /* [n] */
     double total_s;
-    /* Equilibrium warning (§6): segments and time where T* > 10% of the
+    /* Equilibrium warning (docs/METHODS.md §12.7): segments and time where T* > 10% of the
      * shortest phase run then running (consecutive windows of one phase:
      * the cache settles once per phase change, not once per window). */
     size_t warn_segments;

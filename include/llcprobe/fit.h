@@ -3,7 +3,7 @@
  * and the sampling baselines they are compared with.
  *
  * Pure computation: no I/O, no global state, deterministic given a seed.
- * The algorithm and every constant are in shared/specs/gaussian-sampling.md;
+ * The algorithm and every constant are in docs/METHODS.md §1-§5;
  * the section numbers below (§n) refer to it.
  *
  * Inputs are per-unit arrays `x[k]`, `0 <= k < n`, with an optional
@@ -37,15 +37,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Default seed of the selection's hash tie-break (§3.2). */
+/* Default seed of the selection's hash tie-break (docs/METHODS.md §3.2). */
 #define LLC_FIT_DEFAULT_SEED UINT64_C(0x9E3779B97F4A7C15)
-/* The paper accepts the Gaussian when R^2 exceeds this (§2.3). */
+/* The paper accepts the Gaussian when R^2 exceeds this (docs/METHODS.md §2.3). */
 #define LLC_FIT_R2_ACCEPT 0.85
-/* Below this test-retest correlation, set-to-set variation is mostly noise (§1.5). */
+/* Below this test-retest correlation, set-to-set variation is mostly noise (docs/METHODS.md §1.5). */
 #define LLC_FIT_RETEST_MIN 0.3
-/* Significance level of the Poisson dispersion test (§2.4). */
+/* Significance level of the Poisson dispersion test (docs/METHODS.md §2.4). */
 #define LLC_FIT_DISP_ALPHA 0.01
-/* At most five key points (§3.1). */
+/* At most five key points (docs/METHODS.md §3.1). */
 #define LLC_FIT_MAX_KEYS 5
 
 /* Outcome of a fit or check. */
@@ -57,7 +57,7 @@ enum llc_fit_status {
 };
 const char *llc_fit_status_name(enum llc_fit_status s);
 
-/* ---- Histogram (§2.1) ---------------------------------------------------- */
+/* ---- Histogram (docs/METHODS.md §2.1) ---------------------------------------------------- */
 
 enum llc_fit_binning {
     LLC_FIT_BINS_PAPER,   /* m equal real-valued bins over [a,b] (rates) */
@@ -86,12 +86,12 @@ int llc_fit_histogram_create(const double *x, size_t n, const uint8_t *excluded,
                              enum llc_fit_binning binning, struct llc_fit_histogram **out,
                              char *err, size_t errlen);
 void llc_fit_histogram_destroy(struct llc_fit_histogram *h);
-/* Bin of value x by the rule of §2.1, clamped to [0, m-1] for values outside [a,b]. */
+/* Bin of value x by the rule of docs/METHODS.md §2.1, clamped to [0, m-1] for values outside [a,b]. */
 size_t llc_fit_histogram_bin(const struct llc_fit_histogram *h, double x);
 /* True if every usable value is a whole number (AUTO binning uses this). */
 bool llc_fit_all_integers(const double *x, size_t n, const uint8_t *excluded);
 
-/* ---- Distribution families (§2.2, §2.6) ---------------------------------- */
+/* ---- Distribution families (docs/METHODS.md §2.2, §2.6) ---------------------------------- */
 
 /* Every family is scored on the same x and the same histogram, so R^2, LL
  * and AIC compare across families. The discrete families' LL is of the pmf
@@ -101,7 +101,7 @@ enum llc_fit_family {
     LLC_FIT_GAMMA,        /* alpha (shape), theta (scale)   (MLE; MoM if any x <= 0 or CV < ~1e-7;
                              NOT_APPLICABLE if alpha > 1e10: not evaluable in doubles) */
     LLC_FIT_POISSON,      /* lambda                         (raw counts only) */
-    LLC_FIT_POISSON_EVENTS, /* lambda, ways: e = round(x/W) ~ Poisson(lambda) (§2.4), pmf(e)
+    LLC_FIT_POISSON_EVENTS, /* lambda, ways: e = round(x/W) ~ Poisson(lambda) (docs/METHODS.md §2.4), pmf(e)
                              spread evenly over the W-wide x interval that rounds to e; needs
                              options.ways */
     LLC_FIT_BETA,         /* alpha, beta, lo = a - w/2, hi = b + w/2 (MoM, optional MLE) */
@@ -116,7 +116,7 @@ const char *llc_fit_param_name(enum llc_fit_family f, size_t i);
 
 enum llc_fit_method {
     LLC_FIT_METHOD_NONE = 0,
-    LLC_FIT_METHOD_SAMPLE_MOMENTS, /* mean and N-1 variance: the paper's "MLE" (§2.2) */
+    LLC_FIT_METHOD_SAMPLE_MOMENTS, /* mean and N-1 variance: the paper's "MLE" (docs/METHODS.md §2.2) */
     LLC_FIT_METHOD_MLE,
     LLC_FIT_METHOD_MOM,            /* method of moments */
     LLC_FIT_METHOD_EM,
@@ -135,14 +135,14 @@ struct llc_fit_family_result {
     double param[LLC_FIT_MAX_PARAMS];
     double loglik;                    /* LL; -INFINITY if a point has zero density */
     double aic;                       /* 2 p - 2 LL */
-    double r, r2;                     /* binned Pearson R and R^2 (§2.3); NaN if undefined */
+    double r, r2;                     /* binned Pearson R and R^2 (docs/METHODS.md §2.3); NaN if undefined */
     unsigned iterations;              /* of the iterative estimator, 0 for closed forms */
 };
 
 struct llc_fit_options {
     enum llc_fit_binning binning; /* default AUTO */
-    bool bin_integrated;          /* model Y_i as bin mass / w instead of density at x_i (§2.2) */
-    bool beta_mle;                /* refine the beta MoM by 2-D Newton (§2.6) */
+    bool bin_integrated;          /* model Y_i as bin mass / w instead of density at x_i (docs/METHODS.md §2.2) */
+    bool beta_mle;                /* refine the beta MoM by 2-D Newton (docs/METHODS.md §2.6) */
     unsigned ways;                /* W for the dispersion check and POISSON_EVENTS; 0 = unknown */
 };
 void llc_fit_options_default(struct llc_fit_options *opt);
@@ -162,7 +162,7 @@ double llc_fit_family_pdf(const struct llc_fit_family_result *r, double x);
  * has no variance or m < 2. */
 enum llc_fit_status llc_fit_pearson(const double *y, const double *Y, size_t m, double *r);
 
-/* ---- Dispersion check (§2.4) and test-retest (§1.5) --------------------- */
+/* ---- Dispersion check (docs/METHODS.md §2.4) and test-retest (docs/METHODS.md §1.5) --------------------- */
 
 enum llc_fit_verdict {
     LLC_FIT_VERDICT_NO_SIGNAL,      /* mean 0 */
@@ -218,19 +218,19 @@ int llc_fit_report_create(const double *x, size_t n, const uint8_t *excluded,
                           char *err, size_t errlen);
 void llc_fit_report_destroy(struct llc_fit_report *r);
 
-/* ---- Key points and selection (§3, §2.5) --------------------------------- */
+/* ---- Key points and selection (docs/METHODS.md §3, §2.5) --------------------------------- */
 
 enum llc_fit_key_mode {
     LLC_FIT_KEYS_SIGMA2,   /* start, end = mu -+ 2 sigma clipped to [a,b] (default) */
     LLC_FIT_KEYS_RANGE,    /* start, end = a, b (paper-literal) */
     LLC_FIT_KEYS_QUANTILE, /* empirical quantiles at the Gaussian's -2..2 sigma probabilities */
-    LLC_FIT_KEYS_AUTO,     /* the spec's rule (§3.1): sigma2 when the Gaussian is accepted
+    LLC_FIT_KEYS_AUTO,     /* the method's rule (docs/METHODS.md §3.1): sigma2 when the Gaussian is accepted
                             * (R^2 > LLC_FIT_R2_ACCEPT), else quantile; a selection records
                             * the mode it resolved to (default) */
 };
 const char *llc_fit_key_mode_name(enum llc_fit_key_mode m);
 
-/* Key labels in processing order K1..K5, plus labels for the §2.5 cases. */
+/* Key labels in processing order K1..K5, plus labels for the docs/METHODS.md §2.5 cases. */
 enum llc_fit_key {
     LLC_FIT_KEY_PEAK = 0, /* K1 = mu */
     LLC_FIT_KEY_MINUS,    /* K2 = mu - sigma */
@@ -253,12 +253,12 @@ const char *llc_fit_key_name(enum llc_fit_key k);
 /* The label of key j (0-based, processing order) in mode m. */
 enum llc_fit_key llc_fit_key_label(enum llc_fit_key_mode m, size_t j);
 
-/* The whole-cache estimator a selection is read with (§4). */
+/* The whole-cache estimator a selection is read with (docs/METHODS.md §4). */
 enum llc_fit_estimator {
     LLC_FIT_EST_STRATIFIED_RATIO = 0, /* per stratum, the profile total times the selected units' ratio of new
                                          to profile values (separate ratio estimator); exact on the profile
                                          itself (default) */
-    LLC_FIT_EST_STRATIFIED,           /* per stratum, its share times the selected units' mean (§4) */
+    LLC_FIT_EST_STRATIFIED,           /* per stratum, its share times the selected units' mean (docs/METHODS.md §4) */
     LLC_FIT_EST_RATIO,                /* the profile total times one ratio over all selected units */
     LLC_FIT_EST_SCALE_UP,             /* the paper's N / n times the sum */
     LLC_FIT_EST_COUNT,
@@ -284,11 +284,11 @@ struct llc_fit_select_config {
     enum llc_fit_estimator estimator; /* recorded with the selection; default STRATIFIED_RATIO */
     bool pick_mean;               /* per key, the sets nearest the mean of the key's stratum (not
                                    * nearest the key): sets typical of their stratum; default true
-                                   * (false: the paper's sets nearest the key, §3.2) */
+                                   * (false: the paper's sets nearest the key, docs/METHODS.md §3.2) */
 };
 void llc_fit_select_config_default(struct llc_fit_select_config *cfg);
 
-/* Strata for the stratified estimator (§4): one per distinct key value. */
+/* Strata for the stratified estimator (docs/METHODS.md §4): one per distinct key value. */
 struct llc_fit_strata {
     size_t count;
     double key[LLC_FIT_MAX_KEYS];          /* distinct key values, increasing */
@@ -314,7 +314,7 @@ struct llc_fit_selection {
     double mu, sigma, a, b;              /* of the usable profile values; sigma with N-1 */
     double profile_total;                /* sum of usable profile values (G_profile) */
     double r2;                           /* Gaussian R^2 on the histogram below; NaN if undefined */
-    double disp;                         /* §2.4 Disp if config.ways > 0, else NaN */
+    double disp;                         /* docs/METHODS.md §2.4 Disp if config.ways > 0, else NaN */
     size_t bins;                         /* histogram bins behind the bin rule */
     size_t nkeys;
     double key[LLC_FIT_MAX_KEYS];        /* key values in processing order K1.. */
@@ -328,13 +328,13 @@ struct llc_fit_selection {
 };
 
 /* Returns -ENODATA when no unit is usable or mu == 0 (no measurable probe
- * misses: §2.5 says report and stop). */
+ * misses: docs/METHODS.md §2.5 says report and stop). */
 int llc_fit_select(const double *miss, size_t n, const uint8_t *excluded,
                    const struct llc_fit_select_config *cfg, struct llc_fit_selection **out,
                    char *err, size_t errlen);
 void llc_fit_selection_destroy(struct llc_fit_selection *s);
 
-/* ---- Estimators (§4) ---------------------------------------------------- */
+/* ---- Estimators (docs/METHODS.md §4) ---------------------------------------------------- */
 
 /* T = (population / n) * sum x_sel. */
 int llc_fit_scale_up(const double *x_sel, size_t n, double population, double *total,
@@ -364,7 +364,7 @@ int llc_fit_stratified_total(const struct llc_fit_strata *s, const double *profi
 
 struct llc_fit_estimates {
     double scale_up;                  /* paper */
-    double stratified;                /* stratum means (§4) */
+    double stratified;                /* stratum means (docs/METHODS.md §4) */
     double stratified_ratio;          /* stratum ratios; NaN without the strata's profile sums */
     double ratio;                     /* NaN if the selected profile values sum to 0 */
     double headline;                  /* the selection's estimator */
@@ -374,7 +374,7 @@ struct llc_fit_estimates {
 int llc_fit_estimate(const struct llc_fit_selection *sel, const double *x_sel,
                      struct llc_fit_estimates *out, char *err, size_t errlen);
 
-/* ---- Baselines and deviation (§5) ---------------------------------------- */
+/* ---- Baselines and deviation (docs/METHODS.md §5) ---------------------------------------- */
 
 /* Sum of the usable x: the Global total G. */
 double llc_fit_global_total(const double *x, size_t n, const uint8_t *excluded);

@@ -3,7 +3,7 @@
  * A probe walks, for each LLC set unit (slice, index) it measures, a cyclic
  * chain of `walk` congruent lines, and counts its own LLC misses per unit
  * while a target runs: more foreign lines entering a set, more probe misses
- * there (seed 004 §III; ../shared/specs/gaussian-sampling.md §1).
+ * there (the Gaussian set-sampling paper §III; docs/METHODS.md §1).
  *
  * Counting backends share one interface (Mastik-style: prepare, measure
  * into plain arrays of counts, release):
@@ -61,7 +61,7 @@ static inline uint32_t llc_map_l2_set_of(const struct llc_map_geometry *g, uint3
 }
 
 /* Congruent lines per unit so that every probe access is served by the LLC
- * (spec §1.2): W_LLC on an inclusive LLC; on an exclusive victim LLC
+ * (docs/METHODS.md §1.2): W_LLC on an inclusive LLC; on an exclusive victim LLC
  * W_LLC + floor(W_L2 / u), where u is how many interleaved units share
  * each L2 set (u = 1 when one unit is walked at a time: W_L2 + W_LLC; the
  * L2 holds W_L2 lines of the walk and the LLC the rest). Rounding down
@@ -126,7 +126,7 @@ struct llc_map_backend {
     char warning[LLC_MAP_TEXT_LEN];      /* e.g. small-page fallback; "" if none */
     /* The page size the target's memory is mapped with ("4K", "2M"), ""
      * when unknown (a launched program): with small pages its per-set
-     * structure belongs to one run (spec gaussian-sampling.md §5a). */
+     * structure belongs to one run (docs/METHODS.md §5.4). */
     char target_pages[16];
 };
 
@@ -166,7 +166,7 @@ struct llc_map_sim_options {
      * with calib_lines. */
     const uint8_t *plant_lines;
     double plant_rate;
-    /* Baseline sweep (spec §1.2): no target at all (workload and trace
+    /* Baseline sweep (docs/METHODS.md §1.2): no target at all (workload and trace
      * ignored); noise and co-runners still run. */
     bool baseline;
     /* Polled between the slices of a dwell: a long dwell (a global map is
@@ -323,10 +323,10 @@ void llc_map_summarize(const struct llc_map_result *r, struct llc_map_summary *o
 double llc_map_spearman(const double *x, const double *y, size_t n);
 double llc_map_pearson(const double *x, const double *y, size_t n);
 
-/* ---- baseline and exclusion mask (spec §1.2, §1.4) ----------------------- */
+/* ---- baseline and exclusion mask (docs/METHODS.md §1.2, §1.4) ----------------------- */
 
 /* A unit whose probe misses with no target exceed this share of its
- * probe accesses is excluded (spec §1.2). */
+ * probe accesses is excluded (docs/METHODS.md §1.2). */
 #define LLC_MAP_BASELINE_MAX_Q 0.01
 
 enum llc_map_exclusion { LLC_MAP_KEEP = 0, LLC_MAP_EXCL_BASELINE = 1, LLC_MAP_EXCL_LEADER = 2 };
@@ -348,7 +348,7 @@ void llc_map_baseline_free(struct llc_map_baseline *b);
  * below 0) and records the mask in r. -EINVAL if the unit counts differ. */
 int llc_map_baseline_apply(const struct llc_map_baseline *b, struct llc_map_result *r, char *err, size_t errlen);
 
-/* ---- hardware prefetchers (spec §1.2) -------------------------------------- */
+/* ---- hardware prefetchers (docs/METHODS.md §1.2) -------------------------------------- */
 
 #define LLC_MAP_MSR_DEV "/dev/cpu/%d/msr"
 #define LLC_MAP_MSR_PREFETCH 0x1A4
@@ -405,7 +405,7 @@ struct llc_map_rate_trial {
     double spearman;          /* probe misses vs planted k over the scored units */
     double effect;            /* (mean misses, planted - idle) / sd of idle; NAN if idle sd is 0 */
     /* Probe miss ratio q of the units without planted lines (the
-     * target's own), the spec's linear-regime statistics (§1.3). */
+     * target's own), the method's linear-regime statistics (docs/METHODS.md §1.3). */
     double q_median, q_p95, q_max;
     /* Paired score (--rate auto): the same units mapped once with and
      * once without planted lines, so the target's own per-unit level
@@ -439,12 +439,12 @@ void llc_map_rate_score_pair(const struct llc_map_result *a, const struct llc_ma
                              const uint8_t *kb, const uint32_t *scored, size_t n_scored,
                              struct llc_map_rate_trial *t);
 
-/* Safety bounds on q, a check, not the rule. The spec's linear-regime
- * bounds (§1.3: median q <= 0.05) would refuse the rates that map best
+/* Safety bounds on q, a check, not the rule. The method's linear-regime
+ * bounds (docs/METHODS.md §1.3: median q <= 0.05) would refuse the rates that map best
  * here (amd32 DRRIP hotsets maps at Spearman 0.99 with median q 0.41),
- * so the bound is the saturation limit of shared-cache.md §7.6 instead:
+ * so the bound is the saturation limit of docs/METHODS.md §12.11 instead:
  * sets with q > 0.5 carry little information, and a candidate whose
- * median set is past it is refused; below 0.002 is the spec's "signal
+ * median set is past it is refused; below 0.002 is the method's "signal
  * too weak". Unsafe candidates are chosen only if none other is left. */
 #define LLC_MAP_RATE_Q_MAX 0.5
 #define LLC_MAP_RATE_Q_MIN 0.002
@@ -458,7 +458,7 @@ bool llc_map_rate_safe(const struct llc_map_rate_trial *t);
 #define LLC_MAP_RATE_TIE_SE 2.0
 int llc_map_rate_pick(const struct llc_map_rate_trial *t, size_t n, double prefer_rate, char *why, size_t whylen);
 
-/* The linear-regime rule of spec §1.3 (--rate linear): the next rate of a
+/* The linear-regime rule of docs/METHODS.md §1.3 (--rate linear): the next rate of a
  * binary search on log r between lo and hi given the q statistics at the
  * current rate; returns 0 when the current rate satisfies the rule
  * (median q <= 0.05, p95 <= 0.1, max <= 0.3, median >= 0.002), else 1

@@ -50,7 +50,7 @@ struct llc_mapfile {
 int llc_mapfile_read(const char *path, struct llc_mapfile **out, char *err, size_t errlen);
 void llc_mapfile_free(struct llc_mapfile *m);
 
-/* The per-unit statistic a fit uses (spec §1.5, §2.1): raw misses when
+/* The per-unit statistic a fit uses (docs/METHODS.md §1.5, §2.1): raw misses when
  * every measured unit had the same dwell (integers: integer-aware bins and
  * the dispersion check apply), else misses per second of dwell. x gets
  * units values; excluded[u] = 1 for units not measured. Returns true when

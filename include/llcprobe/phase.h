@@ -1,7 +1,7 @@
 /* Online program phase detection (ScarPhase) and phase-guided profiling.
  *
  * Pure computation: no I/O, no global state, deterministic given a seed.
- * The algorithm and every constant are in shared/specs/scarphase.md; the
+ * The algorithm and every constant are in docs/METHODS.md §10-§11; the
  * section numbers below (§n) refer to it.
  *
  * Typical use, window by window (live sampler or offline trace replayer):
@@ -29,28 +29,28 @@
 #include <stdint.h>
 
 /* A window that joined (or founded) a cluster that has not yet reached the
- * transition threshold (§6 step 4). */
+ * transition threshold (docs/METHODS.md §10.6 step 4). */
 #define LLC_PHASE_TRANSITION (-1)
-/* Too few samples (§4) or a low-rate window that matched nothing (§8). */
+/* Too few samples (docs/METHODS.md §10.4) or a low-rate window that matched nothing (docs/METHODS.md §10.8). */
 #define LLC_PHASE_UNCLASSIFIED (-2)
 
-/* Signature vector length for sampled code addresses (§4). */
+/* Signature vector length for sampled code addresses (docs/METHODS.md §10.4). */
 #define LLC_PHASE_BUCKETS 32
 #define LLC_PHASE_MIN_SAMPLES 10
 
-/* ---- Signature vectors (§4, §5) ---------------------------------------- */
+/* ---- Signature vectors (docs/METHODS.md §10.4, §10.5) ---------------------------------------- */
 
 /* GF(2) projection mask of bucket bit b (0..4): splitmix64(0x5CA4 + b), where
  * splitmix64(x) is the first output of the SplitMix64 generator seeded with x
  * (x + 0x9E3779B97F4A7C15, then the Stafford variant 13 mixer). Never change
  * these: vectors from different runs are compared. */
 uint64_t llc_phase_hash_mask(unsigned bit);
-/* Code granule hashed (§4 [resolution]): addresses are hashed by their
+/* Code granule hashed (docs/METHODS.md §10.4 (ours)): addresses are hashed by their
  * 64-byte line, ip >> 6. A per-instruction projection scatters one basic
  * block's instructions over all 32 buckets (neighbouring addresses differ in
  * the low bits, and each mask bit flips the parity), so any sizeable code
  * region gives a near-uniform vector and phases lose their contrast; a block
- * counted as a whole lands in one bucket, as in the hashed BBV of seed 003
+ * counted as a whole lands in one bucket, as in the hashed BBV of the ScarPhase paper
  * Fig. 2 (Sherwood). A line holds one to a few blocks. */
 #define LLC_PHASE_IP_GRANULE_BITS 6
 /* Bucket of one code address: bit b = parity((ip >> LLC_PHASE_IP_GRANULE_BITS)
@@ -66,7 +66,7 @@ int llc_phase_normalize(double *v, size_t dim);
  * normalised vectors. */
 double llc_phase_distance(const double *u, const double *v, size_t dim);
 
-/* ---- Leader-follower clustering (§6) ------------------------------------ */
+/* ---- Leader-follower clustering (docs/METHODS.md §10.6) ------------------------------------ */
 
 struct llc_phase_lf_config {
     size_t dim;                    /* vector length, > 0 */
@@ -97,7 +97,7 @@ void llc_phase_lf_destroy(struct llc_phase_lf *lf);
  * new cluster. */
 int llc_phase_lf_classify(struct llc_phase_lf *lf, const double *v, struct llc_phase_match *m,
                           char *err, size_t errlen);
-/* Match only (low-rate windows, §8): nearest cluster with d~ < threshold,
+/* Match only (low-rate windows, docs/METHODS.md §10.8): nearest cluster with d~ < threshold,
  * reported without touching any centroid, count or recency; phase
  * LLC_PHASE_UNCLASSIFIED if none is close enough. */
 int llc_phase_lf_match(const struct llc_phase_lf *lf, const double *v, double threshold,
@@ -109,7 +109,7 @@ const double *llc_phase_lf_centroid(const struct llc_phase_lf *lf, size_t cluste
 uint64_t llc_phase_lf_members(const struct llc_phase_lf *lf, size_t cluster);
 int llc_phase_lf_phase(const struct llc_phase_lf *lf, size_t cluster);
 
-/* ---- Next-phase predictors (§7) ----------------------------------------- */
+/* ---- Next-phase predictors (docs/METHODS.md §10.7) ----------------------------------------- */
 
 enum llc_phase_predictor_kind {
     LLC_PHASE_PREDICT_LAST_VALUE = 0,
@@ -144,7 +144,7 @@ void llc_phase_predictor_update(struct llc_phase_predictor *p, int phase);
  * that rises while the phase stays and falls when it changes (lib). */
 struct llc_phase_prediction llc_phase_predictor_predict(const struct llc_phase_predictor *p);
 
-/* ---- Per-window classifier (§4-§8 together) ----------------------------- */
+/* ---- Per-window classifier (docs/METHODS.md §10.4-§10.8 together) ----------------------------- */
 
 struct llc_phase_config {
     size_t dim;                    /* LLC_PHASE_BUCKETS for code addresses; any for dense vectors */
@@ -153,7 +153,7 @@ struct llc_phase_config {
     unsigned transition_threshold; /* 0 */
     size_t max_clusters;           /* 0 = unbounded */
     uint64_t min_samples;          /* fewer -> UNCLASSIFIED (10) */
-    bool dynamic_rate;             /* §8 (on) */
+    bool dynamic_rate;             /* docs/METHODS.md §10.8 (on) */
     unsigned max_multiplier;       /* 8; a power of two */
     struct llc_phase_predictor_config predictor; /* run-length by default */
 };
@@ -216,11 +216,11 @@ size_t llc_phase_detector_phase_counts(const struct llc_phase_detector *d, uint6
                                        size_t n);
 const struct llc_phase_lf *llc_phase_detector_clusters(const struct llc_phase_detector *d);
 
-/* ---- Phase-guided profiling schedules (§10) ----------------------------- */
+/* ---- Phase-guided profiling schedules (docs/METHODS.md §11) ----------------------------- */
 
 enum llc_phase_schedule_kind {
-    LLC_PHASE_SCHEDULE_ONCE = 0,     /* §10.1: each phase once, after K_seen windows */
-    LLC_PHASE_SCHEDULE_SPREAD = 1,   /* §10.2: exponential gaps per phase, period doubling */
+    LLC_PHASE_SCHEDULE_ONCE = 0,     /* docs/METHODS.md §11.1: each phase once, after K_seen windows */
+    LLC_PHASE_SCHEDULE_SPREAD = 1,   /* docs/METHODS.md §11.2: exponential gaps per phase, period doubling */
     LLC_PHASE_SCHEDULE_PERIODIC = 2, /* baseline: exponential gaps, phase-blind */
 };
 
@@ -243,7 +243,7 @@ void llc_phase_schedule_destroy(struct llc_phase_schedule *s);
  * change the schedule; observe() does. */
 bool llc_phase_schedule_decide(const struct llc_phase_schedule *s, int predicted);
 /* After the window: its actual phase and whether it was profiled (samples are
- * credited to the actual phase, §10.2 misprediction rule). */
+ * credited to the actual phase, docs/METHODS.md §11.2 misprediction rule). */
 int llc_phase_schedule_observe(struct llc_phase_schedule *s, int actual, bool profiled,
                                char *err, size_t errlen);
 /* Per-phase state (0 for a phase never observed). */
@@ -253,7 +253,7 @@ unsigned llc_phase_schedule_period(const struct llc_phase_schedule *s, int phase
 long llc_phase_schedule_countdown(const struct llc_phase_schedule *s, int phase); /* next_p;
                                                        periodic: the global countdown, any phase */
 
-/* §10.1 whole-program estimate from profiled windows: per phase the median of
+/* docs/METHODS.md §11.1 whole-program estimate from profiled windows: per phase the median of
  * its profiled values, weighted by the phase's window count over the phases
  * that have one. Negative labels are not phases. `coverage` = share of
  * windows whose phase was profiled. -EDOM if nothing was profiled. */
@@ -261,7 +261,7 @@ int llc_phase_profile_estimate(const int *phases, const bool *profiled, const do
                                size_t n, double *estimate, double *coverage, char *err,
                                size_t errlen);
 
-/* ---- Quality metrics (§9, seed 003 Fig. 3c) ----------------------------- */
+/* ---- Quality metrics (docs/METHODS.md §10.9, the ScarPhase paper Fig. 3c) ----------------------------- */
 
 /* CoV of a per-window metric (CPI) under a labelling: sum over phases of
  * (n_p/n) sd_p/|mean_p| with the population sd. All negative labels

@@ -101,7 +101,7 @@ struct llc_profile_phase {
     double cpi0;         /* CPI with no LLC misses, > 0 */
 };
 
-/* §7.3 probe readings of one phase. */
+/* docs/METHODS.md §12.6 probe readings of one phase. */
 struct llc_profile_probe_phase {
     int phase;           /* a phase id of the profile */
     size_t n_rates;      /* 1..LLC_PROFILE_MAX_RATES */

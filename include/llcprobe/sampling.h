@@ -1,5 +1,5 @@
 /* Live sampling of a running program's code addresses for phase detection
- * (ScarPhase, shared/specs/scarphase.md §2-§3), with perf_event_open.
+ * (ScarPhase, docs/METHODS.md §10.2-§10.3), with perf_event_open.
  *
  * Sources, in order of preference; the first that opens is used and the
  * reason each better one was refused is kept:
@@ -43,7 +43,7 @@
  * when a window ends. The window loop sleeps on the target's pidfd, so an
  * exit ends the last (partial) window at once.
  *
- * The sample rate (dynamic rate, §8) is changed by switching between
+ * The sample rate (dynamic rate, docs/METHODS.md §10.8) is changed by switching between
  * events opened once per multiplier (1, 2, 4, ... max_multiplier, periods
  * base * multiplier, all writing into one ring per CPU): enabling and
  * disabling an event reaches every inherited copy, in threads and children
@@ -76,7 +76,7 @@ enum llc_sampling_unit {
     LLC_SAMPLING_CPU_NS = 1,       /* target CPU time, nanoseconds */
 };
 
-#define LLC_SAMPLING_DEFAULT_WINDOW_INSTR 100000000ULL /* §1: 100M instructions */
+#define LLC_SAMPLING_DEFAULT_WINDOW_INSTR 100000000ULL /* docs/METHODS.md §10.1: 100M instructions */
 /* CPU-time window of the hardware sources (no instruction counter). */
 #define LLC_SAMPLING_DEFAULT_WINDOW_NS 50000000ULL     /* 50 ms of CPU time */
 /* cpu-clock: highest sample rate. Each sample is an hrtimer interrupt; on
@@ -86,8 +86,8 @@ enum llc_sampling_unit {
  * 1/8) only helps after a phase has been stable for 3-4 windows, which most
  * runs of a few seconds never reach, so the full rate is what the 2% budget
  * must hold, beside the fixed costs (events in every task, launcher). The
- * window stretches to 2 s of CPU time so that it still holds the spec's 400
- * samples (§3, EIPV). */
+ * window stretches to 2 s of CPU time so that it still holds the method's 400
+ * samples (docs/METHODS.md §10.3, EIPV). */
 #define LLC_SAMPLING_DEFAULT_MAX_RATE_HZ 200u
 
 struct llc_sampling_config {
@@ -106,7 +106,7 @@ struct llc_sampling_config {
      * samples at most every tick; its rate is the kernel's.) */
     unsigned max_rate_hz;
     /* Samples per window at multiplier 1; 0 = 200 for branch samples, 400
-     * for instruction pointers (§3: EIPV needs twice the samples). */
+     * for instruction pointers (docs/METHODS.md §10.3: EIPV needs twice the samples). */
     unsigned samples_per_window;
     unsigned ring_pages;         /* data pages per CPU ring, a power of two (64) */
     /* Largest rate multiplier the caller will ask for (a power of two,
@@ -189,7 +189,7 @@ const uint64_t *llc_sampling_ips(const struct llc_sampling *s, size_t *n);
 
 /* --- pieces exposed for tests ------------------------------------------ */
 
-/* Base period for the next window (§3 [resolution]): `events` counted in the
+/* Base period for the next window (docs/METHODS.md §10.3 (ours)): `events` counted in the
  * last window (samples * period) spread over `samples` wanted per window,
  * moved at most 2x from `prev`, never below `floor`. */
 uint64_t llc_sampling_adapt_period(uint64_t prev, uint64_t events, unsigned samples,

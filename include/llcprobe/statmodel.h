@@ -1,8 +1,8 @@
 /* Reuse-distance statistics and cache models (StatCache, StatStack).
  *
  * Pure computation: no I/O, no global state, deterministic given a seed.
- * Formulas and resolutions are in shared/specs/statcache.md; §n below refers
- * to it. Distances count intervening references (§1); cache sizes are in
+ * Formulas and resolutions are in docs/METHODS.md §6-§9; §n below refers
+ * to it. Distances count intervening references (docs/METHODS.md §6.1); cache sizes are in
  * 64-byte lines and need not be integers or powers of two.
  *
  * Typical use:
@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- Histogram buckets (§2.3) ------------------------------------------- */
+/* ---- Histogram buckets (docs/METHODS.md §6.4) ------------------------------------------- */
 
 /* Distances below this have a bin each. */
 #define LLC_STATMODEL_EXACT_LIMIT 1024u
@@ -99,7 +99,7 @@ int llc_statmodel_hist_format(const struct llc_statmodel_hist *h, char *buf, siz
 int llc_statmodel_hist_parse(const char *text, struct llc_statmodel_hist *h, char *err,
                              size_t errlen);
 
-/* Exact cold misses (spec §3.2): a dangling sample is the last reference
+/* Exact cold misses (docs/METHODS.md §7.2): a dangling sample is the last reference
  * to its line, so over a stream of refs references touching `lines`
  * distinct lines the expected dangling fraction n_inf / N_s is lines /
  * refs. Sets n_inf to the value that makes it exactly that, keeping the
@@ -121,11 +121,11 @@ void llc_statmodel_lineset_destroy(struct llc_statmodel_lineset *s);
 int llc_statmodel_lineset_add(struct llc_statmodel_lineset *s, uint64_t line);
 uint64_t llc_statmodel_lineset_count(const struct llc_statmodel_lineset *s);
 
-/* ---- Groups: per-phase / per-window / per-slot histograms (§4, §6) ------- */
+/* ---- Groups: per-phase / per-window / per-slot histograms (docs/METHODS.md §7.5, §9) ------- */
 
 /* A set of histograms keyed by an int group id (phase id, window id or time
  * slot; negative ids allowed), each with the number of memory references
- * executed while it was current (A_p of §6). Ids are kept sorted. */
+ * executed while it was current (A_p of docs/METHODS.md §9). Ids are kept sorted. */
 struct llc_statmodel_groups;
 
 int llc_statmodel_groups_create(struct llc_statmodel_groups **out, char *err, size_t errlen);
@@ -141,31 +141,31 @@ double llc_statmodel_groups_refs(const struct llc_statmodel_groups *g, int id);
 size_t llc_statmodel_groups_count(const struct llc_statmodel_groups *g);
 /* i-th id in increasing order (i < count). */
 int llc_statmodel_groups_id_at(const struct llc_statmodel_groups *g, size_t i);
-/* dst = sum of all groups' histograms (the pooled histogram of §6). */
+/* dst = sum of all groups' histograms (the pooled histogram of docs/METHODS.md §9). */
 int llc_statmodel_groups_pool(const struct llc_statmodel_groups *g, struct llc_statmodel_hist *dst,
                               char *err, size_t errlen);
 /* Moves group `from` into group `to` (histograms and references added, `from`
  * removed): turns window groups into phase groups once windows are classified. */
 int llc_statmodel_groups_fold(struct llc_statmodel_groups *g, int from, int to, char *err,
                               size_t errlen);
-/* §6: windows grouped by phase. The i-th group of src (id order; n must be
+/* docs/METHODS.md §9: windows grouped by phase. The i-th group of src (id order; n must be
  * src's group count) goes into group labels[i] of dst, which must be empty
  * (histograms and references added up). A negative label
  * (unclassified or transition window), and a label whose windows hold no
  * sample, is modelled with the pooled histogram of all of src's samples,
- * its references kept: the spec's rule for unclassified windows, so no
+ * its references kept: the method's rule for unclassified windows, so no
  * reference drops out of the mixture. Returns how many of dst's groups got
  * the pooled histogram (>= 0), or a negative error. */
 int llc_statmodel_groups_regroup(const struct llc_statmodel_groups *src, const int *labels,
                                  size_t n, struct llc_statmodel_groups *dst, char *err,
                                  size_t errlen);
 
-/* ---- Sampler (§1, §2.1) ------------------------------------------------- */
+/* ---- Sampler (docs/METHODS.md §6.1, §6.2) ------------------------------------------------- */
 
 struct llc_statmodel_sampler_config {
     double rate;         /* rho in (0, 1]: mean gap 1/rho references */
     uint64_t seed;
-    uint64_t slot_refs;  /* > 0: time-slot mode (§4), group = reference index / slot_refs */
+    uint64_t slot_refs;  /* > 0: time-slot mode (docs/METHODS.md §7.5), group = reference index / slot_refs */
     size_t watch_hint;   /* expected pending watches (table pre-size); 0 = default */
 };
 
@@ -209,7 +209,7 @@ void llc_statmodel_sampler_stats(const struct llc_statmodel_sampler *s,
 
 /* ---- Exact reference (every reference; tests and ground truth) ---------- */
 
-/* For each of the n references, its reuse distance (§1) and LRU stack
+/* For each of the n references, its reuse distance (docs/METHODS.md §6.1) and LRU stack
  * distance (distinct lines in between), LLC_STATMODEL_COLD for first
  * touches. Either output may be NULL. O(n log n), O(n) memory. */
 int llc_statmodel_exact_distances(const uint64_t *lines, size_t n, uint64_t *reuse,
@@ -232,7 +232,7 @@ double llc_statmodel_model_total(const struct llc_statmodel_model *m);    /* N_s
 double llc_statmodel_model_dangling(const struct llc_statmodel_model *m); /* n_inf */
 
 enum llc_statmodel_method { LLC_STATMODEL_STATCACHE = 0, LLC_STATMODEL_STATSTACK };
-/* §3.2: COUNT keeps dangling samples as certain misses that also evict;
+/* docs/METHODS.md §7.2: COUNT keeps dangling samples as certain misses that also evict;
  * IGNORE is the paper's variant (StatCache only). */
 enum llc_statmodel_cold { LLC_STATMODEL_COLD_COUNT = 0, LLC_STATMODEL_COLD_IGNORE };
 
@@ -243,7 +243,7 @@ struct llc_statmodel_point {
     double r_capacity;  /* r_total - n_inf / N_s */
 };
 
-/* StatCache (§3) at one size by GSL Brent exactly as §3.3 describes: the
+/* StatCache (docs/METHODS.md §7) at one size by GSL Brent exactly as docs/METHODS.md §7.3 describes: the
  * reference solver. In IGNORE mode the equation's R is the paper's miss
  * ratio of reusing references; it is reported per reference like COUNT:
  * r_capacity = R * finite / N_s, r_total = r_capacity + n_inf / N_s.
@@ -252,17 +252,17 @@ int llc_statmodel_statcache(const struct llc_statmodel_model *m, double lines,
                             enum llc_statmodel_cold cold, struct llc_statmodel_point *out,
                             char *err, size_t errlen);
 
-/* StatStack (§7): expected-stack-distance LRU miss ratio at C lines. */
+/* StatStack (docs/METHODS.md §8): expected-stack-distance LRU miss ratio at C lines. */
 int llc_statmodel_statstack(const struct llc_statmodel_model *m, double lines,
                             struct llc_statmodel_point *out, char *err, size_t errlen);
-/* §7.4 associativity correction for a `ways`-way cache of `lines` lines
+/* docs/METHODS.md §8.4 associativity correction for a `ways`-way cache of `lines` lines
  * (sets = lines / ways, at least 1): P(miss | d) = P(Bin(round(F(d)), 1/sets) >= ways). */
 int llc_statmodel_statstack_assoc(const struct llc_statmodel_model *m, double lines,
                                   unsigned ways, struct llc_statmodel_point *out, char *err,
                                   size_t errlen);
 /* Tail Q(d) and footprint F(d) = expected distinct lines in a window of d
- * references (§7.2), d >= 0 real; F grows by n_inf/N_s per reference past
- * the last bucket. These are what shared-cache.md §2 uses. */
+ * references (docs/METHODS.md §8.2), d >= 0 real; F grows by n_inf/N_s per reference past
+ * the last bucket. These are what docs/METHODS.md §12.2 uses. */
 double llc_statmodel_tail(const struct llc_statmodel_model *m, double d);
 double llc_statmodel_footprint(const struct llc_statmodel_model *m, double d);
 /* The tables behind them: n edges (increasing distances) with Q and F at
@@ -272,7 +272,7 @@ void llc_statmodel_footprint_table(const struct llc_statmodel_model *m, const do
                                    const double **q, const double **f, size_t *n,
                                    double *slope_beyond);
 
-/* ---- Size grid and working-set graph (§3.4) ----------------------------- */
+/* ---- Size grid and working-set graph (docs/METHODS.md §7.4) ----------------------------- */
 
 struct llc_statmodel_grid_config {
     double min_lines;          /* default 16 (1 KiB) */
@@ -296,7 +296,7 @@ struct llc_statmodel_options {
 
 void llc_statmodel_options_default(struct llc_statmodel_options *o);
 /* Miss-ratio curve at n sizes (any order; fastest ascending). StatCache uses
- * warm-started Newton steps, certified against the §3.3 tolerance, with
+ * warm-started Newton steps, certified against the docs/METHODS.md §7.3 tolerance, with
  * Brent as fallback. Returns -ERANGE (after filling out) if the curve
  * is not non-increasing in size beyond the solver tolerance. */
 int llc_statmodel_curve(const struct llc_statmodel_model *m, const struct llc_statmodel_options *o,
@@ -307,11 +307,11 @@ int llc_statmodel_curve(const struct llc_statmodel_model *m, const struct llc_st
 int llc_statmodel_check_monotone(const struct llc_statmodel_point *pts, size_t n, double tol,
                                  char *err, size_t errlen);
 
-/* ---- Mixtures: phases and time slots (§4, §6) --------------------------- */
+/* ---- Mixtures: phases and time slots (docs/METHODS.md §7.5, §9) --------------------------- */
 
 /* out[k] = sum_i w_i curve_i(lines[k]) / sum_i w_i over the models (weights
- * >= 0, sum > 0): the reference-weighted whole-program curve of §6, or the
- * time-slot average of §4. */
+ * >= 0, sum > 0): the reference-weighted whole-program curve of docs/METHODS.md §9, or the
+ * time-slot average of docs/METHODS.md §7.5. */
 int llc_statmodel_mixture_curve(const struct llc_statmodel_model *const *models,
                                 const double *weights, size_t n_models,
                                 const struct llc_statmodel_options *o, const double *lines,
@@ -330,14 +330,14 @@ int llc_statmodel_groups_curve(const struct llc_statmodel_groups *g,
                                size_t n, struct llc_statmodel_point *out, size_t *skipped,
                                char *err, size_t errlen);
 
-/* §6.1 CDF error at one size: mean |ref_sorted[k] - est_sorted[k]| over n
+/* docs/METHODS.md §9.1 CDF error at one size: mean |ref_sorted[k] - est_sorted[k]| over n
  * windows (1-Wasserstein distance). weights (may be NULL = equal) give
  * unequal windows; each window's weight goes with its value through the
  * sort, and the two quantile functions are integrated exactly. */
 int llc_statmodel_cdf_error(const double *ref, const double *est, const double *weights, size_t n,
                             double *out, char *err, size_t errlen);
 
-/* ---- Bootstrap confidence band (§5) ------------------------------------- */
+/* ---- Bootstrap confidence band (docs/METHODS.md §7.6) ------------------------------------- */
 
 struct llc_statmodel_bootstrap_config {
     unsigned replicates; /* default 200 */

@@ -27,7 +27,7 @@
  * touch rate (2e3/s: 31680 misses/s per line held; 2e4: 318700, and flat
  * from k = 13; 2e5: flat from k = 2). This default keeps the whole curve,
  * k = W included, at or below half the probe rate: invertible for every
- * k and out of the saturated range (shared-cache.md §7.6). */
+ * k and out of the saturated range (docs/METHODS.md §12.11). */
 #define DEFAULT_TOUCH_RATE 0
 /* Sets probed together: 25, so that at the same --rate every set is
  * probed as fast as in `sample --gaussian25`. */

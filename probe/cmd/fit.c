@@ -1,6 +1,6 @@
 /* llcprobe fit: the per-set distribution of a map (histogram, Gaussian and
  * the other families, dispersion check) and the representative sets
- * chosen at its key points (spec gaussian-sampling.md §2-§4). */
+ * chosen at its key points (docs/METHODS.md §2-§4). */
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -280,7 +280,7 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, c
     return 0;
 }
 
-/* The map's exclusion mask (written by its baseline sweep, spec §1.2; the
+/* The map's exclusion mask (written by its baseline sweep, docs/METHODS.md §1.2; the
  * map reader leaves it out): marks each named set in mask and sets *n to
  * how many the map names (0 without a mask). */
 static int read_exclusion(const char *path, uint32_t units, uint8_t *mask, long *n, char *err, size_t errlen)

@@ -19,7 +19,7 @@ struct fit_cmd_opts {
 struct fit_cmd_input {
     const double *x;              /* per-unit statistic */
     const uint8_t *excluded;      /* unmeasured units, and the map's exclusion mask unless included */
-    /* Sets the map's exclusion mask names (baseline sweep, spec §1.2):
+    /* Sets the map's exclusion mask names (baseline sweep, docs/METHODS.md §1.2):
      * -1 = no mask to speak of (an in-run map), else how many; whether
      * they were kept (--include-excluded) or left out. */
     long masked;

@@ -636,8 +636,8 @@ static int solve(const struct mrc_args *a, const struct llc_statmodel_hist *h,
 }
 
 /* One curve per group that has samples, and the groups' reference-weighted
- * mean: the slot average of §4 (slots are equal but for the last, shorter
- * one) or the phase mixture of §6. */
+ * mean: the slot average of docs/METHODS.md §7.5 (slots are equal but for the last, shorter
+ * one) or the phase mixture of docs/METHODS.md §9. */
 static int solve_groups(const struct mrc_args *a, const struct llc_statmodel_groups *groups,
                         struct llc_mrc_result *r, struct llc_mrc_groupset *gs, char *err,
                         size_t errlen)
@@ -694,7 +694,7 @@ out:
     return rc;
 }
 
-/* §6: per-phase curves; their mixture becomes the headline series and the
+/* docs/METHODS.md §9: per-phase curves; their mixture becomes the headline series and the
  * pooled curves move aside. */
 static int solve_phases(const struct mrc_args *a, const struct mrc_input *in,
                         struct llc_mrc_result *r, char *err, size_t errlen)

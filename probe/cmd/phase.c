@@ -434,7 +434,7 @@ out:
 }
 
 /* exp-bbv reference, clustered with the same algorithm and compared. With
- * the block addresses, also the 32-entry BBV of seed 003 (Sherwood's hashed
+ * the block addresses, also the 32-entry BBV of the ScarPhase paper (Sherwood's hashed
  * BBV): each block's instructions land in the bucket its address hashes to,
  * with the samples' masks, so both sides are vectors of one space. It is
  * not the sampled signature's limit either: samples hash each instruction's
@@ -501,7 +501,7 @@ out:
     return rc;
 }
 
-/* CoV / CCoV of the simulated per-window LLC miss ratio (§9). */
+/* CoV / CCoV of the simulated per-window LLC miss ratio (docs/METHODS.md §10.9). */
 static int sim_metrics(const struct phase_opts *o, struct run *r, char *err, size_t errlen)
 {
     struct llc_sampling_simwin sw;

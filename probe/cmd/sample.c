@@ -1,6 +1,6 @@
 /* llcprobe sample: stress only a sample of sets (Gaussian-25 by default, or
  * a baseline) interval by interval and scale the sample up to a whole-cache
- * estimate (spec gaussian-sampling.md §4); with a calibration, also the
+ * estimate (docs/METHODS.md §4); with a calibration, also the
  * target's occupancy in lines, bytes and percent of the LLC. */
 #include <errno.h>
 #include <math.h>
@@ -319,7 +319,7 @@ static int choose(struct llc_session *s, const struct sample_opts *so, const str
                 snprintf(seeds, sizeof(seeds), "; its map used simulator seed %llu, this run %llu",
                          (unsigned long long)ff->map_seed, (unsigned long long)in->seed);
             llc_cli_warn(quiet, "%s comes from another run of the target (page size %s%s): with small pages its sets "
-                                "may not stand for the same strata here (spec §5a)",
+                                "may not stand for the same strata here (docs/METHODS.md §5.4)",
                          ff->path, ff->page_size, seeds);
         }
         c->sel = ff->sel;

@@ -1,4 +1,4 @@
-/* The baseline sweep's use (spec §1.2, §1.4): units the probe cannot
+/* The baseline sweep's use (docs/METHODS.md §1.2, §1.4): units the probe cannot
  * measure cleanly are masked, and every unit's own miss rate without a
  * target is subtracted from its counts. */
 #include "llcprobe/map.h"

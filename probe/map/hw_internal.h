@@ -59,7 +59,7 @@ size_t llc_maphw_chain_cycle(const void *head, size_t max);
 uint64_t llc_maphw_ticks(uint64_t tsc_hz, double seconds);
 /* Clock pacing: access j of a walk over `units` interleaved units is
  * released at start + j * period, period = tsc_hz / (rate * units): rate
- * is per unit (the spec's per-set rate r), so interleaving more units does
+ * is per unit (the method's per-set rate r), so interleaving more units does
  * not slow each one down. rate <= 0: no pacing (period 0). */
 struct llc_maphw_pace {
     uint64_t start;

@@ -37,7 +37,7 @@ static json_t *summary_json(const struct llc_map_result *r)
     json_t *hot = json_array();
     for (unsigned i = 0; hot && i < s.n_hottest; i++)
         json_array_append_new(hot, json_integer(s.hottest[i]));
-    /* Spec §1.5: below 0.3 the set-to-set variation is mostly noise, and
+    /* docs/METHODS.md §1.5: below 0.3 the set-to-set variation is mostly noise, and
      * key-point selection is no better than random: said in the file too. */
     const char *note = !isfinite(s.retest_pearson) ? "fewer than 2 sweeps: no test-retest figure"
                        : s.retest_pearson < 0.3    ? "below 0.3: set-to-set variation is mostly noise; key-point "

@@ -1,4 +1,4 @@
-/* Hardware prefetchers during probing (spec §1.2): on Intel, MSR 0x1A4
+/* Hardware prefetchers during probing (docs/METHODS.md §1.2): on Intel, MSR 0x1A4
  * bits 0-3 switch off the L2 streamer, the L2 adjacent-line prefetcher
  * (which would fill the buddy set k xor 1), the DCU and the DCU IP
  * prefetchers. Written through /dev/cpu/N/msr, and put back as found. */

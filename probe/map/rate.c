@@ -1,5 +1,5 @@
 /* Probe rate selection: the planted pattern, scoring a trial map against
- * it, picking a rate, and the spec's linear-regime search step. */
+ * it, picking a rate, and the method's linear-regime search step. */
 #include "llcprobe/map.h"
 
 #include <math.h>

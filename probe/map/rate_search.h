@@ -1,4 +1,4 @@
-/* The linear-regime probe rate search (spec gaussian-sampling.md §1.3 as
+/* The linear-regime probe rate search (docs/METHODS.md §1.3 as
  * docs/METHODS.md states it): find a probe rate at which the probe miss
  * ratio q = misses / accesses is small in almost every set, so that probe
  * misses stay proportional to the target's activity in the set.
@@ -25,7 +25,7 @@ struct llc_map_rate_search_config {
     double max_max;         /* max q <= max_max (0.3): reported, not searched for, */
     double median_min;      /* median q >= median_min (0.002): a signal to read */
 };
-/* start 1e8, range 1e6..1e11, 6 trials, the spec's bounds. */
+/* start 1e8, range 1e6..1e11, 6 trials, the method's bounds. */
 void llc_map_rate_search_config_default(struct llc_map_rate_search_config *c);
 
 /* One trial: measure at rate and fill t->q_median, q_p95, q_max (NaN when

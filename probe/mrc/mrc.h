@@ -111,7 +111,7 @@ int llc_mrc_sample_trace(const char *path, const struct llc_statmodel_sampler_co
                          struct llc_statmodel_hist *h, struct llc_mrc_trace_stats *stats,
                          char *err, size_t errlen);
 /* The same into a groups sink: group 0, or one group per time slot when
- * cfg->slot_refs > 0 (spec §4), each credited with its references. */
+ * cfg->slot_refs > 0 (docs/METHODS.md §7.5), each credited with its references. */
 int llc_mrc_sample_trace_groups(const char *path, const struct llc_statmodel_sampler_config *cfg,
                                 struct llc_statmodel_groups *groups,
                                 struct llc_mrc_trace_stats *stats, char *err, size_t errlen);
@@ -132,7 +132,7 @@ int llc_mrc_sample_trace_windows(const char *path, const struct llc_statmodel_sa
                                  struct llc_statmodel_groups *groups,
                                  struct llc_mrc_trace_stats *stats, char *err, size_t errlen);
 
-/* ---- Per-phase sampling of a trace (spec statcache.md §6) -----------------
+/* ---- Per-phase sampling of a trace (docs/METHODS.md §9) -----------------
  * The trace is cut into windows, each window is classified by the phase
  * library's ScarPhase detector from its code addresses, and the reuse
  * samples are grouped by the phase of the window they were *taken* in (a
@@ -242,7 +242,7 @@ int llc_mrc_qemu_trace(char *const *argv, const char *output, int *exit_status, 
 int llc_mrc_qemu_find(char *qemu, size_t qlen, char *plugin, size_t plen, char *err,
                       size_t errlen);
 
-/* PMU sampler (spec §2.2): precise memory samples give the sampled
+/* PMU sampler (docs/METHODS.md §6.3): precise memory samples give the sampled
  * reference's address, hardware watchpoints on that address catch its
  * reuse, a retired loads+stores counter gives the distance. Opens what it
  * needs first and refuses with the measured reason (-EOPNOTSUPP etc.) where
@@ -279,7 +279,7 @@ struct llc_mrc_series {
 };
 
 /* One group of samples with its own histogram's curves: a time slot of the
- * §4 (burst) mode, or a phase (§6). */
+ * docs/METHODS.md §7.5 (burst) mode, or a phase (docs/METHODS.md §9). */
 struct llc_mrc_group {
     int id;               /* slot index (references [id * slot_refs, (id + 1) * slot_refs)),
                              or phase id (negative: unclassified / transition windows) */
@@ -317,11 +317,11 @@ struct llc_mrc_result {
     unsigned band_replicates; /* 0 = no band */
     uint64_t distinct_lines;  /* exact (then the curve ends at distinct_lines /
                                * refs); 0: the cold misses are the samples' */
-    /* Time-slot mode (slots.n > 0): per-slot curves and their mean (§4). */
+    /* Time-slot mode (slots.n > 0): per-slot curves and their mean (docs/METHODS.md §7.5). */
     uint64_t slot_refs;
     struct llc_mrc_groupset slots;
     /* Phase mode (phase_run != NULL): per-phase curves; series[] is their
-     * mixture (§6). */
+     * mixture (docs/METHODS.md §9). */
     const struct llc_mrc_phase_run *phase_run;
     uint64_t phase_window;
     struct llc_mrc_groupset phases;

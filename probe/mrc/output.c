@@ -103,7 +103,7 @@ fail:
     return NULL;
 }
 
-/* The "time_slots" member: the §4 mean and each slot's curves. */
+/* The "time_slots" member: the docs/METHODS.md §7.5 mean and each slot's curves. */
 static json_t *slots_json(const struct llc_mrc_result *r)
 {
     json_t *mean = means_json(r, r->slots.mean);

@@ -1,4 +1,4 @@
-/* Per-phase reuse histograms of a trace (statcache.md §6): windows
+/* Per-phase reuse histograms of a trace (docs/METHODS.md §9): windows
  * classified by the phase library's ScarPhase detector, samples grouped by
  * the phase of the window they were taken in.
  *

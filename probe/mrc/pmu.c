@@ -1,4 +1,4 @@
-/* PMU reuse sampler (spec §2.2, the [proposal] variant): the program runs
+/* PMU reuse sampler (docs/METHODS.md §6.3, an extension): the program runs
  * under ptrace, and
  *  - precise retired-load and retired-store events (PEBS, encoded by
  *    libpfm4) sample references with PERF_SAMPLE_ADDR, in one group read
@@ -21,7 +21,7 @@
  * sampled bytes, not the whole line (a reuse through another word of the
  * line is seen later or never), x86 has 4 debug registers so samples that
  * arrive while all are busy are dropped, and only the first thread is
- * followed. Page-protection watchpoints (the spec's general mechanism)
+ * followed. Page-protection watchpoints (the method's general mechanism)
  * would need code injected into the program. */
 #include <errno.h>
 #include <linux/hw_breakpoint.h>

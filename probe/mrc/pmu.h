@@ -1,4 +1,4 @@
-/* The PMU reuse sampler's parts (spec §2.2), split so that the bookkeeping
+/* The PMU reuse sampler's parts (docs/METHODS.md §6.3), split so that the bookkeeping
  * can be tested without hardware: an event source (the real one is perf
  * precise samples + perf breakpoint watchpoints on a ptraced program, in
  * pmu.c; tests use a replay of a reference stream) and the engine that
@@ -21,7 +21,7 @@ struct llc_pmu_ev {
     uint64_t addr;  /* data address of the reference */
     unsigned slot;  /* WATCH: the watchpoint that fired */
     /* References (loads + stores) counted so far. SAMPLE: including the
-     * sampled reference (c_s of §2.2). WATCH: excluding the reusing
+     * sampled reference (c_s of docs/METHODS.md §6.3). WATCH: excluding the reusing
      * reference (c_r); a source whose counter already includes it (trap-
      * after watchpoints) subtracts it. rd = c_r - c_s. */
     uint64_t count;
@@ -47,14 +47,14 @@ struct llc_pmu_source {
  * watchpoint per sampled line while a slot is free (a sample arriving when
  * all are busy is dropped and counted), a new sample on a watched line
  * resolves that watch first (the sampled reference is itself the reuse),
- * and watches still pending at the end become dangling samples (§2.2: no
+ * and watches still pending at the end become dangling samples (docs/METHODS.md §6.3: no
  * cap on the watch duration). Distances go into h; stats gets samples,
  * dropped and refs (the last count seen). */
 int llc_pmu_engine_run(const struct llc_pmu_source *src, double rate, uint64_t seed,
                        struct llc_statmodel_hist *h, struct llc_mrc_pmu_stats *stats, char *err,
                        size_t errlen);
 
-/* Geometric gap of §2.1 (>= 1) from u in (0, 1]. */
+/* Geometric gap of docs/METHODS.md §6.2 (>= 1) from u in (0, 1]. */
 uint64_t llc_pmu_gap(double rate, double u);
 
 #endif

@@ -1,4 +1,4 @@
-/* Reuse bookkeeping of the PMU sampler (spec §2.2), independent of where
+/* Reuse bookkeeping of the PMU sampler (docs/METHODS.md §6.3), independent of where
  * the events come from. */
 #include <errno.h>
 #include <math.h>

@@ -28,8 +28,8 @@
  * (taking a sample every ~1/rate accesses, resolving a watched line) is the
  * out-of-line slow path, and so is all the window work: the countdown runs
  * to the nearest of the next sample, the next signature sample and the
- * window's end (window.c). Each thread samples its own reference stream (spec
- * §1); the profile sums the threads' histograms. */
+ * window's end (window.c). Each thread samples its own reference stream (docs/METHODS.md
+ * §6.1); the profile sums the threads' histograms. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -213,7 +213,7 @@ static void configure(void)
                 window);
         return;
     }
-    uint64_t n_pcs = 400; /* as phase --trace's per window (EIPV, scarphase.md §3) */
+    uint64_t n_pcs = 400; /* as phase --trace's per window (EIPV, docs/METHODS.md §10.3) */
     if (pcs && *pcs && (parse_count(pcs, &n_pcs) < 0 || n_pcs == 0 || n_pcs > UINT32_MAX)) {
         rt_warn("LLCPROBE_RT_WINDOW_PCS is a whole number from 1, not '%s': not profiling", pcs);
         return;
@@ -265,7 +265,7 @@ static void configure_once(void)
     __atomic_store_n(&rt.configured, true, __ATOMIC_RELEASE);
 }
 
-/* Geometric gap with mean 1/rate (spec §2.1): every access equally likely.
+/* Geometric gap with mean 1/rate (docs/METHODS.md §6.2): every access equally likely.
  * log1m is log(1 - rate), 0 for rate 1. */
 static uint64_t next_gap(uint64_t *state, double log1m)
 {
@@ -561,7 +561,7 @@ static COLD void rare(struct rt_hot *h, uint64_t addr, uint32_t size, uint8_t ki
      * program's references, and would take the locks held here again. */
     h->busy++;
     /* A watched line's reuse is checked before a sample is taken, so a new
-     * sample on a watched line first resolves the old one (spec §2.2). */
+     * sample on a watched line first resolves the old one (docs/METHODS.md §6.3). */
     if (hit)
         watched(h, addr >> 6);
     if (due)

@@ -1,5 +1,5 @@
 /* valgrind exp-bbv output as dense per-window vectors: the reference the
- * sampled signatures are compared against (seed 003 §5.1). */
+ * sampled signatures are compared against (the ScarPhase paper §5.1). */
 #include "sampling/sampling_internal.h"
 
 #include "llcprobe/common.h"

@@ -189,7 +189,7 @@ static int open_counters(struct llc_sampling *s, pid_t pid, char *err, size_t er
  * the cpu-clock source is as long as its samples take at the highest rate
  * allowed: every cpu-clock sample is a timer interrupt (tens of
  * microseconds in a VM, where it costs a VM exit), so the sample budget per
- * second, not the window, sets the overhead; the spec's counts are per
+ * second, not the window, sets the overhead; the method's counts are per
  * window, so the window stretches instead of the count shrinking. */
 static uint64_t window_length(const struct llc_sampling *s)
 {
@@ -200,7 +200,7 @@ static uint64_t window_length(const struct llc_sampling *s)
         return s->cfg.window_ns;
     if (c->source == LLC_SAMPLING_CPU_CLOCK)
         return (uint64_t)c->samples_per_window * (1000000000ULL / s->cfg.max_rate_hz);
-    /* The tick's samples are nearly free, but the spec's count per window
+    /* The tick's samples are nearly free, but the method's count per window
      * still decides the classification: as long as they take at HZ. */
     if (c->source == LLC_SAMPLING_TICK)
         return (uint64_t)c->samples_per_window * (1000000000ULL / c->tick_hz);

@@ -8,7 +8,7 @@ check_rc "calibrate intel8" 0 $?
 jcheck "file format, geometry, rates" "$tmp/c.calib.json" \
   'd["format"]=="llcprobe-calibration" and d["version"]==2 and d["ways"]==16 and d["sets"]==8192 and d["probed"]==25 and abs(d["touch_rate"]-4e6/512)<1e-6 and len(d["misses_per_set_s"])==17'
 jcheck "no co-runner, no misses" "$tmp/c.calib.json" 'd["misses_per_set_s"][0]==0'
-# One foreign insertion costs W probe misses (shared-cache.md §7.1).
+# One foreign insertion costs W probe misses (docs/METHODS.md §12.10).
 jcheck "misses = W k touch_rate within 2%" "$tmp/c.calib.json" \
   'all(abs(m-16*k*d["touch_rate"])<=0.02*16*k*d["touch_rate"] for k,m in enumerate(d["misses_per_set_s"]) if k)'
 # The walk-length search sees exactly the co-runner's k lines on LRU.

@@ -1,10 +1,10 @@
 /* The model against simulation of two synthetic programs interleaved at
  * rates 1 : 2 (hot / medium / streaming mixes), fully associative caches of
  * 500..6000 lines:
- *  - LRU (§2.4): an exact LRU stack simulation of the merged stream; the
+ *  - LRU (docs/METHODS.md §12.2): an exact LRU stack simulation of the merged stream; the
  *    characteristic-time model from each program's own reuse histogram
  *    (every reference) must give both programs' miss ratios within 0.0005;
- *  - random replacement (§4): a random-replacement simulation of the same
+ *  - random replacement (docs/METHODS.md §12.3): a random-replacement simulation of the same
  *    stream; miss ratios within 0.004, occupancies within 0.5% of the
  *    cache (mean over the second half of the stream).
  * The tolerances are the method's stated ones; a table of every point is

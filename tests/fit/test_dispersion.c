@@ -1,4 +1,4 @@
-/* Dispersion check (§2.4), test-retest correlation (§1.5) and the verdict. */
+/* Dispersion check (docs/METHODS.md §2.4), test-retest correlation (docs/METHODS.md §1.5) and the verdict. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -37,7 +37,7 @@ static void sweeps(double shape, unsigned long placement_seed, unsigned long noi
 static void test_poisson_noise(void **state)
 {
     (void)state;
-    /* §7: Poisson event counts of mean 400, W misses each: Disp within 1 +- 0.1. */
+    /* docs/METHODS.md §5.5: Poisson event counts of mean 400, W misses each: Disp within 1 +- 0.1. */
     double miss[N];
     sweeps(0, 1, 2, miss);
     struct llc_fit_dispersion d;
@@ -53,7 +53,7 @@ static void test_poisson_noise(void **state)
     assert_string_equal(llc_fit_verdict_text(LLC_FIT_VERDICT_COUNTING_NOISE),
                         "spread is consistent with counting noise: the Gaussian shape carries "
                         "no information about the program");
-    /* On raw misses the pure-noise value is about W, not 1 (§2.4). */
+    /* On raw misses the pure-noise value is about W, not 1 (docs/METHODS.md §2.4). */
     assert_int_equal(llc_fit_dispersion(miss, N, NULL, 1, &d, err, sizeof err), 0);
     assert_true(fabs(d.disp / W - 1) < 0.1);
 }

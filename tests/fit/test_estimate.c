@@ -1,4 +1,4 @@
-/* Estimators (§4), baselines and the deviation D (§5). */
+/* Estimators (docs/METHODS.md §4), baselines and the deviation D (docs/METHODS.md §5). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -98,7 +98,7 @@ static void test_scale_up_and_ratio(void **state)
 static void test_global_scale_up_is_exact(void **state)
 {
     (void)state;
-    /* §7: scale-up with S = all usable units reproduces G exactly (D = 0). */
+    /* docs/METHODS.md §5.5: scale-up with S = all usable units reproduces G exactly (D = 0). */
     const size_t n = 2048;
     double *x = testdata(TD_GAMMA, n, 3, 1e5, 0, 1, 31);
     uint8_t mask[2048] = {0};

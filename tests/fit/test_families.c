@@ -1,4 +1,4 @@
-/* The other families of §2.6 recover known parameters from seeded samples. */
+/* The other families of docs/METHODS.md §2.6 recover known parameters from seeded samples. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -131,7 +131,7 @@ static void test_poisson(void **state)
 static void test_poisson_events(void **state)
 {
     (void)state;
-    /* §7: event counts of mean 400, each worth W = 16 misses. */
+    /* docs/METHODS.md §5.5: event counts of mean 400, each worth W = 16 misses. */
     const size_t n = 2048;
     double *x = testdata(TD_POISSON, n, 400, 0, 0, 16, 13);
     struct llc_fit_options opt;

@@ -1,4 +1,4 @@
-/* Gaussian fit (§2.2) and binned goodness of fit (§2.3). */
+/* Gaussian fit (docs/METHODS.md §2.2) and binned goodness of fit (docs/METHODS.md §2.3). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -60,7 +60,7 @@ static void test_moments_by_hand(void **state)
 static void test_synthetic_normal(void **state)
 {
     (void)state;
-    /* §7: N = 2048 normal data give R^2 > 0.95. */
+    /* docs/METHODS.md §5.5: N = 2048 normal data give R^2 > 0.95. */
     double *x = testdata(TD_NORMAL, 2048, 1000, 50, 0, 1, 1);
     struct llc_fit_family_result r;
     struct llc_fit_histogram *h;

@@ -1,4 +1,4 @@
-/* Histogram of §2.1: bin count, paper bins, integer-aware bins, degenerate data. */
+/* Histogram of docs/METHODS.md §2.1: bin count, paper bins, integer-aware bins, degenerate data. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Key points (§3.1), deterministic selection (§3.2), degenerate cases (§2.5). */
+/* Key points (docs/METHODS.md §3.1), deterministic selection (docs/METHODS.md §3.2), degenerate cases (docs/METHODS.md §2.5). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -53,7 +53,7 @@ static void test_default_selection(void **state)
 {
     (void)state;
     double *x = testdata(TD_NORMAL, N, 5000, 300, 0, 1, 21);
-    /* The paper's rule of §3.2, sets nearest the key (--pick key); the
+    /* The paper's rule of docs/METHODS.md §3.2, sets nearest the key (--pick key); the
      * default picks at the stratum's mean (test_insample.c). */
     struct llc_fit_select_config key_pick;
     llc_fit_select_config_default(&key_pick);
@@ -340,7 +340,7 @@ static void test_modes(void **state)
 static void test_gaussian_strata(void **state)
 {
     (void)state;
-    /* §4: for a Gaussian and the sigma2 grid, pi = 0.0668, 0.2417, 0.3829, 0.2417, 0.0668. */
+    /* docs/METHODS.md §4: for a Gaussian and the sigma2 grid, pi = 0.0668, 0.2417, 0.3829, 0.2417, 0.0668. */
     double *x = testdata(TD_NORMAL, 20000, 1000, 40, 0, 1, 25);
     struct llc_fit_selection *s = select_ok(x, 20000, NULL, NULL);
     const double pi[] = {0.0668, 0.2417, 0.3829, 0.2417, 0.0668};

@@ -3,9 +3,9 @@
  * for each size prints the exact fully associative LRU miss ratio (stack
  * distances), the miss ratio of a simulated fully associative random-
  * replacement cache (seeded), and StatCache / StatStack from references
- * sampled at the given rate; then both again in the time-slot mode of spec
- * §4 (one histogram per slot of SLOT_REFS references, the slots' reference-
- * weighted mean), from the same samples; then both per phase (spec §6,
+ * sampled at the given rate; then both again in the time-slot mode of docs/METHODS.md
+ * §7.5 (one histogram per slot of SLOT_REFS references, the slots' reference-
+ * weighted mean), from the same samples; then both per phase (docs/METHODS.md §9,
  * `mrc --phases`: windows of PHASE_WINDOW classified by ScarPhase, one
  * histogram per phase, the phases' reference-weighted mixture).
  * Usage: mrc_eval_truth TRACE RATE SEEDS SLOT_REFS PHASE_WINDOW SIZE_LINES...

@@ -1,7 +1,7 @@
 /* The PMU sampler's reuse bookkeeping, driven by a fake event source that
  * replays a reference stream behind the same interface as the hardware:
  * samples at the requested gaps, watchpoints on whole lines, the count
- * conventions of spec §2.2, and a watch and a sample firing on the same
+ * conventions of docs/METHODS.md §6.3, and a watch and a sample firing on the same
  * reference in both orders. */
 #include <errno.h>
 #include <setjmp.h>

@@ -78,7 +78,7 @@ grep -q 'LLCPROBE_RT_RATE' "$tmp/err" && [ ! -e "$tmp/x.profile" ] || bad "bad r
 "$bin" mrc --rate 0.01 --sizes 4K,64K -- "$tmp/prog" 3000 20 >"$tmp/out" 2>&1 || bad "mrc -- prog: $(cat "$tmp/out")"
 grep -q 'mrc: rt from' "$tmp/out" || bad "auto did not pick rt: $(cat "$tmp/out")"
 
-# Time slots (spec §4) on a two-phase program: 60000 references cycling
+# Time slots (docs/METHODS.md §7.5) on a two-phase program: 60000 references cycling
 # over 2000 lines, then 60000 over 100 lines. With 2 slots, LRU at 1000
 # lines misses everything in slot 0 and nearly nothing in slot 1; the
 # slots' mean is their average; the same samples pooled give one curve.

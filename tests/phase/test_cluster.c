@@ -1,4 +1,4 @@
-/* Leader-follower clustering on hand-made vectors (§6). */
+/* Leader-follower clustering on hand-made vectors (docs/METHODS.md §10.6). */
 #include <errno.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* The per-window classifier: clustering, prediction and the dynamic sample
- * rate together (§4-§8), and its per-window records and summary. */
+ * rate together (docs/METHODS.md §10.4-§10.8), and its per-window records and summary. */
 #include <errno.h>
 #include <string.h>
 

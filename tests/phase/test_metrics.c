@@ -1,5 +1,5 @@
-/* Quality metrics on hand-computed examples: CoV, Corrected CoV (§9),
- * similarity-matrix difference (seed 003 Fig. 3c), adjusted Rand index. */
+/* Quality metrics on hand-computed examples: CoV, Corrected CoV (docs/METHODS.md §10.9),
+ * similarity-matrix difference (the ScarPhase paper Fig. 3c), adjusted Rand index. */
 #include <errno.h>
 
 #include "llcprobe/common.h"

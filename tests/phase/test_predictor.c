@@ -1,4 +1,4 @@
-/* Next-phase predictors (§7) on hand-made phase sequences. */
+/* Next-phase predictors (docs/METHODS.md §10.7) on hand-made phase sequences. */
 #include <errno.h>
 
 #include "llcprobe/common.h"

@@ -1,4 +1,4 @@
-/* Phase-guided profiling schedules (§10) and the profile-once estimate. */
+/* Phase-guided profiling schedules (docs/METHODS.md §11) and the profile-once estimate. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

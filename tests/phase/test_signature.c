@@ -5,7 +5,7 @@
 #include "llcprobe/phase.h"
 #include "phase_test.h"
 
-/* Expected values computed by an independent implementation of §4
+/* Expected values computed by an independent implementation of docs/METHODS.md §10.4
  * (SplitMix64 reference: first output from seed 0 is 0xe220a8397b1dcdaf). */
 static void test_masks_are_documented(void **state)
 {

@@ -22,7 +22,7 @@ jcheck "totals add up, truth recorded" "$tmp/g.sample.json" \
 [ "$(head -c 4 "$tmp/g.sample.png" | tail -c 3)" = "PNG" ] && ok "png" || bad "png"
 grep -q "^sample: gaussian 25 sets, 4 intervals" "$tmp/g.out" && ok "summary line" || bad "summary: $(cat "$tmp/g.out")"
 
-# The simulated target's page size goes map -> fit -> sample (spec §5a).
+# The simulated target's page size goes map -> fit -> sample (docs/METHODS.md §5.4).
 jcheck "map records the target's page size" "$tmp/g.map.json" 'd["target_page_size"]=="4K"'
 jcheck "fit records it" "$tmp/g.fit.json" 'd["page_size"]=="4K"'
 # The same sets from the fit file.

@@ -82,7 +82,7 @@ int main(void)
             best[method] = dt < best[method] ? dt : best[method];
         }
     }
-    /* The §3.3 reference (Brent from scratch per size), once, for scale. */
+    /* The docs/METHODS.md §7.3 reference (Brent from scratch per size), once, for scale. */
     const double tb = now_ms();
     for (int k = 0; k < POINTS; k++)
         if (llc_statmodel_statcache(m, lines[k], LLC_STATMODEL_COLD_COUNT, &pts[k], err, sizeof err))

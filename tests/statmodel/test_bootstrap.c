@@ -1,4 +1,4 @@
-/* Bootstrap band (§5): contains the point estimate, narrows with more
+/* Bootstrap band (docs/METHODS.md §7.6): contains the point estimate, narrows with more
  * samples, reproducible from its seed. */
 #include <errno.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* Groups (phases, windows, slots), mixtures and the CDF error (§4, §6). */
+/* Groups (phases, windows, slots), mixtures and the CDF error (docs/METHODS.md §7.5, §9). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -126,7 +126,7 @@ static void cdf_error_hand_cases(void **state)
 
 /* Two phases alternating in windows of equal length: A is a small hot set,
  * B a medium set plus streaming. Per-phase models should follow the
- * per-window truth; one pooled model cannot (seed 000). */
+ * per-window truth; one pooled model cannot (the phase-guided profiling paper). */
 enum { WINDOW = 50000, WINDOWS = 12 };
 
 static void phase_models_track_windows(void **state)

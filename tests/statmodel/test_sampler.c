@@ -1,4 +1,4 @@
-/* The §1 example, the exact reference, and the sampler: equal chance for
+/* The docs/METHODS.md §6.1 example, the exact reference, and the sampler: equal chance for
  * every reference, agreement with the exact histogram at rate 1, tags. */
 #include <errno.h>
 #include <math.h>

@@ -30,7 +30,7 @@ static struct llc_statmodel_model *model_of_pairs(const struct llc_statmodel_buc
     return m;
 }
 
-/* Tolerance of one solve (§3.3), for comparing two solves. */
+/* Tolerance of one solve (docs/METHODS.md §7.3), for comparing two solves. */
 static double tol2(double r)
 {
     return 2 * (1e-12 + 1e-9 * r) + 1e-12;
@@ -270,7 +270,7 @@ static void matches_random_replacement_simulation(void **state)
                       100 * llc_statmodel_hist_dangling(h) / llc_statmodel_hist_total(h), mae, worst,
                       mae_ignore);
         assert_true(mae < 0.01);
-        /* §3.2: counting cold samples as misses is the better model. */
+        /* docs/METHODS.md §7.2: counting cold samples as misses is the better model. */
         assert_true(mae < mae_ignore);
         llc_statmodel_release(m);
         llc_statmodel_hist_destroy(h);

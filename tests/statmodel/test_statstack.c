@@ -119,7 +119,7 @@ static void footprint_is_nondecreasing_and_concave(void **state)
     free(lines);
 }
 
-/* §7.4: against an exact LRU stack simulation of the same stream. */
+/* docs/METHODS.md §8.4: against an exact LRU stack simulation of the same stream. */
 static void matches_exact_lru(void **state)
 {
     (void)state;
