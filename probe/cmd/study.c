@@ -353,7 +353,8 @@ int llc_cmd_study(int argc, char **argv)
             rc = study_slurm(argc, argv, a.cmds, a.n_cmds, a.profiles ? a.profiles : cache, a.out, a.partition,
                              a.sbatch_args, a.quiet, err, sizeof(err));
             if (rc < 0)
-                rc = llc_cli_fail("study", "%s", err);
+                rc = rc == -EINTR && study_slurm_signal() ? (llc_cli_fail("study", "%s", err), 128 + study_slurm_signal())
+                                                          : llc_cli_fail("study", "%s", err);
             goto out;
         }
         rc = study_profile_all(a.cmds, a.n_cmds, a.profiles ? a.profiles : cache, a.jobs, a.reuse_only, a.quiet,
@@ -362,7 +363,10 @@ int llc_cmd_study(int argc, char **argv)
         rc = study_list_profiles(a.profiles, &files, &nf, err, sizeof(err));
     }
     if (rc < 0) {
+        const bool stopped = rc == -EINTR && study_profile_signal();
         rc = llc_cli_fail("study", "%s", err);
+        if (stopped)
+            rc = 128 + study_profile_signal();
         goto out;
     }
     if (load(&s, &a, files, nf, a.n_cmds ? "programs" : a.profiles, err, sizeof(err)) < 0 || study_predict_groups(&s, a.quiet, err, sizeof(err)) < 0 ||

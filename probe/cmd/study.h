@@ -92,6 +92,10 @@ bool study_metric_higher_better(enum study_metric m);
  * go to s->failed; files gets the profiles to study. -EINTR on SIGINT.
  * no_run: nothing is profiled, a missing profile is a failure (the study
  * job after Slurm's profiling tasks). */
+/* The signal that interrupted profiling (or the Slurm wait), 0 if none:
+ * the study then exits 128 + it, keeping what finished. */
+int study_profile_signal(void);
+int study_slurm_signal(void);
 int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bool no_run, bool quiet,
                       struct study *s, char ***files, size_t *n_files, char *err, size_t errlen);
 

@@ -25,6 +25,12 @@
 
 
 static volatile sig_atomic_t interrupted;
+
+int study_profile_signal(void)
+{
+    return (int)interrupted;
+}
+
 static void on_signal(int sig)
 {
     interrupted = sig;

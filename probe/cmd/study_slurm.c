@@ -20,6 +20,12 @@
 #include "util/cli.h"
 
 static volatile sig_atomic_t stop;
+
+int study_slurm_signal(void)
+{
+    return (int)stop;
+}
+
 static void on_signal(int sig)
 {
     stop = sig;

@@ -37,7 +37,7 @@ for _ in $(seq 600); do
 done
 kill -INT "$pid"
 wait "$pid"
-check_rc "SIGINT: exit 1" 1 $?
+check_rc "SIGINT: exit 130" 130 $?
 check "SIGINT: one line saying what was kept" 'grep -q "interrupted: 1 of 4 profiles finished and kept in i/profiles" ierr'
 check "SIGINT: no temporary left behind" '[ -z "$(ls i/profiles | grep -vE "\.(profile\.json|profile\.csv|log)$")" ]'
 check "SIGINT: no study written" '[ ! -e i/study.json ]'
