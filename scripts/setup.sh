@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 packages=(build-essential cmake pkg-config
           libhugetlbfs-dev libgsl-dev libpfm4-dev libjansson-dev libhwloc-dev libcmocka-dev
           valgrind clang gnuplot-nox xz-utils bzip2 gzip zstd python3 sqlite3 perl bc groff-base
-          qemu-user gawk slurmctld slurmd slurm-client munge)
+          qemu-user gawk slurmctld slurmd slurm-client munge lz4 tcl jq)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
