@@ -91,11 +91,22 @@ static void trial_line(const struct llc_session *s, const struct llc_map_rate_tr
                          t->q_p95, t->q_max);
         return;
     }
-    llc_session_note(s, "rate %.3g: paired score %.3f ± %.3f (miss-ratio increment per planted 1/2/4/8 lines %.4f "
-                        "%.4f %.4f %.4f); one map: Spearman %.3f, effect %.1f sd; target-only q median %.3f p95 "
-                        "%.3f max %.3f",
-                     t->rate, t->score, t->score_se, t->increment[0], t->increment[1], t->increment[2],
-                     t->increment[3], t->spearman, t->effect, t->q_median, t->q_p95, t->q_max);
+    /* NaN figures in words: a paired score needs 8 measured planted sets
+     * with some spread in their miss increments; an effect needs idle sets
+     * whose misses vary. */
+    char score[96], effect[64];
+    if (isfinite(t->score))
+        snprintf(score, sizeof(score), "paired score %.3f ± %.3f", t->score, t->score_se);
+    else
+        snprintf(score, sizeof(score), "paired score n/a (under 8 planted sets measured, or no spread)");
+    if (isfinite(t->effect))
+        snprintf(effect, sizeof(effect), "effect %.1f sd", t->effect);
+    else
+        snprintf(effect, sizeof(effect), "effect n/a (idle sets without spread)");
+    llc_session_note(s, "rate %.3g: %s (miss-ratio increment per planted 1/2/4/8 lines %.4f %.4f %.4f %.4f); one "
+                        "map: Spearman %.3f, %s; target-only q median %.3f p95 %.3f max %.3f",
+                     t->rate, score, t->increment[0], t->increment[1], t->increment[2], t->increment[3],
+                     t->spearman, effect, t->q_median, t->q_p95, t->q_max);
 }
 
 /* Simulated seconds the backend spends warming a global walk at rate
