@@ -17,6 +17,7 @@
 #include "llcprobe/common.h"
 #include "util/atomic_file.h"
 #include "util/cli.h"
+#include "util/identity.h"
 
 static void usage(FILE *out)
 {
@@ -187,7 +188,7 @@ int llc_cmd_merge(int argc, char **argv)
         if (why[0] && !force)
             rc = llc_cli_fail("merge", "%s: machine: %s in %s (--force merges anyway)", files[i], why, files[0]);
     }
-    if (rc == 0 && mkdir(out, 0777) < 0 && errno != EEXIST)
+    if (rc == 0 && llc_mkdir_as_invoker(out, 0777) < 0 && errno != EEXIST)
         rc = llc_cli_fail("merge", "%s: %s", out, strerror(errno));
     if (rc == 0 && (merge_pass(0, files, n, out, &copied, err, sizeof(err)) < 0 ||
                     merge_pass(1, files, n, out, &copied, err, sizeof(err)) < 0))

@@ -15,6 +15,7 @@
 #include "cmd/study.h"
 #include "llcprobe/common.h"
 #include "util/cli.h"
+#include "util/identity.h"
 
 static void usage(FILE *out)
 {
@@ -341,7 +342,7 @@ int llc_cmd_study(int argc, char **argv)
         return rc;
     char err[LLC_ERRLEN];
     struct study s = {.k = a.k, .metric = a.metric};
-    if (mkdir(a.out, 0777) < 0 && errno != EEXIST) {
+    if (llc_mkdir_as_invoker(a.out, 0777) < 0 && errno != EEXIST) {
         rc = llc_cli_fail("study", "%s: %s", a.out, strerror(errno));
         goto out;
     }

@@ -21,6 +21,7 @@
 #include "cmd/study_items.h"
 #include "llcprobe/common.h"
 #include "util/cli.h"
+#include "util/identity.h"
 #include "util/sha256.h"
 
 
@@ -147,7 +148,13 @@ static pid_t start(const struct study_item *j, const char *exe, char *err, size_
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     av[0] = "llcprobe";
     study_item_argv(j, av + 1);
-    const int fd = open(j->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    /* The log is the user's (under sudo), never opened through a symlink. */
+    struct llc_fs_id id;
+    llc_fs_as_invoker(&id);
+    const int fd = open(j->log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+    const int open_errno = errno;
+    llc_fs_restore(&id);
+    errno = open_errno;
     if (fd < 0) {
         free(av);
         return llc_errf(err, errlen, -errno, "%s: %s", j->log, strerror(errno));
@@ -226,7 +233,7 @@ int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bo
     int rc = study_items_split(argv, argc, &j, &nj, err, errlen);
     *files = NULL;
     *n_files = 0;
-    if (rc == 0 && mkdir(dir, 0777) < 0 && errno != EEXIST)
+    if (rc == 0 && llc_mkdir_as_invoker(dir, 0777) < 0 && errno != EEXIST)
         rc = llc_errf(err, errlen, -errno, "%s: %s", dir, strerror(errno));
     if (rc == 0 && !(*files = calloc(nj, sizeof(char *))))
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory");

@@ -5,6 +5,7 @@
  * finished, --reuse-only). The real sbatch and squeue are used; the wait
  * polls squeue, a task failed when its profile is missing afterwards. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "cmd/study_items.h"
 #include "llcprobe/common.h"
 #include "util/cli.h"
+#include "util/identity.h"
 
 static volatile sig_atomic_t stop;
 
@@ -35,6 +37,12 @@ static void on_signal(int sig)
  * or a negative errno. */
 static int run(char *const *av, char *out, size_t len)
 {
+    /* Slurm's commands are helper programs: under sudo they run as the
+     * invoking user, so the jobs they submit are that user's. */
+    struct llc_invoker inv;
+    char why[LLC_ERRLEN];
+    if (llc_invoker_get(&inv, why, sizeof(why)) < 0)
+        return -EPERM;
     int fd[2];
     if (pipe(fd) < 0)
         return -errno;
@@ -43,6 +51,8 @@ static int run(char *const *av, char *out, size_t len)
         dup2(fd[1], STDOUT_FILENO);
         close(fd[0]);
         close(fd[1]);
+        if (llc_invoker_drop(&inv) < 0)
+            _exit(126);
         execvp(av[0], av);
         _exit(127);
     }
@@ -62,10 +72,29 @@ static int run(char *const *av, char *out, size_t len)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* A file of the study's Slurm directory, created as the invoking user
+ * (under sudo), never through a symlink. */
+static FILE *user_fopen(const char *path)
+{
+    struct llc_fs_id id;
+    llc_fs_as_invoker(&id);
+    const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+    const int e = errno;
+    llc_fs_restore(&id);
+    if (fd < 0) {
+        errno = e;
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f)
+        close(fd);
+    return f;
+}
+
 /* Writes n NUL-terminated strings to path. */
 static int write_args(const char *path, char *const *av, size_t n, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = user_fopen(path);
     if (!f)
         return llc_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
     for (size_t i = 0; i < n; i++)
@@ -75,14 +104,14 @@ static int write_args(const char *path, char *const *av, size_t n, char *err, si
 
 static int write_script(const char *path, const char *exe, const char *args, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = user_fopen(path);
     if (!f)
         return llc_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
     /* paths are written single-quoted; a quote inside would end the word */
     if (strchr(exe, '\'') || strchr(args, '\''))
         return fclose(f), llc_errf(err, errlen, -EINVAL, "%s: a path with a quote", path);
     fprintf(f, "#!/bin/sh\nexec xargs -0 -a '%s' '%s'\n", args, exe);
-    if (fclose(f) != 0 || chmod(path, 0755) < 0)
+    if (fchmod(fileno(f), 0755) < 0 || fclose(f) != 0)
         return llc_errf(err, errlen, -EIO, "%s: write failed", path);
     return 0;
 }
@@ -157,7 +186,7 @@ int study_slurm(int argc, char **argv, char **items, size_t n_items, const char 
         goto out;
     exe[el] = 0;
     snprintf(dir, sizeof(dir), "%s/slurm", out);
-    if ((mkdir(cache, 0777) < 0 && errno != EEXIST) || (mkdir(dir, 0777) < 0 && errno != EEXIST)) {
+    if ((llc_mkdir_as_invoker(cache, 0777) < 0 && errno != EEXIST) || (llc_mkdir_as_invoker(dir, 0777) < 0 && errno != EEXIST)) {
         rc = llc_errf(err, errlen, -errno, "%s: %s", dir, strerror(errno));
         goto out;
     }
@@ -202,9 +231,9 @@ int study_slurm(int argc, char **argv, char **items, size_t n_items, const char 
     snprintf(slog, sizeof(slog), "--output=%s/study.log", dir);
     /* xargs reads the file the shell names: the task's own argument file */
     {
-        FILE *f = fopen(pscript, "w");
+        FILE *f = user_fopen(pscript);
         if (!f || fprintf(f, "#!/bin/sh\nexec xargs -0 -a \"%s/task-$SLURM_ARRAY_TASK_ID.args\" '%s'\n", dir,
-                          exe) < 0 || fclose(f) != 0) {
+                          exe) < 0 || fchmod(fileno(f), 0755) < 0 || fclose(f) != 0) {
             rc = llc_errf(err, errlen, -EIO, "%s: write failed", pscript);
             goto out;
         }

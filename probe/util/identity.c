@@ -1,6 +1,7 @@
 #include "util/identity.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -92,6 +93,17 @@ void llc_fs_restore(const struct llc_fs_id *save)
     setfsuid(0);
     setfsgid(getegid());
     thread_setgroups((size_t)save->n_saved, save->saved_groups);
+}
+
+int llc_mkdir_as_invoker(const char *path, mode_t mode)
+{
+    struct llc_fs_id id;
+    llc_fs_as_invoker(&id);
+    const int rc = mkdir(path, mode);
+    const int e = errno;
+    llc_fs_restore(&id);
+    errno = e;
+    return rc;
 }
 
 int llc_invoker_drop(const struct llc_invoker *inv)

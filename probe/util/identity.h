@@ -37,6 +37,10 @@ struct llc_fs_id {
 };
 void llc_fs_as_invoker(struct llc_fs_id *save);
 void llc_fs_restore(const struct llc_fs_id *save);
+/* mkdir(path, mode) with the invoking user's permissions (theirs under
+ * sudo, so an output directory is never root's in the user's place).
+ * 0, or -1 with errno as mkdir left it. */
+int llc_mkdir_as_invoker(const char *path, mode_t mode);
 
 /* In a freshly forked child (one thread): become the invoking user for
  * good (groups, gid, uid) and check that root cannot be regained. Only

@@ -89,4 +89,19 @@ if command -v valgrind >/dev/null; then
 else
   echo "skip: trace checks need valgrind"
 fi
+# study: its output directory, CSVs and report are the user's; a directory
+# only root may write is refused and nothing is made there.
+mkdir "$tmp/profs"
+for w in uniform:size=1M stream:size=4M; do
+  "$bin" profile --backend sim --preset intel8 --workload "$w" --instructions 300000 \
+    -o "$tmp/profs/${w%%:*}" -q >/dev/null 2>&1 || bad "profile $w"
+done
+chmod -R a+rX "$tmp/profs"
+as_sudo study --cores 2 --profiles "$tmp/profs" -o "$mine/st" -q >"$tmp/out" 2>"$tmp/err" \
+  || bad "study as sudo: $(cat "$tmp/err")"
+check "study's directory owned by the user" '[ "$(stat -c %u "$mine/st")" = "$uid" ]'
+check "study's files owned by the user" '[ -z "$(find "$mine/st" ! -uid "$uid")" ]'
+as_sudo study --cores 2 --profiles "$tmp/profs" -o "$rootdir/st" -q >"$tmp/out" 2>"$tmp/err"
+check_rc "study -o in root's directory refused" 1 "$?"
+check "nothing made in root's directory" '[ ! -e "$rootdir/st" ]'
 exit $fail
