@@ -399,6 +399,13 @@ static int map_run(const struct map_opts *o)
     c.progress_ctx = &prog;
     const char *out_prefix = o->out_prefix ? o->out_prefix : llc_session_default_prefix(&c, prefix, sizeof(prefix));
     const int rc = llc_session_open(&c, &s, err, sizeof(err));
+    if (rc < 0 && llc_stop_requested()) {
+        /* Stopped while setting up (rate trials, walk check): nothing measured. */
+        fprintf(stderr, "llcprobe: %s: stopped by signal %d before mapping; nothing was written\n", o->cmd,
+                (int)llc_stop_signal);
+        status = llc_stop_exit_code();
+        goto out;
+    }
     if (rc < 0) {
         status = rc == LLC_SESSION_EUSAGE ? llc_cli_usage(o->cmd, "%s", err) : llc_cli_fail(o->cmd, "%s", err);
         goto out;
