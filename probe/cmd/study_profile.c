@@ -356,6 +356,14 @@ out:
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
 out_nosig:
+    /* On failure the caller gets no list (and frees none). */
+    if (rc < 0 && *files) {
+        for (size_t i = 0; i < *n_files; i++)
+            free((*files)[i]);
+        free(*files);
+        *files = NULL;
+        *n_files = 0;
+    }
     free(j);
     return rc;
 }
