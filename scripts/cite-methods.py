@@ -2,8 +2,9 @@
 """Rewrite section references to the old algorithm notes into docs/METHODS.md.
 
 The code and headers used to cite algorithm notes that are not part of the
-repository ("shared/specs/statcache.md §3.3", "spec §1.2", or a bare "§2.3"
-whose note is implied by the module). This rewrites every such reference to
+repository: a note's file name with a section ("statcache.md §3.3"), the
+word "spec" before a section, or a bare "§2.3" whose note is implied by the
+module. This rewrites every such reference to
 the section of docs/METHODS.md that holds the same material, e.g.
 "docs/METHODS.md §7.3", and names the papers instead of their seed numbers.
 
