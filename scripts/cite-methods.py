@@ -61,7 +61,7 @@ DEFAULT = [
     ("probe/mrc/", SC), ("probe/rt/", SC), ("probe/cmd/mrc", SC), ("tests/mrc/", SC),
     ("tests/statmodel/", SC), ("scripts/eval-mrc.sh", SC), ("scripts/bench-mrc.sh", SC),
     ("phase/", SP), ("include/llcprobe/phase.h", SP), ("include/llcprobe/sampling.h", SP),
-    ("probe/sampling/", SP), ("probe/cmd/phase", SP), ("tests/phase", SP),
+    ("probe/ipsampling/", SP), ("probe/cmd/phase", SP), ("tests/phase", SP),
     ("scripts/eval-phase.sh", SP), ("scripts/phase-overhead.py", SP),
     ("statmodel/contention", SCC), ("include/llcprobe/contention.h", SCC),
     ("include/llcprobe/profile.h", SCC), ("probe/profile/", SCC), ("probe/cmd/predict", SCC),

@@ -31,7 +31,7 @@
  * default window as long as its samples take at that rate.
  *
  * Sampled IPs are returned as position-independent keys, (hash of the
- * mapped file's name << 40) ^ offset in the file (sampling/maps.c), built
+ * mapped file's name << 40) ^ offset in the file (ipsampling/maps.c), built
  * from the PERF_RECORD_MMAP2 / FORK / EXIT / exec records in the same rings
  * (or /proc/<pid>/maps for a process seen without them): the same code
  * gives the same signature in every process and run, whatever ASLR did.

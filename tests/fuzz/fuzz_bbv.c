@@ -1,4 +1,4 @@
-/* valgrind exp-bbv output (probe/sampling/bbv.c), `phase --bbv FILE`. */
+/* valgrind exp-bbv output (probe/ipsampling/bbv.c), `phase --bbv FILE`. */
 #include "fuzz.h"
 #include "llcprobe/common.h"
 #include "llcprobe/sampling.h"

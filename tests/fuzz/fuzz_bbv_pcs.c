@@ -1,4 +1,4 @@
-/* exp-bbv's --pc-out-file (probe/sampling/bbv.c), `phase --bbv-pc FILE`,
+/* exp-bbv's --pc-out-file (probe/ipsampling/bbv.c), `phase --bbv-pc FILE`,
  * read against a fixed small BBV file of four blocks. */
 #include "fuzz.h"
 #include "llcprobe/common.h"

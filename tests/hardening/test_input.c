@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "llcprobe/common.h"
-#include "sampling/sampling_internal.h"
+#include "ipsampling/sampling_internal.h"
 #include "util/input.h"
 
 static char path[64];

@@ -17,7 +17,7 @@
 
 #include "llcprobe/arena.h"
 #include "llcprobe/common.h"
-#include "map/hw_internal.h"
+#include "maphw/maphw_internal.h"
 #include "threads.h"
 
 enum { SETS = 64, WAYS = 8 };

@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "llcprobe/common.h"
-#include "map/hw_internal.h"
+#include "maphw/maphw_internal.h"
 #include "threads.h"
 #include "util/tsc.h"
 

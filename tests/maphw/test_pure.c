@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "llcprobe/common.h"
-#include "map/hw_internal.h"
+#include "maphw/maphw_internal.h"
 
 static struct llc_map_hw_options plausible(void)
 {

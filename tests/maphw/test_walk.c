@@ -16,7 +16,7 @@
 
 #include "llcprobe/common.h"
 #include "llcprobe/sysinfo.h"
-#include "map/hw_internal.h"
+#include "maphw/maphw_internal.h"
 #include "threads.h"
 
 enum { UNITS = 16, WALK = 16, LINE = 64, STRIDE = 4096 };

@@ -1,4 +1,4 @@
-/* Unit tests of probe/sampling: the ring-buffer reader on hand-built rings,
+/* Unit tests of probe/ipsampling: the ring-buffer reader on hand-built rings,
  * period adaptation, trace windows, the exp-bbv reader, and one live run on
  * a real process with cpu-clock and one with the tick source. */
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include "llcprobe/sampling.h"
 #include "llcprobe/target.h"
 #include "llcprobe/trace.h"
-#include "sampling/sampling_internal.h"
+#include "ipsampling/sampling_internal.h"
 
 #define RING 4096
 

@@ -32,7 +32,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/corun.h"
 #include "llcprobe/sim.h"
-#include "sim/rng.h"
+#include "model/sim/rng.h"
 
 #define N_ACCESSES (8u << 20)
 #define HOT_LINES (64u << 10)

@@ -15,12 +15,12 @@
 
 #ifndef GOLDEN_PRINT
 #include "sim_test_util.h"
-#include "sim/hierarchy.h"
+#include "model/sim/hierarchy.h"
 #else
 #include "llcprobe/common.h"
 #include "llcprobe/sim.h"
 #endif
-#include "sim/rng.h"
+#include "model/sim/rng.h"
 
 #define MAX_RUN 700      /* longer than the batch paths' chunks and rings */
 

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "sim_test_util.h"
-#include "sim/hierarchy.h"
-#include "sim/rng.h"
+#include "model/sim/hierarchy.h"
+#include "model/sim/rng.h"
 
 #define NONE UINT64_MAX
 

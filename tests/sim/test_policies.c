@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "sim_test_util.h"
-#include "sim/rng.h"
+#include "model/sim/rng.h"
 
 #define SETS 16
 #define NONE UINT64_MAX
