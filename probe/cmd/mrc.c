@@ -395,14 +395,6 @@ static int input_from_trace(const struct mrc_args *a, const char *path, struct m
     return llc_mrc_sample_trace_groups(path, &cfg, in->slots, &st, err, errlen);
 }
 
-static void join_argv(char *const *argv, char *buf, size_t len)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; argv[i] && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
-}
-
 static int input_from_lackey(const struct mrc_args *a, struct mrc_input *in, char *err,
                              size_t errlen)
 {
@@ -522,7 +514,7 @@ static int gather(const struct mrc_args *a, struct mrc_input *in, char *err, siz
         llc_mrc_profile_windows_free(&pw);
         return rc;
     }
-    join_argv(a->argv, in->input, sizeof in->input);
+    llc_join_argv(a->argv, in->input, sizeof in->input);
     enum sampler s = a->sampler;
     if (s == SAMPLER_AUTO) {
         const int has = llc_mrc_has_runtime(a->argv[0], err, errlen);

@@ -21,6 +21,7 @@
 #include "util/plot.h"
 #include "util/cli.h"
 #include "util/stopsig.h"
+#include "util/json.h"
 
 
 struct phase_opts {
@@ -289,14 +290,6 @@ static int classify(struct run *r, struct llc_phase_detector *d, const struct ll
     return 0;
 }
 
-static void join_command(char *dst, size_t len, char **argv)
-{
-    size_t used = 0;
-    dst[0] = '\0';
-    for (size_t i = 0; argv[i] && used + 1 < len; i++)
-        used += (size_t)snprintf(dst + used, len - used, "%s%s", i ? " " : "", argv[i]);
-}
-
 static int run_live(const struct phase_opts *o, char **argv, struct llc_phase_detector *d,
                     struct run *r, char *err, size_t errlen)
 {
@@ -306,7 +299,7 @@ static int run_live(const struct phase_opts *o, char **argv, struct llc_phase_de
     to.die_with_parent = true;
     struct llc_target *t = NULL;
     struct llc_sampling *s = NULL;
-    join_command(r->command, sizeof(r->command), argv);
+    llc_join_argv(argv, r->command, sizeof(r->command));
     int rc = llc_target_launch(argv, &to, &t, err, errlen);
     if (rc < 0)
         return rc;
@@ -554,8 +547,6 @@ out:
 
 /* ---- outputs ----------------------------------------------------------- */
 
-static json_t *jnum(double v) { return isfinite(v) ? json_real(v) : json_null(); }
-
 static json_t *choice_json(const struct llc_sampling_choice *c)
 {
     json_t *refused = json_array();
@@ -574,7 +565,7 @@ static json_t *choice_json(const struct llc_sampling_choice *c)
         json_object_set_new(j, "window_unit_note", json_string(c->unit_note));
     if (j && c->source == LLC_SAMPLING_TICK)
         json_object_update_new(j, json_pack("{s:i,s:o,s:s?}", "tick_hz", (int)c->tick_hz,
-                                            "tick_hz_measured", jnum(c->tick_hz_measured),
+                                            "tick_hz_measured", llc_json_finite(c->tick_hz_measured),
                                             "tick_note", c->tick_note[0] ? c->tick_note : NULL));
     return j;
 }
@@ -675,22 +666,22 @@ static int write_json(const char *path, const struct phase_opts *o, const struct
             json_pack("{s:s,s:s?,s:I,s:I,s:I,s:I,s:o,s:o}", "path", o->bbv, "pc_path",
                       o->bbv_pc, "windows", (json_int_t)r->bbv_windows, "blocks",
                       (json_int_t)r->bbv_dim, "phases", (json_int_t)r->bbv_phases, "compared",
-                      (json_int_t)r->compared, "ari", jnum(r->ari), "similarity_diff",
-                      jnum(r->simdiff)));
+                      (json_int_t)r->compared, "ari", llc_json_finite(r->ari), "similarity_diff",
+                      llc_json_finite(r->simdiff)));
     if (o->bbv_pc)
         json_object_set_new(json_object_get(doc, "bbv"), "bbv32",
                             json_pack("{s:I,s:o,s:o}", "phases", (json_int_t)r->bbv_phases32,
-                                      "ari", jnum(r->ari32), "similarity_diff",
-                                      jnum(r->simdiff32)));
+                                      "ari", llc_json_finite(r->ari32), "similarity_diff",
+                                      llc_json_finite(r->simdiff32)));
     if (o->sim)
         json_object_set_new(doc, "sim",
                             json_pack("{s:s,s:s?,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "preset", o->sim,
-                                      "noise", o->noise, "cov_program", jnum(r->cov_all),
-                                      "cov_phases", jnum(r->cov_phase), "ccov_phases",
-                                      jnum(r->ccov_phase), "cov_bbv_phases", jnum(r->cov_bbv),
-                                      "ccov_bbv_phases", jnum(r->ccov_bbv), "cov_bbv32_phases",
-                                      jnum(r->cov_bbv32), "ccov_bbv32_phases",
-                                      jnum(r->ccov_bbv32)));
+                                      "noise", o->noise, "cov_program", llc_json_finite(r->cov_all),
+                                      "cov_phases", llc_json_finite(r->cov_phase), "ccov_phases",
+                                      llc_json_finite(r->ccov_phase), "cov_bbv_phases", llc_json_finite(r->cov_bbv),
+                                      "ccov_bbv_phases", llc_json_finite(r->ccov_bbv), "cov_bbv32_phases",
+                                      llc_json_finite(r->cov_bbv32), "ccov_bbv32_phases",
+                                      llc_json_finite(r->ccov_bbv32)));
     json_object_set_new(doc, "windows", windows_json(r));
     const int rc = llc_json_write_atomic(path, doc, err, errlen);
     json_decref(doc);

@@ -11,14 +11,10 @@
 #include "cmd/predict.h"
 #include "llcprobe/common.h"
 #include "util/atomic_file.h"
+#include "util/json.h"
 
 #define PRED_FORMAT "llcprobe-prediction"
 #define PRED_VERSION 1
-
-static json_t *num(double x)
-{
-    return isfinite(x) ? json_real(x) : json_null();
-}
 
 static double per_s(double x, double s)
 {
@@ -108,20 +104,20 @@ static json_t *summary_json(const struct llc_contention_prog_summary *u, const s
 {
     (void)freq;
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-                     "miss_ratio", num(u->miss_ratio), "miss_rate_per_s", num(per_s(u->misses, u->seconds)),
-                     "occupancy_lines", num(u->occupancy), "occupancy_bytes", num(u->occupancy * 64),
-                     "occupancy_pct_llc", num(100 * u->occupancy / (double)m->lines), "cpi", num(u->cpi),
-                     "solo_cpi", num(u->solo_cpi), "slowdown", num(u->slowdown), "instructions",
-                     num(u->instructions), "seconds", num(u->seconds), "solo_seconds", num(u->solo_seconds));
+                     "miss_ratio", llc_json_finite(u->miss_ratio), "miss_rate_per_s", llc_json_finite(per_s(u->misses, u->seconds)),
+                     "occupancy_lines", llc_json_finite(u->occupancy), "occupancy_bytes", llc_json_finite(u->occupancy * 64),
+                     "occupancy_pct_llc", llc_json_finite(100 * u->occupancy / (double)m->lines), "cpi", llc_json_finite(u->cpi),
+                     "solo_cpi", llc_json_finite(u->solo_cpi), "slowdown", llc_json_finite(u->slowdown), "instructions",
+                     llc_json_finite(u->instructions), "seconds", llc_json_finite(u->seconds), "solo_seconds", llc_json_finite(u->solo_seconds));
 }
 
 static json_t *baseline_json(const struct pred_baseline_sum *u, const struct pred_machine *m)
 {
     const double occ = u->time > 0 ? u->occ_time / u->time : NAN;
-    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "miss_ratio", num(u->refs > 0 ? u->misses / u->refs : NAN),
-                     "occupancy_lines", num(occ), "occupancy_pct_llc", num(100 * occ / (double)m->lines),
-                     "cpi", num(u->ins > 0 ? u->cycles / u->ins : NAN), "slowdown",
-                     num(u->solo_cycles > 0 ? u->cycles / u->solo_cycles : NAN));
+    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "miss_ratio", llc_json_finite(u->refs > 0 ? u->misses / u->refs : NAN),
+                     "occupancy_lines", llc_json_finite(occ), "occupancy_pct_llc", llc_json_finite(100 * occ / (double)m->lines),
+                     "cpi", llc_json_finite(u->ins > 0 ? u->cycles / u->ins : NAN), "slowdown",
+                     llc_json_finite(u->solo_cycles > 0 ? u->cycles / u->solo_cycles : NAN));
 }
 
 static json_t *phases_json(const struct pred_prog *p)
@@ -130,9 +126,9 @@ static json_t *phases_json(const struct pred_prog *p)
     json_t *a = json_array();
     for (size_t k = 0; k < p->n_phases; k++)
         json_array_append_new(a, json_pack("{s:i, s:o, s:o, s:s, s:o, s:o}", "phase", p->phase_id[k],
-                                           "gamma", num(p->gamma[k]), "gamma_rms_log", num(p->gamma_rms[k]),
-                                           "anchor", status[p->anchor[k]], "cv", num(p->plain[k].cv),
-                                           "refs_per_instruction", num(p->plain[k].api)));
+                                           "gamma", llc_json_finite(p->gamma[k]), "gamma_rms_log", llc_json_finite(p->gamma_rms[k]),
+                                           "anchor", status[p->anchor[k]], "cv", llc_json_finite(p->plain[k].cv),
+                                           "refs_per_instruction", llc_json_finite(p->plain[k].api)));
     return a;
 }
 
@@ -147,7 +143,7 @@ static json_t *programs_json(const struct pred_prog *progs, size_t n, const stru
                               p->file, "model", summary_json(&r->run->summary[i], m, f), "foa",
                               baseline_json(&r->foa_sum[i], m), "sdc", baseline_json(&r->sdc_sum[i], m),
                               "anchored", r->anchored ? summary_json(&r->anchored->summary[i], m, f) : json_null(),
-                              "measured_solo_cpi", num(measured_solo_cpi(p)), "probe_used", p->probe_used,
+                              "measured_solo_cpi", llc_json_finite(measured_solo_cpi(p)), "probe_used", p->probe_used,
                               "phases", phases_json(p));
         json_array_append_new(a, o);
     }
@@ -156,9 +152,9 @@ static json_t *programs_json(const struct pred_prog *progs, size_t n, const stru
 
 static json_t *share_json(const struct llc_contention_share *s, const struct llc_contention_share *solo)
 {
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "miss_ratio", num(s->miss_ratio), "miss_rate_per_s",
-                     num(s->miss_rate), "occupancy_lines", num(s->occupancy), "cpi", num(s->cpi), "solo_cpi",
-                     num(solo->cpi), "slowdown", num(s->cpi / solo->cpi));
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "miss_ratio", llc_json_finite(s->miss_ratio), "miss_rate_per_s",
+                     llc_json_finite(s->miss_rate), "occupancy_lines", llc_json_finite(s->occupancy), "cpi", llc_json_finite(s->cpi), "solo_cpi",
+                     llc_json_finite(solo->cpi), "slowdown", llc_json_finite(s->cpi / solo->cpi));
 }
 
 static json_t *tuples_json(const struct pred_prog *progs, size_t n, const struct pred_result *r)
@@ -171,16 +167,16 @@ static json_t *tuples_json(const struct pred_prog *progs, size_t n, const struct
         for (size_t i = 0; i < n; i++) {
             json_array_append_new(ph, json_integer(progs[i].phase_id[tr->phase[i]]));
             json_t *s = share_json(&tr->share[i], &tr->solo[i]);
-            json_object_set_new(s, "foa_miss_ratio", num(r->foa[t * n + i].miss_ratio));
-            json_object_set_new(s, "foa_slowdown", num(r->foa[t * n + i].cpi / r->foa_solo[t * n + i].cpi));
-            json_object_set_new(s, "sdc_miss_ratio", num(r->sdc[t * n + i].miss_ratio));
-            json_object_set_new(s, "sdc_slowdown", num(r->sdc[t * n + i].cpi / r->sdc_solo[t * n + i].cpi));
+            json_object_set_new(s, "foa_miss_ratio", llc_json_finite(r->foa[t * n + i].miss_ratio));
+            json_object_set_new(s, "foa_slowdown", llc_json_finite(r->foa[t * n + i].cpi / r->foa_solo[t * n + i].cpi));
+            json_object_set_new(s, "sdc_miss_ratio", llc_json_finite(r->sdc[t * n + i].miss_ratio));
+            json_object_set_new(s, "sdc_slowdown", llc_json_finite(r->sdc[t * n + i].cpi / r->sdc_solo[t * n + i].cpi));
             json_array_append_new(pr, s);
         }
         json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o, s:b, s:i, s:o, s:o}", "phases", ph, "seconds",
-                                           num(tr->seconds), "t_star_s", num(tr->info.t_star), "min_phase_run_s",
-                                           num(tr->min_window_s), "converged", tr->info.converged,
-                                           "iterations", (int)tr->info.iterations, "beta", num(tr->info.beta),
+                                           llc_json_finite(tr->seconds), "t_star_s", llc_json_finite(tr->info.t_star), "min_phase_run_s",
+                                           llc_json_finite(tr->min_window_s), "converged", tr->info.converged,
+                                           "iterations", (int)tr->info.iterations, "beta", llc_json_finite(tr->info.beta),
                                            "programs", pr));
     }
     return a;
@@ -205,8 +201,8 @@ static json_t *grid_json(const struct pred_prog *progs, const struct pred_result
             const struct llc_contention_share *s = &r->grid[(a * r->grid_b + b) * 2];
             const struct llc_contention_share *s1 = &r->grid_solo[(a * r->grid_b + b) * 2];
             for (int j = 0; j < 2; j++) {
-                json_array_append_new(row[j], num(s[j].cpi / s1[j].cpi));
-                json_array_append_new(row[2 + j], num(s[j].miss_ratio));
+                json_array_append_new(row[j], llc_json_finite(s[j].cpi / s1[j].cpi));
+                json_array_append_new(row[2 + j], llc_json_finite(s[j].miss_ratio));
             }
         }
         for (int k = 0; k < 4; k++)
@@ -305,14 +301,14 @@ int pred_write(const char *prefix, const struct pred_prog *progs, size_t n,
     json_object_set_new(doc, "tuples", tuples_json(progs, n, r));
     json_object_set_new(doc, "pair_grid", grid_json(progs, r));
     json_object_set_new(doc, "timeline", json_pack("{s:o, s:I, s:I, s:o, s:o, s:s}", "total_s",
-                                                   num(r->run->total_s), "segments",
+                                                   llc_json_finite(r->run->total_s), "segments",
                                                    (json_int_t)r->run->n_segments, "equilibrium_warn_segments",
                                                    (json_int_t)r->run->warn_segments, "equilibrium_warn_s",
-                                                   num(r->run->warn_seconds), "worst_tstar_over_window",
-                                                   num(r->run->worst_tstar_ratio), "csv", csv));
+                                                   llc_json_finite(r->run->warn_seconds), "worst_tstar_over_window",
+                                                   llc_json_finite(r->run->worst_tstar_ratio), "csv", csv));
     json_object_set_new(doc, "flags", fl);
     fl = NULL;
-    json_object_set_new(doc, "prediction_ms", num(r->seconds * 1e3));
+    json_object_set_new(doc, "prediction_ms", llc_json_finite(r->seconds * 1e3));
     rc = llc_json_write_atomic(json, doc, err, errlen);
     if (rc == 0)
         rc = write_timeline_csv(csv, progs, n, r, err, errlen);

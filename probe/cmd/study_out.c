@@ -10,14 +10,10 @@
 #include "cmd/study.h"
 #include "llcprobe/common.h"
 #include "util/atomic_file.h"
+#include "util/json.h"
 
 #define STUDY_FORMAT "llcprobe-study"
 #define STUDY_VERSION 1
-
-static json_t *num(double x)
-{
-    return isfinite(x) ? json_real(x) : json_null();
-}
 
 static const char *pname(const struct study *s, size_t i)
 {
@@ -41,13 +37,13 @@ static json_t *sched_json(const struct study *s, const struct study_sched *c, co
         json_t *progs = json_array();
         for (size_t j = 0; j < g->n; j++)
             json_array_append_new(progs, json_pack("{s:s, s:o, s:o, s:o, s:o}", "name", pname(s, g->m[j]),
-                                                   "slowdown", num(g->slow[j]), "llc_misses",
-                                                   num(g->misses[j]), "occupancy_lines", num(g->occ[j]),
-                                                   "miss_ratio", num(g->mr[j])));
+                                                   "slowdown", llc_json_finite(g->slow[j]), "llc_misses",
+                                                   llc_json_finite(g->misses[j]), "occupancy_lines", llc_json_finite(g->occ[j]),
+                                                   "miss_ratio", llc_json_finite(g->mr[j])));
         json_array_append_new(groups, json_pack("{s:o}", "programs", progs));
     }
-    return json_pack("{s:s, s:o, s:o, s:o}", "label", label, "value", num(c->value), "from_best_pct",
-                     num(study_from_best(s, c->value)), "groups", groups);
+    return json_pack("{s:s, s:o, s:o, s:o}", "label", label, "value", llc_json_finite(c->value), "from_best_pct",
+                     llc_json_finite(study_from_best(s, c->value)), "groups", groups);
 }
 
 static const char *metric_doc(enum study_metric m)
@@ -100,7 +96,7 @@ static int write_json(const char *dir, const struct study *s, char *err, size_t 
                                                (json_int_t)p->n_phases));
         json_t *row = json_array();
         for (size_t j = 0; j < s->n; j++)
-            json_array_append_new(row, num(s->pair[i * s->n + j]));
+            json_array_append_new(row, llc_json_finite(s->pair[i * s->n + j]));
         json_array_append_new(pair, row);
     }
     for (size_t i = 0; i < s->n_top; i++) {
@@ -127,15 +123,15 @@ static int write_json(const char *dir, const struct study *s, char *err, size_t 
                        (json_int_t)m->lines, "llc_ways", (int)m->ways, "policy", m->policy, "inclusion",
                        m->inclusion, "search", "method", q->method, "co_schedules", q->n_schedules,
                        "evaluated", q->evaluated, "best_exact", q->best_exact, "best_bound",
-                       num(q->best_bound), "optimality_gap_pct", num(q->gap_pct), "worst_exact",
-                       q->worst_exact, "worst_bound", num(q->worst_bound), "worst_gap_pct",
-                       num(q->worst_gap_pct), "median_sampled", q->median_sampled, "samples",
+                       llc_json_finite(q->best_bound), "optimality_gap_pct", llc_json_finite(q->gap_pct), "worst_exact",
+                       q->worst_exact, "worst_bound", llc_json_finite(q->worst_bound), "worst_gap_pct",
+                       llc_json_finite(q->worst_gap_pct), "median_sampled", q->median_sampled, "samples",
                        (int)q->samples, "seed", (json_int_t)q->seed, "predict_s", s->predict_s,
                        "search_s", s->search_s, "ranked", ranked, "median",
                        sched_json(s, &s->median, "median"), "worst", sched_json(s, &s->worst, "worst"),
                        "pairwise_slowdown", pair, "assumptions", flags, "groups_n",
-                       (json_int_t)s->n_groups, "worst_vs_best_pct", num(study_from_best(s, s->worst.value)),
-                       "median_vs_best_pct", num(study_from_best(s, s->median.value))));
+                       (json_int_t)s->n_groups, "worst_vs_best_pct", llc_json_finite(study_from_best(s, s->worst.value)),
+                       "median_vs_best_pct", llc_json_finite(study_from_best(s, s->median.value))));
     if (rc < 0 || !doc) {
         json_decref(doc);
         return llc_errf(err, errlen, -ENOMEM, "out of memory");

@@ -12,6 +12,7 @@
 #include "llcprobe/sim.h"
 #include "llcprobe/trace.h"
 #include "llcprobe/workload.h"
+#include "util/clock.h"
 
 /* Accesses buffered per agent: refills are rare, and the stop flag is
  * looked at on every return of the kernel, at most this many accesses of
@@ -425,13 +426,6 @@ out:
     return rc;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int llc_corun_run(const struct llc_sim_config *cfg, const struct llc_corun_agent *agents,
                   unsigned n, const struct llc_corun_params *p, struct llc_corun_result **out,
                   char *err, size_t errlen)
@@ -454,19 +448,19 @@ int llc_corun_run(const struct llc_sim_config *cfg, const struct llc_corun_agent
         else
             snprintf(r->name[i], sizeof(r->name[i]), "agent%u", i);
     }
-    double t0 = now_s();
+    double t0 = llc_now();
     int rc = run_group(cfg, agents, idx, n, p, r->corun, &r->total_accesses, err, errlen);
-    r->wall_corun_s = now_s() - t0;
+    r->wall_corun_s = llc_now() - t0;
     if (rc < 0 || !p->solo)
         goto out;
-    t0 = now_s();
+    t0 = llc_now();
     for (unsigned i = 0; i < n; i++) {
         uint64_t ignored = 0;
         rc = run_group(cfg, agents, &idx[i], 1, p, &r->solo[i], &ignored, err, errlen);
         if (rc < 0)
             goto out;
     }
-    r->wall_solo_s = now_s() - t0;
+    r->wall_solo_s = llc_now() - t0;
     r->has_solo = true;
 out:
     if (rc < 0)

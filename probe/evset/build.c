@@ -9,6 +9,7 @@
 
 #include "evset/build.h"
 #include "llcprobe/common.h"
+#include "util/clock.h"
 
 int evset_class_add(struct evset_build *b, uint32_t index, uint8_t source, uint32_t victim,
                     const uint32_t *lines, double rate, bool verified)
@@ -276,17 +277,10 @@ static int assemble(struct evset_build *b, struct llc_evset_result **out, char *
     return 0;
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int llc_evset_build(struct llc_evset_finder *f, struct llc_evset_result **out, char *err,
                     size_t errlen)
 {
-    const double t0 = now_seconds();
+    const double t0 = llc_now();
     struct evset_build b;
     int rc = prepare(&b, f, err, errlen);
     if (rc < 0)
@@ -317,7 +311,7 @@ int llc_evset_build(struct llc_evset_finder *f, struct llc_evset_result **out, c
             goto out;
     }
     llc_evset_finder_counters(f, &b.rep.counters);
-    b.rep.build_seconds = now_seconds() - t0;
+    b.rep.build_seconds = llc_now() - t0;
     rc = assemble(&b, out, err, errlen);
     if (rc == 0) {
         struct llc_evset_report *r = &(*out)->report;

@@ -9,6 +9,7 @@
 #include "ipsampling/sampling_internal.h"
 
 #include "llcprobe/common.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -166,13 +167,6 @@ static double thread_cpu_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double wall_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Kernel tick rates (CONFIG_HZ choices). */
 static const unsigned kernel_hz[] = {100, 250, 300, 1000};
 
@@ -209,12 +203,12 @@ int llc_sampling_tick_selftest(const struct perf_event_attr *proto, double *meas
         return fd;
     }
     /* Until 8 interrupts have come (32 ms at HZ 250) or 200 ms of CPU. */
-    const double c0 = thread_cpu_s(), w0 = wall_s();
+    const double c0 = thread_cpu_s(), w0 = llc_now();
     double cpu = 0;
     uint64_t count = 0;
     volatile uint64_t sink = 0;
     bool ok = true;
-    while (ok && count < 8 && (cpu = thread_cpu_s() - c0) < 0.2 && wall_s() - w0 < 2.0) {
+    while (ok && count < 8 && (cpu = thread_cpu_s() - c0) < 0.2 && llc_now() - w0 < 2.0) {
         for (int i = 0; i < 100000; i++)
             sink += (uint64_t)i;
         ok = read(fd, &count, sizeof(count)) == (ssize_t)sizeof(count);

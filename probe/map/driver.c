@@ -4,6 +4,7 @@
 
 #include "llcprobe/common.h"
 #include "llcprobe/rng.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -42,13 +43,6 @@ static struct llc_map_result *result_new(uint32_t units, unsigned sweeps)
         return NULL;
     }
     return r;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* The plan's units, shuffled so that one group mixes slices and indexes
@@ -112,7 +106,7 @@ int llc_map_run(struct llc_map_backend *b, const struct llc_map_plan *p, struct 
     if (group > n)
         group = n;
     const size_t groups = n ? (n + group - 1) / group : 0;
-    const double t0 = now_s();
+    const double t0 = llc_now();
     bool ended = false, stopped = false;
     for (unsigned sw = 0; sw < p->sweeps && !ended && !stopped; sw++) {
         uint64_t *sm = r->sweep_misses + (size_t)sw * units, *sa = r->sweep_accesses + (size_t)sw * units;
@@ -166,7 +160,7 @@ int llc_map_run(struct llc_map_backend *b, const struct llc_map_plan *p, struct 
         snprintf(r->incomplete_reason, sizeof(r->incomplete_reason),
                  "the target ended after %u complete sweeps of %u (use --repeat, or a longer run)", r->sweeps,
                  p->sweeps);
-    r->seconds = now_s() - t0;
+    r->seconds = llc_now() - t0;
     free(order);
     *out = r;
     return 0;

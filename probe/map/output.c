@@ -3,6 +3,7 @@
 
 #include "llcprobe/common.h"
 #include "util/atomic_file.h"
+#include "util/json.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -25,11 +26,6 @@ static json_t *real_array(const double *v, uint32_t n)
     return a;
 }
 
-static json_t *nullable_real(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *summary_json(const struct llc_map_result *r)
 {
     struct llc_map_summary s;
@@ -46,7 +42,7 @@ static json_t *summary_json(const struct llc_map_result *r)
     return json_pack("{s:i, s:I, s:I, s:f, s:f, s:f, s:f, s:o, s:s, s:o}", "sets_mapped", (int)s.n,
                      "total_misses", (json_int_t)s.total_misses, "total_accesses", (json_int_t)s.total_accesses,
                      "mean", s.mean, "sd", s.sd, "min", s.min, "max", s.max, "retest_pearson",
-                     nullable_real(s.retest_pearson), "retest_note", note, "hottest", hot ? hot : json_null());
+                     llc_json_finite(s.retest_pearson), "retest_note", note, "hottest", hot ? hot : json_null());
 }
 
 static json_t *exclusion_json(const struct llc_map_baseline *b, const struct llc_map_result *r)
@@ -57,7 +53,7 @@ static json_t *exclusion_json(const struct llc_map_baseline *b, const struct llc
             json_array_append_new(units, json_pack("{s:i, s:b, s:b}", "set", (int)u, "baseline",
                                                    (b->why[u] & LLC_MAP_EXCL_BASELINE) != 0, "leader",
                                                    (b->why[u] & LLC_MAP_EXCL_LEADER) != 0));
-        json_array_append_new(q, nullable_real(b->q[u]));
+        json_array_append_new(q, llc_json_finite(b->q[u]));
     }
     json_t *raw = r->raw_misses ? u64_array(r->raw_misses, r->units) : json_null();
     return json_pack("{s:s, s:f, s:f, s:i, s:i, s:i, s:o, s:o, s:o}", "what",
@@ -76,14 +72,14 @@ static json_t *rate_selection_json(const struct llc_map_rate_selection *s)
         const struct llc_map_rate_trial *t = &s->trials[i];
         json_t *inc = json_array();
         for (unsigned l = 0; inc && l < LLC_MAP_PLANT_LEVELS; l++)
-            json_array_append_new(inc, nullable_real(t->increment[l]));
+            json_array_append_new(inc, llc_json_finite(t->increment[l]));
         json_array_append_new(trials, json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "rate", t->rate,
-                                                "score", nullable_real(t->score), "score_se",
-                                                nullable_real(t->score_se), "increment_q", inc ? inc : json_null(),
+                                                "score", llc_json_finite(t->score), "score_se",
+                                                llc_json_finite(t->score_se), "increment_q", inc ? inc : json_null(),
                                                 "spearman",
-                                                nullable_real(t->spearman), "effect", nullable_real(t->effect),
-                                                "q_median", nullable_real(t->q_median), "q_p95",
-                                                nullable_real(t->q_p95), "q_max", nullable_real(t->q_max), "q_safe",
+                                                llc_json_finite(t->spearman), "effect", llc_json_finite(t->effect),
+                                                "q_median", llc_json_finite(t->q_median), "q_p95",
+                                                llc_json_finite(t->q_p95), "q_max", llc_json_finite(t->q_max), "q_safe",
                                                 llc_map_rate_safe(t)));
     }
     return json_pack("{s:s, s:o, s:o, s:s, s:i, s:f, s:f, s:f}", "method", s->method, "chosen_rate",

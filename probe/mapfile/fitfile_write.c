@@ -4,21 +4,17 @@
 
 #include "llcprobe/common.h"
 #include "util/atomic_file.h"
+#include "util/json.h"
 
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
-static json_t *num(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *reals(const double *v, size_t n)
 {
     json_t *a = json_array();
     for (size_t i = 0; a && i < n; i++)
-        json_array_append_new(a, num(v[i]));
+        json_array_append_new(a, llc_json_finite(v[i]));
     return a;
 }
 
@@ -29,7 +25,7 @@ static json_t *histogram_json(const struct llc_fit_histogram *h)
         json_array_append_new(counts, json_integer((json_int_t)h->counts[i]));
     return json_pack("{s:s, s:I, s:I, s:o, s:o, s:o, s:o?, s:o, s:o, s:o, s:b}", "binning",
                      llc_fit_binning_name(h->binning), "n", (json_int_t)h->n, "bins", (json_int_t)h->m, "a",
-                     num(h->a), "b", num(h->b), "width", num(h->width), "edges", reals(h->edges, h->m + 1),
+                     llc_json_finite(h->a), "b", llc_json_finite(h->b), "width", llc_json_finite(h->width), "edges", reals(h->edges, h->m + 1),
                      "centres", reals(h->centres, h->m), "counts", counts, "density", reals(h->density, h->m),
                      "degenerate", h->degenerate);
 }
@@ -41,13 +37,13 @@ static json_t *families_json(const struct llc_fit_report *rep)
         const struct llc_fit_family_result *r = &rep->fit[f];
         json_t *params = json_object();
         for (size_t i = 0; params && i < r->nparams; i++)
-            json_object_set_new(params, llc_fit_param_name(r->family, i), num(r->param[i]));
+            json_object_set_new(params, llc_fit_param_name(r->family, i), llc_json_finite(r->param[i]));
         json_array_append_new(
             fams, json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:i, s:o}", "family",
                             llc_fit_family_name(r->family), "status", llc_fit_status_name(r->status), "method",
                             llc_fit_method_name(r->method), "n", (json_int_t)r->n, "params",
-                            params ? params : json_null(), "loglik", num(r->loglik), "aic", num(r->aic), "r",
-                            num(r->r), "r2", num(r->r2), "iterations", (int)r->iterations, "model",
+                            params ? params : json_null(), "loglik", llc_json_finite(r->loglik), "aic", llc_json_finite(r->aic), "r",
+                            llc_json_finite(r->r), "r2", llc_json_finite(r->r2), "iterations", (int)r->iterations, "model",
                             reals(rep->model[f], rep->hist->m)));
     }
     return fams;
@@ -58,10 +54,10 @@ static json_t *dispersion_json(const struct llc_fit_report *rep, double retest)
     const struct llc_fit_dispersion *d = &rep->dispersion;
     const enum llc_fit_verdict v = llc_fit_verdict(d, retest);
     return json_pack("{s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s}", "status",
-                     llc_fit_status_name(d->status), "ways", (int)d->ways, "mean_events", num(d->mean_events),
-                     "var_events", num(d->var_events), "disp", num(d->disp), "cv_true", num(d->cv_true),
-                     "structure_share", num(d->structure_share), "p_over", num(d->p_over), "retest_r",
-                     num(retest), "verdict", llc_fit_verdict_name(v), "text", llc_fit_verdict_text(v));
+                     llc_fit_status_name(d->status), "ways", (int)d->ways, "mean_events", llc_json_finite(d->mean_events),
+                     "var_events", llc_json_finite(d->var_events), "disp", llc_json_finite(d->disp), "cv_true", llc_json_finite(d->cv_true),
+                     "structure_share", llc_json_finite(d->structure_share), "p_over", llc_json_finite(d->p_over), "retest_r",
+                     llc_json_finite(retest), "verdict", llc_fit_verdict_name(v), "text", llc_fit_verdict_text(v));
 }
 
 static json_t *selection_json(const struct llc_fit_selection *s)
@@ -70,10 +66,10 @@ static json_t *selection_json(const struct llc_fit_selection *s)
     for (size_t i = 0; keys && i < s->nkeys; i++)
         json_array_append_new(keys, json_pack("{s:s, s:o, s:o}", "label",
                                               llc_fit_key_name(llc_fit_key_label(s->mode, i)), "value",
-                                              num(s->key[i]), "p", num(s->key_p[i])));
+                                              llc_json_finite(s->key[i]), "p", llc_json_finite(s->key_p[i])));
     for (size_t i = 0; units && i < s->n; i++)
         json_array_append_new(units, json_pack("{s:I, s:s, s:o, s:I}", "unit", (json_int_t)s->unit[i], "label",
-                                               llc_fit_key_name(s->label[i]), "profile", num(s->profile[i]),
+                                               llc_fit_key_name(s->label[i]), "profile", llc_json_finite(s->profile[i]),
                                                "stratum", (json_int_t)s->stratum[i]));
     const struct llc_fit_strata *st = &s->strata;
     json_t *members = json_array();
@@ -91,8 +87,8 @@ static json_t *selection_json(const struct llc_fit_selection *s)
                      "estimator", llc_fit_estimator_name(s->estimator), "pick", s->pick_mean ? "mean" : "key",
                      "binning", llc_fit_binning_name(s->binning), "seed", seed, "points", (json_int_t)s->points,
                      "per_point", (json_int_t)s->per_point, "n_units", (json_int_t)s->n_units, "n_usable",
-                     (json_int_t)s->n_usable, "mu", num(s->mu), "sigma", num(s->sigma), "a", num(s->a), "b",
-                     num(s->b), "profile_total", num(s->profile_total), "r2", num(s->r2), "disp", num(s->disp),
+                     (json_int_t)s->n_usable, "mu", llc_json_finite(s->mu), "sigma", llc_json_finite(s->sigma), "a", llc_json_finite(s->a), "b",
+                     llc_json_finite(s->b), "profile_total", llc_json_finite(s->profile_total), "r2", llc_json_finite(s->r2), "disp", llc_json_finite(s->disp),
                      "bins", (json_int_t)s->bins, "keys", keys, "units", units, "strata", strata);
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "session/session_internal.h"
+#include "util/cli.h"
 
 /* The program must exist before anything else is looked at: that error is
  * the one the user can fix first. */
@@ -259,7 +260,7 @@ int llc_session_open_hw(struct llc_session *s, char *err, size_t errlen)
     snprintf(s->machine, sizeof(s->machine), "%s %s (%s)", si->cpu.vendor_id, si->cpu.brand,
              si->cpu.hypervisor ? "virtual machine" : "bare metal");
     if (c->argv)
-        llc_session_join_argv(c->argv, s->target, sizeof(s->target));
+        llc_join_argv(c->argv, s->target, sizeof(s->target));
     else
         snprintf(s->target, sizeof(s->target), "pid %d", c->attach_pid);
     return 0;

@@ -50,13 +50,6 @@ int llc_session_fail_code(int rc)
     return rc == LLC_SESSION_EUSAGE ? -EIO : rc;
 }
 
-void llc_session_join_argv(char *const *argv, char *buf, size_t len)
-{
-    size_t at = (size_t)snprintf(buf, len, "%s", argv[0]);
-    for (char *const *a = argv + 1; *a && at < len; a++)
-        at += (size_t)snprintf(buf + at, len - at, " %s", *a);
-}
-
 const char *llc_session_default_prefix(const struct llc_session_config *c, char *buf, size_t len)
 {
     const bool sim = c->backend && strcmp(c->backend, "sim") == 0;

@@ -62,8 +62,6 @@ void llc_session_close_hw(struct llc_session *s);
 int llc_session_select_rate(struct llc_session *s, const struct llc_sim_config *cfg,
                             const struct llc_map_sim_options *base, double dwell, char *err, size_t errlen);
 
-/* The target text of a launched program: its argv joined by spaces. */
 int llc_session_restart_target(void *ctx, char *err, size_t errlen);
-void llc_session_join_argv(char *const *argv, char *buf, size_t len);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "llcprobe/trace.h"
 #include "session/session_internal.h"
+#include "util/cli.h"
 
 /* Target accesses per set per sweep that the default dwell aims at in
  * global mode: enough foreign traffic per set for its rank to be read. */
@@ -217,7 +218,7 @@ int llc_session_open_sim(struct llc_session *s, char *err, size_t errlen)
     s->info.policy = c->policy ? c->policy : "lru";
     snprintf(s->machine, sizeof(s->machine), "simulator preset %s, LLC %s", preset, s->info.policy);
     if (c->argv)
-        llc_session_join_argv(c->argv, s->target, sizeof(s->target));
+        llc_join_argv(c->argv, s->target, sizeof(s->target));
     else
         snprintf(s->target, sizeof(s->target), "%s%s", c->workload ? "workload " : "trace ",
                  c->workload ? c->workload : c->trace);

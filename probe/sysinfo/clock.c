@@ -2,28 +2,22 @@
  * whether it ticks at a constant rate, and at what rate. */
 #include "llcprobe/sysinfo.h"
 #include "util/tsc.h"
+#include "util/clock.h"
 
 #include <string.h>
 #include <time.h>
 
 #if LLC_HAVE_TSC
-static double mono_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* 20 ms is enough for a few-ppm estimate: both clocks are read within
  * ~100 ns of each other at each end. */
 static uint64_t measure_tsc_hz(void)
 {
-    const double t0 = mono_seconds();
+    const double t0 = llc_now();
     const uint64_t c0 = llc_tsc_end();
     const struct timespec nap = {.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000};
     nanosleep(&nap, NULL);
     const uint64_t c1 = llc_tsc_end();
-    const double t1 = mono_seconds();
+    const double t1 = llc_now();
     return t1 > t0 ? (uint64_t)((double)(c1 - c0) / (t1 - t0)) : 0;
 }
 #else

@@ -25,18 +25,6 @@
 #define PROGRESS_INTERVAL 0.5
 #define STOP_GRACE_SECONDS 2.0
 
-static void join_command(char *const *argv, char *out, size_t cap)
-{
-    size_t len = 0;
-    out[0] = '\0';
-    for (size_t i = 0; argv[i] && len + 1 < cap; i++) {
-        const int n = snprintf(out + len, cap - len, "%s%s", i ? " " : "", argv[i]);
-        if (n < 0)
-            break;
-        len += (size_t)n < cap - len ? (size_t)n : cap - len - 1;
-    }
-}
-
 static void fill_stats(struct llc_trace_record_stats *s, const struct llc_lackey_parser *p,
                        const struct llc_trace_writer *w, double start)
 {
@@ -186,7 +174,7 @@ int llc_trace_record_lackey(const struct llc_trace_record_opts *o,
     if (!info)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     snprintf(info->recorder, sizeof(info->recorder), "lackey");
-    join_command(o->argv, info->command, sizeof(info->command));
+    llc_join_argv(o->argv, info->command, sizeof(info->command));
     info->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
     info->exit_status = -1;
     rc = llc_trace_writer_open(o->output, info, &w, err, errlen);

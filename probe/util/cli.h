@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "parse/parse.h"
+#include "util/clock.h"
+
 /* Exit codes of the program. */
 enum { LLC_EXIT_OK = 0, LLC_EXIT_FAIL = 1, LLC_EXIT_USAGE = 2 };
 
@@ -17,16 +20,6 @@ int llc_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(p
 /* Prints a warning line `llcprobe: warning: ...` unless quiet. */
 void llc_cli_warn(bool quiet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Whole numbers: decimal, 0x hex, or scientific with an integral value
- * (1e6). Rejects signs, garbage and overflow. */
-int llc_parse_u64(const char *s, uint64_t *out);
-/* Like llc_parse_u64 with bounds (inclusive). */
-int llc_parse_u64_range(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
-/* Finite real numbers. */
-int llc_parse_double(const char *s, double *out);
-/* Byte sizes: a number with an optional suffix K/M/G/T or KiB/MiB/GiB/TiB
- * (both binary: 1K = 1024), or B. */
-int llc_parse_size(const char *s, uint64_t *out);
 /* Option parsers with the one CLI convention: on a bad value they print
  * `llcprobe: <cmd>: --<opt>: <why> (see 'llcprobe <cmd> --help')` and return
  * LLC_EXIT_USAGE; 0 on success. Bounds are inclusive and part of the
@@ -37,8 +30,11 @@ int llc_opt_double(const char *cmd, const char *opt, const char *arg, double lo,
                    double *out);
 int llc_opt_size(const char *cmd, const char *opt, const char *arg, uint64_t lo, uint64_t hi,
                  uint64_t *out);
-/* Formats a byte count as "32 MiB", "1.5 KiB", "100 B". */
-const char *llc_format_size(uint64_t bytes, char *buf, size_t len);
+
+/* The command line argv[0] argv[1] ... joined by single spaces into out
+ * (cap bytes with the NUL; a longer line is cut short), as files record
+ * what was run. */
+void llc_join_argv(char *const *argv, char *out, size_t cap);
 
 /* Progress line with ETA on stderr, drawn only when stderr is a terminal
  * and not quiet. */
@@ -51,8 +47,5 @@ struct llc_progress {
 void llc_progress_begin(struct llc_progress *p, const char *label, bool quiet);
 void llc_progress_update(struct llc_progress *p, double fraction);
 void llc_progress_end(struct llc_progress *p);
-
-/* Monotonic seconds. */
-double llc_now(void);
 
 #endif

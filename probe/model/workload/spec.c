@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "llcprobe/common.h"
-#include "util/cli.h"
+#include "parse/parse.h"
 #include "model/workload/wl_internal.h"
 
 /* Bit per key, so each kind lists what it accepts and what it requires. */
