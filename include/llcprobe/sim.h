@@ -64,6 +64,7 @@
 #ifndef LLCPROBE_SIM_H
 #define LLCPROBE_SIM_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -181,6 +182,11 @@ struct llc_sim_config {
     uint32_t page_size;
     uint64_t phys_mem_bytes;
     struct llc_sim_latency latency;
+    /* Looked at every few million accesses: when *stop is non-zero (a
+     * signal handler set it), llc_sim_access* and llc_sim_run return
+     * -EINTR, so a long simulation unwinds through its caller's cleanup.
+     * NULL (the default): the simulation is never cut short. */
+    volatile sig_atomic_t *stop;
 };
 
 /* Fills *c with defaults: no LLC geometry (set one or use a preset), LRU,

@@ -367,6 +367,7 @@ int llc_cmd_sim(int argc, char **argv)
             .rate = o.noise_rate,
         };
     }
+    cfg.stop = &llc_stop_signal; /* a signal ends the run (handler installed below) */
     struct llc_simrun *run = NULL;
     rc = llc_simrun_create(&cfg, agents, 1 + o.nnoise, &run, err, sizeof(err));
     if (rc < 0) {

@@ -7,6 +7,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/sim.h"
 #include "llcprobe/simrun.h"
+#include "util/stopsig.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@ int llc_sampling_sim_windows(const char *trace, const char *preset, const char *
     if (rc < 0)
         return rc;
     cfg.seed = seed;
+    cfg.stop = &llc_stop_signal;
     const struct llc_simrun_agent agents[2] = {
         {.name = "target", .role = LLC_SIMRUN_TARGET, .source = LLC_SIMRUN_TRACE,
          .trace_path = trace, .rate = 1},

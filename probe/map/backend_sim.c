@@ -432,12 +432,6 @@ static int sim_measure(void *ctx, const uint32_t *units, size_t n, double dwell_
     for (uint64_t k = 0; k < slices && rc == 0 && !(s->stop && *s->stop); k++) {
         const struct llc_simrun_limits lim = {.duration = total * (k + 1) / slices - total * k / slices};
         rc = llc_simrun_run(s->run, &lim, err, errlen);
-        /* The simulator's own check saw the stop mid-slice: the dwell ends
-         * here and what it counted is kept, as between slices. */
-        if (rc == -EINTR && s->stop && *s->stop) {
-            rc = 0;
-            break;
-        }
         if (rc < 0)
             return rc;
         sample_truth(s);

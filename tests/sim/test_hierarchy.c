@@ -1,7 +1,7 @@
 /* Hierarchy behaviour: inclusive back-invalidation, exclusive victim fills,
  * NINE; a fully associative LRU LLC against an independent stack-distance
  * computation; ground-truth occupancy against a recount over the arrays;
- * bit-for-bit reproducibility; the latency model. */
+ * bit-for-bit reproducibility; the latency model; the stop flag. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -311,6 +311,39 @@ static void test_run_equals_single(void **state)
     test_free(b);
 }
 
+/* The stop flag of the configuration is looked at on the first access and
+ * then every few million (1 << 22): once set, the next look ends the batch
+ * with -EINTR; without a flag (NULL) nothing ends a simulation early. */
+static void test_stop_flag(void **state)
+{
+    (void)state;
+    enum { N = 1 << 16 };
+    volatile sig_atomic_t stop = 0;
+    struct llc_sim_config c = tiny_config(64, 8, LLC_SIM_LRU);
+    c.stop = &stop;
+    uint64_t *addrs = test_malloc(N * sizeof(*addrs));
+    for (unsigned i = 0; i < N; i++)
+        addrs[i] = X(i % 4096);
+    struct llc_sim *sim = make_sim(&c);
+    assert_true(llc_sim_access(sim, 0, X(1), NULL) >= 0);
+    stop = 1;
+    int rc = 0;
+    unsigned batches = 0;
+    while (rc == 0 && batches < 200) {
+        rc = llc_sim_run(sim, 0, addrs, N, false, NULL);
+        batches++;
+    }
+    assert_int_equal(rc, -EINTR);
+    assert_true(batches <= (1u << 22) / N + 1);
+    llc_sim_destroy(sim);
+    c.stop = NULL;
+    sim = make_sim(&c);
+    for (unsigned k = 0; k < 200; k++)
+        assert_int_equal(llc_sim_run(sim, 0, addrs, N, false, NULL), 0);
+    llc_sim_destroy(sim);
+    test_free(addrs);
+}
+
 static void test_latency_model(void **state)
 {
     (void)state;
@@ -456,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_reproducible),
         cmocka_unit_test(test_run_equals_single),
         cmocka_unit_test(test_latency_model),
+        cmocka_unit_test(test_stop_flag),
         cmocka_unit_test(test_flush_and_errors),
         cmocka_unit_test(test_narrow_widens),
     };

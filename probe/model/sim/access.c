@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "util/stopsig.h"
 #include "model/sim/path.h"
 
 /* Removes line from agent's L2 if there; true if it was. */
@@ -50,7 +49,7 @@ static int stop_check(struct llc_sim *sim, uint64_t n)
         return 0;
     }
     sim->stop_countdown = SIM_STOP_CHECK_EVERY;
-    return llc_stop_requested() ? -EINTR : 0;
+    return sim->cfg.stop && *sim->cfg.stop ? -EINTR : 0;
 }
 
 int llc_sim_access_phys(struct llc_sim *sim, unsigned agent, uint64_t paddr,

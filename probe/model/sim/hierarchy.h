@@ -48,7 +48,7 @@ typedef int (*sim_batch_fn)(struct llc_sim *sim, unsigned agent, const uint64_t 
 
 struct llc_sim {
     /* Accesses left until the next look at a pending SIGINT/SIGTERM/SIGHUP
-     * (util/stopsig.h); then the access or batch returns -EINTR. */
+     * (cfg.stop); then the access or batch returns -EINTR. */
     uint64_t stop_countdown;
     struct llc_sim_config cfg;
     struct sim_geo geo;
