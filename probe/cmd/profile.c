@@ -93,9 +93,10 @@ static void usage(FILE *out)
 }
 
 struct prof_opts {
-    const char *out, *backend, *preset, *policy, *inclusion, *workload, *trace, *name;
+    struct llc_sim_cmd_opts sim;
+    const char *out, *backend, *workload, *trace, *name;
     const char *latency;
-    bool no_l2, no_probe, quiet;
+    bool no_probe, quiet;
     uint64_t instructions, seed, window;
     double ipa, cpi, mlp, freq, rate;
     double lat[3];
@@ -115,14 +116,11 @@ static int parse_latency(const char *arg, double lat[3])
 
 static int parse_args(int argc, char **argv, struct prof_opts *o)
 {
-    enum { O_BACKEND = 256, O_PRESET, O_POLICY, O_INCL, O_NOL2, O_WORKLOAD, O_TRACE, O_INSTR,
+    enum { O_BACKEND = 256, O_WORKLOAD, O_TRACE, O_INSTR,
            O_IPA, O_CPI, O_MLP, O_LAT, O_FREQ, O_RATE, O_SEED, O_WINDOW, O_NAME, O_NOPROBE };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, O_BACKEND},
-        {"preset", required_argument, 0, O_PRESET},
-        {"policy", required_argument, 0, O_POLICY},
-        {"inclusion", required_argument, 0, O_INCL},
-        {"no-l2", no_argument, 0, O_NOL2},
+        LLC_SIM_CMD_LONGOPTS,
         {"workload", required_argument, 0, O_WORKLOAD},
         {"trace", required_argument, 0, O_TRACE},
         {"instructions", required_argument, 0, O_INSTR},
@@ -153,10 +151,9 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
     while ((c = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case O_BACKEND: o->backend = optarg; break;
-        case O_PRESET: o->preset = optarg; break;
-        case O_POLICY: o->policy = optarg; break;
-        case O_INCL: o->inclusion = optarg; break;
-        case O_NOL2: o->no_l2 = true; break;
+        case LLC_SIM_OPT_PRESET: case LLC_SIM_OPT_POLICY: case LLC_SIM_OPT_INCL: case LLC_SIM_OPT_NOL2:
+            llc_sim_cmd_opt(c, optarg, &o->sim);
+            break;
         case O_WORKLOAD: o->workload = optarg; break;
         case O_TRACE: o->trace = optarg; break;
         case O_INSTR: rc = llc_opt_u64(CMD, "instructions", optarg, 1, 1000000000000ULL,
@@ -188,14 +185,14 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
     if (o->backend && !sim && strcmp(o->backend, "live") != 0)
         return llc_cli_usage(CMD, "--backend: '%s' is neither sim nor live", o->backend);
     if (sim) {
-        if (!o->preset)
+        if (!o->sim.preset)
             return llc_cli_usage(CMD, "--backend sim needs --preset");
         if (!o->workload == !o->trace)
             return llc_cli_usage(CMD, "--backend sim takes exactly one of --workload and --trace");
         if (o->argv)
             return llc_cli_usage(CMD, "--backend sim profiles a workload or a trace, not a program");
     } else {
-        if (o->preset || o->workload)
+        if (o->sim.preset || o->workload)
             return llc_cli_usage(CMD, "--preset and --workload go with --backend sim");
         if (o->trace)
             return llc_cli_usage(CMD, "a trace alone has no timing: give --backend sim --preset P "
@@ -529,7 +526,7 @@ static int run_sim(const struct prof_opts *o, struct llc_profile *p,
                    struct llc_mrc_phase_run *run, char *err, size_t errlen)
 {
     struct llc_sim_config cfg;
-    int rc = llc_sim_cmd_config(o->preset, o->policy, o->inclusion, o->no_l2, 4096, o->seed, 1,
+    int rc = llc_sim_cmd_config(&o->sim, 4096, o->seed, 1,
                                 &cfg);
     if (rc)
         return rc;
@@ -576,7 +573,7 @@ static int run_sim(const struct prof_opts *o, struct llc_profile *p,
     if ((rc = set_program(p, o, trace_cmd, err, errlen)) < 0 ||
         (rc = fill_phases(p, run, &sw, o, err, errlen)) < 0)
         goto fail;
-    set_machine_preset(p, o->preset, &cfg);
+    set_machine_preset(p, o->sim.preset, &cfg);
     set_probe_missing(p, o, NULL);
     rc = 0;
 fail:

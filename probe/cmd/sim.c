@@ -23,12 +23,13 @@
 #define DEFAULT_DURATION 10000000ULL
 
 struct sim_opts {
-    const char *preset, *policy, *inclusion, *workload, *trace, *out;
+    struct llc_sim_cmd_opts sim;
+    const char *workload, *trace, *out;
     const char *noise[MAX_NOISE];
     unsigned nnoise;
     double rate, noise_rate;
     uint64_t duration, interval, seed;
-    bool duration_given, no_l2, quiet;
+    bool duration_given, quiet;
     uint32_t page_size;
 };
 
@@ -89,13 +90,10 @@ static void usage(FILE *out)
 /* 0 = parsed, otherwise the exit status. -1 = --help printed. */
 static int parse_args(int argc, char **argv, struct sim_opts *o)
 {
-    enum { O_PRESET = 256, O_POLICY, O_INCL, O_NOL2, O_WORKLOAD, O_TRACE, O_NOISE, O_NRATE,
+    enum { O_WORKLOAD = 256, O_TRACE, O_NOISE, O_NRATE,
            O_RATE, O_DUR, O_PAGE, O_SEED, O_INTERVAL, O_LIST };
     static const struct option longopts[] = {
-        {"preset", required_argument, 0, O_PRESET},
-        {"policy", required_argument, 0, O_POLICY},
-        {"inclusion", required_argument, 0, O_INCL},
-        {"no-l2", no_argument, 0, O_NOL2},
+        LLC_SIM_CMD_LONGOPTS,
         {"workload", required_argument, 0, O_WORKLOAD},
         {"trace", required_argument, 0, O_TRACE},
         {"noise", required_argument, 0, O_NOISE},
@@ -117,10 +115,9 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
     int c, rc = 0;
     while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
         switch (c) {
-        case O_PRESET: o->preset = optarg; break;
-        case O_POLICY: o->policy = optarg; break;
-        case O_INCL: o->inclusion = optarg; break;
-        case O_NOL2: o->no_l2 = true; break;
+        case LLC_SIM_OPT_PRESET: case LLC_SIM_OPT_POLICY: case LLC_SIM_OPT_INCL: case LLC_SIM_OPT_NOL2:
+            llc_sim_cmd_opt(c, optarg, &o->sim);
+            break;
         case O_WORKLOAD: o->workload = optarg; break;
         case O_TRACE: o->trace = optarg; break;
         case O_NOISE:
@@ -162,7 +159,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
     }
     if (optind < argc)
         return llc_cli_usage("sim", "unexpected argument '%s'", argv[optind]);
-    if (!o->preset)
+    if (!o->sim.preset)
         return llc_cli_usage("sim", "--preset is required");
     if (!o->workload == !o->trace)
         return llc_cli_usage("sim", "give exactly one of --workload and --trace");
@@ -171,27 +168,37 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
     return 0;
 }
 
-int llc_sim_cmd_config(const char *preset, const char *policy, const char *inclusion,
-                       bool no_l2, uint32_t page_size, uint64_t seed, unsigned agents,
-                       struct llc_sim_config *c)
+bool llc_sim_cmd_opt(int c, const char *arg, struct llc_sim_cmd_opts *o)
+{
+    switch (c) {
+    case LLC_SIM_OPT_PRESET: o->preset = arg; return true;
+    case LLC_SIM_OPT_POLICY: o->policy = arg; return true;
+    case LLC_SIM_OPT_INCL: o->inclusion = arg; return true;
+    case LLC_SIM_OPT_NOL2: o->no_l2 = true; return true;
+    default: return false;
+    }
+}
+
+int llc_sim_cmd_config(const struct llc_sim_cmd_opts *o, uint32_t page_size, uint64_t seed,
+                       unsigned agents, struct llc_sim_config *c)
 {
     char err[LLC_ERRLEN];
-    if (llc_sim_preset(preset, c, err, sizeof(err)) < 0)
+    if (llc_sim_preset(o->preset, c, err, sizeof(err)) < 0)
         return llc_cli_fail("--preset", "%s", err);
-    if (policy) {
-        const int p = llc_sim_policy_parse(policy, err, sizeof(err));
+    if (o->policy) {
+        const int p = llc_sim_policy_parse(o->policy, err, sizeof(err));
         if (p < 0)
             return llc_cli_fail("--policy", "%s", err);
         c->llc_policy = (enum llc_sim_policy)p;
     }
-    if (inclusion) {
-        const char *name = strcmp(inclusion, "victim") == 0 ? "exclusive" : inclusion;
+    if (o->inclusion) {
+        const char *name = strcmp(o->inclusion, "victim") == 0 ? "exclusive" : o->inclusion;
         const int i = llc_sim_inclusion_parse(name, err, sizeof(err));
         if (i < 0)
             return llc_cli_fail("--inclusion", "%s", err);
         c->inclusion = (enum llc_sim_inclusion)i;
     }
-    if (no_l2) {
+    if (o->no_l2) {
         c->l2_sets = 0;
         c->l2_ways = 0;
     }
@@ -205,8 +212,7 @@ int llc_sim_cmd_config(const char *preset, const char *policy, const char *inclu
 
 static int build_config(const struct sim_opts *o, struct llc_sim_config *c)
 {
-    return llc_sim_cmd_config(o->preset, o->policy, o->inclusion, o->no_l2, o->page_size, o->seed,
-                              1 + o->nnoise, c);
+    return llc_sim_cmd_config(&o->sim, o->page_size, o->seed, 1 + o->nnoise, c);
 }
 
 /* Trace data records, for the progress bar of a whole-trace run. */
@@ -401,7 +407,7 @@ int llc_cmd_sim(int argc, char **argv)
         goto out;
     }
     const struct llc_simrun_report_meta meta = {
-        .preset = o.preset,
+        .preset = o.sim.preset,
         .duration = duration,
         .interval = o.interval,
         .ended_early = status == 1 && duration != 0,
@@ -412,7 +418,7 @@ int llc_cmd_sim(int argc, char **argv)
         rc = LLC_EXIT_FAIL;
         goto out;
     }
-    print_summary(run, o.preset, wall);
+    print_summary(run, o.sim.preset, wall);
     if (meta.ended_early)
         printf("note: the target's trace ended after %llu of %llu accesses\n",
                (unsigned long long)llc_simrun_counted(run), (unsigned long long)duration);

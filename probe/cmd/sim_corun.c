@@ -56,10 +56,11 @@ void llc_sim_corun_usage(FILE *out)
 }
 
 struct corun_opts {
-    const char *preset, *policy, *inclusion, *out;
+    struct llc_sim_cmd_opts sim;
+    const char *out;
     const char *cpi, *mlp, *ipa, *budget, *latency;
     uint64_t window, seed;
-    bool no_l2, no_solo, quiet;
+    bool no_solo, quiet;
     const char *targets[MAX_T];
     unsigned n;
 };
@@ -93,14 +94,11 @@ static int parse_list(const char *opt, const char *arg, unsigned n, double lo, b
 
 static int parse_args(int argc, char **argv, struct corun_opts *o)
 {
-    enum { O_PRESET = 256, O_POLICY, O_INCL, O_NOL2, O_SEED, O_CPI, O_MLP, O_IPA, O_INSTR,
+    enum { O_SEED = 256, O_CPI, O_MLP, O_IPA, O_INSTR,
            O_LAT, O_WINDOW, O_NOSOLO, O_CORUN };
     static const struct option longopts[] = {
         {"corun", no_argument, 0, O_CORUN},
-        {"preset", required_argument, 0, O_PRESET},
-        {"policy", required_argument, 0, O_POLICY},
-        {"inclusion", required_argument, 0, O_INCL},
-        {"no-l2", no_argument, 0, O_NOL2},
+        LLC_SIM_CMD_LONGOPTS,
         {"seed", required_argument, 0, O_SEED},
         {"cpi", required_argument, 0, O_CPI},
         {"mlp", required_argument, 0, O_MLP},
@@ -121,10 +119,9 @@ static int parse_args(int argc, char **argv, struct corun_opts *o)
     while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case O_CORUN: break;
-        case O_PRESET: o->preset = optarg; break;
-        case O_POLICY: o->policy = optarg; break;
-        case O_INCL: o->inclusion = optarg; break;
-        case O_NOL2: o->no_l2 = true; break;
+        case LLC_SIM_OPT_PRESET: case LLC_SIM_OPT_POLICY: case LLC_SIM_OPT_INCL: case LLC_SIM_OPT_NOL2:
+            llc_sim_cmd_opt(c, optarg, &o->sim);
+            break;
         case O_SEED: rc = llc_opt_u64(CMD, "seed", optarg, 0, UINT64_MAX, &o->seed); break;
         case O_CPI: o->cpi = optarg; break;
         case O_MLP: o->mlp = optarg; break;
@@ -150,7 +147,7 @@ static int parse_args(int argc, char **argv, struct corun_opts *o)
     }
     if (o->n < 2)
         return llc_cli_usage(CMD, "--corun takes 2 to %d targets, got %u", MAX_T, o->n);
-    if (!o->preset)
+    if (!o->sim.preset)
         return llc_cli_usage(CMD, "--preset is required");
     if (!o->out)
         return llc_cli_usage(CMD, "-o OUT.json is required");
@@ -261,7 +258,7 @@ int llc_cmd_sim_corun(int argc, char **argv)
     if ((rc = make_agents(&o, ag, names)))
         return rc;
     struct llc_sim_config cfg;
-    if ((rc = llc_sim_cmd_config(o.preset, o.policy, o.inclusion, o.no_l2, 4096, o.seed, o.n,
+    if ((rc = llc_sim_cmd_config(&o.sim, 4096, o.seed, o.n,
                                  &cfg)))
         return rc;
     char csv[4096], err[LLC_ERRLEN];
@@ -290,7 +287,7 @@ int llc_cmd_sim_corun(int argc, char **argv)
     }
     if (rc < 0)
         return llc_cli_fail(CMD, "%s", err);
-    const struct llc_corun_report_meta meta = {.preset = o.preset, .targets = o.targets,
+    const struct llc_corun_report_meta meta = {.preset = o.sim.preset, .targets = o.targets,
                                                .agents = ag};
     if (llc_corun_write_json(r, &cfg, &p, &meta, o.out, err, sizeof(err)) < 0 ||
         llc_corun_write_csv(r, csv, err, sizeof(err)) < 0) {
