@@ -127,7 +127,7 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
 
 /* ---- machines ----------------------------------------------------------- */
 
-static void machine_of_profile(const struct llc_profile *p, struct pred_machine *m)
+void pred_machine_of_profile(const struct llc_profile *p, struct pred_machine *m)
 {
     const struct llc_profile_machine *pm = &p->machine;
     memset(m, 0, sizeof(*m));
@@ -238,13 +238,13 @@ static int choose_machine(const struct args *a, struct pred_prog *progs, struct 
     else if (a->machine_file)
         rc = machine_of_info(a->machine_file, m);
     else
-        machine_of_profile(&progs[0].prof, m);
+        pred_machine_of_profile(&progs[0].prof, m);
     if (rc)
         return rc;
     for (size_t i = 0; i < a->n; i++) {
         struct pred_machine pm;
         char why[320];
-        machine_of_profile(&progs[i].prof, &pm);
+        pred_machine_of_profile(&progs[i].prof, &pm);
         machine_diff(&pm, m, why, sizeof(why));
         if (!why[0])
             continue;
@@ -261,6 +261,13 @@ static int choose_machine(const struct args *a, struct pred_prog *progs, struct 
         o->policy = p < 0 ? LLC_CONTENTION_LRU : (enum llc_contention_policy)p;
     }
     return 0;
+}
+
+int pred_prog_load(struct pred_prog *p, const char *file, char *err, size_t errlen)
+{
+    p->file = file;
+    const int rc = llc_profile_read(file, &p->prof, err, errlen);
+    return rc < 0 ? rc : llc_profile_check_predictable(&p->prof, file, err, errlen);
 }
 
 /* ---- the command ---------------------------------------------------------- */
@@ -283,10 +290,7 @@ int llc_cmd_predict(int argc, char **argv)
     size_t loaded = 0;
     memset(progs, 0, sizeof(progs));
     for (; loaded < a.n; loaded++) {
-        struct pred_prog *p = &progs[loaded];
-        p->file = a.files[loaded];
-        if (llc_profile_read(p->file, &p->prof, err, sizeof(err)) < 0 ||
-            llc_profile_check_predictable(&p->prof, p->file, err, sizeof(err)) < 0) {
+        if (pred_prog_load(&progs[loaded], a.files[loaded], err, sizeof(err)) < 0) {
             rc = llc_cli_fail("predict", "%s", err);
             loaded++;
             goto out;

@@ -69,6 +69,11 @@ struct pred_opts {
     char forced[512];           /* what --force let through, "" if nothing */
 };
 
+/* predict.c: a profile read and checked as predict takes it (sets
+ * p->file, which stays the caller's); the machine a profile was made on. */
+int pred_prog_load(struct pred_prog *p, const char *file, char *err, size_t errlen);
+void pred_machine_of_profile(const struct llc_profile *p, struct pred_machine *m);
+
 /* predict_model.c */
 int pred_prog_build(struct pred_prog *p, bool use_probe, char *err, size_t errlen);
 void pred_prog_free(struct pred_prog *p);

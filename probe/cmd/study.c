@@ -254,17 +254,8 @@ static int unique_names(struct study *s, bool quiet)
 
 static void machine_of(struct study *s)
 {
-    const struct llc_profile_machine *pm = &s->progs[0].prof.machine;
     struct pred_machine *m = &s->machine;
-    snprintf(m->kind, sizeof(m->kind), "%s", pm->kind);
-    snprintf(m->preset, sizeof(m->preset), "%s", pm->preset ? pm->preset : "");
-    snprintf(m->label, sizeof(m->label), "%s %s", pm->kind, pm->preset ? pm->preset : "");
-    m->bytes = pm->llc.bytes;
-    m->lines = pm->llc.lines;
-    m->sets = pm->llc.sets;
-    m->ways = pm->llc.ways;
-    snprintf(m->policy, sizeof(m->policy), "%s", pm->llc.policy);
-    snprintf(m->inclusion, sizeof(m->inclusion), "%s", pm->llc.inclusion);
+    pred_machine_of_profile(&s->progs[0].prof, m);
     llc_contention_config_default(&s->cfg);
     s->cfg.capacity = (double)m->lines;
     s->cfg.ways = m->ways;
@@ -288,11 +279,9 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
     for (size_t i = 0; rc == 0 && i < nf; i++) {
         struct pred_prog *p = &s->progs[s->n];
         char why[LLC_ERRLEN], diff[256];
-        p->file = files[i];
+        const char *file = files[i];
         files[i] = NULL;
-        if (llc_profile_read(p->file, &p->prof, why, sizeof(why)) < 0 ||
-            llc_profile_check_predictable(&p->prof, p->file, why, sizeof(why)) < 0 ||
-            pred_prog_build(p, true, why, sizeof(why)) < 0) {
+        if (pred_prog_load(p, file, why, sizeof(why)) < 0 || pred_prog_build(p, true, why, sizeof(why)) < 0) {
             llc_cli_warn(a->quiet, "study: left out: %s", why);
             rc = study_add_failed(s, "%s", why);
             pred_prog_free(p);
