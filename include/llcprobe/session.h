@@ -231,6 +231,20 @@ int llc_sample_run(struct llc_session *s, const struct llc_sample_config *c, str
                    char *err, size_t errlen);
 void llc_sample_result_free(struct llc_sample_result *r);
 
+/* What a sampling run's files record besides the result. */
+struct llc_sample_output {
+    const char *prefix, *machine, *target;
+    const char *calib_path;       /* with cfg->calib */
+    const struct llc_map_backend *b;
+    const struct llc_sample_config *cfg;
+    const struct llc_sample_result *r;
+    uint64_t seed;
+    double rate;
+};
+/* PREFIX.sample.json (format llcprobe-sample v1) and PREFIX.sample.csv,
+ * written atomically. */
+int llc_sample_write(const struct llc_sample_output *so, char *err, size_t errlen);
+
 /* ---- calibrate --------------------------------------------------------- */
 
 struct llc_calibrate_config {

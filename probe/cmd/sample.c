@@ -337,7 +337,7 @@ static int choose(struct llc_session *s, const struct sample_opts *so, const str
     return 0;
 }
 
-static void print_summary(const struct sample_output *so, bool quiet)
+static void print_summary(const struct llc_sample_output *so, bool quiet)
 {
     const struct llc_sample_config *c = so->cfg;
     const struct llc_sample_result *r = so->r;
@@ -450,7 +450,7 @@ int llc_cmd_sample(int argc, char **argv)
         goto out;
     }
     const struct llc_session_info *in = llc_session_info(s);
-    const struct sample_output out = {.prefix = out_prefix, .machine = in->machine, .target = in->target,
+    const struct llc_sample_output out = {.prefix = out_prefix, .machine = in->machine, .target = in->target,
                                       .calib_path = so.calib_path, .b = llc_session_backend(s), .cfg = &c, .r = &r,
                                       .seed = in->seed, .rate = in->rate};
     if (llc_sample_write(&out, err, sizeof(err)) < 0) {

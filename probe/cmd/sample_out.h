@@ -7,20 +7,8 @@
 
 #include "llcprobe/session.h"
 
-struct sample_output {
-    const char *prefix, *machine, *target;
-    const char *calib_path;       /* with cfg->calib */
-    const struct llc_map_backend *b;
-    const struct llc_sample_config *cfg;
-    const struct llc_sample_result *r;
-    uint64_t seed;
-    double rate;
-};
-
-/* PREFIX.sample.json (format llcprobe-sample v1) and PREFIX.sample.csv. */
-int llc_sample_write(const struct sample_output *so, char *err, size_t errlen);
 /* PREFIX.sample.png; a missing gnuplot is a warning. */
-void llc_sample_plot(const struct sample_output *so, bool quiet);
+void llc_sample_plot(const struct llc_sample_output *so, bool quiet);
 
 /* The sets of `--sets FILE|LIST` (sample.c): *out malloc'd. 0, or the exit
  * code after printing the one-line error. Also what tests/fuzz feeds. */
