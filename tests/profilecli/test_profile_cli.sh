@@ -8,7 +8,7 @@
 cd "$tmp" || exit 1
 
 W='phased:uniform:size=1M@3e5;zipf:size=16M,alpha=0.8@3e5'
-"$bin" profile --backend sim --preset intel8 --workload "$W" --instructions 4e6 -o ph -q \
+"$bin" profile --backend sim --preset intel8 --workload "$W" --instructions 4e6 -o ph \
   >out 2>err
 check_rc "workload profile" 0 $?
 jcheck "format, source, preset machine" ph.profile.json \
@@ -23,8 +23,21 @@ jcheck "the 16M zipf phase misses more and runs slower than the 1M one" ph.profi
   'sorted(d["phases"], key=lambda p: p["solo"]["llc_miss_ratio"])[1]["solo"]["cpi"] > sorted(d["phases"], key=lambda p: p["solo"]["llc_miss_ratio"])[0]["solo"]["cpi"] + 2'
 jcheck "cpi0 = cpi - misses/instr x (mem - llc) / mlp" ph.profile.json \
   'all(abs(p["cpi0"] - (p["solo"]["cpi"] - p["refs_per_instruction"] * p["solo"]["llc_miss_ratio"] * d["timing"]["miss_penalty_cycles"])) < 0.02 * p["solo"]["cpi"] for p in d["phases"])'
-jcheck "reuse samples in every phase, probe missing with a reason" ph.profile.json \
-  'all(p["samples"] > 100 for p in d["phases"]) and d["probe"]["status"] == "missing" and "not produced" in d["probe"]["reason"]'
+jcheck "reuse samples in every phase" ph.profile.json 'all(p["samples"] > 100 for p in d["phases"])'
+jcheck "probe readings for every phase: 3 rates spanning 10x, tau = W / rate, 25 sets" ph.profile.json \
+  'd["probe"]["status"] == "ok" and sorted(e["phase"] for e in d["probe"]["per_phase"]) == sorted(p["id"] for p in d["phases"]) and all(len(e["rates"]) == 3 and abs(e["rates"][2] / e["rates"][0] - 10) < 1e-6 and all(abs(t * r - 16) < 1e-6 for t, r in zip(e["tau_s"], e["rates"])) and sum(map(len, e["sets"])) == 25 for e in d["probe"]["per_phase"])'
+jcheck "probe readings: footprints grow with tau, in the linear regime" ph.profile.json \
+  'all(e["phi_hat"][0] > e["phi_hat"][1] > e["phi_hat"][2] > 0 and max(e["q_max"]) <= 0.1 for e in d["probe"]["per_phase"])'
+grep -q "probe map: window" err && ok "probe progress lines" || bad "no probe progress lines: $(cat err)"
+# predict reads the readings: per-phase cv and anchor, and --no-probe drops them
+"$bin" predict ph.profile.json ph.profile.json -o pr --no-plot -q >/dev/null 2>&1
+check_rc "predict with the readings" 0 $?
+jcheck "predict: every phase anchored from the readings, cv from the map" pr.prediction.json \
+  'all(q["anchor"] in ("ok", "flagged") and q["cv"] is not None for p in d["programs"] for q in p["phases"])'
+"$bin" profile --backend sim --preset intel8 --workload "$W" --instructions 4e6 -o np --no-probe -q \
+  >/dev/null 2>&1
+jcheck "--no-probe: probe missing, skipped" np.profile.json \
+  'd["probe"]["status"] == "missing" and "--no-probe" in d["probe"]["reason"]'
 check "CSV beside it" '[ "$(head -1 ph.profile.csv)" = "window,phase,instructions,references" ]'
 
 # The whole-run CPI of the profile is the timed solo run's.
