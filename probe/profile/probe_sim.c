@@ -32,7 +32,9 @@
 /* Probe miss ratio aimed at: the map's median set, and the reading at the
  * lowest rate in the hottest selected set (the linear regime is q <= 0.1). */
 #define Q_MAP 0.05
-#define Q_LOW 0.08
+#define Q_LOW 0.05
+/* Pilot windows per phase at most (and at most a quarter of its windows). */
+#define PILOTS 3
 /* Per-set probe rates, accesses per simulated second. */
 #define MIN_RATE 10.0
 #define MAX_RATE 1e9
@@ -51,6 +53,7 @@ void llc_profile_probe_config_default(struct llc_profile_probe_config *c)
 
 struct pphase {
     double seconds, insertions;  /* solo, over the phase's windows */
+    size_t windows, pilots_left;
     double map_rate;             /* per set per second */
     uint64_t *miss, *acc;        /* [n_map] */
     bool map_done;
@@ -216,6 +219,11 @@ static int pass_map(struct pctx *c, char *err, size_t errlen)
             c->miss[c->park] = c->acc[c->park] = 0;
         }
         progress(c, "map", k, &next);
+        bool all_done = true;
+        for (size_t q = 0; q < c->p->n_phases; q++)
+            all_done &= c->ph[q].map_done;
+        if (all_done)
+            break; /* the rest of the run would only move the target on */
     }
     rc = rc == 1 ? 0 : rc;
 out:
@@ -260,8 +268,10 @@ static int select_phase(struct pctx *c, size_t j, char *err, size_t errlen)
     if (!ph->units || !ph->rmiss || !ph->racc)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     /* The hottest selected set's footprint at the map's rate, -ln(1 - q):
-     * the lowest reading rate scales it to Q_LOW (a streaming footprint
-     * grows as tau, a reused one more slowly, so q stays at or below it). */
+     * the lowest reading rate scales it to Q_LOW as a streaming footprint
+     * would (phi ~ tau). A reused footprint shrinks more slowly with tau,
+     * so where the rate goes up from the map's, q comes out higher: the
+     * pilot windows of the readings correct that. */
     double phi_max = 0;
     for (size_t i = 0; i < ph->sel->n; i++) {
         const size_t m = ph->sel->unit[i];
@@ -272,11 +282,43 @@ static int select_phase(struct pctx *c, size_t j, char *err, size_t errlen)
     if (c->pc->n_rates) {
         memcpy(ph->rates, c->pc->rates, c->n_rates * sizeof(double));
     } else {
-        const double lo = clamp_rate(ph->map_rate * phi_max / -log1p(-Q_LOW));
+        ph->pilots_left = ph->windows / 4 < PILOTS ? ph->windows / 4 : PILOTS;
+        const double lo = phi_max > 0 ? clamp_rate(ph->map_rate * phi_max / -log1p(-Q_LOW)) : ph->map_rate;
         for (size_t r = 0; r < c->n_rates; r++)
             ph->rates[r] = clamp_rate(lo * pow(10, (double)r / (double)(c->n_rates - 1)));
     }
     return 0;
+}
+
+/* A pilot window (auto rates): the whole window at the lowest rate, its
+ * counts dropped; the rates scaled so the hottest of the 25 sets reads
+ * about Q_LOW: by (phi / phi_target)^2 upwards (a footprint shrinks at
+ * least as sqrt(tau) in practice: reuse within tau), phi / phi_target
+ * downwards (it grows at most as tau), at most 10x a step. */
+static int pilot(struct pctx *c, struct llc_map_backend *b, size_t k, struct pphase *ph, char *err,
+                 size_t errlen)
+{
+    const size_t n = ph->sel->n;
+    const int rc = dwell(c, b, k, 1, ph->units, n, ph->rates[0], err, errlen);
+    double phi = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t u = ph->units[i];
+        const double q = c->acc[u] ? (double)c->miss[u] / (double)c->acc[u] : 0;
+        phi = fmax(phi, -log1p(-fmin(q, 0.999)));
+        c->miss[u] = c->acc[u] = 0;
+    }
+    if (rc < 0)
+        return rc;
+    const double want = -log1p(-Q_LOW);
+    double f = 1;
+    if (phi > want * 1.25)
+        f = fmin(10, (phi / want) * (phi / want));
+    else if (phi > 0 && phi < want / 2)
+        f = fmax(0.1, phi / want);
+    ph->pilots_left = f == 1 ? 0 : ph->pilots_left - 1;
+    for (size_t r = 0; f != 1 && r < c->n_rates; r++)
+        ph->rates[r] = clamp_rate(ph->rates[r] * f);
+    return rc;
 }
 
 static int pass_readings(struct pctx *c, char *err, size_t errlen)
@@ -300,9 +342,13 @@ static int pass_readings(struct pctx *c, char *err, size_t errlen)
             c->miss[c->park] = c->acc[c->park] = 0;
             continue;
         }
+        const size_t n = ph->sel->n;
+        if (ph->pilots_left) {
+            rc = pilot(c, b, k, ph, err, errlen);
+            continue;
+        }
         /* A share of the window per rate, the order turning window by
          * window so no rate always follows another. */
-        const size_t n = ph->sel->n;
         for (size_t s = 0; s < c->n_rates && rc == 0; s++) {
             const size_t r = (s + k) % c->n_rates;
             rc = dwell(c, b, k, 1.0 / (double)c->n_rates, ph->units, n, ph->rates[r], err, errlen);
@@ -440,6 +486,7 @@ int llc_profile_probe_sim(const struct llc_sim_config *cfg, const struct llc_pro
         const long j = phase_of(&c, k);
         if (j >= 0 && usable_window(&c, k)) {
             c.ph[j].seconds += run->seconds[k];
+            c.ph[j].windows++;
             c.ph[j].insertions += run->insertions[k];
         }
     }

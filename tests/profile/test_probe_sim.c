@@ -19,7 +19,7 @@
 #include "llcprobe/profile.h"
 #include "llcprobe/sim.h"
 
-#define WINDOWS 10
+#define WINDOWS 40
 
 /* A one-phase profile of `windows` windows of `acc` accesses at `rate`
  * accesses per second each, every access an LLC insertion (`ins` of them). */

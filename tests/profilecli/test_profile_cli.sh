@@ -32,8 +32,12 @@ grep -q "probe map: window" err && ok "probe progress lines" || bad "no probe pr
 # predict reads the readings: per-phase cv and anchor, and --no-probe drops them
 "$bin" predict ph.profile.json ph.profile.json -o pr --no-plot -q >/dev/null 2>&1
 check_rc "predict with the readings" 0 $?
-jcheck "predict: every phase anchored from the readings, cv from the map" pr.prediction.json \
-  'all(q["anchor"] in ("ok", "flagged") and q["cv"] is not None for p in d["programs"] for q in p["phases"])'
+jcheck "predict: every profiled phase anchored from the readings, its cv the map's" pr.prediction.json \
+  'all(q["anchor"] in ("ok", "flagged") and abs(q["cv"] - [e["cv"] for e in json.load(open("ph.profile.json"))["probe"]["per_phase"] if e["phase"] == q["phase"]][0]) < 1e-9 for p in d["programs"] for q in p["phases"] if q["phase"] >= 0)'
+"$bin" predict ph.profile.json ph.profile.json --no-probe -o nopr --no-plot -q >/dev/null 2>&1
+check_rc "predict --no-probe" 0 $?
+jcheck "predict: the set skew of the readings (cv > 0) moves the miss ratio; --no-probe does not use them" pr.prediction.json \
+  'all(p["probe_used"] for p in d["programs"]) and not any(p["probe_used"] for p in json.load(open("nopr.prediction.json"))["programs"]) and abs(d["programs"][0]["model"]["miss_ratio"] - json.load(open("nopr.prediction.json"))["programs"][0]["model"]["miss_ratio"]) > 1e-4'
 "$bin" profile --backend sim --preset intel8 --workload "$W" --instructions 4e6 -o np --no-probe -q \
   >/dev/null 2>&1
 jcheck "--no-probe: probe missing, skipped" np.profile.json \
