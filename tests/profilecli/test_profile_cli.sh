@@ -106,6 +106,12 @@ expect "trace without timing" 2 "a trace alone has no timing" -o o --trace x.tra
 expect "bad backend" 2 "--backend" -o o --backend pmu -- ./prog
 expect "bad rate" 2 "rate" -o o --backend sim --preset intel8 --workload uniform:size=1M --rate 2
 expect "bad window" 2 "window" -o o --backend sim --preset intel8 --workload uniform:size=1M --window 10
+expect "one probe rate" 2 "--probe-rates" -o o --backend sim --preset intel8 --workload uniform:size=1M \
+  --probe-rates 1e5
+expect "probe rate out of range" 2 "probe-rates" -o o --backend sim --preset intel8 \
+  --workload uniform:size=1M --probe-rates 1e5,1e12
+expect "too few map sets" 2 "--probe-map-sets" -o o --backend sim --preset intel8 \
+  --workload uniform:size=1M --probe-map-sets 10
 expect "bad latency" 2 "--latency" -o o --backend sim --preset intel8 --workload uniform:size=1M \
   --latency 1,2
 expect "bad workload" 1 "--workload" -o o --backend sim --preset intel8 --workload nonsense:x=1
