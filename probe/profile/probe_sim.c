@@ -135,14 +135,6 @@ static int choose_map(struct pctx *c, char *err, size_t errlen)
     return 0;
 }
 
-static int open_backend(struct pctx *c, struct llc_map_backend **b, char *err, size_t errlen)
-{
-    int rc = llc_map_backend_sim(c->cfg, &c->opt, b, err, errlen);
-    if (rc < 0)
-        return rc;
-    return 0;
-}
-
 /* One dwell of the target's window k, the probe on units[0..n) at rate
  * (per set per second); counts land in c->miss/c->acc by set id. */
 static int dwell(struct pctx *c, struct llc_map_backend *b, size_t k, double share, const uint32_t *units,
@@ -181,7 +173,7 @@ static void progress(const struct pctx *c, const char *pass, size_t k, size_t *n
 static int pass_map(struct pctx *c, char *err, size_t errlen)
 {
     struct llc_map_backend *b = NULL;
-    int rc = open_backend(c, &b, err, errlen);
+    int rc = llc_map_backend_sim(c->cfg, &c->opt, &b, err, errlen);
     if (rc < 0)
         return rc;
     bool *leaders = calloc(c->units, sizeof(*leaders));
@@ -324,7 +316,7 @@ static int pilot(struct pctx *c, struct llc_map_backend *b, size_t k, struct pph
 static int pass_readings(struct pctx *c, char *err, size_t errlen)
 {
     struct llc_map_backend *b = NULL;
-    int rc = open_backend(c, &b, err, errlen);
+    int rc = llc_map_backend_sim(c->cfg, &c->opt, &b, err, errlen);
     if (rc < 0)
         return rc;
     size_t next = 0;
