@@ -33,6 +33,8 @@
  * lowest rate in the hottest selected set (the linear regime is q <= 0.1). */
 #define Q_MAP 0.05
 #define Q_LOW 0.05
+/* Turns of the rates within one window at most. */
+#define ROUNDS 8
 /* Pilot windows per phase at most (and at most a quarter of its windows). */
 #define PILOTS 3
 /* Per-set probe rates, accesses per simulated second. */
@@ -339,11 +341,17 @@ static int pass_readings(struct pctx *c, char *err, size_t errlen)
             rc = pilot(c, b, k, ph, err, errlen);
             continue;
         }
-        /* A share of the window per rate, the order turning window by
-         * window so no rate always follows another. */
-        for (size_t s = 0; s < c->n_rates && rc == 0; s++) {
+        /* The rates take turns within the window, in up to ROUNDS rounds
+         * (a turn no shorter than 20 lifetimes at the lowest rate), so each
+         * sees all of a window whose behaviour drifts; the order turns
+         * window by window so no rate always follows another. */
+        const double turn = 20 * c->ways / ph->rates[0] * (double)c->n_rates;
+        const double fit = floor(c->run->seconds[k] / turn);
+        const size_t rounds = fit < 1 ? 1 : fit > ROUNDS ? ROUNDS : (size_t)fit;
+        for (size_t s = 0; s < c->n_rates * rounds && rc == 0; s++) {
             const size_t r = (s + k) % c->n_rates;
-            rc = dwell(c, b, k, 1.0 / (double)c->n_rates, ph->units, n, ph->rates[r], err, errlen);
+            rc = dwell(c, b, k, 1.0 / (double)(c->n_rates * rounds), ph->units, n, ph->rates[r], err,
+                       errlen);
             for (size_t i = 0; i < n; i++) {
                 ph->rmiss[r * n + i] += c->miss[ph->units[i]];
                 ph->racc[r * n + i] += c->acc[ph->units[i]];
