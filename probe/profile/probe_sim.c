@@ -423,11 +423,14 @@ static int fill_entry(struct pctx *c, size_t j, struct llc_profile_probe_phase *
                 e->sets[g][e->n_sets[g]++] = ph->units[i];
     }
     char buf[256] = "";
+    size_t worst = 0;
+    for (size_t r = 1; r < c->n_rates; r++)
+        worst = e->q_max[r] > e->q_max[worst] ? r : worst;
     if (!linear)
         snprintf(buf, sizeof(buf),
-                 "no rate in the linear regime: largest probe miss ratio %.3g at %.3g accesses/s per set "
-                 "(the method wants <= %.2g)",
-                 e->q_max[0], e->rates[0], LLC_PROFILE_PROBE_Q_LINEAR);
+                 "not every rate in the linear regime: largest probe miss ratio %.3g at %.3g accesses/s "
+                 "per set (the method wants <= %.2g)",
+                 e->q_max[worst], e->rates[worst], LLC_PROFILE_PROBE_Q_LINEAR);
     else if (events < LLC_PROFILE_PROBE_MIN_EVENTS)
         snprintf(buf, sizeof(buf), "few foreign insertions read: %llu at the sparsest rate (noisy)",
                  (unsigned long long)events);
