@@ -48,6 +48,10 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
         for (size_t g = 0; rc == 0 && g < LLC_CONTENTION_STRATA; g++) {
             const double w = fmax(0, 1 + llc_contention_stratum_z[g] * ph[t]->cv);
             const double pi = llc_contention_stratum_pi[g];
+            if (!(w > 0)) { /* CV > 0.5: sets holding none of its lines */
+                pis += pi;
+                continue;
+            }
             double *hg = hint ? &hint[1 + t * LLC_CONTENTION_STRATA + g] : NULL;
             p[t].weight = w;
             rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hg ? *hg : 0, tmp, &ti, err,

@@ -152,6 +152,11 @@ struct llc_map_sim_options {
     uint32_t max_group;
     bool repeat;              /* restart a trace target when it ends (a synthetic
                                * workload never ends) */
+    /* A measure() over the same units array (same pointer and count) as
+     * the call before goes on with that walk: no warm-up rounds, so
+     * back-to-back dwells (a target's windows, a pace change between
+     * them) lose nothing. Off: every call re-plans its group. */
+    bool continue_group;
     /* Calibration co-runner (llcprobe calibrate): an agent that holds
      * calib_lines congruent lines (0..ways) in each unit being measured,
      * touching them in turn at calib_rate accesses per simulated ns in all
@@ -194,6 +199,12 @@ int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64
  * leaders[units] set true for each; returns how many (0 when the LLC is
  * not DRRIP), -EINVAL if b is not a sim backend. */
 int llc_map_sim_leaders(const struct llc_map_backend *b, bool *leaders);
+
+/* Paces the sim backend's target at rate accesses per simulated ns from
+ * now on (measure() dwells then count that many target accesses per ns):
+ * a timed target's per-window rate. -EINVAL for a bad rate, a baseline or
+ * a backend that is not the simulator's. */
+int llc_map_sim_pace_target(struct llc_map_backend *b, double rate);
 
 /* How many times the sim backend's target has started (--repeat restarts
  * a trace at its end; 1 otherwise). */

@@ -23,11 +23,15 @@
 #ifndef LLCPROBE_PROFILE_H
 #define LLCPROBE_PROFILE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "llcprobe/statmodel.h"
+
+struct llc_sim_config;
 
 #define LLC_PROFILE_FORMAT "llcprobe-profile"
 #define LLC_PROFILE_VERSION 1
@@ -113,6 +117,9 @@ struct llc_profile_probe_phase {
     double keys[LLC_PROFILE_KEYS];         /* key values of the fit */
     uint32_t *sets[LLC_PROFILE_KEYS];      /* set indices (< llc.sets) per stratum */
     size_t n_sets[LLC_PROFILE_KEYS];
+    /* What limits these readings (no rate in the linear regime, no probe
+     * misses, too few events); NULL = nothing. Optional in the file. */
+    char *note;
 };
 
 struct llc_profile_probe {
@@ -170,5 +177,46 @@ const struct llc_profile_probe_phase *llc_profile_probe_of(const struct llc_prof
  * references and reuse samples. Error "<name>: phases[i].<field>: <why>". */
 int llc_profile_check_predictable(const struct llc_profile *p, const char *name, char *err,
                                   size_t errlen);
+
+/* ---- probe readings in the simulator (docs/METHODS.md §12.6) ---------- */
+
+/* The linear regime: probe miss ratio at most this in every selected set. */
+#define LLC_PROFILE_PROBE_Q_LINEAR 0.1
+/* Defaults: sets in each phase's map (a seeded random subset when the LLC
+ * has more), and the mean foreign insertions per mapped set at which a
+ * phase's map stops (bounds the probe's cost). */
+#define LLC_PROFILE_PROBE_MAP_SETS 4096u
+#define LLC_PROFILE_PROBE_MAP_EVENTS 20.0
+/* Fewer foreign insertions than this at some rate: the entry notes it. */
+#define LLC_PROFILE_PROBE_MIN_EVENTS 30
+
+struct llc_profile_probe_config {
+    size_t n_rates;      /* 0 = 3 rates spanning 10x from the map; else 2..MAX_RATES given */
+    double rates[LLC_PROFILE_MAX_RATES]; /* per set per simulated second */
+    uint32_t map_sets;   /* 0 = every set */
+    double map_events;
+    uint64_t seed;       /* the map subset and fit's tie-break */
+    volatile sig_atomic_t *stop; /* may be NULL */
+    FILE *log;           /* progress lines; NULL = quiet */
+};
+void llc_profile_probe_config_default(struct llc_profile_probe_config *c);
+
+/* The target as the timed solo run saw it, window by window (the windows
+ * of p): accesses, seconds (cycles / clock) and LLC insertions (misses;
+ * on a victim LLC its accesses) per window. */
+struct llc_profile_probe_run {
+    const char *workload, *trace; /* one of them */
+    size_t n_windows;
+    const double *accesses, *seconds, *insertions;
+};
+
+/* Fills p->probe (status ok, one entry per phase of p) from two simulated
+ * co-runs of the stress probe with the target (docs/METHODS.md §12.6):
+ * per phase the map of `map_sets` sets, fit's Gaussian-25 selection and
+ * noise-corrected CV, and the readings Phi_hat(tau_j) of those sets at
+ * the rates. p needs windows, phases and machine filled. */
+int llc_profile_probe_sim(const struct llc_sim_config *cfg, const struct llc_profile_probe_run *run,
+                          const struct llc_profile_probe_config *pc, struct llc_profile *p, char *err,
+                          size_t errlen);
 
 #endif

@@ -77,6 +77,10 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
         if (!p->probe_used)
             add_flag(&v, &k, "%s: no probe readings (%s): uniform set usage assumed, no anchor",
                      name_of(p), p->prof.probe.reason ? p->prof.probe.reason : "none recorded");
+        for (size_t q = 0; p->probe_used && q < p->prof.probe.n_phases; q++)
+            if (p->prof.probe.per_phase[q].note)
+                add_flag(&v, &k, "%s: phase %d: probe readings: %s", name_of(p),
+                         p->prof.probe.per_phase[q].phase, p->prof.probe.per_phase[q].note);
         for (size_t q = 0; q < p->n_phases; q++)
             if (p->anchor[q] == PRED_ANCHOR_FLAGGED)
                 add_flag(&v, &k, "%s: phase %d: gamma %.3g outside [%.2f, %.2f]: probe and StatStack "

@@ -59,9 +59,14 @@ static void usage(FILE *out)
             "tens of milliseconds), then run natively once for its CPU time; CPI = CPU\n"
             "time x --freq / instructions for every phase, cpi0 = CPI, miss ratio and\n"
             "occupancy null (no PMU counts them here).\n\n"
-            "The per-phase Gaussian-25 probe readings are not produced by this version:\n"
-            "the file says probe.status \"missing\" and why ('predict' then assumes\n"
-            "uniform set usage).\n\n"
+            "With --backend sim, per phase the stress probe co-runs with the target's\n"
+            "windows of that phase (the target paced at its timed solo rate): a map of\n"
+            "--probe-map-sets sets until they saw --probe-events foreign insertions each on\n"
+            "average, fit's Gaussian-25 selection and noise-corrected CV of that map, then\n"
+            "the 25 sets read at 3 probe rates spanning 10x in the linear regime (probe miss\n"
+            "ratio <= 0.1; an entry's note says when no rate is): Phi_hat(tau) per rate, the\n"
+            "anchor and set-skew input of 'predict'. Live runs record probe.status\n"
+            "\"missing\" and why ('predict' then assumes uniform set usage).\n\n"
             "  -o, --output PREFIX  output prefix (default: the program's name)\n"
             "  --backend B          sim (with --preset), or live with -- PROGRAM (default)\n"
             "  --preset P           simulator preset: intel8 amd32\n"
@@ -83,13 +88,19 @@ static void usage(FILE *out)
             "                       without instruction records), 1000..1e12 (default %d)\n"
             "  --name NAME          the program's label in predictions\n"
             "  --no-probe           skip the probe readings (recorded as missing)\n"
+            "  --probe-rates R,R,R  probe accesses per set per simulated second, 2..8 rates\n"
+            "                       each [10, 1e9] (default: 3 spanning 10x, the lowest with\n"
+            "                       the hottest selected set's miss ratio near 0.08)\n"
+            "  --probe-map-sets N   sets in each phase's map, 0 = all, 25..1e7 (default %u)\n"
+            "  --probe-events E     mean foreign insertions per mapped set at which a phase's\n"
+            "                       map stops, [1, 1e6] (default %g)\n"
             "  -q, --quiet          no progress line\n"
             "  -h, --help           this text\n\n"
             "exit status: 0 ok, 1 failure (bad trace or workload, failed run), 2 usage.\n",
             (unsigned long long)DEFAULT_INSTRUCTIONS, LLC_CORUN_DEFAULT_IPA,
             LLC_CORUN_DEFAULT_CPI, LLC_CORUN_DEFAULT_MLP, LLC_CORUN_DEFAULT_LAT_L2,
             LLC_CORUN_DEFAULT_LAT_LLC, LLC_CORUN_DEFAULT_LAT_MEM, DEFAULT_FREQ, DEFAULT_RATE,
-            LLC_MRC_PHASE_WINDOW_DEFAULT);
+            LLC_MRC_PHASE_WINDOW_DEFAULT, LLC_PROFILE_PROBE_MAP_SETS, LLC_PROFILE_PROBE_MAP_EVENTS);
 }
 
 struct prof_opts {
@@ -100,6 +111,7 @@ struct prof_opts {
     uint64_t instructions, seed, window;
     double ipa, cpi, mlp, freq, rate;
     double lat[3];
+    struct llc_profile_probe_config probe;
     char **argv;
 };
 
@@ -114,10 +126,29 @@ static int parse_latency(const char *arg, double lat[3])
     return 0;
 }
 
+static int parse_rates(const char *arg, struct llc_profile_probe_config *pc)
+{
+    char buf[512];
+    snprintf(buf, sizeof(buf), "%s", arg);
+    size_t n = 0;
+    char *save = NULL;
+    for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        if (n == LLC_PROFILE_MAX_RATES)
+            return llc_cli_usage(CMD, "--probe-rates: more than %d rates", LLC_PROFILE_MAX_RATES);
+        const int rc = llc_opt_double(CMD, "probe-rates", w, 10, 1e9, &pc->rates[n++]);
+        if (rc)
+            return rc;
+    }
+    if (n < 2)
+        return llc_cli_usage(CMD, "--probe-rates: '%s' is not 2..%d rates", arg, LLC_PROFILE_MAX_RATES);
+    pc->n_rates = n;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, struct prof_opts *o)
 {
-    enum { O_BACKEND = 256, O_WORKLOAD, O_TRACE, O_INSTR,
-           O_IPA, O_CPI, O_MLP, O_LAT, O_FREQ, O_RATE, O_SEED, O_WINDOW, O_NAME, O_NOPROBE };
+    enum { O_BACKEND = 256, O_WORKLOAD, O_TRACE, O_INSTR, O_IPA, O_CPI, O_MLP, O_LAT, O_FREQ,
+           O_RATE, O_SEED, O_WINDOW, O_NAME, O_NOPROBE, O_PRATES, O_PSETS, O_PEVENTS };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, O_BACKEND},
         LLC_SIM_CMD_LONGOPTS,
@@ -134,6 +165,9 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
         {"window", required_argument, 0, O_WINDOW},
         {"name", required_argument, 0, O_NAME},
         {"no-probe", no_argument, 0, O_NOPROBE},
+        {"probe-rates", required_argument, 0, O_PRATES},
+        {"probe-map-sets", required_argument, 0, O_PSETS},
+        {"probe-events", required_argument, 0, O_PEVENTS},
         {"output", required_argument, 0, 'o'},
         {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
@@ -145,9 +179,11 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
                             .freq = DEFAULT_FREQ, .rate = DEFAULT_RATE,
                             .lat = {LLC_CORUN_DEFAULT_LAT_L2, LLC_CORUN_DEFAULT_LAT_LLC,
                                     LLC_CORUN_DEFAULT_LAT_MEM}};
+    llc_profile_probe_config_default(&o->probe);
     optind = 1;
     opterr = 0;
     int c, rc = 0;
+    uint64_t u64;
     while ((c = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case O_BACKEND: o->backend = optarg; break;
@@ -170,6 +206,16 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
                                         &o->window); break;
         case O_NAME: o->name = optarg; break;
         case O_NOPROBE: o->no_probe = true; break;
+        case O_PRATES: rc = parse_rates(optarg, &o->probe); break;
+        case O_PSETS:
+            rc = llc_opt_u64(CMD, "probe-map-sets", optarg, 0, 10000000, &u64);
+            if (rc == 0 && u64 && u64 < 25)
+                rc = llc_cli_usage(CMD, "--probe-map-sets: %llu is neither 0 nor 25..1e7",
+                                   (unsigned long long)u64);
+            o->probe.map_sets = (uint32_t)u64;
+            break;
+        case O_PEVENTS: rc = llc_opt_double(CMD, "probe-events", optarg, 1, 1e6,
+                                            &o->probe.map_events); break;
         case 'o': o->out = optarg; break;
         case 'q': o->quiet = true; break;
         case 'h': usage(stdout); return -1;
@@ -484,9 +530,7 @@ static void set_probe_missing(struct llc_profile *p, const struct prof_opts *o,
                  "probe backend: %s",
                  backend_reason);
     else
-        snprintf(why, sizeof(why),
-                 "not produced by this version of llcprobe profile (the per-phase Gaussian-25 "
-                 "probe readings at 3 rates are not implemented in the simulator yet)");
+        snprintf(why, sizeof(why), "not measured");
     p->probe.ok = false;
     p->probe.reason = strdup(why);
 }
@@ -520,6 +564,36 @@ static uint64_t trace_instructions(const char *path)
 static int fail_unless_stopped(const char *err)
 {
     return llc_stop_requested() ? LLC_EXIT_FAIL : llc_cli_fail(CMD, "%s", err);
+}
+
+/* The probe readings of every phase, the target paced window by window as
+ * the timed solo run went. */
+static int probe_sim(const struct prof_opts *o, const struct llc_sim_config *cfg,
+                     const struct llc_corun_series *solo, struct llc_profile *p, char *err,
+                     size_t errlen)
+{
+    const size_t n = solo->n < p->windows.count ? solo->n : p->windows.count;
+    double *v = malloc((3 * n + 1) * sizeof(*v));
+    if (!v)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    const bool victim = cfg->inclusion == LLC_SIM_EXCLUSIVE;
+    for (size_t k = 0; k < n; k++) {
+        const struct llc_corun_window *w = &solo->w[k];
+        v[k] = (double)w->accesses;
+        v[n + k] = w->cycles / o->freq;
+        v[2 * n + k] = (double)(victim ? w->llc_accesses : w->llc_misses);
+    }
+    const struct llc_profile_probe_run pr = {.workload = o->workload,
+                                             .trace = o->workload ? NULL : o->trace,
+                                             .n_windows = n, .accesses = v, .seconds = v + n,
+                                             .insertions = v + 2 * n};
+    struct llc_profile_probe_config pc = o->probe;
+    pc.seed = o->seed;
+    pc.stop = llc_map_cmd_signals();
+    pc.log = o->quiet ? NULL : stderr;
+    const int rc = llc_profile_probe_sim(cfg, &pr, &pc, p, err, errlen);
+    free(v);
+    return rc;
 }
 
 static int run_sim(const struct prof_opts *o, struct llc_profile *p,
@@ -574,7 +648,10 @@ static int run_sim(const struct prof_opts *o, struct llc_profile *p,
         (rc = fill_phases(p, run, &sw, o, err, errlen)) < 0)
         goto fail;
     set_machine_preset(p, o->sim.preset, &cfg);
-    set_probe_missing(p, o, NULL);
+    if (o->no_probe)
+        set_probe_missing(p, o, NULL);
+    else if ((rc = probe_sim(o, &cfg, &res->corun[0], p, err, errlen)) < 0)
+        goto fail;
     rc = 0;
 fail:
     if (tmp[0])
@@ -633,6 +710,13 @@ static void print_summary(const struct llc_profile *p, const char *path)
     }
     printf("probe: %s%s%s\n", p->probe.ok ? "ok" : "missing",
            p->probe.reason ? ": " : "", p->probe.reason ? p->probe.reason : "");
+    for (size_t i = 0; i < p->probe.n_phases; i++) {
+        const struct llc_profile_probe_phase *e = &p->probe.per_phase[i];
+        printf("  phase %d: cv %.3f, phi_hat", e->phase, e->cv);
+        for (size_t r = 0; r < e->n_rates; r++)
+            printf(" %.4g@%.3g/s (q_max %.3f)", e->phi_hat[r], e->rates[r], e->q_max[r]);
+        printf("%s%s\n", e->note ? "; " : "", e->note ? e->note : "");
+    }
     printf("wrote %s\n", path);
 }
 

@@ -61,6 +61,7 @@ struct sim_backend {
     /* Baseline backend (no target): measure() runs for the simulated
      * dwell counted over every agent, at counted_rate accesses per ns. */
     bool baseline;
+    bool continue_group;        /* measure() on the same group goes on walking */
     volatile sig_atomic_t *stop; /* ends a dwell early */
     double counted_rate;
     double target_rate, probe_rate;
@@ -420,7 +421,15 @@ static int sim_measure(void *ctx, const uint32_t *units, size_t n, double dwell_
     struct sim_backend *s = ctx;
     if (s->ended)
         return 1;
-    plan_group(s, units, n);
+    /* The same group again (continue_group): its walk goes on where it
+     * was, at whatever pace probe_set gave, with no warm-up rounds lost;
+     * the counts of the new call start from zero. */
+    if (s->continue_group && s->n == n && s->group == units && n > 0) {
+        for (size_t i = 0; i < n; i++)
+            s->gmiss[i] = s->gacc[i] = 0;
+    } else {
+        plan_group(s, units, n);
+    }
     /* The dwell runs in slices with the target's occupancy sampled after
      * each: occupancy is a few lines that come and go, so the truth is an
      * average over many instants, not the state at the end. */
@@ -574,6 +583,20 @@ static int sim_probe_set(void *ctx, double per_set_rate, size_t together, const 
     return 0;
 }
 
+int llc_map_sim_pace_target(struct llc_map_backend *b, double rate)
+{
+    if (!b || b->ops != &sim_ops || !(rate > 0) || !isfinite(rate))
+        return -EINVAL;
+    struct sim_backend *s = b->ctx;
+    if (s->baseline)
+        return -EINVAL;
+    const int rc = llc_simrun_set_rate(s->run, s->target_agent, rate);
+    if (rc < 0)
+        return rc;
+    s->target_rate = s->counted_rate = rate;
+    return 0;
+}
+
 int llc_map_sim_truth_reset(struct llc_map_backend *b)
 {
     if (!b || b->ops != &sim_ops)
@@ -638,6 +661,7 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     }
     s->target_rate = opt->target_rate;
     s->baseline = opt->baseline;
+    s->continue_group = opt->continue_group;
     s->stop = opt->stop;
     s->counted_rate = opt->target_rate;
     s->line_size = g->line_size;

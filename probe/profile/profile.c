@@ -67,9 +67,11 @@ static void free_phases(struct llc_profile *p)
 
 static void free_probe(struct llc_profile_probe *pr)
 {
-    for (size_t i = 0; i < pr->n_phases; i++)
+    for (size_t i = 0; i < pr->n_phases; i++) {
         for (size_t k = 0; k < LLC_PROFILE_KEYS; k++)
             free(pr->per_phase[i].sets[k]);
+        free(pr->per_phase[i].note);
+    }
     free(pr->per_phase);
     pr->per_phase = NULL;
     pr->n_phases = 0;

@@ -322,6 +322,9 @@ static int read_probe_phase(const struct jget *g, const json_t *o, size_t i,
             e->n_sets[s] = k + 1;
         }
     }
+    /* note: optional (files before it had none) */
+    if (rc == 0 && json_object_get(o, "note"))
+        rc = get_str(g, o, "note", F("note"), true, &e->note);
 #undef F
     return rc;
 }

@@ -161,6 +161,7 @@ static json_t *probe_json(const struct llc_profile_probe *pr, bool *bad)
         put(q, "cv", json_real(e->cv), bad);
         put(q, "keys", reals(e->keys, LLC_PROFILE_KEYS, bad), bad);
         put(q, "sets", sets, bad);
+        put(q, "note", jstr(e->note), bad);
         push(arr, q, bad);
     }
     put(o, "status", json_string(pr->ok ? "ok" : "missing"), bad);

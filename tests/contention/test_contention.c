@@ -311,6 +311,50 @@ static void coupling_fixed_point(void **state)
     llc_statmodel_release(b);
 }
 
+/* CV above 0.5 puts the z = -2 stratum at w = 0 (sets without the
+ * program's lines): figures stay finite under both models and equal the
+ * 4 other strata's by hand. Beside a co-runner that fits, such a stratum
+ * has no misses at all (mu = 0): solving it gave the random model a NaN
+ * occupancy. */
+static void skew_empty_stratum(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_model *a = model_uniform(0.9, 100000, 1e5), *b = model_uniform(1, 2000, 1e5);
+    struct llc_contention_phase pa = {.model = a, .api = 0.4, .cpi0 = 1, .penalty = 80, .gamma = 1, .cv = 0.9,
+                                      .lines = 90000};
+    struct llc_contention_phase pb = {.model = b, .api = 0.4, .cpi0 = 1, .penalty = 80, .gamma = 1,
+                                      .lines = 2000};
+    const struct llc_contention_phase *ph[2] = {&pa, &pb};
+    const double freq[2] = {3e9, 3e9};
+    for (int pol = 0; pol < 2; pol++) {
+        const enum llc_contention_policy base = pol ? LLC_CONTENTION_RANDOM : LLC_CONTENTION_LRU;
+        struct llc_contention_config cfg = cfg_of(131072, base, false, true);
+        struct llc_contention_share sk[2];
+        assert_int_equal(llc_contention_tuple(ph, freq, 2, &cfg, sk, NULL, NULL, err, sizeof err), 0);
+        assert_true(isfinite(sk[0].miss_ratio) && isfinite(sk[0].occupancy));
+        double num = 0, den = 0, occ = 0;
+        for (int g = 1; g < 5; g++) {
+            const double w = 1 + llc_contention_stratum_z[g] * 0.9, pi = llc_contention_stratum_pi[g];
+            struct llc_contention_party p[2] = {
+                {.model = a, .rate = sk[0].rate, .gamma = 1, .weight = w, .lines_max = 90000},
+                {.model = b, .rate = sk[1].rate, .gamma = 1, .weight = 1, .lines_max = 2000}};
+            struct llc_contention_share s[2];
+            assert_int_equal(llc_contention_equilibrium(p, 2, 131072, base, s, NULL, err, sizeof err), 0);
+            num += pi * w * s[0].miss_ratio;
+            den += pi * w;
+            occ += pi * s[0].occupancy;
+        }
+        NEAR(sk[0].miss_ratio, num / den, 1e-12);
+        double pis = 0;
+        for (int g = 0; g < 5; g++)
+            pis += llc_contention_stratum_pi[g];
+        NEAR(sk[0].occupancy, occ / pis, 1e-6); /* the empty stratum holds no lines */
+    }
+    llc_statmodel_release(a);
+    llc_statmodel_release(b);
+}
+
 static void skew_reduces_and_costs(void **state)
 {
     (void)state;
@@ -469,6 +513,7 @@ int main(void)
         cmocka_unit_test(anchor_recovers_gamma),
         cmocka_unit_test(coupling_fixed_point),
         cmocka_unit_test(skew_reduces_and_costs),
+        cmocka_unit_test(skew_empty_stratum),
         cmocka_unit_test(baselines_by_hand),
         cmocka_unit_test(timeline_two_phases),
     };

@@ -38,7 +38,7 @@ int psyn_hist(const struct psyn_mix *mix, double samples, struct llc_statmodel_h
     return dangling > 0 ? llc_statmodel_hist_add_dangling(h, dangling, err, errlen) : 0;
 }
 
-static char *dup(const char *s)
+static char *psyn_dup(const char *s)
 {
     return s ? strdup(s) : NULL;
 }
@@ -49,20 +49,20 @@ static int machine(const char *preset, struct llc_profile *p, char *err, size_t 
     if (strcmp(preset, "intel8") == 0) {
         l->sets = 8192;
         l->slices = 4;
-        l->inclusion = dup("inclusive");
+        l->inclusion = psyn_dup("inclusive");
     } else if (strcmp(preset, "amd32") == 0) {
         l->sets = 32768;
         l->slices = 8;
-        l->inclusion = dup("exclusive");
+        l->inclusion = psyn_dup("exclusive");
     } else {
         return llc_errf(err, errlen, -EINVAL, "unknown preset %s", preset);
     }
     l->ways = 16;
     l->lines = l->sets * l->ways;
     l->bytes = l->lines * 64;
-    l->policy = dup("lru");
-    p->machine.kind = dup("preset");
-    p->machine.preset = dup(preset);
+    l->policy = psyn_dup("lru");
+    p->machine.kind = psyn_dup("preset");
+    p->machine.preset = psyn_dup(preset);
     return 0;
 }
 
@@ -115,20 +115,20 @@ static int probe(const struct psyn_profile_spec *s, struct llc_profile *p, char 
 int psyn_profile(const struct psyn_profile_spec *s, struct llc_profile *p, char *err, size_t errlen)
 {
     llc_profile_init(p);
-    p->llcprobe_version = dup("0.1.0");
-    p->created = dup("2026-11-25T20:00:00Z");
-    p->program.name = dup(s->name);
-    p->program.source = dup("workload");
-    p->program.workload = dup("synthetic");
-    p->sampler.kind = dup("trace");
+    p->llcprobe_version = psyn_dup("0.1.0");
+    p->created = psyn_dup("2026-11-25T20:00:00Z");
+    p->program.name = psyn_dup(s->name);
+    p->program.source = psyn_dup("workload");
+    p->program.workload = psyn_dup("synthetic");
+    p->sampler.kind = psyn_dup("trace");
     p->sampler.rate = 1e-3;
     p->sampler.seed = 1;
     p->timing = (struct llc_profile_timing){.freq_hz = 3e9, .base_cpi = 1, .mlp = 2, .lat_l1 = 4,
                                             .lat_l2 = 14, .lat_llc = 40, .lat_mem = 200,
                                             .miss_penalty_cycles = 80};
-    p->windows.unit = dup("instructions");
+    p->windows.unit = psyn_dup("instructions");
     p->windows.length = s->window_instructions;
-    p->probe.reason = s->with_probe ? NULL : dup("synthetic profile without probe readings");
+    p->probe.reason = s->with_probe ? NULL : psyn_dup("synthetic profile without probe readings");
     int rc = machine(s->preset, p, err, errlen);
     const size_t nwin = (size_t)s->n_phases * s->windows_per_phase * s->n_cycles;
     if (rc == 0)

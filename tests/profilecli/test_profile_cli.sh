@@ -8,7 +8,7 @@
 cd "$tmp" || exit 1
 
 W='phased:uniform:size=1M@3e5;zipf:size=16M,alpha=0.8@3e5'
-"$bin" profile --backend sim --preset intel8 --workload "$W" --instructions 4e6 -o ph -q \
+"$bin" profile --backend sim --preset intel8 --workload "$W" --instructions 4e6 -o ph \
   >out 2>err
 check_rc "workload profile" 0 $?
 jcheck "format, source, preset machine" ph.profile.json \
@@ -23,8 +23,25 @@ jcheck "the 16M zipf phase misses more and runs slower than the 1M one" ph.profi
   'sorted(d["phases"], key=lambda p: p["solo"]["llc_miss_ratio"])[1]["solo"]["cpi"] > sorted(d["phases"], key=lambda p: p["solo"]["llc_miss_ratio"])[0]["solo"]["cpi"] + 2'
 jcheck "cpi0 = cpi - misses/instr x (mem - llc) / mlp" ph.profile.json \
   'all(abs(p["cpi0"] - (p["solo"]["cpi"] - p["refs_per_instruction"] * p["solo"]["llc_miss_ratio"] * d["timing"]["miss_penalty_cycles"])) < 0.02 * p["solo"]["cpi"] for p in d["phases"])'
-jcheck "reuse samples in every phase, probe missing with a reason" ph.profile.json \
-  'all(p["samples"] > 100 for p in d["phases"]) and d["probe"]["status"] == "missing" and "not produced" in d["probe"]["reason"]'
+jcheck "reuse samples in every phase" ph.profile.json 'all(p["samples"] > 100 for p in d["phases"])'
+jcheck "probe readings for every phase: 3 rates spanning 10x, tau = W / rate, 25 sets" ph.profile.json \
+  'd["probe"]["status"] == "ok" and sorted(e["phase"] for e in d["probe"]["per_phase"]) == sorted(p["id"] for p in d["phases"]) and all(len(e["rates"]) == 3 and abs(e["rates"][2] / e["rates"][0] - 10) < 1e-6 and all(abs(t * r - 16) < 1e-6 for t, r in zip(e["tau_s"], e["rates"])) and sum(map(len, e["sets"])) == 25 for e in d["probe"]["per_phase"])'
+jcheck "probe readings: footprints grow with tau, in the linear regime" ph.profile.json \
+  'all(e["phi_hat"][0] > e["phi_hat"][1] > e["phi_hat"][2] > 0 and max(e["q_max"]) <= 0.1 for e in d["probe"]["per_phase"])'
+grep -q "probe map: window" err && ok "probe progress lines" || bad "no probe progress lines: $(cat err)"
+# predict reads the readings: per-phase cv and anchor, and --no-probe drops them
+"$bin" predict ph.profile.json ph.profile.json -o pr --no-plot -q >/dev/null 2>&1
+check_rc "predict with the readings" 0 $?
+jcheck "predict: every profiled phase anchored from the readings, its cv the map's" pr.prediction.json \
+  'all(q["anchor"] in ("ok", "flagged") and abs(q["cv"] - [e["cv"] for e in json.load(open("ph.profile.json"))["probe"]["per_phase"] if e["phase"] == q["phase"]][0]) < 1e-9 for p in d["programs"] for q in p["phases"] if q["phase"] >= 0)'
+"$bin" predict ph.profile.json ph.profile.json --no-probe -o nopr --no-plot -q >/dev/null 2>&1
+check_rc "predict --no-probe" 0 $?
+jcheck "predict: the set skew of the readings (cv > 0) moves the miss ratio; --no-probe does not use them" pr.prediction.json \
+  'all(p["probe_used"] for p in d["programs"]) and not any(p["probe_used"] for p in json.load(open("nopr.prediction.json"))["programs"]) and abs(d["programs"][0]["model"]["miss_ratio"] - json.load(open("nopr.prediction.json"))["programs"][0]["model"]["miss_ratio"]) > 1e-4'
+"$bin" profile --backend sim --preset intel8 --workload "$W" --instructions 4e6 -o np --no-probe -q \
+  >/dev/null 2>&1
+jcheck "--no-probe: probe missing, skipped" np.profile.json \
+  'd["probe"]["status"] == "missing" and "--no-probe" in d["probe"]["reason"]'
 check "CSV beside it" '[ "$(head -1 ph.profile.csv)" = "window,phase,instructions,references" ]'
 
 # The whole-run CPI of the profile is the timed solo run's.
@@ -89,6 +106,12 @@ expect "trace without timing" 2 "a trace alone has no timing" -o o --trace x.tra
 expect "bad backend" 2 "--backend" -o o --backend pmu -- ./prog
 expect "bad rate" 2 "rate" -o o --backend sim --preset intel8 --workload uniform:size=1M --rate 2
 expect "bad window" 2 "window" -o o --backend sim --preset intel8 --workload uniform:size=1M --window 10
+expect "one probe rate" 2 "--probe-rates" -o o --backend sim --preset intel8 --workload uniform:size=1M \
+  --probe-rates 1e5
+expect "probe rate out of range" 2 "probe-rates" -o o --backend sim --preset intel8 \
+  --workload uniform:size=1M --probe-rates 1e5,1e12
+expect "too few map sets" 2 "--probe-map-sets" -o o --backend sim --preset intel8 \
+  --workload uniform:size=1M --probe-map-sets 10
 expect "bad latency" 2 "--latency" -o o --backend sim --preset intel8 --workload uniform:size=1M \
   --latency 1,2
 expect "bad workload" 1 "--workload" -o o --backend sim --preset intel8 --workload nonsense:x=1
