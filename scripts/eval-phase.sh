@@ -156,9 +156,9 @@ long_cc1=(gcc -O2 -c -I"$work/src/include" "$work"/src/{phase,statmodel}/*.c)
 
 # Every program of the suite must be runnable before any time is spent.
 for p in "${progs[@]}"; do
-  declare -n cmd=cmd_$p long=long_$p
-  [ ${#cmd[@]} -gt 0 ] && [ ${#long[@]} -gt 0 ] ||
+  declare -p "cmd_$p" "long_$p" >/dev/null 2>&1 ||
     die "no program '$p' (built in: xz sqlite3 perl cc1; others as NAME=COMMAND)"
+  declare -n cmd=cmd_$p long=long_$p
   command -v "${cmd[0]}" >/dev/null || die "$p: '${cmd[0]}' not found"
   command -v "${long[0]}" >/dev/null || die "$p: '${long[0]}' not found"
   unset -n cmd long
@@ -210,7 +210,7 @@ offline() {
     d["bbv"]["phases"], d["bbv"]["bbv32"]["phases"], d["bbv"]["ari"], d["bbv"]["bbv32"]["ari"],
     d["bbv"]["similarity_diff"], d["sim"]["cov_program"], d["sim"]["cov_phases"],
     d["sim"]["ccov_phases"], d["sim"]["cov_bbv_phases"], d["sim"]["ccov_bbv_phases"],
-    d["sim"]["ccov_bbv32_phases"], 100 * d["bbv"]["total_diff"], d["bbv"]["compared"]))'
+    d["sim"]["ccov_bbv32_phases"], 100 * d["bbv"]["gap"], d["bbv"]["compared"]))'
 }
 
 # CCoV (docs/METHODS.md §10.9) of PREFIX.phase.csv's miss ratios split into its parts, for
@@ -259,7 +259,8 @@ if has_part offline; then
         "$bin" trace -q --recorder "$recorder" -o "$work/$p.trace" -- "${cmd[@]}"
     fi
     step "$p" "reading its trace" "$work/$p.show.log" "$bin" trace --show "$work/$p.trace"
-    grep -qx 'exit status: 0' "$work/$p.show.log" ||
+    # (-1: the recorder does not know it, as the qemu recorder's traces)
+    grep -qxE 'exit status: (0|-1)' "$work/$p.show.log" ||
       die "$p: the traced run did not exit 0 ($(grep '^exit status' "$work/$p.show.log"))"
     if [ -z "${KEEP:-}" ] || [ ! -s "$work/$p.pc" ]; then
       step "$p" "valgrind --tool=exp-bbv" "$work/$p.bbv.log" valgrind --tool=exp-bbv \
@@ -293,7 +294,7 @@ if has_part offline; then
     unset -n cmd
   done
   echo "window: $window instructions (trace by $recorder; also x $mults), 400 samples per window${PHASE_OPTS:+ (options: $PHASE_OPTS)}; sim: $preset + $noise"
-  echo "ari: against exp-bbv, each window paired with the interval it overlaps most in instructions; cmp: windows paired; gap%: trace vs exp-bbv instruction totals (at most $bbv_tol%)"
+  echo "ari: against exp-bbv, each window paired with the interval it overlaps most in instructions; cmp: windows paired; gap%: trace vs exp-bbv instruction totals beyond the last interval exp-bbv leaves unwritten (at most $bbv_tol%)"
   echo "ari per program (window $window):"
   for p in "${progs[@]}"; do
     read -r _ _ _ _ a _ <"$work/$p.w$window.row"
