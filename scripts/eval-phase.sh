@@ -57,6 +57,9 @@
 # the disagreement is low-rate windows being matched with theta_dsr.
 # Every step that fails stops the eval with the program, the step, its exit
 # status and the end of its log: no part of the suite is skipped quietly.
+# Also per program: the ARI of the same trace cut into windows of references
+# (the runtime's only unit) of the same mean length, paired with exp-bbv by
+# the instructions each holds (ari_refwin; mean: phase_ari_vs_bbv_refwin).
 # Last lines: phase_overhead_pct, phase_ccov_over_cov, phase_ari_vs_bbv.
 # Usage: scripts/eval-phase.sh [BUILD_DIR] [NAME=COMMAND]...
 #        (env: REPS=21, CAL_REPS=7, RECORDER=lackey|qemu, BBV_TOL=1 (percent),
@@ -295,10 +298,22 @@ if has_part offline; then
   done
   echo "window: $window instructions (trace by $recorder; also x $mults), 400 samples per window${PHASE_OPTS:+ (options: $PHASE_OPTS)}; sim: $preset + $noise"
   echo "ari: against exp-bbv, each window paired with the interval it overlaps most in instructions; cmp: windows paired; gap%: trace vs exp-bbv instruction totals beyond the last interval exp-bbv leaves unwritten (at most $bbv_tol%)"
-  echo "ari per program (window $window):"
+  # The same trace cut by references (the only windows a runtime trace
+  # has), as many per window as the program makes per $window instructions
+  # on average; paired with exp-bbv by the instructions each window holds.
+  echo "ari per program (window $window instructions; refwin: windows of references of the same mean length):"
+  printf '  %-10s %6s %9s %7s %6s\n' program ari refs/win refwins ari_refwin
+  sum_ari_ref=0
   for p in "${progs[@]}"; do
     read -r _ _ _ _ a _ <"$work/$p.w$window.row"
-    printf '  %-10s %.3f\n' "$p" "$a"
+    refs=$(awk -v w="$window" '$1 == "instructions:" { i = $2 } $1 ~ /^(loads|stores|modifies):$/ { d += $2 }
+      END { r = int(w * d / i + 0.5); print (r < 1000 ? 1000 : r) }' "$work/$p.show.log")
+    step "$p" "phase --trace --window-unit references" "$work/$p.refwin.txt" "$bin" phase --trace "$work/$p.trace" \
+      --window-unit references --window "$refs" --bbv "$work/$p.bb" --bbv-tolerance "$bbv_tol" "${phase_opts[@]}" \
+      -o "$work/$p.refwin" --no-plot
+    read -r rw ra < <(jq_py "$work/$p.refwin.phase.json" '"%d %s" % (d["summary"]["windows"], d["bbv"]["ari"])')
+    printf '  %-10s %6.3f %9s %7s %6.3f\n' "$p" "$a" "$refs" "$rw" "$ra"
+    sum_ari_ref=$(echo "$sum_ari_ref + $ra" | bc -l)
   done
   echo "cov: whole program; cov_ph: weighted CoV within our phases; ccov: corrected (single-window runs count as the whole program); ccov_full: dynamic rate off; bbv*: the exp-bbv classification's, b32ccov: the 32-entry BBV's"
   echo "ccov parts: within real phases + virtual phase (its windows' share x cov) + junk phase (n_virtual, n_junk windows)"
@@ -357,5 +372,6 @@ fi
 if has_part overhead || has_part progcal || has_part control; then tail -n 1 "$work/overhead.txt"; fi
 if has_part offline; then
   printf 'phase_ccov_over_cov: %.3f\n' "$(echo "$sum_ratio / $n" | bc -l)"
+  printf 'phase_ari_vs_bbv_refwin: %.3f\n' "$(echo "$sum_ari_ref / $n" | bc -l)"
   printf 'phase_ari_vs_bbv: %.3f\n' "$(echo "$sum_ari / $n" | bc -l)"
 fi
