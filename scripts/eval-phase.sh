@@ -224,7 +224,9 @@ offline() {
 ccov_parts() {
   python3 - "$1.phase.csv" <<'PY'
 import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
+# A last window shorter than the simulator's step has no miss ratio of its
+# own (the command leaves it out of CoV and CCoV too).
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["llc_miss_ratio"] != ""]
 m = [float(r["llc_miss_ratio"]) for r in rows]
 n = len(m)
 def cov(v):
