@@ -147,6 +147,11 @@ struct llc_sampling_window {
     uint64_t cpu_ns;             /* target CPU time in the window (all threads) */
     uint64_t instructions;       /* retired user instructions, if instructions_known */
     bool instructions_known;
+    /* Trace windows: instruction records counted as valgrind's exp-bbv
+     * counts instructions: a run of records at one address (the iterations
+     * of a rep-prefixed instruction, which lackey records one by one) is
+     * one. 0 live. */
+    uint64_t instructions_bbv;
     uint64_t progress;           /* the window's length in the window unit */
     unsigned multiplier;         /* period multiplier the window was sampled with */
     uint64_t period;             /* effective sample period (events per kept sample) */

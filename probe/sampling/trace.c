@@ -119,7 +119,7 @@ int llc_sampling_trace_next(struct llc_sampling_trace *t, unsigned multiplier,
     /* A random phase per window, then gaps uniform in [1, 2 mean - 1]. */
     uint64_t countdown = draw(&t->rng, mean);
     const bool by_refs = t->cfg.unit == LLC_SAMPLING_TRACE_REFERENCES;
-    uint64_t instr = 0, units = 0;
+    uint64_t instr = 0, instr_bbv = 0, units = 0;
     int rc = 1;
     struct llc_trace_rec rec;
     while (units < t->cfg.window_instr) {
@@ -129,6 +129,7 @@ int llc_sampling_trace_next(struct llc_sampling_trace *t, unsigned multiplier,
         uint64_t ip;
         if (rec.kind == LLC_TRACE_INSTR) {
             instr++;
+            instr_bbv += rec.addr != t->last_ip;
             t->has_instr = true;
             t->last_ip = rec.addr;
             if (by_refs)
@@ -153,6 +154,7 @@ int llc_sampling_trace_next(struct llc_sampling_trace *t, unsigned multiplier,
         .index = t->index++,
         .instructions = instr,
         .instructions_known = t->has_instr,
+        .instructions_bbv = instr_bbv,
         .progress = units,
         .multiplier = multiplier,
         .period = mean,

@@ -41,7 +41,7 @@ valgrind --tool=exp-bbv --interval-size=200000 --bb-out-file="$tmp/q.bb" "$tmp/a
 rc=$?
 cat "$tmp/out"
 check_rc "aligned with exp-bbv" 0 $rc
-check "alignment printed" 'grep -q "^  aligned by instructions: trace [0-9]*, exp-bbv [0-9]* (" "$tmp/out"'
+check "alignment printed" 'grep -q "^  aligned by instructions (.*as exp-bbv counts): trace [0-9]*, exp-bbv [0-9]* (" "$tmp/out"'
 "$python" - "$tmp/b.phase.json" "$tmp/b.phase.csv" <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -52,7 +52,7 @@ assert b["aligned_by"] == "instructions"
 # those past exp-bbv's end
 assert abs(b["windows"] - n / 2) <= 2, (b["windows"], n)
 assert b["compared"] + b["unmatched"] == n and b["unmatched"] <= 1, b
-assert b["gap"] <= 0.01, b
+assert b["gap"] <= 0.02, b
 # paired by position, the two phases agree (exp-bbv's full-dimension
 # vectors also split off the start-up and exit intervals); paired by index
 # (window i with interval i), they could not: the intervals are twice as long
@@ -67,5 +67,5 @@ head -n 5 "$tmp/q.bb" >"$tmp/part.bb"
 "$bin" phase --trace "$tmp/q.trace" --window 100000 --bbv "$tmp/part.bb" -o "$tmp/p" \
   --no-plot >"$tmp/out" 2>&1
 check_rc "other run refused" 1 $?
-check "with both totals" 'grep -q "^llcprobe: phase: --bbv: .*part.bb counts [0-9]* instructions, the trace [0-9]*: [0-9.]*% apart beyond exp-bbv.s unwritten last interval (up to [0-9]*), more than --bbv-tolerance 1.00%" "$tmp/out"'
+check "with both totals" 'grep -q "^llcprobe: phase: --bbv: .*part.bb counts [0-9]* instructions, the trace [0-9]*: [0-9.]*% apart beyond exp-bbv.s unwritten last interval (up to [0-9]*), more than --bbv-tolerance 2.00%" "$tmp/out"'
 exit $fail

@@ -433,6 +433,39 @@ static void test_trace_reference_windows(void **state)
     unlink(path);
 }
 
+/* exp-bbv counts a rep-prefixed instruction once, lackey records each
+ * iteration: trace windows count runs of records at one address once too. */
+static void test_trace_rep_runs(void **state)
+{
+    (void)state;
+    const char *path = tmp_path(".rep.trace");
+    struct llc_trace_info info = {.recorder = "lackey", .command = "rep", .page_size = 4096};
+    struct llc_trace_writer *tw;
+    char err[LLC_ERRLEN];
+    assert_int_equal(llc_trace_writer_open(path, &info, &tw, err, sizeof(err)), 0);
+    /* A x3 (rep movsb), B, C x2, B: 7 records, 4 as exp-bbv counts */
+    const uint64_t addrs[] = {0x401000, 0x401000, 0x401000, 0x401002, 0x401005, 0x401005,
+                              0x401002};
+    for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+        struct llc_trace_rec r = {.kind = LLC_TRACE_INSTR, .addr = addrs[i], .size = 2};
+        assert_int_equal(llc_trace_writer_put(tw, &r), 0);
+    }
+    assert_int_equal(llc_trace_writer_close(tw, 0, err, sizeof(err)), 0);
+    const struct llc_sampling_trace_config cfg = {.window_instr = 4, .samples_per_window = 2,
+                                                  .seed = 1};
+    struct llc_sampling_trace *t;
+    struct llc_sampling_window w;
+    assert_int_equal(llc_sampling_trace_open(path, &cfg, &t, err, sizeof(err)), 0);
+    assert_int_equal(llc_sampling_trace_next(t, 1, &w, err, sizeof(err)), 1);
+    assert_int_equal(w.instructions, 4);
+    assert_int_equal(w.instructions_bbv, 2); /* A A A B */
+    assert_int_equal(llc_sampling_trace_next(t, 1, &w, err, sizeof(err)), 0);
+    assert_int_equal(w.instructions, 3);
+    assert_int_equal(w.instructions_bbv, 2); /* C C B */
+    llc_sampling_trace_close(t);
+    unlink(path);
+}
+
 static void test_bbv_reader(void **state)
 {
     (void)state;
@@ -684,6 +717,7 @@ int main(void)
         cmocka_unit_test(test_adapt_period),
         cmocka_unit_test(test_trace_windows),
         cmocka_unit_test(test_trace_reference_windows),
+        cmocka_unit_test(test_trace_rep_runs),
         cmocka_unit_test(test_bbv_reader),
         cmocka_unit_test(test_live_shell),
         cmocka_unit_test(test_tick_source),
