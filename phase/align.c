@@ -51,6 +51,10 @@ int llc_phase_align(const uint64_t *len_a, size_t n_a, const uint64_t *len_b, si
             }
             s = e;
         }
+        /* A window mostly past b's end (the run's last, partial window
+         * against exp-bbv's last whole interval) is not b's to label. */
+        if (best_overlap < len_a[i] - len_a[i] / 2)
+            best = LLC_PHASE_NO_WINDOW;
         map[i] = best;
         a.matched += best != LLC_PHASE_NO_WINDOW;
         a0 = a1;

@@ -297,8 +297,9 @@ struct llc_phase_alignment {
     size_t matched;            /* windows of a with a partner in b */
 };
 /* map[i] (n_a entries) = the window of b overlapping window i of a the most
- * (ties: the earlier), LLC_PHASE_NO_WINDOW if none does (i past b's end, or
- * of length 0). -EOVERFLOW if a total passes 2^64 - 1. */
+ * (ties: the earlier), LLC_PHASE_NO_WINDOW if that covers less than half of
+ * window i (i mostly past b's end; or of length 0). -EOVERFLOW if a total
+ * passes 2^64 - 1. */
 int llc_phase_align(const uint64_t *len_a, size_t n_a, const uint64_t *len_b, size_t n_b,
                     size_t *map, struct llc_phase_alignment *info, char *err, size_t errlen);
 /* ARI of a's labels against the labels of their partners in b (map from

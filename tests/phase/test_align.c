@@ -85,6 +85,14 @@ static void test_unmatched_tail_and_totals(void **state)
     assert_int_equal(map[3], NO);
     assert_int_equal(map[4], NO); /* empty */
     assert_int_equal(i.matched, 2);
+    /* Mostly past b's end: a window of 100 with 10 in b is left out. */
+    const uint64_t tail_a[] = {150, 100}, tail_b[] = {160};
+    size_t tmap[2];
+    assert_int_equal(align(tail_a, 2, tail_b, 1, tmap).matched, 1);
+    assert_int_equal(tmap[1], NO);
+    const uint64_t half_a[] = {150, 100}, half_b[] = {200};
+    assert_int_equal(align(half_a, 2, half_b, 1, tmap).matched, 2); /* half of it: kept */
+    assert_int_equal(tmap[1], 0);
     assert_int_equal(i.total_a, 400);
     assert_int_equal(i.total_b, 200);
     assert_near(i.total_diff, 0.5, 1e-15);
