@@ -3,13 +3,26 @@
 # packages): a compressor (xz), a compiler on a real source file (cc1 on one
 # of llcprobe's own sources), a database (sqlite3) and an interpreter (perl).
 #
+# Any other program can be evaluated the same way: give it as NAME=COMMAND
+# after the build directory (COMMAND is split as the shell would; NAME is
+# [a-z0-9_]+). Then only the given programs run unless PROGS names others
+# too; the command serves as both the traced and the overhead run.
+#
 # Per program:
-#   1. trace it with `llcprobe trace` (valgrind lackey) and record exp-bbv
-#      basic-block vectors with the same interval (valgrind --tool=exp-bbv),
-#      with the blocks' addresses (--pc-out-file);
+#   1. trace it with `llcprobe trace` (valgrind lackey, or the qemu
+#      recorder with RECORDER=qemu) and record exp-bbv basic-block vectors
+#      with the same interval (valgrind --tool=exp-bbv), with the blocks'
+#      addresses (--pc-out-file);
 #   2. `llcprobe phase --trace` classifies the sampled instruction addresses,
 #      clusters the BBVs with the same algorithm and compares (adjusted Rand
-#      index, similarity-matrix difference), and replays the trace in the
+#      index, similarity-matrix difference) with each window paired with the
+#      exp-bbv interval it overlaps most in instructions (exp-bbv's
+#      intervals end at a block boundary past their size, so they are
+#      longer than the trace's windows and pairing by index would drift);
+#      the two instruction totals must agree within BBV_TOL percent (else
+#      the program ran differently under the two tools, and the eval stops
+#      saying so). The table gives the gap (gap%) and the windows paired
+#      (cmp); then the trace is replayed in the
 #      simulator co-run with a noise workload: CoV / CCoV of the per-window
 #      LLC miss ratio within phases vs the whole program's CoV. ari is
 #      against the full-dimension BBVs (bbvph phases); ari32 against the
@@ -42,8 +55,14 @@
 # are fixed, never tuned. Also reported: the ARI with the dynamic rate off
 # (ari_full: every window classified from 400 samples), to show how much of
 # the disagreement is low-rate windows being matched with theta_dsr.
+# Every step that fails stops the eval with the program, the step, its exit
+# status and the end of its log: no part of the suite is skipped quietly.
+# Also per program: the ARI of the same trace cut into windows of references
+# (the runtime's only unit) of the same mean length, paired with exp-bbv by
+# the instructions each holds (ari_refwin; mean: phase_ari_vs_bbv_refwin).
 # Last lines: phase_overhead_pct, phase_ccov_over_cov, phase_ari_vs_bbv.
-# Usage: scripts/eval-phase.sh [BUILD_DIR]   (env: REPS=21, CAL_REPS=7,
+# Usage: scripts/eval-phase.sh [BUILD_DIR] [NAME=COMMAND]...
+#        (env: REPS=21, CAL_REPS=7, RECORDER=lackey|qemu, BBV_TOL=2 (percent),
 #        WINDOW=1000000, MULTS="2 4", PRESET=intel8, NOISE=uniform:size=16M,
 #        PHASE_OPTS="--samples 200" for the offline classifications,
 #        OLD=path of another llcprobe to measure in the same overhead rounds,
@@ -56,8 +75,23 @@
 #        runs on a loaded machine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build}
+build=build
+if [ $# -gt 0 ] && [[ "$1" != *=* ]]; then build=$1; shift; fi
 bin=$(realpath "$build")/llcprobe   # absolute: runs are timed from a scratch dir
+recorder=${RECORDER:-lackey}
+bbv_tol=${BBV_TOL:-2}
+die() { echo "eval-phase: $*" >&2; exit 1; }
+case $recorder in lackey|qemu) ;; *) die "RECORDER is lackey or qemu, not '$recorder'" ;; esac
+# The user's programs: NAME=COMMAND.
+user_progs=()
+for a in "$@"; do
+  name=${a%%=*} command=${a#*=}
+  [[ "$a" == *=* && "$name" =~ ^[a-z0-9_]+$ && -n "$command" ]] ||
+    die "'$a' is not NAME=COMMAND (NAME of a-z, 0-9, _)"
+  eval "cmd_$name=($command)" || die "$name: cannot split '$command' into words"
+  eval "long_$name=(\"\${cmd_$name[@]}\")"
+  user_progs+=("$name")
+done
 reps=${REPS:-21}
 mults=${MULTS:-2 4}
 parts=${PARTS:-offline overhead progcal control detour}
@@ -67,10 +101,11 @@ preset=${PRESET:-intel8}
 noise=${NOISE:-uniform:size=16M}
 # extra options of the offline classification (e.g. "--samples 200")
 read -r -a phase_opts <<<"${PHASE_OPTS:-}"
-[ -x "$bin" ] || { echo "eval-phase: $bin missing (scripts/setup.sh builds it)" >&2; exit 1; }
-for t in valgrind xz sqlite3 perl gcc python3; do
-  command -v "$t" >/dev/null || { echo "eval-phase: $t missing (scripts/setup.sh installs it)" >&2; exit 1; }
+[ -x "$bin" ] || die "$bin missing (scripts/setup.sh builds it)"
+for t in valgrind gcc python3 bc; do
+  command -v "$t" >/dev/null || die "$t missing (scripts/setup.sh installs it)"
 done
+if [ "$recorder" = qemu ]; then command -v qemu-x86_64 >/dev/null || die "RECORDER=qemu: qemu-x86_64 missing (Debian package qemu-user)"; fi
 work=${KEEP:-$(mktemp -d /tmp/llc-eval-phase-XXXXXX)}
 mkdir -p "$work"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
@@ -110,7 +145,9 @@ perl_small='my %h; for my $i (1..20000) { $h{$i % 997} .= chr(65 + $i % 26) } my
 perl_long=${perl_small/20000/15000000}
 
 # name | traced command (short) | overhead command (longer native run)
-read -r -a progs <<<"${PROGS:-xz sqlite3 perl cc1}"
+default_progs="xz sqlite3 perl cc1"
+[ ${#user_progs[@]} = 0 ] || default_progs="${user_progs[*]}"
+read -r -a progs <<<"${PROGS:-$default_progs}"
 cmd_xz=(xz -1 -c -T1 "$work/text100k")
 long_xz=(xz -6 -c -T1 "$work/text3m")
 cmd_sqlite3=(sqlite3 :memory: ".read $work/q.sql")
@@ -120,6 +157,26 @@ long_perl=(perl -e "$perl_long")
 cmd_cc1=("$cc1" -quiet -O1 "$work/signature.i" -o /dev/null)
 long_cc1=(gcc -O2 -c -I"$work/src/include" "$work"/src/{phase,statmodel}/*.c)
 
+# Every program of the suite must be runnable before any time is spent.
+for p in "${progs[@]}"; do
+  declare -p "cmd_$p" "long_$p" >/dev/null 2>&1 ||
+    die "no program '$p' (built in: xz sqlite3 perl cc1; others as NAME=COMMAND)"
+  declare -n cmd=cmd_$p long=long_$p
+  command -v "${cmd[0]}" >/dev/null || die "$p: '${cmd[0]}' not found"
+  command -v "${long[0]}" >/dev/null || die "$p: '${long[0]}' not found"
+  unset -n cmd long
+done
+# step PROG WHAT LOG CMD...: CMD with its output in LOG; a failure stops the
+# eval, naming the program and the step, with the end of the log.
+step() {
+  local p=$1 what=$2 log=$3 rc=0
+  shift 3
+  "$@" >"$log" 2>&1 </dev/null || rc=$?
+  [ $rc = 0 ] && return 0
+  echo "eval-phase: $p: $what failed (exit $rc); the end of $log:" >&2
+  tail -n 5 "$log" >&2
+  exit 1
+}
 jq_py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 has_part() { [[ " $parts " == *" $1 "* ]]; }
 # exp-bbv vectors of k consecutive intervals summed into one (one 'T' line each).
@@ -146,16 +203,17 @@ PY
 }
 # Offline classification of program $1 at window $2 (bbv file $3) with the
 # simulator: prints windows phases bbv_phases bbv32_phases ari ari32 simdiff
-# cov cov_phases ccov cov_bbv ccov_bbv ccov_bbv32.
+# cov cov_phases ccov cov_bbv ccov_bbv ccov_bbv32 gap_pct compared.
 offline() {
   local out=$work/$1.w$2
-  "$bin" phase --trace "$work/$1.trace" --window "$2" --bbv "$3" --bbv-pc "$work/$1.pc" "${phase_opts[@]}" \
-    --sim "$preset" --noise "$noise" -o "$out" --no-plot >"$out.txt" 2>&1
+  step "$1" "phase --trace --window $2" "$out.txt" "$bin" phase --trace "$work/$1.trace" --window "$2" \
+    --bbv "$3" --bbv-pc "$work/$1.pc" --bbv-tolerance "$bbv_tol" "${phase_opts[@]}" \
+    --sim "$preset" --noise "$noise" -o "$out" --no-plot
   jq_py "$out.phase.json" '" ".join(str(x) for x in (d["summary"]["windows"], d["summary"]["phases"],
     d["bbv"]["phases"], d["bbv"]["bbv32"]["phases"], d["bbv"]["ari"], d["bbv"]["bbv32"]["ari"],
     d["bbv"]["similarity_diff"], d["sim"]["cov_program"], d["sim"]["cov_phases"],
     d["sim"]["ccov_phases"], d["sim"]["cov_bbv_phases"], d["sim"]["ccov_bbv_phases"],
-    d["sim"]["ccov_bbv32_phases"]))'
+    d["sim"]["ccov_bbv32_phases"], 100 * d["bbv"]["gap"], d["bbv"]["compared"]))'
 }
 
 # CCoV (docs/METHODS.md §10.9) of PREFIX.phase.csv's miss ratios split into its parts, for
@@ -166,7 +224,9 @@ offline() {
 ccov_parts() {
   python3 - "$1.phase.csv" <<'PY'
 import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
+# A last window shorter than the simulator's step has no miss ratio of its
+# own (the command leaves it out of CoV and CCoV too).
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["llc_miss_ratio"] != ""]
 m = [float(r["llc_miss_ratio"]) for r in rows]
 n = len(m)
 def cov(v):
@@ -193,32 +253,40 @@ PY
 if has_part offline; then
   # CCoV: ours (sampled signatures) and the exp-bbv classification's on the
   # same windows and miss ratios; if they agree, the limit is the program.
-  printf '%-8s %6s %7s %6s %5s %5s %6s %8s %6s %7s %6s %6s %6s %9s %6s %7s %7s %8s  %-27s %-27s\n' program window windows phases bbvph bbv32 ari ari_full ari32 simdiff cov cov_ph ccov ccov_full bbvcov bbvccov b32ccov ccov/cov \
+  printf '%-8s %6s %7s %6s %6s %6s %5s %5s %6s %8s %6s %7s %6s %6s %6s %9s %6s %7s %7s %8s  %-27s %-27s\n' program window windows cmp gap% phases bbvph bbv32 ari ari_full ari32 simdiff cov cov_ph ccov ccov_full bbvcov bbvccov b32ccov ccov/cov \
     "ccov parts: real virt junk" "bbv ccov parts: real virt junk"
   sum_ari=0 sum_ari32=0 sum_ratio=0 sum_bratio=0 sum_b32ratio=0 n=0
   for p in "${progs[@]}"; do
     declare -n cmd=cmd_$p
+    step "$p" "the program itself" "$work/$p.native.log" "${cmd[@]}"
     if [ -z "${KEEP:-}" ] || [ ! -s "$work/$p.trace" ]; then
-      "$bin" trace -q -o "$work/$p.trace" -- "${cmd[@]}" >"$work/$p.trace.log" 2>&1 </dev/null
+      step "$p" "llcprobe trace --recorder $recorder" "$work/$p.trace.log" \
+        "$bin" trace -q --recorder "$recorder" -o "$work/$p.trace" -- "${cmd[@]}"
     fi
+    step "$p" "reading its trace" "$work/$p.show.log" "$bin" trace --show "$work/$p.trace"
+    # (-1: the recorder does not know it, as the qemu recorder's traces)
+    grep -qxE 'exit status: (0|-1)' "$work/$p.show.log" ||
+      die "$p: the traced run did not exit 0 ($(grep '^exit status' "$work/$p.show.log"))"
     if [ -z "${KEEP:-}" ] || [ ! -s "$work/$p.pc" ]; then
-      valgrind --tool=exp-bbv --interval-size="$window" --bb-out-file="$work/$p.bb" \
-        --pc-out-file="$work/$p.pc" "${cmd[@]}" >/dev/null 2>"$work/$p.bbv.log" </dev/null
+      step "$p" "valgrind --tool=exp-bbv" "$work/$p.bbv.log" valgrind --tool=exp-bbv \
+        --interval-size="$window" --bb-out-file="$work/$p.bb" --pc-out-file="$work/$p.pc" "${cmd[@]}"
     fi
-    "$bin" phase --trace "$work/$p.trace" --window "$window" --bbv "$work/$p.bb" --bbv-pc "$work/$p.pc" "${phase_opts[@]}" --no-dynamic-rate \
-      --sim "$preset" --noise "$noise" -o "$work/$p.full" --no-plot >"$work/$p.full.txt" 2>&1
+    step "$p" "phase --trace --no-dynamic-rate" "$work/$p.full.txt" "$bin" phase --trace "$work/$p.trace" \
+      --window "$window" --bbv "$work/$p.bb" --bbv-pc "$work/$p.pc" --bbv-tolerance "$bbv_tol" \
+      "${phase_opts[@]}" --no-dynamic-rate --sim "$preset" --noise "$noise" -o "$work/$p.full" --no-plot
     ari_full=$(jq_py "$work/$p.full.phase.json" 'd["bbv"]["ari"]')
     ccov_full=$(jq_py "$work/$p.full.phase.json" 'd["sim"]["ccov_phases"]')
     for k in 1 $mults; do
       w=$((window * k))
       bb=$work/$p.bb
       if [ "$k" != 1 ]; then bb=$work/$p.x$k.bb; merge_bbv "$work/$p.bb" "$k" "$bb"; fi
-      read -r wins phs bph ph32 ari ari32 simdiff cov covph ccov bcov bccov b32ccov < <(offline "$p" "$w" "$bb")
+      offline "$p" "$w" "$bb" >"$work/$p.w$w.row"
+      read -r wins phs bph ph32 ari ari32 simdiff cov covph ccov bcov bccov b32ccov gap cmp <"$work/$p.w$w.row"
       af=$([ "$k" = 1 ] && printf '%8.3f' "$ari_full" || printf '%8s' -)
       cf=$([ "$k" = 1 ] && printf '%9.3f' "$ccov_full" || printf '%9s' -)
       read -r r v j nv nj br bv bj bnv bnj < <(ccov_parts "$work/$p.w$w")
-      printf '%-8s %5dM %7s %6s %5s %5s %6.3f %s %6.3f %7.3f %6.3f %6.3f %6.3f %s %6.3f %7.3f %7.3f %8.3f  %5s %5s %5s (%2d, %2d)   %5s %5s %5s (%2d, %2d)\n' \
-        "$p" $((w / 1000000)) "$wins" "$phs" "$bph" "$ph32" "$ari" "$af" "$ari32" "$simdiff" "$cov" "$covph" "$ccov" "$cf" "$bcov" "$bccov" "$b32ccov" \
+      printf '%-8s %5dM %7s %6s %6.3f %6s %5s %5s %6.3f %s %6.3f %7.3f %6.3f %6.3f %6.3f %s %6.3f %7.3f %7.3f %8.3f  %5s %5s %5s (%2d, %2d)   %5s %5s %5s (%2d, %2d)\n' \
+        "$p" $((w / 1000000)) "$wins" "$cmp" "$gap" "$phs" "$bph" "$ph32" "$ari" "$af" "$ari32" "$simdiff" "$cov" "$covph" "$ccov" "$cf" "$bcov" "$bccov" "$b32ccov" \
         "$(awk -v c="$cov" -v cc="$ccov" 'BEGIN { print (c > 0 ? cc / c : 1) }')" "$r" "$v" "$j" "$nv" "$nj" "$br" "$bv" "$bj" "$bnv" "$bnj"
       [ "$k" = 1 ] || continue
       sum_ari=$(echo "$sum_ari + $ari" | bc -l)
@@ -230,7 +298,25 @@ if has_part offline; then
     done
     unset -n cmd
   done
-  echo "window: $window instructions (trace; also x $mults), 400 samples per window${PHASE_OPTS:+ (options: $PHASE_OPTS)}; sim: $preset + $noise"
+  echo "window: $window instructions (trace by $recorder; also x $mults), 400 samples per window${PHASE_OPTS:+ (options: $PHASE_OPTS)}; sim: $preset + $noise"
+  echo "ari: against exp-bbv, each window paired with the interval it overlaps most in instructions; cmp: windows paired; gap%: trace vs exp-bbv instruction totals beyond the last interval exp-bbv leaves unwritten (at most $bbv_tol%)"
+  # The same trace cut by references (the only windows a runtime trace
+  # has), as many per window as the program makes per $window instructions
+  # on average; paired with exp-bbv by the instructions each window holds.
+  echo "ari per program (window $window instructions; refwin: windows of references of the same mean length):"
+  printf '  %-10s %6s %9s %7s %6s\n' program ari refs/win refwins ari_refwin
+  sum_ari_ref=0
+  for p in "${progs[@]}"; do
+    read -r _ _ _ _ a _ <"$work/$p.w$window.row"
+    refs=$(awk -v w="$window" '$1 == "instructions:" { i = $2 } $1 ~ /^(loads|stores|modifies):$/ { d += $2 }
+      END { r = int(w * d / i + 0.5); print (r < 1000 ? 1000 : r) }' "$work/$p.show.log")
+    step "$p" "phase --trace --window-unit references" "$work/$p.refwin.txt" "$bin" phase --trace "$work/$p.trace" \
+      --window-unit references --window "$refs" --bbv "$work/$p.bb" --bbv-tolerance "$bbv_tol" "${phase_opts[@]}" \
+      -o "$work/$p.refwin" --no-plot
+    read -r rw ra < <(jq_py "$work/$p.refwin.phase.json" '"%d %s" % (d["summary"]["windows"], d["bbv"]["ari"])')
+    printf '  %-10s %6.3f %9s %7s %6.3f\n' "$p" "$a" "$refs" "$rw" "$ra"
+    sum_ari_ref=$(echo "$sum_ari_ref + $ra" | bc -l)
+  done
   echo "cov: whole program; cov_ph: weighted CoV within our phases; ccov: corrected (single-window runs count as the whole program); ccov_full: dynamic rate off; bbv*: the exp-bbv classification's, b32ccov: the 32-entry BBV's"
   echo "ccov parts: within real phases + virtual phase (its windows' share x cov) + junk phase (n_virtual, n_junk windows)"
 fi
@@ -288,5 +374,6 @@ fi
 if has_part overhead || has_part progcal || has_part control; then tail -n 1 "$work/overhead.txt"; fi
 if has_part offline; then
   printf 'phase_ccov_over_cov: %.3f\n' "$(echo "$sum_ratio / $n" | bc -l)"
+  printf 'phase_ari_vs_bbv_refwin: %.3f\n' "$(echo "$sum_ari_ref / $n" | bc -l)"
   printf 'phase_ari_vs_bbv: %.3f\n' "$(echo "$sum_ari / $n" | bc -l)"
 fi

@@ -283,4 +283,29 @@ int llc_phase_similarity_diff(const double *a, size_t dim_a, const double *b, si
  * both are trivial (n < 2, or the index is undefined and they agree). */
 int llc_phase_ari(const int *a, const int *b, size_t n, double *ari, char *err, size_t errlen);
 
+/* ---- Aligning two cuttings of one run (docs/METHODS.md §10.9) ----------- */
+
+/* Two analyses of one run may cut it differently: exp-bbv ends an interval
+ * at the first block boundary past its size, a trace's windows are exact,
+ * reference-count windows hold any number of instructions. Window i of a
+ * sequence covers [sum of len[<i], sum of len[<=i]) of a common unit
+ * (instructions); both sequences start at 0. */
+#define LLC_PHASE_NO_WINDOW SIZE_MAX
+struct llc_phase_alignment {
+    uint64_t total_a, total_b; /* summed lengths */
+    double total_diff;         /* |total_a - total_b| / max(total_a, total_b), 0 if both 0 */
+    size_t matched;            /* windows of a with a partner in b */
+};
+/* map[i] (n_a entries) = the window of b overlapping window i of a the most
+ * (ties: the earlier), LLC_PHASE_NO_WINDOW if that covers less than half of
+ * window i (i mostly past b's end; or of length 0). -EOVERFLOW if a total
+ * passes 2^64 - 1. */
+int llc_phase_align(const uint64_t *len_a, size_t n_a, const uint64_t *len_b, size_t n_b,
+                    size_t *map, struct llc_phase_alignment *info, char *err, size_t errlen);
+/* ARI of a's labels against the labels of their partners in b (map from
+ * llc_phase_align), over the `compared` windows of a that have one. */
+int llc_phase_ari_aligned(const int *labels_a, size_t n_a, const int *labels_b, size_t n_b,
+                          const size_t *map, double *ari, size_t *compared, char *err,
+                          size_t errlen);
+
 #endif

@@ -147,6 +147,11 @@ struct llc_sampling_window {
     uint64_t cpu_ns;             /* target CPU time in the window (all threads) */
     uint64_t instructions;       /* retired user instructions, if instructions_known */
     bool instructions_known;
+    /* Trace windows: instruction records counted as valgrind's exp-bbv
+     * counts instructions: a run of records at one address (the iterations
+     * of a rep-prefixed instruction, which lackey records one by one) is
+     * one. 0 live. */
+    uint64_t instructions_bbv;
     uint64_t progress;           /* the window's length in the window unit */
     unsigned multiplier;         /* period multiplier the window was sampled with */
     uint64_t period;             /* effective sample period (events per kept sample) */
@@ -200,11 +205,22 @@ uint64_t llc_sampling_adapt_period(uint64_t prev, uint64_t events, unsigned samp
 /* Windows of `window_instr` instruction records of a trace (llcprobe/trace.h);
  * in each, instruction addresses are sampled like the live sampler would:
  * samples_per_window / multiplier of them, at random gaps (seeded) whose
- * mean spreads them over the window, so loops cannot alias with the rate. */
+ * mean spreads them over the window, so loops cannot alias with the rate.
+ * By references instead (a trace without instruction records, such as the
+ * clang runtime's): windows of `window_instr` data records, the sampled
+ * addresses being the code addresses of data records (their pc, else the
+ * last instruction record's address; records with neither are counted but
+ * never sampled). */
+enum llc_sampling_trace_unit {
+    LLC_SAMPLING_TRACE_AUTO = 0,  /* instructions if the trace has instruction records */
+    LLC_SAMPLING_TRACE_INSTRUCTIONS,
+    LLC_SAMPLING_TRACE_REFERENCES,
+};
 struct llc_sampling_trace_config {
-    uint64_t window_instr;       /* > 0 */
+    uint64_t window_instr;       /* > 0: records of the unit per window */
     unsigned samples_per_window; /* at multiplier 1, > 0 */
     uint64_t seed;
+    enum llc_sampling_trace_unit unit;
 };
 
 struct llc_sampling_trace;
@@ -214,13 +230,21 @@ int llc_sampling_trace_open(const char *path, const struct llc_sampling_trace_co
 void llc_sampling_trace_close(struct llc_sampling_trace *t);
 /* Reads the next window sampled at `multiplier` (a power of two, 1..64).
  * Returns 1 for a full window, 0 at the end of the trace (w holds the
- * partial last window, w->progress instructions, possibly 0), negative on a
- * damaged trace. instructions_known is set; time fields are 0. */
+ * partial last window, w->progress records of the unit, possibly 0),
+ * negative on a damaged trace. w->instructions counts the window's
+ * instruction records, instructions_known if the trace has any; time fields
+ * are 0. */
 int llc_sampling_trace_next(struct llc_sampling_trace *t, unsigned multiplier,
                             struct llc_sampling_window *w, char *err, size_t errlen);
 const uint64_t *llc_sampling_trace_ips(const struct llc_sampling_trace *t, size_t *n);
 /* The traced command line, as recorded in the trace header. */
 const char *llc_sampling_trace_command(const struct llc_sampling_trace *t);
+/* The window unit in use (AUTO resolved at open: a trace whose header
+ * counts no instruction record but some data records, or a stream written
+ * by the runtime "llcprobe-rt", goes by references). */
+enum llc_sampling_trace_unit llc_sampling_trace_unit(const struct llc_sampling_trace *t);
+/* The recorder named in the trace header ("lackey", "qemu", "llcprobe-rt"). */
+const char *llc_sampling_trace_recorder(const struct llc_sampling_trace *t);
 
 /* --- references for evaluating phases (scripts/eval-phase.sh) ---------- */
 
@@ -245,15 +269,16 @@ void llc_sampling_bbv_free(struct llc_sampling_bbv *b);
 
 /* Replays a trace in the simulator (cache preset, optionally co-run with a
  * synthetic noise workload at the same access rate) and cuts it into windows
- * of window_instr instructions: per window the target's data accesses and
- * LLC misses. Boundaries are exact to within `step` accesses. */
+ * of window_instr instructions (by_refs: data records): per window the
+ * target's data accesses and LLC misses. Boundaries are exact to within
+ * `step` accesses. */
 struct llc_sampling_simwin {
     uint64_t *accesses, *misses;
     size_t windows;
 };
 int llc_sampling_sim_windows(const char *trace, const char *preset, const char *noise,
-                             uint64_t window_instr, uint64_t seed, struct llc_sampling_simwin *out,
-                             char *err, size_t errlen);
+                             uint64_t window_instr, bool by_refs, uint64_t seed,
+                             struct llc_sampling_simwin *out, char *err, size_t errlen);
 void llc_sampling_simwin_free(struct llc_sampling_simwin *w);
 
 #endif

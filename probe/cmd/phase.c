@@ -24,10 +24,23 @@
 #include "util/json.h"
 
 
+/* Live: fewer windows than this and the run is too short to show phases
+ * (a leader-follower cluster and the run-length predictor need a few
+ * windows of each phase); the user is told with the numbers. */
+#define SHORT_RUN_WINDOWS 8
+/* --bbv: default largest gap between the trace's and exp-bbv's instruction
+ * totals (a fraction of the larger) before the two are refused as different
+ * runs. Runs of one program under lackey and exp-bbv were up to 1.1% apart
+ * (perl, with rep iterations counted once) beyond exp-bbv's unwritten last
+ * interval. */
+#define BBV_TOLERANCE_DEFAULT 0.02
+
 struct phase_opts {
     const char *prefix, *trace, *bbv, *bbv_pc, *sim, *noise;
     struct llc_sampling_config samp;
     uint64_t trace_window, seed;
+    enum llc_sampling_trace_unit trace_unit;
+    double bbv_tolerance;
     struct llc_phase_config det;
     bool quiet, no_plot;
 };
@@ -62,6 +75,16 @@ struct run {
     /* against the 32-entry BBVs, with --bbv-pc */
     double ari32, simdiff32;
     size_t bbv_windows, bbv_dim, bbv_phases, bbv_phases32, compared;
+    struct llc_phase_alignment align; /* --bbv: windows paired by instruction count */
+    uint64_t bbv_tail; /* --bbv: exp-bbv's longest interval: how far the trace may run on */
+    double bbv_gap;    /* --bbv: the totals' gap beyond that, a fraction of the larger */
+    enum llc_sampling_trace_unit unit; /* --trace: windows by instructions or references */
+    char recorder[32];                 /* --trace: the trace's recorder */
+    /* live: the run was too short for its windows (SHORT_RUN_WINDOWS) */
+    bool short_run;
+    double suggest_window; /* a window giving SHORT_RUN_WINDOWS (ms of CPU, or instructions) */
+    double suggest_samples; /* samples per window it would get at the source's rate */
+    char short_msg[640];    /* the warning, printed after the summary */
 };
 
 static void usage(FILE *out)
@@ -82,15 +105,23 @@ static void usage(FILE *out)
             "target's CPU time. The chosen source and unit, and why better ones were\n"
             "refused, are in the output.\n"
             "With --trace, the same classification runs on a trace recorded by\n"
-            "'llcprobe trace', with windows of N instructions.\n\n"
+            "'llcprobe trace' (lackey or qemu: windows of N instructions) or by the clang\n"
+            "runtime (LLCPROBE_RT_MODE=trace: no instruction records, so windows of N\n"
+            "references, sampling the accesses' code addresses; the unit is printed).\n"
+            "A run of fewer than %d windows is too short to show phases: live, a\n"
+            "warning gives the numbers and a smaller window.\n\n"
             "Writes PREFIX.phase.json (format llcprobe-phase v1), PREFIX.phase.csv (one row\n"
             "per window) and PREFIX.phase.png (phase timeline, gnuplot), and prints a summary.\n\n"
             "options:\n"
             "  -o, --output PREFIX  output prefix (default: the program's or trace's name)\n"
-            "      --trace FILE     classify a trace recorded by 'llcprobe trace' offline\n"
-            "                       instead of running a program\n"
+            "      --trace FILE     classify a trace ('llcprobe trace', or the runtime's)\n"
+            "                       offline instead of running a program\n"
             "      --window N       window length in instructions, 1000 to 2^50 (live, if\n"
-            "                       counted: default 100M; --trace: default 1M)\n"
+            "                       counted: default 100M; --trace: default 1M, in the\n"
+            "                       trace's window unit)\n"
+            "      --window-unit U  --trace: auto (default: instructions if the trace has\n"
+            "                       instruction records, else references), instructions\n"
+            "                       or references (data records)\n"
             "      --window-ms MS   live window in target CPU milliseconds, 1 to 3600000\n"
             "                       (default: with cpu-clock, samples / max rate = 2000;\n"
             "                       with the tick, samples / HZ = 1600 at HZ 250; else 50)\n"
@@ -107,9 +138,15 @@ static void usage(FILE *out)
             "      --no-dynamic-rate  always sample at the full rate\n"
             "      --seed S         --trace: seed of the sample positions, 0 to 2^64-1\n"
             "                       (default 1)\n"
-            "      --bbv FILE       --trace: exp-bbv output of the same run (same interval\n"
-            "                       size as --window): clustered alike, compared (ARI,\n"
-            "                       similarity-matrix difference)\n"
+            "      --bbv FILE       --trace: exp-bbv output of the same run: clustered alike,\n"
+            "                       compared (ARI, similarity-matrix difference) with each\n"
+            "                       window paired with the exp-bbv interval it overlaps most\n"
+            "                       in instructions, if by half of it (any interval size;\n"
+            "                       needs a trace with instruction records)\n"
+            "      --bbv-tolerance PCT  largest gap between the trace's and exp-bbv's\n"
+            "                       instruction totals, 0 to 100 %% of the larger (default\n"
+            "                       2), beyond the one interval exp-bbv leaves unwritten at\n"
+            "                       the end; over it the BBV is refused as another run\n"
             "      --bbv-pc FILE    exp-bbv's --pc-out-file of that run: also compare with\n"
             "                       the 32-entry BBVs (blocks hashed by address like the\n"
             "                       samples, as in the ScarPhase paper's Fig. 2)\n"
@@ -123,7 +160,7 @@ static void usage(FILE *out)
             "far are written, marked \"complete\": false.\n\n"
             "exit status: 0 ok (whatever the program's own exit status), 1 failure, 2 usage,\n"
             "128 + N when stopped by signal N.\n",
-            LLC_PHASE_MIN_SAMPLES);
+            SHORT_RUN_WINDOWS, LLC_PHASE_MIN_SAMPLES);
 }
 
 static int parse_unit_interval(const char *opt, const char *s, double *out)
@@ -157,7 +194,7 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
 {
     enum { O_WINDOW = 256, O_WINDOW_MS, O_CPU_TIME, O_SOURCE, O_SAMPLES, O_THETA, O_THETA_DSR,
            O_TRANSITION, O_NO_DSR, O_SEED, O_TRACE, O_BBV, O_SIM, O_NOISE, O_NO_PLOT, O_MAX_RATE,
-           O_BBV_PC };
+           O_BBV_PC, O_WINDOW_UNIT, O_BBV_TOL };
     static const struct option longopts[] = {
         {"output", required_argument, 0, 'o'}, {"window", required_argument, 0, O_WINDOW},
         {"window-ms", required_argument, 0, O_WINDOW_MS},
@@ -169,6 +206,8 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
         {"no-dynamic-rate", no_argument, 0, O_NO_DSR}, {"seed", required_argument, 0, O_SEED},
         {"trace", required_argument, 0, O_TRACE}, {"bbv", required_argument, 0, O_BBV},
         {"bbv-pc", required_argument, 0, O_BBV_PC},
+        {"window-unit", required_argument, 0, O_WINDOW_UNIT},
+        {"bbv-tolerance", required_argument, 0, O_BBV_TOL},
         {"sim", required_argument, 0, O_SIM}, {"noise", required_argument, 0, O_NOISE},
         {"no-plot", no_argument, 0, O_NO_PLOT}, {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
@@ -177,7 +216,9 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
     llc_sampling_config_default(&o->samp);
     llc_phase_config_default(&o->det);
     o->seed = 1;
-    bool window_given = false;
+    o->bbv_tolerance = BBV_TOLERANCE_DEFAULT;
+    bool window_given = false, unit_given = false, tol_given = false;
+    double pct = 0;
     uint64_t v;
     optind = 1;
     opterr = 0;
@@ -227,6 +268,23 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
         case O_TRACE: o->trace = optarg; break;
         case O_BBV: o->bbv = optarg; break;
         case O_BBV_PC: o->bbv_pc = optarg; break;
+        case O_WINDOW_UNIT:
+            if (strcmp(optarg, "auto") == 0)
+                o->trace_unit = LLC_SAMPLING_TRACE_AUTO;
+            else if (strcmp(optarg, "instructions") == 0)
+                o->trace_unit = LLC_SAMPLING_TRACE_INSTRUCTIONS;
+            else if (strcmp(optarg, "references") == 0)
+                o->trace_unit = LLC_SAMPLING_TRACE_REFERENCES;
+            else
+                return llc_cli_usage("phase", "--window-unit is auto, instructions or "
+                                     "references, not '%s'", optarg);
+            unit_given = true;
+            break;
+        case O_BBV_TOL:
+            rc = llc_opt_double("phase", "bbv-tolerance", optarg, 0, 100, &pct);
+            o->bbv_tolerance = pct / 100.0;
+            tol_given = true;
+            break;
         case O_SIM: o->sim = optarg; break;
         case O_NOISE: o->noise = optarg; break;
         case O_NO_PLOT: o->no_plot = true; break;
@@ -246,8 +304,10 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
     if (!o->trace && optind >= argc)
         return llc_cli_usage("phase", "no program to run (llcprobe phase -- PROGRAM ...) and "
                              "no --trace FILE");
-    if (!o->trace && (o->bbv || o->sim))
-        return llc_cli_usage("phase", "--bbv and --sim go with --trace FILE");
+    if (!o->trace && (o->bbv || o->sim || unit_given))
+        return llc_cli_usage("phase", "--bbv, --sim and --window-unit go with --trace FILE");
+    if (tol_given && !o->bbv)
+        return llc_cli_usage("phase", "--bbv-tolerance goes with --bbv FILE");
     if (o->bbv_pc && !o->bbv)
         return llc_cli_usage("phase", "--bbv-pc goes with --bbv FILE");
     if (o->noise && !o->sim)
@@ -363,6 +423,48 @@ out:
     return rc;
 }
 
+/* A live run of fewer than SHORT_RUN_WINDOWS windows cannot show its
+ * phases (the default windows are long: 1.6 s of CPU with the tick): the
+ * numbers, and what would give enough windows, go into r->short_msg
+ * (printed after the summary) and the JSON. */
+static void check_short_run(struct run *r)
+{
+    if (r->stopped_by || r->n >= SHORT_RUN_WINDOWS)
+        return;
+    const struct llc_sampling_choice *c = &r->choice;
+    uint64_t done = 0;
+    for (size_t i = 0; i < r->n; i++)
+        done += r->rows[i].s.progress;
+    r->short_run = true;
+    const bool cpu = c->unit == LLC_SAMPLING_CPU_NS;
+    /* The source's samples per unit at full rate. */
+    const double per_unit = c->window ? (double)c->samples_per_window / (double)c->window : 0;
+    const double floor = cpu ? 1e6 : 1000; /* the smallest --window-ms / --window */
+    double want = (double)done / SHORT_RUN_WINDOWS;
+    want = want < floor ? floor : want;
+    r->suggest_window = cpu ? want / 1e6 : want;
+    r->suggest_samples = per_unit * want;
+    char seen[160], fix[256];
+    if (cpu)
+        snprintf(seen, sizeof(seen), "%zu window%s of %.3f s CPU (the target's CPU time %.3f s)",
+                 r->n, r->n == 1 ? "" : "s", (double)c->window / 1e9, (double)done / 1e9);
+    else
+        snprintf(seen, sizeof(seen), "%zu window%s of %" PRIu64 " instructions (the target "
+                 "retired %" PRIu64 ")", r->n, r->n == 1 ? "" : "s", c->window, done);
+    if (r->suggest_samples >= LLC_PHASE_MIN_SAMPLES)
+        snprintf(fix, sizeof(fix), "Try %s %.0f (about %.0f samples per window at this source's "
+                 "rate; %d at least), or phases offline", cpu ? "--window-ms" : "--window",
+                 r->suggest_window, r->suggest_samples, LLC_PHASE_MIN_SAMPLES);
+    else
+        snprintf(fix, sizeof(fix), "Windows short enough (%s %.0f) would get %.1f samples each "
+                 "at this source's rate (%d at least): use phases offline",
+                 cpu ? "--window-ms" : "--window", r->suggest_window, r->suggest_samples,
+                 LLC_PHASE_MIN_SAMPLES);
+    snprintf(r->short_msg, sizeof(r->short_msg), "the run is too short for its windows: %s; "
+             "phases need at least %d. %s: llcprobe trace -o F -- PROGRAM, then llcprobe phase "
+             "--trace F", seen, SHORT_RUN_WINDOWS, fix);
+}
+
 static int run_trace(const struct phase_opts *o, struct llc_phase_detector *d, struct run *r,
                      char *err, size_t errlen)
 {
@@ -370,12 +472,15 @@ static int run_trace(const struct phase_opts *o, struct llc_phase_detector *d, s
         .window_instr = o->trace_window,
         .samples_per_window = o->samp.samples_per_window,
         .seed = o->seed,
+        .unit = o->trace_unit,
     };
     struct llc_sampling_trace *t = NULL;
     int rc = llc_sampling_trace_open(o->trace, &tc, &t, err, errlen);
     if (rc < 0)
         return rc;
     snprintf(r->command, sizeof(r->command), "%s", llc_sampling_trace_command(t));
+    snprintf(r->recorder, sizeof(r->recorder), "%s", llc_sampling_trace_recorder(t));
+    r->unit = llc_sampling_trace_unit(t);
     struct llc_sampling_window w;
     do {
         rc = llc_sampling_trace_next(t, llc_phase_detector_multiplier(d), &w, err, errlen);
@@ -389,8 +494,12 @@ static int run_trace(const struct phase_opts *o, struct llc_phase_detector *d, s
     } while (rc == 1);
     llc_sampling_trace_close(t);
     if (rc >= 0 && r->n == 0)
-        rc = llc_errf(err, errlen, -ENODATA, "%s: the trace holds no instruction records",
-                      o->trace);
+        rc = r->unit == LLC_SAMPLING_TRACE_REFERENCES
+                 ? llc_errf(err, errlen, -ENODATA, "%s: the trace holds no data records",
+                            o->trace)
+                 : llc_errf(err, errlen, -ENODATA, "%s: the trace holds no instruction records "
+                            "(recorder %s; --window-unit references windows by its data "
+                            "records)", o->trace, r->recorder);
     return rc < 0 ? rc : 0;
 }
 
@@ -426,6 +535,92 @@ out:
     return rc;
 }
 
+/* Pairs our windows with exp-bbv's intervals by instruction count:
+ * exp-bbv ends an interval at the first block boundary past its size, so
+ * its intervals are a little longer than ours and the pairs would drift
+ * apart by index; reference-count windows hold any number of instructions.
+ * Each window gets the interval it overlaps most (llc_phase_align). exp-bbv
+ * writes whole intervals only (the run's last, partial one is dropped), so
+ * the trace may run on for up to one interval past its end; a gap beyond
+ * that, over the tolerance, is another run, and refused. */
+static int align_bbv(const struct phase_opts *o, struct run *r, const struct llc_sampling_bbv *b,
+                     size_t *map, char *err, size_t errlen)
+{
+    if (r->n && !r->rows[0].s.instructions_known)
+        return llc_errf(err, errlen, -EINVAL, "--bbv: %s has no instruction records (recorder "
+                        "%s), so its windows cannot be paired with exp-bbv's instruction "
+                        "intervals", o->trace, r->recorder);
+    uint64_t *la = malloc((r->n + 1) * sizeof(*la)), *lb = malloc((b->windows + 1) * sizeof(*lb));
+    int rc = 0;
+    if (!la || !lb) {
+        rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+        goto out;
+    }
+    /* Counted as exp-bbv counts: lackey records each iteration of a
+     * rep-prefixed instruction, exp-bbv counts the instruction once (1.4%
+     * of perl's and sqlite3's instructions in the evaluation). */
+    for (size_t i = 0; i < r->n; i++)
+        la[i] = r->rows[i].s.instructions_bbv;
+    r->bbv_tail = 0;
+    for (size_t j = 0; j < b->windows; j++) {
+        double total = 0;
+        for (size_t k = 0; k < b->dim; k++)
+            total += b->rows[j * b->dim + k];
+        lb[j] = (uint64_t)total;
+        r->bbv_tail = lb[j] > r->bbv_tail ? lb[j] : r->bbv_tail;
+    }
+    rc = llc_phase_align(la, r->n, lb, b->windows, map, &r->align, err, errlen);
+    if (rc < 0)
+        goto out;
+    const uint64_t ta = r->align.total_a, tb = r->align.total_b;
+    const uint64_t excess = ta > tb ? (ta - tb > r->bbv_tail ? ta - tb - r->bbv_tail : 0) : tb - ta;
+    r->bbv_gap = ta || tb ? (double)excess / (double)(ta > tb ? ta : tb) : 0.0;
+    if (r->bbv_gap > o->bbv_tolerance)
+        rc = llc_errf(err, errlen, -EPROTO, "--bbv: %s counts %" PRIu64 " instructions, the trace "
+                      "%" PRIu64 ": %.2f%% apart beyond exp-bbv's unwritten last interval (up to "
+                      "%" PRIu64 "), more than --bbv-tolerance %.2f%% (not the same run?)", o->bbv,
+                      tb, ta, 100.0 * r->bbv_gap, r->bbv_tail, 100.0 * o->bbv_tolerance);
+out:
+    free(la);
+    free(lb);
+    return rc;
+}
+
+/* ARI and similarity difference of our windows against reference rows
+ * (dim wide, one per exp-bbv interval) labelled ref[], through map. */
+static int compare_aligned(const struct run *r, const size_t *map, const int *la,
+                           const int *ref, const double *rows, size_t windows, size_t dim,
+                           double *ari, double *simdiff, char *err, size_t errlen)
+{
+    size_t compared = 0;
+    int rc = llc_phase_ari_aligned(la, r->n, ref, windows, map, ari, &compared, err, errlen);
+    if (rc < 0 || compared < 2)
+        return rc;
+    /* Similarity matrices over the paired windows: ours, and the partner
+     * intervals' rows (repeated where several windows share one). */
+    if (compared > LLC_SAMPLING_BBV_MAX_CELLS / dim)
+        return 0; /* left NAN: too large to gather */
+    double *sig = malloc(compared * LLC_PHASE_BUCKETS * sizeof(*sig));
+    double *part = malloc(compared * dim * sizeof(*part));
+    if (!sig || !part) {
+        rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+        goto out;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (map[i] == LLC_PHASE_NO_WINDOW)
+            continue;
+        memcpy(sig + n * LLC_PHASE_BUCKETS, r->rows[i].sig, sizeof(r->rows[i].sig));
+        memcpy(part + n * dim, rows + map[i] * dim, dim * sizeof(*part));
+        n++;
+    }
+    rc = llc_phase_similarity_diff(sig, LLC_PHASE_BUCKETS, part, dim, n, simdiff, err, errlen);
+out:
+    free(sig);
+    free(part);
+    return rc;
+}
+
 /* exp-bbv reference, clustered with the same algorithm and compared. With
  * the block addresses, also the 32-entry BBV of the ScarPhase paper (Sherwood's hashed
  * BBV): each block's instructions land in the bucket its address hashes to,
@@ -439,37 +634,38 @@ static int compare_bbv(const struct phase_opts *o, struct run *r, char *err, siz
     if (rc < 0)
         return rc;
     int *la = NULL, *ld = NULL, *lh = NULL;
-    double *sig = NULL, *hashed = NULL;
+    size_t *map = NULL;
+    double *hashed = NULL;
     if (o->bbv_pc) {
         rc = llc_sampling_bbv_read_pcs(o->bbv_pc, &b, err, errlen);
         if (rc < 0)
             goto out;
     }
-    const size_t n = b.windows < r->n ? b.windows : r->n;
-    la = malloc((n + 1) * sizeof(*la));
+    la = malloc((r->n + 1) * sizeof(*la));
+    map = malloc((r->n + 1) * sizeof(*map));
     ld = malloc((b.windows + 1) * sizeof(*ld));
     lh = malloc((b.windows + 1) * sizeof(*lh));
-    sig = malloc((n + 1) * LLC_PHASE_BUCKETS * sizeof(*sig));
     hashed = calloc(b.windows * LLC_PHASE_BUCKETS + 1, sizeof(*hashed));
-    if (!la || !ld || !lh || !sig || !hashed) {
+    if (!la || !map || !ld || !lh || !hashed) {
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
     }
+    rc = align_bbv(o, r, &b, map, err, errlen);
+    if (rc < 0)
+        goto out;
     rc = cluster_rows(&o->det, b.rows, b.windows, b.dim, ld, &r->bbv_phases, err, errlen);
     if (rc < 0)
         goto out;
-    for (size_t i = 0; i < n; i++) {
-        r->rows[i].bbv_phase = ld[i];
+    for (size_t i = 0; i < r->n; i++) {
         la[i] = r->rows[i].p.phase;
-        memcpy(sig + i * LLC_PHASE_BUCKETS, r->rows[i].sig, sizeof(r->rows[i].sig));
+        if (map[i] != LLC_PHASE_NO_WINDOW)
+            r->rows[i].bbv_phase = ld[map[i]];
     }
     r->bbv_windows = b.windows;
     r->bbv_dim = b.dim;
-    r->compared = n;
-    rc = llc_phase_ari(la, ld, n, &r->ari, err, errlen);
-    if (rc == 0 && n >= 2)
-        rc = llc_phase_similarity_diff(sig, LLC_PHASE_BUCKETS, b.rows, b.dim, n, &r->simdiff,
-                                       err, errlen);
+    r->compared = r->align.matched;
+    rc = compare_aligned(r, map, la, ld, b.rows, b.windows, b.dim, &r->ari, &r->simdiff, err,
+                         errlen);
     if (rc < 0 || !o->bbv_pc)
         goto out;
     for (size_t i = 0; i < b.windows; i++)
@@ -477,18 +673,17 @@ static int compare_bbv(const struct phase_opts *o, struct run *r, char *err, siz
             hashed[i * LLC_PHASE_BUCKETS + llc_phase_hash_ip(b.addr[j])] += b.rows[i * b.dim + j];
     rc = cluster_rows(&o->det, hashed, b.windows, LLC_PHASE_BUCKETS, lh, &r->bbv_phases32, err,
                       errlen);
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        r->rows[i].bbv32_phase = lh[i];
+    for (size_t i = 0; rc == 0 && i < r->n; i++)
+        if (map[i] != LLC_PHASE_NO_WINDOW)
+            r->rows[i].bbv32_phase = lh[map[i]];
     if (rc == 0)
-        rc = llc_phase_ari(la, lh, n, &r->ari32, err, errlen);
-    if (rc == 0 && n >= 2)
-        rc = llc_phase_similarity_diff(sig, LLC_PHASE_BUCKETS, hashed, LLC_PHASE_BUCKETS, n,
-                                       &r->simdiff32, err, errlen);
+        rc = compare_aligned(r, map, la, lh, hashed, b.windows, LLC_PHASE_BUCKETS, &r->ari32,
+                             &r->simdiff32, err, errlen);
 out:
     free(la);
+    free(map);
     free(ld);
     free(lh);
-    free(sig);
     free(hashed);
     llc_sampling_bbv_free(&b);
     return rc;
@@ -498,7 +693,8 @@ out:
 static int sim_metrics(const struct phase_opts *o, struct run *r, char *err, size_t errlen)
 {
     struct llc_sampling_simwin sw;
-    int rc = llc_sampling_sim_windows(o->trace, o->sim, o->noise, o->trace_window, o->seed, &sw,
+    int rc = llc_sampling_sim_windows(o->trace, o->sim, o->noise, o->trace_window,
+                                      r->unit == LLC_SAMPLING_TRACE_REFERENCES, o->seed, &sw,
                                       err, errlen);
     if (rc < 0)
         return rc;
@@ -650,14 +846,28 @@ static int write_json(const char *path, const struct phase_opts *o, const struct
                                       r->status.exit_code, "signal", r->status.signal,
                                       "runtime_s", r->status.runtime_s, "cpu_user_s",
                                       r->target_user_s, "cpu_sys_s", r->target_sys_s));
+        json_object_set_new(doc, "short_run",
+                            r->short_run
+                                ? json_pack("{s:I,s:i,s:I,s:s,s:f,s:f}", "windows",
+                                            (json_int_t)r->n, "min_windows", SHORT_RUN_WINDOWS,
+                                            "window", (json_int_t)r->choice.window, "unit",
+                                            llc_sampling_unit_name(r->choice.unit),
+                                            "suggested_window", r->suggest_window,
+                                            "suggested_samples_per_window", r->suggest_samples)
+                                : json_null());
         json_object_set_new(doc, "monitor",
                             json_pack("{s:f,s:f}", "cpu_user_s", r->monitor_user_s, "cpu_sys_s",
                                       r->monitor_sys_s));
     } else {
+        const bool refs = r->unit == LLC_SAMPLING_TRACE_REFERENCES;
+        /* window_instructions stays for readers of instruction windows. */
         json_object_set_new(doc, "trace",
-                            json_pack("{s:s,s:I,s:i}", "path", o->trace, "window_instructions",
-                                      (json_int_t)o->trace_window, "samples_per_window",
-                                      (int)o->samp.samples_per_window));
+                            json_pack("{s:s,s:s,s:s,s:I,s:o,s:i}", "path", o->trace, "recorder",
+                                      r->recorder, "window_unit",
+                                      refs ? "references" : "instructions", "window",
+                                      (json_int_t)o->trace_window, "window_instructions",
+                                      refs ? json_null() : json_integer((json_int_t)o->trace_window),
+                                      "samples_per_window", (int)o->samp.samples_per_window));
     }
     json_object_set_new(doc, "summary", summary_json(s, counts, nphases, coverage));
     if (o->bbv)
@@ -668,6 +878,15 @@ static int write_json(const char *path, const struct phase_opts *o, const struct
                       (json_int_t)r->bbv_dim, "phases", (json_int_t)r->bbv_phases, "compared",
                       (json_int_t)r->compared, "ari", llc_json_finite(r->ari), "similarity_diff",
                       llc_json_finite(r->simdiff)));
+    if (o->bbv)
+        json_object_update_new(
+            json_object_get(doc, "bbv"),
+            json_pack("{s:s,s:I,s:I,s:f,s:I,s:f,s:f,s:I}", "aligned_by", "instructions",
+                      "trace_instructions", (json_int_t)r->align.total_a, "bbv_instructions",
+                      (json_int_t)r->align.total_b, "total_diff", r->align.total_diff,
+                      "tail_allowance", (json_int_t)r->bbv_tail, "gap", r->bbv_gap,
+                      "tolerance", o->bbv_tolerance, "unmatched",
+                      (json_int_t)(r->n - r->align.matched)));
     if (o->bbv_pc)
         json_object_set_new(json_object_get(doc, "bbv"), "bbv32",
                             json_pack("{s:I,s:o,s:o}", "phases", (json_int_t)r->bbv_phases32,
@@ -746,7 +965,10 @@ static void emit_timeline(void *ctx, FILE *g)
                "set ytics ('unclassified' -2, 'transition' -1)\n"
                "set yrange [-2.6:%zu.6]\nset grid ytics\n"
                "set style fill solid 0.9 noborder\n",
-            c->r->live ? "time (s)" : "instructions (millions)", c->nphases ? c->nphases - 1 : 0);
+            c->r->live ? "time (s)"
+            : c->r->unit == LLC_SAMPLING_TRACE_REFERENCES ? "references (millions)"
+                                                          : "instructions (millions)",
+            c->nphases ? c->nphases - 1 : 0);
     for (size_t i = 0; i < c->nphases; i += 1 + c->nphases / 25)
         fprintf(g, "set ytics add ('%zu' %zu)\n", i, i);
     fprintf(g, "plot ");
@@ -791,8 +1013,11 @@ static void print_summary(const struct phase_opts *o, const struct run *r,
                st, r->status.runtime_s, r->target_user_s, r->target_sys_s, r->monitor_user_s,
                r->monitor_sys_s);
     } else {
-        printf("trace: %s, %" PRIu64 " instructions per window, %u samples per window\n",
-               o->trace, o->trace_window, o->samp.samples_per_window);
+        const bool refs = r->unit == LLC_SAMPLING_TRACE_REFERENCES;
+        printf("trace: %s (recorder %s), %" PRIu64 " %s per window, %u samples per window%s\n",
+               o->trace, r->recorder, o->trace_window, refs ? "references" : "instructions",
+               o->samp.samples_per_window,
+               refs ? " (code addresses of the accesses)" : "");
     }
     printf("windows: %" PRIu64 "\n", s->windows);
     printf("phases: %zu\n", s->phases);
@@ -805,10 +1030,17 @@ static void print_summary(const struct phase_opts *o, const struct run *r,
     printf("predictor accuracy: %.1f%% (%" PRIu64 " predictions)\n",
            100.0 * s->prediction_accuracy, s->predictions);
     printf("mean sample rate: %.1f%% of full\n", 100.0 * s->mean_rate);
-    if (o->bbv)
+    if (o->bbv) {
         printf("bbv: %zu windows, %zu blocks, %zu phases; compared %zu windows: ari %.4f, "
                "similarity diff %.4f\n", r->bbv_windows, r->bbv_dim, r->bbv_phases, r->compared,
                r->ari, r->simdiff);
+        printf("  aligned by instructions (a rep-prefixed instruction's iterations counted once, "
+               "as exp-bbv counts): trace %" PRIu64 ", exp-bbv %" PRIu64 " (%.3f%% apart; "
+               "%.3f%% beyond exp-bbv's unwritten last interval, tolerance %.2f%%); %zu windows "
+               "past exp-bbv's end\n", r->align.total_a, r->align.total_b,
+               100.0 * r->align.total_diff, 100.0 * r->bbv_gap, 100.0 * o->bbv_tolerance,
+               r->n - r->align.matched);
+    }
     if (o->bbv_pc)
         printf("bbv hashed to 32 entries by block address: %zu phases: ari %.4f, similarity "
                "diff %.4f\n", r->bbv_phases32, r->ari32, r->simdiff32);
@@ -863,6 +1095,8 @@ static int write_outputs(const struct phase_opts *o, struct run *r,
     if (!o->no_plot && plot(csv, png, r, nphases, err, sizeof(err)) < 0)
         llc_cli_warn(o->quiet, "no timeline plot: %s", err);
     print_summary(o, r, &s, counts, nphases, coverage, json);
+    if (r->short_run)
+        llc_cli_warn(o->quiet, "%s", r->short_msg);
 out:
     free(counts);
     return rc;
@@ -887,6 +1121,8 @@ int llc_cmd_phase(int argc, char **argv)
     if (rc == 0)
         rc = o.trace ? run_trace(&o, d, &r, err, sizeof(err))
                      : run_live(&o, argv + first, d, &r, err, sizeof(err));
+    if (rc == 0 && r.live)
+        check_short_run(&r);
     if (rc == 0 && o.bbv && !r.stopped_by)
         rc = compare_bbv(&o, &r, err, sizeof(err));
     if (rc == 0 && o.sim && !r.stopped_by)

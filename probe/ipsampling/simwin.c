@@ -1,7 +1,7 @@
 /* Per-window LLC ground truth for a trace: the simulator replays it (with a
  * noise co-runner if asked) and the target's counters are cut at every
- * window_instr instructions, so a per-window miss ratio lines up with the
- * phase windows of `phase --trace`. */
+ * window_instr instructions (or data records), so a per-window miss ratio
+ * lines up with the phase windows of `phase --trace`. */
 #include "ipsampling/sampling_internal.h"
 
 #include "llcprobe/common.h"
@@ -35,8 +35,8 @@ static int grow(struct llc_sampling_simwin *w, size_t *cap)
 }
 
 int llc_sampling_sim_windows(const char *trace, const char *preset, const char *noise,
-                             uint64_t window_instr, uint64_t seed, struct llc_sampling_simwin *out,
-                             char *err, size_t errlen)
+                             uint64_t window_instr, bool by_refs, uint64_t seed,
+                             struct llc_sampling_simwin *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
     if (window_instr == 0)
@@ -71,9 +71,10 @@ int llc_sampling_sim_windows(const char *trace, const char *preset, const char *
         llc_simrun_agent_state(r, 0, &st);
         llc_sim_agent_stats(llc_simrun_sim_const(r), 0, &as);
         const uint64_t misses = as.llc_misses;
-        /* Close every window the instruction count passed; a step spanning
-         * two boundaries (a window shorter than a step) credits the first. */
-        while (st.instructions >= (uint64_t)(out->windows + 1) * window_instr ||
+        /* Close every window the count passed; a step spanning two
+         * boundaries (a window shorter than a step) credits the first. */
+        const uint64_t pos = by_refs ? st.records - st.instructions : st.instructions;
+        while (pos >= (uint64_t)(out->windows + 1) * window_instr ||
                (run == 1 && st.accesses > base_acc)) {
             if (grow(out, &cap) < 0) {
                 rc = llc_errf(err, errlen, -ENOMEM, "out of memory");

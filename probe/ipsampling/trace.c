@@ -1,6 +1,9 @@
 /* Offline windows: a recorded trace's instruction addresses, sampled at the
  * live sampler's rate, so `phase --trace` classifies what `phase -- app`
- * would have seen (with exact instruction-count windows). */
+ * would have seen (with exact instruction-count windows). A trace without
+ * instruction records (the clang runtime's) is cut by data records instead,
+ * its samples being the code addresses of the accesses, as the runtime's
+ * own windows sample them (probe/rt/window.c). */
 #include "ipsampling/sampling_internal.h"
 #include "llcprobe/rng.h"
 
@@ -16,6 +19,8 @@ struct llc_sampling_trace {
     struct llc_trace_reader *r;
     struct llc_sampling_sink sink;
     uint64_t rng, index;
+    uint64_t last_ip;  /* address of the last instruction record: data records' pc if theirs is 0 */
+    bool has_instr;    /* the trace has instruction records (header, or seen) */
     bool ended;
 };
 
@@ -42,8 +47,27 @@ int llc_sampling_trace_open(const char *path, const struct llc_sampling_trace_co
         free(t);
         return rc;
     }
+    const struct llc_trace_info *info = llc_trace_reader_info(t->r);
+    const uint64_t data = info->n_load + info->n_store + info->n_modify;
+    t->has_instr = info->n_instr > 0;
+    if (t->cfg.unit == LLC_SAMPLING_TRACE_AUTO) {
+        /* A stream's counts are unknown (0) until its end: its recorder decides. */
+        const bool refs = info->n_instr == 0 &&
+                          (data > 0 || strcmp(info->recorder, "llcprobe-rt") == 0);
+        t->cfg.unit = refs ? LLC_SAMPLING_TRACE_REFERENCES : LLC_SAMPLING_TRACE_INSTRUCTIONS;
+    }
     *out = t;
     return 0;
+}
+
+enum llc_sampling_trace_unit llc_sampling_trace_unit(const struct llc_sampling_trace *t)
+{
+    return t->cfg.unit;
+}
+
+const char *llc_sampling_trace_recorder(const struct llc_sampling_trace *t)
+{
+    return llc_trace_reader_info(t->r)->recorder;
 }
 
 void llc_sampling_trace_close(struct llc_sampling_trace *t)
@@ -94,18 +118,31 @@ int llc_sampling_trace_next(struct llc_sampling_trace *t, unsigned multiplier,
     const uint64_t mean = t->cfg.window_instr / wanted ? t->cfg.window_instr / wanted : 1;
     /* A random phase per window, then gaps uniform in [1, 2 mean - 1]. */
     uint64_t countdown = draw(&t->rng, mean);
-    uint64_t instr = 0;
+    const bool by_refs = t->cfg.unit == LLC_SAMPLING_TRACE_REFERENCES;
+    uint64_t instr = 0, instr_bbv = 0, units = 0;
     int rc = 1;
     struct llc_trace_rec rec;
-    while (instr < t->cfg.window_instr) {
+    while (units < t->cfg.window_instr) {
         rc = llc_trace_reader_next(t->r, &rec, err, errlen);
         if (rc <= 0)
             break;
-        if (rec.kind != LLC_TRACE_INSTR)
-            continue;
-        instr++;
+        uint64_t ip;
+        if (rec.kind == LLC_TRACE_INSTR) {
+            instr++;
+            instr_bbv += rec.addr != t->last_ip;
+            t->has_instr = true;
+            t->last_ip = rec.addr;
+            if (by_refs)
+                continue;
+            ip = rec.addr;
+        } else {
+            if (!by_refs)
+                continue;
+            ip = rec.pc ? rec.pc : t->last_ip;
+        }
+        units++;
         if (--countdown == 0) {
-            if (push(&t->sink, rec.addr) < 0)
+            if (ip && push(&t->sink, ip) < 0)
                 return llc_errf(err, errlen, -ENOMEM, "out of memory for samples");
             countdown = draw(&t->rng, 2 * mean - 1);
         }
@@ -116,8 +153,9 @@ int llc_sampling_trace_next(struct llc_sampling_trace *t, unsigned multiplier,
     *w = (struct llc_sampling_window){
         .index = t->index++,
         .instructions = instr,
-        .instructions_known = true,
-        .progress = instr,
+        .instructions_known = t->has_instr,
+        .instructions_bbv = instr_bbv,
+        .progress = units,
         .multiplier = multiplier,
         .period = mean,
         .n_ips = t->sink.n,

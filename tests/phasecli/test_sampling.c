@@ -358,6 +358,114 @@ static void test_trace_windows(void **state)
     unlink(path);
 }
 
+/* A trace of data records only (the runtime's): windows of references,
+ * samples from the records' code addresses, instruction counts unknown; a
+ * trace with both kinds windowed by references counts each window's
+ * instructions and samples a data record's pc, else its instruction's. */
+static void test_trace_reference_windows(void **state)
+{
+    (void)state;
+    const char *path = tmp_path(".rt.trace");
+    struct llc_trace_info info = {.recorder = "llcprobe-rt", .command = "rt test",
+                                  .page_size = 4096};
+    struct llc_trace_writer *tw;
+    char err[LLC_ERRLEN];
+    assert_int_equal(llc_trace_writer_open(path, &info, &tw, err, sizeof(err)), 0);
+    for (uint64_t i = 0; i < 25000; i++) {
+        struct llc_trace_rec d = {.kind = i % 3 ? LLC_TRACE_LOAD : LLC_TRACE_STORE,
+                                  .addr = 0x9000 + 8 * i, .size = 8, .pc = 0x500000 + i % 64};
+        assert_int_equal(llc_trace_writer_put(tw, &d), 0);
+    }
+    assert_int_equal(llc_trace_writer_close(tw, 0, err, sizeof(err)), 0);
+    const struct llc_sampling_trace_config cfg = {.window_instr = 10000,
+                                                  .samples_per_window = 200, .seed = 3};
+    struct llc_sampling_trace *t;
+    assert_int_equal(llc_sampling_trace_open(path, &cfg, &t, err, sizeof(err)), 0);
+    assert_int_equal(llc_sampling_trace_unit(t), LLC_SAMPLING_TRACE_REFERENCES);
+    assert_string_equal(llc_sampling_trace_recorder(t), "llcprobe-rt");
+    struct llc_sampling_window w;
+    int rc, full = 0;
+    while ((rc = llc_sampling_trace_next(t, 1, &w, err, sizeof(err))) == 1) {
+        assert_int_equal(w.progress, 10000);
+        assert_false(w.instructions_known);
+        assert_true(w.n_ips > 140 && w.n_ips < 260);
+        size_t n;
+        const uint64_t *ips = llc_sampling_trace_ips(t, &n);
+        for (size_t i = 0; i < n; i++)
+            assert_true(ips[i] >= 0x500000 && ips[i] < 0x500000 + 64);
+        full++;
+    }
+    assert_int_equal(rc, 0);
+    assert_int_equal(full, 2);
+    assert_int_equal(w.progress, 5000);
+    llc_sampling_trace_close(t);
+    /* Instruction windows of it: none (the command refuses such a run). */
+    const struct llc_sampling_trace_config ci = {.window_instr = 10000, .samples_per_window = 200,
+                                                 .seed = 3,
+                                                 .unit = LLC_SAMPLING_TRACE_INSTRUCTIONS};
+    assert_int_equal(llc_sampling_trace_open(path, &ci, &t, err, sizeof(err)), 0);
+    assert_int_equal(llc_sampling_trace_next(t, 1, &w, err, sizeof(err)), 0);
+    assert_int_equal(w.progress, 0);
+    llc_sampling_trace_close(t);
+
+    /* Both kinds, by references: each load follows its instruction and has
+     * no pc of its own, so the samples are instruction addresses. */
+    write_trace(path, 30000);
+    const struct llc_sampling_trace_config cr = {.window_instr = 10000, .samples_per_window = 200,
+                                                 .seed = 3,
+                                                 .unit = LLC_SAMPLING_TRACE_REFERENCES};
+    assert_int_equal(llc_sampling_trace_open(path, &cr, &t, err, sizeof(err)), 0);
+    assert_int_equal(llc_sampling_trace_unit(t), LLC_SAMPLING_TRACE_REFERENCES);
+    assert_int_equal(llc_sampling_trace_next(t, 1, &w, err, sizeof(err)), 1);
+    assert_true(w.instructions_known);
+    assert_int_equal(w.instructions, 10000);
+    assert_int_equal(w.progress, 10000);
+    size_t n;
+    const uint64_t *ips = llc_sampling_trace_ips(t, &n);
+    assert_true(n > 140);
+    for (size_t i = 0; i < n; i++)
+        assert_true(ips[i] >= 0x400000 && ips[i] < 0x400000 + 100);
+    llc_sampling_trace_close(t);
+    /* AUTO on it: instructions. */
+    assert_int_equal(llc_sampling_trace_open(path, &cfg, &t, err, sizeof(err)), 0);
+    assert_int_equal(llc_sampling_trace_unit(t), LLC_SAMPLING_TRACE_INSTRUCTIONS);
+    llc_sampling_trace_close(t);
+    unlink(path);
+}
+
+/* exp-bbv counts a rep-prefixed instruction once, lackey records each
+ * iteration: trace windows count runs of records at one address once too. */
+static void test_trace_rep_runs(void **state)
+{
+    (void)state;
+    const char *path = tmp_path(".rep.trace");
+    struct llc_trace_info info = {.recorder = "lackey", .command = "rep", .page_size = 4096};
+    struct llc_trace_writer *tw;
+    char err[LLC_ERRLEN];
+    assert_int_equal(llc_trace_writer_open(path, &info, &tw, err, sizeof(err)), 0);
+    /* A x3 (rep movsb), B, C x2, B: 7 records, 4 as exp-bbv counts */
+    const uint64_t addrs[] = {0x401000, 0x401000, 0x401000, 0x401002, 0x401005, 0x401005,
+                              0x401002};
+    for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+        struct llc_trace_rec r = {.kind = LLC_TRACE_INSTR, .addr = addrs[i], .size = 2};
+        assert_int_equal(llc_trace_writer_put(tw, &r), 0);
+    }
+    assert_int_equal(llc_trace_writer_close(tw, 0, err, sizeof(err)), 0);
+    const struct llc_sampling_trace_config cfg = {.window_instr = 4, .samples_per_window = 2,
+                                                  .seed = 1};
+    struct llc_sampling_trace *t;
+    struct llc_sampling_window w;
+    assert_int_equal(llc_sampling_trace_open(path, &cfg, &t, err, sizeof(err)), 0);
+    assert_int_equal(llc_sampling_trace_next(t, 1, &w, err, sizeof(err)), 1);
+    assert_int_equal(w.instructions, 4);
+    assert_int_equal(w.instructions_bbv, 2); /* A A A B */
+    assert_int_equal(llc_sampling_trace_next(t, 1, &w, err, sizeof(err)), 0);
+    assert_int_equal(w.instructions, 3);
+    assert_int_equal(w.instructions_bbv, 2); /* C C B */
+    llc_sampling_trace_close(t);
+    unlink(path);
+}
+
 static void test_bbv_reader(void **state)
 {
     (void)state;
@@ -608,6 +716,8 @@ int main(void)
         cmocka_unit_test(test_keys_from_proc),
         cmocka_unit_test(test_adapt_period),
         cmocka_unit_test(test_trace_windows),
+        cmocka_unit_test(test_trace_reference_windows),
+        cmocka_unit_test(test_trace_rep_runs),
         cmocka_unit_test(test_bbv_reader),
         cmocka_unit_test(test_live_shell),
         cmocka_unit_test(test_tick_source),
