@@ -12,4 +12,10 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
                               struct llc_contention_share *out, struct llc_contention_info *info,
                               char *err, size_t errlen);
 
+/* Age class of a phase whose own references so far are `age` (the
+ * timeline's memo key): -1 once warm (past its longest finite reuse, and
+ * its lines all touched or none new), else floor(8 log2(1 + age)), whose
+ * age is llc_contention_class_age. docs/METHODS.md §12.2. */
+int sm_contention_age_class(const struct llc_contention_phase *ph, double age);
+
 #endif

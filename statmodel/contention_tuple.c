@@ -15,11 +15,15 @@
 static void parties_of(const struct llc_contention_phase *const *ph, const double *rate, size_t n,
                        const struct llc_contention_config *cfg, struct llc_contention_party *p)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        const bool cold = ph[i]->model && ph[i]->references > 0;
         p[i] = (struct llc_contention_party){
             .model = ph[i]->model, .lambda = ph[i]->lambda, .rate = rate[i],
             .gamma = cfg->anchor && ph[i]->gamma > 0 ? ph[i]->gamma : 1, .weight = 1,
-            .lines_max = ph[i]->lines};
+            .lines_max = ph[i]->lines, .cold = cold,
+            .steady = cold ? llc_contention_steady_share(ph[i]->model, ph[i]->references) : 0,
+            .age = ph[i]->age};
+    }
 }
 
 /* Shares at fixed rates. With skew, a program whose sets are uneven (CV > 0)

@@ -66,6 +66,7 @@ struct pred_opts {
     const char *prefix, *gnuplot;
     enum llc_contention_policy policy;
     bool policy_given, coupling, probe, force, plot, quiet;
+    bool cold; /* cold start (not --stationary) */
     char forced[512];           /* what --force let through, "" if nothing */
 };
 
