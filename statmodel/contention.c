@@ -396,8 +396,14 @@ static double party_r(const struct rnd *z, size_t i, double mu, double *dr)
 {
     const struct llc_contention_party *p = &z->p[i];
     const double x = mu / (p->gamma * p->rate);
-    double r = p->cold && p->age > 0 ? random_r_aged(p->model, x, z->c_log, p->age, dr)
-                                     : random_r(p->model, x, z->c_log, dr);
+    /* past its last finite distance the age cuts nothing: the fast loop */
+    const double *e, *q, *f;
+    size_t ne;
+    double slope;
+    llc_statmodel_footprint_table(p->model, &e, &q, &f, &ne, &slope);
+    double r = p->cold && p->age > 0 && p->age < e[ne - 1]
+                   ? random_r_aged(p->model, x, z->c_log, p->age, dr)
+                   : random_r(p->model, x, z->c_log, dr);
     if (p->cold) {
         double c, k;
         cold_split(p, &c, &k);
