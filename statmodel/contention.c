@@ -291,6 +291,85 @@ static void lru_shares(const struct llc_contention_party *p, size_t n, double t,
     }
 }
 
+/* ---- LRU with set associativity (docs/METHODS.md §12.2) ------------------------------- */
+
+/* P(Pois(x) <= w - 1): a line survives while fewer than w distinct others
+ * of its set were touched, x of them expected (lines spread over the sets
+ * at random, the binomial count with many sets). */
+static double pois_hit(double x, unsigned w)
+{
+    if (!(x > 0))
+        return 1;
+    double term = exp(-x), sum = term;
+    for (unsigned k = 1; k < w; k++) {
+        term *= x / k;
+        sum += term;
+    }
+    return fmin(1, sum);
+}
+
+/* The equilibrium of a W-way cache of C / W sets: a reuse spanning t
+ * seconds hits with P(Pois(G(t) / sets) < W) instead of iff G(t) < C, so
+ *   MR_i = Q_i(inf) + int (1 - P_hit(t)) d(-Q_i(a_i t)),
+ *   O_i = int P_hit(t) dF_i(a_i t),
+ * which add up to sets x int P(Pois(x) < W) dx = C when G grows without
+ * bound. No threshold to solve: one pass over a geometric grid of t
+ * (ratio 1.15, midpoint rule in G) until P_hit < 1e-12 or nothing grows.
+ * *t_star gets the fully associative T* (G = C) where the grid crossed it. */
+static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, double c, unsigned ways,
+                             struct llc_contention_share *out, double *t_star)
+{
+    const double sets = c / ways;
+    double sum = 0, fprev[64], qprev[64], mr[64], occ[64];
+    for (size_t i = 0; i < n; i++) {
+        if (p[i].weight > 0)
+            sum += p[i].weight * (p[i].model ? (p[i].rate > 0 ? p[i].gamma * p[i].rate : 0) : p[i].lambda);
+        fprev[i] = 0;
+        qprev[i] = p[i].model ? party_tail(&p[i], 0) : 1;
+        mr[i] = occ[i] = 0;
+    }
+    *t_star = INFINITY;
+    double gprev = 0, ph = 1;
+    /* from G <= 0.05 W per set (F(d) <= d), where a miss is negligible for
+     * W >= 8 (P(Pois(0.05 W) >= W) < 1e-8) */
+    for (double t = sum > 0 ? 0.05 * ways * sets / sum : INFINITY; isfinite(t); t *= 1.15) {
+        const double g = pressure(p, n, t);
+        ph = pois_hit(0.5 * (gprev + g) / sets, ways);
+        for (size_t i = 0; i < n; i++) {
+            const double f = party_fp(&p[i], t);
+            occ[i] += ph * (f - fprev[i]);
+            fprev[i] = f;
+            if (p[i].model && p[i].rate > 0) {
+                const double q = party_tail(&p[i], p[i].gamma * p[i].rate * t);
+                mr[i] += (1 - ph) * (qprev[i] - q);
+                qprev[i] = q;
+            }
+        }
+        if (g >= c && isinf(*t_star))
+            *t_star = t;
+        gprev = g;
+        if (pois_hit(g / sets, ways) < 1e-12 || saturated(p, n, t))
+            break;
+    }
+    /* past the grid G is flat (or every line gone): the rest of each tail
+     * misses as often as at its end; cold and past-age distances always */
+    const double pend = pois_hit(gprev / sets, ways);
+    for (size_t i = 0; i < n; i++) {
+        struct llc_contention_share *s = &out[i];
+        s->cpi = NAN;
+        s->occupancy = occ[i];
+        if (!p[i].model) {
+            s->rate = s->miss_rate = p[i].lambda;
+            s->miss_ratio = NAN;
+            continue;
+        }
+        s->rate = p[i].rate;
+        const double qinf = p[i].rate > 0 ? party_tail(&p[i], INFINITY) : 0;
+        s->miss_ratio = fmin(1, mr[i] + (1 - pend) * fmax(0, qprev[i] - qinf) + qinf);
+        s->miss_rate = p[i].rate * s->miss_ratio;
+    }
+}
+
 /* ---- docs/METHODS.md §12.3 random replacement ------------------------------------------------ */
 
 /* R(mu) = E over reuse distances d of 1 - (1 - 1/C)^(d x), x = mu / a: the
@@ -560,11 +639,21 @@ int llc_contention_equilibrium(const struct llc_contention_party *p, size_t n, d
                                enum llc_contention_policy base, struct llc_contention_share *out,
                                struct llc_contention_info *info, char *err, size_t errlen)
 {
-    return sm_contention_equilibrium(p, n, capacity, base, 0, out, info, err, errlen);
+    return sm_contention_equilibrium(p, n, capacity, base, 0, 0, out, info, err, errlen);
+}
+
+int llc_contention_equilibrium_assoc(const struct llc_contention_party *p, size_t n, double capacity,
+                                     unsigned ways, struct llc_contention_share *out,
+                                     struct llc_contention_info *info, char *err, size_t errlen)
+{
+    if (ways == 0 || !(capacity >= ways))
+        return llc_errf(err, errlen, -EINVAL, "equilibrium: %u ways in %g lines", ways, capacity);
+    return sm_contention_equilibrium(p, n, capacity, LLC_CONTENTION_LRU, 0, ways, out, info, err,
+                                     errlen);
 }
 
 int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, double capacity,
-                              enum llc_contention_policy base, double mu_hint,
+                              enum llc_contention_policy base, double mu_hint, unsigned ways,
                               struct llc_contention_share *out, struct llc_contention_info *info,
                               char *err, size_t errlen)
 {
@@ -578,6 +667,11 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
         in.mu = random_mu(&z, mu_hint);
         in.t_star = in.mu > 0 ? capacity / in.mu : INFINITY;
         random_shares(&z, in.mu, capacity, out);
+    } else if (ways > 0 && n <= 64) {
+        lru_assoc_shares(p, n, capacity, ways, out, &in.t_star);
+        in.mu = 0;
+        for (size_t i = 0; i < n; i++)
+            in.mu += out[i].miss_rate * (p[i].model ? p[i].weight : 1);
     } else {
         in.t_star = lru_tstar(p, n, capacity);
         lru_shares(p, n, in.t_star, out);
@@ -599,7 +693,15 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
                                 "equilibrium: program %zu: miss ratio %g outside [%g, 1]", i, mr, lo);
         }
     }
-    if (isfinite(in.t_star)) {
+    if (ways > 0) {
+        /* the set-associative shares add up to C only when G grows without
+         * bound, never to more (but for the grid's rounding) */
+        in.occ_error = fabs(occ - capacity) / capacity;
+        if (!(occ <= 1.02 * capacity))
+            return llc_errf(err, errlen, -EDOM,
+                            "equilibrium: occupancies add up to %.9g lines, more than the %g of the "
+                            "cache", occ, capacity);
+    } else if (isfinite(in.t_star)) {
         in.occ_error = fabs(occ - capacity) / capacity;
         if (!(in.occ_error <= 1e-6))
             return llc_errf(err, errlen, -EDOM,

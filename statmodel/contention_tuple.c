@@ -41,7 +41,8 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
     struct llc_contention_info ti;
     const enum llc_contention_policy base = llc_contention_base_policy(cfg->policy);
     parties_of(ph, rate, n, cfg, p);
-    int rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hint ? hint[0] : 0, out, info, err,
+    const unsigned ways = cfg->assoc ? cfg->ways : 0;
+    int rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hint ? hint[0] : 0, ways, out, info, err,
                                        errlen);
     if (rc == 0 && hint)
         hint[0] = info->mu;
@@ -54,7 +55,7 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
             const double pi = llc_contention_stratum_pi[g];
             double *hg = hint ? &hint[1 + t * LLC_CONTENTION_STRATA + g] : NULL;
             p[t].weight = w;
-            rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hg ? *hg : 0, tmp, &ti, err,
+            rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hg ? *hg : 0, ways, tmp, &ti, err,
                                            errlen);
             if (hg)
                 *hg = ti.mu;

@@ -94,6 +94,10 @@ struct llc_contention_config {
      * measures, `sim --corun`), instead of each program's whole first pass
      * (docs/METHODS.md §12.7). */
     bool together;
+    /* LRU in `ways`-way sets, lines spread over the sets at random: a reuse
+     * hits with P(Pois(G(t) / sets) < ways) rather than iff G(t) < C
+     * (docs/METHODS.md §12.2). Random replacement stays fully associative. */
+    bool assoc;
 };
 
 void llc_contention_config_default(struct llc_contention_config *cfg);
@@ -142,6 +146,13 @@ struct llc_contention_party {
 int llc_contention_equilibrium(const struct llc_contention_party *p, size_t n, double capacity,
                                enum llc_contention_policy base, struct llc_contention_share *out,
                                struct llc_contention_info *info, char *err, size_t errlen);
+
+/* The LRU equilibrium of a `ways`-way cache of capacity / ways sets, lines
+ * spread over the sets at random (docs/METHODS.md §12.2): a reuse hits with
+ * P(Pois(G(t) / sets) < ways). The occupancies add up to at most C. */
+int llc_contention_equilibrium_assoc(const struct llc_contention_party *p, size_t n, double capacity,
+                                     unsigned ways, struct llc_contention_share *out,
+                                     struct llc_contention_info *info, char *err, size_t errlen);
 
 /* ---- one phase tuple (docs/METHODS.md §12.2-§12.3, §12.6) ------------------------------------ */
 

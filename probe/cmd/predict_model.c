@@ -299,6 +299,7 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
     cfg.coupling = o->coupling;
     cfg.skew = o->probe;
     cfg.together = true; /* the figures of the stretch all programs run together */
+    cfg.assoc = o->assoc;
     cfg.anchor = false;
     memset(r, 0, sizeof(*r));
     for (size_t i = 0; i < n; i++)

@@ -54,8 +54,8 @@ if command -v gnuplot >/dev/null; then
 fi
 
 # --- alone: the model's own solo, slowdown 1, the profile's solo miss ratio ---
-# (the stationary model: the synthetic profile's solo is StatStack's)
-"$bin" predict "$tmp/b.profile.json" -o "$tmp/b" --no-plot -q --stationary >/dev/null
+# (the stationary, fully associative model: the synthetic profile's solo is StatStack's)
+"$bin" predict "$tmp/b.profile.json" -o "$tmp/b" --no-plot -q --stationary --fully-associative >/dev/null
 check_rc "predict B alone" 0 $?
 jcheck "--stationary: every tuple warm" "$tmp/b.prediction.json" \
   'not d["options"]["cold_start"] and all(t["ages"]==[None] for t in d["tuples"])'
