@@ -118,7 +118,7 @@ static double party_footprint(const struct llc_contention_party *p, double d)
     return p->steady * x + k * (footprint(p->model, x) - c * x);
 }
 
-int sm_contention_age_class(const struct llc_contention_phase *ph, double age)
+int sm_contention_age_class(const struct llc_contention_phase *ph, double age, double capacity)
 {
     if (!ph->model || !(ph->references > 0))
         return -1;
@@ -126,19 +126,23 @@ int sm_contention_age_class(const struct llc_contention_phase *ph, double age)
     size_t ne;
     double slope;
     llc_statmodel_footprint_table(ph->model, &e, &q, &f, &ne, &slope);
-    if (age >= e[ne - 1]) {
-        const double cs = llc_contention_steady_share(ph->model, ph->references);
-        const struct llc_contention_party p = {.model = ph->model, .cold = true, .steady = cs};
-        if (!(cs > 0) || !(ph->lines > 0) || party_footprint(&p, age) >= ph->lines)
-            return -1;
-    }
-    const double k = floor(8 * log2(1 + fmax(age, 0)));
+    const double cs = llc_contention_steady_share(ph->model, ph->references);
+    const struct llc_contention_party p = {.model = ph->model, .cold = true, .steady = cs};
+    const double touched = party_footprint(&p, age);
+    /* Warm: past 4 C lines no equilibrium looks (P(Pois(4 W) < W) < 1e-9
+     * for W >= 8, and G reaches C long before in the fully associative
+     * one), or past its longest finite reuse with no new data or all its
+     * lines touched: the age no longer cuts anything. */
+    if (touched >= 4 * capacity ||
+        (age >= e[ne - 1] && (!(cs > 0) || (ph->lines > 0 && touched >= ph->lines))))
+        return -1;
+    const double k = floor(4 * log2(1 + fmax(age, 0)));
     return k < 1e6 ? (int)k : -1;
 }
 
 double llc_contention_class_age(int k)
 {
-    return exp2((k + 0.5) / 8) - 1;
+    return exp2((k + 0.5) / 4) - 1;
 }
 
 /* The most lines the party can hold: its cap, and with a cold start the

@@ -264,7 +264,8 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
             ph[i] = progs[i].window_phase[win[i]];
             const struct llc_contention_phase *p = &progs[i].phases[ph[i]];
             /* the age halfway through the rest of the window */
-            ph[n + i] = sm_contention_age_class(p, age[m.base[i] + (size_t)ph[i]] + 0.5 * left[i] * p->api);
+            ph[n + i] = sm_contention_age_class(p, age[m.base[i] + (size_t)ph[i]] + 0.5 * left[i] * p->api,
+                                                cfg->capacity);
         }
         if ((rc = lookup(&m, r, &tcap, ph, progs, cfg, &k, err, errlen)) < 0)
             goto out;
