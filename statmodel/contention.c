@@ -136,13 +136,13 @@ int sm_contention_age_class(const struct llc_contention_phase *ph, double age, d
     if (touched >= 4 * capacity ||
         (age >= e[ne - 1] && (!(cs > 0) || (ph->lines > 0 && touched >= ph->lines))))
         return -1;
-    const double k = floor(4 * log2(1 + fmax(age, 0)));
+    const double k = floor(2 * log2(1 + fmax(age, 0)));
     return k < 1e6 ? (int)k : -1;
 }
 
 double llc_contention_class_age(int k)
 {
-    return exp2((k + 0.5) / 4) - 1;
+    return exp2((k + 0.5) / 2) - 1;
 }
 
 /* The most lines the party can hold: its cap, and with a cold start the

@@ -15,7 +15,7 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
 
 /* Age class of a phase whose own references so far are `age` (the
  * timeline's memo key): -1 once warm (past its longest finite reuse, and
- * none new, or its lines all touched, or 4 C of them), else floor(4 log2(1 + age)), whose
+ * none new, or its lines all touched, or 4 C of them), else floor(2 log2(1 + age)), whose
  * age is llc_contention_class_age. docs/METHODS.md §12.2. */
 int sm_contention_age_class(const struct llc_contention_phase *ph, double age, double capacity);
 

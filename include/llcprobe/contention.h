@@ -79,7 +79,7 @@ struct llc_contention_phase {
 double llc_contention_steady_share(const struct llc_statmodel_model *m, double references);
 
 /* The age (own references) of a phase in age class k >= 0 of a timeline
- * tuple: 2^((k + 0.5) / 4) - 1. */
+ * tuple: 2^((k + 0.5) / 2) - 1. */
 double llc_contention_class_age(int k);
 
 struct llc_contention_config {
@@ -232,7 +232,7 @@ struct llc_contention_segment {
 /* A phase tuple solved once (memoised). */
 struct llc_contention_tuple_result {
     /* [n] phase index per program, then [n] age class per program (-1 =
-     * warm; else the phase's age is about 2^((k + 0.5) / 4) - 1 references) */
+     * warm; else the phase's age is about 2^((k + 0.5) / 2) - 1 references) */
     int *phase;
     struct llc_contention_share *share; /* [n] co-run */
     struct llc_contention_share *solo;  /* [n] alone, same phase */
