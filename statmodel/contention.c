@@ -51,6 +51,110 @@ static double footprint(const struct llc_statmodel_model *m, double d)
     return llc_statmodel_footprint(m, d);
 }
 
+/* ---- cold start (docs/METHODS.md §12.2) ------------------------------------------------ */
+
+/* c = n_inf / N_s; q(d) = (Q(d) - c) / (1 - c) is the tail of the finite
+ * reuse distances and S(R) = sum_{n < R} q(n) = (F(R) - c R) / (1 - c) the
+ * first touches of a warm-up that lasts R references. */
+double llc_contention_steady_share(const struct llc_statmodel_model *m, double references)
+{
+    const double tot = llc_statmodel_model_total(m);
+    const double c = tot > 0 ? llc_statmodel_model_dangling(m) / tot : 1;
+    if (!(c < 1))
+        return 1;
+    const double r = references;
+    if (!(r > 0) || !isfinite(r))
+        return c;
+    const double sum = fmin(r, (llc_statmodel_footprint(m, r) - c * r) / (1 - c));
+    return r > sum ? fmax(0, (c * r - sum) / (r - sum)) : 0;
+}
+
+/* The party's own distance d limited by its age (references since its
+ * start): a window cannot reach back before the program began. */
+static double aged(const struct llc_contention_party *p, double d)
+{
+    return p->cold && p->age > 0 && d > p->age ? p->age : d;
+}
+
+/* The cold-start transform of a tail or footprint value at d: Q_t = c_s +
+ * k (Q - c), F_t = c_s d + k (F - c d), k = (1 - c_s) / (1 - c). */
+static void cold_split(const struct llc_contention_party *p, double *c, double *k)
+{
+    const double tot = llc_statmodel_model_total(p->model);
+    *c = tot > 0 ? llc_statmodel_model_dangling(p->model) / tot : 1;
+    *k = *c < 1 ? (1 - p->steady) / (1 - *c) : 0;
+}
+
+/* Miss ratio of the party's references at own distance d. */
+static double party_tail(const struct llc_contention_party *p, double d)
+{
+    if (!p->cold)
+        return llc_statmodel_tail(p->model, d);
+    double c, k;
+    cold_split(p, &c, &k);
+    if (!(c < 1))
+        return 1;
+    return fmin(1, p->steady + k * (llc_statmodel_tail(p->model, aged(p, d)) - c));
+}
+
+/* Distinct lines in a window of d own references (unweighted, uncapped). */
+static double party_footprint(const struct llc_contention_party *p, double d)
+{
+    if (!p->cold)
+        return footprint(p->model, d);
+    double c, k;
+    cold_split(p, &c, &k);
+    const double x = aged(p, d);
+    if (!(c < 1))
+        return x;
+    if (isinf(x)) {
+        /* past the last edge F grows by c per reference: F - c d is flat */
+        const double *e, *q, *f;
+        size_t ne;
+        double slope;
+        llc_statmodel_footprint_table(p->model, &e, &q, &f, &ne, &slope);
+        return p->steady > 0 ? INFINITY : k * (f[ne - 1] - c * e[ne - 1]);
+    }
+    return p->steady * x + k * (footprint(p->model, x) - c * x);
+}
+
+int sm_contention_age_class(const struct llc_contention_phase *ph, double age, double capacity)
+{
+    if (!ph->model || !(ph->references > 0))
+        return -1;
+    const double *e, *q, *f;
+    size_t ne;
+    double slope;
+    llc_statmodel_footprint_table(ph->model, &e, &q, &f, &ne, &slope);
+    const double cs = llc_contention_steady_share(ph->model, ph->references);
+    const struct llc_contention_party p = {.model = ph->model, .cold = true, .steady = cs};
+    const double touched = party_footprint(&p, age);
+    /* Warm: past 4 C lines no equilibrium looks (P(Pois(4 W) < W) < 1e-9
+     * for W >= 8, and G reaches C long before in the fully associative
+     * one), or past its longest finite reuse with no new data or all its
+     * lines touched: the age no longer cuts anything. */
+    if (touched >= 4 * capacity ||
+        (age >= e[ne - 1] && (!(cs > 0) || (ph->lines > 0 && touched >= ph->lines))))
+        return -1;
+    const double k = floor(2 * log2(1 + fmax(age, 0)));
+    return k < 1e6 ? (int)k : -1;
+}
+
+double llc_contention_class_age(int k)
+{
+    return exp2((k + 0.5) / 2) - 1;
+}
+
+/* The most lines the party can hold: its cap, and with a cold start the
+ * lines it has touched so far (unweighted; INFINITY = no bound). */
+static double party_lines(const struct llc_contention_party *p)
+{
+    double l = p->lines_max > 0 ? p->lines_max : INFINITY;
+    if (p->model && p->cold && p->age > 0)
+        l = fmin(l, party_footprint(p, p->age));
+    return l;
+}
+
 /* The party's lines touched in T seconds (weighted). */
 static double party_fp(const struct llc_contention_party *p, double t)
 {
@@ -60,7 +164,7 @@ static double party_fp(const struct llc_contention_party *p, double t)
         return p->weight * p->lambda * t;
     if (!(p->rate > 0))
         return 0;
-    const double f = footprint(p->model, p->gamma * p->rate * t);
+    const double f = party_footprint(p, p->gamma * p->rate * t);
     return p->weight * (p->lines_max > 0 && f > p->lines_max ? p->lines_max : f);
 }
 
@@ -88,9 +192,12 @@ static bool saturated(const struct llc_contention_party *p, size_t n, double t)
         double slope;
         llc_statmodel_footprint_table(p[i].model, &e, &q, &f, &ne, &slope);
         const double d = p[i].gamma * p[i].rate * t;
-        if (p[i].lines_max > 0 && p[i].rate > 0 && footprint(p[i].model, d) >= p[i].lines_max)
+        if (p[i].lines_max > 0 && p[i].rate > 0 && party_footprint(&p[i], d) >= p[i].lines_max)
             continue; /* at its cap */
-        if (p[i].rate > 0 && (slope > 0 || d < e[ne - 1]))
+        if (p[i].cold && p[i].age > 0 && d >= p[i].age)
+            continue; /* all it has touched so far */
+        const bool grows = p[i].cold ? p[i].steady > 0 : slope > 0;
+        if (p[i].rate > 0 && (grows || d < e[ne - 1]))
             return false;
     }
     return true;
@@ -183,7 +290,86 @@ static void lru_shares(const struct llc_contention_party *p, size_t n, double t,
             continue;
         }
         s->rate = p[i].rate;
-        s->miss_ratio = llc_statmodel_tail(p[i].model, p[i].gamma * p[i].rate * t);
+        s->miss_ratio = party_tail(&p[i], p[i].gamma * p[i].rate * t);
+        s->miss_rate = p[i].rate * s->miss_ratio;
+    }
+}
+
+/* ---- LRU with set associativity (docs/METHODS.md §12.2) ------------------------------- */
+
+/* P(Pois(x) <= w - 1): a line survives while fewer than w distinct others
+ * of its set were touched, x of them expected (lines spread over the sets
+ * at random, the binomial count with many sets). */
+static double pois_hit(double x, unsigned w)
+{
+    if (!(x > 0))
+        return 1;
+    double term = exp(-x), sum = term;
+    for (unsigned k = 1; k < w; k++) {
+        term *= x / k;
+        sum += term;
+    }
+    return fmin(1, sum);
+}
+
+/* The equilibrium of a W-way cache of C / W sets: a reuse spanning t
+ * seconds hits with P(Pois(G(t) / sets) < W) instead of iff G(t) < C, so
+ *   MR_i = Q_i(inf) + int (1 - P_hit(t)) d(-Q_i(a_i t)),
+ *   O_i = int P_hit(t) dF_i(a_i t),
+ * which add up to sets x int P(Pois(x) < W) dx = C when G grows without
+ * bound. No threshold to solve: one pass over a geometric grid of t
+ * (ratio 1.15, midpoint rule in G) until P_hit < 1e-12 or nothing grows.
+ * *t_star gets the fully associative T* (G = C) where the grid crossed it. */
+static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, double c, unsigned ways,
+                             struct llc_contention_share *out, double *t_star)
+{
+    const double sets = c / ways;
+    double sum = 0, fprev[64], qprev[64], mr[64], occ[64];
+    for (size_t i = 0; i < n; i++) {
+        if (p[i].weight > 0)
+            sum += p[i].weight * (p[i].model ? (p[i].rate > 0 ? p[i].gamma * p[i].rate : 0) : p[i].lambda);
+        fprev[i] = 0;
+        qprev[i] = p[i].model ? party_tail(&p[i], 0) : 1;
+        mr[i] = occ[i] = 0;
+    }
+    *t_star = INFINITY;
+    double gprev = 0, ph = 1;
+    /* from G <= 0.05 W per set (F(d) <= d), where a miss is negligible for
+     * W >= 8 (P(Pois(0.05 W) >= W) < 1e-8) */
+    for (double t = sum > 0 ? 0.05 * ways * sets / sum : INFINITY; isfinite(t); t *= 1.15) {
+        const double g = pressure(p, n, t);
+        ph = pois_hit(0.5 * (gprev + g) / sets, ways);
+        for (size_t i = 0; i < n; i++) {
+            const double f = party_fp(&p[i], t);
+            occ[i] += ph * (f - fprev[i]);
+            fprev[i] = f;
+            if (p[i].model && p[i].rate > 0) {
+                const double q = party_tail(&p[i], p[i].gamma * p[i].rate * t);
+                mr[i] += (1 - ph) * (qprev[i] - q);
+                qprev[i] = q;
+            }
+        }
+        if (g >= c && isinf(*t_star))
+            *t_star = t;
+        gprev = g;
+        if (pois_hit(g / sets, ways) < 1e-12 || saturated(p, n, t))
+            break;
+    }
+    /* past the grid G is flat (or every line gone): the rest of each tail
+     * misses as often as at its end; cold and past-age distances always */
+    const double pend = pois_hit(gprev / sets, ways);
+    for (size_t i = 0; i < n; i++) {
+        struct llc_contention_share *s = &out[i];
+        s->cpi = NAN;
+        s->occupancy = occ[i];
+        if (!p[i].model) {
+            s->rate = s->miss_rate = p[i].lambda;
+            s->miss_ratio = NAN;
+            continue;
+        }
+        s->rate = p[i].rate;
+        const double qinf = p[i].rate > 0 ? party_tail(&p[i], INFINITY) : 0;
+        s->miss_ratio = fmin(1, mr[i] + (1 - pend) * fmax(0, qprev[i] - qinf) + qinf);
         s->miss_rate = p[i].rate * s->miss_ratio;
     }
 }
@@ -237,17 +423,106 @@ static double random_r(const struct llc_statmodel_model *m, double x, double c_l
     return r;
 }
 
+/* random_r for a party of finite age: distances at or past its age are
+ * cold misses (the line was not touched since the start). Only the first
+ * windows of a run take this slower loop. */
+static double random_r_aged(const struct llc_statmodel_model *m, double x, double c_log, double age,
+                            double *dr)
+{
+    const double *e, *q, *f;
+    size_t ne;
+    double slope;
+    llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
+    double r = q[ne - 1], d = 0;
+    const double k = c_log * x;
+    for (size_t i = 0; i + 1 < ne; i++) {
+        const double lo = e[i], mass = q[i] - q[i + 1];
+        if (!(mass > 0))
+            continue;
+        if (lo >= age) {
+            r += mass;
+            continue;
+        }
+        const double w = e[i + 1] - lo;
+        if (w <= 1) {
+            const double el = exp(-k * lo);
+            r += mass * (1 - el);
+            d += mass * c_log * lo * el;
+            continue;
+        }
+        const double top = fmin(e[i + 1], age), span = top - lo, frac = span / w;
+        r += mass * (1 - frac); /* the part past the age */
+        if (k * span < 1e-3) {
+            const double mid = lo + 0.5 * span, ex = exp(-k * mid);
+            r += mass * frac * -expm1(-k * mid);
+            d += mass * frac * c_log * mid * ex;
+        } else {
+            /* means over [lo, top) of 1 - e^(-k t) and of t e^(-k t) */
+            const double ea = exp(-k * lo), eb = exp(-k * top);
+            r += mass * frac * (1 - (ea - eb) / (k * span));
+            d += mass * frac * c_log * ((lo / k + 1 / (k * k)) * ea - (top / k + 1 / (k * k)) * eb) / span;
+        }
+    }
+    *dr = d;
+    return r;
+}
+
 struct rnd {
     const struct llc_contention_party *p;
     size_t n;
-    double c_log;
+    double c, c_log;
 };
 
-static double party_r(const struct rnd *z, size_t i, double mu)
+/* Miss ratio of party i at total miss rate mu; *dr its derivative in
+ * x = mu / (gamma a). */
+static double party_r(const struct rnd *z, size_t i, double mu, double *dr)
 {
     const struct llc_contention_party *p = &z->p[i];
+    const double x = mu / (p->gamma * p->rate);
+    /* past its last finite distance the age cuts nothing: the fast loop */
+    const double *e, *q, *f;
+    size_t ne;
+    double slope;
+    llc_statmodel_footprint_table(p->model, &e, &q, &f, &ne, &slope);
+    double r = p->cold && p->age > 0 && p->age < e[ne - 1]
+                   ? random_r_aged(p->model, x, z->c_log, p->age, dr)
+                   : random_r(p->model, x, z->c_log, dr);
+    if (p->cold) {
+        double c, k;
+        cold_split(p, &c, &k);
+        if (!(c < 1)) {
+            *dr = 0;
+            return 1;
+        }
+        r = fmin(1, p->steady + k * (r - c));
+        *dr *= k;
+    }
+    return r;
+}
+
+/* Lines per second party i inserts at total miss rate mu (each evicting a
+ * line), *d its derivative. A party that holds all the lines it can (its
+ * cap L: distinct lines, or touched so far) loses them at mu L / C and so
+ * inserts no more than that: docs/METHODS.md §12.3. */
+static double party_ins(const struct rnd *z, size_t i, double mu, double *d)
+{
+    const struct llc_contention_party *p = &z->p[i];
+    *d = 0;
+    if (!(p->weight > 0))
+        return 0;
+    if (!p->model)
+        return p->weight * p->lambda;
+    if (!(p->rate > 0))
+        return 0;
     double dr;
-    return random_r(p->model, mu / (p->gamma * p->rate), z->c_log, &dr);
+    const double ins = p->weight * p->rate * party_r(z, i, mu, &dr);
+    const double l = party_lines(p);
+    if (isfinite(l) && p->weight * l * mu / z->c < ins) {
+        *d = p->weight * l / z->c;
+        return p->weight * l * mu / z->c;
+    }
+    *d = p->weight * dr / p->gamma;
+    return ins;
 }
 
 /* Insertions (misses/s) the parties cause at total miss rate mu, minus mu;
@@ -256,16 +531,9 @@ static double random_phi(const struct rnd *z, double mu, double *dphi)
 {
     double s = -mu, ds = -1;
     for (size_t i = 0; i < z->n; i++) {
-        const struct llc_contention_party *p = &z->p[i];
-        if (!(p->weight > 0))
-            continue;
-        if (!p->model) {
-            s += p->weight * p->lambda;
-        } else if (p->rate > 0) {
-            double dr;
-            s += p->weight * p->rate * random_r(p->model, mu / (p->gamma * p->rate), z->c_log, &dr);
-            ds += p->weight * dr / p->gamma;
-        }
+        double d;
+        s += party_ins(z, i, mu, &d);
+        ds += d;
     }
     *dphi = ds;
     return s;
@@ -281,16 +549,9 @@ static double random_mu(const struct rnd *z, double hint)
             hi += z->p[i].weight * (z->p[i].model ? (z->p[i].rate > 0 ? z->p[i].rate : 0) : z->p[i].lambda);
     if (!(hi > 0))
         return 0;
-    /* Phi(0): only certain misses (dangling samples, unprofiled streams). */
-    double lo = 0, phi0 = 0;
-    for (size_t i = 0; i < z->n; i++) {
-        const struct llc_contention_party *p = &z->p[i];
-        if (p->weight > 0 && !p->model)
-            phi0 += p->weight * p->lambda;
-        else if (p->weight > 0 && p->rate > 0)
-            phi0 += p->weight * p->rate * llc_statmodel_model_dangling(p->model) /
-                    llc_statmodel_model_total(p->model);
-    }
+    /* Phi(0): only certain misses (dangling samples, unprofiled streams;
+     * none from a party at its cap). */
+    double lo = 0, phi0 = random_phi(z, 0, &d);
     if (!(phi0 > 0)) {
         /* No certain misses: mu = 0 is a root; a positive one exists iff
          * Phi rises from 0 (the cache cannot hold what is reused). */
@@ -343,13 +604,14 @@ static void random_shares(const struct rnd *z, double mu, double c, struct llc_c
             s->occupancy = mu > 0 ? c * p->weight * p->lambda / mu : 0;
             continue;
         }
+        double dr, di;
         s->rate = p->rate;
-        s->miss_ratio = p->rate > 0 ? party_r(z, i, mu) : NAN;
+        s->miss_ratio = p->rate > 0 ? party_r(z, i, mu, &dr) : NAN;
         s->miss_rate = p->rate > 0 ? p->rate * s->miss_ratio : 0;
-        if (mu > 0)
-            s->occupancy = p->rate > 0 ? c * p->weight * s->miss_rate / mu : 0;
+        if (mu > 0) /* insertions = evictions of its lines, mu O / C */
+            s->occupancy = p->rate > 0 ? c * party_ins(z, i, mu, &di) / mu : 0;
         else /* nothing is evicted: every line the party touches stays */
-            s->occupancy = p->weight * footprint(p->model, INFINITY);
+            s->occupancy = p->weight * fmin(party_lines(p), party_footprint(p, INFINITY));
     }
 }
 
@@ -368,6 +630,9 @@ static int check_parties(const struct llc_contention_party *p, size_t n, double 
             return llc_errf(err, errlen, -EINVAL, "program %zu: footprint rate %g lines/s", i, q->lambda);
         if (q->model && (!(q->rate >= 0) || !isfinite(q->rate) || !(q->gamma > 0) || !isfinite(q->gamma)))
             return llc_errf(err, errlen, -EINVAL, "program %zu: rate %g, gamma %g", i, q->rate, q->gamma);
+        if (q->model && q->cold && (!(q->steady >= 0 && q->steady <= 1) || !(q->age >= 0)))
+            return llc_errf(err, errlen, -EINVAL, "program %zu: steady share %g, age %g", i, q->steady,
+                            q->age);
         if (q->model && !(llc_statmodel_model_total(q->model) > 0))
             return llc_errf(err, errlen, -ENODATA, "program %zu: no reuse samples", i);
     }
@@ -378,11 +643,21 @@ int llc_contention_equilibrium(const struct llc_contention_party *p, size_t n, d
                                enum llc_contention_policy base, struct llc_contention_share *out,
                                struct llc_contention_info *info, char *err, size_t errlen)
 {
-    return sm_contention_equilibrium(p, n, capacity, base, 0, out, info, err, errlen);
+    return sm_contention_equilibrium(p, n, capacity, base, 0, 0, out, info, err, errlen);
+}
+
+int llc_contention_equilibrium_assoc(const struct llc_contention_party *p, size_t n, double capacity,
+                                     unsigned ways, struct llc_contention_share *out,
+                                     struct llc_contention_info *info, char *err, size_t errlen)
+{
+    if (ways == 0 || !(capacity >= ways))
+        return llc_errf(err, errlen, -EINVAL, "equilibrium: %u ways in %g lines", ways, capacity);
+    return sm_contention_equilibrium(p, n, capacity, LLC_CONTENTION_LRU, 0, ways, out, info, err,
+                                     errlen);
 }
 
 int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, double capacity,
-                              enum llc_contention_policy base, double mu_hint,
+                              enum llc_contention_policy base, double mu_hint, unsigned ways,
                               struct llc_contention_share *out, struct llc_contention_info *info,
                               char *err, size_t errlen)
 {
@@ -391,10 +666,16 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
         return rc;
     struct llc_contention_info in = {.beta = 1, .converged = true};
     if (base == LLC_CONTENTION_RANDOM) {
-        const struct rnd z = {.p = p, .n = n, .c_log = -log1p(-1 / fmax(capacity, 1 + 1e-9))};
+        const struct rnd z = {.p = p, .n = n, .c = capacity,
+                              .c_log = -log1p(-1 / fmax(capacity, 1 + 1e-9))};
         in.mu = random_mu(&z, mu_hint);
         in.t_star = in.mu > 0 ? capacity / in.mu : INFINITY;
         random_shares(&z, in.mu, capacity, out);
+    } else if (ways > 0 && n <= 64) {
+        lru_assoc_shares(p, n, capacity, ways, out, &in.t_star);
+        in.mu = 0;
+        for (size_t i = 0; i < n; i++)
+            in.mu += out[i].miss_rate * (p[i].model ? p[i].weight : 1);
     } else {
         in.t_star = lru_tstar(p, n, capacity);
         lru_shares(p, n, in.t_star, out);
@@ -406,15 +687,25 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
     for (size_t i = 0; i < n; i++) {
         occ += out[i].occupancy;
         if (p[i].model && p[i].rate > 0) {
-            const double lo = llc_statmodel_model_dangling(p[i].model) /
-                              llc_statmodel_model_total(p[i].model);
+            /* the cold-start model spreads only the steady first touches */
+            const double lo = p[i].cold ? fmin(p[i].steady, 1)
+                                        : llc_statmodel_model_dangling(p[i].model) /
+                                              llc_statmodel_model_total(p[i].model);
             const double mr = out[i].miss_ratio;
             if (!(mr >= lo - 1e-9 && mr <= 1 + 1e-9))
                 return llc_errf(err, errlen, -EDOM,
                                 "equilibrium: program %zu: miss ratio %g outside [%g, 1]", i, mr, lo);
         }
     }
-    if (isfinite(in.t_star)) {
+    if (ways > 0) {
+        /* the set-associative shares add up to C only when G grows without
+         * bound, never to more (but for the grid's rounding) */
+        in.occ_error = fabs(occ - capacity) / capacity;
+        if (!(occ <= 1.02 * capacity))
+            return llc_errf(err, errlen, -EDOM,
+                            "equilibrium: occupancies add up to %.9g lines, more than the %g of the "
+                            "cache", occ, capacity);
+    } else if (isfinite(in.t_star)) {
         in.occ_error = fabs(occ - capacity) / capacity;
         if (!(in.occ_error <= 1e-6))
             return llc_errf(err, errlen, -EDOM,

@@ -5,11 +5,18 @@
 #include "llcprobe/contention.h"
 
 /* llc_contention_equilibrium with a guess of the random model's miss rate
- * (the previous fixed-point step's; 0 = none), which saves Newton steps.
- * The LRU model ignores it. */
+ * (the previous fixed-point step's; 0 = none), which saves Newton steps
+ * (the LRU model ignores it), and the ways of a set-associative LRU cache
+ * (0 = fully associative; docs/METHODS.md §12.2). */
 int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, double capacity,
-                              enum llc_contention_policy base, double mu_hint,
+                              enum llc_contention_policy base, double mu_hint, unsigned ways,
                               struct llc_contention_share *out, struct llc_contention_info *info,
                               char *err, size_t errlen);
+
+/* Age class of a phase whose own references so far are `age` (the
+ * timeline's memo key): -1 once warm (past its longest finite reuse, and
+ * none new, or its lines all touched, or 4 C of them), else floor(2 log2(1 + age)), whose
+ * age is llc_contention_class_age. docs/METHODS.md §12.2. */
+int sm_contention_age_class(const struct llc_contention_phase *ph, double age, double capacity);
 
 #endif

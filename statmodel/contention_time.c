@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "llcprobe/common.h"
+#include "contention_internal.h"
 
 /* More segments than this means runaway restarts (programs of very
  * different lengths); refuse rather than fill memory. */
@@ -56,7 +57,7 @@ static int memo_rehash(struct memo *m, const struct llc_contention_run *r)
     if (!slot)
         return -ENOMEM;
     for (size_t k = 0; k < r->n_tuples; k++) {
-        size_t s = hash_tuple(r->tuples[k].phase, m->n) & (cap - 1);
+        size_t s = hash_tuple(r->tuples[k].phase, 2 * m->n) & (cap - 1);
         while (slot[s])
             s = (s + 1) & (cap - 1);
         slot[s] = k + 1;
@@ -67,15 +68,17 @@ static int memo_rehash(struct memo *m, const struct llc_contention_run *r)
     return 0;
 }
 
-/* Index of the tuple, solving it if new. */
+/* Index of the tuple, solving it if new. ph holds the n phases, then their
+ * n age classes (-1 = warm; a cold-start phase's age otherwise,
+ * docs/METHODS.md §12.2): a tuple is met again only at the same ages. */
 static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, const int *ph,
                   const struct llc_contention_prog *progs, const struct llc_contention_config *cfg,
                   size_t *index, char *err, size_t errlen)
 {
     const size_t n = m->n;
-    size_t s = hash_tuple(ph, n) & (m->cap - 1);
+    size_t s = hash_tuple(ph, 2 * n) & (m->cap - 1);
     for (; m->slot[s]; s = (s + 1) & (m->cap - 1))
-        if (memcmp(r->tuples[m->slot[s] - 1].phase, ph, n * sizeof(int)) == 0) {
+        if (memcmp(r->tuples[m->slot[s] - 1].phase, ph, 2 * n * sizeof(int)) == 0) {
             *index = m->slot[s] - 1;
             return 0;
         }
@@ -83,10 +86,11 @@ static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, co
         return llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
     struct llc_contention_tuple_result *t = &r->tuples[r->n_tuples];
     memset(t, 0, sizeof(*t));
-    t->phase = malloc(n * sizeof(int));
+    t->phase = malloc(2 * n * sizeof(int));
     t->share = calloc(n, sizeof(*t->share));
     t->solo = calloc(n, sizeof(*t->solo));
     const struct llc_contention_phase *tp[64];
+    struct llc_contention_phase young[64];
     double freq[64];
     if (!t->phase || !t->share || !t->solo) {
         free(t->phase);
@@ -95,15 +99,24 @@ static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, co
         return llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
     }
     r->n_tuples++; /* owned by the run from here on, freed with it */
-    memcpy(t->phase, ph, n * sizeof(int));
+    memcpy(t->phase, ph, 2 * n * sizeof(int));
     t->min_window_s = INFINITY;
     for (size_t i = 0; i < n; i++) {
         tp[i] = &progs[i].phases[ph[i]];
         freq[i] = progs[i].freq_hz;
+        if (ph[n + i] >= 0) {
+            young[i] = *tp[i];
+            young[i].age = llc_contention_class_age(ph[n + i]);
+            tp[i] = &young[i];
+        }
     }
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         const size_t k = m->base[i] + (size_t)ph[i];
+        if (ph[n + i] >= 0) { /* young: alone at the same age */
+            rc = llc_contention_solo(tp[i], freq[i], cfg, &t->solo[i], err, errlen);
+            continue;
+        }
         if (!m->solved[k])
             rc = llc_contention_solo(tp[i], freq[i], cfg, &m->solo[k], err, errlen);
         m->solved[k] = rc == 0;
@@ -216,7 +229,7 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
     double *run_ins[64] = {NULL};
     size_t tcap = 0, scap = 0, win[64];
     double left[64];
-    int ph[64];
+    int ph[128];
     bool first[64];
     size_t nph = 0;
     for (size_t i = 0; i < n; i++) {
@@ -225,7 +238,9 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
     }
     m.solo = calloc(nph, sizeof(*m.solo));
     m.solved = calloc(nph, sizeof(*m.solved));
-    if (!r || !m.solo || !m.solved || !(r->summary = calloc(n, sizeof(*r->summary))) ||
+    /* Own references of each program's phases so far (cold start) */
+    double *age = calloc(nph, sizeof(*age));
+    if (!r || !m.solo || !m.solved || !age || !(r->summary = calloc(n, sizeof(*r->summary))) ||
         memo_rehash(&m, r) < 0) {
         rc = llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
         goto out;
@@ -245,8 +260,13 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
     double t = 0;
     while (running > 0) {
         size_t k = 0;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
             ph[i] = progs[i].window_phase[win[i]];
+            const struct llc_contention_phase *p = &progs[i].phases[ph[i]];
+            /* the age halfway through the rest of the window */
+            ph[n + i] = sm_contention_age_class(p, age[m.base[i] + (size_t)ph[i]] + 0.5 * left[i] * p->api,
+                                                cfg->capacity);
+        }
         if ((rc = lookup(&m, r, &tcap, ph, progs, cfg, &k, err, errlen)) < 0)
             goto out;
         struct llc_contention_tuple_result *tr = &r->tuples[k];
@@ -274,12 +294,14 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
                           "out of memory");
             goto out;
         }
+        const bool counts = !cfg->together || running == n;
         for (size_t i = 0; i < n; i++) {
             const struct llc_contention_phase *p = &progs[i].phases[ph[i]];
             const struct llc_contention_share *s = &tr->share[i];
             const double ins = fmin(left[i], dt * progs[i].freq_hz / s->cpi);
             left[i] -= ins;
-            if (first[i]) {
+            age[m.base[i] + (size_t)ph[i]] += ins * p->api;
+            if (first[i] && counts) {
                 struct llc_contention_prog_summary *u = &r->summary[i];
                 u->instructions += ins;
                 u->references += ins * p->api;
@@ -317,6 +339,7 @@ out:
     free(m.slot);
     free(m.solo);
     free(m.solved);
+    free(age);
     if (rc < 0)
         llc_contention_run_free(r);
     else

@@ -15,11 +15,15 @@
 static void parties_of(const struct llc_contention_phase *const *ph, const double *rate, size_t n,
                        const struct llc_contention_config *cfg, struct llc_contention_party *p)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        const bool cold = ph[i]->model && ph[i]->references > 0;
         p[i] = (struct llc_contention_party){
             .model = ph[i]->model, .lambda = ph[i]->lambda, .rate = rate[i],
             .gamma = cfg->anchor && ph[i]->gamma > 0 ? ph[i]->gamma : 1, .weight = 1,
-            .lines_max = ph[i]->lines};
+            .lines_max = ph[i]->lines, .cold = cold,
+            .steady = cold ? llc_contention_steady_share(ph[i]->model, ph[i]->references) : 0,
+            .age = ph[i]->age};
+    }
 }
 
 /* Shares at fixed rates. With skew, a program whose sets are uneven (CV > 0)
@@ -37,7 +41,8 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
     struct llc_contention_info ti;
     const enum llc_contention_policy base = llc_contention_base_policy(cfg->policy);
     parties_of(ph, rate, n, cfg, p);
-    int rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hint ? hint[0] : 0, out, info, err,
+    const unsigned ways = cfg->assoc ? cfg->ways : 0;
+    int rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hint ? hint[0] : 0, ways, out, info, err,
                                        errlen);
     if (rc == 0 && hint)
         hint[0] = info->mu;
@@ -54,7 +59,7 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
             }
             double *hg = hint ? &hint[1 + t * LLC_CONTENTION_STRATA + g] : NULL;
             p[t].weight = w;
-            rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hg ? *hg : 0, tmp, &ti, err,
+            rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hg ? *hg : 0, ways, tmp, &ti, err,
                                            errlen);
             if (hg)
                 *hg = ti.mu;

@@ -63,7 +63,24 @@ struct llc_contention_phase {
      * LRU footprint, so programs that together fit the cache keep their
      * lines (T* = inf) instead of growing into it forever. */
     double lines;
+    /* Cold start (docs/METHODS.md §12.2): the phase's references in its profile (0 = the
+     * stationary model, cold misses spread over the run). With them, the
+     * first touches a warm-up explains happen at the start (age below) and
+     * only the rest (new data) are spread; see llc_contention_steady_share. */
+    double references;
+    /* Own references of the phase so far (0 = warm); set by the timeline. */
+    double age;
 };
+
+/* Share of a phase's references that are first touches of new data at any
+ * age: c_s = max(0, (c R - S) / (R - S)), c = n_inf / N_s, S = sum_{n < R}
+ * q(n) the first touches its warm-up explains (q the tail of the finite
+ * reuse distances). 1 when nothing is reused. docs/METHODS.md §12.2. */
+double llc_contention_steady_share(const struct llc_statmodel_model *m, double references);
+
+/* The age (own references) of a phase in age class k >= 0 of a timeline
+ * tuple: 2^((k + 0.5) / 2) - 1. */
+double llc_contention_class_age(int k);
 
 struct llc_contention_config {
     double capacity;                  /* LLC lines C */
@@ -72,6 +89,15 @@ struct llc_contention_config {
     bool coupling;                    /* docs/METHODS.md §12.5 (else rates stay at the solo rates) */
     bool anchor;                      /* docs/METHODS.md §12.6 gamma */
     bool skew;                        /* docs/METHODS.md §12.6 set non-uniformity */
+    /* Timeline summaries over the stretch in which every program is still
+     * in its first pass (what a co-run that does not restart programs
+     * measures, `sim --corun`), instead of each program's whole first pass
+     * (docs/METHODS.md §12.7). */
+    bool together;
+    /* LRU in `ways`-way sets, lines spread over the sets at random: a reuse
+     * hits with P(Pois(G(t) / sets) < ways) rather than iff G(t) < C
+     * (docs/METHODS.md §12.2). Random replacement stays fully associative. */
+    bool assoc;
 };
 
 void llc_contention_config_default(struct llc_contention_config *cfg);
@@ -105,7 +131,13 @@ struct llc_contention_party {
     double rate;    /* references per second */
     double gamma;   /* 1 = no anchor */
     double weight;  /* >= 0 */
-    double lines_max; /* LRU: footprint cap in lines before weighting (0 = none) */
+    double lines_max; /* footprint / occupancy cap in lines before weighting (0 = none) */
+    /* Cold start (docs/METHODS.md §12.2): with `cold`, the tail and footprint are those of
+     * a program whose steady share of first touches is `steady` (the rest
+     * at its start), `age` own references after its start (0 = warm). */
+    bool cold;
+    double steady;
+    double age;
 };
 
 /* Solves one equilibrium; out[i] gets miss ratio, miss rate, occupancy and
@@ -114,6 +146,13 @@ struct llc_contention_party {
 int llc_contention_equilibrium(const struct llc_contention_party *p, size_t n, double capacity,
                                enum llc_contention_policy base, struct llc_contention_share *out,
                                struct llc_contention_info *info, char *err, size_t errlen);
+
+/* The LRU equilibrium of a `ways`-way cache of capacity / ways sets, lines
+ * spread over the sets at random (docs/METHODS.md §12.2): a reuse hits with
+ * P(Pois(G(t) / sets) < ways). The occupancies add up to at most C. */
+int llc_contention_equilibrium_assoc(const struct llc_contention_party *p, size_t n, double capacity,
+                                     unsigned ways, struct llc_contention_share *out,
+                                     struct llc_contention_info *info, char *err, size_t errlen);
 
 /* ---- one phase tuple (docs/METHODS.md §12.2-§12.3, §12.6) ------------------------------------ */
 
@@ -192,7 +231,9 @@ struct llc_contention_segment {
 
 /* A phase tuple solved once (memoised). */
 struct llc_contention_tuple_result {
-    int *phase;                         /* [n] phase index per program */
+    /* [n] phase index per program, then [n] age class per program (-1 =
+     * warm; else the phase's age is about 2^((k + 0.5) / 2) - 1 references) */
+    int *phase;
     struct llc_contention_share *share; /* [n] co-run */
     struct llc_contention_share *solo;  /* [n] alone, same phase */
     struct llc_contention_info info;

@@ -19,7 +19,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: llcprobe predict A.profile.json B.profile.json ... [--preset P | --machine INFO.json]\n"
-            "                        [--policy P] [--no-coupling] [--no-probe] [--force]\n"
+            "                        [--policy P] [--no-coupling] [--no-probe] [--stationary]\n"
+            "                        [--fully-associative] [--force]\n"
             "                        [-o PREFIX [--no-plot] [--gnuplot PATH]] [--quiet]\n\n"
             "Predicts what happens when 1 to 8 programs, each profiled alone with\n"
             "'llcprobe profile', share one last-level cache: per program the LLC miss\n"
@@ -44,6 +45,10 @@ static void usage(FILE *out)
             "                    the LRU equilibrium, and the output says so\n"
             "  --no-coupling     keep each program at its solo access rate (no CPI feedback)\n"
             "  --no-probe        ignore probe readings: uniform set usage, no anchor\n"
+            "  --stationary      no cold start: spread each phase's first touches over its\n"
+            "                    run instead of starting with an empty cache\n"
+            "  --fully-associative  LRU: one threshold for the whole cache instead of\n"
+            "                    lines spread over W-way sets at random\n"
             "  --force           predict profiles from different machines or presets together\n"
             "                    (or for another machine); the output records what was forced\n"
             "  -o, --output PREFIX  write the files above\n"
@@ -66,13 +71,15 @@ struct args {
 
 static int parse_args(int argc, char **argv, struct args *a, bool *help)
 {
-    enum { O_PRESET = 256, O_MACHINE, O_POLICY, O_NO_COUPLING, O_NO_PROBE, O_FORCE, O_NO_PLOT, O_GNUPLOT };
+    enum { O_PRESET = 256, O_MACHINE, O_POLICY, O_NO_COUPLING, O_NO_PROBE, O_STATIONARY, O_FULLY_ASSOC, O_FORCE, O_NO_PLOT, O_GNUPLOT };
     static const struct option longopts[] = {
         {"preset", required_argument, NULL, O_PRESET},
         {"machine", required_argument, NULL, O_MACHINE},
         {"policy", required_argument, NULL, O_POLICY},
         {"no-coupling", no_argument, NULL, O_NO_COUPLING},
         {"no-probe", no_argument, NULL, O_NO_PROBE},
+        {"stationary", no_argument, NULL, O_STATIONARY},
+        {"fully-associative", no_argument, NULL, O_FULLY_ASSOC},
         {"force", no_argument, NULL, O_FORCE},
         {"output", required_argument, NULL, 'o'},
         {"no-plot", no_argument, NULL, O_NO_PLOT},
@@ -81,7 +88,8 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *a = (struct args){.o = {.gnuplot = "gnuplot", .coupling = true, .probe = true, .plot = true}};
+    *a = (struct args){.o = {.gnuplot = "gnuplot", .coupling = true, .probe = true, .cold = true, .assoc = true,
+                                .plot = true}};
     bool no_plot = false, gnuplot = false;
     optind = 1;
     opterr = 0;
@@ -101,6 +109,8 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
         }
         case O_NO_COUPLING: a->o.coupling = false; break;
         case O_NO_PROBE: a->o.probe = false; break;
+        case O_STATIONARY: a->o.cold = false; break;
+        case O_FULLY_ASSOC: a->o.assoc = false; break;
         case O_FORCE: a->o.force = true; break;
         case 'o': a->o.prefix = optarg; break;
         case O_NO_PLOT: no_plot = true; break;

@@ -66,6 +66,8 @@ struct pred_opts {
     const char *prefix, *gnuplot;
     enum llc_contention_policy policy;
     bool policy_given, coupling, probe, force, plot, quiet;
+    bool cold;  /* cold start (not --stationary) */
+    bool assoc; /* LRU in W-way sets (not --fully-associative) */
     char forced[512];           /* what --force let through, "" if nothing */
 };
 

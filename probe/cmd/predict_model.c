@@ -163,6 +163,20 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, char *err, size_t errle
     return rc;
 }
 
+/* Cold start (docs/METHODS.md §12.2): each phase's references in its profile (the pooled
+ * phase: all of them), or 0 for the stationary model. */
+static void set_cold(struct pred_prog *p, bool cold)
+{
+    double all = 0;
+    for (size_t j = 0; j < p->prof.n_phases; j++)
+        all += p->prof.phases[j].references;
+    for (size_t k = 0; k < p->n_phases; k++) {
+        const double refs = !cold ? 0 : k < p->prof.n_phases ? p->prof.phases[k].references : all;
+        p->plain[k].references = refs;
+        p->anchored[k].references = refs;
+    }
+}
+
 static void fill_progs(struct pred_prog *progs, size_t n, bool anchored, struct llc_contention_prog *cp)
 {
     for (size_t i = 0; i < n; i++)
@@ -187,7 +201,8 @@ void pred_result_free(struct pred_result *r)
 }
 
 /* FOA and SDC per tuple of the model's run, and their sums along the run's
- * timeline (each program's first pass, at the model's instruction progress). */
+ * timeline (over the stretch the run sums: all programs together, at the
+ * model's instruction progress). */
 static int baselines(struct pred_prog *progs, size_t n, const struct llc_contention_config *cfg,
                      struct pred_result *r, char *err, size_t errlen)
 {
@@ -221,7 +236,7 @@ static int baselines(struct pred_prog *progs, size_t n, const struct llc_content
         const struct llc_contention_tuple_result *tr = &run->tuples[s->tuple];
         for (size_t i = 0; i < n; i++) {
             if (s->t0 >= run->summary[i].seconds * (1 - 1e-12))
-                continue; /* past the first pass */
+                continue; /* past the stretch summed */
             const struct llc_contention_phase *ph = &progs[i].plain[tr->phase[i]];
             const double ins = s->dt * freq[i] / tr->share[i].cpi;
             for (int b = 0; b < 2; b++) {
@@ -283,8 +298,12 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
     cfg.policy = o->policy;
     cfg.coupling = o->coupling;
     cfg.skew = o->probe;
+    cfg.together = true; /* the figures of the stretch all programs run together */
+    cfg.assoc = o->assoc;
     cfg.anchor = false;
     memset(r, 0, sizeof(*r));
+    for (size_t i = 0; i < n; i++)
+        set_cold(&progs[i], o->cold);
     fill_progs(progs, n, false, cp);
     int rc = llc_contention_timeline(cp, n, &cfg, &r->run, err, errlen);
     bool any_probe = false;

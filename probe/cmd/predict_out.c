@@ -167,9 +167,12 @@ static json_t *tuples_json(const struct pred_prog *progs, size_t n, const struct
     const struct llc_contention_run *run = r->run;
     for (size_t t = 0; t < run->n_tuples; t++) {
         const struct llc_contention_tuple_result *tr = &run->tuples[t];
-        json_t *ph = json_array(), *pr = json_array();
+        json_t *ph = json_array(), *pr = json_array(), *age = json_array();
         for (size_t i = 0; i < n; i++) {
             json_array_append_new(ph, json_integer(progs[i].phase_id[tr->phase[i]]));
+            /* cold start: the phase's own references so far (null: warm) */
+            json_array_append_new(age, tr->phase[n + i] < 0 ? json_null()
+                                                            : llc_json_finite(llc_contention_class_age(tr->phase[n + i])));
             json_t *s = share_json(&tr->share[i], &tr->solo[i]);
             json_object_set_new(s, "foa_miss_ratio", llc_json_finite(r->foa[t * n + i].miss_ratio));
             json_object_set_new(s, "foa_slowdown", llc_json_finite(r->foa[t * n + i].cpi / r->foa_solo[t * n + i].cpi));
@@ -177,7 +180,8 @@ static json_t *tuples_json(const struct pred_prog *progs, size_t n, const struct
             json_object_set_new(s, "sdc_slowdown", llc_json_finite(r->sdc[t * n + i].cpi / r->sdc_solo[t * n + i].cpi));
             json_array_append_new(pr, s);
         }
-        json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o, s:b, s:i, s:o, s:o}", "phases", ph, "seconds",
+        json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:i, s:o, s:o}", "phases", ph,
+                                           "ages", age, "seconds",
                                            llc_json_finite(tr->seconds), "t_star_s", llc_json_finite(tr->info.t_star), "min_phase_run_s",
                                            llc_json_finite(tr->min_window_s), "converged", tr->info.converged,
                                            "iterations", (int)tr->info.iterations, "beta", llc_json_finite(tr->info.beta),
@@ -299,8 +303,9 @@ int pred_write(const char *prefix, const struct pred_prog *progs, size_t n,
                                   (json_int_t)m->sets, "ways", (int)m->ways, "inclusion", m->inclusion,
                                   "policy", llc_contention_policy_name(o->policy), "model_policy",
                                   llc_contention_policy_name(base)));
-    json_object_set_new(doc, "options", json_pack("{s:b, s:b, s:b}", "coupling", o->coupling, "probe",
-                                                  o->probe, "force", o->force));
+    json_object_set_new(doc, "options", json_pack("{s:b, s:b, s:b, s:b, s:b}", "coupling", o->coupling, "probe",
+                                                  o->probe, "cold_start", o->cold, "set_associative",
+                                                  o->assoc, "force", o->force));
     json_object_set_new(doc, "programs", programs_json(progs, n, m, r));
     json_object_set_new(doc, "tuples", tuples_json(progs, n, r));
     json_object_set_new(doc, "pair_grid", grid_json(progs, r));

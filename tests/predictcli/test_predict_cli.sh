@@ -22,8 +22,10 @@ jcheck "occupancies share the cache (within 1%)" "$tmp/ab.prediction.json" \
   'abs(sum(p["model"]["occupancy_pct_llc"] for p in d["programs"])-100)<1'
 jcheck "A's probe gives it an anchored variant and cv" "$tmp/ab.prediction.json" \
   'd["programs"][0]["probe_used"] and d["programs"][0]["anchored"] is not None and all(abs(q["cv"]-0.2)<1e-12 and q["anchor"]=="ok" for q in d["programs"][0]["phases"]) and not d["programs"][1]["probe_used"]'
-jcheck "tuples: every phase pair met is solved once, converged" "$tmp/ab.prediction.json" \
-  'len(d["tuples"])>=2 and len(set(tuple(t["phases"]) for t in d["tuples"]))==len(d["tuples"]) and all(t["converged"] for t in d["tuples"])'
+jcheck "tuples: every phase pair met is solved once per age, converged" "$tmp/ab.prediction.json" \
+  'len(d["tuples"])>=2 and len(set((tuple(t["phases"]), tuple(t["ages"])) for t in d["tuples"]))==len(d["tuples"]) and all(t["converged"] for t in d["tuples"]) and d["options"]["cold_start"]'
+jcheck "cold start: the first tuple is young, every age positive" "$tmp/ab.prediction.json" \
+  'd["tuples"][0]["ages"][0] is not None and all(a is None or a > 0 for t in d["tuples"] for a in t["ages"])'
 jcheck "pair grid 3 x 4" "$tmp/ab.prediction.json" \
   'len(d["pair_grid"]["slowdown_a"])==3 and all(len(r)==4 for r in d["pair_grid"]["slowdown_b"])'
 # The timeline CSV reproduces the JSON's miss ratio: references-weighted
@@ -52,8 +54,11 @@ if command -v gnuplot >/dev/null; then
 fi
 
 # --- alone: the model's own solo, slowdown 1, the profile's solo miss ratio ---
-"$bin" predict "$tmp/b.profile.json" -o "$tmp/b" --no-plot -q >/dev/null
+# (the stationary, fully associative model: the synthetic profile's solo is StatStack's)
+"$bin" predict "$tmp/b.profile.json" -o "$tmp/b" --no-plot -q --stationary --fully-associative >/dev/null
 check_rc "predict B alone" 0 $?
+jcheck "--stationary: every tuple warm" "$tmp/b.prediction.json" \
+  'not d["options"]["cold_start"] and all(t["ages"]==[None] for t in d["tuples"])'
 "$python" - "$tmp/b.prediction.json" "$tmp/b.profile.json" <<'PY' && ok "alone: slowdown 1, miss ratio = the profile's solo" || bad "alone"
 import json, sys
 d = json.load(open(sys.argv[1])); p = json.load(open(sys.argv[2]))
