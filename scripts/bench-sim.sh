@@ -54,7 +54,7 @@ for r in $(seq 1 "$rounds"); do
   done
 done
 # Figures present in both binaries' output, in the new one's order.
-figures=$(grep -hE '^sim_[a-z_]+: ' "$out/new.1" | cut -d: -f1)
+figures=$(grep -hE '^sim_[a-z0-9_]+: ' "$out/new.1" | cut -d: -f1)
 summary() {   # figure -> "median_new median_base median_ratio min_ratio max_ratio"
   local f=$1
   for r in $(seq 1 "$rounds"); do
