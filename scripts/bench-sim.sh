@@ -14,9 +14,11 @@
 #     N rounds (default 5) of this tree's bench_sim and BIN (another
 #     build's bench_sim) interleaved, alternating which goes first; prints
 #     each run, then per figure the medians, the median of the per-round
-#     ratios new/baseline and their range, and ends with this tree's
-#     medians as the two headline lines. On a loaded host the paired
-#     ratios are the figure to trust, not the absolute rates.
+#     ratios new/baseline and their range, one line FIGURE_vs_baseline: R x
+#     per figure (the figures that are ratios themselves, such as
+#     sim_corun4_cpu_ratio, included), and ends with this tree's medians as
+#     the three headline lines. On a loaded host the paired ratios are the
+#     figure to trust, not the absolute rates.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
@@ -54,7 +56,7 @@ for r in $(seq 1 "$rounds"); do
   done
 done
 # Figures present in both binaries' output, in the new one's order.
-figures=$(grep -hE '^sim_[a-z_]+: ' "$out/new.1" | cut -d: -f1)
+figures=$(grep -hE '^sim_[a-z0-9_]+: ' "$out/new.1" | cut -d: -f1)
 summary() {   # figure -> "median_new median_base median_ratio min_ratio max_ratio"
   local f=$1
   for r in $(seq 1 "$rounds"); do
@@ -79,7 +81,7 @@ for f in $figures; do
   case "$f" in
     sim_lru_accesses_per_s|sim_drrip_accesses_per_s|sim_corun4_accesses_per_s) headline+="$f: $mn 1/s"$'\n' ;;
   esac
-  echo "${f%_accesses_per_s}_ratio: $mr x" >> "$out/ratios"
+  echo "${f%_accesses_per_s}_vs_baseline: $mr x" >> "$out/ratios"
 done
 cat "$out/ratios"
 printf '%s' "$headline"

@@ -356,7 +356,10 @@ int llc_sim_timed_prepare(struct llc_sim *sim, unsigned agent, struct llc_sim_ti
  * access, or reached stop_at, or was picked with nothing buffered -- or n
  * when every agent is done, or a negative code (-ERANGE, -ENOMEM as
  * llc_sim_access_phys) with the failing access not issued. Agent i is the
- * simulator's agent i; n <= the configured agents. */
+ * simulator's agent i; n <= the configured agents. A prepared agent's L2
+ * hits, which touch nothing shared, may be issued ahead of the clock
+ * order: when the kernel hands back agent k, the others' clocks and
+ * counters may be past k's (their shared-cache accesses are not). */
 int llc_sim_run_timed(struct llc_sim *sim, struct llc_sim_timed_agent *ag, unsigned n);
 /* Translates (unless phys) and locates addrs[0..n) of agent as
  * llc_sim_translate would, one by one in order, into paddr[] and their LLC

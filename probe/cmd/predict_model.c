@@ -257,17 +257,44 @@ static int baselines(struct pred_prog *progs, size_t n, const struct llc_content
     return rc;
 }
 
+/* The run's tuple of phases (a, b) if a pair's run met it warm: its solo
+ * figures are the grid's own (each phase alone, same configuration), and
+ * so is its co-run from them, which the grid then copies instead of
+ * solving again. The solo check keeps out a tuple solved from anything
+ * but the plain phases alone. */
+static const struct llc_contention_tuple_result *
+run_tuple(const struct llc_contention_run *run, const size_t *at, size_t nb, size_t a, size_t b,
+          const struct llc_contention_share *sa, const struct llc_contention_share *sb)
+{
+    if (!at || !at[a * nb + b])
+        return NULL;
+    const struct llc_contention_tuple_result *t = &run->tuples[at[a * nb + b] - 1];
+    if (memcmp(&t->solo[0], sa, sizeof(*sa)) != 0 || memcmp(&t->solo[1], sb, sizeof(*sb)) != 0)
+        return NULL;
+    return t;
+}
+
 /* Every phase pair of the first two programs, the two alone together. */
-static int pair_grid(struct pred_prog *progs, const struct llc_contention_config *cfg,
+static int pair_grid(struct pred_prog *progs, size_t n, const struct llc_contention_config *cfg,
                      struct pred_result *r, char *err, size_t errlen)
 {
     const size_t na = progs[0].n_phases, nb = progs[1].n_phases;
+    const struct llc_contention_run *run = r->run;
     r->grid_a = na;
     r->grid_b = nb;
     r->grid = calloc(na * nb * 2, sizeof(*r->grid));
     r->grid_solo = calloc(na * nb * 2, sizeof(*r->grid_solo));
-    if (!r->grid || !r->grid_solo)
+    /* A pair's run: tuple index + 1 of each phase pair it met, 0 = none. */
+    size_t *at = n == 2 ? calloc(na * nb, sizeof(*at)) : NULL;
+    if (!r->grid || !r->grid_solo || (n == 2 && !at)) {
+        free(at);
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    }
+    for (size_t t = 0; at && t < run->n_tuples; t++) {
+        const int *ph = run->tuples[t].phase;
+        if (!at[(size_t)ph[0] * nb + (size_t)ph[1]])
+            at[(size_t)ph[0] * nb + (size_t)ph[1]] = t + 1;
+    }
     const double freq[2] = {progs[0].prof.timing.freq_hz, progs[1].prof.timing.freq_hz};
     int rc = 0;
     /* Each phase alone once, then every pair from those solo rates. */
@@ -281,9 +308,16 @@ static int pair_grid(struct pred_prog *progs, const struct llc_contention_config
             struct llc_contention_share *solo = &r->grid_solo[(a * nb + b) * 2];
             solo[0] = r->grid_solo[a * nb * 2];
             solo[1] = r->grid_solo[b * 2 + 1];
+            const struct llc_contention_tuple_result *t = run_tuple(run, at, nb, a, b, &solo[0], &solo[1]);
+            if (t) {
+                r->grid[(a * nb + b) * 2] = t->share[0];
+                r->grid[(a * nb + b) * 2 + 1] = t->share[1];
+                continue;
+            }
             rc = llc_contention_corun(ph, freq, 2, cfg, solo, &r->grid[(a * nb + b) * 2], NULL, err,
                                       errlen);
         }
+    free(at);
     return rc;
 }
 
@@ -319,6 +353,6 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
         rc = baselines(progs, n, &cfg, r, err, errlen);
     /* The phase-pair grid is for the files (JSON and heatmap) only. */
     if (rc == 0 && n >= 2 && o->prefix)
-        rc = pair_grid(progs, &cfg, r, err, errlen);
+        rc = pair_grid(progs, n, &cfg, r, err, errlen);
     return rc;
 }

@@ -203,9 +203,15 @@ static int refill(struct llc_sim *sim, unsigned i, struct cr_agent *a,
             memcpy(a->instr, in->instr + a->array_pos, n * sizeof(*a->instr));
         a->array_pos += n;
     }
-    if ((!a->tr || a->trace_no_instr) && !(a->in->source == LLC_CORUN_ARRAY && in->instr))
-        for (uint32_t k = 0; k < n; k++)
-            a->instr[k] = llc_corun_ipa_instr(in->ipa, a->emitted + k);
+    if ((!a->tr || a->trace_no_instr) && !(a->in->source == LLC_CORUN_ARRAY && in->instr)) {
+        /* llc_corun_ipa_instr, each floor computed once */
+        double below = floor((double)a->emitted * in->ipa);
+        for (uint32_t k = 0; k < n; k++) {
+            const double upto = floor((double)(a->emitted + k + 1) * in->ipa);
+            a->instr[k] = (uint32_t)(upto - below);
+            below = upto;
+        }
+    }
     /* Nothing beyond the access that spends the budget: the L2 half of a
      * buffer is done ahead of the clock (llc_sim_timed_prepare). */
     const uint64_t budget = in->instructions;

@@ -28,6 +28,20 @@ jcheck "cold start: the first tuple is young, every age positive" "$tmp/ab.predi
   'd["tuples"][0]["ages"][0] is not None and all(a is None or a > 0 for t in d["tuples"] for a in t["ages"])'
 jcheck "pair grid 3 x 4" "$tmp/ab.prediction.json" \
   'len(d["pair_grid"]["slowdown_a"])==3 and all(len(r)==4 for r in d["pair_grid"]["slowdown_b"])'
+# The grid of a pair copies the phase pairs its timeline solved; with a
+# third program the timeline's tuples are triples and every cell of the
+# first two programs' grid is solved afresh: the same figures, bit for bit.
+for pol in lru random; do
+  "$bin" predict "$tmp/a.profile.json" "$tmp/b.profile.json" --policy $pol -o "$tmp/g2" --no-plot -q >/dev/null &&
+    "$bin" predict "$tmp/a.profile.json" "$tmp/b.profile.json" "$tmp/g.profile.json" --policy $pol -o "$tmp/g3" \
+      --no-plot -q >/dev/null
+  check_rc "predict A B and A B G ($pol)" 0 $?
+  "$python" - "$tmp/g2.prediction.json" "$tmp/g3.prediction.json" <<'PY' && ok "pair grid from the timeline's tuples = solved afresh ($pol)" || bad "pair grid reuse ($pol)"
+import json, sys
+g2, g3 = (json.load(open(f))["pair_grid"] for f in sys.argv[1:3])
+sys.exit(0 if g2 == g3 and len(g2["slowdown_a"]) == 3 else 1)
+PY
+done
 # The timeline CSV reproduces the JSON's miss ratio: references-weighted
 # over A's first pass (its instructions per segment from the CPI).
 "$python" - "$tmp/ab.prediction.json" "$tmp/ab.prediction.csv" "$tmp/a.profile.json" <<'PY' && ok "timeline CSV adds up to the JSON figures" || bad "timeline CSV vs JSON"

@@ -193,6 +193,37 @@ static void check_occupancy(const struct llc_sim *sim)
     test_free(ss);
 }
 
+/* The per-set counters keep 16 bits in the LLC block and carry into the
+ * high words: 200000 hits and 70000 misses of one set (wide blocks of four
+ * agents, and the narrow block of one) read back exactly. */
+static void test_set_counter_carry(void **state)
+{
+    (void)state;
+    for (unsigned agents = 1; agents <= 4; agents += 3) {
+        struct llc_sim_config c = tiny_config(4, 16, LLC_SIM_LRU);
+        c.agents = agents;
+        c.phys_mem_bytes = 1u << 24; /* 16-bit tags: narrow blocks for one agent */
+        struct llc_sim *sim = make_sim(&c);
+        assert_int_equal(sim->llc.narrow, agents == 1);
+        const unsigned a = agents - 1;
+        for (unsigned i = 0; i < 200000; i++)
+            touch(sim, a, line_addr(4, 1, 0), NULL);
+        /* 17 lines in turn in a 16-way set under LRU: every access misses */
+        for (unsigned i = 0; i < 70000; i++)
+            touch(sim, a, line_addr(4, 2, 1 + i % 17), NULL);
+        struct llc_sim_set_stats ss[4];
+        assert_int_equal(llc_sim_set_stats(sim, (int)a, ss, 4), 0);
+        assert_int_equal(ss[1].hits, 199999);
+        assert_int_equal(ss[1].misses, 1);
+        assert_int_equal(ss[2].hits, 0);
+        assert_int_equal(ss[2].misses, 70000);
+        llc_sim_reset_counters(sim);
+        assert_int_equal(llc_sim_set_stats(sim, (int)a, ss, 4), 0);
+        assert_int_equal(ss[1].hits + ss[2].misses, 0);
+        llc_sim_destroy(sim);
+    }
+}
+
 static void run_random_stream(struct llc_sim *sim, uint64_t seed, unsigned n, uint8_t *levels,
                               uint32_t *latencies)
 {
@@ -492,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_stop_flag),
         cmocka_unit_test(test_flush_and_errors),
         cmocka_unit_test(test_narrow_widens),
+        cmocka_unit_test(test_set_counter_carry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* Timed co-runs (llcprobe/corun.h): the clock formula on a stream checked
  * by hand, earliest-clock order, solo == a one-program co-run, slowdown of a
- * cache-hungry pair, determinism, the stop flag and bad input. */
+ * cache-hungry pair, determinism, the kernel against the batch path and
+ * against a one-access-at-a-time driver, the stop flag and bad input. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -270,6 +271,160 @@ static void test_kernel_matches_batch_path(void **state)
     free(addrs);
 }
 
+/* The simplest driver of the definition, beside the kernel: one access at
+ * a time through llc_sim_access_phys, always the agent with the earliest
+ * clock (ties to the lower index), windows closed after the access that
+ * reaches their end. The kernel issues a prepared agent's L2 hits at once
+ * and prefetches ahead; none of that may show in any figure. */
+#define REF_AGENTS 3
+#define REF_WINDOW 5000
+struct ref_agent {
+    const uint64_t *addr;
+    const uint32_t *instr;
+    size_t n, pos;
+    double clock, cost[3], cpi;
+    uint64_t ins, win_end, levels[3];
+    struct llc_corun_window start, w[64];
+    size_t nw;
+    uint64_t occ_end;
+};
+
+static void ref_now(struct llc_sim *sim, unsigned i, const struct ref_agent *a,
+                    struct llc_corun_window *w)
+{
+    struct llc_sim_agent_stats st;
+    llc_sim_agent_stats(sim, (int)i, &st);
+    *w = (struct llc_corun_window){.instructions = a->ins, .llc_accesses = st.llc_hits + st.llc_misses,
+                                   .llc_misses = st.llc_misses, .occupancy = st.llc_occupancy,
+                                   .cycles = a->clock};
+}
+
+static void ref_close(struct llc_sim *sim, unsigned i, struct ref_agent *a)
+{
+    struct llc_corun_window now;
+    ref_now(sim, i, a, &now);
+    if (now.instructions == a->start.instructions)
+        return;
+    assert_true(a->nw < 64);
+    a->w[a->nw++] = (struct llc_corun_window){
+        .instructions = now.instructions - a->start.instructions,
+        .llc_accesses = now.llc_accesses - a->start.llc_accesses,
+        .llc_misses = now.llc_misses - a->start.llc_misses,
+        .occupancy = now.occupancy,
+        .cycles = now.cycles - a->start.cycles};
+    a->start = now;
+}
+
+static void ref_run(const struct llc_sim_config *c, const struct llc_corun_params *p,
+                    struct ref_agent *ag, unsigned n)
+{
+    struct llc_sim *sim = NULL;
+    char err[LLC_ERRLEN];
+    assert_int_equal(llc_sim_create(c, &sim, err, sizeof(err)), 0);
+    for (;;) {
+        int k = -1;
+        for (unsigned i = 0; i < n; i++)
+            if (ag[i].pos < ag[i].n && (k < 0 || ag[i].clock < ag[k].clock))
+                k = (int)i;
+        if (k < 0)
+            break;
+        struct ref_agent *a = &ag[k];
+        struct llc_sim_result res;
+        const int level = llc_sim_access_phys(sim, (unsigned)k, a->addr[a->pos], &res);
+        assert_true(level >= 0 && level < 3);
+        a->ins += a->instr[a->pos];
+        a->clock += (double)a->instr[a->pos] * a->cpi + a->cost[level];
+        a->levels[level]++;
+        a->pos++;
+        if (a->ins >= a->win_end) {
+            ref_close(sim, (unsigned)k, a);
+            a->win_end = (a->ins / p->window + 1) * p->window;
+        }
+        if (a->pos == a->n) {
+            ref_close(sim, (unsigned)k, a);
+            struct llc_corun_window now;
+            ref_now(sim, (unsigned)k, a, &now);
+            a->occ_end = now.occupancy;
+        }
+    }
+    llc_sim_destroy(sim);
+}
+
+static void test_matches_simple_driver(void **state)
+{
+    (void)state;
+    static const char *const presets[] = {"amd32", "intel8"};
+    static const enum llc_sim_policy pols[] = {LLC_SIM_LRU, LLC_SIM_RANDOM, LLC_SIM_DRRIP};
+    static const size_t len[REF_AGENTS] = {40000, 25000, 33000};
+    static const double cpi[REF_AGENTS] = {0.8, 1.3, 2.0}, mlp[REF_AGENTS] = {1, 2.5, 4};
+    uint64_t *addr[REF_AGENTS];
+    uint32_t *instr[REF_AGENTS];
+    uint64_t x = 99;
+    for (unsigned i = 0; i < REF_AGENTS; i++) {
+        addr[i] = malloc(len[i] * sizeof(*addr[i]));
+        instr[i] = malloc(len[i] * sizeof(*instr[i]));
+        assert_true(addr[i] && instr[i]);
+        /* Mostly a few hundred KiB (L2 hits in runs), the rest over 48 MiB:
+         * an agent of its own 128 MiB of physical memory. */
+        for (size_t k = 0; k < len[i]; k++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            const uint64_t span = (x >> 60) < 10 ? ((192u + 128u * i) << 10) : (48u << 20);
+            addr[i][k] = ((uint64_t)i << 27) + (((x >> 16) % span) & ~63ULL);
+            instr[i][k] = 1 + (uint32_t)((x >> 8) % 7);
+        }
+    }
+    for (unsigned pr = 0; pr < 2; pr++)
+        for (unsigned po = 0; po < 3; po++) {
+            struct llc_sim_config c;
+            char err[LLC_ERRLEN];
+            assert_int_equal(llc_sim_preset(presets[pr], &c, err, sizeof(err)), 0);
+            c.llc_policy = pols[po];
+            c.agents = REF_AGENTS;
+            struct llc_corun_params p;
+            llc_corun_params_default(&p);
+            p.window = REF_WINDOW;
+            p.solo = false;
+            struct llc_corun_agent in[REF_AGENTS];
+            struct ref_agent ref[REF_AGENTS];
+            memset(ref, 0, sizeof(ref));
+            for (unsigned i = 0; i < REF_AGENTS; i++) {
+                in[i] = array_agent(addr[i], instr[i], len[i]);
+                in[i].cpi = cpi[i];
+                in[i].mlp = mlp[i];
+                ref[i] = (struct ref_agent){.addr = addr[i], .instr = instr[i], .n = len[i],
+                                            .cpi = cpi[i], .win_end = REF_WINDOW,
+                                            .cost = {p.lat_l2 / mlp[i], p.lat_llc / mlp[i],
+                                                     p.lat_mem / mlp[i]}};
+            }
+            struct llc_corun_result *r = run(&c, in, REF_AGENTS, &p);
+            ref_run(&c, &p, ref, REF_AGENTS);
+            for (unsigned i = 0; i < REF_AGENTS; i++) {
+                const struct llc_corun_series *s = &r->corun[i];
+                assert_double_equal(s->cycles, ref[i].clock, 0);
+                assert_int_equal(s->instructions, ref[i].ins);
+                assert_memory_equal(s->levels, ref[i].levels, sizeof(s->levels));
+                assert_int_equal(s->llc_misses, ref[i].levels[LLC_SIM_HIT_DRAM]);
+                assert_int_equal(s->occupancy_end, ref[i].occ_end);
+                assert_int_equal(s->n, ref[i].nw);
+                for (size_t w = 0; w < s->n; w++) {
+                    assert_int_equal(s->w[w].instructions, ref[i].w[w].instructions);
+                    assert_double_equal(s->w[w].cycles, ref[i].w[w].cycles, 0);
+                    assert_int_equal(s->w[w].llc_accesses, ref[i].w[w].llc_accesses);
+                    assert_int_equal(s->w[w].llc_misses, ref[i].w[w].llc_misses);
+                    assert_int_equal(s->w[w].occupancy, ref[i].w[w].occupancy);
+                }
+                /* the streams reach the LLC and share it */
+                assert_true(ref[i].levels[LLC_SIM_HIT_L2] > 1000 &&
+                            ref[i].levels[LLC_SIM_HIT_DRAM] > 1000);
+            }
+            llc_corun_free(r);
+        }
+    for (unsigned i = 0; i < REF_AGENTS; i++) {
+        free(addr[i]);
+        free(instr[i]);
+    }
+}
+
 static void test_stop_and_errors(void **state)
 {
     (void)state;
@@ -307,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_hungry_pair_slows_down),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_kernel_matches_batch_path),
+        cmocka_unit_test(test_matches_simple_driver),
         cmocka_unit_test(test_stop_and_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -62,11 +62,13 @@
 
 enum sim_leader { SIM_FOLLOWER = 0, SIM_LEAD_SRRIP = 1, SIM_LEAD_BRRIP = 2 };
 
-/* Hit and miss counters of one (agent, set), in the set's block. 32 bits
- * keep up to three agents' counters in the block's second host cache line;
- * the rare carry goes to a separate array of high words (see hierarchy.h). */
+/* Hit and miss counters of one (agent, set), in the set's block. 16 bits
+ * keep up to six agents' counters in the block's second host cache line
+ * (a co-run of 4 to 6 programs touches two host lines per LLC set, not
+ * three); the carry, one in 65536 counts of a set, goes to a separate
+ * array of high words (see hierarchy.h). */
 struct sim_ctr {
-    uint32_t hits, misses;
+    uint16_t hits, misses;
 };
 
 struct sim_cache {
@@ -84,7 +86,7 @@ struct sim_cache {
      *        <= 2^16 sets, the LLC set of each way's line as uint16 (an L2
      *        victim's LLC set without hashing its address again).
      * The counts spare full sets (nearly all) the search for a free way.
-     * With 16 ways (and up to 3 agents) a block is 128 bytes.
+     * With 16 ways (and up to 6 agents) a block is 128 bytes.
      *
      * Narrow (an LLC of 16 ways and one agent whose tags all fit 16 bits,
      * see sim_narrow_fits): one 64-byte block, one host cache line, per

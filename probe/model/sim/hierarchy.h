@@ -22,7 +22,7 @@
 #define SIM_NO_LINE UINT64_MAX
 
 /* High words of the per-set hit and miss counters (struct sim_ctr in the
- * LLC blocks holds the low 32 bits), [agent * sets + set]. Touched only on
+ * LLC blocks holds the low 16 bits), [agent * sets + set]. Touched only on
  * a carry, so it stays out of the blocks and out of the host caches. */
 struct sim_ctr_hi {
     uint32_t hits, misses;

@@ -6,7 +6,7 @@
  * sim/access.c) that first copy what the path needs into a local struct
  * sim_path: the hierarchy mode and LLC policy as constants, and for the
  * common geometry (a 16-way LLC, an LRU L2 of 16 or 8 ways, 64-byte lines,
- * <= 3 agents, an XOR slice hash over <= 40 bits) the ways, offsets,
+ * <= 6 agents, an XOR slice hash over <= 40 bits) the ways, offsets,
  * strides and hash shape as constants too. Being local, its fields stay in
  * registers: read through `sim`, each would be reloaded after every
  * metadata byte store, which may alias anything. */
@@ -20,7 +20,7 @@
 
 /* The common geometry's constants: a 16-way LLC, either narrow (sim/cache.h)
  * or of wide 128-byte blocks (meta at 64, owner at 80, leader at 96, valid
- * count at 97, occupancy at 98, counters at 104: up to 3 agents), 64-byte
+ * count at 97, occupancy at 98, counters at 104: up to 6 agents), 64-byte
  * lines, an LRU L2 of 16 or 8 ways (see path_l2_ways). */
 #define SIM_FAST_WAYS 16u
 #define SIM_FAST_STRIDE 128u
@@ -354,7 +354,7 @@ SIM_INLINE void path_llc_hit(const struct sim_path *p, uint8_t *block, uint32_t 
 SIM_INLINE void path_count(const struct sim_path *p, uint8_t *block, uint32_t set, bool hit)
 {
     struct sim_ctr *c = (struct sim_ctr *)(void *)(block + p->ctr_off) + p->agent;
-    uint32_t *lo = hit ? &c->hits : &c->misses;
+    uint16_t *lo = hit ? &c->hits : &c->misses;
     if (__builtin_expect(++*lo == 0, 0)) {
         struct sim_ctr_hi *h = &p->ctr_hi[(size_t)p->agent * p->sets + set];
         ++*(hit ? &h->hits : &h->misses);

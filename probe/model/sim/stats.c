@@ -44,8 +44,8 @@ int llc_sim_set_stats(const struct llc_sim *sim, int agent, struct llc_sim_set_s
         const struct sim_ctr_hi *hi = &sim->ctr_hi[(size_t)a * sim->sets];
         for (uint32_t s = 0; s < sim->sets; s++) {
             const struct sim_ctr *lo = &sim_ctrs(&sim->llc, s)[a];
-            out[s].hits += ((uint64_t)hi[s].hits << 32) | lo->hits;
-            out[s].misses += ((uint64_t)hi[s].misses << 32) | lo->misses;
+            out[s].hits += ((uint64_t)hi[s].hits << 16) | lo->hits;
+            out[s].misses += ((uint64_t)hi[s].misses << 16) | lo->misses;
             out[s].occupancy += sim_occ(&sim->llc, s)[a];
         }
     }

@@ -4,11 +4,15 @@
  * Why a kernel of its own: the order of the accesses depends on the levels
  * that served the previous ones, so nothing can be batched per agent the
  * way llc_sim_run does. What keeps it fast: the earliest agent runs on
- * without a new scan while its clock stays before the runner-up's, each
- * agent's L2 and LLC blocks are prefetched a few of its own accesses ahead
- * (with k agents interleaved that is about k times as many accesses of
- * the whole run), and the path is specialised per hierarchy mode and LLC
- * policy like the batch path. */
+ * without a new scan while its clock stays before the runner-up's; in a
+ * hierarchy without inclusion the L2 half of each buffer is done ahead
+ * (llc_sim_timed_prepare), the L2 hits between two LLC accesses are
+ * issued at once (timed_skip_hits: only the LLC accesses need the clock
+ * order), and the LLC blocks are prefetched several of the agent's L2
+ * misses ahead; otherwise each agent's L2 and LLC blocks are prefetched a
+ * few of its own accesses ahead (with k agents interleaved that is about
+ * k times as many accesses of the whole run); and the path is specialised
+ * per hierarchy mode and LLC policy like the batch path. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -19,6 +23,8 @@ struct llc_sim_timed_prep {
     bool ready;                 /* the buffer's L2 half is done */
     uint8_t *hit;               /* per access: served by the L2 */
     struct sim_l2_miss *miss;   /* per access, for the misses */
+    uint32_t *misses;           /* the L2 misses' indices, in order */
+    uint32_t n_misses, next;    /* how many; the next one to issue */
 };
 
 /* Accesses of the same agent between a prefetch and its use: the L2 block
@@ -26,6 +32,10 @@ struct llc_sim_timed_prep {
  * miss will touch. */
 #define TIMED_AHEAD_L2 8
 #define TIMED_AHEAD_LLC 4
+/* A prepared buffer's LLC blocks are prefetched this many of the agent's
+ * L2 misses ahead, as the batch path does (its L2 hits, issued at once by
+ * timed_skip_hits, take no time to speak of). */
+#define TIMED_AHEAD_MISSES 8
 /* Page-table entries prefetched ahead of translation. */
 #define TIMED_XLATE_AHEAD 16
 
@@ -83,6 +93,36 @@ SIM_INLINE void timed_prefetch_victim(const struct sim_path *p, const struct sim
         timed_prefetch_llc(p, m->victim_set);
 }
 
+/* Issues the prepared agent's L2 hits up to its next event: an access
+ * that goes to the LLC, reaches stop_at, or is the last one buffered (the
+ * caller's refill touches the shared page allocator). Its L2 was run ahead
+ * (llc_sim_timed_prepare) and a hit touches only its own clock and
+ * counters, so where the hits fall among the other agents' accesses
+ * changes nothing; the events keep the clock order, and the clock is the
+ * same sum in the same order. Without a prepared buffer every access is
+ * an event. */
+SIM_INLINE void timed_skip_hits(struct llc_sim_timed_agent *g)
+{
+    const struct llc_sim_timed_prep *q = g->prep;
+    if (!q || !q->ready || g->pos >= g->len)
+        return;
+    uint32_t i = g->pos;
+    const uint32_t last = g->len - 1;
+    const double step = g->cost[LLC_SIM_HIT_L2];
+    uint64_t ins = g->instructions, hits = 0;
+    double clock = g->clock;
+    while (i < last && q->hit[i] && ins + g->instr[i] < g->stop_at) {
+        ins += g->instr[i];
+        clock += (double)g->instr[i] * g->cpi + step;
+        hits++;
+        i++;
+    }
+    g->pos = i;
+    g->instructions = ins;
+    g->clock = clock;
+    g->levels[LLC_SIM_HIT_L2] += hits;
+}
+
 /* fast: the common geometry (timed_fast) with an L2 of l2w ways. */
 SIM_INLINE void timed_paths(struct llc_sim *sim, struct sim_path *p, unsigned n,
                             enum sim_mode mode, enum llc_sim_policy lp, bool fast, uint32_t l2w)
@@ -101,16 +141,18 @@ SIM_INLINE int timed_run(struct llc_sim *sim, struct llc_sim_timed_agent *ag, un
     timed_paths(sim, p, n, mode, lp, fast, l2w);
     for (unsigned i = 0; i < n; i++) {
         const uint32_t end = ag[i].done ? ag[i].pos : ag[i].len;
-        for (uint32_t k = ag[i].pos; k < end && k < ag[i].pos + TIMED_AHEAD_L2; k++)
-            timed_prefetch_l2(&p[i], &ag[i], k);
         const struct llc_sim_timed_prep *q = ag[i].prep && ag[i].prep->ready ? ag[i].prep : NULL;
-        for (uint32_t k = ag[i].pos; k < end && k < ag[i].pos + TIMED_AHEAD_LLC; k++) {
-            if (!q)
-                timed_prefetch_miss(&p[i], &ag[i], k);
-            else if (!q->hit[k])
-                timed_prefetch_victim(&p[i], &q->miss[k]);
-        }
+        for (uint32_t k = ag[i].pos; !q && k < end && k < ag[i].pos + TIMED_AHEAD_L2; k++)
+            timed_prefetch_l2(&p[i], &ag[i], k);
+        for (uint32_t k = ag[i].pos; !q && k < end && k < ag[i].pos + TIMED_AHEAD_LLC; k++)
+            timed_prefetch_miss(&p[i], &ag[i], k);
+        for (uint32_t r = q ? q->next : 0; q && r < q->n_misses && r < q->next + TIMED_AHEAD_MISSES;
+             r++)
+            timed_prefetch_victim(&p[i], &q->miss[q->misses[r]]);
     }
+    for (unsigned i = 0; i < n; i++)
+        if (!ag[i].done)
+            timed_skip_hits(&ag[i]);
     for (;;) {
         int a = -1, b = -1;
         double ta = 0, tb = 0;
@@ -148,11 +190,16 @@ SIM_INLINE int timed_run(struct llc_sim *sim, struct llc_sim_timed_agent *ag, un
             }
             int level;
             if (g->prep && g->prep->ready) {
-                const struct llc_sim_timed_prep *q = g->prep;
-                if (i + TIMED_AHEAD_LLC < g->len && !q->hit[i + TIMED_AHEAD_LLC])
-                    timed_prefetch_victim(pa, &q->miss[i + TIMED_AHEAD_LLC]);
+                struct llc_sim_timed_prep *q = g->prep;
                 uint64_t evicted;
-                level = q->hit[i] ? LLC_SIM_HIT_L2 : path_llc_part(sim, pa, &q->miss[i], &evicted);
+                if (q->hit[i]) {
+                    level = LLC_SIM_HIT_L2;
+                } else {
+                    const uint32_t ahead = ++q->next + TIMED_AHEAD_MISSES - 1;
+                    if (ahead < q->n_misses)
+                        timed_prefetch_victim(pa, &q->miss[q->misses[ahead]]);
+                    level = path_llc_part(sim, pa, &q->miss[i], &evicted);
+                }
             } else {
                 if (i + TIMED_AHEAD_L2 < g->len)
                     timed_prefetch_l2(pa, g, i + TIMED_AHEAD_L2);
@@ -167,6 +214,7 @@ SIM_INLINE int timed_run(struct llc_sim *sim, struct llc_sim_timed_agent *ag, un
             g->levels[level]++;
             if (g->pos == g->len || g->instructions >= g->stop_at)
                 return a;
+            timed_skip_hits(g);
             if (b >= 0 && !(g->clock < tb || (g->clock == tb && a < b)))
                 break;
         }
@@ -265,8 +313,9 @@ int llc_sim_timed_prep_create(uint32_t cap, struct llc_sim_timed_prep **out)
         q->cap = cap;
         q->hit = malloc(cap);
         q->miss = malloc(cap * sizeof(*q->miss));
+        q->misses = malloc(cap * sizeof(*q->misses));
     }
-    if (!q || !q->hit || !q->miss) {
+    if (!q || !q->hit || !q->miss || !q->misses) {
         llc_sim_timed_prep_destroy(q);
         return -ENOMEM;
     }
@@ -280,6 +329,7 @@ void llc_sim_timed_prep_destroy(struct llc_sim_timed_prep *q)
         return;
     free(q->hit);
     free(q->miss);
+    free(q->misses);
     free(q);
 }
 
@@ -303,6 +353,8 @@ SIM_INLINE void timed_l2_pass(const struct sim_path *p, struct llc_sim_timed_age
             hit = path_l2_part(p, line, ag->set[i], m);
         }
         q->hit[i] = hit;
+        q->misses[q->n_misses] = i;
+        q->n_misses += !hit;
         hits += hit;
     }
     if (p->fast && p->mode != SIM_MODE_NO_L2) {
@@ -319,6 +371,7 @@ int llc_sim_timed_prepare(struct llc_sim *sim, unsigned agent, struct llc_sim_ti
     if (!q || agent >= sim->cfg.agents || ag->len > q->cap)
         return -EINVAL;
     q->ready = false;
+    q->n_misses = q->next = 0;
     if (sim->mode == SIM_MODE_INCLUSIVE)
         return 0;
     for (uint32_t i = ag->pos; i < ag->len; i++) {
