@@ -4,12 +4,16 @@
  *
  *   qemu-x86_64 -plugin libllcprobe-qemu.so,out=FILE[,mode=hist|trace]
  *       [,rate=R][,seed=S][,window=N][,pcs=N] PROGRAM ARGS...
+ *   qemu-x86_64 -plugin libllcprobe-qemu.so,mode=floor PROGRAM ARGS...
  *
  * hist mode writes the runtime's profile (probe/mrc/mrc.h) with the same
  * sampler as libllcprobe-rt (probe/rt/core.c, linked in), so a profile
  * from either says the same thing.
  * trace mode writes llcprobe's trace format with instruction records, like
- * the lackey recorder.
+ * the lackey recorder. floor mode instruments as hist mode does, with
+ * memory callbacks that return at once, and writes nothing: QEMU's own
+ * cost of calling the plugin on every access, which no work inside the
+ * callback can go below (scripts/bench-recorders.sh measures it).
  *
  * References follow lackey's trace as the trace sampler reads it: one per
  * 64-byte line an instruction's access touches, a load and a store of the
@@ -82,6 +86,7 @@ static struct {
     struct rt_core core; /* core.lock: registry, insn arena, trace writer */
     enum rt_mode mode;
     char output[4096];
+    bool floor; /* mode=floor: hist's instrumentation, empty callbacks, no output */
     uint64_t trace_threads;
     unsigned live_vcpus;
     struct llc_trace_writer *writer;
@@ -187,6 +192,15 @@ static void on_mem_hist(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uin
     reference(v, line, in, clock);
 }
 
+static void on_mem_floor(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
+                         void *udata)
+{
+    (void)vcpu_index;
+    (void)info;
+    (void)vaddr;
+    (void)udata;
+}
+
 /* ---- trace mode ------------------------------------------------------- */
 
 static COLD void trace_abandon(const char *why)
@@ -285,8 +299,8 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             qemu_plugin_register_vcpu_mem_cb(qi, on_mem_trace, QEMU_PLUGIN_CB_NO_REGS,
                                              QEMU_PLUGIN_MEM_RW, in);
         } else {
-            qemu_plugin_register_vcpu_mem_cb(qi, on_mem_hist, QEMU_PLUGIN_CB_NO_REGS,
-                                             QEMU_PLUGIN_MEM_RW, in);
+            qemu_plugin_register_vcpu_mem_cb(qi, g.floor ? on_mem_floor : on_mem_hist,
+                                             QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, in);
         }
     }
 }
@@ -392,12 +406,16 @@ static int parse_arg(const char *arg)
             return -EINVAL;
         snprintf(g.output, sizeof g.output, "%s", val);
     } else if (KEY("mode")) {
-        if (strcmp(val, "hist") == 0)
+        if (strcmp(val, "hist") == 0) {
             g.mode = RT_HIST;
-        else if (strcmp(val, "trace") == 0)
+        } else if (strcmp(val, "trace") == 0) {
             g.mode = RT_TRACE;
-        else
+        } else if (strcmp(val, "floor") == 0) {
+            g.mode = RT_OFF;
+            g.floor = true;
+        } else {
             return -EINVAL;
+        }
     } else if (KEY("rate")) {
         char *end;
         g.core.rate = strtod(val, &end);
@@ -432,12 +450,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     rt_core_init(&g.core, "llcprobe-qemu");
     for (int i = 0; i < argc; i++) {
         if (parse_arg(argv[i]) < 0) {
-            warn("bad argument '%s' (out=FILE, mode=hist|trace, rate in (0,1], seed=N, "
+            warn("bad argument '%s' (out=FILE, mode=hist|trace|floor, rate in (0,1], seed=N, "
                  "window=N up to 2^50, pcs=N from 1)", argv[i]);
             return -1;
         }
     }
-    if (!g.output[0]) {
+    if (!g.output[0] && !g.floor) {
         warn("out=FILE is missing");
         return -1;
     }
