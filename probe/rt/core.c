@@ -16,7 +16,7 @@
 #include "rt/rt.h"
 #include "util/atomic_file.h"
 
-const uint64_t rt_no_filter[2];
+const uint64_t rt_no_filter[1];
 
 void rt_core_init(struct rt_core *c, const char *name)
 {

@@ -25,7 +25,7 @@ struct rt_hot {
     uint64_t refs;            /* accesses of this thread when the countdown was set */
     uint64_t armed;           /* the countdown's value then; starts at 1 */
     const uint64_t *filter;   /* bit per watched line's position (may be stale-set) */
-    unsigned shift;           /* 70 - log2(filter bits): shifts a page hash to its word */
+    unsigned shift;           /* 64 - log2(filter bits) */
     struct rt_thread *thread; /* NULL until the thread's first access */
     uint32_t busy;            /* inside the runtime: libc wrappers do not feed it */
     uint64_t lines;           /* lines this thread touched first (rt.c, lines_map) */
@@ -139,22 +139,19 @@ void rt_range(const void *a, uint8_t kind_a, const void *b, uint8_t kind_b, size
 
 static inline uint64_t rt_hash(uint64_t line) { return line * 0x9E3779B97F4A7C15ull; }
 
-/* Position of a line in a table or filter of 2^bits entries (8 <= bits <=
- * 69): the top bits - 6 bits of its page's hash, then its line within the
- * 4 KiB page. All lines of a page share one 64-bit filter word, so the
- * filter's cache footprint follows the program's own page locality (a
- * hash per line sent every access to a random word: 22% of the plugin's
- * per-access time was that load missing L1). Lines at one position at
- * some size share it at every smaller size. */
+/* Position of a line in a table or filter of 2^bits entries (1 <= bits
+ * <= 64): the top bits of its hash. Lines at one position at some size
+ * share it at every smaller size (watch.c relies on it). */
 static inline uint64_t rt_pos(uint64_t line, unsigned bits)
 {
-    return ((rt_hash(line >> 6) >> (70u - bits)) << 6) | (line & 63);
+    return rt_hash(line) >> (64u - bits);
 }
 
-/* The per-access filter test: one multiply, one load, one bit. */
+/* The per-access filter test: a multiply, a load, a bit. */
 static inline bool rt_filter_hit(const struct rt_hot *h, uint64_t line)
 {
-    return (h->filter[rt_hash(line >> 6) >> h->shift] >> (line & 63)) & 1;
+    const uint64_t b = rt_hash(line) >> h->shift;
+    return (h->filter[b >> 6] >> (b & 63)) & 1;
 }
 
 /* References of h's thread so far. */
@@ -197,8 +194,8 @@ void rt_core_init(struct rt_core *c, const char *name);
 void rt_core_ready(struct rt_core *c);
 void rt_core_warn(const struct rt_core *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* A filter with no bits set (two words: rt_filter_hit with shift 63). */
-extern const uint64_t rt_no_filter[2];
+/* A filter with no bits set (rt_filter_hit with shift 63 reads word 0). */
+extern const uint64_t rt_no_filter[1];
 /* No more sampling in h's thread: the slow path is never reached again. */
 void rt_hot_idle(struct rt_hot *h);
 /* The countdown reached zero (rt_refs(h) is the access being made, of

@@ -56,7 +56,7 @@ static int rebuild_filter(struct rt_thread *t)
     t->filter_set = t->n_watch;
     if (t->hot) {
         t->hot->filter = f;
-        t->hot->shift = 70u - log2;
+        t->hot->shift = 64u - log2;
     }
     free(old);
     return 0;
