@@ -34,10 +34,7 @@
  * natively, outside QEMU. */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
-#include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,12 +43,8 @@
 #include <qemu-plugin.h>
 
 #include "llcprobe/common.h"
-#include "llcprobe/rng.h"
-#include "llcprobe/statmodel.h"
 #include "llcprobe/trace.h"
-#include "mrc/mrc.h"
 #include "rt/rt.h"
-#include "util/atomic_file.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 

@@ -33,10 +33,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,12 +42,8 @@
 #include <unistd.h>
 
 #include "llcprobe/common.h"
-#include "llcprobe/rng.h"
-#include "llcprobe/statmodel.h"
 #include "llcprobe/trace.h"
-#include "mrc/mrc.h"
 #include "rt/rt.h"
-#include "util/atomic_file.h"
 
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 #define HOT __attribute__((hot))
