@@ -4,6 +4,10 @@
 # median of each), side by side:
 #   native    the program alone
 #   qemu      under qemu-x86_64 without a plugin (the emulator's own cost)
+#   floor     the plugin in mode=floor: hist mode's instrumentation with
+#             memory callbacks that return at once (QEMU's cost of calling
+#             a plugin on every access: what no sampler can go below)
+#   plugin    the plugin sampling at rate 1e-4 and writing its profile
 #   sampler   llcprobe mrc --sampler qemu (plugin sampling at rate 1e-4, the
 #             profile read and the curves solved: what a user runs)
 #   rt        llcprobe mrc --sampler rt on the program rebuilt with
@@ -18,8 +22,9 @@
 #     scripts/bench-recorders.sh [BUILD_DIR]     (default build/)
 # Environment: REPS (default 3), SMALL (default 64), PROGRAMS (default all:
 # xz bzip2 gzip zstd sqlite3 perl gawk sort), NO_LACKEY=1 skips lackey.
-# Last line: qemu_sampler_overhead_x: the geometric mean over the programs of
-# sampler CPU / native CPU.
+# Last lines: geometric means over the programs of floor, plugin and
+# sampler CPU / native CPU (qemu_callback_floor_x, qemu_plugin_overhead_x,
+# qemu_sampler_overhead_x), and the sampler's largest ratio.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
@@ -32,7 +37,8 @@ python=$(python3 -c 'import sys; print(sys.executable)')
 die() { echo "bench-recorders: $*" >&2; exit 1; }
 [ -x "$bin" ] || die "$bin missing: build llcprobe first"
 command -v qemu-x86_64 >/dev/null || die "qemu-x86_64 missing (Debian package qemu-user; scripts/setup.sh)"
-[ -f "$build/lib/libllcprobe-qemu.so" ] || die "$build/lib/libllcprobe-qemu.so missing (scripts/setup.sh)"
+plugin=$build/lib/libllcprobe-qemu.so
+[ -f "$plugin" ] || die "$build/lib/libllcprobe-qemu.so missing (scripts/setup.sh)"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-recorders.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -96,17 +102,20 @@ print("%.4f" % (r.ru_utime + r.ru_stime))' "$@"
 }
 median() { "$python" -c 'import statistics, sys; print("%.4f" % statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
-printf '%-8s %9s %8s %8s %8s %8s %10s\n' program native_s qemu_x sampler_x rt_x lackey_x lackey_nat_s
-ratios=()
+printf '%-8s %9s %8s %8s %8s %9s %8s %8s %10s\n' program native_s qemu_x floor_x plugin_x sampler_x rt_x \
+  lackey_x lackey_nat_s
+ratios=() floors=() plugins=()
 for p in $programs; do
   full=$(cmd "$p" full)
   # shellcheck disable=SC2206
   argv=($full)
   rt=$(rt_bin "$p")
-  declare -a tn=() tq=() ts=() tr=()
+  declare -a tn=() tq=() tf=() tp=() ts=() tr=()
   for ((i = 0; i < reps; i++)); do
     tn+=("$(cpu "${argv[@]}")")
     tq+=("$(cpu qemu-x86_64 "${argv[@]}")")
+    tf+=("$(cpu qemu-x86_64 -plugin "$plugin,mode=floor" "${argv[@]}")")
+    tp+=("$(cpu qemu-x86_64 -plugin "$plugin,out=$tmp/profile,window=0" "${argv[@]}")")
     ts+=("$(cpu "$bin" mrc -q --sampler qemu -- "${argv[@]}")")
     if [ -n "$rt" ]; then
       tr+=("$(cpu "$bin" mrc -q --sampler rt -- "$rt" "${argv[@]:1}")")
@@ -126,10 +135,18 @@ for p in $programs; do
     lx=$(ratio "$(cpu "$bin" mrc -q --sampler trace -- "${sargv[@]}")" "$ln")
   fi
   sx=$(ratio "$s" "$n")
+  fx=$(ratio "$(median "${tf[@]}")" "$n")
+  px=$(ratio "$(median "${tp[@]}")" "$n")
   ratios+=("$sx")
-  printf '%-8s %9s %8s %8s %8s %8s %10s\n' "$p" "$n" "$(ratio "$q" "$n")" "$sx" "$rx" "$lx" "$ln"
+  floors+=("$fx")
+  plugins+=("$px")
+  printf '%-8s %9s %8s %8s %8s %9s %8s %8s %10s\n' "$p" "$n" "$(ratio "$q" "$n")" "$fx" "$px" "$sx" \
+    "$rx" "$lx" "$ln"
 done
-gm=$("$python" -c 'import math, sys; v = [float(x) for x in sys.argv[1:]]; print("%.2f" % math.exp(sum(map(math.log, v)) / len(v)))' "${ratios[@]}")
+geomean() { "$python" -c 'import math, sys; v = [float(x) for x in sys.argv[1:]]; print("%.2f" % math.exp(sum(map(math.log, v)) / len(v)))' "$@"; }
+gm=$(geomean "${ratios[@]}")
 mx=$("$python" -c 'import sys; print("%.2f" % max(float(x) for x in sys.argv[1:]))' "${ratios[@]}")
+echo "qemu_callback_floor_x: $(geomean "${floors[@]}") x"
+echo "qemu_plugin_overhead_x: $(geomean "${plugins[@]}") x"
 echo "qemu_sampler_overhead_max_x: $mx x"
 echo "qemu_sampler_overhead_x: $gm x"

@@ -4,12 +4,16 @@
  *
  *   qemu-x86_64 -plugin libllcprobe-qemu.so,out=FILE[,mode=hist|trace]
  *       [,rate=R][,seed=S][,window=N][,pcs=N] PROGRAM ARGS...
+ *   qemu-x86_64 -plugin libllcprobe-qemu.so,mode=floor PROGRAM ARGS...
  *
  * hist mode writes the runtime's profile (probe/mrc/mrc.h) with the same
- * sampler as libllcprobe-rt: the watch table, windows and profile code of
- * probe/rt are compiled in, so a profile from either says the same thing.
+ * sampler as libllcprobe-rt (probe/rt/core.c, linked in), so a profile
+ * from either says the same thing.
  * trace mode writes llcprobe's trace format with instruction records, like
- * the lackey recorder.
+ * the lackey recorder. floor mode instruments as hist mode does, with
+ * memory callbacks that return at once, and writes nothing: QEMU's own
+ * cost of calling the plugin on every access, which no work inside the
+ * callback can go below (scripts/bench-recorders.sh measures it).
  *
  * References follow lackey's trace as the trace sampler reads it: one per
  * 64-byte line an instruction's access touches, a load and a store of the
@@ -18,9 +22,9 @@
  * line. An "instruction execution" is told apart from the next by a
  * counter every translation block adds its instruction count to inline
  * (QEMU runs each iteration of a rep-prefixed instruction as its own
- * block), so the per-access work is: the merge test, a counter, a hash and
- * one bit of the watch filter, and a countdown; everything else is the
- * out-of-line slow path, as in the runtime.
+ * block), so the per-access work is: the merge test, a hash and one bit of
+ * the watch filter, and a countdown; everything else is the out-of-line
+ * slow path, as in the runtime.
  *
  * Threads: each guest thread (QEMU vCPU) samples its own reference stream
  * (hist mode), as the runtime does. trace mode records one thread only: a
@@ -30,10 +34,7 @@
  * natively, outside QEMU. */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
-#include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,12 +43,8 @@
 #include <qemu-plugin.h>
 
 #include "llcprobe/common.h"
-#include "llcprobe/rng.h"
-#include "llcprobe/statmodel.h"
 #include "llcprobe/trace.h"
-#include "mrc/mrc.h"
 #include "rt/rt.h"
-#include "util/atomic_file.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -60,19 +57,16 @@ struct insn {
     uint32_t size;
 };
 
-/* Per-vCPU state: the runtime's hot fields first (rt_watch_* update its
+/* Per-vCPU state: the sampler's hot fields first (rt_watch_* update its
  * filter), then the merge state of the reference definition. */
 struct vcpu {
-    struct rt_hot hot;            /* hot.refs: references when the countdown was set */
-    uint64_t armed;               /* the countdown's value then */
+    struct rt_hot hot;
     const struct insn *last_insn; /* the instruction and execution (insn_clock) */
     uint64_t last_clock;          /* of the last reference counted, and its line */
     uint64_t last_line;
     bool pending;                 /* trace mode: a data record held back for a modify */
     struct llc_trace_rec rec;
 } __attribute__((aligned(64)));
-
-static const uint64_t no_filter[1];
 
 /* Instructions executed, added inline by every block (all vCPUs: only
  * compared for equality, so another thread's additions cost at most an
@@ -82,34 +76,19 @@ static uint64_t insn_clock;
 static struct vcpu *vcpus[MAX_VCPUS];
 
 static struct {
+    struct rt_core core; /* core.lock: registry, insn arena, trace writer */
     enum rt_mode mode;
     char output[4096];
-    double rate, log1m_rate;
-    uint64_t seed;
-    uint64_t window;
-    uint32_t window_pcs;
-    uint64_t pc_gap_span;
-    char command[1024];
-    pthread_mutex_t lock; /* registry, insn arena, trace writer */
-    struct rt_thread *threads;
-    uint64_t n_threads;
+    bool floor; /* mode=floor: hist's instrumentation, empty callbacks, no output */
+    uint64_t trace_threads;
     unsigned live_vcpus;
     struct llc_trace_writer *writer;
     bool finished;
     struct insn *arena;
     size_t arena_left;
-} g = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} g = {.core = {.name = "llcprobe-qemu", .lock = PTHREAD_MUTEX_INITIALIZER}};
 
-static void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void warn(const char *fmt, ...)
-{
-    char buf[LLC_ERRLEN + 64];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "llcprobe-qemu: %s\n", buf);
-}
+#define warn(...) rt_core_warn(&g.core, __VA_ARGS__)
 
 /* The guest's command line: QEMU's own, less "qemu-x86_64 -plugin SPEC". */
 static void read_command(char *buf, size_t len)
@@ -135,147 +114,23 @@ static void read_command(char *buf, size_t len)
         used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "", s);
 }
 
-static uint64_t next_gap(uint64_t *state)
-{
-    if (g.log1m_rate == 0)
-        return 1;
-    const double u = llc_rng_unit_open0(llc_splitmix_next(state));
-    const double x = floor(log(u) / g.log1m_rate);
-    return x >= 0x1p62 ? (UINT64_C(1) << 62) : 1 + (uint64_t)x;
-}
-
-static uint64_t next_pc_gap(uint64_t *state)
-{
-    return 1 + (uint64_t)(((unsigned __int128)llc_splitmix_next(state) * g.pc_gap_span) >> 64);
-}
-
-/* References so far. The per-reference path only decrements the countdown
- * (one chain of dependent memory updates across calls, not two). */
-static uint64_t refs_now(const struct rt_hot *h)
-{
-    const struct vcpu *v = (const struct vcpu *)h;
-    return h->refs + (v->armed - h->countdown);
-}
-
-static void set_countdown(struct rt_hot *h, uint64_t countdown)
-{
-    h->refs = refs_now(h);
-    ((struct vcpu *)h)->armed = countdown;
-    h->countdown = countdown;
-}
-
-static void stay_idle(struct rt_hot *h)
-{
-    set_countdown(h, UINT64_MAX);
-    h->filter = no_filter;
-    h->shift = 63;
-}
-
-/* Same seeds per thread index as the runtime, so that one stream sampled by
- * both gives the same samples. */
-static struct rt_thread *thread_start(struct rt_hot *h)
-{
-    struct rt_thread *t = calloc(1, sizeof *t);
-    if (!t || llc_statmodel_hist_create(&t->hist, NULL, 0) < 0) {
-        free(t);
-        return NULL;
-    }
-    pthread_mutex_init(&t->lock, NULL);
-    t->hot = h;
-    pthread_mutex_lock(&g.lock);
-    const uint64_t index = g.n_threads++;
-    t->next = g.threads;
-    g.threads = t;
-    pthread_mutex_unlock(&g.lock);
-    t->rng = g.seed ^ (index * 0xD1B54A32D192ED03ull);
-    t->pc_rng = t->rng ^ 0x5CA4F00D5CA4F00Dull;
-    t->index = (uint32_t)index;
-    t->window = g.window;
-    if (rt_watch_init(t) < 0) {
-        t->hot = NULL;
-        return NULL;
-    }
-    h->thread = t;
-    return t;
-}
-
 /* A vCPU's thread ended (or its index is being reused): its sampler stays
- * in the list for the profile with its final reference count. */
+ * in the registry with its final reference count. */
 static void thread_end(struct vcpu *v)
 {
-    struct rt_thread *t = v->hot.thread;
-    if (t) {
-        pthread_mutex_lock(&t->lock);
-        t->refs_final = refs_now(&v->hot);
-        t->hot = NULL;
-        pthread_mutex_unlock(&t->lock);
-    }
-    v->hot = (struct rt_hot){.countdown = 1, .filter = no_filter, .shift = 63};
-    v->armed = 1;
+    rt_core_thread_end(&v->hot);
+    v->hot = (struct rt_hot){.countdown = 1, .armed = 1, .filter = rt_no_filter, .shift = 63};
     v->last_insn = NULL;
     v->pending = false;
-}
-
-static COLD void slow_path(struct rt_hot *h, uint64_t line, uint64_t pc)
-{
-    struct rt_thread *t = h->thread;
-    const uint64_t now = refs_now(h);
-    if (!t) {
-        t = thread_start(h);
-        if (!t) {
-            warn("out of memory: a thread is not sampled");
-            stay_idle(h);
-            return;
-        }
-        t->next_sample = now - 1 + next_gap(&t->rng);
-        t->next_pc = t->window_end = UINT64_MAX;
-        if (t->window) {
-            t->next_pc = now - 1 + next_pc_gap(&t->pc_rng);
-            t->window_end = t->window;
-        }
-    }
-    int rc = 0;
-    pthread_mutex_lock(&t->lock);
-    if (now == t->next_sample) {
-        rc = rt_watch_add(t, line, now - 1);
-        t->taken++;
-        t->next_sample += next_gap(&t->rng);
-    }
-    if (now == t->next_pc) {
-        rt_window_pc(t, pc);
-        t->next_pc += next_pc_gap(&t->pc_rng);
-    }
-    if (now == t->window_end) {
-        rt_window_close(t);
-        t->window_end += t->window;
-    }
-    pthread_mutex_unlock(&t->lock);
-    if (rc < 0) {
-        warn("out of memory for a watch: sampling stops in thread %u", t->index);
-        stay_idle(h);
-        return;
-    }
-    uint64_t next = t->next_sample < t->next_pc ? t->next_sample : t->next_pc;
-    next = next < t->window_end ? next : t->window_end;
-    set_countdown(h, next - now);
 }
 
 static COLD void rare(struct rt_hot *h, uint64_t line, const struct insn *in, bool hit, bool due)
 {
     /* The reuse first: a new sample on a watched line resolves the old one. */
-    if (hit && h->thread) {
-        struct rt_thread *t = h->thread;
-        pthread_mutex_lock(&t->lock);
-        const int rc = rt_watch_hit(t, line, refs_now(h) - 1);
-        pthread_mutex_unlock(&t->lock);
-        if (rc < 0) {
-            warn("out of memory for the histogram: sampling stops in thread %u", t->index);
-            stay_idle(h);
-            return;
-        }
-    }
-    if (due && !g.finished)
-        slow_path(h, line, in->pc);
+    if (hit)
+        rt_core_hit(&g.core, h, line);
+    if (due && !g.finished && h->countdown == 0)
+        rt_core_due(&g.core, h, line, in->pc);
 }
 
 /* The per-reference work. Inlined into the callbacks with the rare case as
@@ -287,8 +142,7 @@ static inline void reference(struct vcpu *v, uint64_t line, const struct insn *i
     v->last_clock = clock;
     v->last_line = line;
     struct rt_hot *const h = &v->hot;
-    const uint64_t b = rt_hash(line) >> h->shift;
-    const bool hit = (h->filter[b >> 6] >> (b & 63)) & 1;
+    const bool hit = rt_filter_hit(h, line);
     const bool due = --h->countdown == 0;
     if (__builtin_expect(hit | due, 0))
         rare(h, line, in, hit, due);
@@ -331,6 +185,15 @@ static void on_mem_hist(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uin
     reference(v, line, in, clock);
 }
 
+static void on_mem_floor(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
+                         void *udata)
+{
+    (void)vcpu_index;
+    (void)info;
+    (void)vaddr;
+    (void)udata;
+}
+
 /* ---- trace mode ------------------------------------------------------- */
 
 static COLD void trace_abandon(const char *why)
@@ -360,11 +223,11 @@ static void on_insn_trace(unsigned int vcpu_index, void *udata)
 {
     struct vcpu *const v = vcpus[vcpu_index];
     const struct insn *const in = udata;
-    pthread_mutex_lock(&g.lock);
+    pthread_mutex_lock(&g.core.lock);
     flush_pending(v);
     const struct llc_trace_rec rec = {.addr = in->pc, .size = in->size, .kind = LLC_TRACE_INSTR};
     trace_put(&rec);
-    pthread_mutex_unlock(&g.lock);
+    pthread_mutex_unlock(&g.core.lock);
 }
 
 /* A data record is held back until the next record: a store of the same
@@ -378,7 +241,7 @@ static void on_mem_trace(unsigned int vcpu_index, qemu_plugin_meminfo_t info, ui
     const struct insn *const in = udata;
     const uint32_t size = UINT32_C(1) << qemu_plugin_mem_size_shift(info);
     const uint8_t kind = qemu_plugin_mem_is_store(info) ? LLC_TRACE_STORE : LLC_TRACE_LOAD;
-    pthread_mutex_lock(&g.lock);
+    pthread_mutex_lock(&g.core.lock);
     struct llc_trace_rec *const r = &v->rec;
     if (v->pending && r->pc == in->pc && kind == LLC_TRACE_STORE && r->kind == LLC_TRACE_LOAD &&
         r->addr == vaddr && r->size == size) {
@@ -391,21 +254,21 @@ static void on_mem_trace(unsigned int vcpu_index, qemu_plugin_meminfo_t info, ui
         *r = (struct llc_trace_rec){.addr = vaddr, .pc = in->pc, .size = size, .kind = kind};
         v->pending = true;
     }
-    pthread_mutex_unlock(&g.lock);
+    pthread_mutex_unlock(&g.core.lock);
 }
 
 /* ---- translation and vCPUs --------------------------------------------- */
 
 static struct insn *new_insn(uint64_t pc, uint32_t size)
 {
-    pthread_mutex_lock(&g.lock);
+    pthread_mutex_lock(&g.core.lock);
     if (g.arena_left == 0) {
         /* Never freed: QEMU may run a block's code until the process ends. */
         g.arena = calloc(4096, sizeof *g.arena);
         g.arena_left = g.arena ? 4096 : 0;
     }
     struct insn *in = g.arena_left ? &g.arena[4096 - g.arena_left--] : NULL;
-    pthread_mutex_unlock(&g.lock);
+    pthread_mutex_unlock(&g.core.lock);
     if (in)
         *in = (struct insn){.pc = pc, .size = size};
     return in;
@@ -429,8 +292,8 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             qemu_plugin_register_vcpu_mem_cb(qi, on_mem_trace, QEMU_PLUGIN_CB_NO_REGS,
                                              QEMU_PLUGIN_MEM_RW, in);
         } else {
-            qemu_plugin_register_vcpu_mem_cb(qi, on_mem_hist, QEMU_PLUGIN_CB_NO_REGS,
-                                             QEMU_PLUGIN_MEM_RW, in);
+            qemu_plugin_register_vcpu_mem_cb(qi, g.floor ? on_mem_floor : on_mem_hist,
+                                             QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, in);
         }
     }
 }
@@ -443,14 +306,14 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
         warn("more than %d threads at once: not supported", MAX_VCPUS);
         abort();
     }
-    pthread_mutex_lock(&g.lock);
+    pthread_mutex_lock(&g.core.lock);
     const unsigned live = ++g.live_vcpus;
-    if (g.mode == RT_TRACE && (live > 1 || g.n_threads > 0))
+    if (g.mode == RT_TRACE && (live > 1 || g.trace_threads > 0))
         trace_abandon("the program started a second thread, and a trace holds one thread's "
                       "references (use mrc --sampler qemu, which samples each thread)");
     if (g.mode == RT_TRACE)
-        g.n_threads++;
-    pthread_mutex_unlock(&g.lock);
+        g.trace_threads++;
+    pthread_mutex_unlock(&g.core.lock);
     struct vcpu *v = vcpus[vcpu_index];
     if (!v) {
         v = aligned_alloc(64, sizeof *v);
@@ -463,7 +326,7 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     }
     thread_end(v); /* an index QEMU reuses for a new thread starts afresh */
     if (g.mode == RT_OFF || g.finished)
-        stay_idle(&v->hot);
+        rt_hot_idle(&v->hot);
 }
 
 static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
@@ -472,73 +335,22 @@ static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu_index)
     struct vcpu *v = vcpu_index < MAX_VCPUS ? vcpus[vcpu_index] : NULL;
     if (!v)
         return;
-    pthread_mutex_lock(&g.lock);
+    pthread_mutex_lock(&g.core.lock);
     g.live_vcpus--;
     if (g.mode == RT_TRACE)
         flush_pending(v);
-    pthread_mutex_unlock(&g.lock);
+    pthread_mutex_unlock(&g.core.lock);
     thread_end(v);
-    stay_idle(&v->hot);
-}
-
-/* ---- output ------------------------------------------------------------ */
-
-static void write_profile(void)
-{
-    char err[LLC_ERRLEN];
-    struct llc_statmodel_hist *sum = NULL;
-    struct llc_afile *f = NULL;
-    struct rt_collect collect = {0};
-    struct llc_mrc_profile_windows windows = {0};
-    if (llc_statmodel_hist_create(&sum, err, sizeof err) < 0)
-        goto fail;
-    struct llc_mrc_profile_info info = {.rate = g.rate, .seed = g.seed,
-                                        .threads = g.n_threads};
-    snprintf(info.command, sizeof info.command, "%s", g.command);
-    for (struct rt_thread *t = g.threads; t; t = t->next) {
-        pthread_mutex_lock(&t->lock);
-        int rc = llc_statmodel_hist_merge(sum, t->hist, err, sizeof err);
-        if (rc == 0 && t->n_watch)
-            rc = llc_statmodel_hist_add_dangling(sum, (double)t->n_watch, err, sizeof err);
-        const uint64_t refs = t->hot ? refs_now(t->hot) : t->refs_final;
-        info.refs += refs;
-        if (rc == 0 && g.window && rt_windows_collect(&collect, t, refs) < 0)
-            rc = llc_errf(err, sizeof err, -ENOMEM, "out of memory for the windows");
-        pthread_mutex_unlock(&t->lock);
-        if (rc < 0)
-            goto fail;
-    }
-    if (g.window && rt_windows_finish(&collect, g.window, g.window_pcs, &windows) < 0) {
-        snprintf(err, sizeof err, "out of memory for the windows");
-        goto fail;
-    }
-    info.samples = (uint64_t)llround(llc_statmodel_hist_total(sum));
-    if (llc_afile_open(g.output, &f, err, sizeof err) < 0 ||
-        llc_mrc_profile_write(llc_afile_stream(f), &info, sum, g.window ? &windows : NULL, err,
-                              sizeof err) < 0)
-        goto fail;
-    const int rc = llc_afile_commit(f, err, sizeof err);
-    f = NULL;
-    if (rc < 0)
-        goto fail;
-    llc_statmodel_hist_destroy(sum);
-    llc_mrc_profile_windows_free(&windows);
-    return;
-fail:
-    llc_afile_abort(f);
-    llc_statmodel_hist_destroy(sum);
-    rt_windows_finish(&collect, 0, 0, &windows);
-    llc_mrc_profile_windows_free(&windows);
-    warn("profile not written: %s", err);
+    rt_hot_idle(&v->hot);
 }
 
 static void on_exit_cb(qemu_plugin_id_t id, void *p)
 {
     (void)id;
     (void)p;
-    pthread_mutex_lock(&g.lock);
+    pthread_mutex_lock(&g.core.lock);
     if (!g.finished && g.mode == RT_HIST)
-        write_profile();
+        rt_core_write_profile(&g.core, g.output, false);
     if (g.mode == RT_TRACE && g.writer) {
         for (unsigned i = 0; i < MAX_VCPUS; i++)
             if (vcpus[i])
@@ -549,7 +361,7 @@ static void on_exit_cb(qemu_plugin_id_t id, void *p)
         g.writer = NULL;
     }
     g.finished = true;
-    pthread_mutex_unlock(&g.lock);
+    pthread_mutex_unlock(&g.core.lock);
 }
 
 /* QEMU runs the guest's fork() as its own: the child keeps a copy of this
@@ -560,7 +372,7 @@ static void in_forked_child(void)
     g.writer = NULL; /* the parent's; its buffer is never flushed here (exit_group) */
     for (unsigned i = 0; i < MAX_VCPUS; i++)
         if (vcpus[i])
-            stay_idle(&vcpus[i]->hot);
+            rt_hot_idle(&vcpus[i]->hot);
 }
 
 /* ---- arguments ---------------------------------------------------------- */
@@ -587,27 +399,31 @@ static int parse_arg(const char *arg)
             return -EINVAL;
         snprintf(g.output, sizeof g.output, "%s", val);
     } else if (KEY("mode")) {
-        if (strcmp(val, "hist") == 0)
+        if (strcmp(val, "hist") == 0) {
             g.mode = RT_HIST;
-        else if (strcmp(val, "trace") == 0)
+        } else if (strcmp(val, "trace") == 0) {
             g.mode = RT_TRACE;
-        else
+        } else if (strcmp(val, "floor") == 0) {
+            g.mode = RT_OFF;
+            g.floor = true;
+        } else {
             return -EINVAL;
+        }
     } else if (KEY("rate")) {
         char *end;
-        g.rate = strtod(val, &end);
-        if (*end || !(g.rate > 0 && g.rate <= 1))
+        g.core.rate = strtod(val, &end);
+        if (*end || !(g.core.rate > 0 && g.core.rate <= 1))
             return -EINVAL;
     } else if (KEY("seed")) {
-        if (parse_u64(val, &g.seed) < 0)
+        if (parse_u64(val, &g.core.seed) < 0)
             return -EINVAL;
     } else if (KEY("window")) {
-        if (parse_u64(val, &g.window) < 0 || g.window > UINT64_C(1) << 50)
+        if (parse_u64(val, &g.core.window) < 0 || g.core.window > UINT64_C(1) << 50)
             return -EINVAL;
     } else if (KEY("pcs")) {
         if (parse_u64(val, &u) < 0 || u == 0 || u > UINT32_MAX)
             return -EINVAL;
-        g.window_pcs = (uint32_t)u;
+        g.core.window_pcs = (uint32_t)u;
     } else {
         return -EINVAL;
     }
@@ -624,30 +440,25 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         return -1;
     }
     g.mode = RT_HIST;
-    g.rate = 1e-4;
-    g.seed = 1;
-    g.window = LLC_MRC_PHASE_WINDOW_DEFAULT;
-    g.window_pcs = 400;
+    rt_core_init(&g.core, "llcprobe-qemu");
     for (int i = 0; i < argc; i++) {
         if (parse_arg(argv[i]) < 0) {
-            warn("bad argument '%s' (out=FILE, mode=hist|trace, rate in (0,1], seed=N, "
+            warn("bad argument '%s' (out=FILE, mode=hist|trace|floor, rate in (0,1], seed=N, "
                  "window=N up to 2^50, pcs=N from 1)", argv[i]);
             return -1;
         }
     }
-    if (!g.output[0]) {
+    if (!g.output[0] && !g.floor) {
         warn("out=FILE is missing");
         return -1;
     }
-    const uint64_t pc_mean = g.window > g.window_pcs ? g.window / g.window_pcs : 1;
-    g.pc_gap_span = 2 * pc_mean - 1;
-    g.log1m_rate = g.rate < 1 ? log1p(-g.rate) : 0;
-    read_command(g.command, sizeof g.command);
+    rt_core_ready(&g.core);
+    read_command(g.core.command, sizeof g.core.command);
     if (g.mode == RT_TRACE) {
         struct llc_trace_info ti = {.page_size = (uint32_t)sysconf(_SC_PAGESIZE),
                                     .exit_status = -1};
         snprintf(ti.recorder, sizeof ti.recorder, "qemu");
-        snprintf(ti.command, sizeof ti.command, "%s", g.command);
+        snprintf(ti.command, sizeof ti.command, "%s", g.core.command);
         char err[LLC_ERRLEN];
         if (llc_trace_writer_open(g.output, &ti, &g.writer, err, sizeof err) < 0) {
             warn("%s", err);

@@ -20,7 +20,9 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <ctype.h>
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -93,6 +95,18 @@ REAL(stpcpy)
 REAL(strncpy)
 REAL(strcat)
 REAL(strncat)
+REAL(memrchr)
+REAL(rawmemchr)
+REAL(strchrnul)
+REAL(strspn)
+REAL(strcspn)
+REAL(strpbrk)
+REAL(strstr)
+REAL(memmem)
+REAL(strcasecmp)
+REAL(strncasecmp)
+REAL(strdup)
+REAL(strndup)
 REAL(__memcpy_chk)
 REAL(__memmove_chk)
 REAL(__mempcpy_chk)
@@ -143,11 +157,16 @@ static size_t mem_extent(const void *a, const void *b, size_t n)
     return i < n ? i + 1 : n;
 }
 
-/* Bytes strncmp(a, b, max) reads from each string. */
-static size_t str_extent(const char *a, const char *b, size_t max)
+static int fold_case(char c, bool fold)
+{
+    return fold ? tolower((unsigned char)c) : (unsigned char)c;
+}
+
+/* Bytes strncmp(a, b, max) (fold: strncasecmp) reads from each string. */
+static size_t str_extent(const char *a, const char *b, size_t max, bool fold)
 {
     size_t i = 0;
-    while (i < max && a[i] && a[i] == b[i])
+    while (i < max && a[i] && fold_case(a[i], fold) == fold_case(b[i], fold))
         i++;
     return i < max ? i + 1 : max;
 }
@@ -161,10 +180,16 @@ static int bytes_cmp(const void *a, const void *b, size_t n)
     return x - y;
 }
 
-static int str_cmp(const char *a, const char *b, size_t max)
+static int str_cmp(const char *a, const char *b, size_t max, bool fold)
 {
-    const size_t k = str_extent(a, b, max);
-    return k == 0 ? 0 : (unsigned char)a[k - 1] - (unsigned char)b[k - 1];
+    const size_t k = str_extent(a, b, max, fold);
+    return k == 0 ? 0 : fold_case(a[k - 1], fold) - fold_case(b[k - 1], fold);
+}
+
+/* The bytes a string comparison reads, fed. */
+static void str_feed(const char *a, const char *b, size_t max, bool fold, uint64_t pc)
+{
+    rt_range(a, LD, b, LD, str_extent(a, b, max, fold), pc);
 }
 
 static void copy(void *d, const void *s, size_t n, uint64_t pc)
@@ -264,18 +289,16 @@ EXPORT size_t strnlen(const char *s, size_t max)
 
 EXPORT int strcmp(const char *a, const char *b)
 {
-    const size_t k = str_extent(a, b, SIZE_MAX);
-    rt_range(a, LD, b, LD, k, PC());
+    str_feed(a, b, SIZE_MAX, false, PC());
     __typeof__(strcmp) *f = get_strcmp();
-    return f ? f(a, b) : str_cmp(a, b, SIZE_MAX);
+    return f ? f(a, b) : str_cmp(a, b, SIZE_MAX, false);
 }
 
 EXPORT int strncmp(const char *a, const char *b, size_t max)
 {
-    const size_t k = str_extent(a, b, max);
-    rt_range(a, LD, b, LD, k, PC());
+    str_feed(a, b, max, false, PC());
     __typeof__(strncmp) *f = get_strncmp();
-    return f ? f(a, b, max) : str_cmp(a, b, max);
+    return f ? f(a, b, max) : str_cmp(a, b, max, false);
 }
 
 EXPORT char *strchr(const char *s, int c)
@@ -432,4 +455,185 @@ EXPORT char *__strcat_chk(char *d, const char *s, size_t dn)
 {
     cat(d, s, SIZE_MAX, PC());
     return get___strcat_chk()(d, s, dn);
+}
+
+/* ---- searches, case-blind comparisons and duplicates ------------------- */
+
+EXPORT void *memrchr(const void *s, int c, size_t n)
+{
+    __typeof__(memrchr) *f = get_memrchr();
+    const unsigned char *const p = s, *r = NULL;
+    if (f)
+        r = f(s, c, n);
+    else
+        for (size_t i = n; i-- > 0 && !r;)
+            if (p[i] == (unsigned char)c)
+                r = p + i;
+    /* From the end back to the match. */
+    const size_t from = r ? (size_t)(r - p) : 0;
+    rt_range(p + from, LD, NULL, 0, n - from, PC());
+    return (void *)r;
+}
+
+EXPORT void *rawmemchr(const void *s, int c)
+{
+    __typeof__(rawmemchr) *f = get_rawmemchr();
+    const unsigned char *r = s;
+    if (f)
+        r = f(s, c);
+    else
+        while (*r != (unsigned char)c)
+            r++;
+    rt_range(s, LD, NULL, 0, (size_t)(r - (const unsigned char *)s) + 1, PC());
+    return (void *)r;
+}
+
+EXPORT char *strchrnul(const char *s, int c)
+{
+    __typeof__(strchrnul) *f = get_strchrnul();
+    const char *r = s;
+    if (f)
+        r = f(s, c);
+    else
+        while (*r != (char)c && *r)
+            r++;
+    rt_range(s, LD, NULL, 0, (size_t)(r - s) + 1, PC());
+    return (char *)r;
+}
+
+/* strspn, strcspn and strpbrk read the set whole and s up to and including
+ * the byte that ends the span. */
+static void span(const char *s, size_t k, const char *set, uint64_t pc)
+{
+    rt_range(s, LD, NULL, 0, k + 1, pc);
+    rt_range(set, LD, NULL, 0, bytes_len(set) + 1, pc);
+}
+
+static int in_set(const char *set, char ch)
+{
+    for (; *set; set++)
+        if (*set == ch)
+            return 1;
+    return 0;
+}
+
+EXPORT size_t strspn(const char *s, const char *accept)
+{
+    __typeof__(strspn) *f = get_strspn();
+    size_t k = 0;
+    if (f)
+        k = f(s, accept);
+    else
+        while (s[k] && in_set(accept, s[k]))
+            k++;
+    span(s, k, accept, PC());
+    return k;
+}
+
+EXPORT size_t strcspn(const char *s, const char *reject)
+{
+    __typeof__(strcspn) *f = get_strcspn();
+    size_t k = 0;
+    if (f)
+        k = f(s, reject);
+    else
+        while (s[k] && !in_set(reject, s[k]))
+            k++;
+    span(s, k, reject, PC());
+    return k;
+}
+
+EXPORT char *strpbrk(const char *s, const char *accept)
+{
+    __typeof__(strpbrk) *f = get_strpbrk();
+    const char *r = NULL;
+    if (f)
+        r = f(s, accept);
+    else
+        for (const char *p = s; *p && !r; p++)
+            if (in_set(accept, *p))
+                r = p;
+    span(s, r ? (size_t)(r - s) : bytes_len(s), accept, PC());
+    return (char *)r;
+}
+
+/* n bytes at a and b equal (the fallbacks' searches). */
+static int same(const void *a, const void *b, size_t n)
+{
+    const unsigned char *x = a, *y = b;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] != y[i])
+            return 0;
+    return 1;
+}
+
+/* Searches: the needle whole, the haystack to the end of the match (or
+ * whole). libc's two-way search may skip bytes in between; a line it
+ * skips entirely is fed anyway (a small overcount, never a line it did
+ * not need to reach). */
+EXPORT char *strstr(const char *h, const char *n)
+{
+    __typeof__(strstr) *f = get_strstr();
+    const size_t ln = bytes_len(n), lh = bytes_len(h);
+    const char *r = NULL;
+    if (f)
+        r = f(h, n);
+    else
+        for (size_t i = 0; ln <= lh && i <= lh - ln && !r; i++)
+            if (same(h + i, n, ln))
+                r = h + i;
+    rt_range(n, LD, NULL, 0, ln + 1, PC());
+    rt_range(h, LD, NULL, 0, r ? (size_t)(r - h) + ln : lh + 1, PC());
+    return (char *)r;
+}
+
+EXPORT void *memmem(const void *h, size_t hl, const void *n, size_t nl)
+{
+    __typeof__(memmem) *f = get_memmem();
+    const unsigned char *const hp = h, *r = NULL;
+    if (f)
+        r = f(h, hl, n, nl);
+    else
+        for (size_t i = 0; nl <= hl && i <= hl - nl && !r; i++)
+            if (same(hp + i, n, nl))
+                r = hp + i;
+    rt_range(n, LD, NULL, 0, nl, PC());
+    rt_range(h, LD, NULL, 0, r ? (size_t)(r - hp) + nl : hl, PC());
+    return (void *)r;
+}
+
+EXPORT int strcasecmp(const char *a, const char *b)
+{
+    str_feed(a, b, SIZE_MAX, true, PC());
+    __typeof__(strcasecmp) *f = get_strcasecmp();
+    return f ? f(a, b) : str_cmp(a, b, SIZE_MAX, true);
+}
+
+EXPORT int strncasecmp(const char *a, const char *b, size_t max)
+{
+    str_feed(a, b, max, true, PC());
+    __typeof__(strncasecmp) *f = get_strncasecmp();
+    return f ? f(a, b, max) : str_cmp(a, b, max, true);
+}
+
+/* libc's strdup copies with its own memcpy, which no wrapper sees: the
+ * copy is fed here. No fallback: malloc is libc's by the time a program
+ * duplicates a string. */
+EXPORT char *strdup(const char *s)
+{
+    char *const d = get_strdup()(s);
+    if (d)
+        copy(d, s, bytes_len(s) + 1, PC());
+    return d;
+}
+
+EXPORT char *strndup(const char *s, size_t max)
+{
+    char *const d = get_strndup()(s, max);
+    if (d) {
+        const size_t k = bytes_nlen(s, max);
+        copy(d, s, k, PC());
+        rt_range(d + k, ST, NULL, 0, 1, PC());
+    }
+    return d;
 }

@@ -1,4 +1,6 @@
-/* libllcprobe-rt internals shared by its files. */
+/* The sampling core shared by libllcprobe-rt (rt.c, libc.c) and the QEMU
+ * plugin (probe/qemu/plugin.c): per-thread state, the countdown to the
+ * slow path, the watch table and its filter, windows, and the profile. */
 #ifndef LLC_RT_RT_H
 #define LLC_RT_RT_H
 
@@ -13,12 +15,16 @@
 
 enum rt_mode { RT_OFF = 0, RT_HIST, RT_TRACE };
 
-/* Per-thread fields read on every access: in TLS (initial-exec, so one
- * segment-relative load), the rest of the thread's state on the heap. */
+/* Per-thread fields read on every access (the runtime keeps them in TLS,
+ * initial-exec, so one segment-relative load; the plugin per vCPU), the
+ * rest of the thread's state on the heap. The per-access path decrements
+ * only the countdown: references so far are refs + (armed - countdown)
+ * (rt_refs), one chain of dependent memory updates per access, not two. */
 struct rt_hot {
     uint64_t countdown;       /* accesses until the slow path; starts at 1 */
-    uint64_t refs;            /* accesses of this thread so far */
-    const uint64_t *filter;   /* bit per hash of watched lines (may be stale-set) */
+    uint64_t refs;            /* accesses of this thread when the countdown was set */
+    uint64_t armed;           /* the countdown's value then; starts at 1 */
+    const uint64_t *filter;   /* bit per watched line's position (may be stale-set) */
     unsigned shift;           /* 64 - log2(filter bits) */
     struct rt_thread *thread; /* NULL until the thread's first access */
     uint32_t busy;            /* inside the runtime: libc wrappers do not feed it */
@@ -132,5 +138,79 @@ void rt_range(const void *a, uint8_t kind_a, const void *b, uint8_t kind_b, size
               uint64_t pc);
 
 static inline uint64_t rt_hash(uint64_t line) { return line * 0x9E3779B97F4A7C15ull; }
+
+/* Position of a line in a table or filter of 2^bits entries (1 <= bits
+ * <= 64): the top bits of its hash. Lines at one position at some size
+ * share it at every smaller size (watch.c relies on it). */
+static inline uint64_t rt_pos(uint64_t line, unsigned bits)
+{
+    return rt_hash(line) >> (64u - bits);
+}
+
+/* The per-access filter test: a multiply, a load, a bit. */
+static inline bool rt_filter_hit(const struct rt_hot *h, uint64_t line)
+{
+    const uint64_t b = rt_hash(line) >> h->shift;
+    return (h->filter[b >> 6] >> (b & 63)) & 1;
+}
+
+/* References of h's thread so far. */
+static inline uint64_t rt_refs(const struct rt_hot *h)
+{
+    return h->refs + (h->armed - h->countdown);
+}
+
+static inline void rt_set_countdown(struct rt_hot *h, uint64_t countdown)
+{
+    h->refs = rt_refs(h);
+    h->armed = countdown;
+    h->countdown = countdown;
+}
+
+/* ---- the sampler (core.c) ------------------------------------------------ */
+
+/* What the runtime and the plugin configure alike, and the registry of
+ * their threads. */
+struct rt_core {
+    const char *name;          /* prefix of warnings: llcprobe-rt, llcprobe-qemu */
+    double rate;               /* adaptive: the starting rate */
+    uint64_t samples_target;   /* adaptive rate: 0 = fixed */
+    unsigned level;            /* adaptive: halvings so far (atomic) */
+    uint64_t taken_all;        /* adaptive: samples at this level, all threads (atomic) */
+    uint64_t seed;
+    uint64_t window;           /* 0: no windows */
+    uint32_t window_pcs;
+    uint64_t pc_gap_span;      /* signature gaps are uniform in [1, span] (rt_core_ready) */
+    char command[1024];
+    pthread_mutex_t lock;      /* the registry (and the callers' own shared state) */
+    struct rt_thread *threads;
+    uint64_t n_threads;
+};
+
+/* The defaults of both samplers: rate 1e-4, seed 1, windows of
+ * LLC_MRC_PHASE_WINDOW_DEFAULT references with 400 signature samples. */
+void rt_core_init(struct rt_core *c, const char *name);
+/* After the fields are set: derived values. */
+void rt_core_ready(struct rt_core *c);
+void rt_core_warn(const struct rt_core *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* A filter with no bits set (rt_filter_hit with shift 63 reads word 0). */
+extern const uint64_t rt_no_filter[1];
+/* No more sampling in h's thread: the slow path is never reached again. */
+void rt_hot_idle(struct rt_hot *h);
+/* The countdown reached zero (rt_refs(h) is the access being made, of
+ * line at code address pc): starts the thread's sampler on its first
+ * access, takes a sample, a signature sample, closes a window, and sets
+ * the countdown to the next of them. Returns the thread started, if any
+ * (NULL: none or out of memory, which idles h). */
+struct rt_thread *rt_core_due(struct rt_core *c, struct rt_hot *h, uint64_t line, uint64_t pc);
+/* A watched line's filter bit was set: resolves the watch, if any. */
+void rt_core_hit(struct rt_core *c, struct rt_hot *h, uint64_t line);
+/* h's thread ended: its sampler stays in the registry with its counts. */
+void rt_core_thread_end(struct rt_hot *h);
+/* Writes the profile of every thread (c->lock held) to path; lines: the
+ * profile's distinct lines are the threads' counts (else none). Warns on
+ * failure. */
+void rt_core_write_profile(struct rt_core *c, const char *path, bool lines);
 
 #endif

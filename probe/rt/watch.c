@@ -12,6 +12,7 @@
 #define TABLE_SPARSITY 4
 #define FILTER_BITS_PER_WATCH 32
 #define FILTER_MIN_LOG2 16 /* 8 KiB: small next to any cache the program uses */
+#define FILTER_MAX_LOG2 40
 
 static int alloc_table(struct rt_thread *t, unsigned bits)
 {
@@ -35,16 +36,15 @@ static int alloc_table(struct rt_thread *t, unsigned bits)
 static int rebuild_filter(struct rt_thread *t)
 {
     unsigned log2 = FILTER_MIN_LOG2;
-    while (log2 < 40 && ((uint64_t)1 << log2) < FILTER_BITS_PER_WATCH * (t->n_watch + 1))
+    while (log2 < FILTER_MAX_LOG2 && ((uint64_t)1 << log2) < FILTER_BITS_PER_WATCH * (t->n_watch + 1))
         log2++;
     uint64_t *f = calloc(((size_t)1 << log2) / 64, sizeof *f);
     if (!f)
         return -ENOMEM;
-    const unsigned shift = 64u - log2;
     for (uint64_t i = 0; i <= t->mask; i++) {
         if (!t->key[i])
             continue;
-        const uint64_t b = rt_hash(t->key[i] - 1) >> shift;
+        const uint64_t b = rt_pos(t->key[i] - 1, log2);
         f[b >> 6] |= UINT64_C(1) << (b & 63);
     }
     /* The thread reads hot->filter without the lock: publish the new one
@@ -56,7 +56,7 @@ static int rebuild_filter(struct rt_thread *t)
     t->filter_set = t->n_watch;
     if (t->hot) {
         t->hot->filter = f;
-        t->hot->shift = shift;
+        t->hot->shift = 64u - log2;
     }
     free(old);
     return 0;
@@ -69,11 +69,12 @@ int rt_watch_init(struct rt_thread *t)
     return rebuild_filter(t);
 }
 
-/* Home slot of a key (line + 1): the top bits of the line's hash, the
- * same hash as the filter's, which clear_if_unshared relies on. */
+/* Home slot of a key (line + 1): the line's position (rt_pos) at the
+ * table's size, as the filter's at its size, which clear_if_unshared
+ * relies on. */
 static uint64_t slot_of(const struct rt_thread *t, uint64_t key)
 {
-    return rt_hash(key - 1) >> t->shift;
+    return rt_pos(key - 1, 64u - t->shift);
 }
 
 /* Moves the watches into a fresh table of 2^bits slots, each kept with
@@ -132,7 +133,7 @@ int rt_watch_add(struct rt_thread *t, uint64_t line, uint64_t pos)
     /* A filter too full of set bits sends too many accesses to the table. */
     if (((uint64_t)1 << t->filter_bits_log2) < FILTER_BITS_PER_WATCH / 2 * t->filter_set)
         return rebuild_filter(t);
-    const uint64_t b = rt_hash(line) >> (64u - t->filter_bits_log2);
+    const uint64_t b = rt_pos(line, t->filter_bits_log2);
     t->filter[b >> 6] |= UINT64_C(1) << (b & 63);
     return 0;
 }
@@ -161,18 +162,17 @@ static void remove_at(struct rt_thread *t, uint64_t i)
  * bit whose watch has resolved sends every access to that line here, and
  * the lines sampled most are the hottest: left set (as before), such bits
  * put 40% of bzip2's run time into this table. Lines that share a filter
- * bit share the top filter_bits_log2 bits of their hash, hence their home
- * slot whenever the table has no more bits than the filter, and so all lie
- * in the run of occupied slots from that home. */
+ * bit share their position at the filter's size, hence their home slot
+ * whenever the table has no more bits than the filter (rt_pos), and so all
+ * lie in the run of occupied slots from that home. */
 static void clear_if_unshared(struct rt_thread *t, uint64_t line)
 {
     const unsigned table_log2 = 64u - t->shift;
     if (t->filter_bits_log2 < table_log2)
         return; /* not decidable cheaply: the next rebuild clears it */
-    const unsigned fshift = 64u - t->filter_bits_log2;
-    const uint64_t b = rt_hash(line) >> fshift;
+    const uint64_t b = rt_pos(line, t->filter_bits_log2);
     for (uint64_t j = slot_of(t, line + 1); t->key[j]; j = (j + 1) & t->mask)
-        if (rt_hash(t->key[j] - 1) >> fshift == b)
+        if (rt_pos(t->key[j] - 1, t->filter_bits_log2) == b)
             return;
     t->filter[b >> 6] &= ~(UINT64_C(1) << (b & 63));
 }
