@@ -52,6 +52,9 @@
 #                  amd32's 1 MiB L2 and the LLC never sees them)
 #   --sort-lines N numbers sorted by sort -n (default 40000: ~1.7 MB of lines and
 #                  line records, past amd32's L2; its trace grows ~1500 accesses a line)
+#   --max-trace-accesses N  map only the first N data accesses of a longer trace
+#                  (default 0: all): every map of a trace is simulated in full, ~10 maps
+#                  per trace and preset, so a long trace costs hours on a shared machine
 #   --recorder R   how the real programs are traced: lackey (default) or qemu
 #                  (llcprobe trace --recorder: qemu is far faster, x86-64 only)
 #   --setup-only   make the inputs and trace every real program, then stop
@@ -86,6 +89,7 @@ big_input_bytes=1000000
 sort_lines=40000
 recorder=lackey
 restart_rates=()
+max_trace=0
 profile_rate=
 user_presets=()
 user_progs=()
@@ -115,6 +119,8 @@ while [ $# -gt 0 ]; do
       [[ $input_bytes =~ ^[1-9][0-9]*$ ]] || usage_err "--input-bytes: '$input_bytes' is not a positive whole number" ;;
     --big-input-bytes) need "$@"; big_input_bytes=$2; shift
       [[ $big_input_bytes =~ ^[1-9][0-9]*$ ]] || usage_err "--big-input-bytes: '$big_input_bytes' is not a positive whole number" ;;
+    --max-trace-accesses) need "$@"; max_trace=$2; shift
+      [[ $max_trace =~ ^[0-9]+$ ]] || usage_err "--max-trace-accesses: '$max_trace' is not a whole number" ;;
     --sort-lines) need "$@"; sort_lines=$2; shift
       [[ $sort_lines =~ ^[1-9][0-9]*$ ]] || usage_err "--sort-lines: '$sort_lines' is not a positive whole number" ;;
     --recorder) need "$@"; recorder=$2; shift
@@ -313,11 +319,29 @@ fi
 
 prof_args=()
 [ -z "$profile_rate" ] || prof_args=(--rate "$profile_rate")
+# A map done by an earlier run is reused only when complete (a stopped map
+# leaves its partial map behind).
+have_map() { [ -s "$1.map.json" ] && grep -q '"complete": *true' "$1.map.json"; }
+# --max-trace-accesses: a trace longer than the cap is mapped over its first
+# N accesses by giving the dwell the simulator would give a trace of N
+# accesses (0.98 N over the sweeps at the default target rate, 1e7 accesses
+# per simulated second; probe/session/sim.c), so the profile and every
+# measurement see the same part of the program.
+cap_args() { # SPEC SWEEPS -> --dwell S, or nothing
+  local f n
+  case $1 in trace:*) f=${1#trace:} ;; *) return 0 ;; esac
+  [ "$max_trace" -gt 0 ] || return 0
+  n=$("$bin" trace --show "$f" | awk '/^(loads|stores|modifies):/ { s += $2 } END { printf "%d", s }')
+  [ -n "$n" ] || die "trace --show $f: no access counts"
+  [ "$n" -gt "$max_trace" ] || return 0
+  awk -v n="$max_trace" -v s="$2" 'BEGIN { printf "--dwell %.9g\n", 0.98 * n / s / 1e7 }'
+}
 for preset in "${presets[@]}"; do
   for w in "${workloads[@]}"; do
     name=${w%%=*}; spec=${w#*=}
     base=$out/$preset-$name
-    [ -s "$base.prof.map.json" ] || map "$base.prof" "$spec" --seed 1 "${prof_args[@]}"
+    # shellcheck disable=SC2046
+    have_map "$base.prof" || map "$base.prof" "$spec" --seed 1 "${prof_args[@]}" $(cap_args "$spec" 2)
     # A target whose lines never reach the LLC (a small footprint under
     # amd32's 1 MiB L2) gives no probe misses and nothing to fit (spec
     # docs/METHODS.md §2.5): that is a result, listed and counted; any other failure of
@@ -343,11 +367,13 @@ for preset in "${presets[@]}"; do
     seed=1; [ $restart = 1 ] && seed=2
     for rate in "${rates[@]}"; do
       m=$base.r$rate; [ $restart = 0 ] || m=$base.restart.r$rate
-      [ -s "$m.map.json" ] || map "$m" "$spec" --seed $seed --rate "$rate" --sweeps 1 "${global_args[@]}"
+      # shellcheck disable=SC2046
+      have_map "$m" || map "$m" "$spec" --seed $seed --rate "$rate" --sweeps 1 "${global_args[@]}" $(cap_args "$spec" 1)
     done
     for rate in "${restart_rates[@]}"; do
       m=$base.restart.r$rate
-      [ -s "$m.map.json" ] || map "$m" "$spec" --seed 2 --rate "$rate" --sweeps 1 "${global_args[@]}"
+      # shellcheck disable=SC2046
+      have_map "$m" || map "$m" "$spec" --seed 2 --rate "$rate" --sweeps 1 "${global_args[@]}" $(cap_args "$spec" 1)
     done
     echo "# $preset $name done" >&2
   done
