@@ -512,7 +512,8 @@ for (p, n) in sorted(r2):
           f"{ins.get('mean-pick strat', nan):10.3f} " + " ".join(f"{avg[k]:12.2f}" for k in cols)
           + f" {ratios[(p, n)]:8.2f}")
 skipped = f"{out}/skipped.txt"
-nosig = sorted(set(open(skipped).read().splitlines())) if os.path.exists(skipped) else []
+nosig = sorted(set(l for l in open(skipped).read().splitlines() if l.split()[:1] and l.split()[0] in presets)
+               if os.path.exists(skipped) else [])
 for line in nosig: print(f"no LLC signal, nothing to fit (docs/METHODS.md §2.5): {line}")
 print()
 print("per preset and kind (average D %; worst D of Gaussian-25; worst G-25/Rand-128 ratio of a workload):")
@@ -536,18 +537,23 @@ summaryR = {}
 if restart_rates:
     print()
     print("restart case: measurement maps with another page placement (seed 2) than the profile's, at %s" % " ".join(restart_rates))
-    print(f"{'preset':7s} {'workload':12s} {'kind':9s} {'G-25':>8s} {'Rand-128':>8s} {'Rand-25':>8s} {'G25/R128':>8s}")
+    # beside the default, the estimators that do not lean on each chosen
+    # set's own profile value (which a new placement makes another set's)
+    rm = ("Gaussian-25", "G-25 stratified", "G-25 scale-up", "Random-128", "Random-25")
+    rh = "".join(f" {short[k]:>11s}" for k in rm)
+    print(f"{'preset':7s} {'workload':12s} {'kind':9s}{rh} {'G25/R128':>8s}")
     for (p, n) in sorted(r2):
-        g, r, r25 = (mean(perR.get((p, n, k), [])) for k in ("Gaussian-25", "Random-128", "Random-25"))
-        print(f"{p:7s} {n:12s} {kind[n]:9s} {g:8.2f} {r:8.2f} {r25:8.2f} {g / r if r else nan:8.2f}")
-    print(f"{'preset':7s} {'kind':9s} {'n':>3s} {'G-25':>8s} {'Rand-128':>8s} {'Rand-25':>8s} {'G25 worst':>9s} {'R128 worst':>10s}")
+        v = {k: mean(perR.get((p, n, k), [])) for k in rm}
+        print(f"{p:7s} {n:12s} {kind[n]:9s}" + "".join(f" {v[k]:11.2f}" for k in rm)
+              + f" {v['Gaussian-25'] / v['Random-128'] if v['Random-128'] else nan:8.2f}")
+    print(f"{'preset':7s} {'kind':9s} {'n':>3s}{rh} {'G25 worst':>9s} {'R128 worst':>10s}")
     for p, k in groups:
         ws = [(pp, n) for (pp, n) in r2 if pp == p and (k == "all" or kind[n] == k)]
-        vals = {m: [v for (pp, n) in ws for v in perR.get((pp, n, m), [])] for m in ("Gaussian-25", "Random-128", "Random-25")}
+        vals = {m: [v for (pp, n) in ws for v in perR.get((pp, n, m), [])] for m in rm}
         if not vals["Gaussian-25"]: continue
         summaryR[(p, k)] = (mean(vals["Gaussian-25"]), mean(vals["Random-128"]), max(vals["Gaussian-25"]))
-        print(f"{p:7s} {k:9s} {len(ws):3d} {mean(vals['Gaussian-25']):8.2f} {mean(vals['Random-128']):8.2f} "
-              f"{mean(vals['Random-25']):8.2f} {max(vals['Gaussian-25']):9.2f} {max(vals['Random-128']):10.2f}")
+        print(f"{p:7s} {k:9s} {len(ws):3d}" + "".join(f" {mean(vals[m]):11.2f}" for m in rm)
+              + f" {max(vals['Gaussian-25']):9.2f} {max(vals['Random-128']):10.2f}")
 print()
 print("all workloads and presets pooled:")
 print(f"{'method':24s} {'avg D %':>9s} {'worst D %':>10s}")
