@@ -30,6 +30,9 @@
 #                  only (the full suite traces 12 real programs under valgrind and
 #                  runs amd32 too: hours on a shared machine); on hardware: xz and sqlite3
 #   --restart      measurement maps with another page placement (simulator seed 2)
+#   --restart-rates "R..."  beside the same-placement maps, measurement maps at these
+#                  intensities with another page placement (seed 2): the restart
+#                  case (docs/METHODS.md §5.4) in the same report
 #   --program NAME=CMD  one more real program (repeatable): traced by `llcprobe
 #                  trace` in the simulator, run natively on hardware; CMD is shell
 #                  words (quotes are honoured)
@@ -44,6 +47,16 @@
 #   --profile-rate R  rate of the profiling map: a number (default in the
 #                  simulator 2.5e7), linear (the linear-regime search) or auto
 #   --input-bytes N  size of the text the real programs read (default 60000)
+#   --big-input-bytes N  size of the text that gzip, zstd and lz4 compress: their
+#                  working set grows with it (default 1000000; on 60 KB they stay in
+#                  amd32's 1 MiB L2 and the LLC never sees them)
+#   --sort-lines N numbers sorted by sort -n (default 40000: ~1.7 MB of lines and
+#                  line records, past amd32's L2; its trace grows ~1500 accesses a line)
+#   --max-trace-accesses N  map only the first N data accesses of a longer trace
+#                  (default 0: all): every map of a trace is simulated in full, ~10 maps
+#                  per trace and preset, so a long trace costs hours on a shared machine
+#   --recorder R   how the real programs are traced: lackey (default) or qemu
+#                  (llcprobe trace --recorder: qemu is far faster, x86-64 only)
 #   --setup-only   make the inputs and trace every real program, then stop
 #   --no-occupancy leave out the occupancy part (calibrate + sample per workload)
 #   --bin PATH     the llcprobe binary; --out DIR: where everything goes (reused)
@@ -72,6 +85,11 @@ setup_only=0
 synthetic_only=0
 occupancy=1
 input_bytes=60000
+big_input_bytes=1000000
+sort_lines=40000
+recorder=lackey
+restart_rates=()
+max_trace=0
 profile_rate=
 user_presets=()
 user_progs=()
@@ -99,6 +117,16 @@ while [ $# -gt 0 ]; do
     --profile-rate) need "$@"; profile_rate=$2; shift ;;
     --input-bytes) need "$@"; input_bytes=$2; shift
       [[ $input_bytes =~ ^[1-9][0-9]*$ ]] || usage_err "--input-bytes: '$input_bytes' is not a positive whole number" ;;
+    --big-input-bytes) need "$@"; big_input_bytes=$2; shift
+      [[ $big_input_bytes =~ ^[1-9][0-9]*$ ]] || usage_err "--big-input-bytes: '$big_input_bytes' is not a positive whole number" ;;
+    --max-trace-accesses) need "$@"; max_trace=$2; shift
+      [[ $max_trace =~ ^[0-9]+$ ]] || usage_err "--max-trace-accesses: '$max_trace' is not a whole number" ;;
+    --sort-lines) need "$@"; sort_lines=$2; shift
+      [[ $sort_lines =~ ^[1-9][0-9]*$ ]] || usage_err "--sort-lines: '$sort_lines' is not a positive whole number" ;;
+    --recorder) need "$@"; recorder=$2; shift
+      case $recorder in lackey|qemu) ;; *) usage_err "--recorder: '$recorder' is lackey or qemu" ;; esac ;;
+    --restart-rates) need "$@"; read -ra restart_rates <<<"${2//,/ }"; shift
+      [ ${#restart_rates[@]} -gt 0 ] || usage_err "--restart-rates: no rate given" ;;
     --program|--trace|--workload)
       need "$@"
       [[ $2 =~ ^[A-Za-z0-9_.-]+=.+ ]] || usage_err "$1: '$2' is not NAME=VALUE (NAME: letters, digits, _ . -)"
@@ -109,9 +137,11 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-for r in "${rates[@]}"; do [[ $r =~ ^[0-9.]+([eE][+-]?[0-9]+)?$ ]] || usage_err "--rates: '$r' is not a number"; done
+for r in "${rates[@]}" "${restart_rates[@]}"; do [[ $r =~ ^[0-9.]+([eE][+-]?[0-9]+)?$ ]] || usage_err "--rates: '$r' is not a number"; done
 case $backend in sim|timing|pmu|auto) ;; *) usage_err "unknown backend $backend (sim, timing, pmu, auto)" ;; esac
 [ "$backend" = sim ] || [ $restart = 0 ] || usage_err "--restart is for the simulator (every hardware run is a restart)"
+[ "$backend" = sim ] || [ ${#restart_rates[@]} = 0 ] || usage_err "--restart-rates is for the simulator (every hardware run is a restart)"
+[ $restart = 0 ] || [ ${#restart_rates[@]} = 0 ] || usage_err "--restart and --restart-rates: give one"
 [ "$backend" != sim ] || [ ${#map_args[@]} = 0 ] || usage_err "--map-args is for hardware backends"
 [ "$backend" = sim ] || [ ${#user_traces[@]} = 0 ] || usage_err "--trace is for the simulator (hardware runs programs)"
 [ "$backend" = sim ] || [ ${#user_workloads[@]} = 0 ] || usage_err "--workload is for the simulator"
@@ -190,21 +220,39 @@ else
     local name=$1; shift 2
     if [ ! -s "$out/$name.trace" ]; then
       echo "# tracing $name: $*" >&2
-      if ! run "$bin" trace -o "$out/$name.trace" -- "$@" >"$out/$name.trace.out" 2>"$out/$name.trace.err" </dev/null; then
+      if ! run "$bin" trace --recorder "$recorder" -o "$out/$name.trace" -- "$@" >"$out/$name.trace.out" 2>"$out/$name.trace.err" </dev/null; then
         die "tracing $name failed ($*): $(tail -1 "$out/$name.trace.err")"
       fi
     fi
     add "$name=trace:$out/$name.trace" real
   }
   if [ $suite = 1 ] && [ $quick = 0 ] && [ $synthetic_only = 0 ]; then
+    # The streaming compressors (gzip, zstd, lz4) and sort keep a working
+    # set that grows with their input: on --input-bytes of text they stay
+    # in amd32's 1 MiB L2 (no LLC signal), so they read --big-input-bytes:
+    # text of the licences' words in a seeded random order (not the
+    # licences repeated, which a long window would find as one match), and
+    # --sort-lines 9-digit numbers. zstd runs in one thread (the qemu
+    # recorder traces one). The rest keep the short input (their traces
+    # grow 100-1300 accesses per byte).
+    big=$out/big.txt
+    if [ ! -s "$big" ] || [ "$(stat -c %s "$big")" != "$big_input_bytes" ]; then
+      cat /usr/share/common-licenses/* 2>/dev/null | tr -s ' \t\n' '\n\n\n' | awk -v n="$big_input_bytes" '
+        NF { w[k++] = $1 } END { srand(1); s = 0; c = 0
+          while (s < n) { x = w[int(rand() * k)]; sep = (++c % 12 == 0) ? "\n" : " "; printf "%s%s", x, sep; s += length(x) + 1 } }' \
+        | head -c "$big_input_bytes" >"$big" || true
+      [ "$(stat -c %s "$big")" = "$big_input_bytes" ] || die "could not write $big_input_bytes bytes of text to $big"
+    fi
     nums=$out/numbers.txt
-    [ -s "$nums" ] || awk 'BEGIN { srand(1); for (i = 0; i < 4000; i++) printf "%d\n", int(rand() * 1e9) }' >"$nums"
+    if [ ! -s "$nums" ] || [ "$(stat -c %s "$nums")" != $((sort_lines * 10)) ]; then
+      awk -v n="$sort_lines" 'BEGIN { srand(1); for (i = 0; i < n; i++) printf "%09d\n", int(rand() * 1e9) }' >"$nums"
+    fi
     trace xz -- xz -1 -c "$input"
-    trace gzip -- gzip -1 -c "$input"
+    trace gzip -- gzip -1 -c "$big"
     trace bzip2 -- bzip2 -1 -c "$input"
     trace sqlite3 -- sqlite3 :memory: "create table t(a,b); with recursive c(x) as (select 1 union all select x+1 from c limit 3000) insert into t select x, hex(randomblob(40)) from c; select count(*), sum(length(b)) from t where a % 7 = 3;"
-    trace zstd -- zstd -1 -c "$input"
-    trace lz4 -- lz4 -1 -c "$input"
+    trace zstd -- zstd -3 -c --single-thread --no-asyncio "$big"
+    trace lz4 -- lz4 -1 -c "$big"
     trace sort -- sort -n "$nums"
     trace sqlite-join -- sqlite3 :memory: "create table a(k integer, v text); create table b(k integer, w real); with recursive c(x) as (select 1 union all select x+1 from c limit 2000) insert into a select x, hex(randomblob(16)) from c; insert into b select k * 7 % 2000, k * 0.5 from a; create index ib on b(k); select count(*), sum(w) from a join b on a.k = b.k group by a.k % 10 order by 2 desc;"
     trace perl -- perl -e 'my %c; while (<>) { $c{lc $_}++ for /\w+/g } my @k = sort { $c{$b} <=> $c{$a} || $a cmp $b } keys %c; print "$_ $c{$_}\n" for @k[0..19];' "$input"
@@ -271,11 +319,29 @@ fi
 
 prof_args=()
 [ -z "$profile_rate" ] || prof_args=(--rate "$profile_rate")
+# A map done by an earlier run is reused only when complete (a stopped map
+# leaves its partial map behind).
+have_map() { [ -s "$1.map.json" ] && grep -q '"complete": *true' "$1.map.json"; }
+# --max-trace-accesses: a trace longer than the cap is mapped over its first
+# N accesses by giving the dwell the simulator would give a trace of N
+# accesses (0.98 N over the sweeps at the default target rate, 1e7 accesses
+# per simulated second; probe/session/sim.c), so the profile and every
+# measurement see the same part of the program.
+cap_args() { # SPEC SWEEPS -> --dwell S, or nothing
+  local f n
+  case $1 in trace:*) f=${1#trace:} ;; *) return 0 ;; esac
+  [ "$max_trace" -gt 0 ] || return 0
+  n=$("$bin" trace --show "$f" | awk '/^(loads|stores|modifies):/ { s += $2 } END { printf "%d", s }')
+  [ -n "$n" ] || die "trace --show $f: no access counts"
+  [ "$n" -gt "$max_trace" ] || return 0
+  awk -v n="$max_trace" -v s="$2" 'BEGIN { printf "--dwell %.9g\n", 0.98 * n / s / 1e7 }'
+}
 for preset in "${presets[@]}"; do
   for w in "${workloads[@]}"; do
     name=${w%%=*}; spec=${w#*=}
     base=$out/$preset-$name
-    [ -s "$base.prof.map.json" ] || map "$base.prof" "$spec" --seed 1 "${prof_args[@]}"
+    # shellcheck disable=SC2046
+    have_map "$base.prof" || map "$base.prof" "$spec" --seed 1 "${prof_args[@]}" $(cap_args "$spec" 2)
     # A target whose lines never reach the LLC (a small footprint under
     # amd32's 1 MiB L2) gives no probe misses and nothing to fit (spec
     # docs/METHODS.md §2.5): that is a result, listed and counted; any other failure of
@@ -301,7 +367,13 @@ for preset in "${presets[@]}"; do
     seed=1; [ $restart = 1 ] && seed=2
     for rate in "${rates[@]}"; do
       m=$base.r$rate; [ $restart = 0 ] || m=$base.restart.r$rate
-      [ -s "$m.map.json" ] || map "$m" "$spec" --seed $seed --rate "$rate" --sweeps 1 "${global_args[@]}"
+      # shellcheck disable=SC2046
+      have_map "$m" || map "$m" "$spec" --seed $seed --rate "$rate" --sweeps 1 "${global_args[@]}" $(cap_args "$spec" 1)
+    done
+    for rate in "${restart_rates[@]}"; do
+      m=$base.restart.r$rate
+      # shellcheck disable=SC2046
+      have_map "$m" || map "$m" "$spec" --seed 2 --rate "$rate" --sweeps 1 "${global_args[@]}" $(cap_args "$spec" 1)
     done
     echo "# $preset $name done" >&2
   done
@@ -310,12 +382,13 @@ done
 [ $dry = 0 ] || exit 0
 rm -f "$out/headline.txt"
 kinds=(); for w in "${workloads[@]}"; do kinds+=("${w%%=*}:${kind[${w%%=*}]}"); done
-python3 - "$out" "$restart" "${presets[*]}" "${rates[*]}" "${kinds[*]}" "$backend" <<'PY'
+python3 - "$out" "$restart" "${presets[*]}" "${rates[*]}" "${kinds[*]}" "$backend" "${restart_rates[*]}" <<'PY'
 import json, random, sys, statistics, os
 out, restart, presets, rates = sys.argv[1], sys.argv[2] == "1", sys.argv[3].split(), sys.argv[4].split()
 kind = dict(w.rsplit(":", 1) for w in sys.argv[5].split())
 names = list(kind)
 backend = sys.argv[6]
+restart_rates = sys.argv[7].split()
 nan = float("nan")
 # Gaussian-25 is the estimator fit records as its default (the headline
 # row); every estimator of the same selection is scored beside it.
@@ -324,6 +397,8 @@ methods = ["Global", "Continuous-128", "Random-128", "Gaussian-25"] + ["G-25 " +
     "G-25 key-pick st-ratio", "G-25 key-pick strat", "G-25 mean-pick st-ratio", "G-25 mean-pick strat", "G-25 sigma2",
     "Continuous-25", "Random-25"]
 D = {m: [] for m in methods}
+DR = {m: [] for m in methods}  # the restart case (--restart-rates)
+perR = {}
 per, r2, keys, default_est, insample = {}, {}, {}, {}, {}
 def dev(t, g): return abs(t - g) / g * 100 if g else nan
 def merged(sel):
@@ -382,8 +457,9 @@ for preset in presets:
             if sp:
                 insample[(preset, name)][p + "-pick strat"] = dev(
                     estimate("stratified", sp, {u["unit"]: u["profile"] for u in sp["units"]}), sp["profile_total"])
-        for rate in rates:
-            mp = f"{base}.restart.r{rate}.map.json" if restart else f"{base}.r{rate}.map.json"
+        runs = [(f"{base}.restart.r{r}.map.json" if restart else f"{base}.r{r}.map.json", D, per) for r in rates]
+        runs += [(f"{base}.restart.r{r}.map.json", DR, perR) for r in restart_rates]
+        for mp, D_, per_ in runs:
             m = json.load(open(mp)); x = m["sets"]["misses"]; N = len(x); G = sum(x)
             if G == 0: continue
             row = {"Global": 0.0}
@@ -403,7 +479,7 @@ for preset in presets:
                     rs.append(dev(N / n * sum(x[k] for k in pick), G))
                 row[f"Random-{n}"] = statistics.mean(rs)
             for k, v in row.items():
-                D[k].append(v); per.setdefault((preset, name, k), []).append(v)
+                D_[k].append(v); per_.setdefault((preset, name, k), []).append(v)
 def mean(v): return statistics.mean(v) if v else nan
 placement = ("restarted target: another page placement than the profile's" if restart
              else "same page placement as the profile")
@@ -436,14 +512,15 @@ for (p, n) in sorted(r2):
           f"{ins.get('mean-pick strat', nan):10.3f} " + " ".join(f"{avg[k]:12.2f}" for k in cols)
           + f" {ratios[(p, n)]:8.2f}")
 skipped = f"{out}/skipped.txt"
-nosig = sorted(set(open(skipped).read().splitlines())) if os.path.exists(skipped) else []
+nosig = sorted(set(l for l in open(skipped).read().splitlines() if l.split()[:1] and l.split()[0] in presets)
+               if os.path.exists(skipped) else [])
 for line in nosig: print(f"no LLC signal, nothing to fit (docs/METHODS.md §2.5): {line}")
 print()
 print("per preset and kind (average D %; worst D of Gaussian-25; worst G-25/Rand-128 ratio of a workload):")
 main = ["Gaussian-25", "Random-128", "Continuous-128", "G-25 stratified-ratio", "G-25 stratified", "G-25 ratio",
         "G-25 scale-up", "G-25 key-pick st-ratio", "G-25 key-pick strat", "G-25 mean-pick st-ratio",
         "G-25 mean-pick strat", "Random-25"]
-print(f"{'preset':7s} {'kind':9s} {'n':>3s} " + " ".join(f"{short[k]:>12s}" for k in main) + f" {'G25 worst':>9s} {'max ratio':>9s}")
+print(f"{'preset':7s} {'kind':9s} {'n':>3s} " + " ".join(f"{short[k]:>12s}" for k in main) + f" {'G25 worst':>9s} {'R128 worst':>10s} {'max ratio':>9s}")
 groups = [(p, k) for p in presets for k in ("synthetic", "real", "all")]
 summary = {}
 for p, k in groups:
@@ -451,9 +528,32 @@ for p, k in groups:
     if not ws: continue
     vals = {m: [v for (pp, n) in ws for v in per.get((pp, n, m), [])] for m in main}
     worst = max(vals["Gaussian-25"]) if vals["Gaussian-25"] else nan
+    worst_r = max(vals["Random-128"]) if vals["Random-128"] else nan
     mr = max(ratios[w] for w in ws)
-    summary[(p, k)] = (mean(vals["Gaussian-25"]), mean(vals["Random-128"]), worst, mr)
-    print(f"{p:7s} {k:9s} {len(ws):3d} " + " ".join(f"{mean(vals[m]):12.2f}" for m in main) + f" {worst:9.2f} {mr:9.2f}")
+    summary[(p, k)] = (mean(vals["Gaussian-25"]), mean(vals["Random-128"]), worst, mr, worst_r)
+    print(f"{p:7s} {k:9s} {len(ws):3d} " + " ".join(f"{mean(vals[m]):12.2f}" for m in main)
+          + f" {worst:9.2f} {worst_r:10.2f} {mr:9.2f}")
+summaryR = {}
+if restart_rates:
+    print()
+    print("restart case: measurement maps with another page placement (seed 2) than the profile's, at %s" % " ".join(restart_rates))
+    # beside the default, the estimators that do not lean on each chosen
+    # set's own profile value (which a new placement makes another set's)
+    rm = ("Gaussian-25", "G-25 stratified", "G-25 scale-up", "Random-128", "Random-25")
+    rh = "".join(f" {short[k]:>11s}" for k in rm)
+    print(f"{'preset':7s} {'workload':12s} {'kind':9s}{rh} {'G25/R128':>8s}")
+    for (p, n) in sorted(r2):
+        v = {k: mean(perR.get((p, n, k), [])) for k in rm}
+        print(f"{p:7s} {n:12s} {kind[n]:9s}" + "".join(f" {v[k]:11.2f}" for k in rm)
+              + f" {v['Gaussian-25'] / v['Random-128'] if v['Random-128'] else nan:8.2f}")
+    print(f"{'preset':7s} {'kind':9s} {'n':>3s}{rh} {'G25 worst':>9s} {'R128 worst':>10s}")
+    for p, k in groups:
+        ws = [(pp, n) for (pp, n) in r2 if pp == p and (k == "all" or kind[n] == k)]
+        vals = {m: [v for (pp, n) in ws for v in perR.get((pp, n, m), [])] for m in rm}
+        if not vals["Gaussian-25"]: continue
+        summaryR[(p, k)] = (mean(vals["Gaussian-25"]), mean(vals["Random-128"]), max(vals["Gaussian-25"]))
+        print(f"{p:7s} {k:9s} {len(ws):3d}" + "".join(f" {mean(vals[m]):11.2f}" for m in rm)
+              + f" {max(vals['Gaussian-25']):9.2f} {max(vals['Random-128']):10.2f}")
 print()
 print("all workloads and presets pooled:")
 print(f"{'method':24s} {'avg D %':>9s} {'worst D %':>10s}")
@@ -464,10 +564,15 @@ with open(f"{out}/table.dat", "w") as f:
         f.write(f"{i} \"{k}\" {mean(D[k]):.4f} {max(D[k]):.4f}\n")
 print()
 lines = []
-for (p, k), (g, r, w, mr) in sorted(summary.items()):
+for (p, k), (g, r, w, mr, wr) in sorted(summary.items()):
     if k == "all": continue
     lines += [f"D_avg_gaussian25_{p}_{k}: {g:.2f} %", f"D_avg_random128_{p}_{k}: {r:.2f} %",
-              f"D_worst_gaussian25_{p}_{k}: {w:.2f} %", f"ratio_max_g25_r128_{p}_{k}: {mr:.2f}"]
+              f"D_worst_gaussian25_{p}_{k}: {w:.2f} %", f"D_worst_random128_{p}_{k}: {wr:.2f} %",
+              f"ratio_max_g25_r128_{p}_{k}: {mr:.2f}"]
+for (p, k), (g, r, w) in sorted(summaryR.items()):
+    if k == "all": continue
+    lines += [f"D_avg_gaussian25_restart_{p}_{k}: {g:.2f} %", f"D_avg_random128_restart_{p}_{k}: {r:.2f} %",
+              f"D_worst_gaussian25_restart_{p}_{k}: {w:.2f} %"]
 ins_max = max(v[default_est[w]] for w, v in insample.items()) if insample else nan
 lines += [f"D_avg_gaussian25_sigma2: {mean(D['G-25 sigma2']):.2f} %",
           f"D_avg_continuous128: {mean(D['Continuous-128']):.2f} %", f"D_avg_continuous25: {mean(D['Continuous-25']):.2f} %",
