@@ -121,6 +121,12 @@ int llc_statmodel_curve(const struct llc_statmodel_model *m, const struct llc_st
     }
     if (rc)
         return rc;
+    for (size_t k = 0; k < n && o->distinct_lines > 0; k++) {
+        if (lines[k] >= o->distinct_lines && out[k].r_capacity > 0) {
+            out[k].r_total -= out[k].r_capacity;
+            out[k].r_capacity = 0;
+        }
+    }
     return llc_statmodel_check_monotone(out, n, SM_MONOTONE_TOL, err, errlen);
 }
 
