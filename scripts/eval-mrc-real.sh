@@ -218,7 +218,7 @@ reference() {
   local exe
   exe=$(command -v "${argv[0]}") || die "$name: ${argv[0]}: not found"
   local key
-  key=$(cat "$exe" "$in"/* | cksum | cut -d' ' -f1)-$(printf '%s' "$cmd" | cksum | cut -d' ' -f1)
+  key=$(cat "$exe" "$in"/* | cksum | cut -d' ' -f1)-$(printf '%s' "${cmd//$tmp/@TMP@}" | cksum | cut -d' ' -f1)
   local d= m=
   for k in "${sizes_k[@]}"; do
     local out=$cache/$name.$key.$k
