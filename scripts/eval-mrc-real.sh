@@ -44,7 +44,8 @@
 # StatStack against the same 16-way cachegrind), EVAL_REAL_MODEL
 # (statstack or statcache), EVAL_REAL_PHASES (default 1: mrc --phases; 0:
 # one histogram per run).
-# Last lines: mrc_rel_err_pct_real_qemu, mrc_rel_err_pct_real_rt,
+# Last lines: mrc_rel_err_pct_real_qemu, mrc_rel_err_pct_real_rt_misses
+#             (the runtime's miss counts), mrc_rel_err_pct_real_rt,
 #             mrc_rel_err_pct_real.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -120,11 +121,11 @@ rt_specs=()
 rt_libs=
 inst=$build/instrumented
 if ((quick)); then
-  # A random pointer walk over 2 MiB then a sort: misses at every size.
+  # Two phases, all in the program's own code (the runtime sees it all): a
+  # random pointer walk over 2 MiB, then sweeps over both 2 MiB arrays.
   cat >"$tmp/walk.c" <<'C'
 #include <stdio.h>
 #include <stdlib.h>
-static int cmp(const void *a, const void *b) { return (*(const unsigned *)a > *(const unsigned *)b) - (*(const unsigned *)a < *(const unsigned *)b); }
 int main(int argc, char **argv)
 {
     const size_t n = strtoul(argv[1], 0, 0);
@@ -136,12 +137,14 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++) next[perm[i]] = perm[(i + 1) % n];
     unsigned p = 0; unsigned long long sum = 0;
     for (long k = 0; k < steps; k++) { p = next[p]; sum += p; }
-    qsort(perm, n, sizeof *perm, cmp);
-    printf("%llu %u\n", sum, perm[n / 2]);
+    for (int r = 0; r < 8; r++)
+        for (size_t i = 0; i < n; i++) { sum += next[i] ^ perm[i]; perm[i] += (unsigned)r; }
+    printf("%llu\n", sum);
     return 0;
 }
 C
-  cc -O2 -o "$tmp/walk" "$tmp/walk.c" || die "cc failed on the walk program"
+  # The compiler llcprobe-cc wraps, so both builds make the same references.
+  clang -O2 -o "$tmp/walk" "$tmp/walk.c" || die "clang failed on the walk program"
   LLCPROBE_RT_LIB=$build/lib/libllcprobe-rt.a "$root/scripts/llcprobe-cc" -O2 -o "$tmp/walk-rt" "$tmp/walk.c" ||
     die "llcprobe-cc failed on the walk program"
   if ((suite)); then
@@ -244,7 +247,7 @@ reference() {
 # One sampler on one program: mean over seeds of the mean relative error
 # (in %) over the sizes with cachegrind ratio >= 1e-3; also the sizes
 # counted and the mean of the curves (for the table).
-declare -A err=() curve=() nsz=() nsmp=()
+declare -A err=() errn=() refs_pct=() curve=() nsz=() nsmp=()
 measure() {
   local sampler=$1 name=$2 cmd=$3 argv
   words "$cmd"
@@ -255,16 +258,23 @@ measure() {
        "$bin" mrc --sampler "$sampler" "${rate_opt[@]}" "${phase_opt[@]}" --seed "$s" --sizes "$sizes_b" \
        --model "$model" "${ways_opt[@]}" --gnuplot "$tmp/no-gnuplot" -q -o "$tmp/m" -- "${argv[@]}" \
        </dev/null >"$tmp/m.out" 2>"$tmp/m.err") || { cat "$tmp/m.err" >&2; die "$name: mrc --sampler $sampler failed"; }
-    awk -F, 'NR > 1 { printf "%s ", $'"$col"' } END { print "" }' "$tmp/m.mrc.csv" >>"$tmp/curves"
+    # The references the sampler saw, then its curve.
+    { grep -a -o ': [0-9]* references' "$tmp/m.out" | head -1 | tr -dc '0-9'
+      awk -F, 'NR > 1 { printf " %s", $'"$col"' } END { print "" }' "$tmp/m.mrc.csv"; } >>"$tmp/curves"
     grep -a -o ', [0-9.]* samples' "$tmp/m.out" | head -1 | tr -dc '0-9.\n' >>"$tmp/samples"
   done
-  read -r e k mean < <(awk -v cg="${cg_line[$name]}" '
-    BEGIN { n = split(cg, c, " ") }
-    { for (i = 2; i <= n; i++) { r = c[i]; m[i] += $(i - 1); if (r < 1e-3) continue
-        x = $(i - 1) - r; e += (x < 0 ? -x : x) / r; k++ } s++ }
+  # e: the miss ratio's error; en: the miss count's, per cachegrind
+  # reference (the sampler's ratio times its references over cachegrind's).
+  read -r e en cov k mean < <(awk -v cg="${cg_line[$name]}" '
+    BEGIN { n = split(cg, c, " "); d = c[1] }
+    { cv += $1 / d
+      for (i = 2; i <= n; i++) { r = c[i]; m[i] += $i; if (r < 1e-3) continue
+        x = $i - r; e += (x < 0 ? -x : x) / r; x = $i * $1 / d - r; en += (x < 0 ? -x : x) / r; k++ } s++ }
     END { for (i = 2; i <= n; i++) mc = mc sprintf("%.2e ", m[i] / s)
-          if (k) printf "%.2f %d %s\n", 100 * e / k, k / s, mc; else printf "- 0 %s\n", mc }' "$tmp/curves")
-  err[$sampler.$name]=$e nsz[$sampler.$name]=$k curve[$sampler.$name]=$mean
+          if (k) printf "%.2f %.2f %.1f %d %s\n", 100 * e / k, 100 * en / k, 100 * cv / s, k / s, mc
+          else printf "- - %.1f 0 %s\n", 100 * cv / s, mc }' "$tmp/curves")
+  err[$sampler.$name]=$e errn[$sampler.$name]=$en refs_pct[$sampler.$name]=$cov
+  nsz[$sampler.$name]=$k curve[$sampler.$name]=$mean
   nsmp[$sampler.$name]=$(awk '{ s += $1; n++ } END { printf "%.0f", s / n }' "$tmp/samples")
   rm -f "$tmp/samples"
 }
@@ -285,24 +295,32 @@ for sp in "${rt_specs[@]}"; do
   measure rt "$name" "$cmd"
 done
 
-printf '%-8s %-10s %11s %9s %6s %s\n' program curve drefs samples err_pct \
+printf '%-8s %-10s %11s %8s %8s %7s %9s %s\n' program curve drefs refs_pct samples err_pct err_n_pct \
   "$(for k in "${sizes_k[@]}"; do if ((k >= 1024)); then printf '%9s' "$((k / 1024))M"; else printf '%9s' "${k}K"; fi; done)"
-sum_q=0 n_q=0 sum_r=0 n_r=0
+sum_q=0 n_q=0 sum_r=0 n_r=0 sum_rn=0
 for name in "${names[@]}"; do
   read -r d ms <<<"${cg_line[$name]}"
-  printf '%-8s %-10s %11s %9s %6s %s\n' "$name" cachegrind "$d" - - \
+  printf '%-8s %-10s %11s %8s %8s %7s %9s %s\n' "$name" cachegrind "$d" - - - - \
     "$(for m in $ms; do printf '%9.2e' "$m"; done)"
   for sampler in qemu rt; do
     [ -n "${curve[$sampler.$name]:-}" ] || continue
-    printf '%-8s %-10s %11s %9s %6s %s\n' "" "$sampler" - "${nsmp[$sampler.$name]}" "${err[$sampler.$name]}" \
+    printf '%-8s %-10s %11s %8s %8s %7s %9s %s\n' "" "$sampler" - "${refs_pct[$sampler.$name]}" \
+      "${nsmp[$sampler.$name]}" "${err[$sampler.$name]}" "${errn[$sampler.$name]}" \
       "$(for m in ${curve[$sampler.$name]}; do printf '%9s' "$m"; done)"
     e=${err[$sampler.$name]}
     [ "$e" = - ] && continue
     if [ "$sampler" = qemu ]; then sum_q=$(awk -v a="$sum_q" -v b="$e" 'BEGIN { print a + b }'); n_q=$((n_q + 1))
-    else sum_r=$(awk -v a="$sum_r" -v b="$e" 'BEGIN { print a + b }'); n_r=$((n_r + 1)); fi
+    else
+      sum_r=$(awk -v a="$sum_r" -v b="$e" 'BEGIN { print a + b }'); n_r=$((n_r + 1))
+      sum_rn=$(awk -v a="$sum_rn" -v b="${errn[$sampler.$name]}" 'BEGIN { print a + b }')
+    fi
   done
 done
 echo "(err_pct: mean over seeds and over the sizes where cachegrind's ratio >= 1e-3 of |mrc - cg| / cg;"
+echo " refs_pct: the references the sampler saw, % of cachegrind's D refs (the runtime sees its"
+echo " clang build's instrumented loads and stores, not libc's internals or the stack spills"
+echo " it adds); err_n_pct: the same error with the sampler's misses per cachegrind reference,"
+echo " mrc x refs / D refs, i.e. the miss counts compared;"
 echo " '-': no such size. The two models differ: cachegrind's LL sees only D1 and I1 misses"
 echo " (its LRU order ignores D1 hits; instruction lines share it), a modify is one reference"
 echo " in both, and an access that straddles two lines is one reference to cachegrind, two here;"
@@ -311,6 +329,7 @@ echo " sets by address bits.)"
 ((n_q + n_r)) || die "no size with a cachegrind miss ratio >= 1e-3 in any program: no figure"
 {
   ((n_q)) && awk -v a="$sum_q" -v n="$n_q" 'BEGIN { printf "mrc_rel_err_pct_real_qemu: %.1f %%\n", a / n }'
+  ((n_r)) && awk -v a="$sum_rn" -v n="$n_r" 'BEGIN { printf "mrc_rel_err_pct_real_rt_misses: %.1f %%\n", a / n }'
   ((n_r)) && awk -v a="$sum_r" -v n="$n_r" 'BEGIN { printf "mrc_rel_err_pct_real_rt: %.1f %%\n", a / n }'
   awk -v a="$sum_q" -v b="$sum_r" -v n="$((n_q + n_r))" 'BEGIN { printf "mrc_rel_err_pct_real: %.1f %%\n", (a + b) / n }'
 } >"$tmp/headlines"

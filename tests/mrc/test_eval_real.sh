@@ -14,16 +14,18 @@ command -v qemu-x86_64 >/dev/null || { echo "skip: qemu-x86_64 is not installed 
 
 "$script" --quick "$build" >"$tmp/out" 2>"$tmp/err"
 check_rc "eval-mrc-real --quick" 0 $?
-check "the last three lines are the headline" \
-  "tail -3 '$tmp/out' | awk 'NR == 1 && /^mrc_rel_err_pct_real_qemu: [0-9.]+ %\$/ { a = 1 }
-     NR == 2 && /^mrc_rel_err_pct_real_rt: [0-9.]+ %\$/ { b = 1 }
-     NR == 3 && /^mrc_rel_err_pct_real: [0-9.]+ %\$/ { c = 1 } END { exit !(a && b && c) }'"
+check "the last four lines are the headline" \
+  "tail -4 '$tmp/out' | awk 'NR == 1 && /^mrc_rel_err_pct_real_qemu: [0-9.]+ %\$/ { a = 1 }
+     NR == 2 && /^mrc_rel_err_pct_real_rt_misses: [0-9.]+ %\$/ { d = 1 }
+     NR == 3 && /^mrc_rel_err_pct_real_rt: [0-9.]+ %\$/ { b = 1 }
+     NR == 4 && /^mrc_rel_err_pct_real: [0-9.]+ %\$/ { c = 1 } END { exit !(a && b && c && d) }'"
 check "xz and the walk against cachegrind, the walk with both samplers" \
   "grep -q '^xz  *cachegrind' '$tmp/out' && grep -q '^walk  *cachegrind' '$tmp/out' &&
    [ \$(grep -c '^  *qemu ' '$tmp/out') = 2 ] && [ \$(grep -c '^  *rt ' '$tmp/out') = 1 ]"
-# Measured sizes: cachegrind's ratio at 512 KiB is a few percent for both.
-check "errors are percentages of cachegrind's ratio" \
-  "awk '\$1 == \"qemu\" || \$1 == \"rt\" { if (\$4 == \"-\" || \$4 < 0) exit 1; n++ } END { exit n != 3 }' '$tmp/out'"
+# Measured sizes: cachegrind's ratio at 512 KiB is a few percent for both;
+# the walk is built by clang both ways, so both samplers see its references.
+check "errors are percentages of cachegrind's ratio; each sampler sees over half its references" \
+  "awk '\$1 == \"qemu\" || \$1 == \"rt\" { if (\$5 == \"-\" || \$5 < 0 || \$3 < 50) exit 1; n++ } END { exit n != 3 }' '$tmp/out'"
 
 # A program of the suite that cannot run: loud failure, no headline.
 "$script" --quick --no-suite --program 'broken=false' "$build" >"$tmp/out2" 2>"$tmp/err2"
