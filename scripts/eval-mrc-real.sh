@@ -43,7 +43,8 @@
 # tool's own choice), EVAL_REAL_WAYS (default 16; 0: fully associative
 # StatStack against the same 16-way cachegrind), EVAL_REAL_MODEL
 # (statstack or statcache), EVAL_REAL_PHASES (default 1: mrc --phases; 0:
-# one histogram per run).
+# one histogram per run), EVAL_REAL_RT_LIBS (LD_LIBRARY_PATH of the rt runs
+# only, for --rt-program builds with their own rebuilt libraries).
 # Last lines: mrc_rel_err_pct_real_qemu, mrc_rel_err_pct_real_rt_misses
 #             (the runtime's miss counts), mrc_rel_err_pct_real_rt,
 #             mrc_rel_err_pct_real.
@@ -79,6 +80,8 @@ if ((quick)); then
 fi
 cache=$build/eval-mrc-cg
 mkdir -p "$cache"
+# Perl randomizes its hash seed per run (and so its references).
+export PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0
 tmp=$(mktemp -d /tmp/llcprobe-evalreal-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 in=$tmp/in
@@ -118,7 +121,7 @@ TCL
 # scripts/build-instrumented.sh and the rebuilt executable ("-": none).
 specs=()
 rt_specs=()
-rt_libs=
+rt_libs=${EVAL_REAL_RT_LIBS:-}
 inst=$build/instrumented
 if ((quick)); then
   # Two phases, all in the program's own code (the runtime sees it all): a

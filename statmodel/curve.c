@@ -194,6 +194,8 @@ int llc_statmodel_groups_curve(const struct llc_statmodel_groups *g,
         rc = llc_statmodel_prepare(h, &models[used], err, errlen);
         if (rc)
             goto out;
+        if (o->splice)
+            llc_statmodel_splice(models[used], o->splice, o->splice_span);
         weights[used] = weighting == LLC_STATMODEL_WEIGHT_REFS ? llc_statmodel_groups_refs(g, id) : 1;
         used++;
     }

@@ -271,6 +271,11 @@ int llc_statmodel_statstack(const struct llc_statmodel_model *m, double lines,
 int llc_statmodel_statstack_assoc(const struct llc_statmodel_model *m, double lines,
                                   unsigned ways, struct llc_statmodel_point *out, char *err,
                                   size_t errlen);
+/* m's footprint beyond `span` references follows pool's: F(d) = F_m(s) +
+ * F_pool(d) - F_pool(s) for d > s, s the last bucket edge at or below span
+ * (docs/METHODS.md §9). */
+void llc_statmodel_splice(struct llc_statmodel_model *m, const struct llc_statmodel_model *pool,
+                          double span);
 /* Tail Q(d) and footprint F(d) = expected distinct lines in a window of d
  * references (docs/METHODS.md §8.2), d >= 0 real; F grows by n_inf/N_s per reference past
  * the last bucket. These are what docs/METHODS.md §12.2 uses. */
@@ -309,6 +314,12 @@ struct llc_statmodel_options {
      * footprint says (a phase's footprint, extrapolated past its windows,
      * can exceed the whole run's). */
     double distinct_lines;
+    /* Phase mixtures (llc_statmodel_groups_curve): beyond span references,
+     * a group's footprint grows as this model's (the run's pooled one)
+     * does, not by extrapolating its own: a reuse longer than the group's
+     * windows spans windows of other phases. NULL: each group alone. */
+    const struct llc_statmodel_model *splice;
+    double splice_span;
 };
 
 void llc_statmodel_options_default(struct llc_statmodel_options *o);

@@ -642,6 +642,7 @@ static int solve(const struct mrc_args *a, const struct llc_statmodel_hist *h,
  * mean: the slot average of docs/METHODS.md §7.5 (slots are equal but for the last, shorter
  * one) or the phase mixture of docs/METHODS.md §9. */
 static int solve_groups(const struct mrc_args *a, const struct llc_statmodel_groups *groups,
+                        const struct llc_statmodel_model *splice, double span,
                         struct llc_mrc_result *r, struct llc_mrc_groupset *gs, char *err,
                         size_t errlen)
 {
@@ -655,6 +656,8 @@ static int solve_groups(const struct mrc_args *a, const struct llc_statmodel_gro
     for (unsigned i = 0; i < r->n_series; i++) {
         struct llc_statmodel_options o;
         series_options(a, r->distinct_lines, r->series[i].method, &o);
+        o.splice = splice;
+        o.splice_span = span;
         gs->mean[i] = calloc(r->n, sizeof *gs->mean[i]);
         if (!gs->mean[i]) {
             rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
@@ -677,6 +680,8 @@ static int solve_groups(const struct mrc_args *a, const struct llc_statmodel_gro
         rc = llc_statmodel_prepare(h, &model, err, errlen);
         if (rc < 0)
             goto out;
+        if (splice)
+            llc_statmodel_splice(model, splice, span);
         for (unsigned i = 0; i < r->n_series; i++) {
             struct llc_statmodel_options o;
             series_options(a, r->distinct_lines, r->series[i].method, &o);
@@ -697,15 +702,24 @@ out:
     return rc;
 }
 
+/* Mean window length in references: past it a reuse spans other windows,
+ * whose phases the pooled footprint stands for. */
+static double phase_span(const struct mrc_input *in)
+{
+    const size_t n = in->phase_run.n_windows;
+    return n ? (double)in->refs / (double)n : 0;
+}
+
 /* docs/METHODS.md §9: per-phase curves; their mixture becomes the headline series and the
  * pooled curves move aside. */
 static int solve_phases(const struct mrc_args *a, const struct mrc_input *in,
-                        struct llc_mrc_result *r, char *err, size_t errlen)
+                        const struct llc_statmodel_model *pooled, struct llc_mrc_result *r,
+                        char *err, size_t errlen)
 {
     const struct llc_mrc_phase_run *pr = &in->phase_run;
     r->phase_run = pr;
     r->phase_window = pr->window;
-    const int rc = solve_groups(a, pr->phases, r, &r->phases, err, errlen);
+    const int rc = solve_groups(a, pr->phases, pooled, phase_span(in), r, &r->phases, err, errlen);
     if (rc < 0)
         return rc;
     for (size_t j = 0; j < r->phases.n; j++) {
@@ -784,7 +798,7 @@ static void print_phases(const struct llc_mrc_result *r)
 
 /* The miss ratio at each of the machine's caches: pooled, or with phases
  * their mixture (the pooled beside it). */
-static void print_machine(const struct mrc_args *a, uint64_t distinct,
+static void print_machine(const struct mrc_args *a, uint64_t distinct, double span,
                           const struct llc_statmodel_model *model,
                           const struct llc_statmodel_groups *phases,
                           const struct llc_mrc_cache *caches, size_t n_caches)
@@ -802,6 +816,8 @@ static void print_machine(const struct mrc_args *a, uint64_t distinct,
                 continue;
             struct llc_statmodel_options o;
             series_options(a, distinct, methods[k], &o);
+            o.splice = phases ? model : NULL;
+            o.splice_span = span;
             struct llc_statmodel_point p, pooled;
             char err[LLC_ERRLEN];
             int rc = llc_statmodel_curve(model, &o, &lines, 1, &pooled, err, sizeof err);
@@ -924,19 +940,19 @@ int llc_cmd_mrc(int argc, char **argv)
     }
     if (in.slots) {
         r.slot_refs = in.slot_refs;
-        if (solve_groups(&a, in.slots, &r, &r.slots, err, sizeof err) < 0) {
+        if (solve_groups(&a, in.slots, NULL, 0, &r, &r.slots, err, sizeof err) < 0) {
             status = llc_cli_fail("mrc", "time slots: %s", err);
             goto out;
         }
     }
-    if (a.phases && solve_phases(&a, &in, &r, err, sizeof err) < 0) {
+    if (a.phases && solve_phases(&a, &in, model, &r, err, sizeof err) < 0) {
         status = llc_cli_fail("mrc", "phases: %s", err);
         goto out;
     }
     if (a.phases)
         print_phases(&r);
     if (n_caches > 0)
-        print_machine(&a, r.distinct_lines, model, a.phases ? in.phase_run.phases : NULL, caches,
+        print_machine(&a, r.distinct_lines, phase_span(&in), model, a.phases ? in.phase_run.phases : NULL, caches,
                       (size_t)n_caches);
     if (in.slots)
         print_slots(&r, caches, n_caches > 0 ? (size_t)n_caches : 0);

@@ -378,6 +378,42 @@ static void groups_set_cold_makes_the_mixture_exact(void **state)
     llc_statmodel_groups_destroy(g);
 }
 
+/* Splice: past the span a model's footprint grows as the pool's does;
+ * up to it, nothing changes. */
+static void splice_follows_the_pool_past_the_span(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_hist *a = NULL, *p = NULL;
+    struct llc_statmodel_model *ma = NULL, *mp = NULL;
+    assert_int_equal(llc_statmodel_hist_create(&a, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_create(&p, err, sizeof err), 0);
+    /* a: half its reuses beyond 10^6 (its footprint keeps rising fast);
+     * the pool: almost all reuses short. */
+    assert_int_equal(llc_statmodel_hist_add(a, 100, 50, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_add(a, 2000000, 50, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_add(p, 100, 990, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_add(p, 2000000, 10, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_prepare(a, &ma, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_prepare(p, &mp, err, sizeof err), 0);
+    const double span = 10000;
+    const double f_half = llc_statmodel_footprint(ma, span / 2), f_span = llc_statmodel_footprint(ma, span);
+    const double f_far = llc_statmodel_footprint(ma, 1500000);
+    llc_statmodel_splice(ma, mp, span);
+    /* Anchored at a bucket edge in (span / 2, span]: unchanged below it. */
+    assert_true(fabs(llc_statmodel_footprint(ma, span / 2) - f_half) < 1e-9 * f_half);
+    const double want = f_span + llc_statmodel_footprint(mp, 1500000) - llc_statmodel_footprint(mp, span);
+    assert_true(fabs(llc_statmodel_footprint(ma, 1500000) - want) < 0.05 * want);
+    assert_true(llc_statmodel_footprint(ma, 1500000) < 0.5 * f_far);
+    /* The tail is a's own: the miss ratio of a cache the long reuses
+     * overflow is still their share. */
+    assert_true(fabs(llc_statmodel_tail(ma, 1000) - 0.5) < 1e-9);
+    llc_statmodel_release(ma);
+    llc_statmodel_release(mp);
+    llc_statmodel_hist_destroy(a);
+    llc_statmodel_hist_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -387,6 +423,7 @@ int main(void)
         cmocka_unit_test(phase_models_track_windows),
         cmocka_unit_test(regroup_windows_by_phase),
         cmocka_unit_test(groups_set_cold_makes_the_mixture_exact),
+        cmocka_unit_test(splice_follows_the_pool_past_the_span),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
