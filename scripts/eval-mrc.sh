@@ -35,7 +35,8 @@
 #   the other options are eval-mrc-real.sh's.
 # Last lines: mrc_mae_statcache_vs_random, mrc_mae_statstack_vs_lru (per
 #             phase; before this change they were the pooled figures, now
-#             the _pooled lines), mrc_mae_vs_cachegrind (pooled StatStack).
+#             the _pooled lines), mrc_mae_vs_cachegrind (pooled StatStack),
+#             then part 3's, mrc_rel_err_pct_real last.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 real_args=() real_only=0
