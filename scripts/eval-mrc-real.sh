@@ -237,9 +237,9 @@ reference() {
     fi
     read -r dr mi < <(awk '/D   refs:/ { gsub(",", "", $4); d = $4 } /LLd misses:/ { gsub(",", "", $4); m = $4 }
       END { print d, m }' "$out")
-    # Runs differ by a few hundred references (zstd: the environment, the
-    # stack); more than 0.1% is another run.
-    [ -n "$d" ] && awk -v a="$d" -v b="$dr" 'BEGIN { exit !((a > b ? a - b : b - a) > 1e-3 * a) }' &&
+    # Runs differ a little (zstd: a few hundred references; gawk 0.2% with
+    # another environment); more than 1% is another run.
+    [ -n "$d" ] && awk -v a="$d" -v b="$dr" 'BEGIN { exit !((a > b ? a - b : b - a) > 1e-2 * a) }' &&
       die "$name: cachegrind counted $d then $dr data references: the run is not repeatable"
     d=${d:-$dr}
     m="$m $(awk -v m="$mi" -v d="$dr" 'BEGIN { printf "%.6e", m / d }')"
