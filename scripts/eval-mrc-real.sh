@@ -122,6 +122,7 @@ TCL
 specs=()
 rt_specs=()
 rt_libs=${EVAL_REAL_RT_LIBS:-}
+declare -A rt_lib=()
 inst=$build/instrumented
 if ((quick)); then
   # Two phases, all in the program's own code (the runtime sees it all): a
@@ -175,8 +176,12 @@ elif ((suite)); then
     "$root/scripts/build-instrumented.sh" --build "$build" "${missing[@]}" >&2 ||
       die "could not build the instrumented ${missing[*]}: the rt half of the suite cannot run"
   fi
-  # Their own shared libraries (libsqlite3, libzstd) rebuilt too.
-  rt_libs=$(printf '%s:' "$inst"/*/lib)
+  # Their own shared libraries (libsqlite3, libzstd) rebuilt too, each
+  # program with its package's only: with another package's instrumented
+  # library first in the search order (zstd loads liblzma) the runtime
+  # recorded 1 reference of zstd.
+  rt_lib=([xz]=$inst/xz-utils/lib [bzip2]=$inst/bzip2/lib [zstd]=$inst/libzstd/lib
+          [sqlite3]=$inst/sqlite3/lib [gawk]=$inst/gawk/lib)
   rt_specs+=(
     "xz|$inst/xz-utils/bin/xz -1 -T1 -c @IN@/text"
     "bzip2|$inst/bzip2/bin/bzip2 -9 -c @IN@/text"
@@ -257,7 +262,8 @@ measure() {
   local sum=0 n=0 s
   : >"$tmp/curves"
   for s in ${seeds//,/ }; do
-    (cd "$tmp" && { [ "$sampler" != rt ] || [ -z "$rt_libs" ] || export LD_LIBRARY_PATH=$rt_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; } &&
+    local libs=${rt_lib[$name]:-$rt_libs}
+    (cd "$tmp" && { [ "$sampler" != rt ] || [ -z "$libs" ] || export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; } &&
        "$bin" mrc --sampler "$sampler" "${rate_opt[@]}" "${phase_opt[@]}" --seed "$s" --sizes "$sizes_b" \
        --model "$model" "${ways_opt[@]}" --gnuplot "$tmp/no-gnuplot" -q -o "$tmp/m" -- "${argv[@]}" \
        </dev/null >"$tmp/m.out" 2>"$tmp/m.err") || { cat "$tmp/m.err" >&2; die "$name: mrc --sampler $sampler failed"; }
