@@ -26,13 +26,35 @@
 # (EVAL_WORKLOADS=0: do not try to build them).
 # Also the instrumented runtime's own per-phase curves (mrc --sampler rt
 # --phases) on the two walk+qsort programs (the _rt_phases_ lines).
-# Usage: scripts/eval-mrc.sh [BUILD_DIR]   (default build/)
+#  3. Real programs against cachegrind's LL, with the qemu sampler and the
+#     runtime: scripts/eval-mrc-real.sh, run last (its options pass through;
+#     its headline lines come last, after parts 1 and 2's).
+# Usage: scripts/eval-mrc.sh [--quick] [--real-only] [--no-suite]
+#            [--program NAME=CMD]... [--rt-program NAME=CMD]... [BUILD_DIR]
+#   --quick, --real-only: only part 3 (--quick: its small suite, for ctest);
+#   the other options are eval-mrc-real.sh's.
 # Last lines: mrc_mae_statcache_vs_random, mrc_mae_statstack_vs_lru (per
 #             phase; before this change they were the pooled figures, now
-#             the _pooled lines), mrc_mae_vs_cachegrind (pooled StatStack).
+#             the _pooled lines), mrc_mae_vs_cachegrind (pooled StatStack),
+#             then part 3's, mrc_rel_err_pct_real last.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+real_args=() real_only=0
+while (($#)); do
+  case "$1" in
+    --quick) real_args+=("$1"); real_only=1; shift ;;
+    --real-only) real_only=1; shift ;;
+    --no-suite) real_args+=("$1"); shift ;;
+    --program|--rt-program) real_args+=("$1" "${2:?$1 needs NAME=CMD}"); shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "eval-mrc: unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
 build=$(cd "${1:-$root/build}" && pwd)
+if ((real_only)); then
+  exec "$root/scripts/eval-mrc-real.sh" "${real_args[@]}" "$build"
+fi
 bin=$build/llcprobe
 truth=$build/tests/mrc/mrc_eval_truth
 lib=$build/lib/libllcprobe-rt.a
@@ -192,6 +214,8 @@ echo "(rate $rate; cachegrind's LL sees only D1 misses and also instruction miss
 echo " our stream counts a modify as one reference where cachegrind counts its read.)"
 echo "(headline: the issue's three streams per phase (mrc --phases, window ${phase_window/#0/default}), seeds $seeds, rate $rate;"
 echo " 'all' adds the Debian-source workloads; _pooled: one histogram per run; _slots: time slots)"
+# Part 3 last, its headline lines after these.
+{
 awk -v a="${sum_a[0]}" -v b="${sum_a[1]}" -v n="$count_a" 'BEGIN {
   printf "mrc_mae_statcache_vs_random_pooled_all_streams: %.4f\nmrc_mae_statstack_vs_lru_pooled_all_streams: %.4f\n", a / n, b / n }'
 awk -v a="${sum_a[4]}" -v b="${sum_a[5]}" -v n="$count_a" 'BEGIN {
@@ -205,3 +229,6 @@ awk -v a="$rt_sum_sc" -v b="$rt_sum_ss" -v n="$rt_n" 'BEGIN {
 awk -v a="${sum_h[4]}" -v n="$count_h" 'BEGIN { printf "mrc_mae_statcache_vs_random: %.4f\n", a / n }'
 awk -v a="${sum_h[5]}" -v n="$count_h" 'BEGIN { printf "mrc_mae_statstack_vs_lru: %.4f\n", a / n }'
 awk -v a="$cg_sum" -v n="$cg_n" 'BEGIN { printf "mrc_mae_vs_cachegrind: %.4f\n", a / n }'
+} >"$tmp/headlines"
+"$root/scripts/eval-mrc-real.sh" "${real_args[@]}" --headlines "$tmp/real-headlines" "$build"
+cat "$tmp/headlines" "$tmp/real-headlines"

@@ -121,6 +121,12 @@ int llc_statmodel_curve(const struct llc_statmodel_model *m, const struct llc_st
     }
     if (rc)
         return rc;
+    for (size_t k = 0; k < n && o->distinct_lines > 0; k++) {
+        if (lines[k] >= o->distinct_lines && out[k].r_capacity > 0) {
+            out[k].r_total -= out[k].r_capacity;
+            out[k].r_capacity = 0;
+        }
+    }
     return llc_statmodel_check_monotone(out, n, SM_MONOTONE_TOL, err, errlen);
 }
 
@@ -188,6 +194,8 @@ int llc_statmodel_groups_curve(const struct llc_statmodel_groups *g,
         rc = llc_statmodel_prepare(h, &models[used], err, errlen);
         if (rc)
             goto out;
+        if (o->splice)
+            llc_statmodel_splice(models[used], o->splice, o->splice_span);
         weights[used] = weighting == LLC_STATMODEL_WEIGHT_REFS ? llc_statmodel_groups_refs(g, id) : 1;
         used++;
     }

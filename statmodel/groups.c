@@ -1,6 +1,7 @@
 /* Histograms keyed by group id (phase, window or time slot) with the
  * references executed in each group (docs/METHODS.md §7.5, §9). */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,4 +207,51 @@ int llc_statmodel_groups_regroup(const struct llc_statmodel_groups *src, const i
 out:
     llc_statmodel_hist_destroy(pooled);
     return rc;
+}
+
+/* Mixture cold fraction with every group's dangling count times k. */
+static double mixed_cold(const struct llc_statmodel_groups *g, double k)
+{
+    double w = 0, c = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        const struct llc_statmodel_hist *h = g->v[i].hist;
+        const double total = h->finite + k * h->n_inf;
+        if (!(h->finite + h->n_inf > 0))
+            continue;
+        w += g->v[i].refs;
+        c += total > 0 ? g->v[i].refs * k * h->n_inf / total : 0;
+    }
+    return w > 0 ? c / w : 0;
+}
+
+int llc_statmodel_groups_set_cold(struct llc_statmodel_groups *g, uint64_t lines, uint64_t refs,
+                                  char *err, size_t errlen)
+{
+    if (lines == 0 || lines >= refs)
+        return llc_errf(err, errlen, -EINVAL, "reuse groups: %" PRIu64 " distinct lines in %" PRIu64
+                        " references", lines, refs);
+    const double target = (double)lines / (double)refs;
+    if (fabs(mixed_cold(g, 1) - target) <= 1e-12 * target)
+        return 0; /* already exact (every reference sampled): no rounding */
+    /* mixed_cold rises with k from 0 to the weight of the groups that have
+     * dangling samples; the target must lie below that. */
+    double hi = 1;
+    while (mixed_cold(g, hi) < target && hi < 0x1p60)
+        hi *= 2;
+    if (!(mixed_cold(g, hi) >= target) || !(mixed_cold(g, 0x1p-60) < target))
+        return llc_errf(err, errlen, -EINVAL,
+                        "reuse groups: the dangling samples cannot make a cold fraction of %g",
+                        target);
+    double lo = 0;
+    for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
+        const double mid = 0.5 * (lo + hi);
+        if (mixed_cold(g, mid) < target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const double k = 0.5 * (lo + hi);
+    for (size_t i = 0; i < g->n; i++)
+        g->v[i].hist->n_inf *= k;
+    return 0;
 }

@@ -122,3 +122,18 @@ int llc_statmodel_statstack_assoc(const struct llc_statmodel_model *m, double li
     sm_point_finish(m, lines, misses / m->total, out);
     return 0;
 }
+
+void llc_statmodel_splice(struct llc_statmodel_model *m, const struct llc_statmodel_model *pool,
+                          double span)
+{
+    if (!(m->total > 0) || !(pool->total > 0) || !(span > 0))
+        return;
+    /* Anchored at the last edge at or below span, so F stays continuous
+     * and unchanged up to it (F is linear between edges). */
+    size_t i0 = 0;
+    while (i0 + 1 < m->ne && m->edge[i0 + 1] <= span)
+        i0++;
+    const double base = m->f[i0], pbase = llc_statmodel_footprint(pool, m->edge[i0]);
+    for (size_t i = i0 + 1; i < m->ne; i++)
+        m->f[i] = base + llc_statmodel_footprint(pool, m->edge[i]) - pbase;
+}

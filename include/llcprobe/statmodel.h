@@ -144,6 +144,17 @@ int llc_statmodel_groups_id_at(const struct llc_statmodel_groups *g, size_t i);
 /* dst = sum of all groups' histograms (the pooled histogram of docs/METHODS.md §9). */
 int llc_statmodel_groups_pool(const struct llc_statmodel_groups *g, struct llc_statmodel_hist *dst,
                               char *err, size_t errlen);
+/* Exact cold misses for a mixture (docs/METHODS.md §7.2, §9): a run of refs
+ * references touched `lines` distinct lines, so the reference-weighted
+ * mixture's cold fraction sum_g refs_g n_inf_g / N_s,g / sum_g refs_g must be
+ * lines / refs. Scales every group's dangling count by one factor (found
+ * by bisection) that makes it so: each group keeps its share of the
+ * sampled cold misses, their total becomes exact. Groups without samples
+ * carry no weight (as in llc_statmodel_groups_curve). Needs 0 < lines <
+ * refs and a group with both dangling and reused samples, or -EINVAL
+ * (nothing changed). */
+int llc_statmodel_groups_set_cold(struct llc_statmodel_groups *g, uint64_t lines, uint64_t refs,
+                                  char *err, size_t errlen);
 /* Moves group `from` into group `to` (histograms and references added, `from`
  * removed): turns window groups into phase groups once windows are classified. */
 int llc_statmodel_groups_fold(struct llc_statmodel_groups *g, int from, int to, char *err,
@@ -260,6 +271,11 @@ int llc_statmodel_statstack(const struct llc_statmodel_model *m, double lines,
 int llc_statmodel_statstack_assoc(const struct llc_statmodel_model *m, double lines,
                                   unsigned ways, struct llc_statmodel_point *out, char *err,
                                   size_t errlen);
+/* m's footprint beyond `span` references follows pool's: F(d) = F_m(s) +
+ * F_pool(d) - F_pool(s) for d > s, s the last bucket edge at or below span
+ * (docs/METHODS.md §9). */
+void llc_statmodel_splice(struct llc_statmodel_model *m, const struct llc_statmodel_model *pool,
+                          double span);
 /* Tail Q(d) and footprint F(d) = expected distinct lines in a window of d
  * references (docs/METHODS.md §8.2), d >= 0 real; F grows by n_inf/N_s per reference past
  * the last bucket. These are what docs/METHODS.md §12.2 uses. */
@@ -292,6 +308,18 @@ struct llc_statmodel_options {
     enum llc_statmodel_method method;
     enum llc_statmodel_cold cold; /* StatCache only */
     unsigned assoc_ways;          /* StatStack only: 0 = fully associative */
+    /* The stream's distinct lines when known exactly (0: unknown): a
+     * cache of at least that many lines keeps every line once loaded, so
+     * its misses are the cold ones only, whatever the reuse model's
+     * footprint says (a phase's footprint, extrapolated past its windows,
+     * can exceed the whole run's). */
+    double distinct_lines;
+    /* Phase mixtures (llc_statmodel_groups_curve): beyond span references,
+     * a group's footprint grows as this model's (the run's pooled one)
+     * does, not by extrapolating its own: a reuse longer than the group's
+     * windows spans windows of other phases. NULL: each group alone. */
+    const struct llc_statmodel_model *splice;
+    double splice_span;
 };
 
 void llc_statmodel_options_default(struct llc_statmodel_options *o);

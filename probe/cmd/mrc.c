@@ -373,6 +373,7 @@ static int input_from_trace(const struct mrc_args *a, const char *path, struct m
         if (prc < 0)
             return prc;
         in->refs = in->phase_run.stats.refs;
+        in->lines = in->phase_run.stats.sampler.lines;
         return llc_statmodel_hist_merge(in->hist, in->phase_run.pooled, err, errlen);
     }
     struct llc_mrc_trace_stats st;
@@ -579,13 +580,15 @@ static int size_grid(const struct mrc_args *a, const struct llc_mrc_cache *cache
     return 0;
 }
 
-static void series_options(const struct mrc_args *a, enum llc_statmodel_method m,
-                           struct llc_statmodel_options *o)
+/* distinct: the run's distinct lines when exact (else 0): no reuse sees more. */
+static void series_options(const struct mrc_args *a, uint64_t distinct,
+                           enum llc_statmodel_method m, struct llc_statmodel_options *o)
 {
     llc_statmodel_options_default(o);
     o->method = m;
     o->cold = a->cold;
     o->assoc_ways = m == LLC_STATMODEL_STATSTACK ? a->ways : 0;
+    o->distinct_lines = (double)distinct;
 }
 
 static int solve(const struct mrc_args *a, const struct llc_statmodel_hist *h,
@@ -603,7 +606,7 @@ static int solve(const struct mrc_args *a, const struct llc_statmodel_hist *h,
         if (!s->points)
             return llc_errf(err, errlen, -ENOMEM, "out of memory");
         struct llc_statmodel_options o;
-        series_options(a, s->method, &o);
+        series_options(a, r->distinct_lines, s->method, &o);
         int rc = llc_statmodel_curve(model, &o, r->lines, r->n, s->points, err, errlen);
         if (rc < 0)
             return rc;
@@ -631,6 +634,7 @@ static int solve(const struct mrc_args *a, const struct llc_statmodel_hist *h,
  * mean: the slot average of docs/METHODS.md §7.5 (slots are equal but for the last, shorter
  * one) or the phase mixture of docs/METHODS.md §9. */
 static int solve_groups(const struct mrc_args *a, const struct llc_statmodel_groups *groups,
+                        const struct llc_statmodel_model *splice, double span,
                         struct llc_mrc_result *r, struct llc_mrc_groupset *gs, char *err,
                         size_t errlen)
 {
@@ -643,7 +647,9 @@ static int solve_groups(const struct mrc_args *a, const struct llc_statmodel_gro
     gs->n = n;
     for (unsigned i = 0; i < r->n_series; i++) {
         struct llc_statmodel_options o;
-        series_options(a, r->series[i].method, &o);
+        series_options(a, r->distinct_lines, r->series[i].method, &o);
+        o.splice = splice;
+        o.splice_span = span;
         gs->mean[i] = calloc(r->n, sizeof *gs->mean[i]);
         if (!gs->mean[i]) {
             rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
@@ -666,9 +672,11 @@ static int solve_groups(const struct mrc_args *a, const struct llc_statmodel_gro
         rc = llc_statmodel_prepare(h, &model, err, errlen);
         if (rc < 0)
             goto out;
+        if (splice)
+            llc_statmodel_splice(model, splice, span);
         for (unsigned i = 0; i < r->n_series; i++) {
             struct llc_statmodel_options o;
-            series_options(a, r->series[i].method, &o);
+            series_options(a, r->distinct_lines, r->series[i].method, &o);
             g->points[i] = calloc(r->n, sizeof *g->points[i]);
             if (!g->points[i]) {
                 rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
@@ -686,15 +694,24 @@ out:
     return rc;
 }
 
+/* Mean window length in references: past it a reuse spans other windows,
+ * whose phases the pooled footprint stands for. */
+static double phase_span(const struct mrc_input *in)
+{
+    const size_t n = in->phase_run.n_windows;
+    return n ? (double)in->refs / (double)n : 0;
+}
+
 /* docs/METHODS.md §9: per-phase curves; their mixture becomes the headline series and the
  * pooled curves move aside. */
 static int solve_phases(const struct mrc_args *a, const struct mrc_input *in,
-                        struct llc_mrc_result *r, char *err, size_t errlen)
+                        const struct llc_statmodel_model *pooled, struct llc_mrc_result *r,
+                        char *err, size_t errlen)
 {
     const struct llc_mrc_phase_run *pr = &in->phase_run;
     r->phase_run = pr;
     r->phase_window = pr->window;
-    const int rc = solve_groups(a, pr->phases, r, &r->phases, err, errlen);
+    const int rc = solve_groups(a, pr->phases, pooled, phase_span(in), r, &r->phases, err, errlen);
     if (rc < 0)
         return rc;
     for (size_t j = 0; j < r->phases.n; j++) {
@@ -773,7 +790,8 @@ static void print_phases(const struct llc_mrc_result *r)
 
 /* The miss ratio at each of the machine's caches: pooled, or with phases
  * their mixture (the pooled beside it). */
-static void print_machine(const struct mrc_args *a, const struct llc_statmodel_model *model,
+static void print_machine(const struct mrc_args *a, uint64_t distinct, double span,
+                          const struct llc_statmodel_model *model,
                           const struct llc_statmodel_groups *phases,
                           const struct llc_mrc_cache *caches, size_t n_caches)
 {
@@ -789,7 +807,9 @@ static void print_machine(const struct mrc_args *a, const struct llc_statmodel_m
             if (!want[k])
                 continue;
             struct llc_statmodel_options o;
-            series_options(a, methods[k], &o);
+            series_options(a, distinct, methods[k], &o);
+            o.splice = phases ? model : NULL;
+            o.splice_span = span;
             struct llc_statmodel_point p, pooled;
             char err[LLC_ERRLEN];
             int rc = llc_statmodel_curve(model, &o, &lines, 1, &pooled, err, sizeof err);
@@ -862,9 +882,15 @@ int llc_cmd_mrc(int argc, char **argv)
            "seed %" PRIu64 "\n",
            in.source, in.input, in.refs, total, dangling, in.rate, in.seed);
     /* Exact cold misses: the pooled curve's large-cache end is distinct
-     * lines / references (phases and slots keep their sampled n_inf). */
-    if (in.lines && a.cold == LLC_STATMODEL_COLD_COUNT && !a.phases && !a.time_slots) {
-        if (llc_statmodel_hist_set_cold(in.hist, in.lines, in.refs, err, sizeof err) == 0) {
+     * lines / references, and so is the phase mixture's (each phase's
+     * dangling samples scaled by one factor); time slots keep their
+     * sampled n_inf. */
+    if (in.lines && a.cold == LLC_STATMODEL_COLD_COUNT && !a.time_slots) {
+        int crc = llc_statmodel_hist_set_cold(in.hist, in.lines, in.refs, err, sizeof err);
+        if (crc == 0 && a.phases)
+            crc = llc_statmodel_groups_set_cold(in.phase_run.phases, in.lines, in.refs, err,
+                                                sizeof err);
+        if (crc == 0) {
             r.distinct_lines = in.lines;
             printf("mrc: cold misses exact: %" PRIu64 " distinct lines, %.4g of the references\n",
                    in.lines, (double)in.lines / (double)in.refs);
@@ -906,19 +932,19 @@ int llc_cmd_mrc(int argc, char **argv)
     }
     if (in.slots) {
         r.slot_refs = in.slot_refs;
-        if (solve_groups(&a, in.slots, &r, &r.slots, err, sizeof err) < 0) {
+        if (solve_groups(&a, in.slots, NULL, 0, &r, &r.slots, err, sizeof err) < 0) {
             status = llc_cli_fail("mrc", "time slots: %s", err);
             goto out;
         }
     }
-    if (a.phases && solve_phases(&a, &in, &r, err, sizeof err) < 0) {
+    if (a.phases && solve_phases(&a, &in, model, &r, err, sizeof err) < 0) {
         status = llc_cli_fail("mrc", "phases: %s", err);
         goto out;
     }
     if (a.phases)
         print_phases(&r);
     if (n_caches > 0)
-        print_machine(&a, model, a.phases ? in.phase_run.phases : NULL, caches,
+        print_machine(&a, r.distinct_lines, phase_span(&in), model, a.phases ? in.phase_run.phases : NULL, caches,
                       (size_t)n_caches);
     if (in.slots)
         print_slots(&r, caches, n_caches > 0 ? (size_t)n_caches : 0);

@@ -323,6 +323,97 @@ static void regroup_windows_by_phase(void **state)
     free(stack);
 }
 
+/* Exact cold misses for a mixture: one factor on every group's dangling
+ * count makes the reference-weighted cold fraction lines / refs, and a
+ * cache of at least the distinct lines has only those misses. */
+static void groups_set_cold_makes_the_mixture_exact(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_groups *g = NULL;
+    struct llc_statmodel_hist *h = NULL;
+    assert_int_equal(llc_statmodel_groups_create(&g, err, sizeof err), 0);
+    /* Phase 0: short reuses, 2 dangling of 100; phase 1: long reuses, 10
+     * dangling of 50; phase 1 has three times the references. */
+    assert_int_equal(llc_statmodel_groups_ensure(g, 0, &h, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_add(h, 10, 98, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_add_dangling(h, 2, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_groups_add_refs(g, 0, 1e6, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_groups_ensure(g, 1, &h, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_add(h, 50000, 40, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_add_dangling(h, 10, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_groups_add_refs(g, 1, 3e6, err, sizeof err), 0);
+    /* Sampled: (0.02 + 3 * 0.2) / 4 = 0.155; exact: 40000 of 4e6 = 0.01. */
+    assert_int_equal(llc_statmodel_groups_set_cold(g, 40000, 4000000, err, sizeof err), 0);
+    const struct llc_statmodel_hist *h0 = llc_statmodel_groups_hist(g, 0);
+    const struct llc_statmodel_hist *h1 = llc_statmodel_groups_hist(g, 1);
+    const double c0 = llc_statmodel_hist_dangling(h0) / llc_statmodel_hist_total(h0);
+    const double c1 = llc_statmodel_hist_dangling(h1) / llc_statmodel_hist_total(h1);
+    assert_true(fabs(((c0 + 3 * c1) / 4) - (0.01)) < 1e-9);
+    /* One factor: the dangling counts keep their ratio 2 : 10. */
+    assert_true(fabs((llc_statmodel_hist_dangling(h1) / llc_statmodel_hist_dangling(h0)) - (5)) < 1e-9);
+    /* The mixture's large-cache end is that fraction; with the distinct
+     * lines given, so is any cache holding them all (phase 1's footprint
+     * would go on growing past them). */
+    struct llc_statmodel_options o;
+    llc_statmodel_options_default(&o);
+    o.method = LLC_STATMODEL_STATSTACK;
+    const double lines[] = {20000, 40000, 1e9};
+    struct llc_statmodel_point p[3], capped[3];
+    assert_int_equal(llc_statmodel_groups_curve(g, LLC_STATMODEL_WEIGHT_REFS, &o, lines, 3, p, NULL,
+                                                err, sizeof err), 0);
+    assert_true(fabs((p[2].r_total) - (0.01)) < 1e-9);
+    assert_true(p[1].r_total > 0.01 + 1e-3);
+    o.distinct_lines = 40000;
+    assert_int_equal(llc_statmodel_groups_curve(g, LLC_STATMODEL_WEIGHT_REFS, &o, lines, 3, capped,
+                                                NULL, err, sizeof err), 0);
+    assert_true(fabs((capped[0].r_total) - (p[0].r_total)) < 1e-12);
+    assert_true(fabs((capped[1].r_total) - (0.01)) < 1e-9);
+    assert_true(fabs((capped[1].r_capacity) - (0)) < 1e-12);
+    /* Impossible targets leave the groups alone. */
+    const double d1 = llc_statmodel_hist_dangling(h1);
+    assert_int_equal(llc_statmodel_groups_set_cold(g, 0, 100, err, sizeof err), -EINVAL);
+    assert_int_equal(llc_statmodel_groups_set_cold(g, 100, 100, err, sizeof err), -EINVAL);
+    assert_true(llc_statmodel_hist_dangling(h1) == d1);
+    llc_statmodel_groups_destroy(g);
+}
+
+/* Splice: past the span a model's footprint grows as the pool's does;
+ * up to it, nothing changes. */
+static void splice_follows_the_pool_past_the_span(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_hist *a = NULL, *p = NULL;
+    struct llc_statmodel_model *ma = NULL, *mp = NULL;
+    assert_int_equal(llc_statmodel_hist_create(&a, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_create(&p, err, sizeof err), 0);
+    /* a: half its reuses beyond 10^6 (its footprint keeps rising fast);
+     * the pool: almost all reuses short. */
+    assert_int_equal(llc_statmodel_hist_add(a, 100, 50, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_add(a, 2000000, 50, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_add(p, 100, 990, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_add(p, 2000000, 10, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_prepare(a, &ma, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_prepare(p, &mp, err, sizeof err), 0);
+    const double span = 10000;
+    const double f_half = llc_statmodel_footprint(ma, span / 2), f_span = llc_statmodel_footprint(ma, span);
+    const double f_far = llc_statmodel_footprint(ma, 1500000);
+    llc_statmodel_splice(ma, mp, span);
+    /* Anchored at a bucket edge in (span / 2, span]: unchanged below it. */
+    assert_true(fabs(llc_statmodel_footprint(ma, span / 2) - f_half) < 1e-9 * f_half);
+    const double want = f_span + llc_statmodel_footprint(mp, 1500000) - llc_statmodel_footprint(mp, span);
+    assert_true(fabs(llc_statmodel_footprint(ma, 1500000) - want) < 0.05 * want);
+    assert_true(llc_statmodel_footprint(ma, 1500000) < 0.5 * f_far);
+    /* The tail is a's own: the miss ratio of a cache the long reuses
+     * overflow is still their share. */
+    assert_true(fabs(llc_statmodel_tail(ma, 1000) - 0.5) < 1e-9);
+    llc_statmodel_release(ma);
+    llc_statmodel_release(mp);
+    llc_statmodel_hist_destroy(a);
+    llc_statmodel_hist_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +422,8 @@ int main(void)
         cmocka_unit_test(cdf_error_hand_cases),
         cmocka_unit_test(phase_models_track_windows),
         cmocka_unit_test(regroup_windows_by_phase),
+        cmocka_unit_test(groups_set_cold_makes_the_mixture_exact),
+        cmocka_unit_test(splice_follows_the_pool_past_the_span),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
