@@ -66,6 +66,12 @@ struct llc_corun_params {
     double lat_l2, lat_llc, lat_mem;   /* cycles, > 0 */
     uint64_t window;                   /* instructions per window, >= 1 */
     bool solo;                         /* also run each agent alone */
+    /* An agent that ends its first pass starts again from the beginning
+     * (same addresses, so it finds what it left in the cache) and keeps
+     * loading the cache until every agent has ended its first pass; each
+     * agent's figures are its first pass. Without it, an agent that ends
+     * first leaves the others alone in the cache. */
+    bool restart;
     volatile sig_atomic_t *stop;       /* if set (signal), the run ends with -EINTR */
     /* Called now and then with accesses done and expected (0 if unknown). */
     void (*progress)(void *ctx, uint64_t done, uint64_t total);

@@ -75,6 +75,8 @@ struct pred_opts {
  * p->file, which stays the caller's); the machine a profile was made on. */
 int pred_prog_load(struct pred_prog *p, const char *file, char *err, size_t errlen);
 void pred_machine_of_profile(const struct llc_profile *p, struct pred_machine *m);
+/* Cold start (docs/METHODS.md §12.2) on, or off for the stationary model. */
+void pred_prog_set_cold(struct pred_prog *p, bool cold);
 
 /* predict_model.c */
 int pred_prog_build(struct pred_prog *p, bool use_probe, char *err, size_t errlen);

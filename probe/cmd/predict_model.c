@@ -165,7 +165,7 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, char *err, size_t errle
 
 /* Cold start (docs/METHODS.md §12.2): each phase's references in its profile (the pooled
  * phase: all of them), or 0 for the stationary model. */
-static void set_cold(struct pred_prog *p, bool cold)
+void pred_prog_set_cold(struct pred_prog *p, bool cold)
 {
     double all = 0;
     for (size_t j = 0; j < p->prof.n_phases; j++)
@@ -338,7 +338,7 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
     cfg.anchor = false;
     memset(r, 0, sizeof(*r));
     for (size_t i = 0; i < n; i++)
-        set_cold(&progs[i], o->cold);
+        pred_prog_set_cold(&progs[i], o->cold);
     fill_progs(progs, n, false, cp);
     int rc = llc_contention_timeline(cp, n, &cfg, &r->run, err, errlen);
     bool any_probe = false;

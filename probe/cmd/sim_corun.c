@@ -28,7 +28,8 @@ void llc_sim_corun_usage(FILE *out)
             "co-run mode: llcprobe sim --corun --preset NAME -o OUT.json TARGET TARGET...\n"
             "                    [--policy P] [--inclusion I] [--no-l2] [--seed S]\n"
             "                    [--cpi LIST] [--mlp LIST] [--ipa LIST] [--instructions LIST]\n"
-            "                    [--latency L2,LLC,MEM] [--window N] [--no-solo] [--quiet]\n\n"
+            "                    [--latency L2,LLC,MEM] [--window N] [--restart] [--no-solo]\n"
+            "                    [--quiet]\n\n"
             "Runs 2 to %d TARGETs (a trace file recorded by 'llcprobe trace', or else a\n"
             "workload SPEC) together, each on its own core (private L2, shared LLC) with\n"
             "its own clock in cycles: an access adds (instructions since the previous one)\n"
@@ -48,6 +49,10 @@ void llc_sim_corun_usage(FILE *out)
             "  --latency L2,LLC,MEM cycles of the level serving an access, each (0, 1e5]\n"
             "                       (default %g,%g,%g)\n"
             "  --window N           instructions per window, 1..1e15 (default %llu)\n"
+            "  --restart            a target that ends starts again, until every target has\n"
+            "                       ended once (each keeps loading the cache; figures are\n"
+            "                       each target's first run; the steady co-schedule that\n"
+            "                       'llcprobe study' predicts)\n"
             "  --no-solo            skip the solo runs (no slowdown)\n",
             MAX_T, LLC_CORUN_DEFAULT_CPI, LLC_CORUN_DEFAULT_MLP, LLC_CORUN_DEFAULT_IPA,
             (unsigned long long)DEFAULT_BUDGET, LLC_CORUN_DEFAULT_LAT_L2,
@@ -60,7 +65,7 @@ struct corun_opts {
     const char *out;
     const char *cpi, *mlp, *ipa, *budget, *latency;
     uint64_t window, seed;
-    bool no_solo, quiet;
+    bool no_solo, quiet, restart;
     const char *targets[MAX_T];
     unsigned n;
 };
@@ -95,7 +100,7 @@ static int parse_list(const char *opt, const char *arg, unsigned n, double lo, b
 static int parse_args(int argc, char **argv, struct corun_opts *o)
 {
     enum { O_SEED = 256, O_CPI, O_MLP, O_IPA, O_INSTR,
-           O_LAT, O_WINDOW, O_NOSOLO, O_CORUN };
+           O_LAT, O_WINDOW, O_NOSOLO, O_CORUN, O_RESTART };
     static const struct option longopts[] = {
         {"corun", no_argument, 0, O_CORUN},
         LLC_SIM_CMD_LONGOPTS,
@@ -107,6 +112,7 @@ static int parse_args(int argc, char **argv, struct corun_opts *o)
         {"latency", required_argument, 0, O_LAT},
         {"window", required_argument, 0, O_WINDOW},
         {"no-solo", no_argument, 0, O_NOSOLO},
+        {"restart", no_argument, 0, O_RESTART},
         {"output", required_argument, 0, 'o'},
         {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
@@ -131,6 +137,7 @@ static int parse_args(int argc, char **argv, struct corun_opts *o)
         case O_WINDOW: rc = llc_opt_u64(CMD, "window", optarg, 1, 1000000000000000ULL,
                                         &o->window); break;
         case O_NOSOLO: o->no_solo = true; break;
+        case O_RESTART: o->restart = true; break;
         case 'o': o->out = optarg; break;
         case 'q': o->quiet = true; break;
         case 'h': llc_sim_corun_usage(stdout); return -1;
@@ -251,6 +258,7 @@ int llc_cmd_sim_corun(int argc, char **argv)
     llc_corun_params_default(&p);
     p.window = o.window;
     p.solo = !o.no_solo;
+    p.restart = o.restart;
     if (o.latency && (rc = parse_latency(o.latency, &p)))
         return rc;
     struct llc_corun_agent ag[MAX_T];

@@ -264,6 +264,11 @@ static void machine_of(struct study *s)
     s->cfg.coupling = true;
     s->cfg.skew = true;
     s->cfg.anchor = false;
+    /* As predict models a co-run (cold start, set-associative LRU), but over
+     * each program's whole first pass with finished programs started again
+     * (cfg.together off): a co-schedule keeps its cores busy, which is what
+     * `sim --corun --restart` simulates (docs/METHODS.md §14). */
+    s->cfg.assoc = true;
 }
 
 /* Reads every profile of files (taking them); unreadable ones go to
@@ -289,6 +294,7 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
             p->file = NULL;
             continue;
         }
+        pred_prog_set_cold(p, true);
         if (s->n > 0) {
             study_machine_differs(&p->prof, &s->progs[0].prof, diff, sizeof(diff));
             if (diff[0] && !a->force) {

@@ -31,6 +31,7 @@ struct cr_agent {
     uint64_t trace_records, records;
     size_t array_pos;
     bool physical, ended;
+    bool restarted;              /* past its first pass (params.restart) */
     bool trace_no_instr;         /* a trace without instruction records: ipa */
     uint64_t emitted;            /* accesses produced, for ipa */
     /* a trace record's remaining lines */
@@ -215,7 +216,7 @@ static int refill(struct llc_sim *sim, unsigned i, struct cr_agent *a,
     /* Nothing beyond the access that spends the budget: the L2 half of a
      * buffer is done ahead of the clock (llc_sim_timed_prepare). */
     const uint64_t budget = in->instructions;
-    if (budget) {
+    if (budget && !a->restarted) {
         uint64_t at = t->instructions;
         for (uint32_t k = 0; k < n; k++) {
             at += a->instr[k];
@@ -309,6 +310,8 @@ static void finish_series(const struct llc_sim *sim, unsigned i,
 
 static uint64_t next_stop(const struct cr_agent *a)
 {
+    if (a->restarted) /* no windows, no budget: it only loads the cache */
+        return UINT64_MAX;
     const uint64_t budget = a->in->instructions;
     return budget && budget < a->win_end ? budget : a->win_end;
 }
@@ -326,6 +329,23 @@ static uint64_t expected_accesses(const struct cr_agent *ag, unsigned n)
             return 0;
     }
     return sum;
+}
+
+/* Agent a starts its stream again from the beginning (params.restart). */
+static int restart_agent(struct cr_agent *a, const struct llc_sim_config *c, char *err,
+                         size_t errlen)
+{
+    llc_workload_destroy(a->wl);
+    a->wl = NULL;
+    if (a->tr)
+        llc_trace_reader_close(a->tr);
+    a->tr = NULL;
+    a->records = 0;
+    a->array_pos = 0;
+    a->pend_addr = a->pend_lines = 0;
+    a->pend_instr = 0;
+    a->restarted = true;
+    return open_agent(a, c, err, errlen);
 }
 
 /* Runs agents[idx[0..n)] together: series[k] gets agent idx[k]'s windows. */
@@ -371,7 +391,8 @@ static int run_group(const struct llc_sim_config *cfg, const struct llc_corun_ag
     }
     const uint64_t expected = expected_accesses(ag, n);
     uint64_t done = 0, next_progress = CORUN_PROGRESS_EVERY;
-    for (;;) {
+    unsigned first_passes = 0;
+    while (first_passes < n) {
         const int k = llc_sim_run_timed(sim, t, n);
         if (k < 0) {
             rc = llc_errf(err, errlen, k, "simulator refused an access (code %d)", k);
@@ -385,8 +406,8 @@ static int run_group(const struct llc_sim_config *cfg, const struct llc_corun_ag
         }
         struct cr_agent *a = &ag[k];
         struct llc_sim_timed_agent *tk = &t[k];
-        const uint64_t budget = a->in->instructions;
-        if (tk->instructions >= a->win_end) {
+        const uint64_t budget = a->restarted ? 0 : a->in->instructions;
+        if (!a->restarted && tk->instructions >= a->win_end) {
             rc = close_window(sim, (unsigned)k, a, tk, &series[k]);
             if (rc < 0)
                 goto nomem;
@@ -402,13 +423,26 @@ static int run_group(const struct llc_sim_config *cfg, const struct llc_corun_ag
                 goto out;
             tk->done = rc == 0;
         }
-        tk->stop_at = next_stop(a);
-        if (tk->done) {
+        if (tk->done && !a->restarted) {
             rc = close_window(sim, (unsigned)k, a, tk, &series[k]);
             if (rc < 0)
                 goto nomem;
             finish_series(sim, (unsigned)k, tk, &series[k]);
+            first_passes++;
         }
+        if (tk->done && p->restart && first_passes < n) {
+            if ((rc = restart_agent(a, &c, err, errlen)) < 0)
+                goto out;
+            tk->pos = tk->len;
+            if ((rc = refill(sim, (unsigned)k, a, tk, err, errlen)) < 0)
+                goto out;
+            if (rc == 0) {
+                rc = llc_errf(err, errlen, -EINVAL, "%s: nothing to run again", a->name);
+                goto out;
+            }
+            tk->done = false;
+        }
+        tk->stop_at = next_stop(a);
         if (p->progress && done >= next_progress) {
             p->progress(p->progress_ctx, done, expected);
             next_progress = done + CORUN_PROGRESS_EVERY;

@@ -141,6 +141,7 @@ int llc_corun_write_json(const struct llc_corun_result *r, const struct llc_sim_
     bad |= set(doc, "timing", t);
     json_t *run = json_object();
     bad |= set(run, "total_accesses", jint(r->total_accesses));
+    bad |= set(run, "restart", json_boolean(p->restart));
     bad |= set(doc, "run", run);
     json_t *agents = json_array();
     for (unsigned i = 0; i < r->n; i++)

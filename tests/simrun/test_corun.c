@@ -1,7 +1,8 @@
 /* Timed co-runs (llcprobe/corun.h): the clock formula on a stream checked
  * by hand, earliest-clock order, solo == a one-program co-run, slowdown of a
  * cache-hungry pair, determinism, the kernel against the batch path and
- * against a one-access-at-a-time driver, the stop flag and bad input. */
+ * against a one-access-at-a-time driver, the stop flag and bad input,
+ * restarting programs that end first. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -128,6 +129,45 @@ static void test_earliest_clock_order(void **state)
     assert_int_equal(r->solo[0].llc_misses, 1);
     assert_int_equal(r->solo[1].llc_misses, 1);
     llc_corun_free(r);
+}
+
+/* --restart on one line of cache, every access 1 instruction + 1 cycle
+ * (cpi 1, every latency 1, mlp 1), ties to A. A touches line 0 twice, B
+ * line 1 eight times: A@0 B@0 A@2 B@2, all misses; A has ended at clock 4.
+ * Without restart B then runs alone and hits its other 6 accesses (2
+ * misses); with restart A starts again at 4 and evicts B's line before
+ * each of B's accesses (8 misses). A's own figures are its first pass in
+ * both runs. */
+static void test_restart_keeps_pressure(void **state)
+{
+    (void)state;
+    struct llc_sim_config c;
+    tiny(&c, 1, 1);
+    static const uint64_t a_addr[] = {0, 0};
+    static const uint64_t b_addr[] = {64, 64, 64, 64, 64, 64, 64, 64};
+    static const uint32_t ones[] = {1, 1, 1, 1, 1, 1, 1, 1};
+    struct llc_corun_agent ag[2] = {array_agent(a_addr, ones, 2), array_agent(b_addr, ones, 8)};
+    for (unsigned i = 0; i < 2; i++) {
+        ag[i].cpi = 1;
+        ag[i].mlp = 1;
+    }
+    struct llc_corun_params p;
+    llc_corun_params_default(&p);
+    p.lat_l2 = p.lat_llc = p.lat_mem = 1;
+    struct llc_corun_result *once = run(&c, ag, 2, &p);
+    p.restart = true;
+    struct llc_corun_result *again = run(&c, ag, 2, &p);
+    assert_int_equal(once->corun[1].llc_misses, 2);
+    assert_int_equal(again->corun[1].llc_misses, 8);
+    assert_int_equal(again->corun[1].accesses, 8);
+    assert_double_equal(again->corun[1].cycles, 16.0, 1e-9);
+    assert_int_equal(once->corun[0].llc_misses, 2);
+    assert_int_equal(again->corun[0].llc_misses, 2);
+    assert_int_equal(again->corun[0].accesses, 2);
+    assert_double_equal(again->corun[0].cycles, once->corun[0].cycles, 0);
+    assert_int_equal(again->solo[1].llc_misses, 1);
+    llc_corun_free(once);
+    llc_corun_free(again);
 }
 
 static struct llc_corun_agent workload(const char *spec, uint64_t instructions)
@@ -464,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_kernel_matches_batch_path),
         cmocka_unit_test(test_matches_simple_driver),
         cmocka_unit_test(test_stop_and_errors),
+        cmocka_unit_test(test_restart_keeps_pressure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
