@@ -1,5 +1,6 @@
-/* The runtime's profile file: written and read back exactly, and every kind
- * of damage refused with a message naming the line. */
+/* The reuse profile file (llcprobe/reusefile.h): written and read back
+ * exactly, and every kind of damage refused with a message naming the
+ * line. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
