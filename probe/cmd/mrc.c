@@ -505,7 +505,7 @@ static int gather(const struct mrc_args *a, struct mrc_input *in, char *err, siz
         struct llc_reusefile_info info;
         struct llc_reusefile_windows pw = {0};
         int rc = llc_reusefile_read(a->profile, &info, in->hist, a->phases ? &pw : NULL, err,
-                                      errlen);
+                                    errlen);
         if (rc < 0)
             return rc;
         in->source = "profile";

@@ -33,7 +33,7 @@ static int classify(struct llc_phaserun *r, struct llc_phase_detector *d,
                     char *err, size_t errlen)
 {
     struct llc_phaserun_row x = {.s = *sw, .bbv_phase = LLC_PHASE_UNCLASSIFIED,
-                    .bbv32_phase = LLC_PHASE_UNCLASSIFIED, .miss_ratio = NAN};
+                                 .bbv32_phase = LLC_PHASE_UNCLASSIFIED, .miss_ratio = NAN};
     x.predicted = r->n ? r->rows[r->n - 1].p.predicted : LLC_PHASE_UNCLASSIFIED;
     x.pred_confidence = r->n ? r->rows[r->n - 1].p.confidence : 0;
     llc_phase_signature_ips(ips, n, x.sig);

@@ -50,8 +50,8 @@ static int write_windows(FILE *f, const struct llc_reusefile_windows *w)
 }
 
 int llc_reusefile_write(FILE *f, const struct llc_reusefile_info *info,
-                          const struct llc_statmodel_hist *h,
-                          const struct llc_reusefile_windows *w, char *err, size_t errlen)
+                        const struct llc_statmodel_hist *h,
+                        const struct llc_reusefile_windows *w, char *err, size_t errlen)
 {
     const int len = llc_statmodel_hist_format(h, NULL, 0, err, errlen);
     if (len < 0)
@@ -141,7 +141,7 @@ static int parse_window_line(const char *line, struct llc_reusefile_window *w, u
         thread >= threads || refs == 0 || pcs > UINT32_MAX)
         return -EINVAL;
     *w = (struct llc_reusefile_window){.thread = (uint32_t)thread, .pcs = (uint32_t)pcs,
-                                         .refs = refs};
+                                       .refs = refs};
     for (unsigned b = 0; b < LLC_PHASE_BUCKETS; b++) {
         uint64_t c;
         if (take_u64(&p, &c) || c > pcs)
@@ -224,8 +224,8 @@ static int parse_windows(char **cursor, unsigned lineno, const char *name,
 }
 
 int llc_reusefile_parse(const char *text, const char *name, struct llc_reusefile_info *info,
-                          struct llc_statmodel_hist *h, struct llc_reusefile_windows *w,
-                          char *err, size_t errlen)
+                        struct llc_statmodel_hist *h, struct llc_reusefile_windows *w,
+                        char *err, size_t errlen)
 {
     static const char *const keys[] = {"rate", "seed", "refs", "samples", "threads", "command"};
     struct llc_reusefile_windows windows = {0};
@@ -331,8 +331,8 @@ out:
 #define PROFILE_MAX_BYTES (512u << 20)
 
 int llc_reusefile_read(const char *path, struct llc_reusefile_info *info,
-                         struct llc_statmodel_hist *h, struct llc_reusefile_windows *w,
-                         char *err, size_t errlen)
+                       struct llc_statmodel_hist *h, struct llc_reusefile_windows *w,
+                       char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f)

@@ -249,7 +249,7 @@ void rt_core_write_profile(struct rt_core *c, const char *path, bool lines)
         goto fail;
     const unsigned level = __atomic_load_n(&c->level, __ATOMIC_RELAXED);
     struct llc_reusefile_info info = {.rate = ldexp(c->rate, -(int)level), .seed = c->seed,
-                                        .threads = c->n_threads};
+                                      .threads = c->n_threads};
     snprintf(info.command, sizeof info.command, "%s", c->command);
     for (struct rt_thread *t = c->threads; t; t = t->next) {
         pthread_mutex_lock(&t->lock);
@@ -279,7 +279,7 @@ void rt_core_write_profile(struct rt_core *c, const char *path, bool lines)
         info.lines = 0;
     if (llc_afile_open(path, &f, err, sizeof err) < 0 ||
         llc_reusefile_write(llc_afile_stream(f), &info, sum, c->window ? &windows : NULL, err,
-                              sizeof err) < 0)
+                            sizeof err) < 0)
         goto fail;
     const int rc = llc_afile_commit(f, err, sizeof err);
     f = NULL;

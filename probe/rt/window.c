@@ -142,7 +142,7 @@ int rt_windows_finish(struct rt_collect *c, uint64_t length, uint32_t pcs_per_wi
     int rc = 0;
     uint64_t *index_of = malloc((c->slots ? c->slots : 1) * sizeof *index_of);
     *out = (struct llc_reusefile_windows){.length = length, .pcs_per_window = pcs_per_window,
-                                            .complete = !c->truncated};
+                                          .complete = !c->truncated};
     out->windows = calloc(c->n_win ? c->n_win : 1, sizeof *out->windows);
     out->samples = calloc(c->n_smp ? c->n_smp : 1, sizeof *out->samples);
     if (!index_of || !out->windows || !out->samples) {

@@ -65,7 +65,7 @@ static void test_roundtrip(void **state)
     (void)state;
     struct llc_statmodel_hist *h = sample_hist(), *back = NULL;
     struct llc_reusefile_info info = {.rate = 1e-4, .seed = 42, .refs = 100000,
-                                        .samples = 10, .threads = 2};
+                                      .samples = 10, .threads = 2};
     snprintf(info.command, sizeof info.command, "./app with\nnewline");
     char *text = write_to_string(&info, h);
     assert_int_equal(llc_statmodel_hist_create(&back, NULL, 0), 0);
@@ -102,7 +102,7 @@ static void expect_refused(const char *from, const char *to, const char *why)
 {
     struct llc_statmodel_hist *h = sample_hist();
     const struct llc_reusefile_info info = {.rate = 1e-4, .seed = 1, .refs = 100000,
-                                              .samples = 10, .threads = 1, .command = "./a"};
+                                            .samples = 10, .threads = 1, .command = "./a"};
     char *text = write_to_string(&info, h);
     char *at = strstr(text, from);
     assert_non_null(at);
@@ -155,8 +155,8 @@ static void test_lines(void **state)
     (void)state;
     struct llc_statmodel_hist *h = sample_hist();
     const struct llc_reusefile_info info = {.rate = 1e-4, .seed = 1, .refs = 100000,
-                                              .samples = 10, .lines = 777, .threads = 1,
-                                              .command = "./a"};
+                                            .samples = 10, .lines = 777, .threads = 1,
+                                            .command = "./a"};
     char *text = write_to_string(&info, h);
     assert_non_null(strstr(text, "\nsamples 10\nlines 777\nthreads 1\n"));
     struct llc_reusefile_info got;
@@ -196,7 +196,7 @@ static void test_versions(void **state)
     (void)state;
     struct llc_statmodel_hist *h = sample_hist();
     const struct llc_reusefile_info info = {.rate = 1e-4, .seed = 1, .refs = 100000,
-                                              .samples = 10, .threads = 1, .command = "./a"};
+                                            .samples = 10, .threads = 1, .command = "./a"};
     char err[LLC_ERRLEN] = "";
     struct llc_reusefile_info got;
     struct llc_reusefile_windows w;
