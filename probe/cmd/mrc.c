@@ -207,7 +207,7 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
     };
     *a = (struct mrc_args){.rate = 1e-4, .samples = 20000, .seed = 1, .statcache = true, .statstack = true,
                            .replicates = 200, .gnuplot = "gnuplot",
-                           .phase_window = LLC_MRC_PHASE_WINDOW_DEFAULT};
+                           .phase_window = LLC_REUSEFILE_WINDOW_DEFAULT};
     bool phase_opts = false;
     bool sampler_given = false;
     optind = 1;
@@ -421,8 +421,8 @@ static int input_from_lackey(const struct mrc_args *a, struct mrc_input *in, cha
 /* A profile's samples (already in in->hist), and with --phases its windows
  * classified and grouped as the trace path does. */
 static int input_from_profile(const struct mrc_args *a, const char *name,
-                              const struct llc_mrc_profile_info *info,
-                              const struct llc_mrc_profile_windows *pw, struct mrc_input *in,
+                              const struct llc_reusefile_info *info,
+                              const struct llc_reusefile_windows *pw, struct mrc_input *in,
                               char *err, size_t errlen)
 {
     in->refs = info->refs;
@@ -440,15 +440,15 @@ static int input_from_profile(const struct mrc_args *a, const char *name,
 
 /* A program run by the runtime or the QEMU plugin: both write the profile. */
 typedef int (*profile_run_fn)(char *const *argv, const struct llc_mrc_rt_config *cfg,
-                              struct llc_statmodel_hist *h, struct llc_mrc_profile_info *info,
-                              struct llc_mrc_profile_windows *w, int *exit_status, char *err,
+                              struct llc_statmodel_hist *h, struct llc_reusefile_info *info,
+                              struct llc_reusefile_windows *w, int *exit_status, char *err,
                               size_t errlen);
 
 static int input_from_run(const struct mrc_args *a, profile_run_fn run, struct mrc_input *in,
                           char *err, size_t errlen)
 {
-    struct llc_mrc_profile_info info;
-    struct llc_mrc_profile_windows pw = {0};
+    struct llc_reusefile_info info;
+    struct llc_reusefile_windows pw = {0};
     int status = 0;
     const struct llc_mrc_rt_config cfg = {.rate = a->rate, .seed = a->seed,
                                           .window = a->phases ? a->phase_window : 0,
@@ -462,7 +462,7 @@ static int input_from_run(const struct mrc_args *a, profile_run_fn run, struct m
     if (status != 0)
         llc_cli_warn(a->quiet, "%s exited with status %d", a->argv[0], status);
     rc = input_from_profile(a, a->argv[0], &info, &pw, in, err, errlen);
-    llc_mrc_profile_windows_free(&pw);
+    llc_reusefile_windows_free(&pw);
     return rc;
 }
 
@@ -503,16 +503,16 @@ static int gather(const struct mrc_args *a, struct mrc_input *in, char *err, siz
         return input_from_trace(a, a->trace, in, err, errlen);
     }
     if (a->profile) {
-        struct llc_mrc_profile_info info;
-        struct llc_mrc_profile_windows pw = {0};
-        int rc = llc_mrc_profile_read(a->profile, &info, in->hist, a->phases ? &pw : NULL, err,
-                                      errlen);
+        struct llc_reusefile_info info;
+        struct llc_reusefile_windows pw = {0};
+        int rc = llc_reusefile_read(a->profile, &info, in->hist, a->phases ? &pw : NULL, err,
+                                    errlen);
         if (rc < 0)
             return rc;
         in->source = "profile";
         snprintf(in->input, sizeof in->input, "%s", info.command[0] ? info.command : a->profile);
         rc = input_from_profile(a, a->profile, &info, &pw, in, err, errlen);
-        llc_mrc_profile_windows_free(&pw);
+        llc_reusefile_windows_free(&pw);
         return rc;
     }
     llc_join_argv(a->argv, in->input, sizeof in->input);

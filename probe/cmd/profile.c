@@ -100,7 +100,7 @@ static void usage(FILE *out)
             (unsigned long long)DEFAULT_INSTRUCTIONS, LLC_CORUN_DEFAULT_IPA,
             LLC_CORUN_DEFAULT_CPI, LLC_CORUN_DEFAULT_MLP, LLC_CORUN_DEFAULT_LAT_L2,
             LLC_CORUN_DEFAULT_LAT_LLC, LLC_CORUN_DEFAULT_LAT_MEM, DEFAULT_FREQ, DEFAULT_RATE,
-            LLC_MRC_PHASE_WINDOW_DEFAULT, LLC_PROFILE_PROBE_MAP_SETS, LLC_PROFILE_PROBE_MAP_EVENTS);
+            LLC_REUSEFILE_WINDOW_DEFAULT, LLC_PROFILE_PROBE_MAP_SETS, LLC_PROFILE_PROBE_MAP_EVENTS);
 }
 
 struct prof_opts {
@@ -174,7 +174,7 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
         {0, 0, 0, 0},
     };
     *o = (struct prof_opts){.instructions = DEFAULT_INSTRUCTIONS, .seed = 1,
-                            .window = LLC_MRC_PHASE_WINDOW_DEFAULT, .ipa = LLC_CORUN_DEFAULT_IPA,
+                            .window = LLC_REUSEFILE_WINDOW_DEFAULT, .ipa = LLC_CORUN_DEFAULT_IPA,
                             .cpi = LLC_CORUN_DEFAULT_CPI, .mlp = LLC_CORUN_DEFAULT_MLP,
                             .freq = DEFAULT_FREQ, .rate = DEFAULT_RATE,
                             .lat = {LLC_CORUN_DEFAULT_LAT_L2, LLC_CORUN_DEFAULT_LAT_LLC,

@@ -8,6 +8,7 @@
 #include "llcprobe/corun.h"
 #include "llcprobe/sim.h"
 #include "util/atomic_file.h"
+#include "util/json.h"
 
 /* json_*_new return NULL only when out of memory; the set_new functions
  * then fail too, and the final check of the document catches it. */

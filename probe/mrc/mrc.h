@@ -1,7 +1,6 @@
-/* Probe-side helpers of `llcprobe mrc`: the instrumented runtime's profile
- * file, reuse-distance sampling of trace files, and the curve outputs
- * (JSON, CSV, gnuplot PNG). Private to probe/ (and the runtime in probe/rt,
- * which compiles profile.c into itself). */
+/* Probe-side helpers of `llcprobe mrc`: reuse-distance sampling of trace
+ * files, the runtime's and QEMU's runs (their profiles are
+ * llcprobe/reusefile.h), and the curve outputs (JSON, CSV, gnuplot PNG). */
 #ifndef LLC_MRC_MRC_H
 #define LLC_MRC_MRC_H
 
@@ -13,87 +12,8 @@
 
 #include "llcprobe/phase.h"
 #include "llcprobe/statmodel.h"
+#include "llcprobe/reusefile.h"
 #include "llcprobe/trace.h"
-
-/* ---- Profile file ---------------------------------------------------------
- * Text, one "key value" per line in this order, then the histogram in
- * statmodel's serialisation (llc_statmodel_hist_format), then (version 2)
- * the per-window data of `mrc --phases`:
- *
- *     llcprobe-rt-profile 2
- *     rate 0.0001
- *     seed 1
- *     refs 123456789
- *     samples 12346
- *     lines 40321                                 (optional: distinct lines, exact)
- *     threads 1
- *     command ./app arg
- *     rdhist 1 inf=17 0:3 ...
- *     windows 1000000 400 124 12346 complete      (or: windows off)
- *     w 0 1000000 398 c0 c1 ... c31               (one line per window)
- *     s 0 1234                                    (one per sample: window, distance|inf)
- *
- * windows: references per window, code addresses sampled per window for the
- * signature, window and sample lines that follow, and "truncated" if the
- * runtime's memory cap stopped the recording (then --phases refuses it).
- * A window line: thread index, references, code addresses sampled, and how
- * many fell in each llc_phase_hash_ip bucket. Windows are in the order they
- * ended; each thread's last (partial) window comes after the others.
- * Version 1 profiles (no windows line) still load. */
-#define LLC_MRC_PROFILE_MAGIC_V1 "llcprobe-rt-profile 1"
-#define LLC_MRC_PROFILE_MAGIC "llcprobe-rt-profile 2"
-
-struct llc_mrc_profile_info {
-    double rate;
-    uint64_t seed;
-    uint64_t refs;     /* references executed by all sampled threads */
-    uint64_t samples;  /* samples taken, finite + dangling */
-    uint64_t lines;    /* distinct lines referenced, exact; 0: not counted */
-    uint64_t threads;  /* threads that were sampled */
-    char command[1024];
-    unsigned version;  /* of the file read */
-};
-
-/* One window of references of one thread. */
-struct llc_mrc_profile_window {
-    uint32_t thread;
-    uint32_t pcs;                       /* code addresses sampled in it */
-    uint64_t refs;                      /* references in it */
-    uint32_t counts[LLC_PHASE_BUCKETS]; /* sampled code addresses per bucket */
-};
-
-#define LLC_MRC_NEVER_REUSED UINT64_MAX
-struct llc_mrc_profile_sample {
-    uint64_t window;   /* index into windows[] of the window it was taken in */
-    uint64_t distance; /* LLC_MRC_NEVER_REUSED: dangling */
-};
-
-struct llc_mrc_profile_windows {
-    uint64_t length;         /* references per window; 0: recorded without windows */
-    uint32_t pcs_per_window; /* signature samples aimed at per window */
-    bool complete;           /* false: the runtime's cap stopped the recording */
-    size_t n_windows, n_samples;
-    struct llc_mrc_profile_window *windows;
-    struct llc_mrc_profile_sample *samples;
-};
-void llc_mrc_profile_windows_free(struct llc_mrc_profile_windows *w);
-
-/* Writes the profile to f (w NULL or w->length 0: "windows off"); -EIO if
- * the stream fails, -ENOMEM. */
-int llc_mrc_profile_write(FILE *f, const struct llc_mrc_profile_info *info,
-                          const struct llc_statmodel_hist *h,
-                          const struct llc_mrc_profile_windows *w, char *err, size_t errlen);
-/* Parses a profile; strict (every key once, in order, numbers checked,
- * samples equal to the histogram's total, windows consistent with the
- * header). h is replaced; w (may be NULL: windows checked, then dropped)
- * gets the windows, length 0 if there are none. Errors name the file and
- * the line. */
-int llc_mrc_profile_parse(const char *text, const char *name, struct llc_mrc_profile_info *info,
-                          struct llc_statmodel_hist *h, struct llc_mrc_profile_windows *w,
-                          char *err, size_t errlen);
-int llc_mrc_profile_read(const char *path, struct llc_mrc_profile_info *info,
-                         struct llc_statmodel_hist *h, struct llc_mrc_profile_windows *w,
-                         char *err, size_t errlen);
 
 /* ---- Sampling a trace file ------------------------------------------------ */
 
@@ -145,12 +65,6 @@ enum llc_mrc_window_unit { /* in the order of mrc --phase-unit's names */
     LLC_MRC_WINDOW_REFERENCES,   /* line references; the signature counts the code
                                     address (pc) of every data record in the window */
 };
-/* 100 k: on scripts/eval-mrc.sh's traces a 1 M window (phase --trace's)
- * cannot separate a short sort from the walk before it (walk+qsort 64 KiB:
- * per-phase MAE 0.0163 / 0.0184 at 1 M, 0.0145 / 0.0163 at 100 k; 1 MiB:
- * 0.0041 / 0.0040, 0.0035 / 0.0035), and the stationary xz stream is the
- * same at both (0.0099 / 0.0082, 0.0101 / 0.0086). */
-#define LLC_MRC_PHASE_WINDOW_DEFAULT 100000
 
 struct llc_mrc_phase_config {
     struct llc_statmodel_sampler_config sampler; /* slot_refs must be 0 */
@@ -190,8 +104,8 @@ int llc_mrc_sample_trace_phases(const char *path, const struct llc_mrc_phase_con
  * detector, samples grouped by the window they were taken in, the same
  * outputs. cfg->sampler is not used; cfg->window must be 0 or the recorded
  * length. Refuses a profile without windows or with truncated ones. */
-int llc_mrc_profile_phases(const char *name, const struct llc_mrc_profile_info *info,
-                           const struct llc_mrc_profile_windows *pw,
+int llc_mrc_profile_phases(const char *name, const struct llc_reusefile_info *info,
+                           const struct llc_reusefile_windows *pw,
                            const struct llc_mrc_phase_config *cfg, struct llc_mrc_phase_run *out,
                            char *err, size_t errlen);
 void llc_mrc_phase_run_free(struct llc_mrc_phase_run *r);
@@ -216,12 +130,11 @@ struct llc_mrc_rt_config {
  * without the runtime writes no profile: -ENOENT, and err says how to
  * build it. */
 int llc_mrc_run_rt(char *const *argv, const struct llc_mrc_rt_config *cfg,
-                   struct llc_statmodel_hist *h, struct llc_mrc_profile_info *info,
-                   struct llc_mrc_profile_windows *w, int *exit_status, char *err, size_t errlen);
+                   struct llc_statmodel_hist *h, struct llc_reusefile_info *info,
+                   struct llc_reusefile_windows *w, int *exit_status, char *err, size_t errlen);
 /* 1 if the executable argv0 (searched in PATH like execvp) carries the
  * runtime's marker string, 0 if not, negative if it cannot be read. */
 int llc_mrc_has_runtime(const char *argv0, char *err, size_t errlen);
-#define LLC_MRC_RT_MARKER "llcprobe-rt runtime marker v1"
 
 /* The QEMU sampler: argv (any x86-64 ELF program) runs under qemu-x86_64
  * (LLCPROBE_QEMU, else PATH) with the libllcprobe-qemu plugin
@@ -231,8 +144,8 @@ int llc_mrc_has_runtime(const char *argv0, char *err, size_t errlen);
  * sampled on its own. -ENOENT with the reason if qemu or the plugin is
  * missing, -ENOEXEC for a script. */
 int llc_mrc_run_qemu(char *const *argv, const struct llc_mrc_rt_config *cfg,
-                     struct llc_statmodel_hist *h, struct llc_mrc_profile_info *info,
-                     struct llc_mrc_profile_windows *w, int *exit_status, char *err, size_t errlen);
+                     struct llc_statmodel_hist *h, struct llc_reusefile_info *info,
+                     struct llc_reusefile_windows *w, int *exit_status, char *err, size_t errlen);
 /* The same plugin recording argv's full trace (instruction and data
  * records, lackey's reference semantics) into output. A program that starts
  * a second thread leaves no trace (the plugin says why): -EIO. */

@@ -11,6 +11,7 @@
 #include "llcprobe/common.h"
 #include "mrc/mrc.h"
 #include "util/atomic_file.h"
+#include "util/json.h"
 #include "util/cli.h"
 #include "util/plot.h"
 

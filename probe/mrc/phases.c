@@ -22,7 +22,7 @@
 void llc_mrc_phase_config_default(struct llc_mrc_phase_config *cfg)
 {
     *cfg = (struct llc_mrc_phase_config){.unit = LLC_MRC_WINDOW_AUTO,
-                                         .window = LLC_MRC_PHASE_WINDOW_DEFAULT,
+                                         .window = LLC_REUSEFILE_WINDOW_DEFAULT,
                                          .ip_samples = 400, /* phase --trace's, like EIPV */
                                          .ip_seed = 1};
     llc_statmodel_sampler_config_default(&cfg->sampler);
@@ -262,8 +262,8 @@ out:
     return rc;
 }
 
-int llc_mrc_profile_phases(const char *name, const struct llc_mrc_profile_info *info,
-                           const struct llc_mrc_profile_windows *pw,
+int llc_mrc_profile_phases(const char *name, const struct llc_reusefile_info *info,
+                           const struct llc_reusefile_windows *pw,
                            const struct llc_mrc_phase_config *cfg, struct llc_mrc_phase_run *out,
                            char *err, size_t errlen)
 {
@@ -294,7 +294,7 @@ int llc_mrc_profile_phases(const char *name, const struct llc_mrc_profile_info *
     if (rc == 0)
         rc = llc_statmodel_groups_create(&windows, err, errlen);
     for (size_t i = 0; rc == 0 && i < pw->n_windows; i++) {
-        const struct llc_mrc_profile_window *x = &pw->windows[i];
+        const struct llc_reusefile_window *x = &pw->windows[i];
         double counts[LLC_PHASE_BUCKETS];
         for (unsigned b = 0; b < LLC_PHASE_BUCKETS; b++)
             counts[b] = x->counts[b];
@@ -307,9 +307,9 @@ int llc_mrc_profile_phases(const char *name, const struct llc_mrc_profile_info *
             labels[i] = ph.phase;
     }
     for (size_t i = 0; rc == 0 && i < pw->n_samples; i++) {
-        const struct llc_mrc_profile_sample *x = &pw->samples[i];
+        const struct llc_reusefile_sample *x = &pw->samples[i];
         struct llc_statmodel_hist *h = llc_statmodel_groups_hist(windows, (int)x->window);
-        rc = x->distance == LLC_MRC_NEVER_REUSED
+        rc = x->distance == LLC_REUSEFILE_NEVER_REUSED
                  ? llc_statmodel_hist_add_dangling(h, 1.0, err, errlen)
                  : llc_statmodel_hist_add(h, x->distance, 1.0, err, errlen);
     }

@@ -159,8 +159,8 @@ out:
 }
 
 int llc_mrc_run_qemu(char *const *argv, const struct llc_mrc_rt_config *cfg,
-                     struct llc_statmodel_hist *h, struct llc_mrc_profile_info *info,
-                     struct llc_mrc_profile_windows *w, int *exit_status, char *err, size_t errlen)
+                     struct llc_statmodel_hist *h, struct llc_reusefile_info *info,
+                     struct llc_reusefile_windows *w, int *exit_status, char *err, size_t errlen)
 {
     char dir[PATH_MAX], out[PATH_MAX + 16], args[256];
     int rc = llc_tempdir_create("llcprobe-qemu", dir, sizeof dir, err, errlen);
@@ -177,7 +177,7 @@ int llc_mrc_run_qemu(char *const *argv, const struct llc_mrc_rt_config *cfg,
          * reads nothing of root's). */
         struct llc_fs_id id;
         llc_fs_as_invoker(&id);
-        rc = llc_mrc_profile_read(out, info, h, w, err, errlen);
+        rc = llc_reusefile_read(out, info, h, w, err, errlen);
         llc_fs_restore(&id);
     }
     unlink(out);

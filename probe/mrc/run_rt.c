@@ -60,7 +60,7 @@ int llc_mrc_has_runtime(const char *argv0, char *err, size_t errlen)
         rc = llc_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
         goto out;
     }
-    rc = memmem(map, (size_t)st.st_size, LLC_MRC_RT_MARKER, strlen(LLC_MRC_RT_MARKER)) != NULL;
+    rc = memmem(map, (size_t)st.st_size, LLC_REUSEFILE_RT_MARKER, strlen(LLC_REUSEFILE_RT_MARKER)) != NULL;
 out:
     if (map != MAP_FAILED)
         munmap(map, (size_t)st.st_size);
@@ -102,8 +102,8 @@ static void unset_rt_env(void)
  * as the invoking user under sudo (its profile directory is theirs), and
  * stopped with its whole group when cfg->stop is raised. */
 int llc_mrc_run_rt(char *const *argv, const struct llc_mrc_rt_config *cfg,
-                   struct llc_statmodel_hist *h, struct llc_mrc_profile_info *info,
-                   struct llc_mrc_profile_windows *w, int *exit_status, char *err, size_t errlen)
+                   struct llc_statmodel_hist *h, struct llc_reusefile_info *info,
+                   struct llc_reusefile_windows *w, int *exit_status, char *err, size_t errlen)
 {
     char dir[4096], profile[4200];
     int rc = llc_tempdir_create("llcprobe-mrc", dir, sizeof dir, err, errlen);
@@ -156,7 +156,7 @@ int llc_mrc_run_rt(char *const *argv, const struct llc_mrc_rt_config *cfg,
     /* The profile is the user's file: read with their permissions, so a
      * symlink they plant there reads nothing of root's. */
     llc_fs_as_invoker(&id);
-    rc = llc_mrc_profile_read(profile, info, h, w, err, errlen);
+    rc = llc_reusefile_read(profile, info, h, w, err, errlen);
     llc_fs_restore(&id);
 out:
     llc_target_destroy(t);

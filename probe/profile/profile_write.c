@@ -4,6 +4,7 @@
 
 #include "llcprobe/common.h"
 #include "util/atomic_file.h"
+#include "util/json.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -6,7 +6,7 @@
  *       [,rate=R][,seed=S][,window=N][,pcs=N] PROGRAM ARGS...
  *   qemu-x86_64 -plugin libllcprobe-qemu.so,mode=floor PROGRAM ARGS...
  *
- * hist mode writes the runtime's profile (probe/mrc/mrc.h) with the same
+ * hist mode writes the runtime's profile (llcprobe/reusefile.h) with the same
  * sampler as libllcprobe-rt (probe/rt/core.c, linked in), so a profile
  * from either says the same thing.
  * trace mode writes llcprobe's trace format with instruction records, like

@@ -21,7 +21,7 @@ const uint64_t rt_no_filter[1];
 void rt_core_init(struct rt_core *c, const char *name)
 {
     *c = (struct rt_core){.name = name, .rate = 1e-4, .seed = 1,
-                          .window = LLC_MRC_PHASE_WINDOW_DEFAULT, .window_pcs = 400};
+                          .window = LLC_REUSEFILE_WINDOW_DEFAULT, .window_pcs = 400};
     pthread_mutex_init(&c->lock, NULL);
 }
 
@@ -244,12 +244,12 @@ void rt_core_write_profile(struct rt_core *c, const char *path, bool lines)
     struct llc_statmodel_hist *sum = NULL;
     struct llc_afile *f = NULL;
     struct rt_collect collect = {0};
-    struct llc_mrc_profile_windows windows = {0};
+    struct llc_reusefile_windows windows = {0};
     if (llc_statmodel_hist_create(&sum, err, sizeof err) < 0)
         goto fail;
     const unsigned level = __atomic_load_n(&c->level, __ATOMIC_RELAXED);
-    struct llc_mrc_profile_info info = {.rate = ldexp(c->rate, -(int)level), .seed = c->seed,
-                                        .threads = c->n_threads};
+    struct llc_reusefile_info info = {.rate = ldexp(c->rate, -(int)level), .seed = c->seed,
+                                      .threads = c->n_threads};
     snprintf(info.command, sizeof info.command, "%s", c->command);
     for (struct rt_thread *t = c->threads; t; t = t->next) {
         pthread_mutex_lock(&t->lock);
@@ -278,20 +278,20 @@ void rt_core_write_profile(struct rt_core *c, const char *path, bool lines)
     if (!lines || info.lines == 0 || info.lines > info.refs)
         info.lines = 0;
     if (llc_afile_open(path, &f, err, sizeof err) < 0 ||
-        llc_mrc_profile_write(llc_afile_stream(f), &info, sum, c->window ? &windows : NULL, err,
-                              sizeof err) < 0)
+        llc_reusefile_write(llc_afile_stream(f), &info, sum, c->window ? &windows : NULL, err,
+                            sizeof err) < 0)
         goto fail;
     const int rc = llc_afile_commit(f, err, sizeof err);
     f = NULL;
     if (rc < 0)
         goto fail;
     llc_statmodel_hist_destroy(sum);
-    llc_mrc_profile_windows_free(&windows);
+    llc_reusefile_windows_free(&windows);
     return;
 fail:
     llc_afile_abort(f);
     llc_statmodel_hist_destroy(sum);
     rt_windows_finish(&collect, 0, 0, &windows); /* frees what was collected */
-    llc_mrc_profile_windows_free(&windows);
+    llc_reusefile_windows_free(&windows);
     rt_core_warn(c, "profile not written: %s", err);
 }

@@ -36,6 +36,10 @@
 #define LD LLC_TRACE_LOAD
 #define ST LLC_TRACE_STORE
 
+/* Named by llcprobe-cc, like llc_rt_linked in rt.c: the program's own
+ * copy of these functions, whatever a shared library exports. */
+const char llc_rt_libc_linked = 1;
+
 /* The fortified entry points (-D_FORTIFY_SOURCE, Debian's default). */
 void *__memcpy_chk(void *d, const void *s, size_t n, size_t dn);
 void *__memmove_chk(void *d, const void *s, size_t n, size_t dn);

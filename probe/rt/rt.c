@@ -4,7 +4,7 @@
  * Environment:
  *   LLCPROBE_RT_OUTPUT  file to write (unset: the runtime stays idle)
  *   LLCPROBE_RT_MODE    hist (default): reuse histogram, the profile of
- *                       probe/mrc/mrc.h, written at exit and on SIGUSR1;
+ *                       llcprobe/reusefile.h, written at exit and on SIGUSR1;
  *                       trace: every access in llcprobe's trace format
  *   LLCPROBE_RT_RATE    sampling rate in (0, 1], default 1e-4 (with
  *                       LLCPROBE_RT_SAMPLES: the starting rate, default 1)
@@ -51,7 +51,12 @@
 #define EXPORT __attribute__((visibility("default")))
 
 /* Found by `llcprobe mrc --sampler auto` in the program's file. */
-__attribute__((used)) static const char rt_marker[] = LLC_MRC_RT_MARKER;
+__attribute__((used)) static const char rt_marker[] = LLC_REUSEFILE_RT_MARKER;
+
+/* Named by llcprobe-cc (-Wl,--undefined): takes this object out of the
+ * archive even when a shared library earlier on the line exports the
+ * callbacks (hidden, so no library can define it for the program). */
+const char llc_rt_linked = 1;
 
 static __thread struct rt_hot rt_hot TLS_IE = {.countdown = 1, .armed = 1,
                                                .filter = rt_no_filter, .shift = 63};

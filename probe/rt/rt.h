@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "llcprobe/statmodel.h"
-#include "mrc/mrc.h"
+#include "llcprobe/reusefile.h"
 
 enum rt_mode { RT_OFF = 0, RT_HIST, RT_TRACE };
 
@@ -36,7 +36,7 @@ struct rt_hot {
 /* A window that ended, in the order windows ended over all threads. */
 struct rt_window {
     uint64_t seq;
-    struct llc_mrc_profile_window w;
+    struct llc_reusefile_window w;
 };
 
 /* A resolved (or, at the end, dangling) sample: the access index it was
@@ -73,7 +73,7 @@ struct rt_thread {
     uint64_t window;
     uint64_t next_sample, next_pc, window_end;
     uint64_t pc_rng;
-    struct llc_mrc_profile_window cur; /* the window in progress */
+    struct llc_reusefile_window cur; /* the window in progress */
     /* Recent code lines (+ 1; 0 = empty) and their llc_phase_hash_ip
      * buckets, direct-mapped: sampled code addresses repeat (loops), and
      * the hash costs about 190 instructions. */
@@ -104,14 +104,14 @@ void rt_window_pc(struct rt_thread *t, uint64_t pc);
 /* Ends the current (full) window. */
 void rt_window_close(struct rt_thread *t);
 /* Records a sample taken at pos that was reused after distance more
- * references (LLC_MRC_NEVER_REUSED: not yet / never). */
+ * references (LLC_REUSEFILE_NEVER_REUSED: not yet / never). */
 void rt_window_sample(struct rt_thread *t, uint64_t pos, uint64_t distance);
 /* Appends t's windows (the current one ends at refs references) and
  * samples, pending watches as dangling, to the collection c. */
 struct rt_collect {
     struct rt_entry {
         uint64_t seq, key;   /* key: slot of (thread, window index) */
-        struct llc_mrc_profile_window w;
+        struct llc_reusefile_window w;
     } *win;
     size_t n_win, cap_win;
     struct rt_sample *smp;   /* pos rewritten to the key of its window */
@@ -121,9 +121,9 @@ struct rt_collect {
 };
 int rt_windows_collect(struct rt_collect *c, const struct rt_thread *t, uint64_t refs);
 /* Orders c's windows by when they ended and fills out (pointing into
- * fresh arrays, freed with llc_mrc_profile_windows_free). c is freed. */
+ * fresh arrays, freed with llc_reusefile_windows_free). c is freed. */
 int rt_windows_finish(struct rt_collect *c, uint64_t length, uint32_t pcs_per_window,
-                      struct llc_mrc_profile_windows *out);
+                      struct llc_reusefile_windows *out);
 void rt_windows_free(struct rt_thread *t);
 /* Caps per thread (memory stays bounded): about 40 MB of windows and
  * 64 MB of samples. */
@@ -188,7 +188,7 @@ struct rt_core {
 };
 
 /* The defaults of both samplers: rate 1e-4, seed 1, windows of
- * LLC_MRC_PHASE_WINDOW_DEFAULT references with 400 signature samples. */
+ * LLC_REUSEFILE_WINDOW_DEFAULT references with 400 signature samples. */
 void rt_core_init(struct rt_core *c, const char *name);
 /* After the fields are set: derived values. */
 void rt_core_ready(struct rt_core *c);

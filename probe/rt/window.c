@@ -125,7 +125,7 @@ int rt_windows_collect(struct rt_collect *c, const struct rt_thread *t, uint64_t
         if (!s)
             return -ENOMEM;
         *s = (struct rt_sample){.pos = base + t->pos[j] / t->window,
-                                .distance = LLC_MRC_NEVER_REUSED};
+                                .distance = LLC_REUSEFILE_NEVER_REUSED};
     }
     return 0;
 }
@@ -137,12 +137,12 @@ static int by_seq(const void *a, const void *b)
 }
 
 int rt_windows_finish(struct rt_collect *c, uint64_t length, uint32_t pcs_per_window,
-                      struct llc_mrc_profile_windows *out)
+                      struct llc_reusefile_windows *out)
 {
     int rc = 0;
     uint64_t *index_of = malloc((c->slots ? c->slots : 1) * sizeof *index_of);
-    *out = (struct llc_mrc_profile_windows){.length = length, .pcs_per_window = pcs_per_window,
-                                            .complete = !c->truncated};
+    *out = (struct llc_reusefile_windows){.length = length, .pcs_per_window = pcs_per_window,
+                                          .complete = !c->truncated};
     out->windows = calloc(c->n_win ? c->n_win : 1, sizeof *out->windows);
     out->samples = calloc(c->n_smp ? c->n_smp : 1, sizeof *out->samples);
     if (!index_of || !out->windows || !out->samples) {
@@ -163,11 +163,11 @@ int rt_windows_finish(struct rt_collect *c, uint64_t length, uint32_t pcs_per_wi
         if (w == UINT64_MAX)
             continue; /* its window was not recorded (truncated) */
         out->samples[out->n_samples++] =
-            (struct llc_mrc_profile_sample){.window = w, .distance = c->smp[i].distance};
+            (struct llc_reusefile_sample){.window = w, .distance = c->smp[i].distance};
     }
 out:
     if (rc < 0)
-        llc_mrc_profile_windows_free(out);
+        llc_reusefile_windows_free(out);
     free(index_of);
     free(c->win);
     free(c->smp);

@@ -8,6 +8,7 @@
 #include "llcprobe/trace.h"
 #include "simrun/simrun_internal.h"
 #include "util/atomic_file.h"
+#include "util/json.h"
 
 static const char *source_name(enum llc_simrun_source s)
 {

@@ -2,6 +2,7 @@
 #include "sysinfo/report.h"
 
 #include "util/atomic_file.h"
+#include "util/json.h"
 
 static json_t *cpuset_json(const struct llc_cpuset *s)
 {

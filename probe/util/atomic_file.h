@@ -1,10 +1,10 @@
 /* Files written atomically: write a temporary beside the target, fsync,
  * rename. A reader never sees a half-written output, and an interrupted run
- * leaves the previous file (or none) rather than a truncated one. */
+ * leaves the previous file (or none) rather than a truncated one. JSON
+ * documents: util/json.h (the runtime links these without jansson). */
 #ifndef LLC_UTIL_ATOMIC_FILE_H
 #define LLC_UTIL_ATOMIC_FILE_H
 
-#include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -35,13 +35,5 @@ FILE *llc_afile_stream(struct llc_afile *f);
 int llc_afile_commit(struct llc_afile *f, char *err, size_t errlen);
 /* Removes the temporary file; frees f. Safe with NULL. */
 void llc_afile_abort(struct llc_afile *f);
-
-/* Writes `doc` (which must carry "format" and "version") atomically as
- * indented JSON. */
-int llc_json_write_atomic(const char *path, const json_t *doc, char *err, size_t errlen);
-
-/* A new JSON object with the project's header fields: format, version,
- * tool version. Returns NULL only on allocation failure. */
-json_t *llc_json_doc_new(const char *format, int version);
 
 #endif

@@ -3,7 +3,7 @@
 #include "fuzz.h"
 #include "llcprobe/common.h"
 #include "llcprobe/statmodel.h"
-#include "mrc/mrc.h"
+#include "llcprobe/reusefile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -12,10 +12,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct llc_statmodel_hist *h;
     if (llc_statmodel_hist_create(&h, err, sizeof(err)) < 0)
         abort();
-    struct llc_mrc_profile_info info;
-    struct llc_mrc_profile_windows w = {0};
-    if (llc_mrc_profile_parse(text, "fuzz", &info, h, &w, err, sizeof(err)) == 0)
-        llc_mrc_profile_windows_free(&w);
+    struct llc_reusefile_info info;
+    struct llc_reusefile_windows w = {0};
+    if (llc_reusefile_parse(text, "fuzz", &info, h, &w, err, sizeof(err)) == 0)
+        llc_reusefile_windows_free(&w);
     llc_statmodel_hist_destroy(h);
     free(text);
     return 0;

@@ -149,10 +149,10 @@ static void test_stream_profile(void **state)
     pthread_mutex_unlock(&c.lock);
     struct llc_statmodel_hist *sum = NULL;
     assert_int_equal(llc_statmodel_hist_create(&sum, NULL, 0), 0);
-    struct llc_mrc_profile_info info;
-    struct llc_mrc_profile_windows w = {0};
+    struct llc_reusefile_info info;
+    struct llc_reusefile_windows w = {0};
     char err[LLC_ERRLEN];
-    assert_int_equal(llc_mrc_profile_read(path, &info, sum, &w, err, sizeof err), 0);
+    assert_int_equal(llc_reusefile_read(path, &info, sum, &w, err, sizeof err), 0);
     unlink(path);
     assert_int_equal(info.refs, 2 * K);
     assert_int_equal(info.samples, 2 * K);
@@ -160,7 +160,7 @@ static void test_stream_profile(void **state)
     assert_true(llc_statmodel_hist_dangling(sum) == K);
     assert_int_equal(w.n_windows, 2 * K / 100);
     assert_int_equal(w.n_samples, 2 * K);
-    llc_mrc_profile_windows_free(&w);
+    llc_reusefile_windows_free(&w);
     llc_statmodel_hist_destroy(sum);
     free_core(&c);
 }

@@ -14,6 +14,7 @@
 
 #include "llcprobe/common.h"
 #include "util/atomic_file.h"
+#include "util/json.h"
 
 static char dir[256];
 

@@ -1,5 +1,6 @@
-/* The runtime's profile file: written and read back exactly, and every kind
- * of damage refused with a message naming the line. */
+/* The reuse profile file (llcprobe/reusefile.h): written and read back
+ * exactly, and every kind of damage refused with a message naming the
+ * line. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +13,7 @@
 #include <cmocka.h>
 
 #include "llcprobe/common.h"
-#include "mrc/mrc.h"
+#include "llcprobe/reusefile.h"
 
 static struct llc_statmodel_hist *sample_hist(void)
 {
@@ -26,34 +27,34 @@ static struct llc_statmodel_hist *sample_hist(void)
 }
 
 /* Windows of sample_hist's 10 samples: 60000 + 40000 references. */
-static struct llc_mrc_profile_window two_windows[2] = {
+static struct llc_reusefile_window two_windows[2] = {
     {.thread = 0, .pcs = 3, .refs = 60000, .counts = {[0] = 1, [31] = 2}},
     {.thread = 0, .pcs = 12, .refs = 40000, .counts = {[5] = 12}},
 };
-static struct llc_mrc_profile_sample ten_samples[10] = {
+static struct llc_reusefile_sample ten_samples[10] = {
     {0, 0}, {0, 0}, {1, 0}, {0, 5000}, {1, 5000}, {1, 123456789},
-    {0, LLC_MRC_NEVER_REUSED}, {0, LLC_MRC_NEVER_REUSED}, {1, LLC_MRC_NEVER_REUSED},
-    {1, LLC_MRC_NEVER_REUSED},
+    {0, LLC_REUSEFILE_NEVER_REUSED}, {0, LLC_REUSEFILE_NEVER_REUSED}, {1, LLC_REUSEFILE_NEVER_REUSED},
+    {1, LLC_REUSEFILE_NEVER_REUSED},
 };
-static const struct llc_mrc_profile_windows sample_windows = {
+static const struct llc_reusefile_windows sample_windows = {
     .length = 60000, .pcs_per_window = 400, .complete = true, .n_windows = 2,
     .n_samples = 10, .windows = two_windows, .samples = ten_samples};
 
 /* noinline: inlined, gcc -O3 mistakes the open_memstream buffer for the local `buf` and warns of a dangling pointer. */
-__attribute__((noinline)) static char *write_with(const struct llc_mrc_profile_info *info, const struct llc_statmodel_hist *h,
-                        const struct llc_mrc_profile_windows *w)
+__attribute__((noinline)) static char *write_with(const struct llc_reusefile_info *info, const struct llc_statmodel_hist *h,
+                        const struct llc_reusefile_windows *w)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
     char err[LLC_ERRLEN];
-    assert_int_equal(llc_mrc_profile_write(f, info, h, w, err, sizeof err), 0);
+    assert_int_equal(llc_reusefile_write(f, info, h, w, err, sizeof err), 0);
     fclose(f);
     return buf;
 }
 
-static char *write_to_string(const struct llc_mrc_profile_info *info,
+static char *write_to_string(const struct llc_reusefile_info *info,
                              const struct llc_statmodel_hist *h)
 {
     return write_with(info, h, &sample_windows);
@@ -63,15 +64,15 @@ static void test_roundtrip(void **state)
 {
     (void)state;
     struct llc_statmodel_hist *h = sample_hist(), *back = NULL;
-    struct llc_mrc_profile_info info = {.rate = 1e-4, .seed = 42, .refs = 100000,
-                                        .samples = 10, .threads = 2};
+    struct llc_reusefile_info info = {.rate = 1e-4, .seed = 42, .refs = 100000,
+                                      .samples = 10, .threads = 2};
     snprintf(info.command, sizeof info.command, "./app with\nnewline");
     char *text = write_to_string(&info, h);
     assert_int_equal(llc_statmodel_hist_create(&back, NULL, 0), 0);
-    struct llc_mrc_profile_info got;
+    struct llc_reusefile_info got;
     char err[LLC_ERRLEN];
-    struct llc_mrc_profile_windows w;
-    assert_int_equal(llc_mrc_profile_parse(text, "p", &got, back, &w, err, sizeof err), 0);
+    struct llc_reusefile_windows w;
+    assert_int_equal(llc_reusefile_parse(text, "p", &got, back, &w, err, sizeof err), 0);
     assert_int_equal(got.version, 2);
     assert_int_equal(w.length, 60000);
     assert_int_equal(w.pcs_per_window, 400);
@@ -80,7 +81,7 @@ static void test_roundtrip(void **state)
     assert_int_equal(w.n_samples, 10);
     assert_memory_equal(w.windows, two_windows, sizeof two_windows);
     assert_memory_equal(w.samples, ten_samples, sizeof ten_samples);
-    llc_mrc_profile_windows_free(&w);
+    llc_reusefile_windows_free(&w);
     assert_true(got.rate == 1e-4);
     assert_int_equal(got.seed, 42);
     assert_int_equal(got.refs, 100000);
@@ -100,8 +101,8 @@ static void test_roundtrip(void **state)
 static void expect_refused(const char *from, const char *to, const char *why)
 {
     struct llc_statmodel_hist *h = sample_hist();
-    const struct llc_mrc_profile_info info = {.rate = 1e-4, .seed = 1, .refs = 100000,
-                                              .samples = 10, .threads = 1, .command = "./a"};
+    const struct llc_reusefile_info info = {.rate = 1e-4, .seed = 1, .refs = 100000,
+                                            .samples = 10, .threads = 1, .command = "./a"};
     char *text = write_to_string(&info, h);
     char *at = strstr(text, from);
     assert_non_null(at);
@@ -109,9 +110,9 @@ static void expect_refused(const char *from, const char *to, const char *why)
     assert_non_null(bad);
     sprintf(bad, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
     char err[LLC_ERRLEN] = "";
-    struct llc_mrc_profile_info got;
-    struct llc_mrc_profile_windows w;
-    const int rc = llc_mrc_profile_parse(bad, "p", &got, h, &w, err, sizeof err);
+    struct llc_reusefile_info got;
+    struct llc_reusefile_windows w;
+    const int rc = llc_reusefile_parse(bad, "p", &got, h, &w, err, sizeof err);
     if (rc >= 0 || !strstr(err, why))
         fail_msg("'%s' -> '%s': rc %d, message '%s' (wanted '%s')", from, to, rc, err, why);
     assert_true(llc_statmodel_hist_total(h) == 0);
@@ -153,14 +154,14 @@ static void test_lines(void **state)
 {
     (void)state;
     struct llc_statmodel_hist *h = sample_hist();
-    const struct llc_mrc_profile_info info = {.rate = 1e-4, .seed = 1, .refs = 100000,
-                                              .samples = 10, .lines = 777, .threads = 1,
-                                              .command = "./a"};
+    const struct llc_reusefile_info info = {.rate = 1e-4, .seed = 1, .refs = 100000,
+                                            .samples = 10, .lines = 777, .threads = 1,
+                                            .command = "./a"};
     char *text = write_to_string(&info, h);
     assert_non_null(strstr(text, "\nsamples 10\nlines 777\nthreads 1\n"));
-    struct llc_mrc_profile_info got;
+    struct llc_reusefile_info got;
     char err[LLC_ERRLEN];
-    assert_int_equal(llc_mrc_profile_parse(text, "p", &got, h, NULL, err, sizeof err), 0);
+    assert_int_equal(llc_reusefile_parse(text, "p", &got, h, NULL, err, sizeof err), 0);
     assert_int_equal(got.lines, 777);
     const char *bad[][2] = {{"lines 777", "lines 100001"}, {"lines 777", "lines 0"},
                             {"lines 777", "lines x"}, {"rdhist 1 inf=4", "rdhist 1 inf=-4"}};
@@ -172,17 +173,17 @@ static void test_lines(void **state)
         assert_non_null(t);
         sprintf(t, "%.*s%s%s", (int)(at - text), text, bad[i][1], at + strlen(bad[i][0]));
         err[0] = '\0';
-        if (llc_mrc_profile_parse(t, "p", &got, h, NULL, err, sizeof err) >= 0 || !strstr(err, why[i]))
+        if (llc_reusefile_parse(t, "p", &got, h, NULL, err, sizeof err) >= 0 || !strstr(err, why[i]))
             fail_msg("'%s': message '%s' (wanted '%s')", bad[i][1], err, why[i]);
         free(t);
     }
     /* Without a count, no lines line and lines 0 read back. */
     free(text);
-    struct llc_mrc_profile_info none = info;
+    struct llc_reusefile_info none = info;
     none.lines = 0;
     text = write_to_string(&none, h = (llc_statmodel_hist_destroy(h), sample_hist()));
     assert_null(strstr(text, "lines"));
-    assert_int_equal(llc_mrc_profile_parse(text, "p", &got, h, NULL, err, sizeof err), 0);
+    assert_int_equal(llc_reusefile_parse(text, "p", &got, h, NULL, err, sizeof err), 0);
     assert_int_equal(got.lines, 0);
     free(text);
     llc_statmodel_hist_destroy(h);
@@ -194,31 +195,31 @@ static void test_versions(void **state)
 {
     (void)state;
     struct llc_statmodel_hist *h = sample_hist();
-    const struct llc_mrc_profile_info info = {.rate = 1e-4, .seed = 1, .refs = 100000,
-                                              .samples = 10, .threads = 1, .command = "./a"};
+    const struct llc_reusefile_info info = {.rate = 1e-4, .seed = 1, .refs = 100000,
+                                            .samples = 10, .threads = 1, .command = "./a"};
     char err[LLC_ERRLEN] = "";
-    struct llc_mrc_profile_info got;
-    struct llc_mrc_profile_windows w;
+    struct llc_reusefile_info got;
+    struct llc_reusefile_windows w;
     char *text = write_with(&info, h, NULL);
     assert_non_null(strstr(text, "\nwindows off\n"));
-    assert_int_equal(llc_mrc_profile_parse(text, "p", &got, h, &w, err, sizeof err), 0);
+    assert_int_equal(llc_reusefile_parse(text, "p", &got, h, &w, err, sizeof err), 0);
     assert_int_equal(w.length, 0);
     /* Version 1: the same without its last line. */
     memcpy(text + strlen("llcprobe-rt-profile "), "1", 1);
     *strstr(text, "windows off\n") = '\0';
-    assert_int_equal(llc_mrc_profile_parse(text, "p", &got, h, &w, err, sizeof err), 0);
+    assert_int_equal(llc_reusefile_parse(text, "p", &got, h, &w, err, sizeof err), 0);
     assert_int_equal(got.version, 1);
     assert_int_equal(w.length, 0);
     assert_true(llc_statmodel_hist_total(h) == 10);
     free(text);
-    struct llc_mrc_profile_windows cut = sample_windows;
+    struct llc_reusefile_windows cut = sample_windows;
     cut.complete = false;
     cut.n_samples = 7;
     text = write_with(&info, h, &cut);
-    assert_int_equal(llc_mrc_profile_parse(text, "p", &got, h, &w, err, sizeof err), 0);
+    assert_int_equal(llc_reusefile_parse(text, "p", &got, h, &w, err, sizeof err), 0);
     assert_false(w.complete);
     assert_int_equal(w.n_samples, 7);
-    llc_mrc_profile_windows_free(&w);
+    llc_reusefile_windows_free(&w);
     free(text);
     llc_statmodel_hist_destroy(h);
 }
@@ -227,12 +228,12 @@ static void test_truncated(void **state)
 {
     (void)state;
     struct llc_statmodel_hist *h = sample_hist();
-    const struct llc_mrc_profile_info info = {.rate = 0.5, .samples = 10, .command = "./a"};
+    const struct llc_reusefile_info info = {.rate = 0.5, .samples = 10, .command = "./a"};
     char *text = write_to_string(&info, h);
     *strstr(text, "rdhist") = '\0';
     char err[LLC_ERRLEN] = "";
-    struct llc_mrc_profile_info got;
-    assert_true(llc_mrc_profile_parse(text, "p", &got, h, NULL, err, sizeof err) < 0);
+    struct llc_reusefile_info got;
+    assert_true(llc_reusefile_parse(text, "p", &got, h, NULL, err, sizeof err) < 0);
     assert_non_null(strstr(err, "histogram line is missing"));
     free(text);
     llc_statmodel_hist_destroy(h);
@@ -243,9 +244,9 @@ static void test_read_missing_file(void **state)
 {
     (void)state;
     struct llc_statmodel_hist *h = sample_hist();
-    struct llc_mrc_profile_info got;
+    struct llc_reusefile_info got;
     char err[LLC_ERRLEN];
-    assert_true(llc_mrc_profile_read("/nonexistent/p", &got, h, NULL, err, sizeof err) < 0);
+    assert_true(llc_reusefile_read("/nonexistent/p", &got, h, NULL, err, sizeof err) < 0);
     assert_non_null(strstr(err, "/nonexistent/p: No such file"));
     llc_statmodel_hist_destroy(h);
 }

@@ -1,5 +1,5 @@
-/* The instrumented runtime's profile file: a few "key value" lines and the
- * histogram in statmodel's text form (mrc.h). */
+/* The reuse profile file (llcprobe/reusefile.h): a few "key value" lines,
+ * the histogram in statmodel's text form, and the windows. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -9,19 +9,19 @@
 #include <sys/stat.h>
 
 #include "llcprobe/common.h"
-#include "mrc/mrc.h"
+#include "llcprobe/reusefile.h"
 #include "util/input.h"
 
-void llc_mrc_profile_windows_free(struct llc_mrc_profile_windows *w)
+void llc_reusefile_windows_free(struct llc_reusefile_windows *w)
 {
     if (!w)
         return;
     free(w->windows);
     free(w->samples);
-    *w = (struct llc_mrc_profile_windows){0};
+    *w = (struct llc_reusefile_windows){0};
 }
 
-static int write_windows(FILE *f, const struct llc_mrc_profile_windows *w)
+static int write_windows(FILE *f, const struct llc_reusefile_windows *w)
 {
     if (!w || !w->length)
         return fputs("windows off\n", f) < 0 ? -EIO : 0;
@@ -29,7 +29,7 @@ static int write_windows(FILE *f, const struct llc_mrc_profile_windows *w)
                 w->n_windows, w->n_samples, w->complete ? "complete" : "truncated") < 0)
         return -EIO;
     for (size_t i = 0; i < w->n_windows; i++) {
-        const struct llc_mrc_profile_window *x = &w->windows[i];
+        const struct llc_reusefile_window *x = &w->windows[i];
         if (fprintf(f, "w %" PRIu32 " %" PRIu64 " %" PRIu32, x->thread, x->refs, x->pcs) < 0)
             return -EIO;
         for (unsigned b = 0; b < LLC_PHASE_BUCKETS; b++)
@@ -39,8 +39,8 @@ static int write_windows(FILE *f, const struct llc_mrc_profile_windows *w)
             return -EIO;
     }
     for (size_t i = 0; i < w->n_samples; i++) {
-        const struct llc_mrc_profile_sample *x = &w->samples[i];
-        const int n = x->distance == LLC_MRC_NEVER_REUSED
+        const struct llc_reusefile_sample *x = &w->samples[i];
+        const int n = x->distance == LLC_REUSEFILE_NEVER_REUSED
                           ? fprintf(f, "s %" PRIu64 " inf\n", x->window)
                           : fprintf(f, "s %" PRIu64 " %" PRIu64 "\n", x->window, x->distance);
         if (n < 0)
@@ -49,9 +49,9 @@ static int write_windows(FILE *f, const struct llc_mrc_profile_windows *w)
     return 0;
 }
 
-int llc_mrc_profile_write(FILE *f, const struct llc_mrc_profile_info *info,
-                          const struct llc_statmodel_hist *h,
-                          const struct llc_mrc_profile_windows *w, char *err, size_t errlen)
+int llc_reusefile_write(FILE *f, const struct llc_reusefile_info *info,
+                        const struct llc_statmodel_hist *h,
+                        const struct llc_reusefile_windows *w, char *err, size_t errlen)
 {
     const int len = llc_statmodel_hist_format(h, NULL, 0, err, errlen);
     if (len < 0)
@@ -72,7 +72,7 @@ int llc_mrc_profile_write(FILE *f, const struct llc_mrc_profile_info *info,
     if (info->lines)
         snprintf(lines, sizeof lines, "lines %" PRIu64 "\n", info->lines);
     if (fprintf(f,
-                LLC_MRC_PROFILE_MAGIC "\nrate %.17g\nseed %" PRIu64 "\nrefs %" PRIu64
+                LLC_REUSEFILE_MAGIC "\nrate %.17g\nseed %" PRIu64 "\nrefs %" PRIu64
                                       "\nsamples %" PRIu64 "\n%sthreads %" PRIu64
                                       "\ncommand %s\n%s\n",
                 info->rate, info->seed, info->refs, info->samples, lines, info->threads, command,
@@ -133,15 +133,15 @@ static int take_u64(const char **p, uint64_t *out)
     return 0;
 }
 
-static int parse_window_line(const char *line, struct llc_mrc_profile_window *w, uint64_t threads)
+static int parse_window_line(const char *line, struct llc_reusefile_window *w, uint64_t threads)
 {
     const char *p = line + 1;
     uint64_t thread, refs, pcs, sum = 0;
     if (line[0] != 'w' || take_u64(&p, &thread) || take_u64(&p, &refs) || take_u64(&p, &pcs) ||
         thread >= threads || refs == 0 || pcs > UINT32_MAX)
         return -EINVAL;
-    *w = (struct llc_mrc_profile_window){.thread = (uint32_t)thread, .pcs = (uint32_t)pcs,
-                                         .refs = refs};
+    *w = (struct llc_reusefile_window){.thread = (uint32_t)thread, .pcs = (uint32_t)pcs,
+                                       .refs = refs};
     for (unsigned b = 0; b < LLC_PHASE_BUCKETS; b++) {
         uint64_t c;
         if (take_u64(&p, &c) || c > pcs)
@@ -152,23 +152,23 @@ static int parse_window_line(const char *line, struct llc_mrc_profile_window *w,
     return *p || sum != pcs ? -EINVAL : 0;
 }
 
-static int parse_sample_line(const char *line, struct llc_mrc_profile_sample *x, size_t n_windows)
+static int parse_sample_line(const char *line, struct llc_reusefile_sample *x, size_t n_windows)
 {
     const char *p = line + 1;
     if (line[0] != 's' || take_u64(&p, &x->window) || x->window >= n_windows)
         return -EINVAL;
     if (strcmp(p, " inf") == 0) {
-        x->distance = LLC_MRC_NEVER_REUSED;
+        x->distance = LLC_REUSEFILE_NEVER_REUSED;
         return 0;
     }
-    return take_u64(&p, &x->distance) || *p || x->distance == LLC_MRC_NEVER_REUSED ? -EINVAL : 0;
+    return take_u64(&p, &x->distance) || *p || x->distance == LLC_REUSEFILE_NEVER_REUSED ? -EINVAL : 0;
 }
 
 /* The windows part of a version 2 profile, from the line after the
  * histogram (line number lineno) on. */
 static int parse_windows(char **cursor, unsigned lineno, const char *name,
-                         const struct llc_mrc_profile_info *info,
-                         struct llc_mrc_profile_windows *w, char *err, size_t errlen)
+                         const struct llc_reusefile_info *info,
+                         struct llc_reusefile_windows *w, char *err, size_t errlen)
 {
     const char *line = next_line(cursor);
     if (!line || strncmp(line, "windows ", 8) != 0)
@@ -223,28 +223,28 @@ static int parse_windows(char **cursor, unsigned lineno, const char *name,
     return 0;
 }
 
-int llc_mrc_profile_parse(const char *text, const char *name, struct llc_mrc_profile_info *info,
-                          struct llc_statmodel_hist *h, struct llc_mrc_profile_windows *w,
-                          char *err, size_t errlen)
+int llc_reusefile_parse(const char *text, const char *name, struct llc_reusefile_info *info,
+                        struct llc_statmodel_hist *h, struct llc_reusefile_windows *w,
+                        char *err, size_t errlen)
 {
     static const char *const keys[] = {"rate", "seed", "refs", "samples", "threads", "command"};
-    struct llc_mrc_profile_windows windows = {0};
+    struct llc_reusefile_windows windows = {0};
     char *copy = strdup(text);
     if (!copy)
         return llc_errf(err, errlen, -ENOMEM, "%s: out of memory", name);
     char *cursor = copy;
     int rc = 0;
-    *info = (struct llc_mrc_profile_info){0};
+    *info = (struct llc_reusefile_info){0};
     llc_statmodel_hist_clear(h);
     char *line = next_line(&cursor);
-    if (line && strcmp(line, LLC_MRC_PROFILE_MAGIC_V1) == 0)
+    if (line && strcmp(line, LLC_REUSEFILE_MAGIC_V1) == 0)
         info->version = 1;
-    else if (line && strcmp(line, LLC_MRC_PROFILE_MAGIC) == 0)
+    else if (line && strcmp(line, LLC_REUSEFILE_MAGIC) == 0)
         info->version = 2;
     else {
         rc = llc_errf(err, errlen, -EINVAL,
                       "%s: not an llcprobe-rt profile (first line is not \"%s\" or \"%s\")", name,
-                      LLC_MRC_PROFILE_MAGIC, LLC_MRC_PROFILE_MAGIC_V1);
+                      LLC_REUSEFILE_MAGIC, LLC_REUSEFILE_MAGIC_V1);
         goto out;
     }
     unsigned extra = 0; /* the optional lines line */
@@ -316,12 +316,12 @@ int llc_mrc_profile_parse(const char *text, const char *name, struct llc_mrc_pro
 out:
     if (rc < 0) {
         llc_statmodel_hist_clear(h);
-        llc_mrc_profile_windows_free(&windows);
+        llc_reusefile_windows_free(&windows);
     }
     if (w)
         *w = windows;
     else
-        llc_mrc_profile_windows_free(&windows);
+        llc_reusefile_windows_free(&windows);
     free(copy);
     return rc;
 }
@@ -330,9 +330,9 @@ out:
  * 100 per window with windows): read whole. */
 #define PROFILE_MAX_BYTES (512u << 20)
 
-int llc_mrc_profile_read(const char *path, struct llc_mrc_profile_info *info,
-                         struct llc_statmodel_hist *h, struct llc_mrc_profile_windows *w,
-                         char *err, size_t errlen)
+int llc_reusefile_read(const char *path, struct llc_reusefile_info *info,
+                       struct llc_statmodel_hist *h, struct llc_reusefile_windows *w,
+                       char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -368,7 +368,7 @@ int llc_mrc_profile_read(const char *path, struct llc_mrc_profile_info *info,
         goto out;
     }
     text[n] = '\0';
-    rc = llc_mrc_profile_parse(text, path, info, h, w, err, errlen);
+    rc = llc_reusefile_parse(text, path, info, h, w, err, errlen);
 out:
     free(text);
     fclose(f);
