@@ -379,8 +379,13 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
 /* R(mu) = E over reuse distances d of 1 - (1 - 1/C)^(d x), x = mu / a: the
  * table's Q is linear inside a bucket (uniform distances); one-distance
  * buckets are point masses. Dangling samples (Q at the last edge) always
- * miss. *dr gets dR/dx (for Newton's method). */
-static double random_r(const struct llc_statmodel_model *m, double x, double c_log, double *dr)
+ * miss, and so do distances at or past the party's age (INFINITY = none:
+ * the line was not touched since the start). *dr gets dR/dx (for Newton's
+ * method). Once k e > 40 every later distance misses to double precision
+ * (e^-40 < 5e-18): the rest of the tail is added at once, so a call costs
+ * the buckets up to 40 mean lifetimes, not the whole table. */
+double sm_contention_random_r(const struct llc_statmodel_model *m, double x, double c_log, double age,
+                              double *dr)
 {
     const double *e, *q, *f;
     size_t ne;
@@ -392,7 +397,8 @@ static double random_r(const struct llc_statmodel_model *m, double x, double c_l
      * the exact region, then constant within an octave), so one exp per
      * width instead of one per bucket. */
     double el = exp(-k * e[0]), w_prev = -1, ew = 1, em1 = 0, eh = 1;
-    for (size_t i = 0; i + 1 < ne; i++) {
+    size_t i = 0;
+    for (; i + 1 < ne && e[i] < age && !(k * e[i] > 40); i++) {
         const double w = e[i + 1] - e[i];
         if (w != w_prev) {
             ew = exp(-k * w);
@@ -401,68 +407,41 @@ static double random_r(const struct llc_statmodel_model *m, double x, double c_l
             w_prev = w;
         }
         const double mass = q[i] - q[i + 1], kw = k * w;
-        if (mass > 0) {
-            if (w <= 1) {
-                r += mass * (1 - el);
-                d += mass * c_log * e[i] * el;
-            } else if (kw < 1e-3) {
-                /* mean of 1 - exp(-k t) over the bucket ~ its middle */
-                const double mid = e[i] + 0.5 * w, ex = el * eh;
-                r += mass * (kw < 1e-9 ? -expm1(-k * mid) : 1 - el * em1 / kw);
-                d += mass * c_log * mid * ex;
+        if (!(mass > 0)) {
+        } else if (w <= 1) {
+            r += mass * (1 - el);
+            d += mass * c_log * e[i] * el;
+        } else if (e[i + 1] > age) {
+            /* the age cuts the bucket: its part past the age misses; means
+             * over [lo, age) of 1 - e^(-k t) and of t e^(-k t) */
+            const double lo = e[i], span = age - lo, frac = span / w;
+            r += mass * (1 - frac);
+            if (k * span < 1e-3) {
+                const double mid = lo + 0.5 * span, ex = exp(-k * mid);
+                r += mass * frac * -expm1(-k * mid);
+                d += mass * frac * c_log * mid * ex;
             } else {
-                /* mean of 1 - exp(-k t) over t in [lo, lo + w): 1 - E / (k w) */
-                const double big = el * em1, dbig = -e[i] * el + e[i + 1] * el * ew; /* E, dE/dk */
-                r += mass * (1 - big / kw);
-                d += mass * c_log * (big - k * dbig) / (k * kw);
+                const double eb = exp(-k * age);
+                r += mass * frac * (1 - (el - eb) / (k * span));
+                d += mass * frac * c_log * ((lo / k + 1 / (k * k)) * el - (age / k + 1 / (k * k)) * eb) /
+                     span;
             }
+        } else if (kw < 1e-3) {
+            /* mean of 1 - exp(-k t) over the bucket ~ its middle (a young
+             * party's at its middle, as the method was calibrated) */
+            const double mid = e[i] + 0.5 * w, ex = el * eh;
+            r += mass * (kw < 1e-9 || isfinite(age) ? -expm1(-k * mid) : 1 - el * em1 / kw);
+            d += mass * c_log * mid * ex;
+        } else {
+            /* mean of 1 - exp(-k t) over t in [lo, lo + w): 1 - E / (k w) */
+            const double big = el * em1, dbig = -e[i] * el + e[i + 1] * el * ew; /* E, dE/dk */
+            r += mass * (1 - big / kw);
+            d += mass * c_log * (big - k * dbig) / (k * kw);
         }
         el *= ew;
     }
-    *dr = d;
-    return r;
-}
-
-/* random_r for a party of finite age: distances at or past its age are
- * cold misses (the line was not touched since the start). Only the first
- * windows of a run take this slower loop. */
-static double random_r_aged(const struct llc_statmodel_model *m, double x, double c_log, double age,
-                            double *dr)
-{
-    const double *e, *q, *f;
-    size_t ne;
-    double slope;
-    llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
-    double r = q[ne - 1], d = 0;
-    const double k = c_log * x;
-    for (size_t i = 0; i + 1 < ne; i++) {
-        const double lo = e[i], mass = q[i] - q[i + 1];
-        if (!(mass > 0))
-            continue;
-        if (lo >= age) {
-            r += mass;
-            continue;
-        }
-        const double w = e[i + 1] - lo;
-        if (w <= 1) {
-            const double el = exp(-k * lo);
-            r += mass * (1 - el);
-            d += mass * c_log * lo * el;
-            continue;
-        }
-        const double top = fmin(e[i + 1], age), span = top - lo, frac = span / w;
-        r += mass * (1 - frac); /* the part past the age */
-        if (k * span < 1e-3) {
-            const double mid = lo + 0.5 * span, ex = exp(-k * mid);
-            r += mass * frac * -expm1(-k * mid);
-            d += mass * frac * c_log * mid * ex;
-        } else {
-            /* means over [lo, top) of 1 - e^(-k t) and of t e^(-k t) */
-            const double ea = exp(-k * lo), eb = exp(-k * top);
-            r += mass * frac * (1 - (ea - eb) / (k * span));
-            d += mass * frac * c_log * ((lo / k + 1 / (k * k)) * ea - (top / k + 1 / (k * k)) * eb) / span;
-        }
-    }
+    if (i + 1 < ne) /* past the age or 40 lifetimes: all misses */
+        r += q[i] - q[ne - 1];
     *dr = d;
     return r;
 }
@@ -484,9 +463,8 @@ static double party_r(const struct rnd *z, size_t i, double mu, double *dr)
     size_t ne;
     double slope;
     llc_statmodel_footprint_table(p->model, &e, &q, &f, &ne, &slope);
-    double r = p->cold && p->age > 0 && p->age < e[ne - 1]
-                   ? random_r_aged(p->model, x, z->c_log, p->age, dr)
-                   : random_r(p->model, x, z->c_log, dr);
+    double r = sm_contention_random_r(p->model, x, z->c_log,
+                                      p->cold && p->age > 0 && p->age < e[ne - 1] ? p->age : INFINITY, dr);
     if (p->cold) {
         double c, k;
         cold_split(p, &c, &k);
