@@ -176,8 +176,9 @@ static double pressure(const struct llc_contention_party *p, size_t n, double t)
     return g;
 }
 
-/* Every party's footprint has stopped growing at t (G(t) = G(inf)). */
-static bool saturated(const struct llc_contention_party *p, size_t n, double t)
+/* Every party's footprint has stopped growing at t (G(t) = G(inf)).
+ * fp: the parties' uncapped footprints at t if known, else NULL. */
+static bool saturated(const struct llc_contention_party *p, size_t n, double t, const double *fp)
 {
     for (size_t i = 0; i < n; i++) {
         if (!(p[i].weight > 0))
@@ -192,7 +193,8 @@ static bool saturated(const struct llc_contention_party *p, size_t n, double t)
         double slope;
         llc_statmodel_footprint_table(p[i].model, &e, &q, &f, &ne, &slope);
         const double d = p[i].gamma * p[i].rate * t;
-        if (p[i].lines_max > 0 && p[i].rate > 0 && party_footprint(&p[i], d) >= p[i].lines_max)
+        if (p[i].lines_max > 0 && p[i].rate > 0 &&
+            (fp ? fp[i] : party_footprint(&p[i], d)) >= p[i].lines_max)
             continue; /* at its cap */
         if (p[i].cold && p[i].age > 0 && d >= p[i].age)
             continue; /* all it has touched so far */
@@ -263,7 +265,7 @@ static double lru_tstar(const struct llc_contention_party *p, size_t n, double c
         return INFINITY;
     double lo = c / sum, hi = lo, ghi;
     for (int k = 0; (ghi = pressure(p, n, hi)) < c; k++) {
-        if (saturated(p, n, hi) || k > 600)
+        if (saturated(p, n, hi, NULL) || k > 600)
             return INFINITY;
         lo = hi;
         hi *= 4;
@@ -312,6 +314,66 @@ static double pois_hit(double x, unsigned w)
     return fmin(1, sum);
 }
 
+/* A party's tables for the grid below: its distances only grow along it,
+ * so the bucket is found by walking on from the last one, and F and Q are
+ * the same interpolation as llc_statmodel_footprint / _tail (bitwise). */
+struct cursor {
+    const double *e, *q, *f;
+    size_t ne, i;
+    double slope, c, k;
+};
+
+static void cursor_init(const struct llc_contention_party *p, struct cursor *u)
+{
+    u->i = 0;
+    u->c = u->k = 0;
+    if (!p->model)
+        return;
+    llc_statmodel_footprint_table(p->model, &u->e, &u->q, &u->f, &u->ne, &u->slope);
+    if (p->cold)
+        cold_split(p, &u->c, &u->k);
+}
+
+/* The party's uncapped footprint and tail at own distance d, as
+ * party_footprint and party_tail give them. */
+static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, double d, double *fp,
+                        double *tail)
+{
+    const double x = aged(p, d);
+    if (!(x > 0) || !isfinite(x) || (p->cold && !(u->c < 1))) {
+        *fp = party_footprint(p, d);
+        *tail = party_tail(p, d);
+        return;
+    }
+    size_t i = u->i;
+    if (u->e[i] > x)
+        i = 0;
+    for (unsigned s = 0; i + 1 < u->ne && u->e[i + 1] <= x; i++)
+        if (++s == 16) { /* far ahead: bisect the rest */
+            size_t hi = u->ne;
+            while (hi - i > 1) {
+                const size_t mid = i + (hi - i) / 2;
+                if (u->e[mid] <= x)
+                    i = mid;
+                else
+                    hi = mid;
+            }
+            break;
+        }
+    u->i = i;
+    double f, q;
+    if (i + 1 >= u->ne) {
+        f = u->f[u->ne - 1] + (x - u->e[u->ne - 1]) * u->slope;
+        q = u->q[u->ne - 1];
+    } else {
+        const double t = (x - u->e[i]) / (u->e[i + 1] - u->e[i]);
+        f = u->f[i] + t * (u->f[i + 1] - u->f[i]);
+        q = u->q[i] + t * (u->q[i + 1] - u->q[i]);
+    }
+    *fp = p->cold ? p->steady * x + u->k * (f - u->c * x) : f;
+    *tail = p->cold ? fmin(1, p->steady + u->k * (q - u->c)) : q;
+}
+
 /* The equilibrium of a W-way cache of C / W sets: a reuse spanning t
  * seconds hits with P(Pois(G(t) / sets) < W) instead of iff G(t) < C, so
  *   MR_i = Q_i(inf) + int (1 - P_hit(t)) d(-Q_i(a_i t)),
@@ -324,8 +386,10 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
                              struct llc_contention_share *out, double *t_star)
 {
     const double sets = c / ways;
-    double sum = 0, fprev[64], qprev[64], mr[64], occ[64];
+    double sum = 0, fprev[64], qprev[64], mr[64], occ[64], fnow[64], qnow[64], unow[64];
+    struct cursor cur[64];
     for (size_t i = 0; i < n; i++) {
+        cursor_init(&p[i], &cur[i]);
         if (p[i].weight > 0)
             sum += p[i].weight * (p[i].model ? (p[i].rate > 0 ? p[i].gamma * p[i].rate : 0) : p[i].lambda);
         fprev[i] = 0;
@@ -337,22 +401,34 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
     /* from G <= 0.05 W per set (F(d) <= d), where a miss is negligible for
      * W >= 8 (P(Pois(0.05 W) >= W) < 1e-8) */
     for (double t = sum > 0 ? 0.05 * ways * sets / sum : INFINITY; isfinite(t); t *= 1.15) {
-        const double g = pressure(p, n, t);
+        /* G and each F, Q once per step: party_fp and party_tail by cursor */
+        double g = 0;
+        for (size_t i = 0; i < n; i++) {
+            fnow[i] = qnow[i] = 0;
+            if (!(p[i].weight > 0))
+                continue;
+            if (!p[i].model) {
+                fnow[i] = p[i].weight * p[i].lambda * t;
+            } else if (p[i].rate > 0) {
+                cursor_eval(&p[i], &cur[i], p[i].gamma * p[i].rate * t, &unow[i], &qnow[i]);
+                const double u = unow[i];
+                fnow[i] = p[i].weight * (p[i].lines_max > 0 && u > p[i].lines_max ? p[i].lines_max : u);
+            }
+            g += fnow[i];
+        }
         ph = pois_hit(0.5 * (gprev + g) / sets, ways);
         for (size_t i = 0; i < n; i++) {
-            const double f = party_fp(&p[i], t);
-            occ[i] += ph * (f - fprev[i]);
-            fprev[i] = f;
+            occ[i] += ph * (fnow[i] - fprev[i]);
+            fprev[i] = fnow[i];
             if (p[i].model && p[i].rate > 0) {
-                const double q = party_tail(&p[i], p[i].gamma * p[i].rate * t);
-                mr[i] += (1 - ph) * (qprev[i] - q);
-                qprev[i] = q;
+                mr[i] += (1 - ph) * (qprev[i] - qnow[i]);
+                qprev[i] = qnow[i];
             }
         }
         if (g >= c && isinf(*t_star))
             *t_star = t;
         gprev = g;
-        if (pois_hit(g / sets, ways) < 1e-12 || saturated(p, n, t))
+        if (pois_hit(g / sets, ways) < 1e-12 || saturated(p, n, t, unow))
             break;
     }
     /* past the grid G is flat (or every line gone): the rest of each tail
