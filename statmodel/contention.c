@@ -428,7 +428,8 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         if (g >= c && isinf(*t_star))
             *t_star = t;
         gprev = g;
-        if (pois_hit(g / sets, ways) < 1e-12 || saturated(p, n, t, unow))
+        /* P(Pois(x) < W) >= 1/e > 1e-12 while x <= W: no need to sum it */
+        if ((g / sets > ways && pois_hit(g / sets, ways) < 1e-12) || saturated(p, n, t, unow))
             break;
     }
     /* past the grid G is flat (or every line gone): the rest of each tail
@@ -554,6 +555,8 @@ static double party_r(const struct rnd *z, size_t i, double mu, double *dr)
     return r;
 }
 
+static double party_ins_r(const struct rnd *z, size_t i, double mu, double r, double dr, double *d);
+
 /* Lines per second party i inserts at total miss rate mu (each evicting a
  * line), *d its derivative. A party that holds all the lines it can (its
  * cap L: distinct lines, or touched so far) loses them at mu L / C and so
@@ -568,8 +571,16 @@ static double party_ins(const struct rnd *z, size_t i, double mu, double *d)
         return p->weight * p->lambda;
     if (!(p->rate > 0))
         return 0;
-    double dr;
-    const double ins = p->weight * p->rate * party_r(z, i, mu, &dr);
+    double dr = 0;
+    const double r = party_r(z, i, mu, &dr);
+    return party_ins_r(z, i, mu, r, dr, d);
+}
+
+/* party_ins given the party's R and dR/dx at mu (a model with rate > 0). */
+static double party_ins_r(const struct rnd *z, size_t i, double mu, double r, double dr, double *d)
+{
+    const struct llc_contention_party *p = &z->p[i];
+    const double ins = p->weight * p->rate * r;
     const double l = party_lines(p);
     if (isfinite(l) && p->weight * l * mu / z->c < ins) {
         *d = p->weight * l / z->c;
@@ -614,22 +625,24 @@ static double random_mu(const struct rnd *z, double hint)
             return 0;
     }
     const double ftol = 1e-12 * hi;
-    double x = hi, fx = random_phi(z, x, &d);
-    if (fx >= 0)
-        return hi;
+    double x = hi, fx = 0;
+    bool right = false;
     /* A nearby root (the previous step of a fixed point): start just right
      * of it if that is right of the root, else keep it as the left end. */
     if (hint > lo && hint * (1 + 1e-4) < hi) {
         double dh;
         const double xh = hint * (1 + 1e-4), fh = random_phi(z, xh, &dh);
-        if (fh < 0) {
+        if (fh < 0) { /* then Phi(hi) < 0 too (concave, Phi(lo) > 0): not needed */
             hi = x = xh;
             fx = fh;
             d = dh;
+            right = true;
         } else {
             lo = xh;
         }
     }
+    if (!right && (fx = random_phi(z, x, &d)) >= 0)
+        return hi;
     for (int it = 0; it < 200; it++) {
         if (fabs(fx) <= ftol || hi - lo <= 1e-13 * hi)
             break;
@@ -658,12 +671,13 @@ static void random_shares(const struct rnd *z, double mu, double c, struct llc_c
             s->occupancy = mu > 0 ? c * p->weight * p->lambda / mu : 0;
             continue;
         }
-        double dr, di;
+        double dr = 0, di;
         s->rate = p->rate;
         s->miss_ratio = p->rate > 0 ? party_r(z, i, mu, &dr) : NAN;
         s->miss_rate = p->rate > 0 ? p->rate * s->miss_ratio : 0;
         if (mu > 0) /* insertions = evictions of its lines, mu O / C */
-            s->occupancy = p->rate > 0 ? c * party_ins(z, i, mu, &di) / mu : 0;
+            s->occupancy = p->rate > 0 && p->weight > 0
+                               ? c * party_ins_r(z, i, mu, s->miss_ratio, dr, &di) / mu : 0;
         else /* nothing is evicted: every line the party touches stays */
             s->occupancy = p->weight * fmin(party_lines(p), party_footprint(p, INFINITY));
     }
