@@ -461,6 +461,27 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
  * method). Once k e > 40 every later distance misses to double precision
  * (e^-40 < 5e-18): the rest of the tail is added at once, so a call costs
  * the buckets up to 40 mean lifetimes, not the whole table. */
+/* R at x = 0, as the loop below sums it: every distance below the age
+ * adds exactly 0 (1 - e^0), so only the bucket the age cuts and the
+ * rest of the tail count. */
+static double r_at_zero(const double *e, const double *q, size_t ne, double age)
+{
+    double r = q[ne - 1];
+    size_t lo = 0, hi = ne - 1; /* first i with e[i] >= age, or ne - 1 */
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (e[mid] < age)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0 && e[lo] > age && e[lo] - e[lo - 1] > 1 && q[lo - 1] - q[lo] > 0)
+        r += (q[lo - 1] - q[lo]) * (1 - (age - e[lo - 1]) / (e[lo] - e[lo - 1]));
+    if (lo + 1 < ne)
+        r += q[lo] - q[ne - 1];
+    return r;
+}
+
 double sm_contention_random_r(const struct llc_statmodel_model *m, double x, double c_log, double age,
                               double *dr)
 {
@@ -470,11 +491,22 @@ double sm_contention_random_r(const struct llc_statmodel_model *m, double x, dou
     llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
     double r = q[ne - 1], d = 0;
     const double k = c_log * x;
+    if (k == 0 && !dr)
+        return r_at_zero(e, q, ne, age);
     /* exp(-k e[i]) carried from edge to edge: bucket widths repeat (1 in
      * the exact region, then constant within an octave), so one exp per
      * width instead of one per bucket. */
     double el = exp(-k * e[0]), w_prev = -1, ew = 1, em1 = 0, eh = 1;
     size_t i = 0;
+    /* The exact region's point masses (most of the table) without the
+     * general loop's branches; the same sums term by term. */
+    const double e1 = exp(-k);
+    for (; i + 1 < ne && e[i] < age && !(k * e[i] > 40) && e[i + 1] - e[i] == 1; i++) {
+        const double mass = q[i] - q[i + 1];
+        r += mass * (1 - el);
+        d += mass * c_log * e[i] * el;
+        el *= e1;
+    }
     for (; i + 1 < ne && e[i] < age && !(k * e[i] > 40); i++) {
         const double w = e[i + 1] - e[i];
         if (w != w_prev) {
@@ -519,7 +551,8 @@ double sm_contention_random_r(const struct llc_statmodel_model *m, double x, dou
     }
     if (i + 1 < ne) /* past the age or 40 lifetimes: all misses */
         r += q[i] - q[ne - 1];
-    *dr = d;
+    if (dr)
+        *dr = d;
     return r;
 }
 
@@ -540,8 +573,13 @@ static double party_r(const struct rnd *z, size_t i, double mu, double *dr)
     size_t ne;
     double slope;
     llc_statmodel_footprint_table(p->model, &e, &q, &f, &ne, &slope);
+    /* at mu = 0 no caller uses the derivative (Newton's steps start right
+     * of 0): R alone costs a search instead of the table */
     double r = sm_contention_random_r(p->model, x, z->c_log,
-                                      p->cold && p->age > 0 && p->age < e[ne - 1] ? p->age : INFINITY, dr);
+                                      p->cold && p->age > 0 && p->age < e[ne - 1] ? p->age : INFINITY,
+                                      x == 0 ? NULL : dr);
+    if (x == 0)
+        *dr = NAN;
     if (p->cold) {
         double c, k;
         cold_split(p, &c, &k);

@@ -1,8 +1,8 @@
 /* statmodel/contention's fast paths against the direct computation: the
  * random model's R (exp carried from edge to edge, the stop at 40
  * lifetimes, the age cut in the same loop) against a bucket-by-bucket sum
- * with an exp per bucket over the whole table, and the set-associative LRU
- * grid (bucket cursors) against the same grid on llc_statmodel_footprint
+ * with an exp per bucket over the whole table (and R at 0 by search), and
+ * the set-associative LRU grid (bucket cursors) against the same grid on llc_statmodel_footprint
  * and llc_statmodel_tail, for warm, young and capped parties. */
 #include <math.h>
 #include <setjmp.h>
@@ -106,6 +106,15 @@ static void random_r_matches_direct(void **state)
                 fail_msg("age %g x %g: dR/dx %.17g, direct %.17g", ages[a], x, df, dd);
             cut += c_log * x * (1u << 22) > 40; /* the stop at 40 lifetimes was taken */
         }
+    /* x = 0 without the derivative: a search, the loop's sum exactly */
+    for (size_t a = 0; a < LLC_ARRAY_LEN(ages); a++) {
+        double df, dd;
+        const double r0 = sm_contention_random_r(m, 0, c_log, ages[a], NULL);
+        assert_true(r0 == sm_contention_random_r(m, 0, c_log, ages[a], &df));
+        const double direct = direct_r(m, 0, c_log, ages[a], &dd);
+        if (!(fabs(r0 - direct) <= 1e-12 * direct))
+            fail_msg("age %g x 0: R %.17g, direct %.17g", ages[a], r0, direct);
+    }
     assert_true(cut > 0);
     llc_statmodel_release(m);
 }
