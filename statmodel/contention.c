@@ -511,36 +511,13 @@ double sm_contention_random_r(const struct llc_statmodel_model *m, double x, dou
         else
             hi = mid;
     }
-    /* in four interleaved sums, so that the adds and the exp carry do not
-     * wait on each other (the same terms, summed in another order) */
-    const double e1 = exp(-k), e4 = (e1 * e1) * (e1 * e1);
-    double ea = el, eb = el * e1, ec = eb * e1, ed = ec * e1;
-    double ra = 0, rb = 0, rc = 0, rd = 0, da = 0, db = 0, dc = 0, dd = 0;
-    for (; i + 4 <= end; i += 4) {
-        const double ma = q[i] - q[i + 1], mb = q[i + 1] - q[i + 2], mc = q[i + 2] - q[i + 3],
-                     md = q[i + 3] - q[i + 4];
-        ra += ma * (1 - ea);
-        rb += mb * (1 - eb);
-        rc += mc * (1 - ec);
-        rd += md * (1 - ed);
-        da += ma * e[i] * ea;
-        db += mb * e[i + 1] * eb;
-        dc += mc * e[i + 2] * ec;
-        dd += md * e[i + 3] * ed;
-        ea *= e4;
-        eb *= e4;
-        ec *= e4;
-        ed *= e4;
-    }
-    el = ea;
+    const double e1 = exp(-k);
     for (; i < end; i++) {
         const double mass = q[i] - q[i + 1];
-        ra += mass * (1 - el);
-        da += mass * e[i] * el;
+        r += mass * (1 - el);
+        d += mass * c_log * e[i] * el;
         el *= e1;
     }
-    r += (ra + rb) + (rc + rd);
-    d += c_log * ((da + db) + (dc + dd));
     for (; i + 1 < ne && e[i] < age && !(k * e[i] > 40); i++) {
         const double w = e[i + 1] - e[i];
         if (w != w_prev) {
