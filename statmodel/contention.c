@@ -176,8 +176,9 @@ static double pressure(const struct llc_contention_party *p, size_t n, double t)
     return g;
 }
 
-/* Every party's footprint has stopped growing at t (G(t) = G(inf)). */
-static bool saturated(const struct llc_contention_party *p, size_t n, double t)
+/* Every party's footprint has stopped growing at t (G(t) = G(inf)).
+ * fp: the parties' uncapped footprints at t if known, else NULL. */
+static bool saturated(const struct llc_contention_party *p, size_t n, double t, const double *fp)
 {
     for (size_t i = 0; i < n; i++) {
         if (!(p[i].weight > 0))
@@ -192,7 +193,8 @@ static bool saturated(const struct llc_contention_party *p, size_t n, double t)
         double slope;
         llc_statmodel_footprint_table(p[i].model, &e, &q, &f, &ne, &slope);
         const double d = p[i].gamma * p[i].rate * t;
-        if (p[i].lines_max > 0 && p[i].rate > 0 && party_footprint(&p[i], d) >= p[i].lines_max)
+        if (p[i].lines_max > 0 && p[i].rate > 0 &&
+            (fp ? fp[i] : party_footprint(&p[i], d)) >= p[i].lines_max)
             continue; /* at its cap */
         if (p[i].cold && p[i].age > 0 && d >= p[i].age)
             continue; /* all it has touched so far */
@@ -263,7 +265,7 @@ static double lru_tstar(const struct llc_contention_party *p, size_t n, double c
         return INFINITY;
     double lo = c / sum, hi = lo, ghi;
     for (int k = 0; (ghi = pressure(p, n, hi)) < c; k++) {
-        if (saturated(p, n, hi) || k > 600)
+        if (saturated(p, n, hi, NULL) || k > 600)
             return INFINITY;
         lo = hi;
         hi *= 4;
@@ -312,6 +314,66 @@ static double pois_hit(double x, unsigned w)
     return fmin(1, sum);
 }
 
+/* A party's tables for the grid below: its distances only grow along it,
+ * so the bucket is found by walking on from the last one, and F and Q are
+ * the same interpolation as llc_statmodel_footprint / _tail (bitwise). */
+struct cursor {
+    const double *e, *q, *f;
+    size_t ne, i;
+    double slope, c, k;
+};
+
+static void cursor_init(const struct llc_contention_party *p, struct cursor *u)
+{
+    u->i = 0;
+    u->c = u->k = 0;
+    if (!p->model)
+        return;
+    llc_statmodel_footprint_table(p->model, &u->e, &u->q, &u->f, &u->ne, &u->slope);
+    if (p->cold)
+        cold_split(p, &u->c, &u->k);
+}
+
+/* The party's uncapped footprint and tail at own distance d, as
+ * party_footprint and party_tail give them. */
+static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, double d, double *fp,
+                        double *tail)
+{
+    const double x = aged(p, d);
+    if (!(x > 0) || !isfinite(x) || (p->cold && !(u->c < 1))) {
+        *fp = party_footprint(p, d);
+        *tail = party_tail(p, d);
+        return;
+    }
+    size_t i = u->i;
+    if (u->e[i] > x)
+        i = 0;
+    for (unsigned s = 0; i + 1 < u->ne && u->e[i + 1] <= x; i++)
+        if (++s == 16) { /* far ahead: bisect the rest */
+            size_t hi = u->ne;
+            while (hi - i > 1) {
+                const size_t mid = i + (hi - i) / 2;
+                if (u->e[mid] <= x)
+                    i = mid;
+                else
+                    hi = mid;
+            }
+            break;
+        }
+    u->i = i;
+    double f, q;
+    if (i + 1 >= u->ne) {
+        f = u->f[u->ne - 1] + (x - u->e[u->ne - 1]) * u->slope;
+        q = u->q[u->ne - 1];
+    } else {
+        const double t = (x - u->e[i]) / (u->e[i + 1] - u->e[i]);
+        f = u->f[i] + t * (u->f[i + 1] - u->f[i]);
+        q = u->q[i] + t * (u->q[i + 1] - u->q[i]);
+    }
+    *fp = p->cold ? p->steady * x + u->k * (f - u->c * x) : f;
+    *tail = p->cold ? fmin(1, p->steady + u->k * (q - u->c)) : q;
+}
+
 /* The equilibrium of a W-way cache of C / W sets: a reuse spanning t
  * seconds hits with P(Pois(G(t) / sets) < W) instead of iff G(t) < C, so
  *   MR_i = Q_i(inf) + int (1 - P_hit(t)) d(-Q_i(a_i t)),
@@ -324,8 +386,10 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
                              struct llc_contention_share *out, double *t_star)
 {
     const double sets = c / ways;
-    double sum = 0, fprev[64], qprev[64], mr[64], occ[64];
+    double sum = 0, fprev[64], qprev[64], mr[64], occ[64], fnow[64], qnow[64], unow[64];
+    struct cursor cur[64];
     for (size_t i = 0; i < n; i++) {
+        cursor_init(&p[i], &cur[i]);
         if (p[i].weight > 0)
             sum += p[i].weight * (p[i].model ? (p[i].rate > 0 ? p[i].gamma * p[i].rate : 0) : p[i].lambda);
         fprev[i] = 0;
@@ -337,22 +401,35 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
     /* from G <= 0.05 W per set (F(d) <= d), where a miss is negligible for
      * W >= 8 (P(Pois(0.05 W) >= W) < 1e-8) */
     for (double t = sum > 0 ? 0.05 * ways * sets / sum : INFINITY; isfinite(t); t *= 1.15) {
-        const double g = pressure(p, n, t);
+        /* G and each F, Q once per step: party_fp and party_tail by cursor */
+        double g = 0;
+        for (size_t i = 0; i < n; i++) {
+            fnow[i] = qnow[i] = 0;
+            if (!(p[i].weight > 0))
+                continue;
+            if (!p[i].model) {
+                fnow[i] = p[i].weight * p[i].lambda * t;
+            } else if (p[i].rate > 0) {
+                cursor_eval(&p[i], &cur[i], p[i].gamma * p[i].rate * t, &unow[i], &qnow[i]);
+                const double u = unow[i];
+                fnow[i] = p[i].weight * (p[i].lines_max > 0 && u > p[i].lines_max ? p[i].lines_max : u);
+            }
+            g += fnow[i];
+        }
         ph = pois_hit(0.5 * (gprev + g) / sets, ways);
         for (size_t i = 0; i < n; i++) {
-            const double f = party_fp(&p[i], t);
-            occ[i] += ph * (f - fprev[i]);
-            fprev[i] = f;
+            occ[i] += ph * (fnow[i] - fprev[i]);
+            fprev[i] = fnow[i];
             if (p[i].model && p[i].rate > 0) {
-                const double q = party_tail(&p[i], p[i].gamma * p[i].rate * t);
-                mr[i] += (1 - ph) * (qprev[i] - q);
-                qprev[i] = q;
+                mr[i] += (1 - ph) * (qprev[i] - qnow[i]);
+                qprev[i] = qnow[i];
             }
         }
         if (g >= c && isinf(*t_star))
             *t_star = t;
         gprev = g;
-        if (pois_hit(g / sets, ways) < 1e-12 || saturated(p, n, t))
+        /* P(Pois(x) < W) >= 1/e > 1e-12 while x <= W: no need to sum it */
+        if ((g / sets > ways && pois_hit(g / sets, ways) < 1e-12) || saturated(p, n, t, unow))
             break;
     }
     /* past the grid G is flat (or every line gone): the rest of each tail
@@ -379,8 +456,34 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
 /* R(mu) = E over reuse distances d of 1 - (1 - 1/C)^(d x), x = mu / a: the
  * table's Q is linear inside a bucket (uniform distances); one-distance
  * buckets are point masses. Dangling samples (Q at the last edge) always
- * miss. *dr gets dR/dx (for Newton's method). */
-static double random_r(const struct llc_statmodel_model *m, double x, double c_log, double *dr)
+ * miss, and so do distances at or past the party's age (INFINITY = none:
+ * the line was not touched since the start). *dr gets dR/dx (for Newton's
+ * method). Once k e > 40 every later distance misses to double precision
+ * (e^-40 < 5e-18): the rest of the tail is added at once, so a call costs
+ * the buckets up to 40 mean lifetimes, not the whole table. */
+/* R at x = 0, as the loop below sums it: every distance below the age
+ * adds exactly 0 (1 - e^0), so only the bucket the age cuts and the
+ * rest of the tail count. */
+static double r_at_zero(const double *e, const double *q, size_t ne, double age)
+{
+    double r = q[ne - 1];
+    size_t lo = 0, hi = ne - 1; /* first i with e[i] >= age, or ne - 1 */
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (e[mid] < age)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0 && e[lo] > age && e[lo] - e[lo - 1] > 1 && q[lo - 1] - q[lo] > 0)
+        r += (q[lo - 1] - q[lo]) * (1 - (age - e[lo - 1]) / (e[lo] - e[lo - 1]));
+    if (lo + 1 < ne)
+        r += q[lo] - q[ne - 1];
+    return r;
+}
+
+double sm_contention_random_r(const struct llc_statmodel_model *m, double x, double c_log, double age,
+                              double *dr)
 {
     const double *e, *q, *f;
     size_t ne;
@@ -388,11 +491,34 @@ static double random_r(const struct llc_statmodel_model *m, double x, double c_l
     llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
     double r = q[ne - 1], d = 0;
     const double k = c_log * x;
+    if (k == 0 && !dr)
+        return r_at_zero(e, q, ne, age);
     /* exp(-k e[i]) carried from edge to edge: bucket widths repeat (1 in
      * the exact region, then constant within an octave), so one exp per
      * width instead of one per bucket. */
     double el = exp(-k * e[0]), w_prev = -1, ew = 1, em1 = 0, eh = 1;
-    for (size_t i = 0; i + 1 < ne; i++) {
+    size_t i = 0;
+    /* The exact region's point masses (most of the table) without the
+     * general loop's branches; the same sums term by term. The edges are
+     * the buckets' integer bounds, so bucket i is one of them iff e[i + 1]
+     * = e[0] + i + 1: the run (cut by the age and the 40 lifetimes) is
+     * found by bisection, not tested bucket by bucket. */
+    size_t end = 0, hi = ne - 1;
+    while (end < hi) {
+        const size_t mid = end + (hi - end) / 2;
+        if (e[mid + 1] - e[0] == (double)(mid + 1) && e[mid] < age && !(k * e[mid] > 40))
+            end = mid + 1;
+        else
+            hi = mid;
+    }
+    const double e1 = exp(-k);
+    for (; i < end; i++) {
+        const double mass = q[i] - q[i + 1];
+        r += mass * (1 - el);
+        d += mass * c_log * e[i] * el;
+        el *= e1;
+    }
+    for (; i + 1 < ne && e[i] < age && !(k * e[i] > 40); i++) {
         const double w = e[i + 1] - e[i];
         if (w != w_prev) {
             ew = exp(-k * w);
@@ -401,69 +527,43 @@ static double random_r(const struct llc_statmodel_model *m, double x, double c_l
             w_prev = w;
         }
         const double mass = q[i] - q[i + 1], kw = k * w;
-        if (mass > 0) {
-            if (w <= 1) {
-                r += mass * (1 - el);
-                d += mass * c_log * e[i] * el;
-            } else if (kw < 1e-3) {
-                /* mean of 1 - exp(-k t) over the bucket ~ its middle */
-                const double mid = e[i] + 0.5 * w, ex = el * eh;
-                r += mass * (kw < 1e-9 ? -expm1(-k * mid) : 1 - el * em1 / kw);
-                d += mass * c_log * mid * ex;
+        if (!(mass > 0)) {
+        } else if (w <= 1) {
+            r += mass * (1 - el);
+            d += mass * c_log * e[i] * el;
+        } else if (e[i + 1] > age) {
+            /* the age cuts the bucket: its part past the age misses; means
+             * over [lo, age) of 1 - e^(-k t) and of t e^(-k t) */
+            const double lo = e[i], span = age - lo, frac = span / w;
+            r += mass * (1 - frac);
+            if (k * span < 1e-3) {
+                const double mid = lo + 0.5 * span, ex = exp(-k * mid);
+                r += mass * frac * -expm1(-k * mid);
+                d += mass * frac * c_log * mid * ex;
             } else {
-                /* mean of 1 - exp(-k t) over t in [lo, lo + w): 1 - E / (k w) */
-                const double big = el * em1, dbig = -e[i] * el + e[i + 1] * el * ew; /* E, dE/dk */
-                r += mass * (1 - big / kw);
-                d += mass * c_log * (big - k * dbig) / (k * kw);
+                const double eb = exp(-k * age);
+                r += mass * frac * (1 - (el - eb) / (k * span));
+                d += mass * frac * c_log * ((lo / k + 1 / (k * k)) * el - (age / k + 1 / (k * k)) * eb) /
+                     span;
             }
+        } else if (kw < 1e-3) {
+            /* mean of 1 - exp(-k t) over the bucket ~ its middle (a young
+             * party's at its middle, as the method was calibrated) */
+            const double mid = e[i] + 0.5 * w, ex = el * eh;
+            r += mass * (kw < 1e-9 || isfinite(age) ? -expm1(-k * mid) : 1 - el * em1 / kw);
+            d += mass * c_log * mid * ex;
+        } else {
+            /* mean of 1 - exp(-k t) over t in [lo, lo + w): 1 - E / (k w) */
+            const double big = el * em1, dbig = -e[i] * el + e[i + 1] * el * ew; /* E, dE/dk */
+            r += mass * (1 - big / kw);
+            d += mass * c_log * (big - k * dbig) / (k * kw);
         }
         el *= ew;
     }
-    *dr = d;
-    return r;
-}
-
-/* random_r for a party of finite age: distances at or past its age are
- * cold misses (the line was not touched since the start). Only the first
- * windows of a run take this slower loop. */
-static double random_r_aged(const struct llc_statmodel_model *m, double x, double c_log, double age,
-                            double *dr)
-{
-    const double *e, *q, *f;
-    size_t ne;
-    double slope;
-    llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
-    double r = q[ne - 1], d = 0;
-    const double k = c_log * x;
-    for (size_t i = 0; i + 1 < ne; i++) {
-        const double lo = e[i], mass = q[i] - q[i + 1];
-        if (!(mass > 0))
-            continue;
-        if (lo >= age) {
-            r += mass;
-            continue;
-        }
-        const double w = e[i + 1] - lo;
-        if (w <= 1) {
-            const double el = exp(-k * lo);
-            r += mass * (1 - el);
-            d += mass * c_log * lo * el;
-            continue;
-        }
-        const double top = fmin(e[i + 1], age), span = top - lo, frac = span / w;
-        r += mass * (1 - frac); /* the part past the age */
-        if (k * span < 1e-3) {
-            const double mid = lo + 0.5 * span, ex = exp(-k * mid);
-            r += mass * frac * -expm1(-k * mid);
-            d += mass * frac * c_log * mid * ex;
-        } else {
-            /* means over [lo, top) of 1 - e^(-k t) and of t e^(-k t) */
-            const double ea = exp(-k * lo), eb = exp(-k * top);
-            r += mass * frac * (1 - (ea - eb) / (k * span));
-            d += mass * frac * c_log * ((lo / k + 1 / (k * k)) * ea - (top / k + 1 / (k * k)) * eb) / span;
-        }
-    }
-    *dr = d;
+    if (i + 1 < ne) /* past the age or 40 lifetimes: all misses */
+        r += q[i] - q[ne - 1];
+    if (dr)
+        *dr = d;
     return r;
 }
 
@@ -484,9 +584,13 @@ static double party_r(const struct rnd *z, size_t i, double mu, double *dr)
     size_t ne;
     double slope;
     llc_statmodel_footprint_table(p->model, &e, &q, &f, &ne, &slope);
-    double r = p->cold && p->age > 0 && p->age < e[ne - 1]
-                   ? random_r_aged(p->model, x, z->c_log, p->age, dr)
-                   : random_r(p->model, x, z->c_log, dr);
+    /* at mu = 0 no caller uses the derivative (Newton's steps start right
+     * of 0): R alone costs a search instead of the table */
+    double r = sm_contention_random_r(p->model, x, z->c_log,
+                                      p->cold && p->age > 0 && p->age < e[ne - 1] ? p->age : INFINITY,
+                                      x == 0 ? NULL : dr);
+    if (x == 0)
+        *dr = NAN;
     if (p->cold) {
         double c, k;
         cold_split(p, &c, &k);
@@ -499,6 +603,8 @@ static double party_r(const struct rnd *z, size_t i, double mu, double *dr)
     }
     return r;
 }
+
+static double party_ins_r(const struct rnd *z, size_t i, double mu, double r, double dr, double *d);
 
 /* Lines per second party i inserts at total miss rate mu (each evicting a
  * line), *d its derivative. A party that holds all the lines it can (its
@@ -514,8 +620,16 @@ static double party_ins(const struct rnd *z, size_t i, double mu, double *d)
         return p->weight * p->lambda;
     if (!(p->rate > 0))
         return 0;
-    double dr;
-    const double ins = p->weight * p->rate * party_r(z, i, mu, &dr);
+    double dr = 0;
+    const double r = party_r(z, i, mu, &dr);
+    return party_ins_r(z, i, mu, r, dr, d);
+}
+
+/* party_ins given the party's R and dR/dx at mu (a model with rate > 0). */
+static double party_ins_r(const struct rnd *z, size_t i, double mu, double r, double dr, double *d)
+{
+    const struct llc_contention_party *p = &z->p[i];
+    const double ins = p->weight * p->rate * r;
     const double l = party_lines(p);
     if (isfinite(l) && p->weight * l * mu / z->c < ins) {
         *d = p->weight * l / z->c;
@@ -560,22 +674,24 @@ static double random_mu(const struct rnd *z, double hint)
             return 0;
     }
     const double ftol = 1e-12 * hi;
-    double x = hi, fx = random_phi(z, x, &d);
-    if (fx >= 0)
-        return hi;
+    double x = hi, fx = 0;
+    bool right = false;
     /* A nearby root (the previous step of a fixed point): start just right
      * of it if that is right of the root, else keep it as the left end. */
     if (hint > lo && hint * (1 + 1e-4) < hi) {
         double dh;
         const double xh = hint * (1 + 1e-4), fh = random_phi(z, xh, &dh);
-        if (fh < 0) {
+        if (fh < 0) { /* then Phi(hi) < 0 too (concave, Phi(lo) > 0): not needed */
             hi = x = xh;
             fx = fh;
             d = dh;
+            right = true;
         } else {
             lo = xh;
         }
     }
+    if (!right && (fx = random_phi(z, x, &d)) >= 0)
+        return hi;
     for (int it = 0; it < 200; it++) {
         if (fabs(fx) <= ftol || hi - lo <= 1e-13 * hi)
             break;
@@ -604,12 +720,13 @@ static void random_shares(const struct rnd *z, double mu, double c, struct llc_c
             s->occupancy = mu > 0 ? c * p->weight * p->lambda / mu : 0;
             continue;
         }
-        double dr, di;
+        double dr = 0, di;
         s->rate = p->rate;
         s->miss_ratio = p->rate > 0 ? party_r(z, i, mu, &dr) : NAN;
         s->miss_rate = p->rate > 0 ? p->rate * s->miss_ratio : 0;
         if (mu > 0) /* insertions = evictions of its lines, mu O / C */
-            s->occupancy = p->rate > 0 ? c * party_ins(z, i, mu, &di) / mu : 0;
+            s->occupancy = p->rate > 0 && p->weight > 0
+                               ? c * party_ins_r(z, i, mu, s->miss_ratio, dr, &di) / mu : 0;
         else /* nothing is evicted: every line the party touches stays */
             s->occupancy = p->weight * fmin(party_lines(p), party_footprint(p, INFINITY));
     }

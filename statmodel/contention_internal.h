@@ -19,4 +19,12 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
  * age is llc_contention_class_age. docs/METHODS.md §12.2. */
 int sm_contention_age_class(const struct llc_contention_phase *ph, double age, double capacity);
 
+/* The random model's R at x = mu / (gamma a) for capacity C (c_log =
+ * -ln(1 - 1/C)): the mean miss probability of the model's reuses, cold
+ * ones and those at or past `age` (INFINITY: none) missing; *dr = dR/dx
+ * (dr NULL: not needed, which makes x = 0 a search, not a sum).
+ * docs/METHODS.md §12.3. */
+double sm_contention_random_r(const struct llc_statmodel_model *m, double x, double c_log, double age,
+                              double *dr);
+
 #endif

@@ -17,6 +17,10 @@
  * different lengths); refuse rather than fill memory. */
 #define MAX_SEGMENTS (1u << 24)
 
+/* Age classes whose solo solves are memoised (class 160 is an age of
+ * 2^80 references: none is met; a larger one is solved each time). */
+#define YOUNG_CLASSES 160
+
 struct memo {
     size_t n;          /* programs */
     size_t cap;        /* slots, power of two */
@@ -25,6 +29,10 @@ struct memo {
     size_t base[64];
     struct llc_contention_share *solo;
     bool *solved;
+    /* Young phases alone (same phase and age class, same solo), solved
+     * on first use: young[(base[i] + phase) * YOUNG_CLASSES + class]. */
+    struct llc_contention_share *young;
+    bool *young_solved;
 };
 
 static uint64_t hash_tuple(const int *ph, size_t n)
@@ -113,8 +121,16 @@ static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, co
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         const size_t k = m->base[i] + (size_t)ph[i];
-        if (ph[n + i] >= 0) { /* young: alone at the same age */
+        if (ph[n + i] >= YOUNG_CLASSES) {
             rc = llc_contention_solo(tp[i], freq[i], cfg, &t->solo[i], err, errlen);
+            continue;
+        }
+        if (ph[n + i] >= 0) { /* young: alone at the same age */
+            const size_t y = k * YOUNG_CLASSES + (size_t)ph[n + i];
+            if (!m->young_solved[y])
+                rc = llc_contention_solo(tp[i], freq[i], cfg, &m->young[y], err, errlen);
+            m->young_solved[y] = rc == 0;
+            t->solo[i] = m->young[y];
             continue;
         }
         if (!m->solved[k])
@@ -238,9 +254,11 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
     }
     m.solo = calloc(nph, sizeof(*m.solo));
     m.solved = calloc(nph, sizeof(*m.solved));
+    m.young = calloc(nph * YOUNG_CLASSES, sizeof(*m.young));
+    m.young_solved = calloc(nph * YOUNG_CLASSES, sizeof(*m.young_solved));
     /* Own references of each program's phases so far (cold start) */
     double *age = calloc(nph, sizeof(*age));
-    if (!r || !m.solo || !m.solved || !age || !(r->summary = calloc(n, sizeof(*r->summary))) ||
+    if (!r || !m.solo || !m.solved || !m.young || !m.young_solved || !age || !(r->summary = calloc(n, sizeof(*r->summary))) ||
         memo_rehash(&m, r) < 0) {
         rc = llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
         goto out;
@@ -339,6 +357,8 @@ out:
     free(m.slot);
     free(m.solo);
     free(m.solved);
+    free(m.young);
+    free(m.young_solved);
     free(age);
     if (rc < 0)
         llc_contention_run_free(r);

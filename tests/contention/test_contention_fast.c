@@ -1,0 +1,240 @@
+/* statmodel/contention's fast paths against the direct computation: the
+ * random model's R (exp carried from edge to edge, the stop at 40
+ * lifetimes, the age cut in the same loop) against a bucket-by-bucket sum
+ * with an exp per bucket over the whole table (and R at 0 by search), and
+ * the set-associative LRU grid (bucket cursors) against the same grid on llc_statmodel_footprint
+ * and llc_statmodel_tail, for warm, young and capped parties. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "llcprobe/common.h"
+#include "llcprobe/contention.h"
+#include "llcprobe/statmodel.h"
+#include "contention_internal.h"
+
+/* A reuse histogram over the exact and the octave buckets: a power law
+ * h(d) ~ d^-1.3 up to 2^22, and a share of cold samples. */
+static struct llc_statmodel_model *model_power(double cold)
+{
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_hist *h = NULL;
+    struct llc_statmodel_model *m = NULL;
+    assert_int_equal(llc_statmodel_hist_create(&h, err, sizeof err), 0);
+    double total = 0;
+    for (size_t b = 0; b < LLC_STATMODEL_BUCKETS; b++) {
+        const uint64_t lo = llc_statmodel_bucket_lo(b);
+        if (lo > (1u << 22))
+            break;
+        const double mass = 1e6 * (double)llc_statmodel_bucket_width(b) * pow((double)lo + 1, -1.3);
+        assert_int_equal(llc_statmodel_hist_add(h, lo, mass, err, sizeof err), 0);
+        total += mass;
+    }
+    assert_int_equal(llc_statmodel_hist_add_dangling(h, cold * total / (1 - cold), err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_prepare(h, &m, err, sizeof err), 0);
+    llc_statmodel_hist_destroy(h);
+    return m;
+}
+
+/* R directly: every bucket, exp(-k e) afresh, the same quadrature per
+ * bucket (point masses of width 1; a bucket's mean of 1 - e^(-kt), at its
+ * middle when k w < 1e-3: the whole mean for a warm party past 1e-9, the
+ * middle always for a young one). */
+static double direct_r(const struct llc_statmodel_model *m, double x, double c_log, double age,
+                       double *dr)
+{
+    const double *e, *q, *f;
+    size_t ne;
+    double slope;
+    llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
+    const double k = c_log * x;
+    double r = q[ne - 1], d = 0;
+    for (size_t i = 0; i + 1 < ne; i++) {
+        const double lo = e[i], w = e[i + 1] - lo, mass = q[i] - q[i + 1];
+        if (!(mass > 0))
+            continue;
+        if (lo >= age) {
+            r += mass;
+            continue;
+        }
+        const double el = exp(-k * lo);
+        if (w <= 1) {
+            r += mass * (1 - el);
+            d += mass * c_log * lo * el;
+            continue;
+        }
+        const double top = fmin(e[i + 1], age), span = top - lo, frac = span / w;
+        r += mass * (1 - frac);
+        if (k * span < 1e-3) {
+            const double mid = lo + 0.5 * span;
+            const double mean = isfinite(age) || k * span < 1e-9 ? -expm1(-k * mid)
+                                                                 : 1 - (el - exp(-k * top)) / (k * span);
+            r += mass * frac * mean;
+            d += mass * frac * c_log * mid * exp(-k * mid);
+        } else {
+            const double eb = exp(-k * top);
+            r += mass * frac * (1 - (el - eb) / (k * span));
+            d += mass * frac * c_log * ((lo / k + 1 / (k * k)) * el - (top / k + 1 / (k * k)) * eb) / span;
+        }
+    }
+    *dr = d;
+    return r;
+}
+
+static void random_r_matches_direct(void **state)
+{
+    (void)state;
+    struct llc_statmodel_model *m = model_power(0.05);
+    const double cap = 131072, c_log = -log1p(-1 / cap);
+    const double ages[] = {INFINITY, 300.5, 1024, 5000.25, 3e6};
+    size_t cut = 0;
+    for (size_t a = 0; a < LLC_ARRAY_LEN(ages); a++)
+        for (double x = 1e-3; x < 1e5; x *= 3.7) {
+            double df, dd;
+            const double fast = sm_contention_random_r(m, x, c_log, ages[a], &df);
+            const double direct = direct_r(m, x, c_log, ages[a], &dd);
+            /* exp carried over ~1,500 edges drifts by ~1e-13, which
+             * 1 - E / (k w) amplifies where k w is small: 1e-10 of R */
+            if (!(fabs(fast - direct) <= 1e-10 * direct))
+                fail_msg("age %g x %g: R %.17g, direct %.17g", ages[a], x, fast, direct);
+            if (!(fabs(df - dd) <= 1e-9 * fabs(dd) + 1e-300))
+                fail_msg("age %g x %g: dR/dx %.17g, direct %.17g", ages[a], x, df, dd);
+            cut += c_log * x * (1u << 22) > 40; /* the stop at 40 lifetimes was taken */
+        }
+    /* x = 0 without the derivative: a search, the loop's sum exactly */
+    for (size_t a = 0; a < LLC_ARRAY_LEN(ages); a++) {
+        double df, dd;
+        const double r0 = sm_contention_random_r(m, 0, c_log, ages[a], NULL);
+        assert_true(r0 == sm_contention_random_r(m, 0, c_log, ages[a], &df));
+        const double direct = direct_r(m, 0, c_log, ages[a], &dd);
+        if (!(fabs(r0 - direct) <= 1e-12 * direct))
+            fail_msg("age %g x 0: R %.17g, direct %.17g", ages[a], r0, direct);
+    }
+    assert_true(cut > 0);
+    llc_statmodel_release(m);
+}
+
+/* ---- the set-associative LRU grid, directly ------------------------------- */
+
+static double ref_tail(const struct llc_contention_party *p, double d)
+{
+    if (!p->cold)
+        return llc_statmodel_tail(p->model, d);
+    const double c = llc_statmodel_model_dangling(p->model) / llc_statmodel_model_total(p->model);
+    const double k = (1 - p->steady) / (1 - c), x = p->age > 0 && d > p->age ? p->age : d;
+    return fmin(1, p->steady + k * (llc_statmodel_tail(p->model, x) - c));
+}
+
+static double ref_fp(const struct llc_contention_party *p, double d)
+{
+    if (!p->cold)
+        return llc_statmodel_footprint(p->model, d);
+    const double c = llc_statmodel_model_dangling(p->model) / llc_statmodel_model_total(p->model);
+    const double k = (1 - p->steady) / (1 - c), x = p->age > 0 && d > p->age ? p->age : d;
+    return p->steady * x + k * (llc_statmodel_footprint(p->model, x) - c * x);
+}
+
+static double ref_pois(double x, unsigned w)
+{
+    double term = exp(-x), sum = term;
+    for (unsigned k = 1; k < w; k++) {
+        term *= x / k;
+        sum += term;
+    }
+    return x > 0 ? fmin(1, sum) : 1;
+}
+
+/* docs/METHODS.md §12.2's grid (ratio 1.15, midpoint rule in G) on the
+ * statmodel functions, every party profiled with rate > 0 and weight 1. */
+static void ref_assoc(const struct llc_contention_party *p, size_t n, double c, unsigned ways,
+                      double *mr, double *occ)
+{
+    const double sets = c / ways;
+    double sum = 0, fprev[4] = {0}, qprev[4], g = 0, gprev = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += p[i].gamma * p[i].rate;
+        qprev[i] = ref_tail(&p[i], 0);
+        mr[i] = occ[i] = 0;
+    }
+    for (double t = 0.05 * ways * sets / sum;; t *= 1.15) {
+        double fnow[4], qnow[4];
+        bool grows = false;
+        g = 0;
+        for (size_t i = 0; i < n; i++) {
+            const double d = p[i].gamma * p[i].rate * t, u = ref_fp(&p[i], d);
+            fnow[i] = p[i].lines_max > 0 && u > p[i].lines_max ? p[i].lines_max : u;
+            qnow[i] = ref_tail(&p[i], d);
+            g += fnow[i];
+            const double *e, *q, *f;
+            size_t ne;
+            double slope;
+            llc_statmodel_footprint_table(p[i].model, &e, &q, &f, &ne, &slope);
+            if (!(p[i].lines_max > 0 && u >= p[i].lines_max) && !(p[i].cold && p[i].age > 0 && d >= p[i].age))
+                grows |= (p[i].cold ? p[i].steady > 0 : slope > 0) || d < e[ne - 1];
+        }
+        const double ph = ref_pois(0.5 * (gprev + g) / sets, ways);
+        for (size_t i = 0; i < n; i++) {
+            occ[i] += ph * (fnow[i] - fprev[i]);
+            mr[i] += (1 - ph) * (qprev[i] - qnow[i]);
+            fprev[i] = fnow[i];
+            qprev[i] = qnow[i];
+        }
+        gprev = g;
+        if (ref_pois(g / sets, ways) < 1e-12 || !grows)
+            break;
+    }
+    const double pend = ref_pois(gprev / sets, ways);
+    for (size_t i = 0; i < n; i++) {
+        const double qinf = ref_tail(&p[i], INFINITY);
+        mr[i] = fmin(1, mr[i] + (1 - pend) * fmax(0, qprev[i] - qinf) + qinf);
+    }
+}
+
+static void assoc_grid_matches_direct(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_model *a = model_power(0.02), *b = model_power(0.3);
+    const double cap = 16384;
+    const struct llc_contention_party base[3] = {
+        {.model = a, .rate = 2e8, .gamma = 1, .weight = 1},
+        {.model = b, .rate = 5e7, .gamma = 1.3, .weight = 1, .lines_max = 9000},
+        {.model = a, .rate = 1e8, .gamma = 1, .weight = 1, .cold = true,
+         .steady = llc_contention_steady_share(a, 4e6), .age = 20000},
+    };
+    /* warm pair, warm + young, all three */
+    const size_t sizes[] = {2, 3};
+    for (size_t s = 0; s < LLC_ARRAY_LEN(sizes); s++)
+        for (unsigned ways = 4; ways <= 16; ways *= 2) {
+            const size_t n = sizes[s];
+            struct llc_contention_share out[3];
+            struct llc_contention_info info;
+            double mr[3], occ[3];
+            assert_int_equal(llc_contention_equilibrium_assoc(base, n, cap, ways, out, &info, err, sizeof err), 0);
+            ref_assoc(base, n, cap, ways, mr, occ);
+            for (size_t i = 0; i < n; i++) {
+                if (!(fabs(out[i].miss_ratio - mr[i]) <= 1e-12 * mr[i]))
+                    fail_msg("%zu parties, %u ways, party %zu: miss ratio %.17g, direct %.17g", n, ways, i,
+                             out[i].miss_ratio, mr[i]);
+                if (!(fabs(out[i].occupancy - occ[i]) <= 1e-12 * cap))
+                    fail_msg("%zu parties, %u ways, party %zu: occupancy %.17g, direct %.17g", n, ways, i,
+                             out[i].occupancy, occ[i]);
+            }
+        }
+    llc_statmodel_release(a);
+    llc_statmodel_release(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(random_r_matches_direct),
+        cmocka_unit_test(assoc_grid_matches_direct),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
