@@ -730,6 +730,18 @@ static void random_shares(const struct rnd *z, double mu, double c, struct llc_c
         else /* nothing is evicted: every line the party touches stays */
             s->occupancy = p->weight * fmin(party_lines(p), party_footprint(p, INFINITY));
     }
+    /* mu = 0 (the reuse says every reuse hits) with more weighted lines than
+     * the cache: a skew stratum's weight w > 1 multiplies a program's lines
+     * per set, and the reuse-only Phi does not see that the lines cannot all
+     * stay. The cache is then full: shares in proportion to the lines. */
+    if (!(mu > 0)) {
+        double occ = 0;
+        for (size_t i = 0; i < z->n; i++)
+            occ += out[i].occupancy;
+        if (occ > c)
+            for (size_t i = 0; i < z->n; i++)
+                out[i].occupancy *= c / occ;
+    }
 }
 
 /* ---- one equilibrium ------------------------------------------------------ */
