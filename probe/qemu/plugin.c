@@ -142,6 +142,7 @@ static inline void reference(struct vcpu *v, uint64_t line, const struct insn *i
     v->last_clock = clock;
     v->last_line = line;
     struct rt_hot *const h = &v->hot;
+    rt_lines_touch(h, line);
     const bool hit = rt_filter_hit(h, line);
     const bool due = --h->countdown == 0;
     if (__builtin_expect(hit | due, 0))
@@ -350,7 +351,7 @@ static void on_exit_cb(qemu_plugin_id_t id, void *p)
     (void)p;
     pthread_mutex_lock(&g.core.lock);
     if (!g.finished && g.mode == RT_HIST)
-        rt_core_write_profile(&g.core, g.output, false);
+        rt_core_write_profile(&g.core, g.output, rt_lines_exact());
     if (g.mode == RT_TRACE && g.writer) {
         for (unsigned i = 0; i < MAX_VCPUS; i++)
             if (vcpus[i])
@@ -465,6 +466,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             return -1;
         }
     }
+    if (g.mode == RT_HIST)
+        rt_lines_map();
     pthread_atfork(NULL, NULL, in_forked_child);
     qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
     qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);

@@ -4,6 +4,7 @@
  * the profile sums the threads. Everything here is the slow path: the
  * callers' per-access work is the filter test and the countdown of rt.h. */
 #include <errno.h>
+#include <sys/mman.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -294,4 +295,29 @@ fail:
     rt_windows_finish(&collect, 0, 0, &windows); /* frees what was collected */
     llc_reusefile_windows_free(&windows);
     rt_core_warn(c, "profile not written: %s", err);
+}
+
+uint64_t *rt_lines_bits;
+uint64_t rt_lines_limit;
+bool rt_lines_lost;
+
+void rt_lines_map(void)
+{
+    void *const p = mmap(NULL, RT_LINES_MAX / 8, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    rt_lines_bits = p;
+    rt_lines_limit = RT_LINES_MAX;
+}
+
+void rt_lines_new(struct rt_hot *h, uint64_t line)
+{
+    if (line >= RT_LINES_MAX) {
+        rt_lines_lost = true;
+        return;
+    }
+    const uint64_t bit = UINT64_C(1) << (line & 63);
+    if (!(__atomic_fetch_or(&rt_lines_bits[line >> 6], bit, __ATOMIC_RELAXED) & bit))
+        __atomic_fetch_add(&h->lines, 1, __ATOMIC_RELAXED);
 }

@@ -76,28 +76,6 @@ static struct {
 
 static volatile sig_atomic_t rt_dump_requested;
 
-/* Distinct lines (hist mode), the exact cold misses of the profile: a bit
- * per line of the user address space below 2^47 (LINES_MAX lines), in one
- * reservation of 256 GiB (MAP_NORESERVE) that the kernel backs only where
- * lines were touched (1/512 of the data touched). Counting starts when the
- * runtime is configured (its constructor): the references of earlier
- * constructors are in refs, their lines not. lines_limit stays 0 (nothing
- * counted, the profile says no "lines") until it is mapped, or if it
- * cannot be; an access above 2^47 makes the count inexact: lines_lost. */
-#define LINES_MAX (UINT64_C(1) << 41)
-static uint64_t *lines_map;
-static uint64_t lines_limit;
-static bool lines_lost;
-
-static void map_lines(void)
-{
-    void *const p = mmap(NULL, LINES_MAX / 8, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
-        return;
-    lines_map = p;
-    lines_limit = LINES_MAX;
-}
 
 #define rt_warn(...) rt_core_warn(&rt.core, __VA_ARGS__)
 
@@ -227,7 +205,7 @@ static void configure(void)
             return;
         }
     } else {
-        map_lines();
+        rt_lines_map();
         struct sigaction sa = {.sa_handler = on_sigusr1, .sa_flags = SA_RESTART};
         sigemptyset(&sa.sa_mask);
         sigaction(SIGUSR1, &sa, NULL);
@@ -256,7 +234,7 @@ static void thread_ended(void *arg)
 /* Profile now (rt.core.lock held). */
 static void write_profile(void)
 {
-    rt_core_write_profile(&rt.core, rt.output, lines_limit && !lines_lost);
+    rt_core_write_profile(&rt.core, rt.output, rt_lines_exact());
 }
 
 static COLD void trace_access(uint64_t addr, uint32_t size, uint8_t kind, uint64_t pc)
@@ -315,25 +293,12 @@ static COLD void rare(struct rt_hot *h, uint64_t addr, uint32_t size, uint8_t ki
     h->busy--;
 }
 
-static COLD void new_line(struct rt_hot *h, uint64_t line)
-{
-    if (line >= LINES_MAX) {
-        lines_lost = true;
-        return;
-    }
-    const uint64_t bit = UINT64_C(1) << (line & 63);
-    if (!(__atomic_fetch_or(&lines_map[line >> 6], bit, __ATOMIC_RELAXED) & bit))
-        h->lines++;
-}
-
 static inline HOT void on_access(const void *p, uint32_t size, uint8_t kind, uint64_t pc)
 {
     struct rt_hot *const h = &rt_hot;
     const uint64_t addr = (uint64_t)(uintptr_t)p;
     const uint64_t line = addr >> 6;
-    if (lines_limit &&
-        __builtin_expect(line >= lines_limit || !((lines_map[line >> 6] >> (line & 63)) & 1), 0))
-        new_line(h, line);
+    rt_lines_touch(h, line);
     const bool hit = rt_filter_hit(h, line);
     const bool due = --h->countdown == 0;
     if (__builtin_expect(hit | due, 0))

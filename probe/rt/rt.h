@@ -213,4 +213,30 @@ void rt_core_thread_end(struct rt_hot *h);
  * failure. */
 void rt_core_write_profile(struct rt_core *c, const char *path, bool lines);
 
+/* Distinct lines, the exact cold misses of the profile (core.c): a bit per
+ * line of the user address space below 2^47 (RT_LINES_MAX lines), in one
+ * reservation of 256 GiB (MAP_NORESERVE) that the kernel backs only where
+ * lines were touched (1/512 of the data touched). rt_lines_limit stays 0
+ * (nothing counted, the profile says no "lines") until rt_lines_map
+ * succeeds; an access above 2^47 makes the count inexact: rt_lines_lost. */
+#define RT_LINES_MAX (UINT64_C(1) << 41)
+extern uint64_t *rt_lines_bits;
+extern uint64_t rt_lines_limit;
+extern bool rt_lines_lost;
+void rt_lines_map(void);
+/* line's first touch (by any thread): counted for h. */
+void rt_lines_new(struct rt_hot *h, uint64_t line);
+/* The per-access test: the out-of-line rt_lines_new only on a new line. */
+static inline void rt_lines_touch(struct rt_hot *h, uint64_t line)
+{
+    if (rt_lines_limit &&
+        __builtin_expect(line >= rt_lines_limit || !((rt_lines_bits[line >> 6] >> (line & 63)) & 1), 0))
+        rt_lines_new(h, line);
+}
+/* The counts are exact: the map exists and nothing was lost. */
+static inline bool rt_lines_exact(void)
+{
+    return rt_lines_limit && !rt_lines_lost;
+}
+
 #endif

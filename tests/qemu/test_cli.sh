@@ -30,6 +30,7 @@ check_rc "qemu sampler runs the static program" 0 $?
 jcheck "qemu: every reference counted once" "$tmp/q.mrc.json" \
   'd["references"] == 7040 and d["samples"] == 7040 and d["source"] == "qemu"'
 jcheck "qemu: distinct lines = never reused samples at rate 1" "$tmp/q.mrc.json" 'd["dangling"] == 66'
+jcheck "qemu: distinct lines counted exactly (the curve's cold end)" "$tmp/q.mrc.json" 'd["distinct_lines"] == 66'
 "$bin" trace -o "$tmp/q.trace" --recorder qemu -- "$refs" >"$tmp/qt.out" 2>&1
 check_rc "qemu recorder" 0 $?
 check "qemu recorder: 640 modifies, as lackey reports the add to memory" \
