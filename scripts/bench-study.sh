@@ -8,7 +8,8 @@
 # study.json, CSVs, report.html); the prediction's and the search's own
 # times from study.json and its CPU time (user + sys) are printed before it.
 # Usage: scripts/bench-study.sh [BUILD_DIR]   (default build/; must be built)
-# Environment: BENCH_STUDY_N (32), BENCH_STUDY_K (4), BENCH_STUDY_PHASES (4).
+# Environment: BENCH_STUDY_N (32), BENCH_STUDY_K (4), BENCH_STUDY_PHASES (4),
+# BENCH_STUDY_ARGS (more options for llcprobe study, e.g. --stationary).
 # Last line: study_32x4_seconds: X s
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,7 +31,7 @@ done
 pin=()
 command -v taskset >/dev/null && pin=(taskset -c 0)
 t0=$(date +%s%N)
-/usr/bin/time -f '%U %S' -o "$tmp/cpu" "${pin[@]}" "$bin" study --cores "$k" --profiles "$tmp/profiles" \
+/usr/bin/time -f '%U %S' -o "$tmp/cpu" "${pin[@]}" "$bin" study --cores "$k" ${BENCH_STUDY_ARGS:-} --profiles "$tmp/profiles" \
   -o "$tmp/out" -q >"$tmp/stdout"
 t1=$(date +%s%N)
 cat "$tmp/stdout"

@@ -18,7 +18,8 @@
 # Environment: EVAL_STUDY_INSTRUCTIONS (1e7 per program), EVAL_STUDY_PRESETS
 # ("intel8 amd32"), EVAL_STUDY_KS ("2 4"), EVAL_STUDY_RESTART (1; 0 runs
 # the co-runs once: a program that ends first leaves the others alone, a
-# case the study does not model, kept to show what that costs).
+# case the study does not model, kept to show what that costs),
+# EVAL_STUDY_ARGS (more options for llcprobe study, e.g. --stationary).
 # Last lines: study_kendall_tau, study_best_gap_pct, study_worst_vs_best_pct
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +29,7 @@ bin=$build/llcprobe
 ins=${EVAL_STUDY_INSTRUCTIONS:-1e7}
 presets=${EVAL_STUDY_PRESETS:-intel8 amd32}
 ks=${EVAL_STUDY_KS:-2 4}
+study_args=${EVAL_STUDY_ARGS:-}
 restart=--restart
 [ "${EVAL_STUDY_RESTART:-1}" = 0 ] && restart=
 echo "# co-runs: ${restart:-once, without --restart}"
@@ -52,7 +54,7 @@ for preset in $presets; do
   done
   for k in $ks; do
     out=$tmp/$preset/k$k
-    "$bin" study -k "$k" --profiles "$tmp/$preset/prof" -o "$out" -q >/dev/null
+    "$bin" study -k "$k" --profiles "$tmp/$preset/prof" -o "$out" -q $study_args >/dev/null
     # every distinct group of groups.csv, simulated once
     python3 - "$out/groups.csv" "$k" >"$out/groups.txt" <<'PY'
 import csv, sys

@@ -21,7 +21,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: llcprobe study --cores K --profiles DIR -o DIR [--metric M] [--force]\n"
-            "                      [--budget N] [--quiet]\n"
+            "                      [--budget N] [--stationary] [--quiet]\n"
             "       llcprobe study --cores K -o DIR [--profiles CACHE] [--jobs J] [options]\n"
             "                      -- PROGRAM [ARGS] ';;' PROGRAM [ARGS] ';;' ...\n\n"
             "Which programs should share a last-level cache, and what a bad choice costs.\n"
@@ -71,6 +71,8 @@ static void usage(FILE *out)
             "  --metric M        throughput, worst, fairness or misses (default throughput)\n"
             "  --budget N        branch-and-bound nodes per search, 1000 to 1e12 (default 2e7)\n"
             "  --force           study profiles of different machines together\n"
+            "  --stationary      no cold start: programs predicted warm from the first\n"
+            "                    instruction (faster; as predict --stationary)\n"
             "  -q, --quiet       no progress or warnings on stderr\n"
             "  -h, --help        this text\n\n"
             "A profile that cannot be read or predicted is left out and reported (stderr,\n"
@@ -89,12 +91,13 @@ struct args {
     size_t n_cmds;
     enum study_metric metric;
     const char *profiles, *out;
-    bool force, quiet;
+    bool force, quiet, stationary;
 };
 
 static int parse_args(int argc, char **argv, struct args *a, bool *help)
 {
-    enum { O_PROFILES = 256, O_METRIC, O_BUDGET, O_FORCE, O_REUSE, O_SLURM, O_PARTITION, O_SBATCH };
+    enum { O_PROFILES = 256, O_METRIC, O_BUDGET, O_FORCE, O_REUSE, O_SLURM, O_PARTITION, O_SBATCH,
+           O_STATIONARY };
     static const struct option longopts[] = {
         {"cores", required_argument, NULL, 'k'},
         {"profiles", required_argument, NULL, O_PROFILES},
@@ -102,6 +105,7 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
         {"metric", required_argument, NULL, O_METRIC},
         {"budget", required_argument, NULL, O_BUDGET},
         {"force", no_argument, NULL, O_FORCE},
+        {"stationary", no_argument, NULL, O_STATIONARY},
         {"jobs", required_argument, NULL, 'j'},
         {"reuse-only", no_argument, NULL, O_REUSE},
         {"slurm", no_argument, NULL, O_SLURM},
@@ -137,6 +141,7 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
                 return rc;
             break;
         case O_FORCE: a->force = true; break;
+        case O_STATIONARY: a->stationary = true; break;
         case O_REUSE: a->reuse_only = true; break;
         case O_SLURM: a->slurm = true; break;
         case O_PARTITION: a->partition = optarg; break;
@@ -294,7 +299,7 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
             p->file = NULL;
             continue;
         }
-        pred_prog_set_cold(p, true);
+        pred_prog_set_cold(p, !a->stationary);
         if (s->n > 0) {
             study_machine_differs(&p->prof, &s->progs[0].prof, diff, sizeof(diff));
             if (diff[0] && !a->force) {
