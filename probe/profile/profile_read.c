@@ -54,7 +54,7 @@ static int get_array(const struct jget *g, const json_t *obj, const char *key, c
 
 static int read_program(const struct jget *g, const json_t *doc, struct llc_profile_program *pg)
 {
-    json_t *o, *cmd;
+    json_t *o, *cmd = NULL;
     int rc = jget_object(g, doc, "program", "program", &o);
     if (rc == 0)
         rc = get_str(g, o, "name", "program.name", false, &pg->name);
@@ -275,7 +275,7 @@ static int read_probe_phase(const struct jget *g, const json_t *o, size_t i,
 {
     char f[96];
     uint64_t v;
-    json_t *rates, *sets;
+    json_t *rates = NULL, *sets = NULL;
 #define F(name) (snprintf(f, sizeof(f), "probe.per_phase[%zu].%s", i, name), f)
     if (!json_is_object(o))
         return jget_fail(g, -EINVAL, (snprintf(f, sizeof(f), "probe.per_phase[%zu]", i), f),

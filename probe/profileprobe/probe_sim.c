@@ -406,6 +406,8 @@ static int fill_entry(struct pctx *c, size_t j, struct llc_profile_probe_phase *
         events = m / c->ways < events ? m / c->ways : events;
     }
     /* keys in increasing order (z = -2..2); fewer distinct ones repeat the last */
+    if (sel->strata.count == 0)
+        return llc_errf(err, errlen, -EINVAL, "phase %d: the selection has no strata", e->phase);
     for (size_t g = 0; g < LLC_PROFILE_KEYS; g++) {
         const size_t s = g < sel->strata.count ? g : sel->strata.count - 1;
         e->keys[g] = sel->strata.key[s];
