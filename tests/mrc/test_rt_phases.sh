@@ -86,7 +86,25 @@ LLCPROBE_RT_OUTPUT=$tmp/two.profile LLCPROBE_RT_RATE=0.01 LLCPROBE_RT_WINDOW=200
 "$bin" mrc --profile "$tmp/two.profile" --phases --sizes $sizes --gnuplot "$tmp/no-gnuplot" \
   -o "$tmp/pr" >/dev/null 2>&1
 check_rc "mrc --profile --phases" 0 $?
-check "profile: the rt sampler's phases.csv" "cmp -s '$tmp/pr.phases.csv' '$tmp/rt.phases.csv'"
+# The same samples; the distinct lines (the curves' exact cold end) may
+# differ by a line or two between two runs, as the address layout moves an
+# array across a line boundary (seen: 16,641 against 16,642 under the
+# sanitizer build), so equal when they agree, else within 1e-4.
+check "profile: the rt sampler's phases.csv" "\"\$python\" - '$tmp/pr' '$tmp/rt' <<'PY'
+import csv, json, sys
+pr, rt = sys.argv[1], sys.argv[2]
+lp = json.load(open(pr + '.mrc.json')).get('distinct_lines')
+lr = json.load(open(rt + '.mrc.json')).get('distinct_lines')
+a = list(csv.reader(open(pr + '.phases.csv')))
+b = list(csv.reader(open(rt + '.phases.csv')))
+assert len(a) == len(b) and a[0] == b[0], (len(a), len(b))
+if lp == lr:
+    assert a == b
+assert abs(lp - lr) <= 2, (lp, lr)
+for x, y in zip(a[1:], b[1:]):
+    assert x[:6] == y[:6], (x, y)
+    assert all(abs(float(u) - float(v)) <= 1e-4 for u, v in zip(x[6:], y[6:])), (x, y)
+PY"
 # Windows leave the reuse samples alone: the same histogram without them.
 LLCPROBE_RT_OUTPUT=$tmp/off.profile LLCPROBE_RT_RATE=0.01 LLCPROBE_RT_WINDOW=0 \
   "$tmp/two" "${args[@]}" >/dev/null || bad "run without windows"
