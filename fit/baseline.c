@@ -30,7 +30,8 @@ int llc_fit_random_units(size_t n, const uint8_t *excluded, size_t n_pick, uint6
 {
     const size_t usable = count_usable(n, excluded);
     if (n_pick == 0 || n_pick > usable)
-        return llc_errf(err, errlen, -EINVAL, "cannot pick %zu of %zu usable units", n_pick, usable);
+        return llc_errf(err, errlen, -EINVAL, "cannot pick %zu of %zu usable units", n_pick,
+                        usable);
     size_t *pool = malloc(usable * sizeof *pool);
     if (!pool)
         return llc_errf(err, errlen, -ENOMEM, "out of memory for %zu units", usable);
@@ -69,8 +70,8 @@ struct llc_fit_deviation llc_fit_deviation(double total, double global)
     const double diff = fabs(total - global);
     if (global == 0)
         return (struct llc_fit_deviation){.abs_diff = diff, .percent = NAN, .defined = false};
-    return (struct llc_fit_deviation){.abs_diff = diff, .percent = diff / fabs(global) * 100.0,
-                                      .defined = true};
+    return (struct llc_fit_deviation){
+        .abs_diff = diff, .percent = diff / fabs(global) * 100.0, .defined = true};
 }
 
 /* Folds the scale-up total of one pick into the summary. */

@@ -23,8 +23,14 @@ int llc_fit_dispersion(const double *miss, size_t n, const uint8_t *excluded, un
     for (size_t k = 0; k < ne; k++)
         e[k] /= ways;
     *out = (struct llc_fit_dispersion){
-        .status = LLC_FIT_DEGENERATE, .n = ne, .ways = ways,
-        .disp = NAN, .cv_true = NAN, .structure_share = NAN, .p_over = NAN, .p_under = NAN,
+        .status = LLC_FIT_DEGENERATE,
+        .n = ne,
+        .ways = ways,
+        .disp = NAN,
+        .cv_true = NAN,
+        .structure_share = NAN,
+        .p_over = NAN,
+        .p_under = NAN,
     };
     llc_fitp_moments(e, ne, &out->mean_events, &out->var_events);
     free(e);

@@ -7,8 +7,8 @@
 #include "fit_internal.h"
 #include "llcprobe/common.h"
 
-int llc_fit_scale_up(const double *x_sel, size_t n, double population, double *total,
-                     char *err, size_t errlen)
+int llc_fit_scale_up(const double *x_sel, size_t n, double population, double *total, char *err,
+                     size_t errlen)
 {
     if (n == 0)
         return llc_errf(err, errlen, -EINVAL, "scale-up needs at least one selected unit");
@@ -29,7 +29,8 @@ int llc_fit_ratio(const double *x_sel, const double *profile_sel, size_t n, doub
     }
     if (sp == 0) {
         *total = NAN;
-        return llc_errf(err, errlen, -EDOM, "ratio estimator: the selected units' profile values sum to 0");
+        return llc_errf(err, errlen, -EDOM,
+                        "ratio estimator: the selected units' profile values sum to 0");
     }
     *total = profile_total * sx / sp;
     return 0;
@@ -44,7 +45,8 @@ static void move(double *pi, double *ps, size_t from, size_t to)
 
 /* Moves the weight (and profile sum) of strata without selected units
  * towards the centre, so every weight ends on a stratum that has a mean. */
-static void merge_empty(const struct llc_fit_strata *s, const size_t *sampled, double *pi, double *ps)
+static void merge_empty(const struct llc_fit_strata *s, const size_t *sampled, double *pi,
+                        double *ps)
 {
     for (size_t g = 0; g < s->centre; g++)
         if (!sampled[g])
@@ -124,11 +126,19 @@ int llc_fit_estimate(const struct llc_fit_selection *sel, const double *x_sel,
     llc_fit_ratio(x_sel, sel->profile, sel->n, sel->profile_total, &out->ratio, ignored,
                   sizeof ignored);
     switch (sel->estimator) {
-    case LLC_FIT_EST_STRATIFIED: out->headline = out->stratified; break;
-    case LLC_FIT_EST_RATIO: out->headline = out->ratio; break;
-    case LLC_FIT_EST_SCALE_UP: out->headline = out->scale_up; break;
+    case LLC_FIT_EST_STRATIFIED:
+        out->headline = out->stratified;
+        break;
+    case LLC_FIT_EST_RATIO:
+        out->headline = out->ratio;
+        break;
+    case LLC_FIT_EST_SCALE_UP:
+        out->headline = out->scale_up;
+        break;
     case LLC_FIT_EST_STRATIFIED_RATIO:
-    default: out->headline = out->stratified_ratio; break;
+    default:
+        out->headline = out->stratified_ratio;
+        break;
     }
     return 0;
 }

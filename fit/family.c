@@ -146,8 +146,7 @@ static int estimate(enum llc_fit_family f, const double *v, size_t nv,
         break;
     case LLC_FIT_BETA:
         /* Half a bin of margin keeps every u strictly inside (0,1). */
-        return llc_fitp_fit_beta(v, nv, h->a - h->width / 2, h->b + h->width / 2,
-                                 opt->beta_mle, r);
+        return llc_fitp_fit_beta(v, nv, h->a - h->width / 2, h->b + h->width / 2, opt->beta_mle, r);
     case LLC_FIT_STUDENT_T:
         llc_fitp_fit_student_t(v, nv, r);
         break;
@@ -204,7 +203,8 @@ int llc_fit_family(enum llc_fit_family f, const double *x, size_t n, const uint8
     }
     rc = estimate(f, v, nv, h, opt, out);
     if (rc < 0) {
-        rc = llc_errf(err, errlen, rc, "out of memory fitting the %s family", llc_fit_family_name(f));
+        rc = llc_errf(err, errlen, rc, "out of memory fitting the %s family",
+                      llc_fit_family_name(f));
         goto out;
     }
     if (out->status == LLC_FIT_OK)

@@ -21,8 +21,8 @@
 /* ---- gamma ---------------------------------------------------------------- */
 
 struct gamma_eq {
-    double s;          /* ln(mean x) - mean(ln x) */
-    bool left_domain;  /* Newton stepped to alpha <= 0 */
+    double s;         /* ln(mean x) - mean(ln x) */
+    bool left_domain; /* Newton stepped to alpha <= 0 */
 };
 
 /* g(alpha) = ln alpha - psi(alpha) - s, decreasing and convex in alpha. */
@@ -186,8 +186,10 @@ static bool beta_newton(const double *u, size_t nv, struct llc_fit_family_result
         eq.mean_log_u += log(u[k]) / (double)nv;
         eq.mean_log_1mu += log1p(-u[k]) / (double)nv;
     }
-    gsl_multiroot_function_fdf fn = {.f = beta_f, .df = beta_df, .fdf = beta_fdf, .n = 2, .params = &eq};
-    gsl_multiroot_fdfsolver *solver = gsl_multiroot_fdfsolver_alloc(gsl_multiroot_fdfsolver_newton, 2);
+    gsl_multiroot_function_fdf fn = {
+        .f = beta_f, .df = beta_df, .fdf = beta_fdf, .n = 2, .params = &eq};
+    gsl_multiroot_fdfsolver *solver =
+        gsl_multiroot_fdfsolver_alloc(gsl_multiroot_fdfsolver_newton, 2);
     gsl_vector *t = gsl_vector_alloc(2);
     bool ok = false;
     if (!solver || !t)

@@ -15,8 +15,8 @@ static inline bool llc_fitp_usable(const uint8_t *excluded, size_t k)
 
 /* Allocates *out and copies the usable values into it, in unit order.
  * Fails with -EINVAL on a non-finite usable value, -ENODATA if none is usable. */
-int llc_fitp_gather(const double *x, size_t n, const uint8_t *excluded, double **out,
-                    size_t *count, char *err, size_t errlen);
+int llc_fitp_gather(const double *x, size_t n, const uint8_t *excluded, double **out, size_t *count,
+                    char *err, size_t errlen);
 
 /* Log density (log pmf per unit of x for the Poisson families) of a fitted
  * family at x; -INFINITY outside the support. */

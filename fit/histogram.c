@@ -15,8 +15,8 @@ size_t llc_fit_bin_count(size_t n)
     return m < 1 ? 1 : (size_t)m;
 }
 
-int llc_fitp_gather(const double *x, size_t n, const uint8_t *excluded, double **out,
-                    size_t *count, char *err, size_t errlen)
+int llc_fitp_gather(const double *x, size_t n, const uint8_t *excluded, double **out, size_t *count,
+                    char *err, size_t errlen)
 {
     *out = NULL;
     *count = 0;

@@ -41,7 +41,8 @@ static size_t distinct_start(const double *sorted, size_t nv, size_t d)
  * keys whenever the data have that many distinct values. key_p becomes
  * the mid-rank of the key's run of equal values over nv, the rank the
  * selection's window is centred on. */
-static void quantile_keys(size_t points, const double *sorted, size_t nv, double *key, double *key_p)
+static void quantile_keys(size_t points, const double *sorted, size_t nv, double *key,
+                          double *key_p)
 {
     /* The plain empirical quantiles when they are distinct. */
     bool distinct = true;
@@ -101,8 +102,9 @@ void llc_fitp_keys(enum llc_fit_key_mode mode, size_t points, double mu, double 
         key_p[j] = NAN;
         switch (mode) {
         case LLC_FIT_KEYS_RANGE:
-            key[j] = j == LLC_FIT_KEY_START ? a : j == LLC_FIT_KEY_END ? b
-                                                                     : mu + key_sigmas[j] * sigma;
+            key[j] = j == LLC_FIT_KEY_START ? a
+                     : j == LLC_FIT_KEY_END ? b
+                                            : mu + key_sigmas[j] * sigma;
             break;
         case LLC_FIT_KEYS_SIGMA2:
         default:

@@ -177,7 +177,8 @@ double llc_fitp_logpdf(const struct llc_fit_family_result *r, double x)
         const double u = (x - p[2]) / range;
         if (u <= 0 || u >= 1)
             return -INFINITY;
-        return (p[0] - 1) * log(u) + (p[1] - 1) * log1p(-u) - gsl_sf_lnbeta(p[0], p[1]) - log(range);
+        return (p[0] - 1) * log(u) + (p[1] - 1) * log1p(-u) - gsl_sf_lnbeta(p[0], p[1]) -
+               log(range);
     }
     case LLC_FIT_STUDENT_T: {
         const double z = (x - p[0]) / p[1], nu = p[2];
@@ -251,7 +252,8 @@ static void bin_model(const struct llc_fit_family_result *r, const struct llc_fi
             Y[i] = NAN;
         else if (discrete || bin_integrated)
             Y[i] = bin_mass(r, h->edges[i], h->edges[i + 1],
-                            i + 1 == h->m && h->binning == LLC_FIT_BINS_PAPER) / h->width;
+                            i + 1 == h->m && h->binning == LLC_FIT_BINS_PAPER) /
+                   h->width;
         else
             Y[i] = llc_fit_family_pdf(r, h->centres[i]);
     }

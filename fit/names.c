@@ -3,7 +3,8 @@
 
 #include "llcprobe/fit.h"
 
-#define NAME_OF(table, v) ((unsigned)(v) < sizeof(table) / sizeof((table)[0]) && (table)[v] ? (table)[v] : "unknown")
+#define NAME_OF(table, v) \
+    ((unsigned)(v) < sizeof(table) / sizeof((table)[0]) && (table)[v] ? (table)[v] : "unknown")
 
 const char *llc_fit_status_name(enum llc_fit_status s)
 {
@@ -29,12 +30,9 @@ const char *llc_fit_binning_name(enum llc_fit_binning b)
 const char *llc_fit_family_name(enum llc_fit_family f)
 {
     static const char *const names[] = {
-        [LLC_FIT_GAUSSIAN] = "gaussian",
-        [LLC_FIT_GAMMA] = "gamma",
-        [LLC_FIT_POISSON] = "poisson",
-        [LLC_FIT_POISSON_EVENTS] = "poisson-events",
-        [LLC_FIT_BETA] = "beta",
-        [LLC_FIT_STUDENT_T] = "student-t",
+        [LLC_FIT_GAUSSIAN] = "gaussian",   [LLC_FIT_GAMMA] = "gamma",
+        [LLC_FIT_POISSON] = "poisson",     [LLC_FIT_POISSON_EVENTS] = "poisson-events",
+        [LLC_FIT_BETA] = "beta",           [LLC_FIT_STUDENT_T] = "student-t",
         [LLC_FIT_LOGNORMAL] = "lognormal",
     };
     return NAME_OF(names, f);
@@ -43,10 +41,8 @@ const char *llc_fit_family_name(enum llc_fit_family f)
 const char *llc_fit_method_name(enum llc_fit_method m)
 {
     static const char *const names[] = {
-        [LLC_FIT_METHOD_NONE] = "none",
-        [LLC_FIT_METHOD_SAMPLE_MOMENTS] = "sample-moments",
-        [LLC_FIT_METHOD_MLE] = "mle",
-        [LLC_FIT_METHOD_MOM] = "mom",
+        [LLC_FIT_METHOD_NONE] = "none", [LLC_FIT_METHOD_SAMPLE_MOMENTS] = "sample-moments",
+        [LLC_FIT_METHOD_MLE] = "mle",   [LLC_FIT_METHOD_MOM] = "mom",
         [LLC_FIT_METHOD_EM] = "em",
     };
     return NAME_OF(names, m);
@@ -108,18 +104,12 @@ const char *llc_fit_key_mode_name(enum llc_fit_key_mode m)
 const char *llc_fit_key_name(enum llc_fit_key k)
 {
     static const char *const names[] = {
-        [LLC_FIT_KEY_PEAK] = "mu",
-        [LLC_FIT_KEY_MINUS] = "mu-sigma",
-        [LLC_FIT_KEY_PLUS] = "mu+sigma",
-        [LLC_FIT_KEY_START] = "start",
-        [LLC_FIT_KEY_END] = "end",
-        [LLC_FIT_KEY_EVEN] = "even",
-        [LLC_FIT_KEY_ALL] = "all",
-        [LLC_FIT_KEY_Q50] = "median",
-        [LLC_FIT_KEY_Q16] = "q15.9",
-        [LLC_FIT_KEY_Q84] = "q84.1",
-        [LLC_FIT_KEY_Q02] = "q2.3",
-        [LLC_FIT_KEY_Q98] = "q97.7",
+        [LLC_FIT_KEY_PEAK] = "mu",       [LLC_FIT_KEY_MINUS] = "mu-sigma",
+        [LLC_FIT_KEY_PLUS] = "mu+sigma", [LLC_FIT_KEY_START] = "start",
+        [LLC_FIT_KEY_END] = "end",       [LLC_FIT_KEY_EVEN] = "even",
+        [LLC_FIT_KEY_ALL] = "all",       [LLC_FIT_KEY_Q50] = "median",
+        [LLC_FIT_KEY_Q16] = "q15.9",     [LLC_FIT_KEY_Q84] = "q84.1",
+        [LLC_FIT_KEY_Q02] = "q2.3",      [LLC_FIT_KEY_Q98] = "q97.7",
     };
     return NAME_OF(names, k);
 }

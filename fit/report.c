@@ -31,8 +31,8 @@ static void pick_best(struct llc_fit_report *r)
 }
 
 int llc_fit_report_create(const double *x, size_t n, const uint8_t *excluded,
-                          const struct llc_fit_options *opt, struct llc_fit_report **out,
-                          char *err, size_t errlen)
+                          const struct llc_fit_options *opt, struct llc_fit_report **out, char *err,
+                          size_t errlen)
 {
     *out = NULL;
     struct llc_fit_report *r = calloc(1, sizeof *r);
@@ -65,9 +65,15 @@ int llc_fit_report_create(const double *x, size_t n, const uint8_t *excluded,
             goto out;
     } else {
         r->dispersion = (struct llc_fit_dispersion){
-            .status = LLC_FIT_NOT_APPLICABLE, .n = r->hist->n,
-            .mean_events = NAN, .var_events = NAN, .disp = NAN, .cv_true = NAN,
-            .structure_share = NAN, .p_over = NAN, .p_under = NAN,
+            .status = LLC_FIT_NOT_APPLICABLE,
+            .n = r->hist->n,
+            .mean_events = NAN,
+            .var_events = NAN,
+            .disp = NAN,
+            .cv_true = NAN,
+            .structure_share = NAN,
+            .p_over = NAN,
+            .p_under = NAN,
         };
     }
     *out = r;

@@ -37,12 +37,12 @@ void llc_fit_selection_destroy(struct llc_fit_selection *s)
 struct candidate {
     size_t unit;
     double value;
-    uint64_t hash;   /* splitmix64(unit ^ seed) */
-    size_t rank;     /* position in increasing (value, hash, unit) order */
+    uint64_t hash; /* splitmix64(unit ^ seed) */
+    size_t rank;   /* position in increasing (value, hash, unit) order */
     bool chosen;
     /* per key: */
-    bool in_key;     /* in the key's bin (or rank window) */
-    double dist;     /* |value - K| */
+    bool in_key; /* in the key's bin (or rank window) */
+    double dist; /* |value - K| */
 };
 
 static int cmp_by_value(const void *pa, const void *pb)
@@ -81,8 +81,7 @@ static int alloc_units(struct llc_fit_selection *s, size_t n, char *err, size_t 
     return 0;
 }
 
-static void add_unit(struct llc_fit_selection *s, size_t unit, enum llc_fit_key label,
-                     double value)
+static void add_unit(struct llc_fit_selection *s, size_t unit, enum llc_fit_key label, double value)
 {
     s->unit[s->n] = unit;
     s->label[s->n] = label;
@@ -93,8 +92,8 @@ static void add_unit(struct llc_fit_selection *s, size_t unit, enum llc_fit_key 
 
 /* docs/METHODS.md §2.5, sigma == 0: k_j = floor((j + 1/2) N / want), moved forward past
  * excluded and already chosen units. */
-static void select_even(struct llc_fit_selection *s, const double *miss,
-                        const uint8_t *excluded, size_t want, bool *taken)
+static void select_even(struct llc_fit_selection *s, const double *miss, const uint8_t *excluded,
+                        size_t want, bool *taken)
 {
     const size_t n = s->n_units;
     for (size_t j = 0; j < want; j++) {
@@ -128,7 +127,8 @@ static void select_keys(struct llc_fit_selection *s, struct candidate *c, size_t
             if (s->pick_mean)
                 c[i].in_key = llc_fit_stratum_of(&s->strata, c[i].value) == g;
             else if (s->mode == LLC_FIT_KEYS_QUANTILE)
-                c[i].in_key = fabs((double)c[i].rank + 0.5 - s->key_p[j] * (double)nv) <= half_window;
+                c[i].in_key =
+                    fabs((double)c[i].rank + 0.5 - s->key_p[j] * (double)nv) <= half_window;
             else
                 c[i].in_key = llc_fit_histogram_bin(h, c[i].value) == key_bin;
             order[nfree++] = &c[i];
@@ -212,9 +212,18 @@ int llc_fit_select(const double *miss, size_t n, const uint8_t *excluded,
         goto out;
     }
     *s = (struct llc_fit_selection){
-        .mode = cfg->mode, .estimator = cfg->estimator, .pick_mean = cfg->pick_mean, .binning = h->binning, .seed = cfg->seed,
-        .points = cfg->points, .per_point = cfg->per_point,
-        .n_units = n, .n_usable = nv, .a = h->a, .b = h->b, .bins = h->m,
+        .mode = cfg->mode,
+        .estimator = cfg->estimator,
+        .pick_mean = cfg->pick_mean,
+        .binning = h->binning,
+        .seed = cfg->seed,
+        .points = cfg->points,
+        .per_point = cfg->per_point,
+        .n_units = n,
+        .n_usable = nv,
+        .a = h->a,
+        .b = h->b,
+        .bins = h->m,
         .nkeys = cfg->points,
     };
     double var;
@@ -239,8 +248,8 @@ int llc_fit_select(const double *miss, size_t n, const uint8_t *excluded,
     for (size_t k = 0, i = 0; k < n; k++) {
         if (!llc_fitp_usable(excluded, k))
             continue;
-        c[i] = (struct candidate){.unit = k, .value = miss[k],
-                                  .hash = llc_splitmix64((uint64_t)k ^ cfg->seed)};
+        c[i] = (struct candidate){
+            .unit = k, .value = miss[k], .hash = llc_splitmix64((uint64_t)k ^ cfg->seed)};
         i++;
     }
     qsort(c, nv, sizeof *c, cmp_by_value);

@@ -10,9 +10,9 @@
 
 struct llc_phase_lf {
     struct llc_phase_lf_config cfg;
-    size_t count;        /* slots in use */
-    size_t capacity;     /* slots allocated */
-    double *centroids;   /* capacity x dim */
+    size_t count;      /* slots in use */
+    size_t capacity;   /* slots allocated */
+    double *centroids; /* capacity x dim */
     uint64_t *members;
     int *phase;
     uint64_t *last_used; /* clock value of the last join or creation */
@@ -20,8 +20,8 @@ struct llc_phase_lf {
     size_t next_id;
 };
 
-int llc_phase_lf_create(const struct llc_phase_lf_config *cfg, struct llc_phase_lf **out,
-                        char *err, size_t errlen)
+int llc_phase_lf_create(const struct llc_phase_lf_config *cfg, struct llc_phase_lf **out, char *err,
+                        size_t errlen)
 {
     *out = NULL;
     if (cfg->dim == 0)
@@ -162,8 +162,7 @@ int llc_phase_lf_match(const struct llc_phase_lf *lf, const double *v, double th
 {
     double dist;
     const long j = nearest(lf, v, &dist);
-    *m = (struct llc_phase_match){.phase = LLC_PHASE_UNCLASSIFIED, .cluster = -1,
-                                  .distance = dist};
+    *m = (struct llc_phase_match){.phase = LLC_PHASE_UNCLASSIFIED, .cluster = -1, .distance = dist};
     if (j >= 0 && dist < threshold) {
         m->cluster = j;
         m->phase = lf->phase[j];

@@ -40,7 +40,8 @@ int llc_phase_similarity_diff(const double *a, size_t dim_a, const double *b, si
                               size_t n, double *diff, char *err, size_t errlen)
 {
     if (n < 2)
-        return llc_errf(err, errlen, -EINVAL, "a similarity matrix needs at least 2 windows, got %zu", n);
+        return llc_errf(err, errlen, -EINVAL,
+                        "a similarity matrix needs at least 2 windows, got %zu", n);
     if (dim_a == 0 || dim_b == 0)
         return llc_errf(err, errlen, -EINVAL, "vector dimension must be positive");
     int rc = 0;

@@ -41,7 +41,8 @@ int llc_phase_detector_create(const struct llc_phase_config *cfg, struct llc_pha
         return llc_errf(err, errlen, -EINVAL, "theta_dsr %g outside (0,1]", cfg->theta_dsr);
     const unsigned mm = cfg->max_multiplier;
     if (mm == 0 || (mm & (mm - 1)) != 0)
-        return llc_errf(err, errlen, -EINVAL, "maximum sample-rate multiplier %u is not a power of two", mm);
+        return llc_errf(err, errlen, -EINVAL,
+                        "maximum sample-rate multiplier %u is not a power of two", mm);
 
     int rc = -ENOMEM;
     struct llc_phase_detector *d = calloc(1, sizeof *d);
@@ -172,9 +173,9 @@ int llc_phase_detector_feed_ips(struct llc_phase_detector *d, const uint64_t *ip
     return classify_window(d, usable, n, out, err, errlen);
 }
 
-int llc_phase_detector_feed_dense(struct llc_phase_detector *d, const double *weights,
-                                  size_t dim, uint64_t samples, struct llc_phase_window *out,
-                                  char *err, size_t errlen)
+int llc_phase_detector_feed_dense(struct llc_phase_detector *d, const double *weights, size_t dim,
+                                  uint64_t samples, struct llc_phase_window *out, char *err,
+                                  size_t errlen)
 {
     if (dim != d->cfg.dim)
         return llc_errf(err, errlen, -EINVAL, "vector has %zu elements, the detector expects %zu",

@@ -58,7 +58,8 @@ int llc_phase_predictor_create(const struct llc_phase_predictor_config *cfg,
     if (cfg->kind != LLC_PHASE_PREDICT_LAST_VALUE && cfg->kind != LLC_PHASE_PREDICT_RUN_LENGTH)
         return llc_errf(err, errlen, -EINVAL, "unknown predictor kind %d", (int)cfg->kind);
     if (cfg->table_size == 0 || cfg->confidence_max == 0)
-        return llc_errf(err, errlen, -EINVAL, "predictor table size and confidence maximum must be positive");
+        return llc_errf(err, errlen, -EINVAL,
+                        "predictor table size and confidence maximum must be positive");
     if (cfg->pattern_length == 0 || cfg->history < cfg->pattern_length)
         return llc_errf(err, errlen, -EINVAL,
                         "pattern length %u must be positive and at most the history (%u)",

@@ -15,8 +15,8 @@
 
 void llc_statmodel_bootstrap_config_default(struct llc_statmodel_bootstrap_config *cfg)
 {
-    *cfg = (struct llc_statmodel_bootstrap_config){.replicates = 200, .seed = 1,
-                                                   .lo_quantile = 0.05, .hi_quantile = 0.95};
+    *cfg = (struct llc_statmodel_bootstrap_config){
+        .replicates = 200, .seed = 1, .lo_quantile = 0.05, .hi_quantile = 0.95};
 }
 
 int llc_statmodel_bootstrap(const struct llc_statmodel_hist *h,

@@ -26,8 +26,9 @@ int llc_statmodel_cdf_error(const double *ref, const double *est, const double *
     for (size_t k = 0; k < n; k++) {
         const double w = weights ? weights[k] : 1;
         if (!isfinite(ref[k]) || !isfinite(est[k]) || !isfinite(w) || w < 0)
-            return llc_errf(err, errlen, -EINVAL, "CDF error: window %zu: ref %g, est %g, weight %g", k,
-                            ref[k], est[k], w);
+            return llc_errf(err, errlen, -EINVAL,
+                            "CDF error: window %zu: ref %g, est %g, weight %g", k, ref[k], est[k],
+                            w);
         total += w;
     }
     if (!(total > 0))

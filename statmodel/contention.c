@@ -1,5 +1,5 @@
-/* Shared-cache equilibria (docs/METHODS.md §12.2 LRU characteristic time, docs/METHODS.md §12.3 random
- * replacement), the probe anchor and unprofiled bound (docs/METHODS.md §12.6). Phase tuples
+/* Shared-cache equilibria (docs/METHODS.md §12.2 LRU characteristic time, docs/METHODS.md §12.3
+ * random replacement), the probe anchor and unprofiled bound (docs/METHODS.md §12.6). Phase tuples
  * with CPI coupling and set skew are in contention_tuple.c. */
 #include "llcprobe/contention.h"
 
@@ -32,8 +32,12 @@ enum llc_contention_policy llc_contention_base_policy(enum llc_contention_policy
 
 void llc_contention_config_default(struct llc_contention_config *cfg)
 {
-    *cfg = (struct llc_contention_config){.capacity = 0, .ways = 16, .policy = LLC_CONTENTION_LRU,
-                                          .coupling = true, .anchor = true, .skew = true};
+    *cfg = (struct llc_contention_config){.capacity = 0,
+                                          .ways = 16,
+                                          .policy = LLC_CONTENTION_LRU,
+                                          .coupling = true,
+                                          .anchor = true,
+                                          .skew = true};
 }
 
 /* ---- footprints ---------------------------------------------------------- */
@@ -260,7 +264,8 @@ static double lru_tstar(const struct llc_contention_party *p, size_t n, double c
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         if (p[i].weight > 0)
-            sum += p[i].weight * (p[i].model ? (p[i].rate > 0 ? p[i].gamma * p[i].rate : 0) : p[i].lambda);
+            sum += p[i].weight *
+                   (p[i].model ? (p[i].rate > 0 ? p[i].gamma * p[i].rate : 0) : p[i].lambda);
     if (!(sum > 0))
         return INFINITY;
     double lo = c / sum, hi = lo, ghi;
@@ -273,8 +278,8 @@ static double lru_tstar(const struct llc_contention_party *p, size_t n, double c
     if (hi == lo)
         return lo; /* G(C / sum) = C exactly: every reference so far a new line */
     const struct lru z = {.p = p, .n = n, .c = c};
-    const double x = illinois(lru_eq, &z, log(lo), log(hi), pressure(p, n, lo) - c, ghi - c, 1e-12,
-                              1e-10 * c);
+    const double x =
+        illinois(lru_eq, &z, log(lo), log(hi), pressure(p, n, lo) - c, ghi - c, 1e-12, 1e-10 * c);
     return exp(x);
 }
 
@@ -336,8 +341,8 @@ static void cursor_init(const struct llc_contention_party *p, struct cursor *u)
 
 /* The party's uncapped footprint and tail at own distance d, as
  * party_footprint and party_tail give them. */
-static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, double d, double *fp,
-                        double *tail)
+static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, double d,
+                        double *fp, double *tail)
 {
     const double x = aged(p, d);
     if (!(x > 0) || !isfinite(x) || (p->cold && !(u->c < 1))) {
@@ -382,8 +387,8 @@ static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, 
  * bound. No threshold to solve: one pass over a geometric grid of t
  * (ratio 1.15, midpoint rule in G) until P_hit < 1e-12 or nothing grows.
  * *t_star gets the fully associative T* (G = C) where the grid crossed it. */
-static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, double c, unsigned ways,
-                             struct llc_contention_share *out, double *t_star)
+static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, double c,
+                             unsigned ways, struct llc_contention_share *out, double *t_star)
 {
     const double sets = c / ways;
     double sum = 0, fprev[64], qprev[64], mr[64], occ[64], fnow[64], qnow[64], unow[64];
@@ -391,7 +396,8 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
     for (size_t i = 0; i < n; i++) {
         cursor_init(&p[i], &cur[i]);
         if (p[i].weight > 0)
-            sum += p[i].weight * (p[i].model ? (p[i].rate > 0 ? p[i].gamma * p[i].rate : 0) : p[i].lambda);
+            sum += p[i].weight *
+                   (p[i].model ? (p[i].rate > 0 ? p[i].gamma * p[i].rate : 0) : p[i].lambda);
         fprev[i] = 0;
         qprev[i] = p[i].model ? party_tail(&p[i], 0) : 1;
         mr[i] = occ[i] = 0;
@@ -412,7 +418,8 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
             } else if (p[i].rate > 0) {
                 cursor_eval(&p[i], &cur[i], p[i].gamma * p[i].rate * t, &unow[i], &qnow[i]);
                 const double u = unow[i];
-                fnow[i] = p[i].weight * (p[i].lines_max > 0 && u > p[i].lines_max ? p[i].lines_max : u);
+                fnow[i] =
+                    p[i].weight * (p[i].lines_max > 0 && u > p[i].lines_max ? p[i].lines_max : u);
             }
             g += fnow[i];
         }
@@ -482,8 +489,8 @@ static double r_at_zero(const double *e, const double *q, size_t ne, double age)
     return r;
 }
 
-double sm_contention_random_r(const struct llc_statmodel_model *m, double x, double c_log, double age,
-                              double *dr)
+double sm_contention_random_r(const struct llc_statmodel_model *m, double x, double c_log,
+                              double age, double *dr)
 {
     const double *e, *q, *f;
     size_t ne;
@@ -543,8 +550,8 @@ double sm_contention_random_r(const struct llc_statmodel_model *m, double x, dou
             } else {
                 const double eb = exp(-k * age);
                 r += mass * frac * (1 - (el - eb) / (k * span));
-                d += mass * frac * c_log * ((lo / k + 1 / (k * k)) * el - (age / k + 1 / (k * k)) * eb) /
-                     span;
+                d += mass * frac * c_log *
+                     ((lo / k + 1 / (k * k)) * el - (age / k + 1 / (k * k)) * eb) / span;
             }
         } else if (kw < 1e-3) {
             /* mean of 1 - exp(-k t) over the bucket ~ its middle (a young
@@ -586,9 +593,9 @@ static double party_r(const struct rnd *z, size_t i, double mu, double *dr)
     llc_statmodel_footprint_table(p->model, &e, &q, &f, &ne, &slope);
     /* at mu = 0 no caller uses the derivative (Newton's steps start right
      * of 0): R alone costs a search instead of the table */
-    double r = sm_contention_random_r(p->model, x, z->c_log,
-                                      p->cold && p->age > 0 && p->age < e[ne - 1] ? p->age : INFINITY,
-                                      x == 0 ? NULL : dr);
+    double r = sm_contention_random_r(
+        p->model, x, z->c_log, p->cold && p->age > 0 && p->age < e[ne - 1] ? p->age : INFINITY,
+        x == 0 ? NULL : dr);
     if (x == 0)
         *dr = NAN;
     if (p->cold) {
@@ -660,7 +667,8 @@ static double random_mu(const struct rnd *z, double hint)
     double hi = 0, d;
     for (size_t i = 0; i < z->n; i++)
         if (z->p[i].weight > 0)
-            hi += z->p[i].weight * (z->p[i].model ? (z->p[i].rate > 0 ? z->p[i].rate : 0) : z->p[i].lambda);
+            hi += z->p[i].weight *
+                  (z->p[i].model ? (z->p[i].rate > 0 ? z->p[i].rate : 0) : z->p[i].lambda);
     if (!(hi > 0))
         return 0;
     /* Phi(0): only certain misses (dangling samples, unprofiled streams;
@@ -708,7 +716,8 @@ static double random_mu(const struct rnd *z, double hint)
     return x;
 }
 
-static void random_shares(const struct rnd *z, double mu, double c, struct llc_contention_share *out)
+static void random_shares(const struct rnd *z, double mu, double c,
+                          struct llc_contention_share *out)
 {
     for (size_t i = 0; i < z->n; i++) {
         const struct llc_contention_party *p = &z->p[i];
@@ -726,7 +735,8 @@ static void random_shares(const struct rnd *z, double mu, double c, struct llc_c
         s->miss_rate = p->rate > 0 ? p->rate * s->miss_ratio : 0;
         if (mu > 0) /* insertions = evictions of its lines, mu O / C */
             s->occupancy = p->rate > 0 && p->weight > 0
-                               ? c * party_ins_r(z, i, mu, s->miss_ratio, dr, &di) / mu : 0;
+                               ? c * party_ins_r(z, i, mu, s->miss_ratio, dr, &di) / mu
+                               : 0;
         else /* nothing is evicted: every line the party touches stays */
             s->occupancy = p->weight * fmin(party_lines(p), party_footprint(p, INFINITY));
     }
@@ -756,12 +766,15 @@ static int check_parties(const struct llc_contention_party *p, size_t n, double 
         if (!(q->weight >= 0) || !isfinite(q->weight))
             return llc_errf(err, errlen, -EINVAL, "program %zu: weight %g", i, q->weight);
         if (!q->model && !(q->lambda >= 0 && isfinite(q->lambda)))
-            return llc_errf(err, errlen, -EINVAL, "program %zu: footprint rate %g lines/s", i, q->lambda);
-        if (q->model && (!(q->rate >= 0) || !isfinite(q->rate) || !(q->gamma > 0) || !isfinite(q->gamma)))
-            return llc_errf(err, errlen, -EINVAL, "program %zu: rate %g, gamma %g", i, q->rate, q->gamma);
+            return llc_errf(err, errlen, -EINVAL, "program %zu: footprint rate %g lines/s", i,
+                            q->lambda);
+        if (q->model &&
+            (!(q->rate >= 0) || !isfinite(q->rate) || !(q->gamma > 0) || !isfinite(q->gamma)))
+            return llc_errf(err, errlen, -EINVAL, "program %zu: rate %g, gamma %g", i, q->rate,
+                            q->gamma);
         if (q->model && q->cold && (!(q->steady >= 0 && q->steady <= 1) || !(q->age >= 0)))
-            return llc_errf(err, errlen, -EINVAL, "program %zu: steady share %g, age %g", i, q->steady,
-                            q->age);
+            return llc_errf(err, errlen, -EINVAL, "program %zu: steady share %g, age %g", i,
+                            q->steady, q->age);
         if (q->model && !(llc_statmodel_model_total(q->model) > 0))
             return llc_errf(err, errlen, -ENODATA, "program %zu: no reuse samples", i);
     }
@@ -775,8 +788,9 @@ int llc_contention_equilibrium(const struct llc_contention_party *p, size_t n, d
     return sm_contention_equilibrium(p, n, capacity, base, 0, 0, out, info, err, errlen);
 }
 
-int llc_contention_equilibrium_assoc(const struct llc_contention_party *p, size_t n, double capacity,
-                                     unsigned ways, struct llc_contention_share *out,
+int llc_contention_equilibrium_assoc(const struct llc_contention_party *p, size_t n,
+                                     double capacity, unsigned ways,
+                                     struct llc_contention_share *out,
                                      struct llc_contention_info *info, char *err, size_t errlen)
 {
     if (ways == 0 || !(capacity >= ways))
@@ -795,8 +809,8 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
         return rc;
     struct llc_contention_info in = {.beta = 1, .converged = true};
     if (base == LLC_CONTENTION_RANDOM) {
-        const struct rnd z = {.p = p, .n = n, .c = capacity,
-                              .c_log = -log1p(-1 / fmax(capacity, 1 + 1e-9))};
+        const struct rnd z = {
+            .p = p, .n = n, .c = capacity, .c_log = -log1p(-1 / fmax(capacity, 1 + 1e-9))};
         in.mu = random_mu(&z, mu_hint);
         in.t_star = in.mu > 0 ? capacity / in.mu : INFINITY;
         random_shares(&z, in.mu, capacity, out);
@@ -823,7 +837,8 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
             const double mr = out[i].miss_ratio;
             if (!(mr >= lo - 1e-9 && mr <= 1 + 1e-9))
                 return llc_errf(err, errlen, -EDOM,
-                                "equilibrium: program %zu: miss ratio %g outside [%g, 1]", i, mr, lo);
+                                "equilibrium: program %zu: miss ratio %g outside [%g, 1]", i, mr,
+                                lo);
         }
     }
     if (ways > 0) {
@@ -831,15 +846,18 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
          * bound, never to more (but for the grid's rounding) */
         in.occ_error = fabs(occ - capacity) / capacity;
         if (!(occ <= 1.02 * capacity))
-            return llc_errf(err, errlen, -EDOM,
-                            "equilibrium: occupancies add up to %.9g lines, more than the %g of the "
-                            "cache", occ, capacity);
+            return llc_errf(
+                err, errlen, -EDOM,
+                "equilibrium: occupancies add up to %.9g lines, more than the %g of the "
+                "cache",
+                occ, capacity);
     } else if (isfinite(in.t_star)) {
         in.occ_error = fabs(occ - capacity) / capacity;
         if (!(in.occ_error <= 1e-6))
-            return llc_errf(err, errlen, -EDOM,
-                            "equilibrium: occupancies add up to %.9g lines, not the %g of the cache",
-                            occ, capacity);
+            return llc_errf(
+                err, errlen, -EDOM,
+                "equilibrium: occupancies add up to %.9g lines, not the %g of the cache", occ,
+                capacity);
     }
     if (info)
         *info = in;
@@ -877,12 +895,13 @@ int llc_contention_anchor(const struct llc_statmodel_model *m, double rate, cons
     for (size_t j = 0; j < n; j++)
         used += phi_hat[j] > 0 && tau[j] > 0;
     if (!(llc_statmodel_model_total(m) > 0) || !(rate > 0) || used == 0)
-        return llc_errf(err, errlen, -ENODATA, "anchor: no probe reading with a footprint (%zu of %zu)",
-                        used, n);
+        return llc_errf(err, errlen, -ENODATA,
+                        "anchor: no probe reading with a footprint (%zu of %zu)", used, n);
     const double g = 0.5 * (sqrt(5.0) - 1);
     double a = -3, b = 3;
     double x1 = b - g * (b - a), x2 = a + g * (b - a);
-    double f1 = anchor_cost(m, rate, tau, phi_hat, n, x1), f2 = anchor_cost(m, rate, tau, phi_hat, n, x2);
+    double f1 = anchor_cost(m, rate, tau, phi_hat, n, x1),
+           f2 = anchor_cost(m, rate, tau, phi_hat, n, x2);
     while (b - a > 1e-9) {
         if (f1 <= f2) {
             b = x2;

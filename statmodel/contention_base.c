@@ -102,7 +102,8 @@ int llc_contention_baseline(const struct llc_contention_phase *const *ph, const 
     for (size_t i = 0; i < n; i++) {
         const double mr = misses_with(&c[i * (ways + 2)], ways, share[i]);
         const double cpi = ph[i]->cpi0 + ph[i]->api * mr * ph[i]->penalty;
-        out[i] = (struct llc_contention_share){.miss_ratio = mr, .cpi = cpi,
+        out[i] = (struct llc_contention_share){.miss_ratio = mr,
+                                               .cpi = cpi,
                                                .rate = ph[i]->api * freq[i] / cpi,
                                                .occupancy = share[i] * sets};
         out[i].miss_rate = out[i].rate * mr;

@@ -24,7 +24,7 @@ int sm_contention_age_class(const struct llc_contention_phase *ph, double age, d
  * ones and those at or past `age` (INFINITY: none) missing; *dr = dR/dx
  * (dr NULL: not needed, which makes x = 0 a search, not a sum).
  * docs/METHODS.md §12.3. */
-double sm_contention_random_r(const struct llc_statmodel_model *m, double x, double c_log, double age,
-                              double *dr);
+double sm_contention_random_r(const struct llc_statmodel_model *m, double x, double c_log,
+                              double age, double *dr);
 
 #endif

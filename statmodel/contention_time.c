@@ -22,9 +22,9 @@
 #define YOUNG_CLASSES 160
 
 struct memo {
-    size_t n;          /* programs */
-    size_t cap;        /* slots, power of two */
-    size_t *slot;      /* tuple index + 1, 0 = empty */
+    size_t n;     /* programs */
+    size_t cap;   /* slots, power of two */
+    size_t *slot; /* tuple index + 1, 0 = empty */
     /* Each program's phases alone, solved once: solo[base[i] + phase]. */
     size_t base[64];
     struct llc_contention_share *solo;
@@ -172,14 +172,16 @@ static int check_progs(const struct llc_contention_prog *progs, size_t n, char *
     for (size_t i = 0; i < n; i++) {
         const struct llc_contention_prog *p = &progs[i];
         if (p->n_windows == 0 || p->n_phases == 0)
-            return llc_errf(err, errlen, -EINVAL, "timeline: program %zu has no windows or phases", i);
+            return llc_errf(err, errlen, -EINVAL, "timeline: program %zu has no windows or phases",
+                            i);
         for (size_t w = 0; w < p->n_windows; w++) {
             if (p->window_phase[w] < 0 || (size_t)p->window_phase[w] >= p->n_phases)
-                return llc_errf(err, errlen, -EINVAL, "timeline: program %zu window %zu: phase %d", i,
-                                w, p->window_phase[w]);
+                return llc_errf(err, errlen, -EINVAL, "timeline: program %zu window %zu: phase %d",
+                                i, w, p->window_phase[w]);
             if (!(p->window_instructions[w] > 0) || !isfinite(p->window_instructions[w]))
-                return llc_errf(err, errlen, -EINVAL, "timeline: program %zu window %zu: %g instructions",
-                                i, w, p->window_instructions[w]);
+                return llc_errf(err, errlen, -EINVAL,
+                                "timeline: program %zu window %zu: %g instructions", i, w,
+                                p->window_instructions[w]);
             if (!p->phases[p->window_phase[w]].model)
                 return llc_errf(err, errlen, -EINVAL,
                                 "timeline: program %zu phase %d has no reuse profile", i,
@@ -208,8 +210,8 @@ static double *phase_runs(const struct llc_contention_prog *p)
     return run;
 }
 
-static int push_segment(struct llc_contention_run *r, size_t *cap, double t0, double dt, size_t tuple,
-                        const size_t *win)
+static int push_segment(struct llc_contention_run *r, size_t *cap, double t0, double dt,
+                        size_t tuple, const size_t *win)
 {
     const size_t n = r->n;
     if (r->n_segments == *cap) {
@@ -226,7 +228,8 @@ static int push_segment(struct llc_contention_run *r, size_t *cap, double t0, do
             return -ENOMEM;
         *cap = nc;
     }
-    r->segments[r->n_segments] = (struct llc_contention_segment){.t0 = t0, .dt = dt, .tuple = tuple};
+    r->segments[r->n_segments] =
+        (struct llc_contention_segment){.t0 = t0, .dt = dt, .tuple = tuple};
     memcpy(&r->segment_window[r->n_segments * n], win, n * sizeof(*win));
     r->n_segments++;
     return 0;
@@ -258,8 +261,8 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
     m.young_solved = calloc(nph * YOUNG_CLASSES, sizeof(*m.young_solved));
     /* Own references of each program's phases so far (cold start) */
     double *age = calloc(nph, sizeof(*age));
-    if (!r || !m.solo || !m.solved || !m.young || !m.young_solved || !age || !(r->summary = calloc(n, sizeof(*r->summary))) ||
-        memo_rehash(&m, r) < 0) {
+    if (!r || !m.solo || !m.solved || !m.young || !m.young_solved || !age ||
+        !(r->summary = calloc(n, sizeof(*r->summary))) || memo_rehash(&m, r) < 0) {
         rc = llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
         goto out;
     }
@@ -282,8 +285,8 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
             ph[i] = progs[i].window_phase[win[i]];
             const struct llc_contention_phase *p = &progs[i].phases[ph[i]];
             /* the age halfway through the rest of the window */
-            ph[n + i] = sm_contention_age_class(p, age[m.base[i] + (size_t)ph[i]] + 0.5 * left[i] * p->api,
-                                                cfg->capacity);
+            ph[n + i] = sm_contention_age_class(
+                p, age[m.base[i] + (size_t)ph[i]] + 0.5 * left[i] * p->api, cfg->capacity);
         }
         if ((rc = lookup(&m, r, &tcap, ph, progs, cfg, &k, err, errlen)) < 0)
             goto out;
@@ -295,8 +298,8 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
             shortest = fmin(shortest, run_ins[i][win[i]] * spi);
         }
         if (!(dt > 0) || !isfinite(dt)) {
-            rc = llc_errf(err, errlen, -EDOM, "timeline: tuple %zu gives a step of %g s (CPI %g)", k, dt,
-                          tr->share[0].cpi);
+            rc = llc_errf(err, errlen, -EDOM, "timeline: tuple %zu gives a step of %g s (CPI %g)",
+                          k, dt, tr->share[0].cpi);
             goto out;
         }
         tr->seconds += dt;
@@ -305,11 +308,13 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
             r->warn_segments++;
             r->warn_seconds += dt;
         }
-        r->worst_tstar_ratio = fmax(r->worst_tstar_ratio, isinf(tr->info.t_star) ? 0 : tr->info.t_star / shortest);
+        r->worst_tstar_ratio =
+            fmax(r->worst_tstar_ratio, isinf(tr->info.t_star) ? 0 : tr->info.t_star / shortest);
         if ((rc = push_segment(r, &scap, t, dt, k, win)) < 0) {
-            rc = llc_errf(err, errlen, rc, "timeline: %s", rc == -E2BIG ?
-                          "more than 16M segments (programs of very different lengths?)" :
-                          "out of memory");
+            rc = llc_errf(err, errlen, rc, "timeline: %s",
+                          rc == -E2BIG
+                              ? "more than 16M segments (programs of very different lengths?)"
+                              : "out of memory");
             goto out;
         }
         const bool counts = !cfg->together || running == n;

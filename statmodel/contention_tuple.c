@@ -18,9 +18,13 @@ static void parties_of(const struct llc_contention_phase *const *ph, const doubl
     for (size_t i = 0; i < n; i++) {
         const bool cold = ph[i]->model && ph[i]->references > 0;
         p[i] = (struct llc_contention_party){
-            .model = ph[i]->model, .lambda = ph[i]->lambda, .rate = rate[i],
-            .gamma = cfg->anchor && ph[i]->gamma > 0 ? ph[i]->gamma : 1, .weight = 1,
-            .lines_max = ph[i]->lines, .cold = cold,
+            .model = ph[i]->model,
+            .lambda = ph[i]->lambda,
+            .rate = rate[i],
+            .gamma = cfg->anchor && ph[i]->gamma > 0 ? ph[i]->gamma : 1,
+            .weight = 1,
+            .lines_max = ph[i]->lines,
+            .cold = cold,
             .steady = cold ? llc_contention_steady_share(ph[i]->model, ph[i]->references) : 0,
             .age = ph[i]->age};
     }
@@ -42,8 +46,8 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
     const enum llc_contention_policy base = llc_contention_base_policy(cfg->policy);
     parties_of(ph, rate, n, cfg, p);
     const unsigned ways = cfg->assoc ? cfg->ways : 0;
-    int rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hint ? hint[0] : 0, ways, out, info, err,
-                                       errlen);
+    int rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hint ? hint[0] : 0, ways, out,
+                                       info, err, errlen);
     if (rc == 0 && hint)
         hint[0] = info->mu;
     for (size_t t = 0; rc == 0 && cfg->skew && t < n; t++) {
@@ -59,8 +63,8 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
             }
             double *hg = hint ? &hint[1 + t * LLC_CONTENTION_STRATA + g] : NULL;
             p[t].weight = w;
-            rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hg ? *hg : 0, ways, tmp, &ti, err,
-                                           errlen);
+            rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hg ? *hg : 0, ways, tmp, &ti,
+                                           err, errlen);
             if (hg)
                 *hg = ti.mu;
             num += pi * w * tmp[t].miss_ratio;
@@ -89,7 +93,8 @@ static int check_phases(const struct llc_contention_phase *const *ph, const doub
     if (n == 0 || n > MAXN)
         return llc_errf(err, errlen, -EINVAL, "%zu programs (1..%d)", n, MAXN);
     if (!(cfg->capacity >= 1) || cfg->ways == 0)
-        return llc_errf(err, errlen, -EINVAL, "cache of %g lines, %u ways", cfg->capacity, cfg->ways);
+        return llc_errf(err, errlen, -EINVAL, "cache of %g lines, %u ways", cfg->capacity,
+                        cfg->ways);
     for (size_t i = 0; i < n; i++) {
         const struct llc_contention_phase *q = ph[i];
         if (!(freq[i] > 0) || !isfinite(freq[i]))

@@ -10,14 +10,14 @@
 
 void llc_statmodel_grid_config_default(struct llc_statmodel_grid_config *cfg)
 {
-    *cfg = (struct llc_statmodel_grid_config){.min_lines = 16, .max_lines = 4194304,
-                                              .per_octave = 8};
+    *cfg =
+        (struct llc_statmodel_grid_config){.min_lines = 16, .max_lines = 4194304, .per_octave = 8};
 }
 
 void llc_statmodel_options_default(struct llc_statmodel_options *o)
 {
-    *o = (struct llc_statmodel_options){.method = LLC_STATMODEL_STATCACHE,
-                                        .cold = LLC_STATMODEL_COLD_COUNT, .assoc_ways = 0};
+    *o = (struct llc_statmodel_options){
+        .method = LLC_STATMODEL_STATCACHE, .cold = LLC_STATMODEL_COLD_COUNT, .assoc_ways = 0};
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -36,7 +36,8 @@ int llc_statmodel_grid(const struct llc_statmodel_grid_config *cfg, double *out,
         return llc_errf(err, errlen, -EINVAL, "size grid: %u points per octave", cfg->per_octave);
     for (size_t i = 0; i < cfg->n_extra; i++)
         if (!(cfg->extra_lines[i] >= 1) || !isfinite(cfg->extra_lines[i]))
-            return llc_errf(err, errlen, -EINVAL, "size grid: extra size %g lines", cfg->extra_lines[i]);
+            return llc_errf(err, errlen, -EINVAL, "size grid: extra size %g lines",
+                            cfg->extra_lines[i]);
     const double octaves = log2(cfg->max_lines / cfg->min_lines);
     /* The small slack keeps max_lines itself when it is min_lines * 2^k. */
     const size_t steps = (size_t)floor(octaves * cfg->per_octave + 1e-9);
@@ -112,8 +113,8 @@ int llc_statmodel_curve(const struct llc_statmodel_model *m, const struct llc_st
         break;
     case LLC_STATMODEL_STATSTACK:
         for (size_t k = 0; k < n && !rc; k++)
-            rc = o->assoc_ways ? llc_statmodel_statstack_assoc(m, lines[k], o->assoc_ways, &out[k], err,
-                                                                errlen)
+            rc = o->assoc_ways ? llc_statmodel_statstack_assoc(m, lines[k], o->assoc_ways, &out[k],
+                                                               err, errlen)
                                : llc_statmodel_statstack(m, lines[k], &out[k], err, errlen);
         break;
     default:
@@ -133,8 +134,7 @@ int llc_statmodel_curve(const struct llc_statmodel_model *m, const struct llc_st
 int llc_statmodel_mixture_curve(const struct llc_statmodel_model *const *models,
                                 const double *weights, size_t n_models,
                                 const struct llc_statmodel_options *o, const double *lines,
-                                size_t n, struct llc_statmodel_point *out, char *err,
-                                size_t errlen)
+                                size_t n, struct llc_statmodel_point *out, char *err, size_t errlen)
 {
     double wsum = 0;
     for (size_t i = 0; i < n_models; i++) {
@@ -169,9 +169,9 @@ out:
 
 int llc_statmodel_groups_curve(const struct llc_statmodel_groups *g,
                                enum llc_statmodel_weighting weighting,
-                               const struct llc_statmodel_options *o, const double *lines,
-                               size_t n, struct llc_statmodel_point *out, size_t *skipped,
-                               char *err, size_t errlen)
+                               const struct llc_statmodel_options *o, const double *lines, size_t n,
+                               struct llc_statmodel_point *out, size_t *skipped, char *err,
+                               size_t errlen)
 {
     if (weighting != LLC_STATMODEL_WEIGHT_REFS && weighting != LLC_STATMODEL_WEIGHT_EQUAL)
         return llc_errf(err, errlen, -EINVAL, "group curve: unknown weighting %d", (int)weighting);
@@ -196,7 +196,8 @@ int llc_statmodel_groups_curve(const struct llc_statmodel_groups *g,
             goto out;
         if (o->splice)
             llc_statmodel_splice(models[used], o->splice, o->splice_span);
-        weights[used] = weighting == LLC_STATMODEL_WEIGHT_REFS ? llc_statmodel_groups_refs(g, id) : 1;
+        weights[used] =
+            weighting == LLC_STATMODEL_WEIGHT_REFS ? llc_statmodel_groups_refs(g, id) : 1;
         used++;
     }
     if (skipped)
@@ -205,8 +206,8 @@ int llc_statmodel_groups_curve(const struct llc_statmodel_groups *g,
         rc = llc_errf(err, errlen, -ENODATA, "group curve: no group has samples");
         goto out;
     }
-    rc = llc_statmodel_mixture_curve((const struct llc_statmodel_model *const *)models, weights, used,
-                                     o, lines, n, out, err, errlen);
+    rc = llc_statmodel_mixture_curve((const struct llc_statmodel_model *const *)models, weights,
+                                     used, o, lines, n, out, err, errlen);
 out:
     for (size_t i = 0; i < used; i++)
         llc_statmodel_release(models[i]);

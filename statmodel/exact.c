@@ -28,8 +28,8 @@ static uint64_t fenwick_prefix(const uint32_t *tree, size_t i)
     return sum;
 }
 
-int llc_statmodel_exact_distances(const uint64_t *lines, size_t n, uint64_t *reuse,
-                                  uint64_t *stack, char *err, size_t errlen)
+int llc_statmodel_exact_distances(const uint64_t *lines, size_t n, uint64_t *reuse, uint64_t *stack,
+                                  char *err, size_t errlen)
 {
     if (n > UINT32_MAX)
         return llc_errf(err, errlen, -E2BIG, "exact distances: %zu references is too many", n);

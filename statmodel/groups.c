@@ -100,8 +100,8 @@ int llc_statmodel_groups_add_refs(struct llc_statmodel_groups *g, int id, double
                                   size_t errlen)
 {
     if (!isfinite(refs) || refs < 0)
-        return llc_errf(err, errlen, -EINVAL, "reuse groups: reference count %g is not finite and >= 0",
-                        refs);
+        return llc_errf(err, errlen, -EINVAL,
+                        "reuse groups: reference count %g is not finite and >= 0", refs);
     const int rc = llc_statmodel_groups_ensure(g, id, NULL, err, errlen);
     if (rc)
         return rc;
@@ -228,8 +228,9 @@ int llc_statmodel_groups_set_cold(struct llc_statmodel_groups *g, uint64_t lines
                                   char *err, size_t errlen)
 {
     if (lines == 0 || lines >= refs)
-        return llc_errf(err, errlen, -EINVAL, "reuse groups: %" PRIu64 " distinct lines in %" PRIu64
-                        " references", lines, refs);
+        return llc_errf(err, errlen, -EINVAL,
+                        "reuse groups: %" PRIu64 " distinct lines in %" PRIu64 " references", lines,
+                        refs);
     const double target = (double)lines / (double)refs;
     if (fabs(mixed_cold(g, 1) - target) <= 1e-12 * target)
         return 0; /* already exact (every reference sampled): no rounding */

@@ -92,8 +92,8 @@ static int add_to_bucket(struct llc_statmodel_hist *h, size_t b, double count, c
     return 0;
 }
 
-int llc_statmodel_hist_add(struct llc_statmodel_hist *h, uint64_t distance, double count,
-                           char *err, size_t errlen)
+int llc_statmodel_hist_add(struct llc_statmodel_hist *h, uint64_t distance, double count, char *err,
+                           size_t errlen)
 {
     const int rc = check_count(count, err, errlen);
     if (rc)
@@ -132,8 +132,8 @@ int llc_statmodel_hist_merge(struct llc_statmodel_hist *dst, const struct llc_st
 int llc_statmodel_hist_scale(struct llc_statmodel_hist *h, double factor, char *err, size_t errlen)
 {
     if (!isfinite(factor) || factor <= 0)
-        return llc_errf(err, errlen, -EINVAL, "reuse histogram: scale factor %g is not finite and > 0",
-                        factor);
+        return llc_errf(err, errlen, -EINVAL,
+                        "reuse histogram: scale factor %g is not finite and > 0", factor);
     for (size_t p = 0; p < SM_PAGES; p++) {
         if (!h->page[p])
             continue;
@@ -178,8 +178,9 @@ int llc_statmodel_hist_set_pairs(struct llc_statmodel_hist *h,
     for (size_t i = 0; i < n; i++) {
         if (pairs[i].bucket >= LLC_STATMODEL_BUCKETS) {
             llc_statmodel_hist_clear(h);
-            return llc_errf(err, errlen, -EINVAL, "reuse histogram: pair %zu: bucket %zu out of range (< %u)",
-                            i, pairs[i].bucket, (unsigned)LLC_STATMODEL_BUCKETS);
+            return llc_errf(err, errlen, -EINVAL,
+                            "reuse histogram: pair %zu: bucket %zu out of range (< %u)", i,
+                            pairs[i].bucket, (unsigned)LLC_STATMODEL_BUCKETS);
         }
         rc = check_count(pairs[i].count, err, errlen);
         if (!rc)

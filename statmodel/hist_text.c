@@ -12,21 +12,21 @@
 
 #define HIST_MAGIC "rdhist 1 inf="
 
-int llc_statmodel_hist_format(const struct llc_statmodel_hist *h, char *buf, size_t cap,
-                              char *err, size_t errlen)
+int llc_statmodel_hist_format(const struct llc_statmodel_hist *h, char *buf, size_t cap, char *err,
+                              size_t errlen)
 {
     if (!buf && cap)
         return llc_errf(err, errlen, -EINVAL, "reuse histogram: NULL buffer of size %zu", cap);
     size_t len = 0;
     /* snprintf into the remaining space (or nothing) so that one pass both
      * measures and writes. */
-#define APPEND(...)                                                                   \
-    do {                                                                              \
-        const int k = snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, \
-                               __VA_ARGS__);                                          \
-        if (k < 0)                                                                    \
-            return llc_errf(err, errlen, -EIO, "reuse histogram: formatting failed"); \
-        len += (size_t)k;                                                             \
+#define APPEND(...)                                                                         \
+    do {                                                                                    \
+        const int k =                                                                       \
+            snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, __VA_ARGS__); \
+        if (k < 0)                                                                          \
+            return llc_errf(err, errlen, -EIO, "reuse histogram: formatting failed");       \
+        len += (size_t)k;                                                                   \
     } while (0)
     APPEND("%s%.17g", HIST_MAGIC, h->n_inf);
     for (size_t b = llc_statmodel_hist_next(h, 0); b < LLC_STATMODEL_BUCKETS;
@@ -36,8 +36,8 @@ int llc_statmodel_hist_format(const struct llc_statmodel_hist *h, char *buf, siz
     if (len > INT32_MAX)
         return llc_errf(err, errlen, -EOVERFLOW, "reuse histogram: text too long");
     if (cap && len >= cap)
-        return llc_errf(err, errlen, -ENOSPC, "reuse histogram: text needs %zu bytes, buffer has %zu",
-                        len + 1, cap);
+        return llc_errf(err, errlen, -ENOSPC,
+                        "reuse histogram: text needs %zu bytes, buffer has %zu", len + 1, cap);
     return (int)len;
 }
 
@@ -83,29 +83,30 @@ static int parse_into(const char *text, struct llc_statmodel_hist *h, char *err,
     const char *p = text + magic;
     double n_inf = 0;
     if (parse_count(p, &p, &n_inf) || n_inf < 0)
-        return llc_errf(err, errlen, -EINVAL, "reuse histogram text: offset %zu: bad dangling count",
-                        (size_t)(p - text));
+        return llc_errf(err, errlen, -EINVAL,
+                        "reuse histogram text: offset %zu: bad dangling count", (size_t)(p - text));
     size_t prev = 0;
     bool first = true;
     while (*p) {
         const size_t at = (size_t)(p - text);
         if (*p != ' ')
-            return llc_errf(err, errlen, -EINVAL, "reuse histogram text: offset %zu: expected a space",
-                            at);
+            return llc_errf(err, errlen, -EINVAL,
+                            "reuse histogram text: offset %zu: expected a space", at);
         p++;
         uint64_t lo = 0;
         int rc = parse_u64(p, &p, &lo);
         if (rc)
-            return llc_errf(err, errlen, -EINVAL, "reuse histogram text: offset %zu: bad bucket edge",
-                            at + 1);
+            return llc_errf(err, errlen, -EINVAL,
+                            "reuse histogram text: offset %zu: bad bucket edge", at + 1);
         const size_t b = llc_statmodel_bucket_of(lo);
         if (llc_statmodel_bucket_lo(b) != lo)
             return llc_errf(err, errlen, -EINVAL,
-                            "reuse histogram text: offset %zu: %" PRIu64 " is not a bucket edge", at + 1,
-                            lo);
+                            "reuse histogram text: offset %zu: %" PRIu64 " is not a bucket edge",
+                            at + 1, lo);
         if (!first && b <= prev)
             return llc_errf(err, errlen, -EINVAL,
-                            "reuse histogram text: offset %zu: bucket %" PRIu64 " not after the previous one",
+                            "reuse histogram text: offset %zu: bucket %" PRIu64
+                            " not after the previous one",
                             at + 1, lo);
         if (*p != ':')
             return llc_errf(err, errlen, -EINVAL, "reuse histogram text: offset %zu: expected ':'",
@@ -114,9 +115,10 @@ static int parse_into(const char *text, struct llc_statmodel_hist *h, char *err,
         double count = 0;
         const char *cstart = p;
         if (parse_count(p, &p, &count) || !(count > 0))
-            return llc_errf(err, errlen, -EINVAL,
-                            "reuse histogram text: offset %zu: bad count (positive number expected)",
-                            (size_t)(cstart - text));
+            return llc_errf(
+                err, errlen, -EINVAL,
+                "reuse histogram text: offset %zu: bad count (positive number expected)",
+                (size_t)(cstart - text));
         rc = llc_statmodel_hist_add(h, lo, count, err, errlen);
         if (rc)
             return rc;

@@ -15,10 +15,10 @@
 #define RECENT 16 /* = 2^(64 - 60), recent_of's range */
 
 struct llc_statmodel_lineset {
-    uint64_t *key;     /* chunk + 1; 0 = empty */
-    uint64_t **bits;   /* the chunk's bitmap */
-    uint64_t mask;     /* table size - 1 */
-    unsigned shift;    /* 64 - log2(table size) */
+    uint64_t *key;   /* chunk + 1; 0 = empty */
+    uint64_t **bits; /* the chunk's bitmap */
+    uint64_t mask;   /* table size - 1 */
+    unsigned shift;  /* 64 - log2(table size) */
     uint64_t chunks, lines;
     /* Chunks looked up lately, direct-mapped by key: a program's few
      * regions (heap, stack, data) alternate access by access. */

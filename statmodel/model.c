@@ -120,6 +120,6 @@ void sm_point_finish(const struct llc_statmodel_model *m, double lines, double r
      * a real inconsistency and is left visible. */
     if (cap < 0 && cap > -SM_EPSABS)
         cap = 0;
-    *out = (struct llc_statmodel_point){.lines = lines, .bytes = lines * 64.0, .r_total = r_total,
-                                        .r_capacity = cap};
+    *out = (struct llc_statmodel_point){
+        .lines = lines, .bytes = lines * 64.0, .r_total = r_total, .r_capacity = cap};
 }

@@ -26,10 +26,10 @@ struct llc_statmodel_sampler {
     uint64_t countdown; /* references until the next sample, >= 1 */
     uint64_t *key;      /* line + 1; 0 = empty slot */
     struct watch *watch;
-    uint64_t mask;      /* table size - 1 (power of two) */
-    unsigned shift;     /* 64 - log2(table size) */
+    uint64_t mask;  /* table size - 1 (power of two) */
+    unsigned shift; /* 64 - log2(table size) */
     uint64_t n_watch;
-    double log1m_rate;  /* log1p(-rho); 0 means rho = 1 */
+    double log1m_rate; /* log1p(-rho); 0 means rho = 1 */
     struct llc_xoshiro rng;
     struct llc_statmodel_groups *sink;
     /* Group receiving new samples, and where its reference count began. */
@@ -46,8 +46,8 @@ struct llc_statmodel_sampler {
 
 void llc_statmodel_sampler_config_default(struct llc_statmodel_sampler_config *cfg)
 {
-    *cfg = (struct llc_statmodel_sampler_config){.rate = 1e-4, .seed = 1, .slot_refs = 0,
-                                                 .watch_hint = 0};
+    *cfg = (struct llc_statmodel_sampler_config){
+        .rate = 1e-4, .seed = 1, .slot_refs = 0, .watch_hint = 0};
 }
 
 static uint64_t next_gap(struct llc_statmodel_sampler *s)
@@ -322,8 +322,10 @@ int llc_statmodel_sampler_finish(struct llc_statmodel_sampler *s, char *err, siz
 void llc_statmodel_sampler_stats(const struct llc_statmodel_sampler *s,
                                  struct llc_statmodel_sampler_stats *out)
 {
-    *out = (struct llc_statmodel_sampler_stats){.refs = s->refs, .taken = s->taken,
-                                                .reused = s->reused, .dangling = s->dangling,
+    *out = (struct llc_statmodel_sampler_stats){.refs = s->refs,
+                                                .taken = s->taken,
+                                                .reused = s->reused,
+                                                .dangling = s->dangling,
                                                 .pending = s->n_watch,
                                                 .lines = llc_statmodel_lineset_count(s->lines)};
 }

@@ -28,7 +28,7 @@ struct llc_statmodel_model {
     /* Dense counts of buckets 0..nb-1 (nb = last non-empty bucket + 1). */
     size_t nb;
     double *count;
-    double *suffix;   /* suffix[b] = sum of count[b..nb-1]; suffix[nb] = 0 */
+    double *suffix; /* suffix[b] = sum of count[b..nb-1]; suffix[nb] = 0 */
     /* Non-empty buckets only, increasing distance (the docs/METHODS.md §7.3 reference solver). */
     size_t nz;
     double *nz_mid;
@@ -55,8 +55,8 @@ int sm_brent(double (*fn)(double, void *), void *param, double lo, double hi, do
 /* StatCache equation for size `lines` (statcache.c): fills c, n_eff (the
  * cold term) and n, or returns 1 with a closed-form R, or a negative code. */
 int sm_statcache_setup(const struct llc_statmodel_model *m, double lines,
-                       enum llc_statmodel_cold cold, double *c, double *n_eff, double *n,
-                       double *r, char *err, size_t errlen);
+                       enum llc_statmodel_cold cold, double *c, double *n_eff, double *n, double *r,
+                       char *err, size_t errlen);
 void sm_statcache_point(const struct llc_statmodel_model *m, double lines,
                         enum llc_statmodel_cold cold, double r, struct llc_statmodel_point *out);
 

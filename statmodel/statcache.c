@@ -30,8 +30,8 @@ int sm_brent(double (*fn)(double, void *), void *param, double lo, double hi, do
             goto out;
         }
         if (gsl_root_test_interval(gsl_root_fsolver_x_lower(solver),
-                                   gsl_root_fsolver_x_upper(solver), SM_EPSABS, SM_EPSREL)
-            == GSL_SUCCESS) {
+                                   gsl_root_fsolver_x_upper(solver), SM_EPSABS,
+                                   SM_EPSREL) == GSL_SUCCESS) {
             *root = gsl_root_fsolver_root(solver);
             goto out;
         }
@@ -65,8 +65,8 @@ static double ref_h(double r, void *param)
 
 /* Equation parameters for size L, or a closed-form answer in *r (returns 1). */
 int sm_statcache_setup(const struct llc_statmodel_model *m, double lines,
-                       enum llc_statmodel_cold cold, double *c, double *n_eff, double *n,
-                       double *r, char *err, size_t errlen)
+                       enum llc_statmodel_cold cold, double *c, double *n_eff, double *n, double *r,
+                       char *err, size_t errlen)
 {
     if (!(m->total > 0))
         return llc_errf(err, errlen, -ENODATA, "StatCache: no reuse samples");
@@ -78,7 +78,8 @@ int sm_statcache_setup(const struct llc_statmodel_model *m, double lines,
     *n = cold == LLC_STATMODEL_COLD_COUNT ? m->total : m->finite;
     if (!(m->finite > 0)) {
         if (cold == LLC_STATMODEL_COLD_IGNORE)
-            return llc_errf(err, errlen, -ENODATA, "StatCache: only dangling samples and cold misses ignored");
+            return llc_errf(err, errlen, -ENODATA,
+                            "StatCache: only dangling samples and cold misses ignored");
         *r = 1; /* all samples cold */
         return 1;
     }
@@ -96,9 +97,8 @@ int sm_statcache_setup(const struct llc_statmodel_model *m, double lines,
 void sm_statcache_point(const struct llc_statmodel_model *m, double lines,
                         enum llc_statmodel_cold cold, double r, struct llc_statmodel_point *out)
 {
-    const double r_total = cold == LLC_STATMODEL_COLD_COUNT
-                               ? r
-                               : r * m->finite / m->total + m->n_inf / m->total;
+    const double r_total =
+        cold == LLC_STATMODEL_COLD_COUNT ? r : r * m->finite / m->total + m->n_inf / m->total;
     sm_point_finish(m, lines, r_total, out);
 }
 

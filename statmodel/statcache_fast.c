@@ -64,7 +64,8 @@ static void sums(const struct llc_statmodel_model *m, double x, double *s_out, d
         }
         double ee = expm1(-x * m0);
         const double step = expm1(-x * w);
-        const size_t end = base + LLC_STATMODEL_SUBBUCKETS < m->nb ? base + LLC_STATMODEL_SUBBUCKETS : m->nb;
+        const size_t end =
+            base + LLC_STATMODEL_SUBBUCKETS < m->nb ? base + LLC_STATMODEL_SUBBUCKETS : m->nb;
         double mid = m0;
         for (size_t b = base; b < end; b++, mid += w) {
             s -= cnt[b] * ee;

@@ -97,9 +97,8 @@ int llc_statmodel_statstack(const struct llc_statmodel_model *m, double lines,
     return 0;
 }
 
-int llc_statmodel_statstack_assoc(const struct llc_statmodel_model *m, double lines,
-                                  unsigned ways, struct llc_statmodel_point *out, char *err,
-                                  size_t errlen)
+int llc_statmodel_statstack_assoc(const struct llc_statmodel_model *m, double lines, unsigned ways,
+                                  struct llc_statmodel_point *out, char *err, size_t errlen)
 {
     int rc = check(m, lines, err, errlen);
     if (rc)

@@ -23,9 +23,9 @@
 #include <stdint.h>
 
 enum llc_arena_page {
-    LLC_ARENA_PAGE_2M = 0,   /* default */
+    LLC_ARENA_PAGE_2M = 0, /* default */
     LLC_ARENA_PAGE_1G,
-    LLC_ARENA_PAGE_SMALL,    /* the base page size (4 KiB) */
+    LLC_ARENA_PAGE_SMALL, /* the base page size (4 KiB) */
 };
 
 /* reserve: as many pages as the arena needs. */
@@ -52,21 +52,21 @@ struct llc_arena_options {
 };
 
 enum llc_arena_frames {
-    LLC_ARENA_FRAMES_KNOWN = 0,  /* every page has a non-zero frame number */
-    LLC_ARENA_FRAMES_HIDDEN,     /* present but frame 0: no CAP_SYS_ADMIN */
-    LLC_ARENA_FRAMES_NOT_PRESENT,/* a touched page reads as not present */
-    LLC_ARENA_FRAMES_UNREADABLE, /* /proc/self/pagemap could not be read */
+    LLC_ARENA_FRAMES_KNOWN = 0,   /* every page has a non-zero frame number */
+    LLC_ARENA_FRAMES_HIDDEN,      /* present but frame 0: no CAP_SYS_ADMIN */
+    LLC_ARENA_FRAMES_NOT_PRESENT, /* a touched page reads as not present */
+    LLC_ARENA_FRAMES_UNREADABLE,  /* /proc/self/pagemap could not be read */
 };
 
 #define LLC_ARENA_TEXT_LEN 320
 
 /* What the arena is and how it came to be. Every text is one sentence. */
 struct llc_arena_info {
-    size_t size;             /* bytes mapped (request rounded up to pages) */
-    size_t page_size;        /* bytes per page actually used */
+    size_t size;      /* bytes mapped (request rounded up to pages) */
+    size_t page_size; /* bytes per page actually used */
     enum llc_arena_page page;
-    char method[LLC_ARENA_TEXT_LEN];    /* how it was mapped, and why so */
-    bool fallback;           /* smaller pages than asked for */
+    char method[LLC_ARENA_TEXT_LEN];          /* how it was mapped, and why so */
+    bool fallback;                            /* smaller pages than asked for */
     char fallback_reason[LLC_ARENA_TEXT_LEN]; /* why, with the consequence */
     /* Pool reservation for the page size used (0s when none). */
     uint64_t pool_before;    /* nr_hugepages before we raised it */

@@ -52,11 +52,11 @@ struct llc_contention_phase {
      * fp(T) = lambda T, every access a miss; docs/METHODS.md §12.6). */
     const struct llc_statmodel_model *model;
     double lambda;
-    double api;      /* references per instruction (> 0 when profiled) */
-    double cpi0;     /* cycles per instruction without LLC misses (> 0) */
-    double penalty;  /* cycles per LLC miss (>= 0) */
-    double gamma;    /* probe anchor of the footprint's time scale; used with cfg.anchor */
-    double cv;       /* per-set CV of the phase's set usage; used with cfg.skew */
+    double api;     /* references per instruction (> 0 when profiled) */
+    double cpi0;    /* cycles per instruction without LLC misses (> 0) */
+    double penalty; /* cycles per LLC miss (>= 0) */
+    double gamma;   /* probe anchor of the footprint's time scale; used with cfg.anchor */
+    double cv;      /* per-set CV of the phase's set usage; used with cfg.skew */
     /* Distinct lines the phase touches in all (0 = unbounded). A finite run
      * has a finite footprint: its dangling samples are last touches, one
      * per line, so lines = n_inf / N_s x the phase's references. Caps the
@@ -83,12 +83,12 @@ double llc_contention_steady_share(const struct llc_statmodel_model *m, double r
 double llc_contention_class_age(int k);
 
 struct llc_contention_config {
-    double capacity;                  /* LLC lines C */
-    unsigned ways;                    /* W; sets = capacity / ways */
+    double capacity; /* LLC lines C */
+    unsigned ways;   /* W; sets = capacity / ways */
     enum llc_contention_policy policy;
-    bool coupling;                    /* docs/METHODS.md §12.5 (else rates stay at the solo rates) */
-    bool anchor;                      /* docs/METHODS.md §12.6 gamma */
-    bool skew;                        /* docs/METHODS.md §12.6 set non-uniformity */
+    bool coupling; /* docs/METHODS.md §12.5 (else rates stay at the solo rates) */
+    bool anchor;   /* docs/METHODS.md §12.6 gamma */
+    bool skew;     /* docs/METHODS.md §12.6 set non-uniformity */
     /* Timeline summaries over the stretch in which every program is still
      * in its first pass (what a co-run that does not restart programs
      * measures, `sim --corun`), instead of each program's whole first pass
@@ -104,20 +104,21 @@ void llc_contention_config_default(struct llc_contention_config *cfg);
 
 /* What one program gets in a co-run (or alone). */
 struct llc_contention_share {
-    double miss_ratio;  /* LLC misses per reference, cold included (NaN: unprofiled) */
-    double miss_rate;   /* misses per second */
-    double occupancy;   /* lines */
-    double cpi;         /* cycles per instruction (NaN: unprofiled) */
-    double rate;        /* references per second (unprofiled: lambda) */
+    double miss_ratio; /* LLC misses per reference, cold included (NaN: unprofiled) */
+    double miss_rate;  /* misses per second */
+    double occupancy;  /* lines */
+    double cpi;        /* cycles per instruction (NaN: unprofiled) */
+    double rate;       /* references per second (unprofiled: lambda) */
 };
 
 struct llc_contention_info {
-    double t_star;      /* s: LRU characteristic time, random: mean line lifetime C / mu; inf = all fits */
-    double mu;          /* misses per second, all programs */
-    double occ_error;   /* |sum O - C| / C (0 when everything fits) */
-    unsigned iterations;/* coupling iterations (0 without coupling) */
-    double beta;        /* damping that converged */
-    bool converged;     /* coupling converged (true without coupling) */
+    double
+        t_star; /* s: LRU characteristic time, random: mean line lifetime C / mu; inf = all fits */
+    double mu;  /* misses per second, all programs */
+    double occ_error;    /* |sum O - C| / C (0 when everything fits) */
+    unsigned iterations; /* coupling iterations (0 without coupling) */
+    double beta;         /* damping that converged */
+    bool converged;      /* coupling converged (true without coupling) */
 };
 
 /* ---- one equilibrium at fixed rates (docs/METHODS.md §12.2, §12.3) -------------------------- */
@@ -128,9 +129,9 @@ struct llc_contention_info {
 struct llc_contention_party {
     const struct llc_statmodel_model *model; /* NULL: lambda lines/s */
     double lambda;
-    double rate;    /* references per second */
-    double gamma;   /* 1 = no anchor */
-    double weight;  /* >= 0 */
+    double rate;      /* references per second */
+    double gamma;     /* 1 = no anchor */
+    double weight;    /* >= 0 */
     double lines_max; /* footprint / occupancy cap in lines before weighting (0 = none) */
     /* Cold start (docs/METHODS.md §12.2): with `cold`, the tail and footprint are those of
      * a program whose steady share of first touches is `steady` (the rest
@@ -150,8 +151,9 @@ int llc_contention_equilibrium(const struct llc_contention_party *p, size_t n, d
 /* The LRU equilibrium of a `ways`-way cache of capacity / ways sets, lines
  * spread over the sets at random (docs/METHODS.md §12.2): a reuse hits with
  * P(Pois(G(t) / sets) < ways). The occupancies add up to at most C. */
-int llc_contention_equilibrium_assoc(const struct llc_contention_party *p, size_t n, double capacity,
-                                     unsigned ways, struct llc_contention_share *out,
+int llc_contention_equilibrium_assoc(const struct llc_contention_party *p, size_t n,
+                                     double capacity, unsigned ways,
+                                     struct llc_contention_share *out,
                                      struct llc_contention_info *info, char *err, size_t errlen);
 
 /* ---- one phase tuple (docs/METHODS.md §12.2-§12.3, §12.6) ------------------------------------ */
@@ -218,15 +220,15 @@ struct llc_contention_prog {
     double freq_hz;
     const struct llc_contention_phase *phases; /* n_phases */
     size_t n_phases;
-    const int *window_phase;          /* index into phases, per window */
-    const double *window_instructions;/* > 0 */
+    const int *window_phase;           /* index into phases, per window */
+    const double *window_instructions; /* > 0 */
     size_t n_windows;
 };
 
 /* One interval of the co-simulation in which no program changed window. */
 struct llc_contention_segment {
-    double t0, dt;      /* s */
-    size_t tuple;       /* index into the run's tuples */
+    double t0, dt; /* s */
+    size_t tuple;  /* index into the run's tuples */
 };
 
 /* A phase tuple solved once (memoised). */
@@ -237,21 +239,21 @@ struct llc_contention_tuple_result {
     struct llc_contention_share *share; /* [n] co-run */
     struct llc_contention_share *solo;  /* [n] alone, same phase */
     struct llc_contention_info info;
-    double seconds;                     /* co-simulated time spent in this tuple */
-    double min_window_s;                /* shortest phase run (s) seen with it, see warn_* */
+    double seconds;      /* co-simulated time spent in this tuple */
+    double min_window_s; /* shortest phase run (s) seen with it, see warn_* */
 };
 
 struct llc_contention_prog_summary {
-    double instructions, references, misses;  /* first pass */
-    double seconds;      /* co-run time of the first pass */
-    double solo_seconds; /* the same instructions alone */
-    double miss_ratio;   /* misses / references */
-    double occupancy;    /* time-weighted mean over the first pass */
-    double cpi, solo_cpi, slowdown; /* slowdown = seconds / solo_seconds */
+    double instructions, references, misses; /* first pass */
+    double seconds;                          /* co-run time of the first pass */
+    double solo_seconds;                     /* the same instructions alone */
+    double miss_ratio;                       /* misses / references */
+    double occupancy;                        /* time-weighted mean over the first pass */
+    double cpi, solo_cpi, slowdown;          /* slowdown = seconds / solo_seconds */
 };
 
 struct llc_contention_run {
-    size_t n;                                  /* programs */
+    size_t n; /* programs */
     size_t n_tuples;
     struct llc_contention_tuple_result *tuples;
     size_t n_segments;

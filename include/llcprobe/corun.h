@@ -38,8 +38,8 @@ struct llc_sim_config;
 /* Defaults of the timing model (cycles; per agent unless noted). */
 #define LLC_CORUN_DEFAULT_CPI 1.0
 #define LLC_CORUN_DEFAULT_MLP 2.0
-#define LLC_CORUN_DEFAULT_IPA 3.0       /* instructions per access, workloads */
-#define LLC_CORUN_DEFAULT_LAT_L2 14.0   /* machine */
+#define LLC_CORUN_DEFAULT_IPA 3.0     /* instructions per access, workloads */
+#define LLC_CORUN_DEFAULT_LAT_L2 14.0 /* machine */
 #define LLC_CORUN_DEFAULT_LAT_LLC 40.0
 #define LLC_CORUN_DEFAULT_LAT_MEM 200.0
 #define LLC_CORUN_DEFAULT_WINDOW 1000000ULL
@@ -48,31 +48,31 @@ struct llc_sim_config;
 enum llc_corun_source { LLC_CORUN_WORKLOAD = 0, LLC_CORUN_TRACE, LLC_CORUN_ARRAY };
 
 struct llc_corun_agent {
-    const char *name;            /* label; NULL = "agent<i>" */
+    const char *name; /* label; NULL = "agent<i>" */
     enum llc_corun_source source;
-    const char *spec;            /* WORKLOAD */
-    const char *trace_path;      /* TRACE */
+    const char *spec;       /* WORKLOAD */
+    const char *trace_path; /* TRACE */
     /* ARRAY: n virtual addresses (physical if phys), instr[i] instructions
      * before access i (NULL: ipa per access). Replayed once. */
     const uint64_t *addrs;
     const uint32_t *instr;
     size_t n;
     bool phys;
-    double cpi, mlp, ipa;        /* > 0 each */
-    uint64_t instructions;       /* budget; 0 = until the stream ends */
+    double cpi, mlp, ipa;  /* > 0 each */
+    uint64_t instructions; /* budget; 0 = until the stream ends */
 };
 
 struct llc_corun_params {
-    double lat_l2, lat_llc, lat_mem;   /* cycles, > 0 */
-    uint64_t window;                   /* instructions per window, >= 1 */
-    bool solo;                         /* also run each agent alone */
+    double lat_l2, lat_llc, lat_mem; /* cycles, > 0 */
+    uint64_t window;                 /* instructions per window, >= 1 */
+    bool solo;                       /* also run each agent alone */
     /* An agent that ends its first pass starts again from the beginning
      * (same addresses, so it finds what it left in the cache) and keeps
      * loading the cache until every agent has ended its first pass; each
      * agent's figures are its first pass. Without it, an agent that ends
      * first leaves the others alone in the cache. */
     bool restart;
-    volatile sig_atomic_t *stop;       /* if set (signal), the run ends with -EINTR */
+    volatile sig_atomic_t *stop; /* if set (signal), the run ends with -EINTR */
     /* Called now and then with accesses done and expected (0 if unknown). */
     void (*progress)(void *ctx, uint64_t done, uint64_t total);
     void *progress_ctx;
@@ -95,7 +95,7 @@ struct llc_corun_series {
     size_t n;
     /* totals over the run */
     uint64_t instructions, accesses, llc_accesses, llc_misses;
-    uint64_t levels[3];          /* accesses served by L2, LLC, memory */
+    uint64_t levels[3]; /* accesses served by L2, LLC, memory */
     double cycles;
     uint64_t occupancy_end;
 };
@@ -104,9 +104,9 @@ struct llc_corun_result {
     unsigned n;
     char name[LLC_CORUN_MAX_AGENTS][64];
     struct llc_corun_series corun[LLC_CORUN_MAX_AGENTS];
-    struct llc_corun_series solo[LLC_CORUN_MAX_AGENTS];   /* if params.solo */
+    struct llc_corun_series solo[LLC_CORUN_MAX_AGENTS]; /* if params.solo */
     bool has_solo;
-    uint64_t total_accesses;     /* co-run, all agents */
+    uint64_t total_accesses; /* co-run, all agents */
     double wall_corun_s, wall_solo_s;
 };
 
@@ -129,7 +129,7 @@ uint32_t llc_corun_ipa_instr(double ipa, uint64_t k);
 
 struct llc_corun_report_meta {
     const char *preset;
-    const char *const *targets;  /* as given, one per agent */
+    const char *const *targets; /* as given, one per agent */
     const struct llc_corun_agent *agents;
 };
 

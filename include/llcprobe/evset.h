@@ -58,8 +58,8 @@ struct llc_evset_line {
 struct llc_evset_oracle_ops {
     /* Accesses addrs[0..n) in order (repeats allowed), then times one load of
      * victim; 0 and *ticks, or a negative code with a message. */
-    int (*timed_walk)(void *ctx, const uint64_t *addrs, size_t n, uint64_t victim,
-                      uint32_t *ticks, char *err, size_t errlen);
+    int (*timed_walk)(void *ctx, const uint64_t *addrs, size_t n, uint64_t victim, uint32_t *ticks,
+                      char *err, size_t errlen);
     /* Removes addr from every cache level. */
     void (*flush)(void *ctx, uint64_t addr);
     void (*destroy)(void *ctx);
@@ -77,11 +77,11 @@ void llc_evset_oracle_destroy(struct llc_evset_oracle *o);
 /* Threshold calibration from two latency samples: loads known to hit the
  * LLC and loads known to go to memory. */
 struct llc_evset_calibration {
-    uint32_t threshold;      /* minimises misclassified samples; middle of ties */
+    uint32_t threshold; /* minimises misclassified samples; middle of ties */
     uint32_t hit_median, miss_median;
     uint32_t hit_p90, miss_p10;
-    double error_rate;       /* misclassified fraction of all samples at threshold */
-    bool separable;          /* error_rate <= 5% and miss_median > 1.5 * hit_median */
+    double error_rate; /* misclassified fraction of all samples at threshold */
+    bool separable;    /* error_rate <= 5% and miss_median > 1.5 * hit_median */
     size_t hits, misses;
 };
 /* Sorts both arrays in place. 0, or -EINVAL if either is empty. */
@@ -90,8 +90,8 @@ int llc_evset_calibrate(uint32_t *hit, size_t n_hit, uint32_t *miss, size_t n_mi
 
 /* Simulator oracle. The simulator's latency model must be enabled. */
 struct llc_evset_sim_config {
-    unsigned agent;          /* agent issuing the probe's accesses */
-    bool virtual_addrs;      /* addrs are that agent's virtual addresses */
+    unsigned agent;     /* agent issuing the probe's accesses */
+    bool virtual_addrs; /* addrs are that agent's virtual addresses */
     /* Background traffic: noise_agent (!= agent) issues on average noise_rate
      * accesses to uniformly random lines of [noise_base, noise_base +
      * noise_bytes) after every probe access. noise_rate 0 = none. */
@@ -113,17 +113,17 @@ int llc_evset_oracle_sim(struct llc_sim *sim, const struct llc_evset_sim_config 
 /* Hardware oracle (x86-64: rdtscp/lfence timing, clflush). addrs are virtual
  * addresses of the caller's memory. */
 struct llc_evset_hw_config {
-    size_t l2_bytes;          /* private L2 size; a walk of 1.5x this makes
-                                 LLC hits for calibration. 0 = 1 MiB */
-    unsigned calib_samples;   /* per class, 0 = 400 */
-    uint32_t threshold;       /* 0 = calibrate */
+    size_t l2_bytes;        /* private L2 size; a walk of 1.5x this makes
+                               LLC hits for calibration. 0 = 1 MiB */
+    unsigned calib_samples; /* per class, 0 = 400 */
+    uint32_t threshold;     /* 0 = calibrate */
 };
 void llc_evset_hw_config_default(struct llc_evset_hw_config *c);
 /* Measures LLC-hit and memory latencies of this machine. Returns 0 if they
  * separate; -EIO with the measured figures in err if not; -ENOTSUP where
  * there is no x86-64 timing. *out is filled whenever something was measured. */
-int llc_evset_hw_selfcheck(const struct llc_evset_hw_config *cfg,
-                           struct llc_evset_calibration *out, char *err, size_t errlen);
+int llc_evset_hw_selfcheck(const struct llc_evset_hw_config *cfg, struct llc_evset_calibration *out,
+                           char *err, size_t errlen);
 /* Calibrates (unless cfg->threshold is set) and refuses (-EIO) when LLC hits
  * and memory loads do not separate. */
 int llc_evset_oracle_hw(const struct llc_evset_hw_config *cfg, struct llc_evset_oracle **out,
@@ -150,26 +150,26 @@ struct llc_evset_params {
      * so every tested line is pushed out of the L2 into the LLC and only
      * LLC-congruent lines count: a clean "at least W_LLC" group test. */
     bool victim_llc;
-    unsigned page_size;        /* physically contiguous unit of the arena, for
-                                  reuse across offsets; 4096 */
+    unsigned page_size; /* physically contiguous unit of the arena, for
+                           reuse across offsets; 4096 */
     /* eviction test */
-    unsigned trials;           /* repetitions per test (odd), 5 */
-    double vote;               /* fraction of trials that must evict, 0.8: noise
-                                  mostly adds evictions, so demand more than a
-                                  majority */
-    unsigned traversals;       /* passes over the candidates per trial, 2 */
+    unsigned trials;     /* repetitions per test (odd), 5 */
+    double vote;         /* fraction of trials that must evict, 0.8: noise
+                            mostly adds evictions, so demand more than a
+                            majority */
+    unsigned traversals; /* passes over the candidates per trial, 2 */
     /* verification */
-    unsigned verify_trials;    /* 20 */
-    double verify_min;         /* 0.9 */
+    unsigned verify_trials; /* 20 */
+    double verify_min;      /* 0.9 */
     /* reduction */
-    unsigned max_backtracks;   /* per reduction, 64 */
-    unsigned max_failures;     /* failed victims per index before giving up, 0 = 2 * slices */
-    unsigned pool_max;         /* candidate lines per index, 0 = 3 * slices * (G + 1) */
+    unsigned max_backtracks; /* per reduction, 64 */
+    unsigned max_failures;   /* failed victims per index before giving up, 0 = 2 * slices */
+    unsigned pool_max;       /* candidate lines per index, 0 = 3 * slices * (G + 1) */
     /* shortcuts */
-    bool reuse_offsets;        /* true */
-    bool solve_hash;           /* true */
+    bool reuse_offsets;          /* true */
+    bool solve_hash;             /* true */
     double hash_verify_fraction; /* of the sets computed from a solved hash, 1.0 */
-    uint64_t seed;             /* 1 */
+    uint64_t seed;               /* 1 */
 };
 void llc_evset_params_default(struct llc_evset_params *p);
 /* G for a hierarchy: w_llc if inclusive, w_l2 + w_llc if exclusive. */
@@ -206,9 +206,9 @@ int llc_evset_reduce(struct llc_evset_finder *f, uint32_t victim, const uint32_t
                      uint32_t *out, char *err, size_t errlen);
 
 struct llc_evset_counters {
-    uint64_t tests;          /* eviction tests (each up to `trials` trials) */
-    uint64_t trials;         /* timed walks */
-    uint64_t accesses;       /* addresses walked */
+    uint64_t tests;    /* eviction tests (each up to `trials` trials) */
+    uint64_t trials;   /* timed walks */
+    uint64_t accesses; /* addresses walked */
     uint64_t backtracks;
 };
 void llc_evset_finder_counters(const struct llc_evset_finder *f, struct llc_evset_counters *out);
@@ -216,9 +216,9 @@ void llc_evset_finder_counters(const struct llc_evset_finder *f, struct llc_evse
 /* ---- linear slice hash ------------------------------------------------------ */
 
 struct llc_evset_hash {
-    unsigned bits;                              /* log2(slices), rounded up */
-    uint64_t masks[LLC_EVSET_MAX_HASH_BITS];    /* label bit b = parity(paddr & masks[b]) */
-    uint64_t domain;                            /* address bits the masks may use */
+    unsigned bits;                           /* log2(slices), rounded up */
+    uint64_t masks[LLC_EVSET_MAX_HASH_BITS]; /* label bit b = parity(paddr & masks[b]) */
+    uint64_t domain;                         /* address bits the masks may use */
 };
 
 /* Solves for a linear hash explaining congruence classes: paddrs[i] belongs
@@ -237,54 +237,54 @@ uint32_t llc_evset_hash_label(const struct llc_evset_hash *h, uint64_t paddr);
 /* ---- the whole map ------------------------------------------------------ */
 
 enum llc_evset_source {
-    LLC_EVSET_NONE = 0,     /* not found */
-    LLC_EVSET_REDUCED,      /* group-testing reduction */
-    LLC_EVSET_REUSED,       /* frames of a set found at another page offset */
-    LLC_EVSET_HASHED,       /* computed from the solved slice hash */
+    LLC_EVSET_NONE = 0, /* not found */
+    LLC_EVSET_REDUCED,  /* group-testing reduction */
+    LLC_EVSET_REUSED,   /* frames of a set found at another page offset */
+    LLC_EVSET_HASHED,   /* computed from the solved slice hash */
 };
 
 /* One set unit, id = label * sets_per_slice + index. Its G lines were
  * verified with a plain walk (as the stress probe walks them). */
 struct llc_evset_set {
     uint32_t index;
-    uint32_t label;          /* slice label, consistent within one index */
-    uint8_t source;          /* enum llc_evset_source */
-    bool verified;           /* verification ran and passed */
-    double verify_rate;      /* fraction of verification trials evicted, -1 = not run */
-    size_t first;            /* lines[first .. first + group_size) of the result */
-    uint64_t victim_paddr;   /* the congruent line used as verification victim */
+    uint32_t label;        /* slice label, consistent within one index */
+    uint8_t source;        /* enum llc_evset_source */
+    bool verified;         /* verification ran and passed */
+    double verify_rate;    /* fraction of verification trials evicted, -1 = not run */
+    size_t first;          /* lines[first .. first + group_size) of the result */
+    uint64_t victim_paddr; /* the congruent line used as verification victim */
 };
 
 struct llc_evset_report {
     double build_seconds;
-    uint32_t units;              /* slices * sets_per_slice */
-    uint32_t found;              /* units with a set */
-    uint32_t checked;            /* candidate sets whose verification ran */
-    uint32_t verified;           /* units whose set passed verification */
-    double verified_fraction;    /* verified / units */
-    double pass_rate;            /* verified / checked */
-    double coverage;             /* found / units (found may include unverified
-                                    hashed sets when hash_verify_fraction < 1) */
+    uint32_t units;           /* slices * sets_per_slice */
+    uint32_t found;           /* units with a set */
+    uint32_t checked;         /* candidate sets whose verification ran */
+    uint32_t verified;        /* units whose set passed verification */
+    double verified_fraction; /* verified / units */
+    double pass_rate;         /* verified / checked */
+    double coverage;          /* found / units (found may include unverified
+                                 hashed sets when hash_verify_fraction < 1) */
     uint32_t reduced, reduce_failures;
-    uint32_t reuse_tried, reuse_held;   /* offset-derived candidate sets, verified ones */
-    uint32_t hashed, hash_rejected;     /* computed from the hash; failed verification */
+    uint32_t reuse_tried, reuse_held; /* offset-derived candidate sets, verified ones */
+    uint32_t hashed, hash_rejected;   /* computed from the hash; failed verification */
     bool hash_solved;
     struct llc_evset_hash hash;
-    char hash_note[160];         /* why the hash was not solved, if it was not */
+    char hash_note[160]; /* why the hash was not solved, if it was not */
     struct llc_evset_counters counters;
 };
 
 struct llc_evset_result {
     unsigned group_size, sets_per_slice, slices;
-    struct llc_evset_set *sets;      /* units entries; source NONE where not found */
-    struct llc_evset_line *lines;    /* group_size lines per found set */
+    struct llc_evset_set *sets;   /* units entries; source NONE where not found */
+    struct llc_evset_line *lines; /* group_size lines per found set */
     struct llc_evset_report report;
 };
 
 /* Finds sets for all units of the arena. Units it cannot find stay NONE;
  * returns 0 unless the oracle fails. */
-int llc_evset_build(struct llc_evset_finder *f, struct llc_evset_result **out,
-                    char *err, size_t errlen);
+int llc_evset_build(struct llc_evset_finder *f, struct llc_evset_result **out, char *err,
+                    size_t errlen);
 void llc_evset_result_free(struct llc_evset_result *r);
 /* Report lines "name: value unit" (build time, tests, fraction verified,...). */
 void llc_evset_report_print(FILE *fp, const struct llc_evset_report *r);

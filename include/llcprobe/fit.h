@@ -41,7 +41,8 @@
 #define LLC_FIT_DEFAULT_SEED UINT64_C(0x9E3779B97F4A7C15)
 /* The paper accepts the Gaussian when R^2 exceeds this (docs/METHODS.md §2.3). */
 #define LLC_FIT_R2_ACCEPT 0.85
-/* Below this test-retest correlation, set-to-set variation is mostly noise (docs/METHODS.md §1.5). */
+/* Below this test-retest correlation, set-to-set variation is mostly noise (docs/METHODS.md §1.5).
+ */
 #define LLC_FIT_RETEST_MIN 0.3
 /* Significance level of the Poisson dispersion test (docs/METHODS.md §2.4). */
 #define LLC_FIT_DISP_ALPHA 0.01
@@ -52,7 +53,8 @@
 enum llc_fit_status {
     LLC_FIT_OK = 0,
     LLC_FIT_DEGENERATE,     /* sigma = 0, b == a, or R undefined (a vector without variance) */
-    LLC_FIT_NOT_APPLICABLE, /* the data are outside the family's support (e.g. lognormal with x <= 0) */
+    LLC_FIT_NOT_APPLICABLE, /* the data are outside the family's support (e.g. lognormal with x <=
+                               0) */
     LLC_FIT_NO_CONVERGENCE, /* the iterative estimator did not converge */
 };
 const char *llc_fit_status_name(enum llc_fit_status s);
@@ -86,7 +88,8 @@ int llc_fit_histogram_create(const double *x, size_t n, const uint8_t *excluded,
                              enum llc_fit_binning binning, struct llc_fit_histogram **out,
                              char *err, size_t errlen);
 void llc_fit_histogram_destroy(struct llc_fit_histogram *h);
-/* Bin of value x by the rule of docs/METHODS.md §2.1, clamped to [0, m-1] for values outside [a,b]. */
+/* Bin of value x by the rule of docs/METHODS.md §2.1, clamped to [0, m-1] for values outside [a,b].
+ */
 size_t llc_fit_histogram_bin(const struct llc_fit_histogram *h, double x);
 /* True if every usable value is a whole number (AUTO binning uses this). */
 bool llc_fit_all_integers(const double *x, size_t n, const uint8_t *excluded);
@@ -97,16 +100,16 @@ bool llc_fit_all_integers(const double *x, size_t n, const uint8_t *excluded);
  * and AIC compare across families. The discrete families' LL is of the pmf
  * per unit of x (for integer data this is on a par with a density). */
 enum llc_fit_family {
-    LLC_FIT_GAUSSIAN = 0, /* mu, sigma                      (sample moments, N-1) */
-    LLC_FIT_GAMMA,        /* alpha (shape), theta (scale)   (MLE; MoM if any x <= 0 or CV < ~1e-7;
-                             NOT_APPLICABLE if alpha > 1e10: not evaluable in doubles) */
-    LLC_FIT_POISSON,      /* lambda                         (raw counts only) */
-    LLC_FIT_POISSON_EVENTS, /* lambda, ways: e = round(x/W) ~ Poisson(lambda) (docs/METHODS.md §2.4), pmf(e)
-                             spread evenly over the W-wide x interval that rounds to e; needs
-                             options.ways */
-    LLC_FIT_BETA,         /* alpha, beta, lo = a - w/2, hi = b + w/2 (MoM, optional MLE) */
-    LLC_FIT_STUDENT_T,    /* mu, scale, nu                  (EM over the nu grid) */
-    LLC_FIT_LOGNORMAL,    /* zeta = mean ln x, sigma = sd ln x (MLE, 1/N; x > 0 only) */
+    LLC_FIT_GAUSSIAN = 0,   /* mu, sigma                      (sample moments, N-1) */
+    LLC_FIT_GAMMA,          /* alpha (shape), theta (scale)   (MLE; MoM if any x <= 0 or CV < ~1e-7;
+                               NOT_APPLICABLE if alpha > 1e10: not evaluable in doubles) */
+    LLC_FIT_POISSON,        /* lambda                         (raw counts only) */
+    LLC_FIT_POISSON_EVENTS, /* lambda, ways: e = round(x/W) ~ Poisson(lambda) (docs/METHODS.md
+                             §2.4), pmf(e) spread evenly over the W-wide x interval that rounds to
+                             e; needs options.ways */
+    LLC_FIT_BETA,           /* alpha, beta, lo = a - w/2, hi = b + w/2 (MoM, optional MLE) */
+    LLC_FIT_STUDENT_T,      /* mu, scale, nu                  (EM over the nu grid) */
+    LLC_FIT_LOGNORMAL,      /* zeta = mean ln x, sigma = sd ln x (MLE, 1/N; x > 0 only) */
     LLC_FIT_FAMILY_COUNT,
 };
 #define LLC_FIT_FAMILY_NONE (-1)
@@ -116,9 +119,10 @@ const char *llc_fit_param_name(enum llc_fit_family f, size_t i);
 
 enum llc_fit_method {
     LLC_FIT_METHOD_NONE = 0,
-    LLC_FIT_METHOD_SAMPLE_MOMENTS, /* mean and N-1 variance: the paper's "MLE" (docs/METHODS.md §2.2) */
+    LLC_FIT_METHOD_SAMPLE_MOMENTS, /* mean and N-1 variance: the paper's "MLE" (docs/METHODS.md
+                                      §2.2) */
     LLC_FIT_METHOD_MLE,
-    LLC_FIT_METHOD_MOM,            /* method of moments */
+    LLC_FIT_METHOD_MOM, /* method of moments */
     LLC_FIT_METHOD_EM,
 };
 const char *llc_fit_method_name(enum llc_fit_method m);
@@ -129,21 +133,22 @@ struct llc_fit_family_result {
     enum llc_fit_family family;
     enum llc_fit_status status;
     enum llc_fit_method method;
-    size_t n;                         /* data points used */
-    size_t nparams;                   /* entries of param[] (see llc_fit_param_name) */
-    size_t nfree;                     /* parameters estimated from the data: p in the AIC */
+    size_t n;       /* data points used */
+    size_t nparams; /* entries of param[] (see llc_fit_param_name) */
+    size_t nfree;   /* parameters estimated from the data: p in the AIC */
     double param[LLC_FIT_MAX_PARAMS];
-    double loglik;                    /* LL; -INFINITY if a point has zero density */
-    double aic;                       /* 2 p - 2 LL */
-    double r, r2;                     /* binned Pearson R and R^2 (docs/METHODS.md §2.3); NaN if undefined */
-    unsigned iterations;              /* of the iterative estimator, 0 for closed forms */
+    double loglik;       /* LL; -INFINITY if a point has zero density */
+    double aic;          /* 2 p - 2 LL */
+    double r, r2;        /* binned Pearson R and R^2 (docs/METHODS.md §2.3); NaN if undefined */
+    unsigned iterations; /* of the iterative estimator, 0 for closed forms */
 };
 
 struct llc_fit_options {
     enum llc_fit_binning binning; /* default AUTO */
-    bool bin_integrated;          /* model Y_i as bin mass / w instead of density at x_i (docs/METHODS.md §2.2) */
-    bool beta_mle;                /* refine the beta MoM by 2-D Newton (docs/METHODS.md §2.6) */
-    unsigned ways;                /* W for the dispersion check and POISSON_EVENTS; 0 = unknown */
+    bool bin_integrated; /* model Y_i as bin mass / w instead of density at x_i (docs/METHODS.md
+                            §2.2) */
+    bool beta_mle;       /* refine the beta MoM by 2-D Newton (docs/METHODS.md §2.6) */
+    unsigned ways;       /* W for the dispersion check and POISSON_EVENTS; 0 = unknown */
 };
 void llc_fit_options_default(struct llc_fit_options *opt);
 
@@ -162,7 +167,8 @@ double llc_fit_family_pdf(const struct llc_fit_family_result *r, double x);
  * has no variance or m < 2. */
 enum llc_fit_status llc_fit_pearson(const double *y, const double *Y, size_t m, double *r);
 
-/* ---- Dispersion check (docs/METHODS.md §2.4) and test-retest (docs/METHODS.md §1.5) --------------------- */
+/* ---- Dispersion check (docs/METHODS.md §2.4) and test-retest (docs/METHODS.md §1.5)
+ * --------------------- */
 
 enum llc_fit_verdict {
     LLC_FIT_VERDICT_NO_SIGNAL,      /* mean 0 */
@@ -170,7 +176,8 @@ enum llc_fit_verdict {
     LLC_FIT_VERDICT_UNCHECKED,      /* dispersion NOT_APPLICABLE (no W) and no failed retest */
     LLC_FIT_VERDICT_COUNTING_NOISE, /* Disp not significantly above 1 */
     LLC_FIT_VERDICT_UNDERDISPERSED, /* Disp significantly below 1 */
-    LLC_FIT_VERDICT_MOSTLY_NOISE,   /* overdispersed, but structure < LLC_FIT_RETEST_MIN of the variance */
+    LLC_FIT_VERDICT_MOSTLY_NOISE,   /* overdispersed, but structure < LLC_FIT_RETEST_MIN of the
+                                       variance */
     LLC_FIT_VERDICT_NOT_REPEATABLE, /* test-retest r < LLC_FIT_RETEST_MIN */
     LLC_FIT_VERDICT_STRUCTURED,     /* sets differ beyond counting noise */
 };
@@ -181,14 +188,14 @@ const char *llc_fit_verdict_text(enum llc_fit_verdict v);
 struct llc_fit_dispersion {
     enum llc_fit_status status; /* DEGENERATE if fewer than 2 units or mean(e) == 0 */
     size_t n;
-    unsigned ways;              /* W */
-    double mean_events;         /* mean(e), e_k = miss_k / W */
-    double var_events;          /* var(e), N-1 */
-    double disp;                /* var(e) / mean(e) */
-    double cv_true;             /* sqrt(max(0, var - mean)) / mean */
-    double structure_share;     /* max(0, 1 - 1/Disp): share of var(e) that is not Poisson noise */
-    double p_over;              /* P(chi2_{N-1} >= (N-1) Disp): Poisson noise explains this spread */
-    double p_under;             /* P(chi2_{N-1} <= (N-1) Disp) */
+    unsigned ways;          /* W */
+    double mean_events;     /* mean(e), e_k = miss_k / W */
+    double var_events;      /* var(e), N-1 */
+    double disp;            /* var(e) / mean(e) */
+    double cv_true;         /* sqrt(max(0, var - mean)) / mean */
+    double structure_share; /* max(0, 1 - 1/Disp): share of var(e) that is not Poisson noise */
+    double p_over;          /* P(chi2_{N-1} >= (N-1) Disp): Poisson noise explains this spread */
+    double p_under;         /* P(chi2_{N-1} <= (N-1) Disp) */
 };
 
 /* miss must be raw counts (not rates) for e_k to be event counts. */
@@ -207,15 +214,15 @@ struct llc_fit_report {
     struct llc_fit_histogram *hist;
     struct llc_fit_family_result fit[LLC_FIT_FAMILY_COUNT]; /* indexed by family */
     double *model[LLC_FIT_FAMILY_COUNT];                    /* hist->m values Y_i each */
-    int best_aic;                     /* family with the lowest finite AIC, or LLC_FIT_FAMILY_NONE */
-    int best_r2;                      /* family with the highest finite R^2, or LLC_FIT_FAMILY_NONE */
-    bool gaussian_accepted;           /* Gaussian R^2 > LLC_FIT_R2_ACCEPT */
+    int best_aic;           /* family with the lowest finite AIC, or LLC_FIT_FAMILY_NONE */
+    int best_r2;            /* family with the highest finite R^2, or LLC_FIT_FAMILY_NONE */
+    bool gaussian_accepted; /* Gaussian R^2 > LLC_FIT_R2_ACCEPT */
     struct llc_fit_dispersion dispersion; /* status NOT_APPLICABLE when options.ways == 0 */
 };
 
 int llc_fit_report_create(const double *x, size_t n, const uint8_t *excluded,
-                          const struct llc_fit_options *opt, struct llc_fit_report **out,
-                          char *err, size_t errlen);
+                          const struct llc_fit_options *opt, struct llc_fit_report **out, char *err,
+                          size_t errlen);
 void llc_fit_report_destroy(struct llc_fit_report *r);
 
 /* ---- Key points and selection (docs/METHODS.md §3, §2.5) --------------------------------- */
@@ -224,9 +231,10 @@ enum llc_fit_key_mode {
     LLC_FIT_KEYS_SIGMA2,   /* start, end = mu -+ 2 sigma clipped to [a,b] (default) */
     LLC_FIT_KEYS_RANGE,    /* start, end = a, b (paper-literal) */
     LLC_FIT_KEYS_QUANTILE, /* empirical quantiles at the Gaussian's -2..2 sigma probabilities */
-    LLC_FIT_KEYS_AUTO,     /* the method's rule (docs/METHODS.md §3.1): sigma2 when the Gaussian is accepted
-                            * (R^2 > LLC_FIT_R2_ACCEPT), else quantile; a selection records
-                            * the mode it resolved to (default) */
+    /* The method's rule (docs/METHODS.md §3.1): sigma2 when the Gaussian is accepted
+     * (R^2 > LLC_FIT_R2_ACCEPT), else quantile; a selection records the mode it resolved to
+     * (default). */
+    LLC_FIT_KEYS_AUTO,
 };
 const char *llc_fit_key_mode_name(enum llc_fit_key_mode m);
 
@@ -255,12 +263,13 @@ enum llc_fit_key llc_fit_key_label(enum llc_fit_key_mode m, size_t j);
 
 /* The whole-cache estimator a selection is read with (docs/METHODS.md §4). */
 enum llc_fit_estimator {
-    LLC_FIT_EST_STRATIFIED_RATIO = 0, /* per stratum, the profile total times the selected units' ratio of new
-                                         to profile values (separate ratio estimator); exact on the profile
-                                         itself (default) */
-    LLC_FIT_EST_STRATIFIED,           /* per stratum, its share times the selected units' mean (docs/METHODS.md §4) */
-    LLC_FIT_EST_RATIO,                /* the profile total times one ratio over all selected units */
-    LLC_FIT_EST_SCALE_UP,             /* the paper's N / n times the sum */
+    LLC_FIT_EST_STRATIFIED_RATIO = 0, /* per stratum, the profile total times the selected units'
+                                         ratio of new to profile values (separate ratio estimator);
+                                         exact on the profile itself (default) */
+    LLC_FIT_EST_STRATIFIED,           /* per stratum, its share times the selected units' mean
+                                         (docs/METHODS.md §4) */
+    LLC_FIT_EST_RATIO,    /* the profile total times one ratio over all selected units */
+    LLC_FIT_EST_SCALE_UP, /* the paper's N / n times the sum */
     LLC_FIT_EST_COUNT,
 };
 const char *llc_fit_estimator_name(enum llc_fit_estimator e);
@@ -268,9 +277,9 @@ const char *llc_fit_estimator_name(enum llc_fit_estimator e);
 int llc_fit_estimator_parse(const char *name, enum llc_fit_estimator *out);
 
 enum llc_fit_select_status {
-    LLC_FIT_SELECT_KEYS = 0,   /* normal key-point selection */
-    LLC_FIT_SELECT_EVEN,       /* sigma == 0: evenly spaced units */
-    LLC_FIT_SELECT_ALL,        /* fewer usable units than wanted: all of them */
+    LLC_FIT_SELECT_KEYS = 0, /* normal key-point selection */
+    LLC_FIT_SELECT_EVEN,     /* sigma == 0: evenly spaced units */
+    LLC_FIT_SELECT_ALL,      /* fewer usable units than wanted: all of them */
 };
 const char *llc_fit_select_status_name(enum llc_fit_select_status s);
 
@@ -282,21 +291,23 @@ struct llc_fit_select_config {
     uint64_t seed;                /* default LLC_FIT_DEFAULT_SEED */
     unsigned ways;                /* W, to store Disp with the selection; 0 = unknown (Disp NaN) */
     enum llc_fit_estimator estimator; /* recorded with the selection; default STRATIFIED_RATIO */
-    bool pick_mean;               /* per key, the sets nearest the mean of the key's stratum (not
-                                   * nearest the key): sets typical of their stratum; default true
-                                   * (false: the paper's sets nearest the key, docs/METHODS.md §3.2) */
+    bool pick_mean; /* per key, the sets nearest the mean of the key's stratum (not
+                     * nearest the key): sets typical of their stratum; default true
+                     * (false: the paper's sets nearest the key, docs/METHODS.md §3.2) */
 };
 void llc_fit_select_config_default(struct llc_fit_select_config *cfg);
 
 /* Strata for the stratified estimator (docs/METHODS.md §4): one per distinct key value. */
 struct llc_fit_strata {
     size_t count;
-    double key[LLC_FIT_MAX_KEYS];          /* distinct key values, increasing */
-    double upper[LLC_FIT_MAX_KEYS];        /* upper boundary of stratum g (midpoint); +INFINITY for the last */
-    double pi[LLC_FIT_MAX_KEYS];           /* share of usable profile units in stratum g */
-    size_t members[LLC_FIT_MAX_KEYS];      /* usable profile units in stratum g */
-    double profile_sum[LLC_FIT_MAX_KEYS];  /* sum of their profile values; NaN if unknown (old files) */
-    size_t centre;                         /* stratum holding mu: empty strata merge towards it */
+    double key[LLC_FIT_MAX_KEYS];     /* distinct key values, increasing */
+    double upper[LLC_FIT_MAX_KEYS];   /* upper boundary of stratum g (midpoint); +INFINITY for the
+                                         last */
+    double pi[LLC_FIT_MAX_KEYS];      /* share of usable profile units in stratum g */
+    size_t members[LLC_FIT_MAX_KEYS]; /* usable profile units in stratum g */
+    double
+        profile_sum[LLC_FIT_MAX_KEYS]; /* sum of their profile values; NaN if unknown (old files) */
+    size_t centre;                     /* stratum holding mu: empty strata merge towards it */
 };
 /* Stratum of profile value v: the first g with v < upper[g]. */
 size_t llc_fit_stratum_of(const struct llc_fit_strata *s, double v);
@@ -304,27 +315,27 @@ size_t llc_fit_stratum_of(const struct llc_fit_strata *s, double v);
 struct llc_fit_selection {
     enum llc_fit_select_status status;
     enum llc_fit_key_mode mode;
-    enum llc_fit_estimator estimator;    /* the headline estimator of later runs */
-    bool pick_mean;                      /* sets picked at their key's stratum mean */
-    enum llc_fit_binning binning;        /* resolved */
+    enum llc_fit_estimator estimator; /* the headline estimator of later runs */
+    bool pick_mean;                   /* sets picked at their key's stratum mean */
+    enum llc_fit_binning binning;     /* resolved */
     uint64_t seed;
     size_t points, per_point;
-    size_t n_units;                      /* length of the input arrays */
-    size_t n_usable;                     /* non-excluded units: the population */
-    double mu, sigma, a, b;              /* of the usable profile values; sigma with N-1 */
-    double profile_total;                /* sum of usable profile values (G_profile) */
-    double r2;                           /* Gaussian R^2 on the histogram below; NaN if undefined */
-    double disp;                         /* docs/METHODS.md §2.4 Disp if config.ways > 0, else NaN */
-    size_t bins;                         /* histogram bins behind the bin rule */
+    size_t n_units;         /* length of the input arrays */
+    size_t n_usable;        /* non-excluded units: the population */
+    double mu, sigma, a, b; /* of the usable profile values; sigma with N-1 */
+    double profile_total;   /* sum of usable profile values (G_profile) */
+    double r2;              /* Gaussian R^2 on the histogram below; NaN if undefined */
+    double disp;            /* docs/METHODS.md §2.4 Disp if config.ways > 0, else NaN */
+    size_t bins;            /* histogram bins behind the bin rule */
     size_t nkeys;
-    double key[LLC_FIT_MAX_KEYS];        /* key values in processing order K1.. */
-    double key_p[LLC_FIT_MAX_KEYS];      /* QUANTILE mode: the key's probability; else NaN */
+    double key[LLC_FIT_MAX_KEYS];   /* key values in processing order K1.. */
+    double key_p[LLC_FIT_MAX_KEYS]; /* QUANTILE mode: the key's probability; else NaN */
     struct llc_fit_strata strata;
-    size_t n;                            /* selected units */
-    size_t *unit;                        /* n unit ids, key by key */
-    enum llc_fit_key *label;             /* n key labels */
-    double *profile;                     /* n profile values miss_k */
-    size_t *stratum;                     /* n strata of the profile values */
+    size_t n;                /* selected units */
+    size_t *unit;            /* n unit ids, key by key */
+    enum llc_fit_key *label; /* n key labels */
+    double *profile;         /* n profile values miss_k */
+    size_t *stratum;         /* n strata of the profile values */
 };
 
 /* Returns -ENODATA when no unit is usable or mu == 0 (no measurable probe
@@ -337,18 +348,18 @@ void llc_fit_selection_destroy(struct llc_fit_selection *s);
 /* ---- Estimators (docs/METHODS.md §4) ---------------------------------------------------- */
 
 /* T = (population / n) * sum x_sel. */
-int llc_fit_scale_up(const double *x_sel, size_t n, double population, double *total,
-                     char *err, size_t errlen);
+int llc_fit_scale_up(const double *x_sel, size_t n, double population, double *total, char *err,
+                     size_t errlen);
 /* T = profile_total * sum x_sel / sum profile_sel; -EDOM if sum profile_sel == 0. */
 int llc_fit_ratio(const double *x_sel, const double *profile_sel, size_t n, double profile_total,
                   double *total, char *err, size_t errlen);
 
 struct llc_fit_stratified {
-    double total;                     /* stratum means (LLC_FIT_EST_STRATIFIED) */
-    double ratio_total;               /* stratum ratios (LLC_FIT_EST_STRATIFIED_RATIO); NaN without
-                                         the strata's profile sums */
-    size_t count;                     /* strata (as in llc_fit_strata) */
-    double pi[LLC_FIT_MAX_KEYS];      /* weights after merging empty strata (0 for merged-away ones) */
+    double total;                /* stratum means (LLC_FIT_EST_STRATIFIED) */
+    double ratio_total;          /* stratum ratios (LLC_FIT_EST_STRATIFIED_RATIO); NaN without
+                                    the strata's profile sums */
+    size_t count;                /* strata (as in llc_fit_strata) */
+    double pi[LLC_FIT_MAX_KEYS]; /* weights after merging empty strata (0 for merged-away ones) */
     size_t sampled[LLC_FIT_MAX_KEYS]; /* selected units per stratum before merging */
 };
 /* total: T = population * sum_g pi_g * mean_{k in S_g} x_k, S_g by the
@@ -363,11 +374,11 @@ int llc_fit_stratified_total(const struct llc_fit_strata *s, const double *profi
                              struct llc_fit_stratified *out, char *err, size_t errlen);
 
 struct llc_fit_estimates {
-    double scale_up;                  /* paper */
-    double stratified;                /* stratum means (docs/METHODS.md §4) */
-    double stratified_ratio;          /* stratum ratios; NaN without the strata's profile sums */
-    double ratio;                     /* NaN if the selected profile values sum to 0 */
-    double headline;                  /* the selection's estimator */
+    double scale_up;         /* paper */
+    double stratified;       /* stratum means (docs/METHODS.md §4) */
+    double stratified_ratio; /* stratum ratios; NaN without the strata's profile sums */
+    double ratio;            /* NaN if the selected profile values sum to 0 */
+    double headline;         /* the selection's estimator */
     struct llc_fit_stratified strata;
 };
 /* All three for a selection; x_sel holds the new values of sel->unit[], in order. */
@@ -389,8 +400,8 @@ int llc_fit_continuous_units(size_t n, const uint8_t *excluded, size_t start, si
 
 /* Paper eq. 8. defined is false when G == 0; then percent is NaN. */
 struct llc_fit_deviation {
-    double abs_diff;  /* |T - G| */
-    double percent;   /* |T - G| / G * 100 */
+    double abs_diff; /* |T - G| */
+    double percent;  /* |T - G| / G * 100 */
     bool defined;
 };
 struct llc_fit_deviation llc_fit_deviation(double total, double global);
@@ -399,8 +410,8 @@ struct llc_fit_deviation llc_fit_deviation(double total, double global);
 struct llc_fit_baseline_summary {
     size_t trials;
     double global;
-    double first_total, first_percent, first_abs;    /* seed 0 / start 0 */
-    double mean_percent, worst_percent;              /* NaN when G == 0 */
+    double first_total, first_percent, first_abs; /* seed 0 / start 0 */
+    double mean_percent, worst_percent;           /* NaN when G == 0 */
     double mean_abs, worst_abs;
 };
 /* Random-n with seeds 0..seeds-1. */

@@ -41,10 +41,10 @@
 struct llc_map_geometry {
     unsigned line_size;
     unsigned sets_per_slice;
-    unsigned slices;          /* 1 = slice-agnostic (units = indexes) */
+    unsigned slices; /* 1 = slice-agnostic (units = indexes) */
     unsigned llc_ways;
     unsigned l2_ways, l2_sets; /* private level above, 0 if none */
-    bool victim_llc;          /* exclusive victim LLC (AMD Zen) */
+    bool victim_llc;           /* exclusive victim LLC (AMD Zen) */
     uint64_t llc_bytes;
 };
 
@@ -102,28 +102,29 @@ struct llc_map_backend_ops {
      * every cache level (left in place they hold ways, and an RRIP policy
      * keeps such recently hit lines over a shorter walk's newcomers).
      * NULL when the backend cannot. */
-    int (*probe_set)(void *ctx, double per_set_rate, size_t together, const uint8_t *llc_walk, char *err,
-                     size_t errlen);
+    int (*probe_set)(void *ctx, double per_set_rate, size_t together, const uint8_t *llc_walk,
+                     char *err, size_t errlen);
     /* The calibration co-runner of `calibrate`: from this call on, a thread
      * on another core sharing the LLC holds `lines` congruent lines in each
      * of units[0..n) (0..llc_ways; plus what its own L2 keeps on a victim
      * LLC), each touched touch_rate times per second; lines 0 stops it.
      * NULL when the co-runner is fixed at construction (sim: calib_lines). */
-    int (*corunner)(void *ctx, const uint32_t *units, size_t n, unsigned lines, double touch_rate, char *err,
-                    size_t errlen);
+    int (*corunner)(void *ctx, const uint32_t *units, size_t n, unsigned lines, double touch_rate,
+                    char *err, size_t errlen);
 };
 
 struct llc_map_backend {
     const struct llc_map_backend_ops *ops;
     void *ctx;
-    const char *name;         /* "sim", "timing", "pmu" */
+    const char *name; /* "sim", "timing", "pmu" */
     struct llc_map_geometry geo;
-    unsigned walk;            /* lines per unit actually walked */
-    bool all_at_once;         /* can attribute per access (global mode) */
-    char walk_check[LLC_MAP_TEXT_LEN];   /* the idle-walk verification */
-    char slow_walk_check[LLC_MAP_TEXT_LEN]; /* hardware, search_cycle_s > 0: the same at the search's pace */
-    char calibration[LLC_MAP_TEXT_LEN];  /* threshold or event, as text */
-    char warning[LLC_MAP_TEXT_LEN];      /* e.g. small-page fallback; "" if none */
+    unsigned walk;                          /* lines per unit actually walked */
+    bool all_at_once;                       /* can attribute per access (global mode) */
+    char walk_check[LLC_MAP_TEXT_LEN];      /* the idle-walk verification */
+    char slow_walk_check[LLC_MAP_TEXT_LEN]; /* hardware, search_cycle_s > 0: the same at the
+                                               search's pace */
+    char calibration[LLC_MAP_TEXT_LEN];     /* threshold or event, as text */
+    char warning[LLC_MAP_TEXT_LEN];         /* e.g. small-page fallback; "" if none */
     /* The page size the target's memory is mapped with ("4K", "2M"), ""
      * when unknown (a launched program): with small pages its per-set
      * structure belongs to one run (docs/METHODS.md §5.4). */
@@ -138,20 +139,20 @@ void llc_map_backend_release(struct llc_map_backend *b);
 struct llc_sim_config;
 
 struct llc_map_sim_options {
-    const char *preset;       /* recorded in the output */
+    const char *preset; /* recorded in the output */
     /* The target: a synthetic workload spec or a trace file (one of them). */
     const char *workload;
     const char *trace;
-    const char *noise;        /* optional background workload spec */
-    double noise_rate;        /* its accesses per tick */
+    const char *noise; /* optional background workload spec */
+    double noise_rate; /* its accesses per tick */
     /* Accesses per simulated nanosecond (1 tick = 1 ns): the target's, and
      * the probe's. */
     double target_rate, probe_rate;
     /* Units walked together per measure() call at most (for the walk
      * length rule); 0 = all units. */
     uint32_t max_group;
-    bool repeat;              /* restart a trace target when it ends (a synthetic
-                               * workload never ends) */
+    bool repeat; /* restart a trace target when it ends (a synthetic
+                  * workload never ends) */
     /* A measure() over the same units array (same pointer and count) as
      * the call before goes on with that walk: no warm-up rounds, so
      * back-to-back dwells (a target's windows, a pace change between
@@ -216,8 +217,8 @@ int llc_map_sim_truth_reset(struct llc_map_backend *b);
 /* ---- hardware backends (timing, pmu) ------------------------------------- */
 
 struct llc_map_hw_options {
-    struct llc_map_geometry geo;   /* from llc_sysinfo (the caller checks it) */
-    int probe_cpu;                 /* CPU to pin the probe thread to, -1 = any */
+    struct llc_map_geometry geo; /* from llc_sysinfo (the caller checks it) */
+    int probe_cpu;               /* CPU to pin the probe thread to, -1 = any */
     /* Arena: hugepage size wanted, pool reservation (--reserve), fallback to
      * small pages allowed (with a warning in `warning`). */
     bool small_pages_ok;
@@ -227,8 +228,8 @@ struct llc_map_hw_options {
      * (0 = as fast as possible). */
     unsigned delay_nops;
     double rate;
-    const char *event;             /* pmu: libpfm4 event string, NULL = the
-                                      LLC-miss event for this CPU */
+    const char *event; /* pmu: libpfm4 event string, NULL = the
+                          LLC-miss event for this CPU */
     uint64_t seed;
     /* Whether the target is alive (the caller owns it); NULL = always. */
     bool (*target_alive)(void *ctx);
@@ -249,7 +250,7 @@ struct llc_map_hw_options {
 struct llc_map_selftest {
     bool ran, passed;
     double aggressor_rate, idle_rate, idle_sd; /* miss fractions */
-    double effect;            /* (aggressor - idle) / idle_sd */
+    double effect;                             /* (aggressor - idle) / idle_sd */
     char text[LLC_MAP_TEXT_LEN];
 };
 
@@ -273,12 +274,12 @@ const char *llc_map_mode_name(enum llc_map_mode m);
 
 struct llc_map_plan {
     enum llc_map_mode mode;
-    uint32_t group;           /* SWEEP: units per group (0 = backend's best) */
-    double dwell_s;           /* per group (GLOBAL: per round) */
-    unsigned sweeps;          /* >= 1; 2+ gives the test-retest figure */
-    const uint32_t *sets;     /* SETS: the units */
+    uint32_t group;       /* SWEEP: units per group (0 = backend's best) */
+    double dwell_s;       /* per group (GLOBAL: per round) */
+    unsigned sweeps;      /* >= 1; 2+ gives the test-retest figure */
+    const uint32_t *sets; /* SETS: the units */
     size_t n_sets;
-    uint64_t seed;            /* group composition and order */
+    uint64_t seed;               /* group composition and order */
     volatile sig_atomic_t *stop; /* polled between dwells; may be NULL */
     /* Per-group target runs (the paper's sequential method): called before
      * every group to start a fresh target; the group's dwell then lasts
@@ -291,14 +292,14 @@ struct llc_map_plan {
 };
 
 struct llc_map_result {
-    uint32_t units;           /* all units of the geometry */
-    unsigned sweeps;          /* sweeps done (the last may be partial) */
-    unsigned sweeps_planned;  /* rows of sweep_misses / sweep_accesses */
-    bool complete;            /* every planned unit measured in every sweep */
+    uint32_t units;          /* all units of the geometry */
+    unsigned sweeps;         /* sweeps done (the last may be partial) */
+    unsigned sweeps_planned; /* rows of sweep_misses / sweep_accesses */
+    bool complete;           /* every planned unit measured in every sweep */
     char incomplete_reason[LLC_MAP_TEXT_LEN];
-    bool *measured;           /* [units]: in the plan and measured at least once */
+    bool *measured;              /* [units]: in the plan and measured at least once */
     uint64_t *misses, *accesses; /* [units], summed over sweeps */
-    double *dwell_s;          /* [units], total dwell */
+    double *dwell_s;             /* [units], total dwell */
     /* After llc_map_baseline_apply (NULL before): the exclusion mask, the
      * misses before the baseline was subtracted. misses and sweep_misses
      * are then baseline-corrected. */
@@ -324,8 +325,8 @@ struct llc_map_summary {
     uint32_t n;
     uint64_t total_misses, total_accesses;
     double mean, sd, min, max;
-    double retest_pearson;    /* sweeps 1 vs 2 over units; NAN if < 2 sweeps */
-    uint32_t hottest[10];     /* unit ids, most misses first */
+    double retest_pearson; /* sweeps 1 vs 2 over units; NAN if < 2 sweeps */
+    uint32_t hottest[10];  /* unit ids, most misses first */
     unsigned n_hottest;
 };
 void llc_map_summarize(const struct llc_map_result *r, struct llc_map_summary *out);
@@ -344,20 +345,21 @@ enum llc_map_exclusion { LLC_MAP_KEEP = 0, LLC_MAP_EXCL_BASELINE = 1, LLC_MAP_EX
 
 struct llc_map_baseline {
     uint32_t units;
-    double *q;                /* [units] baseline misses per probe access (NAN: not measured) */
-    uint8_t *why;             /* [units] enum llc_map_exclusion bits */
+    double *q;    /* [units] baseline misses per probe access (NAN: not measured) */
+    uint8_t *why; /* [units] enum llc_map_exclusion bits */
     uint32_t n_baseline, n_leader, n_excluded;
-    double dwell_s;           /* of the baseline sweep, per group */
+    double dwell_s; /* of the baseline sweep, per group */
 };
 
 /* From a baseline map (no target) and optional known leader sets
  * (leaders may be NULL). */
-int llc_map_baseline_new(const struct llc_map_result *base, const bool *leaders, struct llc_map_baseline **out,
-                         char *err, size_t errlen);
+int llc_map_baseline_new(const struct llc_map_result *base, const bool *leaders,
+                         struct llc_map_baseline **out, char *err, size_t errlen);
 void llc_map_baseline_free(struct llc_map_baseline *b);
 /* Subtracts each unit's baseline rate (q x its accesses, per sweep, never
  * below 0) and records the mask in r. -EINVAL if the unit counts differ. */
-int llc_map_baseline_apply(const struct llc_map_baseline *b, struct llc_map_result *r, char *err, size_t errlen);
+int llc_map_baseline_apply(const struct llc_map_baseline *b, struct llc_map_result *r, char *err,
+                           size_t errlen);
 
 /* ---- hardware prefetchers (docs/METHODS.md §1.2) -------------------------------------- */
 
@@ -368,7 +370,7 @@ int llc_map_baseline_apply(const struct llc_map_baseline *b, struct llc_map_resu
 
 struct llc_map_prefetch_facts {
     bool intel;
-    const char *vendor;       /* for the message */
+    const char *vendor; /* for the message */
     bool hypervisor;
     bool msr_device, msr_writable;
 };
@@ -376,8 +378,8 @@ struct llc_map_prefetch_facts {
  * and, when not, the reason (recorded in the map). */
 int llc_map_prefetch_decide(const struct llc_map_prefetch_facts *f, char *why, size_t len);
 /* Fills the facts for cpu from the msr device (dev_fmt NULL = /dev/cpu/%d/msr). */
-void llc_map_prefetch_facts_probe(bool intel, const char *vendor, bool hypervisor, int cpu, const char *dev_fmt,
-                                  struct llc_map_prefetch_facts *f);
+void llc_map_prefetch_facts_probe(bool intel, const char *vendor, bool hypervisor, int cpu,
+                                  const char *dev_fmt, struct llc_map_prefetch_facts *f);
 
 struct llc_map_prefetch_saved {
     char dev_fmt[48];
@@ -387,8 +389,8 @@ struct llc_map_prefetch_saved {
 };
 /* Sets the prefetcher bits of MSR 0x1A4 on each CPU, saving the old
  * values; on failure restores what it changed. */
-int llc_map_prefetch_disable(const char *dev_fmt, const int *cpus, unsigned n, struct llc_map_prefetch_saved *s,
-                             char *err, size_t errlen);
+int llc_map_prefetch_disable(const char *dev_fmt, const int *cpus, unsigned n,
+                             struct llc_map_prefetch_saved *s, char *err, size_t errlen);
 /* Writes the saved values back (idempotent). */
 void llc_map_prefetch_restore(struct llc_map_prefetch_saved *s);
 
@@ -401,7 +403,7 @@ void llc_map_prefetch_restore(struct llc_map_prefetch_saved *s);
  * recovers the pattern best is kept. */
 
 #define LLC_MAP_RATE_MAX_TRIALS 16
-#define LLC_MAP_PLANT_LEVELS 4   /* planted k = 1, 2, 4, 8 lines (capped at ways) */
+#define LLC_MAP_PLANT_LEVELS 4 /* planted k = 1, 2, 4, 8 lines (capped at ways) */
 
 /* The known pattern: n_planted units (in distinct L2 sets where the
  * geometry has an L2, spread over slices and indexes) hold k lines, k
@@ -409,12 +411,13 @@ void llc_map_prefetch_restore(struct llc_map_prefetch_saved *s);
  * beside them. k[units] is filled (0 = idle), scored[] gets the 2 *
  * n_planted scored units. n_planted is capped by the L2 sets and by a
  * quarter of the units; the number used is returned (0 on bad input). */
-uint32_t llc_map_plant_pattern(const struct llc_map_geometry *g, uint32_t n_planted, uint8_t *k, uint32_t *scored);
+uint32_t llc_map_plant_pattern(const struct llc_map_geometry *g, uint32_t n_planted, uint8_t *k,
+                               uint32_t *scored);
 
 struct llc_map_rate_trial {
-    double rate;              /* probe accesses per second */
-    double spearman;          /* probe misses vs planted k over the scored units */
-    double effect;            /* (mean misses, planted - idle) / sd of idle; NAN if idle sd is 0 */
+    double rate;     /* probe accesses per second */
+    double spearman; /* probe misses vs planted k over the scored units */
+    double effect;   /* (mean misses, planted - idle) / sd of idle; NAN if idle sd is 0 */
     /* Probe miss ratio q of the units without planted lines (the
      * target's own), the method's linear-regime statistics (docs/METHODS.md §1.3). */
     double q_median, q_p95, q_max;
@@ -425,18 +428,19 @@ struct llc_map_rate_trial {
      * and stand above their noise; score_se its standard error. */
     double score, score_se;
     double increment[LLC_MAP_PLANT_LEVELS]; /* mean d per level k = 1, 2, 4, 8 */
-    bool measured;            /* false if the trial could not run */
+    bool measured;                          /* false if the trial could not run */
 };
 
 /* Scores one trial's map: r measured the scored units with planted k
  * (q is computed even with no scored units; measured then stays false). */
-void llc_map_rate_score(const struct llc_map_result *r, const uint8_t *k, const uint32_t *scored, size_t n_scored,
-                        struct llc_map_rate_trial *t);
+void llc_map_rate_score(const struct llc_map_result *r, const uint8_t *k, const uint32_t *scored,
+                        size_t n_scored, struct llc_map_rate_trial *t);
 
 /* The pattern with planted and idle scored units swapped (the second
  * trial of a pair): kb[units] gets the levels of k moved from
  * scored[i] to scored[n_planted + i]. */
-void llc_map_plant_swap(uint32_t units, const uint8_t *k, const uint32_t *scored, uint32_t n_planted, uint8_t *kb);
+void llc_map_plant_swap(uint32_t units, const uint8_t *k, const uint32_t *scored,
+                        uint32_t n_planted, uint8_t *kb);
 
 /* The paired score from increments d[i] at planted level k[i] (n pairs):
  * sets t->score, t->score_se and t->increment; NAN when fewer than 8
@@ -446,9 +450,9 @@ void llc_map_rate_paired(const double *d, const uint8_t *k, size_t n, struct llc
 /* Scores a pair of trials: a mapped with pattern ka, b with kb (the
  * swap of ka over the same scored units). t gets a's single-map
  * statistics (Spearman, effect, q) and the paired score. */
-void llc_map_rate_score_pair(const struct llc_map_result *a, const struct llc_map_result *b, const uint8_t *ka,
-                             const uint8_t *kb, const uint32_t *scored, size_t n_scored,
-                             struct llc_map_rate_trial *t);
+void llc_map_rate_score_pair(const struct llc_map_result *a, const struct llc_map_result *b,
+                             const uint8_t *ka, const uint8_t *kb, const uint32_t *scored,
+                             size_t n_scored, struct llc_map_rate_trial *t);
 
 /* Safety bounds on q, a check, not the rule. The method's linear-regime
  * bounds (docs/METHODS.md §1.3: median q <= 0.05) would refuse the rates that map best
@@ -467,44 +471,46 @@ bool llc_map_rate_safe(const struct llc_map_rate_trial *t);
  * else to the lowest median q. Returns its index, or -1 if no trial has
  * a score. why (may be NULL) says how it was chosen. */
 #define LLC_MAP_RATE_TIE_SE 2.0
-int llc_map_rate_pick(const struct llc_map_rate_trial *t, size_t n, double prefer_rate, char *why, size_t whylen);
+int llc_map_rate_pick(const struct llc_map_rate_trial *t, size_t n, double prefer_rate, char *why,
+                      size_t whylen);
 
 /* The linear-regime rule of docs/METHODS.md §1.3 (--rate linear): the next rate of a
  * binary search on log r between lo and hi given the q statistics at the
  * current rate; returns 0 when the current rate satisfies the rule
  * (median q <= 0.05, p95 <= 0.1, max <= 0.3, median >= 0.002), else 1
  * and sets *next, narrowing [lo, hi]; -1 when the trial has no q. */
-int llc_map_rate_linear_step(double rate, const struct llc_map_rate_trial *t, double *lo, double *hi, double *next);
+int llc_map_rate_linear_step(double rate, const struct llc_map_rate_trial *t, double *lo,
+                             double *hi, double *next);
 
 /* What a rate selection did, for the output. */
 struct llc_map_rate_selection {
-    const char *method;       /* "auto" or "linear" */
+    const char *method; /* "auto" or "linear" */
     size_t n;
     struct llc_map_rate_trial trials[LLC_MAP_RATE_MAX_TRIALS];
-    int chosen;               /* index into trials, -1 = none (the default kept) */
-    double rate;              /* the rate chosen */
+    int chosen;  /* index into trials, -1 = none (the default kept) */
+    double rate; /* the rate chosen */
     char why[LLC_MAP_TEXT_LEN];
-    uint32_t planted_units;   /* auto: units holding planted lines */
-    double plant_touch_rate;  /* auto: touches per planted line per second */
-    double dwell_s;           /* per trial */
-    double seconds;           /* wall time of the selection */
+    uint32_t planted_units;  /* auto: units holding planted lines */
+    double plant_touch_rate; /* auto: touches per planted line per second */
+    double dwell_s;          /* per trial */
+    double seconds;          /* wall time of the selection */
 };
 
 /* ---- output --------------------------------------------------------------- */
 
 /* What is recorded beside the counts. */
 struct llc_map_meta {
-    const char *machine;      /* one line: CPU or "simulator preset X" */
-    const char *target;       /* the target command, workload or trace */
-    const char *policy;       /* sim: LLC replacement policy; NULL elsewhere */
-    double rate;              /* probe accesses per second (sim: per sim second) */
-    unsigned delay_nops;      /* --delay, 0 if clock-paced */
+    const char *machine; /* one line: CPU or "simulator preset X" */
+    const char *target;  /* the target command, workload or trace */
+    const char *policy;  /* sim: LLC replacement policy; NULL elsewhere */
+    double rate;         /* probe accesses per second (sim: per sim second) */
+    unsigned delay_nops; /* --delay, 0 if clock-paced */
     uint64_t seed;
     const char *start_time, *end_time; /* ISO 8601 UTC */
     const struct llc_map_plan *plan;
     /* sim only (NULL elsewhere): ground truth per unit */
     const double *truth_occupancy;
-    const char *prefetch;     /* what was done about hardware prefetchers; NULL = not recorded */
+    const char *prefetch; /* what was done about hardware prefetchers; NULL = not recorded */
     /* The baseline and its mask; NULL = none measured */
     const struct llc_map_baseline *baseline;
     /* --rate auto|linear: how the rate was chosen; NULL = given */
@@ -518,6 +524,7 @@ int llc_map_write_json(const struct llc_map_backend *b, const struct llc_map_res
 int llc_map_write_csv(const struct llc_map_backend *b, const struct llc_map_result *r,
                       const struct llc_map_meta *m, const char *path, char *err, size_t errlen);
 /* The summary lines printed on stdout. */
-void llc_map_print_summary(FILE *out, const struct llc_map_backend *b, const struct llc_map_result *r);
+void llc_map_print_summary(FILE *out, const struct llc_map_backend *b,
+                           const struct llc_map_result *r);
 
 #endif

@@ -30,21 +30,21 @@
 struct llc_mapfile {
     char *path;
     char *machine, *target;
-    char *page_size;            /* the target's pages: "4K", "2M", "unknown" (also when not recorded) */
-    char *backend;              /* "sim", "timing", "pmu" */
-    char *policy;               /* LLC policy (sim), NULL if not recorded */
+    char *page_size; /* the target's pages: "4K", "2M", "unknown" (also when not recorded) */
+    char *backend;   /* "sim", "timing", "pmu" */
+    char *policy;    /* LLC policy (sim), NULL if not recorded */
     struct llc_map_geometry geo;
-    uint32_t units;             /* slices * sets_per_slice (checked against llc.sets) */
+    uint32_t units; /* slices * sets_per_slice (checked against llc.sets) */
     unsigned walk;
-    double rate;                /* probe accesses per second */
-    char mode[16];              /* "sweep", "global", "sets" */
+    double rate;   /* probe accesses per second */
+    char mode[16]; /* "sweep", "global", "sets" */
     uint64_t seed;
     bool complete;
-    unsigned sweeps;            /* sweeps recorded */
-    bool *measured;             /* [units] */
+    unsigned sweeps;                     /* sweeps recorded */
+    bool *measured;                      /* [units] */
     double *misses, *accesses, *dwell_s; /* [units] */
-    double *sweep_misses;       /* [sweeps * units] */
-    double *truth_occupancy;    /* [units] simulator ground truth, NULL if absent */
+    double *sweep_misses;                /* [sweeps * units] */
+    double *truth_occupancy;             /* [units] simulator ground truth, NULL if absent */
 };
 
 int llc_mapfile_read(const char *path, struct llc_mapfile **out, char *err, size_t errlen);
@@ -61,15 +61,15 @@ bool llc_mapfile_statistic(const struct llc_mapfile *m, double *x, uint8_t *excl
 
 /* What a fit file records besides the selection (llc_fitfile_write). */
 struct llc_fitfile_meta {
-    const char *source;         /* the map file (or "in-run map") */
+    const char *source; /* the map file (or "in-run map") */
     const char *target, *machine;
     const struct llc_map_geometry *geo;
-    bool raw_counts;            /* statistic: misses (true) or misses/s */
-    double retest_r;            /* NaN if one sweep */
-    const char *page_size;      /* page size the target ran with, "unknown" if not known */
-    long masked;                /* sets the map's exclusion mask names, -1 = no mask (in-run map) */
-    bool masked_kept;           /* kept in the fit (--include-excluded) rather than left out */
-    bool map_seed_known;        /* map_seed is the profile map's --seed (the simulator's placement) */
+    bool raw_counts;       /* statistic: misses (true) or misses/s */
+    double retest_r;       /* NaN if one sweep */
+    const char *page_size; /* page size the target ran with, "unknown" if not known */
+    long masked;           /* sets the map's exclusion mask names, -1 = no mask (in-run map) */
+    bool masked_kept;      /* kept in the fit (--include-excluded) rather than left out */
+    bool map_seed_known;   /* map_seed is the profile map's --seed (the simulator's placement) */
     uint64_t map_seed;
 };
 
@@ -109,16 +109,16 @@ void llc_fitfile_free(struct llc_fitfile *f);
 struct llc_calib {
     char machine[256];
     unsigned ways, line_size;
-    uint32_t units;             /* sets of the LLC */
-    double rate;                /* probe accesses per second, all probed sets */
-    uint32_t probed;            /* sets probed together */
-    double touch_rate;          /* co-runner touches per held line per second */
-    size_t nk;                  /* k = 0..nk-1 */
+    uint32_t units;    /* sets of the LLC */
+    double rate;       /* probe accesses per second, all probed sets */
+    uint32_t probed;   /* sets probed together */
+    double touch_rate; /* co-runner touches per held line per second */
+    size_t nk;         /* k = 0..nk-1 */
     double misses_per_set_s[LLC_CALIB_MAX_K];
     /* the walk-length search */
-    double search_cycle_s;      /* seconds between visits of a probe line */
-    unsigned search_cycles;     /* measured walks per step */
-    double search_threshold;    /* miss ratio above which a walk does not fit */
+    double search_cycle_s;                   /* seconds between visits of a probe line */
+    unsigned search_cycles;                  /* measured walks per step */
+    double search_threshold;                 /* miss ratio above which a walk does not fit */
     double search_estimate[LLC_CALIB_MAX_K]; /* mean raw estimate at k */
 };
 

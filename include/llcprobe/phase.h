@@ -31,7 +31,8 @@
 /* A window that joined (or founded) a cluster that has not yet reached the
  * transition threshold (docs/METHODS.md §10.6 step 4). */
 #define LLC_PHASE_TRANSITION (-1)
-/* Too few samples (docs/METHODS.md §10.4) or a low-rate window that matched nothing (docs/METHODS.md §10.8). */
+/* Too few samples (docs/METHODS.md §10.4) or a low-rate window that matched nothing
+ * (docs/METHODS.md §10.8). */
 #define LLC_PHASE_UNCLASSIFIED (-2)
 
 /* Signature vector length for sampled code addresses (docs/METHODS.md §10.4). */
@@ -72,7 +73,7 @@ struct llc_phase_lf_config {
     size_t dim;                    /* vector length, > 0 */
     double theta;                  /* join if d~ < theta; in (0,1] */
     unsigned transition_threshold; /* T_tr: members before a stable id; 0 or 1 = at once */
-    size_t max_clusters;           /* 0 = unbounded; else K_max, evicting the least recently matched */
+    size_t max_clusters; /* 0 = unbounded; else K_max, evicting the least recently matched */
 };
 /* Bounded variant: the evicted cluster's id is retired and the new cluster
  * gets the next id (as lib does), so an id never names two code regions; a
@@ -80,17 +81,17 @@ struct llc_phase_lf_config {
 
 /* What one vector did to (or found in) the clustering. */
 struct llc_phase_match {
-    int phase;        /* stable id, LLC_PHASE_TRANSITION, or LLC_PHASE_UNCLASSIFIED (match only) */
-    long cluster;     /* cluster slot, -1 if none */
-    double distance;  /* d~ to the nearest centroid before any update, -1 if there was none */
-    bool created;     /* a new cluster was founded by this vector */
-    bool evicted;     /* creating it replaced the least recently matched cluster */
+    int phase;       /* stable id, LLC_PHASE_TRANSITION, or LLC_PHASE_UNCLASSIFIED (match only) */
+    long cluster;    /* cluster slot, -1 if none */
+    double distance; /* d~ to the nearest centroid before any update, -1 if there was none */
+    bool created;    /* a new cluster was founded by this vector */
+    bool evicted;    /* creating it replaced the least recently matched cluster */
 };
 
 struct llc_phase_lf;
 
-int llc_phase_lf_create(const struct llc_phase_lf_config *cfg, struct llc_phase_lf **out,
-                        char *err, size_t errlen);
+int llc_phase_lf_create(const struct llc_phase_lf_config *cfg, struct llc_phase_lf **out, char *err,
+                        size_t errlen);
 void llc_phase_lf_destroy(struct llc_phase_lf *lf);
 /* Learns from a normalised vector: joins the nearest cluster (ties -> lowest
  * slot) if d~ < theta, updating its centroid as a running mean, else founds a
@@ -102,8 +103,8 @@ int llc_phase_lf_classify(struct llc_phase_lf *lf, const double *v, struct llc_p
  * LLC_PHASE_UNCLASSIFIED if none is close enough. */
 int llc_phase_lf_match(const struct llc_phase_lf *lf, const double *v, double threshold,
                        struct llc_phase_match *m);
-size_t llc_phase_lf_count(const struct llc_phase_lf *lf);      /* clusters (slots in use) */
-size_t llc_phase_lf_phases(const struct llc_phase_lf *lf);     /* stable ids handed out */
+size_t llc_phase_lf_count(const struct llc_phase_lf *lf);  /* clusters (slots in use) */
+size_t llc_phase_lf_phases(const struct llc_phase_lf *lf); /* stable ids handed out */
 /* Per-slot views; NULL / 0 / LLC_PHASE_UNCLASSIFIED for a slot out of range. */
 const double *llc_phase_lf_centroid(const struct llc_phase_lf *lf, size_t cluster);
 uint64_t llc_phase_lf_members(const struct llc_phase_lf *lf, size_t cluster);
@@ -144,7 +145,8 @@ void llc_phase_predictor_update(struct llc_phase_predictor *p, int phase);
  * that rises while the phase stays and falls when it changes (lib). */
 struct llc_phase_prediction llc_phase_predictor_predict(const struct llc_phase_predictor *p);
 
-/* ---- Per-window classifier (docs/METHODS.md §10.4-§10.8 together) ----------------------------- */
+/* ---- Per-window classifier (docs/METHODS.md §10.4-§10.8 together) -----------------------------
+ */
 
 struct llc_phase_config {
     size_t dim;                    /* LLC_PHASE_BUCKETS for code addresses; any for dense vectors */
@@ -182,10 +184,10 @@ struct llc_phase_summary {
     uint64_t low_rate;         /* windows sampled with multiplier > 1 */
     double unclassified_share; /* unclassified / windows */
     double mean_rate;          /* mean of 1/multiplier over windows: sample rate vs static */
-    uint64_t predictions;      /* windows 1..n-1, each checked against the prediction made before it */
+    uint64_t predictions; /* windows 1..n-1, each checked against the prediction made before it */
     uint64_t predictions_correct;
     double prediction_accuracy; /* correct / predictions, 0 if none */
-    uint64_t phase_changes;    /* windows whose label differs from the previous window's */
+    uint64_t phase_changes;     /* windows whose label differs from the previous window's */
 };
 
 struct llc_phase_detector;
@@ -203,9 +205,9 @@ int llc_phase_detector_feed_ips(struct llc_phase_detector *d, const uint64_t *ip
 /* One window as a dense non-negative vector of cfg.dim weights (e.g. an
  * exp-bbv basic-block vector), normalised here; `samples` is the count behind
  * it (sampled branches, or instructions for a BBV) for the min_samples rule. */
-int llc_phase_detector_feed_dense(struct llc_phase_detector *d, const double *weights,
-                                  size_t dim, uint64_t samples, struct llc_phase_window *out,
-                                  char *err, size_t errlen);
+int llc_phase_detector_feed_dense(struct llc_phase_detector *d, const double *weights, size_t dim,
+                                  uint64_t samples, struct llc_phase_window *out, char *err,
+                                  size_t errlen);
 /* Every window fed so far, in order; valid until the next feed or destroy. */
 const struct llc_phase_window *llc_phase_detector_windows(const struct llc_phase_detector *d,
                                                           size_t *n);
@@ -219,8 +221,9 @@ const struct llc_phase_lf *llc_phase_detector_clusters(const struct llc_phase_de
 /* ---- Phase-guided profiling schedules (docs/METHODS.md §11) ----------------------------- */
 
 enum llc_phase_schedule_kind {
-    LLC_PHASE_SCHEDULE_ONCE = 0,     /* docs/METHODS.md §11.1: each phase once, after K_seen windows */
-    LLC_PHASE_SCHEDULE_SPREAD = 1,   /* docs/METHODS.md §11.2: exponential gaps per phase, period doubling */
+    LLC_PHASE_SCHEDULE_ONCE = 0, /* docs/METHODS.md §11.1: each phase once, after K_seen windows */
+    LLC_PHASE_SCHEDULE_SPREAD =
+        1, /* docs/METHODS.md §11.2: exponential gaps per phase, period doubling */
     LLC_PHASE_SCHEDULE_PERIODIC = 2, /* baseline: exponential gaps, phase-blind */
 };
 
@@ -244,14 +247,14 @@ void llc_phase_schedule_destroy(struct llc_phase_schedule *s);
 bool llc_phase_schedule_decide(const struct llc_phase_schedule *s, int predicted);
 /* After the window: its actual phase and whether it was profiled (samples are
  * credited to the actual phase, docs/METHODS.md §11.2 misprediction rule). */
-int llc_phase_schedule_observe(struct llc_phase_schedule *s, int actual, bool profiled,
-                               char *err, size_t errlen);
+int llc_phase_schedule_observe(struct llc_phase_schedule *s, int actual, bool profiled, char *err,
+                               size_t errlen);
 /* Per-phase state (0 for a phase never observed). */
 uint64_t llc_phase_schedule_seen(const struct llc_phase_schedule *s, int phase);
 uint64_t llc_phase_schedule_profiled(const struct llc_phase_schedule *s, int phase);
 unsigned llc_phase_schedule_period(const struct llc_phase_schedule *s, int phase); /* g_p */
-long llc_phase_schedule_countdown(const struct llc_phase_schedule *s, int phase); /* next_p;
-                                                       periodic: the global countdown, any phase */
+long llc_phase_schedule_countdown(const struct llc_phase_schedule *s, int phase);  /* next_p;
+                                                        periodic: the global countdown, any phase */
 
 /* docs/METHODS.md §11.1 whole-program estimate from profiled windows: per phase the median of
  * its profiled values, weighted by the phase's window count over the phases
@@ -261,7 +264,8 @@ int llc_phase_profile_estimate(const int *phases, const bool *profiled, const do
                                size_t n, double *estimate, double *coverage, char *err,
                                size_t errlen);
 
-/* ---- Quality metrics (docs/METHODS.md §10.9, the ScarPhase paper Fig. 3c) ----------------------------- */
+/* ---- Quality metrics (docs/METHODS.md §10.9, the ScarPhase paper Fig. 3c)
+ * ----------------------------- */
 
 /* CoV of a per-window metric (CPI) under a labelling: sum over phases of
  * (n_p/n) sd_p/|mean_p| with the population sd. All negative labels

@@ -35,9 +35,9 @@
 #define LLC_PHASERUN_BBV_TOLERANCE_DEFAULT 0.02
 
 struct llc_phaserun_config {
-    const char *trace;             /* NULL: live, the program in argv */
-    const char *bbv, *bbv_pc;      /* trace: exp-bbv output and its block addresses */
-    const char *sim, *noise;       /* trace: simulator preset, co-runner spec */
+    const char *trace;        /* NULL: live, the program in argv */
+    const char *bbv, *bbv_pc; /* trace: exp-bbv output and its block addresses */
+    const char *sim, *noise;  /* trace: simulator preset, co-runner spec */
     struct llc_sampling_config samp;
     uint64_t trace_window, seed;
     enum llc_sampling_trace_unit trace_unit;
@@ -49,19 +49,19 @@ struct llc_phaserun_config {
 struct llc_phaserun_row {
     struct llc_sampling_window s;
     struct llc_phase_window p;
-    int predicted;            /* prediction made before this window */
+    int predicted; /* prediction made before this window */
     unsigned pred_confidence;
     double sig[LLC_PHASE_BUCKETS];
-    int bbv_phase;            /* reference label, if --bbv */
-    int bbv32_phase;          /* label from the 32-entry BBV, if --bbv-pc */
-    double miss_ratio;        /* simulated, if --sim; NAN otherwise */
+    int bbv_phase;     /* reference label, if --bbv */
+    int bbv32_phase;   /* label from the 32-entry BBV, if --bbv-pc */
+    double miss_ratio; /* simulated, if --sim; NAN otherwise */
 };
 
 struct llc_phaserun {
     struct llc_phaserun_row *rows;
     size_t n, cap;
     bool live;
-    int stopped_by;          /* live: the signal that stopped the run early, 0 if none */
+    int stopped_by; /* live: the signal that stopped the run early, 0 if none */
     char command[1024];
     struct llc_sampling_choice choice;
     struct llc_target_status status;
@@ -82,14 +82,14 @@ struct llc_phaserun {
     char recorder[32];                 /* --trace: the trace's recorder */
     /* live: the run was too short for its windows (LLC_PHASERUN_SHORT_RUN_WINDOWS) */
     bool short_run;
-    double suggest_window; /* a window giving SHORT_RUN_WINDOWS (ms of CPU, or instructions) */
+    double suggest_window;  /* a window giving SHORT_RUN_WINDOWS (ms of CPU, or instructions) */
     double suggest_samples; /* samples per window it would get at the source's rate */
     char short_msg[640];    /* the warning, printed after the summary */
     /* the detector's summary, once the run returned 0 */
     struct llc_phase_summary summary;
-    uint64_t *counts;       /* windows per stable phase, [0..nphases) */
+    uint64_t *counts; /* windows per stable phase, [0..nphases) */
     size_t nphases;
-    double coverage;        /* share of windows in a stable phase */
+    double coverage; /* share of windows in a stable phase */
 };
 
 void llc_phaserun_init(struct llc_phaserun *r, bool live);

@@ -41,49 +41,49 @@ struct llc_sim_config;
 #define LLC_PROFILE_KEYS 5
 
 struct llc_profile_program {
-    char *name;          /* label in predictions; required, non-empty */
-    char *source;        /* "workload", "trace" or "live" */
-    char **command;      /* argv, n_command entries (may be 0) */
+    char *name;     /* label in predictions; required, non-empty */
+    char *source;   /* "workload", "trace" or "live" */
+    char **command; /* argv, n_command entries (may be 0) */
     size_t n_command;
-    char *binary;        /* NULL = null in the file */
-    char *sha256;        /* 64 lower-case hex digits, or NULL */
-    char *workload;      /* workload spec, or NULL */
-    char *trace;         /* trace path, or NULL */
+    char *binary;   /* NULL = null in the file */
+    char *sha256;   /* 64 lower-case hex digits, or NULL */
+    char *workload; /* workload spec, or NULL */
+    char *trace;    /* trace path, or NULL */
 };
 
 struct llc_profile_llc {
     uint64_t bytes, lines, sets; /* lines = bytes / 64, sets * ways = lines */
     unsigned ways, slices;
-    char *policy;        /* lru random plru srrip brrip drrip */
-    char *inclusion;     /* inclusive exclusive nine */
+    char *policy;    /* lru random plru srrip brrip drrip */
+    char *inclusion; /* inclusive exclusive nine */
 };
 
 struct llc_profile_machine {
-    char *kind;          /* "preset" or "host" */
-    char *preset;        /* preset name (kind preset), else NULL */
+    char *kind;   /* "preset" or "host" */
+    char *preset; /* preset name (kind preset), else NULL */
     struct llc_profile_llc llc;
-    char *info_json;     /* host: `llcprobe info --json` summary as compact JSON; NULL = {} */
+    char *info_json; /* host: `llcprobe info --json` summary as compact JSON; NULL = {} */
 };
 
 struct llc_profile_timing {
-    double freq_hz;      /* > 0 */
-    double base_cpi;     /* > 0 */
-    double mlp;          /* >= 1 */
+    double freq_hz;                          /* > 0 */
+    double base_cpi;                         /* > 0 */
+    double mlp;                              /* >= 1 */
     double lat_l1, lat_l2, lat_llc, lat_mem; /* cycles, >= 0 */
-    double miss_penalty_cycles; /* P: cycles added per LLC miss, >= 0 */
+    double miss_penalty_cycles;              /* P: cycles added per LLC miss, >= 0 */
 };
 
 struct llc_profile_sampler {
-    char *kind;          /* trace rt lackey qemu pmu */
-    double rate;         /* (0, 1] */
+    char *kind;  /* trace rt lackey qemu pmu */
+    double rate; /* (0, 1] */
     uint64_t seed;
 };
 
 struct llc_profile_windows {
-    char *unit;          /* "instructions" or "references" */
-    uint64_t length;     /* > 0 */
-    size_t count;        /* entries of each array */
-    int *phase_of;       /* phase id, or -1 (unclassified) */
+    char *unit;      /* "instructions" or "references" */
+    uint64_t length; /* > 0 */
+    size_t count;    /* entries of each array */
+    int *phase_of;   /* phase id, or -1 (unclassified) */
     double *instructions, *references;
 };
 
@@ -95,25 +95,25 @@ struct llc_profile_solo {
 };
 
 struct llc_profile_phase {
-    int id;              /* >= 0, unique */
-    uint64_t windows;    /* windows with phase_of == id */
-    double instructions, references; /* >= 0 */
-    double refs_per_instruction;     /* references / instructions (1e-3 relative) */
-    double samples;                  /* reuse samples = llc_statmodel_hist_total(rdhist) */
+    int id;                            /* >= 0, unique */
+    uint64_t windows;                  /* windows with phase_of == id */
+    double instructions, references;   /* >= 0 */
+    double refs_per_instruction;       /* references / instructions (1e-3 relative) */
+    double samples;                    /* reuse samples = llc_statmodel_hist_total(rdhist) */
     struct llc_statmodel_hist *rdhist; /* owned; text form in the file */
     struct llc_profile_solo solo;
-    double cpi0;         /* CPI with no LLC misses, > 0 */
+    double cpi0; /* CPI with no LLC misses, > 0 */
 };
 
 /* docs/METHODS.md §12.6 probe readings of one phase. */
 struct llc_profile_probe_phase {
-    int phase;           /* a phase id of the profile */
-    size_t n_rates;      /* 1..LLC_PROFILE_MAX_RATES */
+    int phase;                             /* a phase id of the profile */
+    size_t n_rates;                        /* 1..LLC_PROFILE_MAX_RATES */
     double rates[LLC_PROFILE_MAX_RATES];   /* probe accesses/s per set, > 0 */
     double tau_s[LLC_PROFILE_MAX_RATES];   /* probe line lifetime W / rate, > 0 */
     double phi_hat[LLC_PROFILE_MAX_RATES]; /* lines: (Ns/25) sum -ln(1 - q_k), >= 0 */
     double q_max[LLC_PROFILE_MAX_RATES];   /* largest probe miss ratio, [0, 1] */
-    double cv;           /* noise-corrected per-set CV, >= 0 */
+    double cv;                             /* noise-corrected per-set CV, >= 0 */
     double keys[LLC_PROFILE_KEYS];         /* key values of the fit */
     uint32_t *sets[LLC_PROFILE_KEYS];      /* set indices (< llc.sets) per stratum */
     size_t n_sets[LLC_PROFILE_KEYS];
@@ -123,8 +123,8 @@ struct llc_profile_probe_phase {
 };
 
 struct llc_profile_probe {
-    bool ok;             /* status "ok" (true) or "missing" */
-    char *reason;        /* why missing; may be NULL when ok */
+    bool ok;      /* status "ok" (true) or "missing" */
+    char *reason; /* why missing; may be NULL when ok */
     size_t n_phases;
     struct llc_profile_probe_phase *per_phase;
 };
@@ -191,13 +191,13 @@ int llc_profile_check_predictable(const struct llc_profile *p, const char *name,
 #define LLC_PROFILE_PROBE_MIN_EVENTS 30
 
 struct llc_profile_probe_config {
-    size_t n_rates;      /* 0 = 3 rates spanning 10x from the map; else 2..MAX_RATES given */
+    size_t n_rates; /* 0 = 3 rates spanning 10x from the map; else 2..MAX_RATES given */
     double rates[LLC_PROFILE_MAX_RATES]; /* per set per simulated second */
-    uint32_t map_sets;   /* 0 = every set */
+    uint32_t map_sets;                   /* 0 = every set */
     double map_events;
-    uint64_t seed;       /* the map subset and fit's tie-break */
+    uint64_t seed;               /* the map subset and fit's tie-break */
     volatile sig_atomic_t *stop; /* may be NULL */
-    FILE *log;           /* progress lines; NULL = quiet */
+    FILE *log;                   /* progress lines; NULL = quiet */
 };
 void llc_profile_probe_config_default(struct llc_profile_probe_config *c);
 
@@ -216,7 +216,7 @@ struct llc_profile_probe_run {
  * noise-corrected CV, and the readings Phi_hat(tau_j) of those sets at
  * the rates. p needs windows, phases and machine filled. */
 int llc_profile_probe_sim(const struct llc_sim_config *cfg, const struct llc_profile_probe_run *run,
-                          const struct llc_profile_probe_config *pc, struct llc_profile *p, char *err,
-                          size_t errlen);
+                          const struct llc_profile_probe_config *pc, struct llc_profile *p,
+                          char *err, size_t errlen);
 
 #endif

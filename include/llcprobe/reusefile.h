@@ -43,12 +43,12 @@
 struct llc_reusefile_info {
     double rate;
     uint64_t seed;
-    uint64_t refs;     /* references executed by all sampled threads */
-    uint64_t samples;  /* samples taken, finite + dangling */
-    uint64_t lines;    /* distinct lines referenced, exact; 0: not counted */
-    uint64_t threads;  /* threads that were sampled */
+    uint64_t refs;    /* references executed by all sampled threads */
+    uint64_t samples; /* samples taken, finite + dangling */
+    uint64_t lines;   /* distinct lines referenced, exact; 0: not counted */
+    uint64_t threads; /* threads that were sampled */
     char command[1024];
-    unsigned version;  /* of the file read */
+    unsigned version; /* of the file read */
 };
 
 /* One window of references of one thread. */
@@ -78,19 +78,19 @@ void llc_reusefile_windows_free(struct llc_reusefile_windows *w);
 /* Writes the profile to f (w NULL or w->length 0: "windows off"); -EIO if
  * the stream fails, -ENOMEM. */
 int llc_reusefile_write(FILE *f, const struct llc_reusefile_info *info,
-                        const struct llc_statmodel_hist *h,
-                        const struct llc_reusefile_windows *w, char *err, size_t errlen);
+                        const struct llc_statmodel_hist *h, const struct llc_reusefile_windows *w,
+                        char *err, size_t errlen);
 /* Parses a profile; strict (every key once, in order, numbers checked,
  * samples equal to the histogram's total, windows consistent with the
  * header). h is replaced; w (may be NULL: windows checked, then dropped)
  * gets the windows, length 0 if there are none. Errors name the file and
  * the line. */
 int llc_reusefile_parse(const char *text, const char *name, struct llc_reusefile_info *info,
-                        struct llc_statmodel_hist *h, struct llc_reusefile_windows *w,
-                        char *err, size_t errlen);
+                        struct llc_statmodel_hist *h, struct llc_reusefile_windows *w, char *err,
+                        size_t errlen);
 int llc_reusefile_read(const char *path, struct llc_reusefile_info *info,
-                       struct llc_statmodel_hist *h, struct llc_reusefile_windows *w,
-                       char *err, size_t errlen);
+                       struct llc_statmodel_hist *h, struct llc_reusefile_windows *w, char *err,
+                       size_t errlen);
 
 /* Windows of references of a profile with windows, unless the run says
  * otherwise. 100 k: on scripts/eval-mrc.sh's traces a 1 M window (phase --trace's)

@@ -76,9 +76,10 @@ enum llc_sampling_unit {
     LLC_SAMPLING_CPU_NS = 1,       /* target CPU time, nanoseconds */
 };
 
-#define LLC_SAMPLING_DEFAULT_WINDOW_INSTR 100000000ULL /* docs/METHODS.md §10.1: 100M instructions */
+#define LLC_SAMPLING_DEFAULT_WINDOW_INSTR \
+    100000000ULL /* docs/METHODS.md §10.1: 100M instructions */
 /* CPU-time window of the hardware sources (no instruction counter). */
-#define LLC_SAMPLING_DEFAULT_WINDOW_NS 50000000ULL     /* 50 ms of CPU time */
+#define LLC_SAMPLING_DEFAULT_WINDOW_NS 50000000ULL /* 50 ms of CPU time */
 /* cpu-clock: highest sample rate. Each sample is an hrtimer interrupt; on
  * the 2-vCPU guests we measured one costs the target ~47 us of CPU time (a
  * CPU-bound loop at 4 kHz, paired runs), so the rate alone sets the
@@ -94,8 +95,8 @@ struct llc_sampling_config {
     /* Best source allowed (sources better than this are not tried; their
      * refusal reads "not requested"). LLC_SAMPLING_PEBS_BRANCHES = auto. */
     enum llc_sampling_source best_source;
-    bool force_cpu_time;         /* windows by CPU time even if instructions count */
-    uint64_t window_instr;       /* window length when counting instructions */
+    bool force_cpu_time;   /* windows by CPU time even if instructions count */
+    uint64_t window_instr; /* window length when counting instructions */
     /* Window length when counting CPU time; 0 = by source: cpu-clock
      * samples_per_window / max_rate_hz (2 s at the defaults), tick
      * samples_per_window / HZ (1.6 s at HZ 250), hardware sources
@@ -108,12 +109,12 @@ struct llc_sampling_config {
     /* Samples per window at multiplier 1; 0 = 200 for branch samples, 400
      * for instruction pointers (docs/METHODS.md §10.3: EIPV needs twice the samples). */
     unsigned samples_per_window;
-    unsigned ring_pages;         /* data pages per CPU ring, a power of two (64) */
+    unsigned ring_pages; /* data pages per CPU ring, a power of two (64) */
     /* Largest rate multiplier the caller will ask for (a power of two,
      * 1..64; default 8): one event per CPU is opened for each of 1, 2, ...
      * this. */
     unsigned max_multiplier;
-    bool enable_on_exec;         /* target held before exec (llc_target_launch) */
+    bool enable_on_exec; /* target held before exec (llc_target_launch) */
 };
 
 #define LLC_SAMPLING_NOTE_LEN 200
@@ -121,16 +122,16 @@ struct llc_sampling_config {
 /* What was chosen and why. */
 struct llc_sampling_choice {
     enum llc_sampling_source source;
-    char event[96];                /* the event as opened: "cpu-clock", libpfm's string, ... */
-    unsigned precise_ip;           /* PEBS skid level, 0 otherwise */
+    char event[96];      /* the event as opened: "cpu-clock", libpfm's string, ... */
+    unsigned precise_ip; /* PEBS skid level, 0 otherwise */
     /* refused[s] for every s better than `source`: why it did not open. */
     char refused[LLC_SAMPLING_SOURCES][LLC_SAMPLING_NOTE_LEN];
     enum llc_sampling_unit unit;
     char unit_refused[LLC_SAMPLING_NOTE_LEN]; /* why not instructions ("" if instructions) */
     char unit_note[LLC_SAMPLING_NOTE_LEN];    /* CPU time: what it leaves out ("" if nothing) */
-    uint64_t window;               /* window length in `unit` */
+    uint64_t window;                          /* window length in `unit` */
     unsigned samples_per_window;
-    unsigned ncpus;                /* CPUs with a ring buffer */
+    unsigned ncpus; /* CPUs with a ring buffer */
     /* tick: timer interrupts per CPU second of a busy task as the
      * self-test measured them (the tick, plus other timers expiring while
      * it runs), and the kernel's HZ used for the window length (the tick
@@ -143,24 +144,24 @@ struct llc_sampling_choice {
 /* One window, as drained. */
 struct llc_sampling_window {
     uint64_t index;
-    double t_start, t_end;       /* seconds since llc_sampling_start() */
-    uint64_t cpu_ns;             /* target CPU time in the window (all threads) */
-    uint64_t instructions;       /* retired user instructions, if instructions_known */
+    double t_start, t_end; /* seconds since llc_sampling_start() */
+    uint64_t cpu_ns;       /* target CPU time in the window (all threads) */
+    uint64_t instructions; /* retired user instructions, if instructions_known */
     bool instructions_known;
     /* Trace windows: instruction records counted as valgrind's exp-bbv
      * counts instructions: a run of records at one address (the iterations
      * of a rep-prefixed instruction, which lackey records one by one) is
      * one. 0 live. */
     uint64_t instructions_bbv;
-    uint64_t progress;           /* the window's length in the window unit */
-    unsigned multiplier;         /* period multiplier the window was sampled with */
-    uint64_t period;             /* effective sample period (events per kept sample) */
-    size_t n_ips;                /* samples: llc_sampling_ips() */
-    size_t kernel_samples;       /* samples the kernel took (n_ips before thinning) */
-    uint64_t lost;               /* samples the kernel dropped (ring full) */
-    unsigned tasks;              /* distinct thread ids among the samples */
-    unsigned processes;          /* distinct process ids among the samples */
-    bool last;                   /* the target ended during this window */
+    uint64_t progress;     /* the window's length in the window unit */
+    unsigned multiplier;   /* period multiplier the window was sampled with */
+    uint64_t period;       /* effective sample period (events per kept sample) */
+    size_t n_ips;          /* samples: llc_sampling_ips() */
+    size_t kernel_samples; /* samples the kernel took (n_ips before thinning) */
+    uint64_t lost;         /* samples the kernel dropped (ring full) */
+    unsigned tasks;        /* distinct thread ids among the samples */
+    unsigned processes;    /* distinct process ids among the samples */
+    bool last;             /* the target ended during this window */
 };
 
 struct llc_sampling;
@@ -212,7 +213,7 @@ uint64_t llc_sampling_adapt_period(uint64_t prev, uint64_t events, unsigned samp
  * last instruction record's address; records with neither are counted but
  * never sampled). */
 enum llc_sampling_trace_unit {
-    LLC_SAMPLING_TRACE_AUTO = 0,  /* instructions if the trace has instruction records */
+    LLC_SAMPLING_TRACE_AUTO = 0, /* instructions if the trace has instruction records */
     LLC_SAMPLING_TRACE_INSTRUCTIONS,
     LLC_SAMPLING_TRACE_REFERENCES,
 };
@@ -250,15 +251,14 @@ const char *llc_sampling_trace_recorder(const struct llc_sampling_trace *t);
 
 /* Reads valgrind exp-bbv output ("T:id:count :id:count ..." per interval)
  * as dense rows: rows[w * dim + (id - 1)], dim = largest block id. */
-#define LLC_SAMPLING_BBV_MAX_ID (1u << 24)               /* largest block id */
-#define LLC_SAMPLING_BBV_MAX_CELLS ((size_t)1 << 27)      /* windows x dim: 1 GiB of rows */
+#define LLC_SAMPLING_BBV_MAX_ID (1u << 24)           /* largest block id */
+#define LLC_SAMPLING_BBV_MAX_CELLS ((size_t)1 << 27) /* windows x dim: 1 GiB of rows */
 struct llc_sampling_bbv {
     double *rows;
     size_t windows, dim;
-    uint64_t *addr;    /* dim entries: block id - 1 -> start address; NULL until read */
+    uint64_t *addr; /* dim entries: block id - 1 -> start address; NULL until read */
 };
-int llc_sampling_bbv_read(const char *path, struct llc_sampling_bbv *out, char *err,
-                          size_t errlen);
+int llc_sampling_bbv_read(const char *path, struct llc_sampling_bbv *out, char *err, size_t errlen);
 /* Reads the block start addresses of the same run from exp-bbv's
  * --pc-out-file ("F:id:hexaddress:function" per block) into b->addr. A
  * block the file does not name keeps address 0 and is refused (-EPROTO):

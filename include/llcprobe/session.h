@@ -41,12 +41,16 @@ enum llc_session_purpose { LLC_SESSION_MAP = 0, LLC_SESSION_SAMPLE, LLC_SESSION_
 /* How the probe rate is set: given, chosen against a planted pattern, or
  * by the linear-regime rule (docs/METHODS.md). Auto and linear are
  * simulator maps only. */
-enum llc_session_rate_mode { LLC_SESSION_RATE_GIVEN = 0, LLC_SESSION_RATE_AUTO, LLC_SESSION_RATE_LINEAR };
+enum llc_session_rate_mode {
+    LLC_SESSION_RATE_GIVEN = 0,
+    LLC_SESSION_RATE_AUTO,
+    LLC_SESSION_RATE_LINEAR
+};
 
 struct llc_session_config {
-    const char *cmd;              /* names the caller in notes ("map") */
+    const char *cmd; /* names the caller in notes ("map") */
     enum llc_session_purpose purpose;
-    const char *backend;          /* auto, pmu, timing or sim */
+    const char *backend; /* auto, pmu, timing or sim */
     /* The simulator: preset (NULL = amd32), LLC policy (NULL = lru), the
      * target (a workload spec, a trace file, or argv traced first under
      * valgrind), a noise agent; rates in accesses per simulated ns. */
@@ -90,8 +94,8 @@ struct llc_session_config {
     int attach_pid;
     bool as_root, repeat, per_set_runs;
     const char *target_output;
-    volatile sig_atomic_t *stop;  /* polled throughout; may be NULL */
-    FILE *log;                    /* progress notes and warnings; NULL = quiet */
+    volatile sig_atomic_t *stop; /* polled throughout; may be NULL */
+    FILE *log;                   /* progress notes and warnings; NULL = quiet */
     void (*progress)(void *ctx, double done_fraction); /* the map's; may be NULL */
     void *progress_ctx;
 };
@@ -103,18 +107,18 @@ void llc_session_config_default(struct llc_session_config *c);
 /* What the open session found and chose, for outputs and summaries. */
 struct llc_session_info {
     bool sim;
-    const char *backend;          /* the backend's name */
-    const char *machine;          /* one line: CPU or simulator preset */
-    const char *target;           /* the command, workload or trace */
-    const char *policy;           /* sim: the LLC policy; NULL elsewhere */
-    enum llc_map_mode mode;       /* resolved */
-    double dwell_s;               /* resolved */
-    double rate;                  /* the probe rate in use */
-    unsigned delay_nops;          /* --delay, 0 if clock-paced */
+    const char *backend;    /* the backend's name */
+    const char *machine;    /* one line: CPU or simulator preset */
+    const char *target;     /* the command, workload or trace */
+    const char *policy;     /* sim: the LLC policy; NULL elsewhere */
+    enum llc_map_mode mode; /* resolved */
+    double dwell_s;         /* resolved */
+    double rate;            /* the probe rate in use */
+    unsigned delay_nops;    /* --delay, 0 if clock-paced */
     uint64_t seed;
     const struct llc_map_rate_selection *rate_selection; /* NULL = given */
     const struct llc_map_baseline *baseline;             /* NULL = none */
-    const char *prefetch;         /* what was done about prefetchers */
+    const char *prefetch;                                /* what was done about prefetchers */
 };
 
 struct llc_session;
@@ -140,14 +144,15 @@ const char *llc_session_default_prefix(const struct llc_session_config *c, char 
 
 struct llc_session_map_result {
     struct llc_map_result *result;
-    struct llc_map_plan plan;     /* as run */
-    double *truth;                /* sim: true target occupancy per unit, else NULL */
+    struct llc_map_plan plan;          /* as run */
+    double *truth;                     /* sim: true target occupancy per unit, else NULL */
     char start_time[32], end_time[32]; /* ISO 8601 UTC */
 };
 
 /* Maps with the session's plan, subtracts the baseline, reads the
  * simulator's ground truth. An interrupted map is returned, incomplete. */
-int llc_session_map(struct llc_session *s, struct llc_session_map_result *out, char *err, size_t errlen);
+int llc_session_map(struct llc_session *s, struct llc_session_map_result *out, char *err,
+                    size_t errlen);
 /* What llc_map_write_json/csv record beside the counts. */
 void llc_session_map_meta(const struct llc_session *s, const struct llc_session_map_result *m,
                           struct llc_map_meta *meta);
@@ -170,36 +175,46 @@ void llc_occ_params_default(struct llc_occ_params *p);
  * probe_set (-ENOTSUP with the reason in err where it has none; a
  * hardware backend refuses a pace its slow idle-walk check did not pass).
  * Restores the full walk at the backend's own pace afterwards. */
-int llc_occ_search(struct llc_map_backend *b, const uint32_t *units, size_t n, const struct llc_occ_params *p,
-                   volatile sig_atomic_t *stop, double *held, char *err, size_t errlen);
+int llc_occ_search(struct llc_map_backend *b, const uint32_t *units, size_t n,
+                   const struct llc_occ_params *p, volatile sig_atomic_t *stop, double *held,
+                   char *err, size_t errlen);
 
 /* ---- sample ------------------------------------------------------------ */
 
 /* How the sampled sets are chosen: a fit's key-point sets (Gaussian-25), or
  * a baseline. */
-enum llc_sample_method { LLC_SAMPLE_GAUSSIAN = 0, LLC_SAMPLE_RANDOM, LLC_SAMPLE_CONTINUOUS, LLC_SAMPLE_GLOBAL,
-                         LLC_SAMPLE_SETS };
+enum llc_sample_method {
+    LLC_SAMPLE_GAUSSIAN = 0,
+    LLC_SAMPLE_RANDOM,
+    LLC_SAMPLE_CONTINUOUS,
+    LLC_SAMPLE_GLOBAL,
+    LLC_SAMPLE_SETS
+};
 const char *llc_sample_method_name(enum llc_sample_method m);
 
 /* Gaussian-25 without a fit file: a map of every set (global where the
  * backend attributes per access, else one set at a time), in the run the
  * selection will then be used in. out->result is complete or an error is
  * returned. */
-int llc_sample_in_run_map(struct llc_session *s, struct llc_session_map_result *out, char *err, size_t errlen);
+int llc_sample_in_run_map(struct llc_session *s, struct llc_session_map_result *out, char *err,
+                          size_t errlen);
 
 /* A baseline's sets: count random sets (the session's seed), count
  * consecutive sets from start, every set, or the given ones. */
 int llc_sample_pick(struct llc_session *s, enum llc_sample_method m, uint32_t count, uint32_t start,
-                    const uint32_t *sets, size_t n_sets, uint32_t **units, size_t *n, char *err, size_t errlen);
+                    const uint32_t *sets, size_t n_sets, uint32_t **units, size_t *n, char *err,
+                    size_t errlen);
 
 struct llc_sample_config {
     enum llc_sample_method method;
-    const uint32_t *units;        /* the sampled sets */
+    const uint32_t *units; /* the sampled sets */
     size_t n;
-    const struct llc_fit_selection *sel; /* the fit's strata (stratified, ratio); NULL for baselines */
-    double interval;              /* seconds (simulated for sim) */
+    const struct llc_fit_selection
+        *sel;        /* the fit's strata (stratified, ratio); NULL for baselines */
+    double interval; /* seconds (simulated for sim) */
     unsigned intervals;
-    const struct llc_calib *calib; /* with it, the occupancy search after the intervals; NULL = none */
+    const struct llc_calib
+        *calib; /* with it, the occupancy search after the intervals; NULL = none */
 };
 
 /* One interval's whole-cache estimates of probe misses, the probe's own
@@ -217,24 +232,24 @@ struct llc_sample_interval {
 
 struct llc_sample_result {
     struct llc_sample_interval *iv;
-    size_t count;                 /* intervals measured (fewer when the target ended) */
+    size_t count;                     /* intervals measured (fewer when the target ended) */
     struct llc_sample_interval total; /* counts summed; occupancy the search's (or mean truth) */
-    double *occ_raw, *occ_lines;  /* with a calibration: per sampled set */
-    double search_cycle_s;        /* NaN without a calibration */
-    bool truth;                   /* the simulator's ground truth is in */
-    unsigned target_runs;         /* a replayed simulated trace's runs; 0 otherwise */
+    double *occ_raw, *occ_lines;      /* with a calibration: per sampled set */
+    double search_cycle_s;            /* NaN without a calibration */
+    bool truth;                       /* the simulator's ground truth is in */
+    unsigned target_runs;             /* a replayed simulated trace's runs; 0 otherwise */
 };
 
 /* Measures the sampled sets interval by interval and scales up; with a
  * calibration, then runs the occupancy search in them. */
-int llc_sample_run(struct llc_session *s, const struct llc_sample_config *c, struct llc_sample_result *out,
-                   char *err, size_t errlen);
+int llc_sample_run(struct llc_session *s, const struct llc_sample_config *c,
+                   struct llc_sample_result *out, char *err, size_t errlen);
 void llc_sample_result_free(struct llc_sample_result *r);
 
 /* What a sampling run's files record besides the result. */
 struct llc_sample_output {
     const char *prefix, *machine, *target;
-    const char *calib_path;       /* with cfg->calib */
+    const char *calib_path; /* with cfg->calib */
     const struct llc_map_backend *b;
     const struct llc_sample_config *cfg;
     const struct llc_sample_result *r;
@@ -248,8 +263,8 @@ int llc_sample_write(const struct llc_sample_output *so, char *err, size_t errle
 /* ---- calibrate --------------------------------------------------------- */
 
 struct llc_calibrate_config {
-    double touch_rate;            /* per held line per second; 0 = per-set probe rate / (2 W^2) */
-    uint32_t probed;              /* sets probed together */
+    double touch_rate; /* per held line per second; 0 = per-set probe rate / (2 W^2) */
+    uint32_t probed;   /* sets probed together */
     struct llc_occ_params search;
 };
 
@@ -259,11 +274,11 @@ struct llc_calibrate_result {
     struct llc_map_geometry geo;
     unsigned ways;
     uint32_t probed;
-    uint32_t *units;              /* the probed sets, evenly spaced */
-    double *per_set;              /* probe misses per set per second */
-    double *estimate;             /* the occupancy search's raw estimate */
-    double rate;                  /* probe accesses per second over all probed sets */
-    double touch_rate;            /* as used */
+    uint32_t *units;   /* the probed sets, evenly spaced */
+    double *per_set;   /* probe misses per set per second */
+    double *estimate;  /* the occupancy search's raw estimate */
+    double rate;       /* probe accesses per second over all probed sets */
+    double touch_rate; /* as used */
 };
 
 /* For k = 0..ways: the co-runner holds k lines in each probed set (the
@@ -271,8 +286,8 @@ struct llc_calibrate_result {
  * co-runner thread), the probed sets are walked together for two dwells,
  * then searched as `sample --calibration` does. A session opened for
  * LLC_SESSION_CALIBRATE on an idle target. */
-int llc_calibrate_run(struct llc_session *s, const struct llc_calibrate_config *c, struct llc_calibrate_result *out,
-                      char *err, size_t errlen);
+int llc_calibrate_run(struct llc_session *s, const struct llc_calibrate_config *c,
+                      struct llc_calibrate_result *out, char *err, size_t errlen);
 void llc_calibrate_result_free(struct llc_calibrate_result *r);
 
 #endif

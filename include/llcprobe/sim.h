@@ -70,7 +70,7 @@
 #include <stdint.h>
 
 #define LLC_SIM_MAX_AGENTS 64
-#define LLC_SIM_MAX_SLICE_BITS 6      /* XOR hash: up to 64 slices */
+#define LLC_SIM_MAX_SLICE_BITS 6 /* XOR hash: up to 64 slices */
 #define LLC_SIM_MAX_WAYS 64
 /* Upper bound of physical address bits (x86-64). A given simulator accepts
  * addresses below 2^llc_sim_paddr_bits(sim), which can be less: tags are
@@ -91,8 +91,8 @@ enum llc_sim_policy {
 
 enum llc_sim_inclusion {
     LLC_SIM_INCLUSIVE = 0,
-    LLC_SIM_EXCLUSIVE,   /* LLC is a victim cache of the L2s */
-    LLC_SIM_NINE,        /* non-inclusive, non-exclusive */
+    LLC_SIM_EXCLUSIVE, /* LLC is a victim cache of the L2s */
+    LLC_SIM_NINE,      /* non-inclusive, non-exclusive */
 };
 
 enum llc_sim_hash {
@@ -114,10 +114,10 @@ enum llc_sim_level {
 /* --- geometry ----------------------------------------------------------- */
 
 struct llc_sim_geometry {
-    uint32_t line_size;       /* bytes, power of two (64) */
-    uint32_t sets_per_slice;  /* power of two */
-    uint32_t slices;          /* >= 1; power of two for LLC_SIM_HASH_XOR */
-    uint32_t ways;            /* 1..LLC_SIM_MAX_WAYS */
+    uint32_t line_size;      /* bytes, power of two (64) */
+    uint32_t sets_per_slice; /* power of two */
+    uint32_t slices;         /* >= 1; power of two for LLC_SIM_HASH_XOR */
+    uint32_t ways;           /* 1..LLC_SIM_MAX_WAYS */
     enum llc_sim_hash hash;
     uint64_t slice_masks[LLC_SIM_MAX_SLICE_BITS]; /* XOR hash only */
 };
@@ -125,9 +125,9 @@ struct llc_sim_geometry {
 /* Where a physical address lives in a cache. */
 struct llc_sim_loc {
     uint32_t slice;
-    uint32_t index;    /* set index within the slice */
-    uint32_t set;      /* set unit id = slice * sets_per_slice + index */
-    uint64_t tag;      /* line >> log2(sets_per_slice): unique within a set */
+    uint32_t index; /* set index within the slice */
+    uint32_t set;   /* set unit id = slice * sets_per_slice + index */
+    uint64_t tag;   /* line >> log2(sets_per_slice): unique within a set */
 };
 
 /* Checks a geometry; 0 or -EINVAL with a message. */
@@ -144,9 +144,8 @@ void llc_sim_geometry_locate(const struct llc_sim_geometry *g, uint64_t paddr,
  * (eviction-set finders); take lo_bit = log2(line_size) to make the slice
  * depend on page-offset bits too, as on Intel parts. slices must be a power
  * of two >= 2; lo_bit >= log2(line_size); hi_bit <= 52. */
-int llc_sim_geometry_random_hash(struct llc_sim_geometry *g, uint64_t seed,
-                                 unsigned lo_bit, unsigned hi_bit,
-                                 char *err, size_t errlen);
+int llc_sim_geometry_random_hash(struct llc_sim_geometry *g, uint64_t seed, unsigned lo_bit,
+                                 unsigned hi_bit, char *err, size_t errlen);
 
 /* --- configuration ------------------------------------------------------ */
 
@@ -157,11 +156,11 @@ int llc_sim_geometry_random_hash(struct llc_sim_geometry *g, uint64_t seed,
  * "timed ticks" as seen by an rdtscp-bracketed load. */
 struct llc_sim_latency {
     bool enabled;
-    double l2_mean, l2_sd;        /* default 40, 3 */
-    double llc_mean, llc_sd;      /* default 100, 8 */
-    double dram_mean, dram_sd;    /* default 420, 40 */
-    double outlier_prob;          /* default 1e-4 */
-    double outlier_cycles;        /* default 2000 */
+    double l2_mean, l2_sd;     /* default 40, 3 */
+    double llc_mean, llc_sd;   /* default 100, 8 */
+    double dram_mean, dram_sd; /* default 420, 40 */
+    double outlier_prob;       /* default 1e-4 */
+    double outlier_cycles;     /* default 2000 */
 };
 
 struct llc_sim_config {
@@ -172,9 +171,9 @@ struct llc_sim_config {
      * line & (l2_sets - 1). l2_sets power of two. */
     uint32_t l2_sets, l2_ways;
     enum llc_sim_policy l2_policy;
-    uint32_t drrip_leaders;     /* leader sets per policy, default 32 */
-    uint32_t psel_bits;         /* default 10 */
-    uint32_t agents;            /* 1..LLC_SIM_MAX_AGENTS */
+    uint32_t drrip_leaders; /* leader sets per policy, default 32 */
+    uint32_t psel_bits;     /* default 10 */
+    uint32_t agents;        /* 1..LLC_SIM_MAX_AGENTS */
     uint64_t seed;
     /* Page allocator for virtual accesses: page size 4096 or 2 MiB; frames
      * are drawn without replacement, pseudo-randomly, from
@@ -227,8 +226,7 @@ int llc_sim_config_check(const struct llc_sim_config *c, char *err, size_t errle
 
 struct llc_sim;
 
-int llc_sim_create(const struct llc_sim_config *c, struct llc_sim **out,
-                   char *err, size_t errlen);
+int llc_sim_create(const struct llc_sim_config *c, struct llc_sim **out, char *err, size_t errlen);
 void llc_sim_destroy(struct llc_sim *sim);
 const struct llc_sim_config *llc_sim_config_of(const struct llc_sim *sim);
 /* Number of LLC set units. */
@@ -238,10 +236,10 @@ unsigned llc_sim_paddr_bits(const struct llc_sim *sim);
 
 /* What one access did. */
 struct llc_sim_result {
-    uint8_t level;        /* enum llc_sim_level */
-    uint32_t latency;     /* ticks if the latency model is on, else 0 */
-    uint32_t set;         /* LLC set unit of the line */
-    uint64_t paddr;       /* physical address accessed */
+    uint8_t level;    /* enum llc_sim_level */
+    uint32_t latency; /* ticks if the latency model is on, else 0 */
+    uint32_t set;     /* LLC set unit of the line */
+    uint64_t paddr;   /* physical address accessed */
     /* Physical line address (byte address of the line) evicted from the LLC
      * by this access, UINT64_MAX if none. In EXCLUSIVE mode this is the LLC
      * victim of the L2 victim's insertion. */
@@ -253,8 +251,7 @@ struct llc_sim_result {
  * address. res may be NULL. Returns the enum llc_sim_level that served it,
  * or -EINVAL (bad agent), -ERANGE (paddr too large) or -ENOMEM (physical
  * memory exhausted) with nothing changed. */
-int llc_sim_access(struct llc_sim *sim, unsigned agent, uint64_t vaddr,
-                   struct llc_sim_result *res);
+int llc_sim_access(struct llc_sim *sim, unsigned agent, uint64_t vaddr, struct llc_sim_result *res);
 int llc_sim_access_phys(struct llc_sim *sim, unsigned agent, uint64_t paddr,
                         struct llc_sim_result *res);
 
@@ -263,8 +260,8 @@ int llc_sim_access_phys(struct llc_sim *sim, unsigned agent, uint64_t paddr,
  * simulator's metadata ahead). levels (may be NULL) receives each access's
  * enum llc_sim_level. Returns 0 or a negative code; on error the accesses
  * before the failing one have been done. */
-int llc_sim_run(struct llc_sim *sim, unsigned agent, const uint64_t *addrs, size_t n,
-                bool phys, uint8_t *levels);
+int llc_sim_run(struct llc_sim *sim, unsigned agent, const uint64_t *addrs, size_t n, bool phys,
+                uint8_t *levels);
 
 /* Translates vaddr of agent (allocating the page on first touch). */
 int llc_sim_translate(struct llc_sim *sim, unsigned agent, uint64_t vaddr, uint64_t *paddr);
@@ -272,8 +269,7 @@ int llc_sim_translate(struct llc_sim *sim, unsigned agent, uint64_t vaddr, uint6
 /* Where a physical line currently is, without changing any state:
  * bit 0 = in agent's L2, bit 1 = in the LLC. If owner is non-NULL and the
  * line is in the LLC, *owner receives its owner agent. */
-unsigned llc_sim_where(const struct llc_sim *sim, unsigned agent, uint64_t paddr,
-                       unsigned *owner);
+unsigned llc_sim_where(const struct llc_sim *sim, unsigned agent, uint64_t paddr, unsigned *owner);
 
 /* clflush: removes the line from the LLC and every L2 (no counters change
  * except occupancy). */
@@ -284,20 +280,20 @@ void llc_sim_flush_all(struct llc_sim *sim);
 /* --- ground truth ------------------------------------------------------- */
 
 struct llc_sim_agent_stats {
-    uint64_t accesses;       /* all accesses issued */
+    uint64_t accesses; /* all accesses issued */
     uint64_t l2_hits, l2_misses;
-    uint64_t llc_hits, llc_misses;  /* lookups reaching the LLC (= L2 misses,
-                                       or all accesses without an L2) */
-    uint64_t llc_fills;      /* lines this agent put into the LLC */
-    uint64_t llc_evicted;    /* lines owned by this agent evicted from the LLC */
-    uint64_t back_invals;    /* lines removed from this agent's L2 by inclusion */
-    uint64_t llc_occupancy;  /* lines owned now */
-    uint64_t l2_occupancy;   /* valid lines in this agent's L2 now */
+    uint64_t llc_hits, llc_misses; /* lookups reaching the LLC (= L2 misses,
+                                      or all accesses without an L2) */
+    uint64_t llc_fills;            /* lines this agent put into the LLC */
+    uint64_t llc_evicted;          /* lines owned by this agent evicted from the LLC */
+    uint64_t back_invals;          /* lines removed from this agent's L2 by inclusion */
+    uint64_t llc_occupancy;        /* lines owned now */
+    uint64_t l2_occupancy;         /* valid lines in this agent's L2 now */
 };
 
 struct llc_sim_set_stats {
-    uint64_t hits, misses;   /* LLC lookups in this set (accesses = sum) */
-    uint32_t occupancy;      /* valid lines owned now */
+    uint64_t hits, misses; /* LLC lookups in this set (accesses = sum) */
+    uint32_t occupancy;    /* valid lines owned now */
 };
 
 /* Per-agent totals (agent = LLC_SIM_ALL_AGENTS sums all agents). 0 or -EINVAL. */
@@ -324,14 +320,14 @@ struct llc_sim_timed_agent {
     const uint64_t *paddr;
     const uint32_t *set;
     const uint32_t *instr;
-    uint32_t pos, len;          /* next access to issue; accesses buffered */
-    double clock;               /* cycles */
-    double cpi;                 /* base cycles per instruction */
-    double cost[3];             /* cycles by enum llc_sim_level */
-    uint64_t instructions;      /* executed, through the last access issued */
-    uint64_t stop_at;           /* hand back once instructions reach this */
-    uint64_t levels[3];         /* accesses served by each level */
-    bool done;                  /* not scheduled any more */
+    uint32_t pos, len;     /* next access to issue; accesses buffered */
+    double clock;          /* cycles */
+    double cpi;            /* base cycles per instruction */
+    double cost[3];        /* cycles by enum llc_sim_level */
+    uint64_t instructions; /* executed, through the last access issued */
+    uint64_t stop_at;      /* hand back once instructions reach this */
+    uint64_t levels[3];    /* accesses served by each level */
+    bool done;             /* not scheduled any more */
     /* The private level's work done ahead (llc_sim_timed_prepare), or NULL. */
     struct llc_sim_timed_prep *prep;
 };
@@ -376,8 +372,7 @@ int llc_sim_locate_batch(struct llc_sim *sim, unsigned agent, const uint64_t *ad
 struct llc_sim_pages;
 
 int llc_sim_pages_create(uint64_t phys_mem_bytes, uint32_t page_size, unsigned agents,
-                         uint64_t seed, struct llc_sim_pages **out,
-                         char *err, size_t errlen);
+                         uint64_t seed, struct llc_sim_pages **out, char *err, size_t errlen);
 void llc_sim_pages_destroy(struct llc_sim_pages *p);
 /* 0 and *paddr, or -EINVAL (agent) / -ENOMEM (no frame left). */
 int llc_sim_pages_translate(struct llc_sim_pages *p, unsigned agent, uint64_t vaddr,

@@ -48,7 +48,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct llc_sim;            /* llcprobe/sim.h */
+struct llc_sim; /* llcprobe/sim.h */
 struct llc_sim_config;
 struct llc_sim_result;
 struct llc_sim_set_stats;
@@ -64,16 +64,16 @@ typedef int (*llc_simrun_next_fn)(void *ctx, const struct llc_sim_result *prev, 
                                   bool *is_write, char *err, size_t errlen);
 
 struct llc_simrun_agent {
-    const char *name;              /* label in outputs; NULL = role name + index */
+    const char *name; /* label in outputs; NULL = role name + index */
     enum llc_simrun_role role;
     enum llc_simrun_source source;
-    const char *spec;              /* WORKLOAD */
-    const char *trace_path;        /* TRACE */
-    llc_simrun_next_fn next;       /* CALLBACK */
+    const char *spec;        /* WORKLOAD */
+    const char *trace_path;  /* TRACE */
+    llc_simrun_next_fn next; /* CALLBACK */
     void *ctx;
-    bool physical;                 /* CALLBACK: addresses are physical */
-    double rate;                   /* accesses per tick, > 0 */
-    uint32_t page_size;            /* 0 = the simulator's; else 4096 or 2 MiB */
+    bool physical;      /* CALLBACK: addresses are physical */
+    double rate;        /* accesses per tick, > 0 */
+    uint32_t page_size; /* 0 = the simulator's; else 4096 or 2 MiB */
 };
 
 struct llc_simrun;
@@ -118,11 +118,11 @@ uint64_t llc_simrun_phys_base(const struct llc_simrun *r, unsigned agent);
 /* What the driver knows about an agent beyond the simulator's counters. */
 struct llc_simrun_agent_state {
     enum llc_simrun_role role;
-    uint64_t accesses;       /* issued */
-    uint64_t writes;         /* of which writes (stores, modifies, write=) */
-    uint64_t instructions;   /* trace instruction records passed over */
-    uint64_t records;        /* trace records read (all kinds) */
-    bool physical;           /* accesses reach the simulator as physical */
+    uint64_t accesses;     /* issued */
+    uint64_t writes;       /* of which writes (stores, modifies, write=) */
+    uint64_t instructions; /* trace instruction records passed over */
+    uint64_t records;      /* trace records read (all kinds) */
+    bool physical;         /* accesses reach the simulator as physical */
     bool ended;
 };
 int llc_simrun_agent_state(const struct llc_simrun *r, unsigned agent,
@@ -141,8 +141,8 @@ double llc_simrun_clock(const struct llc_simrun *r);
 
 /* Time series of per-set ground truth. */
 struct llc_simrun_frame {
-    uint64_t counted;        /* counted accesses when captured */
-    uint64_t total;          /* all accesses */
+    uint64_t counted; /* counted accesses when captured */
+    uint64_t total;   /* all accesses */
     double clock;
     /* Cumulative per-set counters: sets[agent * nsets + set]. */
     const struct llc_sim_set_stats *sets;
@@ -156,10 +156,10 @@ const struct llc_simrun_frame *llc_simrun_frame_at(const struct llc_simrun *r, s
 /* --- reports ----------------------------------------------------------- */
 
 struct llc_simrun_report_meta {
-    const char *preset;      /* recorded as given; may be NULL */
-    uint64_t duration;       /* as requested (0 = until the streams end) */
+    const char *preset; /* recorded as given; may be NULL */
+    uint64_t duration;  /* as requested (0 = until the streams end) */
     uint64_t interval;
-    bool ended_early;        /* llc_simrun_run returned 1 */
+    bool ended_early; /* llc_simrun_run returned 1 */
 };
 
 /* Writes the run as JSON, atomically: format "llcprobe-sim", version 1.

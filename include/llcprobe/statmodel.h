@@ -59,16 +59,15 @@ void llc_statmodel_hist_destroy(struct llc_statmodel_hist *h);
 void llc_statmodel_hist_clear(struct llc_statmodel_hist *h);
 /* Adds count (finite, >= 0) samples of the given distance; LLC_STATMODEL_COLD
  * adds dangling samples. -ENOMEM is the only runtime failure. */
-int llc_statmodel_hist_add(struct llc_statmodel_hist *h, uint64_t distance, double count,
-                           char *err, size_t errlen);
+int llc_statmodel_hist_add(struct llc_statmodel_hist *h, uint64_t distance, double count, char *err,
+                           size_t errlen);
 int llc_statmodel_hist_add_dangling(struct llc_statmodel_hist *h, double count, char *err,
                                     size_t errlen);
 /* dst += src (dst != src). */
 int llc_statmodel_hist_merge(struct llc_statmodel_hist *dst, const struct llc_statmodel_hist *src,
                              char *err, size_t errlen);
 /* Multiplies every count and n_inf by factor (finite, > 0). */
-int llc_statmodel_hist_scale(struct llc_statmodel_hist *h, double factor, char *err,
-                             size_t errlen);
+int llc_statmodel_hist_scale(struct llc_statmodel_hist *h, double factor, char *err, size_t errlen);
 /* Replaces h's content with the pairs (buckets in any order, repeats add up)
  * and n_inf. On error h is left empty. */
 int llc_statmodel_hist_set_pairs(struct llc_statmodel_hist *h,
@@ -91,8 +90,8 @@ size_t llc_statmodel_hist_next(const struct llc_statmodel_hist *h, size_t from);
  *   setlocale).
  * format returns the length (without NUL) and writes buf if cap > length;
  * buf = NULL, cap = 0 just returns the length; a too small buffer is -ENOSPC. */
-int llc_statmodel_hist_format(const struct llc_statmodel_hist *h, char *buf, size_t cap,
-                              char *err, size_t errlen);
+int llc_statmodel_hist_format(const struct llc_statmodel_hist *h, char *buf, size_t cap, char *err,
+                              size_t errlen);
 /* Strict parser of that form (no extra spaces, increasing bucket edges,
  * positive finite counts, nothing after the last pair). Replaces h's content;
  * on error h is left empty and err names the offending position. */
@@ -174,19 +173,20 @@ int llc_statmodel_groups_regroup(const struct llc_statmodel_groups *src, const i
 /* ---- Sampler (docs/METHODS.md §6.1, §6.2) ------------------------------------------------- */
 
 struct llc_statmodel_sampler_config {
-    double rate;         /* rho in (0, 1]: mean gap 1/rho references */
+    double rate; /* rho in (0, 1]: mean gap 1/rho references */
     uint64_t seed;
-    uint64_t slot_refs;  /* > 0: time-slot mode (docs/METHODS.md §7.5), group = reference index / slot_refs */
-    size_t watch_hint;   /* expected pending watches (table pre-size); 0 = default */
+    uint64_t slot_refs; /* > 0: time-slot mode (docs/METHODS.md §7.5), group = reference index /
+                           slot_refs */
+    size_t watch_hint;  /* expected pending watches (table pre-size); 0 = default */
 };
 
 struct llc_statmodel_sampler_stats {
-    uint64_t refs;      /* references seen */
-    uint64_t taken;     /* samples taken */
-    uint64_t reused;    /* samples resolved with a finite distance */
-    uint64_t dangling;  /* samples still pending at finish */
-    uint64_t pending;   /* watched lines now */
-    uint64_t lines;     /* distinct lines referenced (exact) */
+    uint64_t refs;     /* references seen */
+    uint64_t taken;    /* samples taken */
+    uint64_t reused;   /* samples resolved with a finite distance */
+    uint64_t dangling; /* samples still pending at finish */
+    uint64_t pending;  /* watched lines now */
+    uint64_t lines;    /* distinct lines referenced (exact) */
 };
 
 struct llc_statmodel_sampler;
@@ -223,8 +223,8 @@ void llc_statmodel_sampler_stats(const struct llc_statmodel_sampler *s,
 /* For each of the n references, its reuse distance (docs/METHODS.md §6.1) and LRU stack
  * distance (distinct lines in between), LLC_STATMODEL_COLD for first
  * touches. Either output may be NULL. O(n log n), O(n) memory. */
-int llc_statmodel_exact_distances(const uint64_t *lines, size_t n, uint64_t *reuse,
-                                  uint64_t *stack, char *err, size_t errlen);
+int llc_statmodel_exact_distances(const uint64_t *lines, size_t n, uint64_t *reuse, uint64_t *stack,
+                                  char *err, size_t errlen);
 /* Miss ratio (cold misses included) of a fully associative LRU cache of
  * lines[k] lines, from stack distances: fraction with distance >= C or cold. */
 int llc_statmodel_exact_lru_curve(const uint64_t *stack, size_t n, const double *lines,
@@ -249,16 +249,15 @@ enum llc_statmodel_cold { LLC_STATMODEL_COLD_COUNT = 0, LLC_STATMODEL_COLD_IGNOR
 
 struct llc_statmodel_point {
     double lines;
-    double bytes;       /* lines * 64 */
-    double r_total;     /* misses per reference, cold included */
-    double r_capacity;  /* r_total - n_inf / N_s */
+    double bytes;      /* lines * 64 */
+    double r_total;    /* misses per reference, cold included */
+    double r_capacity; /* r_total - n_inf / N_s */
 };
 
-/* StatCache (docs/METHODS.md §7) at one size by GSL Brent exactly as docs/METHODS.md §7.3 describes: the
- * reference solver. In IGNORE mode the equation's R is the paper's miss
- * ratio of reusing references; it is reported per reference like COUNT:
- * r_capacity = R * finite / N_s, r_total = r_capacity + n_inf / N_s.
- * -ENODATA if the model has no samples. */
+/* StatCache (docs/METHODS.md §7) at one size by GSL Brent exactly as docs/METHODS.md §7.3
+ * describes: the reference solver. In IGNORE mode the equation's R is the paper's miss ratio of
+ * reusing references; it is reported per reference like COUNT: r_capacity = R * finite / N_s,
+ * r_total = r_capacity + n_inf / N_s. -ENODATA if the model has no samples. */
 int llc_statmodel_statcache(const struct llc_statmodel_model *m, double lines,
                             enum llc_statmodel_cold cold, struct llc_statmodel_point *out,
                             char *err, size_t errlen);
@@ -268,9 +267,8 @@ int llc_statmodel_statstack(const struct llc_statmodel_model *m, double lines,
                             struct llc_statmodel_point *out, char *err, size_t errlen);
 /* docs/METHODS.md §8.4 associativity correction for a `ways`-way cache of `lines` lines
  * (sets = lines / ways, at least 1): P(miss | d) = P(Bin(round(F(d)), 1/sets) >= ways). */
-int llc_statmodel_statstack_assoc(const struct llc_statmodel_model *m, double lines,
-                                  unsigned ways, struct llc_statmodel_point *out, char *err,
-                                  size_t errlen);
+int llc_statmodel_statstack_assoc(const struct llc_statmodel_model *m, double lines, unsigned ways,
+                                  struct llc_statmodel_point *out, char *err, size_t errlen);
 /* m's footprint beyond `span` references follows pool's: F(d) = F_m(s) +
  * F_pool(d) - F_pool(s) for d > s, s the last bucket edge at or below span
  * (docs/METHODS.md §9). */
@@ -354,9 +352,9 @@ enum llc_statmodel_weighting { LLC_STATMODEL_WEIGHT_REFS = 0, LLC_STATMODEL_WEIG
  * their weight is dropped from the average. -ENODATA if no group has data. */
 int llc_statmodel_groups_curve(const struct llc_statmodel_groups *g,
                                enum llc_statmodel_weighting weighting,
-                               const struct llc_statmodel_options *o, const double *lines,
-                               size_t n, struct llc_statmodel_point *out, size_t *skipped,
-                               char *err, size_t errlen);
+                               const struct llc_statmodel_options *o, const double *lines, size_t n,
+                               struct llc_statmodel_point *out, size_t *skipped, char *err,
+                               size_t errlen);
 
 /* docs/METHODS.md §9.1 CDF error at one size: mean |ref_sorted[k] - est_sorted[k]| over n
  * windows (1-Wasserstein distance). weights (may be NULL = equal) give
@@ -370,8 +368,8 @@ int llc_statmodel_cdf_error(const double *ref, const double *est, const double *
 struct llc_statmodel_bootstrap_config {
     unsigned replicates; /* default 200 */
     uint64_t seed;
-    double lo_quantile;  /* default 0.05 */
-    double hi_quantile;  /* default 0.95 */
+    double lo_quantile;   /* default 0.05 */
+    double hi_quantile;   /* default 0.95 */
     double cold_fraction; /* in (0, 1): n_inf / N_s is exact (llc_statmodel_hist_set_cold):
                            * replicates resample the finite samples only and keep
                            * that fraction; 0 (default): n_inf resampled too */

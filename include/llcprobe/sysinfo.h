@@ -75,36 +75,41 @@ const struct llc_cpuid_leaf *llc_cpuid_get(const struct llc_cpuid_dump *d, uint3
                                            uint32_t subleaf);
 
 enum llc_cpu_vendor { LLC_VENDOR_UNKNOWN = 0, LLC_VENDOR_INTEL, LLC_VENDOR_AMD };
-enum llc_cache_type { LLC_CACHE_NULL = 0, LLC_CACHE_DATA, LLC_CACHE_INSTRUCTION, LLC_CACHE_UNIFIED };
+enum llc_cache_type {
+    LLC_CACHE_NULL = 0,
+    LLC_CACHE_DATA,
+    LLC_CACHE_INSTRUCTION,
+    LLC_CACHE_UNIFIED
+};
 
 /* One cache as CPUID describes it (deterministic cache parameters). */
 struct llc_cpuid_cache {
     unsigned level;
     enum llc_cache_type type;
     unsigned ways, partitions, line_size, sets;
-    uint64_t size;          /* ways * partitions * line_size * sets */
-    bool inclusive;         /* EDX bit 1 */
-    unsigned max_sharing;   /* EAX[25:14] + 1: logical processor IDs sharing it */
-    uint32_t subleaf;       /* where it was found, for reasons */
+    uint64_t size;        /* ways * partitions * line_size * sets */
+    bool inclusive;       /* EDX bit 1 */
+    unsigned max_sharing; /* EAX[25:14] + 1: logical processor IDs sharing it */
+    uint32_t subleaf;     /* where it was found, for reasons */
 };
 
 #define LLC_SYSINFO_MAX_CACHES 8
 struct llc_cpu_info {
     enum llc_cpu_vendor vendor;
-    char vendor_id[13];     /* "GenuineIntel" */
-    char brand[49];         /* leaves 0x80000002-4, trimmed; "" if absent */
+    char vendor_id[13];               /* "GenuineIntel" */
+    char brand[49];                   /* leaves 0x80000002-4, trimmed; "" if absent */
     unsigned family, model, stepping; /* display values (extended fields folded in) */
-    bool hypervisor;        /* leaf 1 ECX bit 31 */
-    char hypervisor_id[13]; /* leaf 0x40000000 ("KVMKVMKVM"), "" if unknown */
-    unsigned perfmon_version; /* Intel leaf 0xA EAX[7:0]; 0 = none exposed */
-    bool has_tsc;           /* leaf 1 EDX bit 4 */
-    bool has_rdtscp;        /* 0x80000001 EDX bit 27 */
+    bool hypervisor;                  /* leaf 1 ECX bit 31 */
+    char hypervisor_id[13];           /* leaf 0x40000000 ("KVMKVMKVM"), "" if unknown */
+    unsigned perfmon_version;         /* Intel leaf 0xA EAX[7:0]; 0 = none exposed */
+    bool has_tsc;                     /* leaf 1 EDX bit 4 */
+    bool has_rdtscp;                  /* 0x80000001 EDX bit 27 */
     /* lfence waits for every earlier instruction before later ones start:
      * always on Intel; on AMD when 0x80000021 EAX bit 2 says so (the kernel
      * sets the MSR on Zen). Lets lfence;rdtsc replace rdtscp. */
     bool lfence_serializing;
-    bool invariant_tsc;     /* 0x80000007 EDX bit 8 */
-    uint64_t tsc_hz;        /* from leaf 0x15 or 0x40000010; 0 = not in CPUID */
+    bool invariant_tsc; /* 0x80000007 EDX bit 8 */
+    uint64_t tsc_hz;    /* from leaf 0x15 or 0x40000010; 0 = not in CPUID */
     char tsc_hz_source[64];
     /* Cache leaf used: 4 (Intel), 0x8000001D (AMD), 0x80000006 (AMD's
      * legacy leaves 0x80000005/6: no sharing or inclusiveness, and ways and
@@ -125,10 +130,10 @@ const char *llc_cpu_vendor_name(enum llc_cpu_vendor v);
 
 #define LLC_SYSINFO_MAX_DOMAINS 64
 struct llc_sysfs_cache {
-    unsigned index;          /* indexN in sysfs */
+    unsigned index; /* indexN in sysfs */
     unsigned level;
     enum llc_cache_type type;
-    uint64_t size;           /* bytes */
+    uint64_t size; /* bytes */
     unsigned ways, sets, line_size, partitions;
     /* Distinct instances over the online CPUs, each as the CPUs sharing it.
      * domains[0] holds the lowest online CPU. */
@@ -138,7 +143,7 @@ struct llc_sysfs_cache {
 
 struct llc_cache_topo {
     struct llc_cpuset online;
-    unsigned n_caches;       /* ordered by level, then data/instruction/unified */
+    unsigned n_caches; /* ordered by level, then data/instruction/unified */
     struct llc_sysfs_cache caches[LLC_SYSINFO_MAX_CACHES];
     /* Number of uncore_cbox_N / uncore_cha_N PMUs under
      * <root>/bus/event_source/devices: one per Intel LLC slice. 0 = none. */
@@ -164,8 +169,8 @@ int llc_sysfs_read_caches(const char *sysfs_root, struct llc_cache_topo *out, ch
  * L2 assumed private to each online CPU and the highest level shared by all
  * (CPUID's legacy leaves say nothing of sharing; the note says so).
  * `topo->online` must already be set. -ENOENT if CPUID lists no caches. */
-int llc_cache_topo_from_cpuid(const struct llc_cpu_info *cpu, struct llc_cache_topo *topo, char *err,
-                              size_t errlen);
+int llc_cache_topo_from_cpuid(const struct llc_cpu_info *cpu, struct llc_cache_topo *topo,
+                              char *err, size_t errlen);
 
 /* ---- The LLC and the hierarchy above it ---------------------------------- */
 
@@ -192,18 +197,18 @@ struct llc_geometry {
     unsigned level;
     uint64_t size;
     unsigned ways, sets, line_size, partitions;
-    struct llc_cpuset shared;   /* CPUs sharing the LLC instance of the lowest CPU */
-    unsigned n_domains;         /* LLC instances on the machine */
-    unsigned cores_per_domain;  /* distinct L2 (else L1d) instances in `shared` */
+    struct llc_cpuset shared;  /* CPUs sharing the LLC instance of the lowest CPU */
+    unsigned n_domains;        /* LLC instances on the machine */
+    unsigned cores_per_domain; /* distinct L2 (else L1d) instances in `shared` */
     /* The unified level just above the LLC (usually L2), 0s if none. The
      * probe's walk length depends on its ways and size. */
     unsigned upper_level, upper_ways, upper_sets;
     uint64_t upper_size;
     enum llc_hierarchy hierarchy;
     char hierarchy_reason[LLC_SYSINFO_REASON_LEN];
-    unsigned slices;            /* 0 = unknown */
+    unsigned slices; /* 0 = unknown */
     char slices_reason[LLC_SYSINFO_REASON_LEN];
-    bool cpuid_checked;         /* geometry compared with CPUID */
+    bool cpuid_checked;                       /* geometry compared with CPUID */
     char cpuid_check[LLC_SYSINFO_REASON_LEN]; /* what was compared, or why not */
     unsigned n_mismatches;
     struct llc_geometry_mismatch mismatches[LLC_SYSINFO_MAX_MISMATCHES];
@@ -220,11 +225,11 @@ int llc_geometry_derive(const struct llc_cache_topo *topo, const struct llc_cpu_
 struct llc_hwloc_llc {
     bool ok;
     char reason[LLC_SYSINFO_REASON_LEN]; /* why not, when !ok */
-    unsigned level;          /* cache depth of the LLC objects */
+    unsigned level;                      /* cache depth of the LLC objects */
     uint64_t size;
-    unsigned n_llc;          /* LLC objects in the topology */
-    struct llc_cpuset pus;   /* PUs (OS indexes) under the first LLC */
-    unsigned cores;          /* hwloc cores under the first LLC */
+    unsigned n_llc;        /* LLC objects in the topology */
+    struct llc_cpuset pus; /* PUs (OS indexes) under the first LLC */
+    unsigned cores;        /* hwloc cores under the first LLC */
 };
 /* Loads the live topology, or an hwloc XML export when xml_path is set. */
 void llc_hwloc_llc_query(const char *xml_path, struct llc_hwloc_llc *out);
@@ -233,28 +238,28 @@ void llc_hwloc_llc_query(const char *xml_path, struct llc_hwloc_llc *out);
 
 enum llc_huge_attempt {
     LLC_HUGE_NOT_TRIED = 0,
-    LLC_HUGE_MAPPED,         /* mmap(MAP_HUGETLB) + touch + munmap succeeded */
+    LLC_HUGE_MAPPED, /* mmap(MAP_HUGETLB) + touch + munmap succeeded */
     LLC_HUGE_FAILED,
 };
 
 struct llc_hugepage_size {
-    uint64_t size;           /* bytes */
+    uint64_t size;                                       /* bytes */
     uint64_t total, free, surplus, reserved, overcommit; /* pages, from sysfs */
-    bool libhugetlbfs_lists; /* gethugepagesizes() reports this size */
-    char mount[256];         /* a hugetlbfs mount for this size, "" if none */
+    bool libhugetlbfs_lists;                             /* gethugepagesizes() reports this size */
+    char mount[256]; /* a hugetlbfs mount for this size, "" if none */
     enum llc_huge_attempt attempt;
-    bool reserved_temporarily;   /* we raised nr_hugepages for the attempt */
-    bool restored;               /* nr_hugepages put back (when raised) */
+    bool reserved_temporarily; /* we raised nr_hugepages for the attempt */
+    bool restored;             /* nr_hugepages put back (when raised) */
     int map_errno;
     char detail[LLC_SYSINFO_REASON_LEN]; /* exactly what happened */
 };
 
 #define LLC_SYSINFO_MAX_HUGE_SIZES 4
 struct llc_hugepages {
-    bool live;               /* libhugetlbfs queried and mapping tried */
+    bool live; /* libhugetlbfs queried and mapping tried */
     unsigned n;
     struct llc_hugepage_size sizes[LLC_SYSINFO_MAX_HUGE_SIZES]; /* ascending */
-    char reason[LLC_SYSINFO_REASON_LEN]; /* when n == 0 */
+    char reason[LLC_SYSINFO_REASON_LEN];                        /* when n == 0 */
 };
 
 /* Reads <sysfs_root>/kernel/mm/hugepages/hugepages-NkB. With try_map (the
@@ -269,9 +274,9 @@ int llc_hugepages_query(const char *sysfs_root, bool try_map, bool allow_reserve
 
 struct llc_pagemap_check {
     bool tried;
-    bool readable;           /* /proc/self/pagemap opened and read */
-    bool frames;             /* real (non-zero) frame numbers */
-    bool guest_physical;     /* frames are a VM guest's, not the host's */
+    bool readable;       /* /proc/self/pagemap opened and read */
+    bool frames;         /* real (non-zero) frame numbers */
+    bool guest_physical; /* frames are a VM guest's, not the host's */
     uint64_t sample_pfn;
     char reason[LLC_SYSINFO_REASON_LEN];
 };
@@ -284,16 +289,16 @@ void llc_pagemap_check(bool hypervisor, struct llc_pagemap_check *out);
 struct llc_pmu_check {
     bool pfm_ok;
     char pfm_error[128];
-    bool forced;              /* LIBPFM_FORCE_PMU was set */
-    char pmu[64];             /* libpfm name of the core PMU, "" if none */
+    bool forced;  /* LIBPFM_FORCE_PMU was set */
+    char pmu[64]; /* libpfm name of the core PMU, "" if none */
     char pmu_desc[128];
-    char event[160];          /* "skl::MEM_LOAD_RETIRED:L3_MISS" */
-    char event_note[160];     /* what the event counts */
+    char event[160];      /* "skl::MEM_LOAD_RETIRED:L3_MISS" */
+    char event_note[160]; /* what the event counts */
     bool encoded;
     char encode_error[128];
-    uint32_t type;            /* perf_event_attr fields of the encoding */
+    uint32_t type; /* perf_event_attr fields of the encoding */
     uint64_t config, config1, config2;
-    char fstr[320];           /* libpfm's fully qualified event string */
+    char fstr[320]; /* libpfm's fully qualified event string */
     bool open_tried, opened;
     int open_errno;
     char reason[LLC_SYSINFO_REASON_LEN]; /* one sentence: usable, or why not */
@@ -317,7 +322,7 @@ struct llc_clock_check {
      * lfence to fence rdtsc with (the timing code uses lfence;rdtsc, which
      * both allow). */
     bool usable;
-    uint64_t tsc_hz;         /* 0 = unknown */
+    uint64_t tsc_hz; /* 0 = unknown */
     char tsc_hz_source[96];
     char reason[LLC_SYSINFO_REASON_LEN];
 };
@@ -342,9 +347,9 @@ void llc_backend_choose(const struct llc_pmu_check *pmu, const struct llc_clock_
 /* ---- Everything at once -------------------------------------------------- */
 
 struct llc_sysinfo_options {
-    const char *sysfs_root;  /* NULL = "/sys" */
-    const char *cpuid_dump;  /* NULL = execute CPUID */
-    const char *hwloc_xml;   /* NULL = live topology */
+    const char *sysfs_root; /* NULL = "/sys" */
+    const char *cpuid_dump; /* NULL = execute CPUID */
+    const char *hwloc_xml;  /* NULL = live topology */
     /* Probes that act on this process (hugepage mapping, pagemap,
      * perf_event_open, TSC measurement). Off when describing fixtures. */
     bool live;
@@ -354,7 +359,7 @@ struct llc_sysinfo_options {
 struct llc_sysinfo {
     bool live;
     char sysfs_root[336];
-    char cpuid_source[256];  /* "cpuid instruction" or the dump path */
+    char cpuid_source[256]; /* "cpuid instruction" or the dump path */
     bool cpu_ok;
     char cpu_reason[LLC_SYSINFO_REASON_LEN];
     struct llc_cpu_info cpu;

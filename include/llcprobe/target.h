@@ -36,7 +36,7 @@
 #define LLC_TARGET_CPU_NONE (-2) /* no pinning */
 
 struct llc_target_options {
-    int cpu;                 /* CPU number, LLC_TARGET_CPU_AUTO or _NONE */
+    int cpu; /* CPU number, LLC_TARGET_CPU_AUTO or _NONE */
     /* When root with SUDO_UID/SUDO_GID set, the target runs as that user
      * (with its groups) unless as_root. */
     bool as_root;
@@ -65,10 +65,10 @@ struct llc_target_options {
 void llc_target_options_init(struct llc_target_options *opt);
 
 enum llc_target_state {
-    LLC_TARGET_READY = 0,    /* launched, held before exec */
+    LLC_TARGET_READY = 0, /* launched, held before exec */
     LLC_TARGET_RUNNING,
-    LLC_TARGET_EXITED,       /* exit_code valid (-1 for an attached process) */
-    LLC_TARGET_SIGNALLED,    /* signal valid */
+    LLC_TARGET_EXITED,    /* exit_code valid (-1 for an attached process) */
+    LLC_TARGET_SIGNALLED, /* signal valid */
 };
 
 struct llc_target_status {
@@ -84,16 +84,16 @@ struct llc_target_status {
 #define LLC_TARGET_TEXT_LEN 320
 struct llc_target_info {
     pid_t pid;
-    pid_t pgid;              /* == pid unless share_pgroup or attached */
+    pid_t pgid; /* == pid unless share_pgroup or attached */
     bool attached;
-    char program[4096];      /* resolved path that is executed */
-    int cpu;                 /* pinned CPU, -1 = not pinned */
-    char cpu_note[LLC_TARGET_TEXT_LEN];  /* why this CPU */
+    char program[4096];                 /* resolved path that is executed */
+    int cpu;                            /* pinned CPU, -1 = not pinned */
+    char cpu_note[LLC_TARGET_TEXT_LEN]; /* why this CPU */
     uid_t uid;
     gid_t gid;
-    bool dropped_root;       /* runs as the sudo user */
+    bool dropped_root; /* runs as the sudo user */
     char user_note[LLC_TARGET_TEXT_LEN];
-    bool may_ptrace;         /* attached: /proc/<pid>/mem opens */
+    bool may_ptrace; /* attached: /proc/<pid>/mem opens */
     char attach_note[LLC_TARGET_TEXT_LEN];
 };
 
@@ -114,17 +114,15 @@ int llc_target_attach(pid_t pid, const struct llc_target_options *opt, struct ll
                       char *err, size_t errlen);
 
 /* Non-blocking. Once the target has ended the status stays final. */
-int llc_target_poll(struct llc_target *t, struct llc_target_status *st, char *err,
-                    size_t errlen);
+int llc_target_poll(struct llc_target *t, struct llc_target_status *st, char *err, size_t errlen);
 /* Blocks until the target ends or timeout_ms passes (-1 = no limit).
  * Returns 1 when it ended, 0 on timeout. */
-int llc_target_wait(struct llc_target *t, int timeout_ms, struct llc_target_status *st,
-                    char *err, size_t errlen);
+int llc_target_wait(struct llc_target *t, int timeout_ms, struct llc_target_status *st, char *err,
+                    size_t errlen);
 /* Launched target: SIGTERM (+SIGCONT) to its group, SIGKILL to the group
  * after grace_ms or once the leader is gone and members linger, reaps the
  * leader. st (may be NULL) gets the final status. Attached: no signal. */
-int llc_target_stop(struct llc_target *t, struct llc_target_status *st, char *err,
-                    size_t errlen);
+int llc_target_stop(struct llc_target *t, struct llc_target_status *st, char *err, size_t errlen);
 /* Stops (as above) if still running, frees. Safe with NULL. */
 void llc_target_destroy(struct llc_target *t);
 

@@ -27,20 +27,20 @@ enum llc_trace_kind {
 };
 
 struct llc_trace_rec {
-    uint64_t addr;  /* instruction address (INSTR) or data address */
-    uint64_t pc;    /* data records: code address if the recorder knows it, else 0 */
-    uint32_t size;  /* bytes accessed (or instruction length) */
-    uint8_t kind;   /* enum llc_trace_kind */
+    uint64_t addr; /* instruction address (INSTR) or data address */
+    uint64_t pc;   /* data records: code address if the recorder knows it, else 0 */
+    uint32_t size; /* bytes accessed (or instruction length) */
+    uint8_t kind;  /* enum llc_trace_kind */
 };
 
 /* What the header says about a trace. Counts are final once the writer is
  * closed; a reader reports them from the file. */
 struct llc_trace_info {
-    char recorder[32];       /* "lackey", "llcprobe-rt", "synthetic", ... */
-    char command[1024];      /* the traced command line, space separated */
-    uint32_t page_size;      /* page size of the traced process */
+    char recorder[32];  /* "lackey", "llcprobe-rt", "synthetic", ... */
+    char command[1024]; /* the traced command line, space separated */
+    uint32_t page_size; /* page size of the traced process */
     uint64_t n_instr, n_load, n_store, n_modify;
-    int exit_status;         /* traced program's wait status as exit code, or -1 */
+    int exit_status; /* traced program's wait status as exit code, or -1 */
 };
 
 struct llc_trace_writer;

@@ -78,7 +78,7 @@ struct llc_workload;
  * workloads (line size 64); set-shaped ones fail without it. */
 struct llc_workload_target {
     const struct llc_sim_geometry *geometry;
-    uint64_t phys_base;   /* start of this generator's physical region */
+    uint64_t phys_base; /* start of this generator's physical region */
 };
 
 /* Validates a spec without building anything (no geometry needed).
@@ -87,8 +87,8 @@ int llc_workload_check(const char *spec, char *err, size_t errlen);
 
 /* Builds a generator. 0, -EINVAL (bad spec, set-shaped without geometry) or
  * -ENOMEM, with a message. */
-int llc_workload_create(const char *spec, const struct llc_workload_target *target,
-                        uint64_t seed, struct llc_workload **out, char *err, size_t errlen);
+int llc_workload_create(const char *spec, const struct llc_workload_target *target, uint64_t seed,
+                        struct llc_workload **out, char *err, size_t errlen);
 void llc_workload_destroy(struct llc_workload *w);
 
 /* Fills addrs[0..n) with the next n accesses (and is_write[0..n), 1 for a

@@ -22,9 +22,12 @@
 const char *llc_arena_page_name(enum llc_arena_page p)
 {
     switch (p) {
-    case LLC_ARENA_PAGE_2M: return "2 MiB";
-    case LLC_ARENA_PAGE_1G: return "1 GiB";
-    case LLC_ARENA_PAGE_SMALL: return "small";
+    case LLC_ARENA_PAGE_2M:
+        return "2 MiB";
+    case LLC_ARENA_PAGE_1G:
+        return "1 GiB";
+    case LLC_ARENA_PAGE_SMALL:
+        return "small";
     }
     return "?";
 }
@@ -32,9 +35,12 @@ const char *llc_arena_page_name(enum llc_arena_page p)
 static size_t page_bytes(enum llc_arena_page p, size_t base_page)
 {
     switch (p) {
-    case LLC_ARENA_PAGE_2M: return (size_t)2 << 20;
-    case LLC_ARENA_PAGE_1G: return (size_t)1 << 30;
-    case LLC_ARENA_PAGE_SMALL: break;
+    case LLC_ARENA_PAGE_2M:
+        return (size_t)2 << 20;
+    case LLC_ARENA_PAGE_1G:
+        return (size_t)1 << 30;
+    case LLC_ARENA_PAGE_SMALL:
+        break;
     }
     return base_page;
 }
@@ -56,9 +62,8 @@ static int map_small(struct llc_arena *a, size_t bytes, char *err, size_t errlen
     /* Transparent hugepages would silently change which address bits are
      * ours; keep the page size the one we report. */
     const bool no_thp = madvise(p, a->size, MADV_NOHUGEPAGE) == 0;
-    snprintf(a->info.method, sizeof(a->info.method),
-             "anonymous mmap of %zu-byte pages%s", a->page_size,
-             no_thp ? " with transparent hugepages disabled for the range" : "");
+    snprintf(a->info.method, sizeof(a->info.method), "anonymous mmap of %zu-byte pages%s",
+             a->page_size, no_thp ? " with transparent hugepages disabled for the range" : "");
     return 0;
 }
 
@@ -85,10 +90,9 @@ static int map_huge(struct llc_arena *a, size_t bytes, char *err, size_t errlen)
         return llc_errf(err, errlen, -errno, "mmap(MAP_HUGETLB) of %zu bytes failed: %s", a->size,
                         strerror(errno));
     a->base = p;
-    snprintf(a->info.method, sizeof(a->info.method),
-             "mmap(MAP_HUGETLB) directly, %s", mount
-                 ? "libhugetlbfs having failed to allocate on its mount"
-                 : "there being no hugetlbfs mount of this page size for libhugetlbfs to use");
+    snprintf(a->info.method, sizeof(a->info.method), "mmap(MAP_HUGETLB) directly, %s",
+             mount ? "libhugetlbfs having failed to allocate on its mount"
+                   : "there being no hugetlbfs mount of this page size for libhugetlbfs to use");
     return 0;
 }
 

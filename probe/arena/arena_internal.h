@@ -10,9 +10,9 @@
 
 /* One temporary enlargement of a hugepage pool. slot < 0: none made. */
 struct llc_pool_reservation {
-    int slot;                /* in the emergency registry */
-    uint64_t before, after;  /* nr_hugepages */
-    char path[448];          /* .../nr_hugepages */
+    int slot;               /* in the emergency registry */
+    uint64_t before, after; /* nr_hugepages */
+    char path[448];         /* .../nr_hugepages */
 };
 
 /* Free pages of `page_size` in the pool under sysfs_root: free minus those
@@ -31,9 +31,9 @@ int llc_pool_restore(struct llc_pool_reservation *res, char *err, size_t errlen)
 struct llc_arena {
     void *base;
     size_t size, page_size, base_page;
-    bool from_libhugetlbfs;  /* free with free_huge_pages(), not munmap() */
+    bool from_libhugetlbfs; /* free with free_huge_pages(), not munmap() */
     struct llc_pool_reservation pool;
-    size_t n_frames;         /* one per base page */
+    size_t n_frames; /* one per base page */
     uint64_t *pfn;
     struct llc_arena_info info;
 };

@@ -35,10 +35,11 @@ static int classify(struct llc_arena *a, const uint64_t *entries, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (!(entries[i] & PM_PRESENT)) {
             a->info.frames = LLC_ARENA_FRAMES_NOT_PRESENT;
-            snprintf(a->info.frames_reason, sizeof(a->info.frames_reason),
-                     "physical addresses unknown: the page at arena offset %zu reads as not present "
-                     "in /proc/self/pagemap although it was touched (entry 0x%016" PRIx64 ")",
-                     i * a->base_page, entries[i]);
+            snprintf(
+                a->info.frames_reason, sizeof(a->info.frames_reason),
+                "physical addresses unknown: the page at arena offset %zu reads as not present "
+                "in /proc/self/pagemap although it was touched (entry 0x%016" PRIx64 ")",
+                i * a->base_page, entries[i]);
             return -ENODATA;
         }
         zero += (entries[i] & PM_PFN_MASK) == 0;
@@ -54,7 +55,8 @@ static int classify(struct llc_arena *a, const uint64_t *entries, size_t n)
         a->info.frames = LLC_ARENA_FRAMES_HIDDEN;
         snprintf(a->info.frames_reason, sizeof(a->info.frames_reason),
                  "physical addresses unknown: %zu of %zu pages read frame number 0 in "
-                 "/proc/self/pagemap", zero, n);
+                 "/proc/self/pagemap",
+                 zero, n);
         return -ENODATA;
     }
     a->info.frames = LLC_ARENA_FRAMES_KNOWN;
@@ -150,7 +152,8 @@ void llc_arena_check_contiguity(struct llc_arena *a)
         snprintf(a->info.contiguity_note, n,
                  "all %zu hugepages are contiguous in guest-physical memory; under a hypervisor "
                  "the host may still back them with small pages, which cannot be detected here, "
-                 "so high set-index bits must be confirmed by timing", pages);
+                 "so high set-index bits must be confirmed by timing",
+                 pages);
     else
         snprintf(a->info.contiguity_note, n,
                  "all %zu hugepages are physically contiguous and aligned", pages);

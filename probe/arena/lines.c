@@ -25,8 +25,7 @@ uint64_t llc_arena_known_bits(const struct llc_arena *a)
 }
 
 long llc_arena_lines_matching(const struct llc_arena *a, size_t line_size, uint64_t mask,
-                              uint64_t value, size_t *offsets, size_t max, char *err,
-                              size_t errlen)
+                              uint64_t value, size_t *offsets, size_t max, char *err, size_t errlen)
 {
     if (line_size == 0 || (line_size & (line_size - 1)) || line_size > a->base_page)
         return llc_errf(err, errlen, -EINVAL,
@@ -39,7 +38,8 @@ long llc_arena_lines_matching(const struct llc_arena *a, size_t line_size, uint6
     if (mask & ~known)
         return llc_errf(err, errlen, -ENODATA,
                         "mask 0x%" PRIx64 " needs physical address bits above the %zu-byte page, "
-                        "which are unknown: %s", mask, a->page_size, a->info.frames_reason);
+                        "which are unknown: %s",
+                        mask, a->page_size, a->info.frames_reason);
     const bool by_frame = a->info.frames == LLC_ARENA_FRAMES_KNOWN;
     size_t count = 0;
     for (size_t page = 0; page < a->size; page += a->base_page) {

@@ -19,8 +19,8 @@ enum { SLOT_FREE = 0, SLOT_CLAIMED, SLOT_LIVE };
 #define POOL_SLOTS 16
 static struct {
     atomic_int state;
-    int fd;                  /* nr_hugepages, opened for writing */
-    char text[24];           /* the previous value, "123\n" */
+    int fd;        /* nr_hugepages, opened for writing */
+    char text[24]; /* the previous value, "123\n" */
     size_t len;
 } pool_slots[POOL_SLOTS];
 
@@ -40,8 +40,8 @@ static int slot_register(int fd, uint64_t before)
         if (!atomic_compare_exchange_strong(&pool_slots[i].state, &expected, SLOT_CLAIMED))
             continue;
         pool_slots[i].fd = fd;
-        const int n = snprintf(pool_slots[i].text, sizeof(pool_slots[i].text), "%" PRIu64 "\n",
-                               before);
+        const int n =
+            snprintf(pool_slots[i].text, sizeof(pool_slots[i].text), "%" PRIu64 "\n", before);
         pool_slots[i].len = (size_t)n;
         atomic_store(&pool_slots[i].state, SLOT_LIVE);
         return i;
@@ -128,7 +128,8 @@ int llc_pool_reserve(const char *sysfs_root, size_t page_size, uint64_t want,
     if (fd < 0) {
         const int e = errno;
         return llc_errf(err, errlen, e == EACCES || e == EPERM ? -EPERM : -e,
-                        "reserving %" PRIu64 " hugepages of %zu KiB needs root: cannot write %s (%s)",
+                        "reserving %" PRIu64
+                        " hugepages of %zu KiB needs root: cannot write %s (%s)",
                         want - available, page_size / 1024, res->path, strerror(e));
     }
     res->slot = slot_register(fd, res->before);
@@ -149,9 +150,9 @@ int llc_pool_reserve(const char *sysfs_root, size_t page_size, uint64_t want,
         goto fail;
     if (res->after < target) {
         rc = llc_errf(err, errlen, -ENOMEM,
-                      "asked the kernel for %" PRIu64 " more %zu KiB hugepages (nr_hugepages %" PRIu64
-                      " -> %" PRIu64 ") but it allocated only %" PRIu64
-                      " (memory too fragmented or too little)",
+                      "asked the kernel for %" PRIu64
+                      " more %zu KiB hugepages (nr_hugepages %" PRIu64 " -> %" PRIu64
+                      ") but it allocated only %" PRIu64 " (memory too fragmented or too little)",
                       want - available, page_size / 1024, res->before, target,
                       res->after > res->before ? res->after - res->before : 0);
         goto fail;

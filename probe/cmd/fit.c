@@ -67,17 +67,20 @@ static void usage(FILE *out)
 
 /* ---- the shared fit stage --------------------------------------------------- */
 
-static void print_summary(const struct llc_fit_report *rep, const struct llc_fit_selection *sel, double retest,
-                          const struct fit_cmd_input *in, enum llc_fit_key_mode asked)
+static void print_summary(const struct llc_fit_report *rep, const struct llc_fit_selection *sel,
+                          double retest, const struct fit_cmd_input *in,
+                          enum llc_fit_key_mode asked)
 {
     const struct llc_fit_family_result *g = &rep->fit[LLC_FIT_GAUSSIAN];
     printf("sets            %zu usable, statistic %s, %zu bins (%s)\n", rep->hist->n,
-           in->raw_counts ? "misses" : "misses per second", rep->hist->m, llc_fit_binning_name(rep->hist->binning));
+           in->raw_counts ? "misses" : "misses per second", rep->hist->m,
+           llc_fit_binning_name(rep->hist->binning));
     if (in->masked == 0)
         printf("exclusion       none: the map has no excluded sets\n");
     else if (in->masked > 0)
-        printf("exclusion       %ld set%s of the map's mask (baseline or leader sets) %s\n", in->masked,
-               in->masked == 1 ? "" : "s", in->masked_kept ? "kept (--include-excluded)" : "left out");
+        printf("exclusion       %ld set%s of the map's mask (baseline or leader sets) %s\n",
+               in->masked, in->masked == 1 ? "" : "s",
+               in->masked_kept ? "kept (--include-excluded)" : "left out");
     printf("gaussian        mu %.6g  sigma %.6g  R^2 %.4f  (%s)\n", g->param[0], g->param[1], g->r2,
            rep->gaussian_accepted ? "accepted: R^2 > 0.85" : "not accepted: R^2 <= 0.85");
     printf("families        ");
@@ -86,8 +89,8 @@ static void print_summary(const struct llc_fit_report *rep, const struct llc_fit
         /* An AIC of -inf or +inf (a density that is infinite or zero at
          * some set, e.g. gamma's at a set with 0 misses) ranks nothing. */
         if ((r->status == LLC_FIT_OK || r->status == LLC_FIT_DEGENERATE) && !isfinite(r->aic))
-            printf("%s R^2 %.3f AIC not applicable (likelihood %s at some set); ", llc_fit_family_name(r->family),
-                   r->r2, r->aic < 0 ? "infinite" : "zero");
+            printf("%s R^2 %.3f AIC not applicable (likelihood %s at some set); ",
+                   llc_fit_family_name(r->family), r->r2, r->aic < 0 ? "infinite" : "zero");
         else if (r->status == LLC_FIT_OK || r->status == LLC_FIT_DEGENERATE)
             printf("%s R^2 %.3f AIC %.1f; ", llc_fit_family_name(r->family), r->r2, r->aic);
         else
@@ -99,23 +102,23 @@ static void print_summary(const struct llc_fit_report *rep, const struct llc_fit
     const struct llc_fit_dispersion *d = &rep->dispersion;
     const enum llc_fit_verdict v = llc_fit_verdict(d, retest);
     if (d->status == LLC_FIT_OK)
-        printf("dispersion      Disp %.3g, noise-corrected CV %.3g, test-retest r %.3f\n", d->disp, d->cv_true,
-               retest);
+        printf("dispersion      Disp %.3g, noise-corrected CV %.3g, test-retest r %.3f\n", d->disp,
+               d->cv_true, retest);
     else
         printf("dispersion      %s, test-retest r %.3f\n", llc_fit_status_name(d->status), retest);
     printf("verdict         %s\n", llc_fit_verdict_text(v));
     printf("selection       %zu sets (%s; %s keys", sel->n, llc_fit_select_status_name(sel->status),
            llc_fit_key_mode_name(sel->mode));
     if (asked == LLC_FIT_KEYS_AUTO)
-        printf(", by --mode auto: the Gaussian's R^2 %s %.2f", sel->mode == LLC_FIT_KEYS_QUANTILE ? "<=" : ">",
-               LLC_FIT_R2_ACCEPT);
+        printf(", by --mode auto: the Gaussian's R^2 %s %.2f",
+               sel->mode == LLC_FIT_KEYS_QUANTILE ? "<=" : ">", LLC_FIT_R2_ACCEPT);
     printf("):");
     for (size_t i = 0; i < sel->nkeys; i++)
         printf(" K%zu=%.6g", i + 1, sel->key[i]);
     printf("\n");
     for (size_t i = 0; i < sel->n; i++)
-        printf("%s%zu(%s)%s", i == 0 ? "sets            " : "", sel->unit[i], llc_fit_key_name(sel->label[i]),
-               i + 1 == sel->n ? "\n" : " ");
+        printf("%s%zu(%s)%s", i == 0 ? "sets            " : "", sel->unit[i],
+               llc_fit_key_name(sel->label[i]), i + 1 == sel->n ? "\n" : " ");
     printf("strata weights ");
     for (size_t gi = 0; gi < sel->strata.count; gi++)
         printf(" %.4f", sel->strata.pi[gi]);
@@ -126,11 +129,12 @@ static void print_summary(const struct llc_fit_report *rep, const struct llc_fit
     char err[LLC_ERRLEN];
     if (llc_fit_estimate(sel, sel->profile, &e, err, sizeof(err)) == 0 && sel->profile_total > 0) {
         const double g = sel->profile_total;
-        printf("in-sample       estimate of this map's own total %.6g: %s (headline) %+.3f%%; stratified-ratio "
-               "%+.3f%%, stratified %+.3f%%, ratio %+.3f%%, scale-up %+.3f%%\n",
-               g, llc_fit_estimator_name(sel->estimator), 100 * (e.headline - g) / g,
-               100 * (e.stratified_ratio - g) / g, 100 * (e.stratified - g) / g, 100 * (e.ratio - g) / g,
-               100 * (e.scale_up - g) / g);
+        printf(
+            "in-sample       estimate of this map's own total %.6g: %s (headline) %+.3f%%; stratified-ratio "
+            "%+.3f%%, stratified %+.3f%%, ratio %+.3f%%, scale-up %+.3f%%\n",
+            g, llc_fit_estimator_name(sel->estimator), 100 * (e.headline - g) / g,
+            100 * (e.stratified_ratio - g) / g, 100 * (e.stratified - g) / g,
+            100 * (e.ratio - g) / g, 100 * (e.scale_up - g) / g);
     }
 }
 
@@ -157,12 +161,19 @@ int llc_fit_cmd_run(const char *cmd, const struct fit_cmd_opts *o, const struct 
         llc_cli_fail(cmd, "%s: %s", in->source, err);
         goto out;
     }
-    const double retest =
-        in->sweep1 && in->sweep2 ? llc_fit_test_retest(in->sweep1, in->sweep2, in->n, in->excluded) : NAN;
-    const struct llc_fitfile_meta meta = {.source = in->source, .target = in->target, .machine = in->machine,
-                                          .geo = in->geo, .raw_counts = in->raw_counts, .retest_r = retest,
-                                          .page_size = in->page_size, .masked = in->masked,
-                                          .map_seed_known = true, .map_seed = in->map_seed,
+    const double retest = in->sweep1 && in->sweep2
+                              ? llc_fit_test_retest(in->sweep1, in->sweep2, in->n, in->excluded)
+                              : NAN;
+    const struct llc_fitfile_meta meta = {.source = in->source,
+                                          .target = in->target,
+                                          .machine = in->machine,
+                                          .geo = in->geo,
+                                          .raw_counts = in->raw_counts,
+                                          .retest_r = retest,
+                                          .page_size = in->page_size,
+                                          .masked = in->masked,
+                                          .map_seed_known = true,
+                                          .map_seed = in->map_seed,
                                           .masked_kept = in->masked_kept};
     snprintf(path, sizeof(path), "%s.fit.json", o->prefix);
     if (llc_fitfile_write(path, rep, sel, &meta, err, sizeof(err)) < 0) {
@@ -182,7 +193,8 @@ int llc_fit_cmd_run(const char *cmd, const struct fit_cmd_opts *o, const struct 
             strcat(wrote, ", .fit-hist.png");
         snprintf(path, sizeof(path), "%s.fit-map.png", o->prefix);
         if (llc_fit_plot_map(path, in->x, in->excluded, in->n, sel, title,
-                             in->raw_counts ? "probe misses" : "probe misses per second", err, sizeof(err)) < 0)
+                             in->raw_counts ? "probe misses" : "probe misses per second", err,
+                             sizeof(err)) < 0)
             llc_cli_warn(o->quiet, "%s: no plot: %s", path, err);
         else
             strcat(wrote, ", .fit-map.png");
@@ -200,7 +212,18 @@ out:
 
 /* ---- the command ------------------------------------------------------------ */
 
-enum { O_MODE = 256, O_POINTS, O_PER_POINT, O_SEED, O_BIN_INT, O_NO_PLOTS, O_INCLUDE, O_ESTIMATOR, O_PICK, O_HELP };
+enum {
+    O_MODE = 256,
+    O_POINTS,
+    O_PER_POINT,
+    O_SEED,
+    O_BIN_INT,
+    O_NO_PLOTS,
+    O_INCLUDE,
+    O_ESTIMATOR,
+    O_PICK,
+    O_HELP
+};
 
 int llc_fit_parse_key_mode(const char *s, enum llc_fit_key_mode *out)
 {
@@ -219,14 +242,19 @@ int llc_fit_parse_key_mode(const char *s, enum llc_fit_key_mode *out)
 
 static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, const char **map)
 {
-    static const struct option longopts[] = {
-        {"mode", required_argument, 0, O_MODE},           {"points", required_argument, 0, O_POINTS},
-        {"per-point", required_argument, 0, O_PER_POINT}, {"seed", required_argument, 0, O_SEED},
-        {"bin-integrated", no_argument, 0, O_BIN_INT},    {"no-plots", no_argument, 0, O_NO_PLOTS},
-        {"output", required_argument, 0, 'o'},            {"quiet", no_argument, 0, 'q'},
-        {"include-excluded", no_argument, 0, O_INCLUDE},  {"help", no_argument, 0, O_HELP},
-        {"estimator", required_argument, 0, O_ESTIMATOR}, {"pick", required_argument, 0, O_PICK},
-        {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"mode", required_argument, 0, O_MODE},
+                                             {"points", required_argument, 0, O_POINTS},
+                                             {"per-point", required_argument, 0, O_PER_POINT},
+                                             {"seed", required_argument, 0, O_SEED},
+                                             {"bin-integrated", no_argument, 0, O_BIN_INT},
+                                             {"no-plots", no_argument, 0, O_NO_PLOTS},
+                                             {"output", required_argument, 0, 'o'},
+                                             {"quiet", no_argument, 0, 'q'},
+                                             {"include-excluded", no_argument, 0, O_INCLUDE},
+                                             {"help", no_argument, 0, O_HELP},
+                                             {"estimator", required_argument, 0, O_ESTIMATOR},
+                                             {"pick", required_argument, 0, O_PICK},
+                                             {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
     *include = false;
     llc_fit_select_config_default(&o->select);
@@ -238,7 +266,8 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, c
         switch (c) {
         case O_MODE:
             if (llc_fit_parse_key_mode(optarg, &o->select.mode) < 0)
-                return llc_cli_usage("fit", "--mode: '%s' is not auto, sigma2, range or quantile", optarg);
+                return llc_cli_usage("fit", "--mode: '%s' is not auto, sigma2, range or quantile",
+                                     optarg);
             break;
         case O_POINTS:
             if (llc_parse_u64_range(optarg, 1, LLC_FIT_MAX_KEYS, &v) < 0)
@@ -247,7 +276,8 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, c
             break;
         case O_PER_POINT:
             if (llc_parse_u64_range(optarg, 1, 1u << 20, &v) < 0)
-                return llc_cli_usage("fit", "--per-point: '%s' is not a positive whole number", optarg);
+                return llc_cli_usage("fit", "--per-point: '%s' is not a positive whole number",
+                                     optarg);
             o->select.per_point = (size_t)v;
             break;
         case O_SEED:
@@ -256,22 +286,37 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, c
             break;
         case O_ESTIMATOR:
             if (llc_fit_estimator_parse(optarg, &o->select.estimator) < 0)
-                return llc_cli_usage("fit", "--estimator: '%s' is not stratified-ratio, stratified, ratio or scale-up",
-                                     optarg);
+                return llc_cli_usage(
+                    "fit",
+                    "--estimator: '%s' is not stratified-ratio, stratified, ratio or scale-up",
+                    optarg);
             break;
         case O_PICK:
             if (strcmp(optarg, "key") && strcmp(optarg, "mean"))
                 return llc_cli_usage("fit", "--pick: '%s' is not key or mean", optarg);
             o->select.pick_mean = !strcmp(optarg, "mean");
             break;
-        case O_BIN_INT: o->bin_integrated = true; break;
-        case O_NO_PLOTS: o->plots = false; break;
-        case O_INCLUDE: *include = true; break;
-        case 'o': o->prefix = optarg; break;
-        case 'q': o->quiet = true; break;
+        case O_BIN_INT:
+            o->bin_integrated = true;
+            break;
+        case O_NO_PLOTS:
+            o->plots = false;
+            break;
+        case O_INCLUDE:
+            *include = true;
+            break;
+        case 'o':
+            o->prefix = optarg;
+            break;
+        case 'q':
+            o->quiet = true;
+            break;
         case 'h':
-        case O_HELP: usage(stdout); return 1;
-        default: return llc_cli_usage("fit", "unknown option");
+        case O_HELP:
+            usage(stdout);
+            return 1;
+        default:
+            return llc_cli_usage("fit", "unknown option");
         }
     }
     if (optind + 1 != argc)
@@ -283,7 +328,8 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, c
 /* The map's exclusion mask (written by its baseline sweep, docs/METHODS.md §1.2; the
  * map reader leaves it out): marks each named set in mask and sets *n to
  * how many the map names (0 without a mask). */
-static int read_exclusion(const char *path, uint32_t units, uint8_t *mask, long *n, char *err, size_t errlen)
+static int read_exclusion(const char *path, uint32_t units, uint8_t *mask, long *n, char *err,
+                          size_t errlen)
 {
     json_error_t je;
     char *text = NULL;
@@ -304,11 +350,13 @@ static int read_exclusion(const char *path, uint32_t units, uint8_t *mask, long 
     }
     size_t i;
     const json_t *e;
-    json_array_foreach(sets, i, e) {
+    json_array_foreach(sets, i, e)
+    {
         const json_t *set = json_object_get(e, "set");
         const json_int_t u = json_is_integer(set) ? json_integer_value(set) : -1;
         if (u < 0 || u >= (json_int_t)units) {
-            rc = llc_errf(err, errlen, -EINVAL, "%s: exclusion.sets[%zu].set: not a set of this map (0..%u)", path, i,
+            rc = llc_errf(err, errlen, -EINVAL,
+                          "%s: exclusion.sets[%zu].set: not a set of this map (0..%u)", path, i,
                           units - 1);
             goto out;
         }
@@ -363,13 +411,23 @@ int llc_cmd_fit(int argc, char **argv)
     for (uint32_t u = 0; !include && u < m->units; u++)
         excl[u] |= mask[u];
     if (!m->complete)
-        llc_cli_warn(o.quiet, "%s: the map is incomplete (\"complete\": false); fitting the sets it has", path);
-    const struct fit_cmd_input in = {
-        .x = x, .excluded = excl, .masked = masked, .masked_kept = include, .n = m->units,
-        .sweep1 = m->sweeps >= 2 ? m->sweep_misses : NULL,
-        .sweep2 = m->sweeps >= 2 ? m->sweep_misses + m->units : NULL,
-        .raw_counts = raw, .geo = &m->geo, .source = path, .target = m->target, .machine = m->machine,
-        .page_size = m->page_size, .map_seed = m->seed};
+        llc_cli_warn(o.quiet,
+                     "%s: the map is incomplete (\"complete\": false); fitting the sets it has",
+                     path);
+    const struct fit_cmd_input in = {.x = x,
+                                     .excluded = excl,
+                                     .masked = masked,
+                                     .masked_kept = include,
+                                     .n = m->units,
+                                     .sweep1 = m->sweeps >= 2 ? m->sweep_misses : NULL,
+                                     .sweep2 = m->sweeps >= 2 ? m->sweep_misses + m->units : NULL,
+                                     .raw_counts = raw,
+                                     .geo = &m->geo,
+                                     .source = path,
+                                     .target = m->target,
+                                     .machine = m->machine,
+                                     .page_size = m->page_size,
+                                     .map_seed = m->seed};
     status = llc_fit_cmd_run("fit", &o, &in, &sel);
 out:
     llc_fit_selection_destroy(sel);

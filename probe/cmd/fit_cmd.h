@@ -11,14 +11,14 @@
 #include "llcprobe/map.h"
 
 struct fit_cmd_opts {
-    struct llc_fit_select_config select;  /* mode, points, per_point, seed */
+    struct llc_fit_select_config select; /* mode, points, per_point, seed */
     bool bin_integrated, plots, quiet;
-    const char *prefix;                   /* PREFIX.fit.json, PREFIX.fit-hist.png, PREFIX.fit-map.png */
+    const char *prefix; /* PREFIX.fit.json, PREFIX.fit-hist.png, PREFIX.fit-map.png */
 };
 
 struct fit_cmd_input {
-    const double *x;              /* per-unit statistic */
-    const uint8_t *excluded;      /* unmeasured units, and the map's exclusion mask unless included */
+    const double *x;         /* per-unit statistic */
+    const uint8_t *excluded; /* unmeasured units, and the map's exclusion mask unless included */
     /* Sets the map's exclusion mask names (baseline sweep, docs/METHODS.md §1.2):
      * -1 = no mask to speak of (an in-run map), else how many; whether
      * they were kept (--include-excluded) or left out. */
@@ -29,7 +29,7 @@ struct fit_cmd_input {
     bool raw_counts;
     const struct llc_map_geometry *geo;
     const char *source, *target, *machine, *page_size;
-    uint64_t map_seed;            /* the map's --seed (the simulator's page placement) */
+    uint64_t map_seed; /* the map's --seed (the simulator's page placement) */
 };
 
 /* Returns 0 with *sel (caller frees) or an exit status (1 fail) with the

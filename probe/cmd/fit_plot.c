@@ -67,16 +67,18 @@ static void emit_histogram(void *vctx, FILE *gp)
         }
         fprintf(gp, "EOD\n");
     }
-    fprintf(gp, "set title '%s'\nset xlabel 'probe misses per set'\n"
-                "set ylabel 'density (fraction of sets per unit of misses)'\n"
-                "set style fill solid 0.4 border -1\nset key outside right top\nset xrange [%.9g:%.9g]\n"
-                "set yrange [0:%.9g]\n",
-            c->title, lo, hi, ymax);
+    fprintf(
+        gp,
+        "set title '%s'\nset xlabel 'probe misses per set'\n"
+        "set ylabel 'density (fraction of sets per unit of misses)'\n"
+        "set style fill solid 0.4 border -1\nset key outside right top\nset xrange [%.9g:%.9g]\n"
+        "set yrange [0:%.9g]\n",
+        c->title, lo, hi, ymax);
     if (clipped || outside > 0) {
         fprintf(gp, "set label 1 '");
         if (outside > 0)
-            fprintf(gp, "%zu of %zu sets beyond the x range (outer 0.1%% each side)%s", outside, h->n,
-                    clipped ? "; " : "");
+            fprintf(gp, "%zu of %zu sets beyond the x range (outer 0.1%% each side)%s", outside,
+                    h->n, clipped ? "; " : "");
         if (clipped)
             fprintf(gp, "model curves clipped at the top");
         fprintf(gp, "' at graph 0.01, graph 0.97 left front\n");
@@ -92,8 +94,8 @@ static void emit_histogram(void *vctx, FILE *gp)
     fprintf(gp, "\n");
 }
 
-int llc_fit_plot_histogram(const char *png, const struct llc_fit_report *rep, const char *title, char *err,
-                           size_t errlen)
+int llc_fit_plot_histogram(const char *png, const struct llc_fit_report *rep, const char *title,
+                           char *err, size_t errlen)
 {
     struct hist_ctx c = {.rep = rep, .title = title};
     return llc_plot_png(NULL, png, 1150, 650, emit_histogram, &c, err, errlen);
@@ -118,17 +120,20 @@ static void emit_map(void *vctx, FILE *gp)
     for (size_t i = 0; c->sel && i < c->sel->n; i++)
         fprintf(gp, "%zu %.9g %d\n", c->sel->unit[i], c->x[c->sel->unit[i]], (int)c->sel->label[i]);
     fprintf(gp, "EOD\n");
-    fprintf(gp, "set title '%s'\nset xlabel 'set (slice x sets per slice + index)'\nset ylabel '%s'\n"
-                "set key outside right\nset xrange [0:%zu]\n"
-                "set autoscale yfix\nset offsets 0, 0, graph 0.03, graph 0.03\n",
+    fprintf(gp,
+            "set title '%s'\nset xlabel 'set (slice x sets per slice + index)'\nset ylabel '%s'\n"
+            "set key outside right\nset xrange [0:%zu]\n"
+            "set autoscale yfix\nset offsets 0, 0, graph 0.03, graph 0.03\n",
             c->title, c->ylabel, c->n);
     if (c->sel && c->sel->status == LLC_FIT_SELECT_KEYS)
         for (size_t i = 0; i < c->sel->nkeys; i++)
-            fprintf(gp, "set arrow from graph 0, first %.9g to graph 1, first %.9g nohead dt 2 lc rgb '#888888'\n",
-                    c->sel->key[i], c->sel->key[i]);
+            fprintf(
+                gp,
+                "set arrow from graph 0, first %.9g to graph 1, first %.9g nohead dt 2 lc rgb '#888888'\n",
+                c->sel->key[i], c->sel->key[i]);
     fprintf(gp, "plot $sets using 1:2 with points pt 7 ps 0.25 lc rgb '#9aaabb' title 'all sets'");
-    static const char *const colours[] = {"#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#000000",
-                                          "#000000"};
+    static const char *const colours[] = {"#d62728", "#1f77b4", "#2ca02c", "#9467bd",
+                                          "#ff7f0e", "#000000", "#000000"};
     for (int k = 0; k <= LLC_FIT_KEY_ALL; k++) {
         bool any = false;
         for (size_t i = 0; c->sel && i < c->sel->n; i++)
@@ -138,20 +143,23 @@ static void emit_map(void *vctx, FILE *gp)
         /* Quantile keys are named by their probability: "mu-sigma" would
          * suggest a Gaussian that did not fit. */
         char title[64];
-        if (c->sel->mode == LLC_FIT_KEYS_QUANTILE && (size_t)k < c->sel->nkeys && isfinite(c->sel->key_p[k]))
+        if (c->sel->mode == LLC_FIT_KEYS_QUANTILE && (size_t)k < c->sel->nkeys &&
+            isfinite(c->sel->key_p[k]))
             snprintf(title, sizeof(title), "K%d: %.3g%% quantile", k + 1, 100 * c->sel->key_p[k]);
         else
             snprintf(title, sizeof(title), "%s", llc_fit_key_name((enum llc_fit_key)k));
-        fprintf(gp, ", $chosen using ($3==%d?$1:1/0):2 with points pt 9 ps 1.6 lc rgb '%s' title '%s'", k,
-                colours[k], title);
+        fprintf(gp,
+                ", $chosen using ($3==%d?$1:1/0):2 with points pt 9 ps 1.6 lc rgb '%s' title '%s'",
+                k, colours[k], title);
     }
     fprintf(gp, "\n");
 }
 
 int llc_fit_plot_map(const char *png, const double *x, const uint8_t *excluded, size_t n,
-                     const struct llc_fit_selection *sel, const char *title, const char *ylabel, char *err,
-                     size_t errlen)
+                     const struct llc_fit_selection *sel, const char *title, const char *ylabel,
+                     char *err, size_t errlen)
 {
-    struct map_ctx c = {.x = x, .excluded = excluded, .n = n, .sel = sel, .title = title, .ylabel = ylabel};
+    struct map_ctx c = {
+        .x = x, .excluded = excluded, .n = n, .sel = sel, .title = title, .ylabel = ylabel};
     return llc_plot_png(NULL, png, 1200, 600, emit_map, &c, err, errlen);
 }

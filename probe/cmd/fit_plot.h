@@ -10,10 +10,10 @@
 
 #include "llcprobe/fit.h"
 
-int llc_fit_plot_histogram(const char *png, const struct llc_fit_report *rep, const char *title, char *err,
-                           size_t errlen);
+int llc_fit_plot_histogram(const char *png, const struct llc_fit_report *rep, const char *title,
+                           char *err, size_t errlen);
 int llc_fit_plot_map(const char *png, const double *x, const uint8_t *excluded, size_t n,
-                     const struct llc_fit_selection *sel, const char *title, const char *ylabel, char *err,
-                     size_t errlen);
+                     const struct llc_fit_selection *sel, const char *title, const char *ylabel,
+                     char *err, size_t errlen);
 
 #endif

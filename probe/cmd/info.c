@@ -12,28 +12,29 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: llcprobe info [--json] [--sysfs-root DIR] [--cpuid-dump FILE] [--hwloc-xml FILE]\n"
-            "                     [--no-reserve] [--dump-cpuid]\n\n"
-            "Describes the caches (sysfs, cross-checked with CPUID), the LLC and the hierarchy\n"
-            "above it, hugepages, pagemap, the PMU's LLC-miss event, the timing clock, and the\n"
-            "backend 'auto' would pick. Unavailable features are reported with the reason;\n"
-            "the exit status is 0 unless the cache description itself cannot be read.\n\n"
-            "  --json             JSON (format \"llcprobe-info\", version 1) instead of text\n"
-            "  --sysfs-root DIR   read DIR/devices/system/cpu and DIR/kernel/mm/hugepages\n"
-            "                     instead of /sys (fixtures)\n"
-            "  --cpuid-dump FILE  decode CPUID leaves from FILE (format of `cpuid -r -1`)\n"
-            "                     instead of executing CPUID\n"
-            "  --hwloc-xml FILE   take the hwloc topology from an XML export\n"
-            "  --no-reserve       never raise nr_hugepages temporarily to test a mapping\n"
-            "  --dump-cpuid       print this CPU's raw CPUID leaves in the dump format and exit\n"
-            "  -h, --help         this text\n\n"
-            "With --sysfs-root or --cpuid-dump the output describes the fixture machine, so\n"
-            "probes that act on this process (hugepage mapping, pagemap, perf_event_open,\n"
-            "TSC measurement) are skipped. LIBPFM_FORCE_PMU=<pmu> makes libpfm4 encode the\n"
-            "LLC-miss event for another CPU.\n\n"
-            "exit status: 0 ok (what is unavailable is reported, not an error), 1 failure,\n"
-            "2 usage.\n");
+    fprintf(
+        out,
+        "usage: llcprobe info [--json] [--sysfs-root DIR] [--cpuid-dump FILE] [--hwloc-xml FILE]\n"
+        "                     [--no-reserve] [--dump-cpuid]\n\n"
+        "Describes the caches (sysfs, cross-checked with CPUID), the LLC and the hierarchy\n"
+        "above it, hugepages, pagemap, the PMU's LLC-miss event, the timing clock, and the\n"
+        "backend 'auto' would pick. Unavailable features are reported with the reason;\n"
+        "the exit status is 0 unless the cache description itself cannot be read.\n\n"
+        "  --json             JSON (format \"llcprobe-info\", version 1) instead of text\n"
+        "  --sysfs-root DIR   read DIR/devices/system/cpu and DIR/kernel/mm/hugepages\n"
+        "                     instead of /sys (fixtures)\n"
+        "  --cpuid-dump FILE  decode CPUID leaves from FILE (format of `cpuid -r -1`)\n"
+        "                     instead of executing CPUID\n"
+        "  --hwloc-xml FILE   take the hwloc topology from an XML export\n"
+        "  --no-reserve       never raise nr_hugepages temporarily to test a mapping\n"
+        "  --dump-cpuid       print this CPU's raw CPUID leaves in the dump format and exit\n"
+        "  -h, --help         this text\n\n"
+        "With --sysfs-root or --cpuid-dump the output describes the fixture machine, so\n"
+        "probes that act on this process (hugepage mapping, pagemap, perf_event_open,\n"
+        "TSC measurement) are skipped. LIBPFM_FORCE_PMU=<pmu> makes libpfm4 encode the\n"
+        "LLC-miss event for another CPU.\n\n"
+        "exit status: 0 ok (what is unavailable is reported, not an error), 1 failure,\n"
+        "2 usage.\n");
 }
 
 static int dump_cpuid(void)
@@ -56,10 +57,14 @@ static int dump_cpuid(void)
 int llc_cmd_info(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},        {"sysfs-root", required_argument, NULL, 's'},
-        {"cpuid-dump", required_argument, NULL, 'c'}, {"hwloc-xml", required_argument, NULL, 'x'},
-        {"no-reserve", no_argument, NULL, 'n'},  {"dump-cpuid", no_argument, NULL, 'd'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, 'j'},
+        {"sysfs-root", required_argument, NULL, 's'},
+        {"cpuid-dump", required_argument, NULL, 'c'},
+        {"hwloc-xml", required_argument, NULL, 'x'},
+        {"no-reserve", no_argument, NULL, 'n'},
+        {"dump-cpuid", no_argument, NULL, 'd'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     struct llc_sysinfo_options opt = {.allow_hugepage_reserve = true};
     bool json = false, want_dump = false;
@@ -68,13 +73,27 @@ int llc_cmd_info(int argc, char **argv)
     int ch;
     while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (ch) {
-        case 'j': json = true; break;
-        case 's': opt.sysfs_root = optarg; break;
-        case 'c': opt.cpuid_dump = optarg; break;
-        case 'x': opt.hwloc_xml = optarg; break;
-        case 'n': opt.allow_hugepage_reserve = false; break;
-        case 'd': want_dump = true; break;
-        case 'h': usage(stdout); return LLC_EXIT_OK;
+        case 'j':
+            json = true;
+            break;
+        case 's':
+            opt.sysfs_root = optarg;
+            break;
+        case 'c':
+            opt.cpuid_dump = optarg;
+            break;
+        case 'x':
+            opt.hwloc_xml = optarg;
+            break;
+        case 'n':
+            opt.allow_hugepage_reserve = false;
+            break;
+        case 'd':
+            want_dump = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return LLC_EXIT_OK;
         default:
             return llc_cli_usage("info", "unknown or incomplete option '%s'", argv[optind - 1]);
         }

@@ -15,8 +15,8 @@
 enum map_rate_mode { MAP_RATE_GIVEN = 0, MAP_RATE_AUTO, MAP_RATE_LINEAR };
 
 struct map_opts {
-    const char *cmd;              /* the command, for messages ("map", "sample") */
-    const char *backend;          /* auto pmu timing sim */
+    const char *cmd;     /* the command, for messages ("map", "sample") */
+    const char *backend; /* auto pmu timing sim */
     const char *preset, *policy, *workload, *trace, *noise;
     double target_rate, noise_rate;
     const char *out_prefix;
@@ -32,10 +32,10 @@ struct map_opts {
     uint64_t seed;
     int attach_pid;
     bool as_root, repeat, per_set_runs, quiet, small_pages_ok;
-    char **argv;                  /* the target command after -- */
-    double search_cycle_s;        /* sample --calibration, calibrate */
+    char **argv;           /* the target command after -- */
+    double search_cycle_s; /* sample --calibration, calibrate */
     enum map_rate_mode rate_mode;
-    bool no_baseline;             /* --no-baseline */
+    bool no_baseline; /* --no-baseline */
 };
 
 /* Extra options of a command built on map's (codes >= 512): on_extra
@@ -45,7 +45,7 @@ struct map_cmd_extra {
     int (*on_extra)(void *ctx, int code, const char *arg);
     void *ctx;
     void (*usage)(FILE *out);
-    bool own_target;               /* the command supplies its target (calibrate) */
+    bool own_target; /* the command supplies its target (calibrate) */
 };
 
 /* What the option parser found: go on, help printed (exit 0), or a usage
@@ -59,6 +59,7 @@ enum map_parse llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct 
 volatile sig_atomic_t *llc_map_cmd_signals(void);
 /* The session configuration of parsed options (sets: --sets parsed),
  * for a map; sample and calibrate change the purpose. */
-void llc_map_cmd_config(const struct map_opts *o, const uint32_t *sets, size_t n_sets, struct llc_session_config *c);
+void llc_map_cmd_config(const struct map_opts *o, const uint32_t *sets, size_t n_sets,
+                        struct llc_session_config *c);
 
 #endif

@@ -21,19 +21,20 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: llcprobe merge -o DIR [--force] [--quiet] SRC...\n\n"
-                 "Joins the profiles (*.profile.json, with the .profile.csv and .log beside them)\n"
-                 "of the SRC directories into DIR (created), e.g. the per-task outputs of a\n"
-                 "'study --slurm' run on node-local disks, as one profile directory for 'study'.\n"
-                 "Every profile is read and checked first, and all must come from the machine of\n"
-                 "the first one (preset, or host and LLC geometry); a damaged profile, another\n"
-                 "machine (without --force) or a name already in DIR with other content is refused\n"
-                 "before anything is copied (one line, exit 1). Same content: skipped.\n\n"
-                 "  -o, --output DIR  the directory to merge into\n"
-                 "  --force           merge profiles of different machines\n"
-                 "  -q, --quiet       no summary line\n"
-                 "  -h, --help        this text\n\n"
-                 "exit status: 0 ok, 1 failure, 2 usage.\n");
+    fprintf(out,
+            "usage: llcprobe merge -o DIR [--force] [--quiet] SRC...\n\n"
+            "Joins the profiles (*.profile.json, with the .profile.csv and .log beside them)\n"
+            "of the SRC directories into DIR (created), e.g. the per-task outputs of a\n"
+            "'study --slurm' run on node-local disks, as one profile directory for 'study'.\n"
+            "Every profile is read and checked first, and all must come from the machine of\n"
+            "the first one (preset, or host and LLC geometry); a damaged profile, another\n"
+            "machine (without --force) or a name already in DIR with other content is refused\n"
+            "before anything is copied (one line, exit 1). Same content: skipped.\n\n"
+            "  -o, --output DIR  the directory to merge into\n"
+            "  --force           merge profiles of different machines\n"
+            "  -q, --quiet       no summary line\n"
+            "  -h, --help        this text\n\n"
+            "exit status: 0 ok, 1 failure, 2 usage.\n");
 }
 
 /* Whole file into memory (*len bytes); NULL if it cannot be read. */
@@ -68,8 +69,10 @@ static int copy(const char *src, const char *dst, bool check_only, char *err, si
     if (access(dst, F_OK) == 0) {
         b = slurp(dst, &m);
         rc = b && m == n && memcmp(a, b, n) == 0 ? 1
-                                                 : llc_errf(err, errlen, -EEXIST, "%s: already there with other "
-                                                            "content than %s", dst, src);
+                                                 : llc_errf(err, errlen, -EEXIST,
+                                                            "%s: already there with other "
+                                                            "content than %s",
+                                                            dst, src);
         goto out;
     }
     if (check_only)
@@ -97,7 +100,8 @@ static void companion(const char *json, const char *suffix, char *out, size_t le
 }
 
 /* pass 0 checks everything, pass 1 copies. */
-static int merge_pass(int pass, char **files, size_t n, const char *dir, size_t *copied, char *err, size_t errlen)
+static int merge_pass(int pass, char **files, size_t n, const char *dir, size_t *copied, char *err,
+                      size_t errlen)
 {
     static const char *const sfx[] = {".profile.json", ".profile.csv", ".log"};
     for (size_t i = 0; i < n; i++) {
@@ -127,8 +131,10 @@ static int merge_pass(int pass, char **files, size_t n, const char *dir, size_t 
 int llc_cmd_merge(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'}, {"force", no_argument, NULL, 'f'},
-        {"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
+        {"output", required_argument, NULL, 'o'},
+        {"force", no_argument, NULL, 'f'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *out = NULL;
@@ -138,11 +144,20 @@ int llc_cmd_merge(int argc, char **argv)
     int ch;
     while ((ch = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
         switch (ch) {
-        case 'o': out = optarg; break;
-        case 'f': force = true; break;
-        case 'q': quiet = true; break;
-        case 'h': usage(stdout); return LLC_EXIT_OK;
-        default: return llc_cli_usage("merge", "unknown or incomplete option '%s'", argv[optind - 1]);
+        case 'o':
+            out = optarg;
+            break;
+        case 'f':
+            force = true;
+            break;
+        case 'q':
+            quiet = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return LLC_EXIT_OK;
+        default:
+            return llc_cli_usage("merge", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (!out || !*out)
@@ -186,7 +201,8 @@ int llc_cmd_merge(int argc, char **argv)
         study_machine_differs(&p, &first, why, sizeof(why));
         llc_profile_free(&p);
         if (why[0] && !force)
-            rc = llc_cli_fail("merge", "%s: machine: %s in %s (--force merges anyway)", files[i], why, files[0]);
+            rc = llc_cli_fail("merge", "%s: machine: %s in %s (--force merges anyway)", files[i],
+                              why, files[0]);
     }
     if (rc == 0 && llc_mkdir_as_invoker(out, 0777) < 0 && errno != EEXIST)
         rc = llc_cli_fail("merge", "%s: %s", out, strerror(errno));

@@ -20,71 +20,72 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: llcprobe mrc (--trace FILE | --profile FILE | [--sampler S] -- PROGRAM [ARGS...])\n"
-            "                    [--rate R] [--seed N] [--sizes LIST] [--model M] [--cold C]\n"
-            "                    [--ways W] [--band] [--replicates N] [--time-slots N]\n"
-            "                    [--phases [--phase-window N] [--phase-unit U]] [-o PREFIX] [--quiet]\n\n"
-            "Samples reuse distances (one random reference in 1/R, exponential gaps) and\n"
-            "solves the miss ratio of a fully associative cache of every size: StatCache\n"
-            "(random replacement) and StatStack (LRU). Prints the miss ratio at this\n"
-            "machine's L1d, L2 and LLC sizes; with -o writes PREFIX.mrc.json, PREFIX.mrc.csv\n"
-            "and PREFIX.mrc.png (gnuplot, log size axis).\n\n"
-            "  --trace FILE      sample a trace file (llcprobe trace, or the runtime's trace mode)\n"
-            "  --profile FILE    a histogram written by libllcprobe-rt (LLCPROBE_RT_OUTPUT)\n"
-            "  --sampler S       for -- PROGRAM: auto (default: rt if PROGRAM is linked with\n"
-            "                    libllcprobe-rt, else qemu if qemu-x86_64 and the plugin are\n"
-            "                    there and no --time-slots, else trace), rt, trace (valgrind\n"
-            "                    lackey, about 4000x slower: runs of tens of milliseconds), pmu\n"
-            "                    (precise memory samples and watchpoints; needs a hardware\n"
-            "                    PMU), qemu (any x86-64 program under qemu-x86_64 with\n"
-            "                    llcprobe's plugin, which samples as the runtime does; each\n"
-            "                    thread on its own)\n"
-            "  --rate R          sampling rate in (0, 1] (default: chosen for --samples;\n"
-            "                    1e-4 for pmu and qemu, and for rt with --phases)\n"
-            "  --samples N       without --rate: aim at N samples, 100 to 100000000 (default\n"
-            "                    20000): traces are counted in a first pass, the runtime\n"
-            "                    halves its rate as samples pile up; adds --band\n"
-            "  --seed N          random seed, 0 to 2^64-1 (default 1)\n"
-            "  --sizes LIST      comma-separated cache sizes (bytes, K/M/G suffixes; 64 to\n"
-            "                    2^50); default 8 per octave from 1 KiB to 256 MiB plus this\n"
-            "                    machine's cache sizes\n"
-            "  --model M         statcache, statstack or both (default both)\n"
-            "  --cold C          StatCache cold misses: count (default) or ignore (the paper's)\n"
-            "  --ways W          StatStack associativity correction for W-way caches, 1 to\n"
-            "                    2^20 (default: fully associative)\n"
-            "  --band            bootstrap 5-95%% band of the miss ratio\n"
-            "  --replicates N    bootstrap replicates, 2 to 100000 (default 200)\n"
-            "  --time-slots N    also split the run into N (2 to 100000) slots of equal\n"
-            "                    references, one histogram and curve per slot, and their\n"
-            "                    mean (the burst mode of StatCache); trace sampler only\n"
-            "                    (--trace or --sampler trace); with -o writes PREFIX.slots.csv\n"
-            "  --phases          per-phase curves (phase-guided StatCache): cut the run into\n"
-            "                    windows, classify them into phases with ScarPhase (as\n"
-            "                    'llcprobe phase --trace --no-dynamic-rate' does), give each\n"
-            "                    phase the samples taken in its windows, and report the\n"
-            "                    phases' reference-weighted mixture as the curve (the pooled\n"
-            "                    curve beside it). A reuse that ends in a later window\n"
-            "                    belongs to the window where it was sampled; unclassified\n"
-            "                    windows are modelled with all samples. Trace, rt and qemu\n"
-            "                    samplers and profiles (the runtime records windows of references and\n"
-            "                    signatures of 400 sampled code addresses per window); with\n"
-            "                    -o writes PREFIX.phases.csv; not with --band or --time-slots\n"
-            "  --phase-window N  window length, 1000 to 2^50 (default 100000; a profile's is\n"
-            "                    the one it was recorded with, LLCPROBE_RT_WINDOW)\n"
-            "  --phase-unit U    auto (default: instructions if the trace has instruction\n"
-            "                    records, as lackey's do, else references), instructions\n"
-            "                    (signature: sampled instruction addresses, phase --trace's)\n"
-            "                    or references (signature: the code address of every load\n"
-            "                    and store, as the runtime's traces record them)\n"
-            "  -o, --output PREFIX  write PREFIX.mrc.json, .csv and .png\n"
-            "      --gnuplot PATH   gnuplot executable (default gnuplot)\n"
-            "  -q, --quiet       no warnings\n"
-            "  -h, --help        this text\n\n"
-            "SIGINT, SIGTERM or SIGHUP stops PROGRAM's process group, removes the\n"
-            "temporaries and writes nothing.\n\n"
-            "exit status: 0 ok, 1 failure (a bad trace or profile, a failed run), 2 usage,\n"
-            "128 + N when stopped by signal N.\n");
+    fprintf(
+        out,
+        "usage: llcprobe mrc (--trace FILE | --profile FILE | [--sampler S] -- PROGRAM [ARGS...])\n"
+        "                    [--rate R] [--seed N] [--sizes LIST] [--model M] [--cold C]\n"
+        "                    [--ways W] [--band] [--replicates N] [--time-slots N]\n"
+        "                    [--phases [--phase-window N] [--phase-unit U]] [-o PREFIX] [--quiet]\n\n"
+        "Samples reuse distances (one random reference in 1/R, exponential gaps) and\n"
+        "solves the miss ratio of a fully associative cache of every size: StatCache\n"
+        "(random replacement) and StatStack (LRU). Prints the miss ratio at this\n"
+        "machine's L1d, L2 and LLC sizes; with -o writes PREFIX.mrc.json, PREFIX.mrc.csv\n"
+        "and PREFIX.mrc.png (gnuplot, log size axis).\n\n"
+        "  --trace FILE      sample a trace file (llcprobe trace, or the runtime's trace mode)\n"
+        "  --profile FILE    a histogram written by libllcprobe-rt (LLCPROBE_RT_OUTPUT)\n"
+        "  --sampler S       for -- PROGRAM: auto (default: rt if PROGRAM is linked with\n"
+        "                    libllcprobe-rt, else qemu if qemu-x86_64 and the plugin are\n"
+        "                    there and no --time-slots, else trace), rt, trace (valgrind\n"
+        "                    lackey, about 4000x slower: runs of tens of milliseconds), pmu\n"
+        "                    (precise memory samples and watchpoints; needs a hardware\n"
+        "                    PMU), qemu (any x86-64 program under qemu-x86_64 with\n"
+        "                    llcprobe's plugin, which samples as the runtime does; each\n"
+        "                    thread on its own)\n"
+        "  --rate R          sampling rate in (0, 1] (default: chosen for --samples;\n"
+        "                    1e-4 for pmu and qemu, and for rt with --phases)\n"
+        "  --samples N       without --rate: aim at N samples, 100 to 100000000 (default\n"
+        "                    20000): traces are counted in a first pass, the runtime\n"
+        "                    halves its rate as samples pile up; adds --band\n"
+        "  --seed N          random seed, 0 to 2^64-1 (default 1)\n"
+        "  --sizes LIST      comma-separated cache sizes (bytes, K/M/G suffixes; 64 to\n"
+        "                    2^50); default 8 per octave from 1 KiB to 256 MiB plus this\n"
+        "                    machine's cache sizes\n"
+        "  --model M         statcache, statstack or both (default both)\n"
+        "  --cold C          StatCache cold misses: count (default) or ignore (the paper's)\n"
+        "  --ways W          StatStack associativity correction for W-way caches, 1 to\n"
+        "                    2^20 (default: fully associative)\n"
+        "  --band            bootstrap 5-95%% band of the miss ratio\n"
+        "  --replicates N    bootstrap replicates, 2 to 100000 (default 200)\n"
+        "  --time-slots N    also split the run into N (2 to 100000) slots of equal\n"
+        "                    references, one histogram and curve per slot, and their\n"
+        "                    mean (the burst mode of StatCache); trace sampler only\n"
+        "                    (--trace or --sampler trace); with -o writes PREFIX.slots.csv\n"
+        "  --phases          per-phase curves (phase-guided StatCache): cut the run into\n"
+        "                    windows, classify them into phases with ScarPhase (as\n"
+        "                    'llcprobe phase --trace --no-dynamic-rate' does), give each\n"
+        "                    phase the samples taken in its windows, and report the\n"
+        "                    phases' reference-weighted mixture as the curve (the pooled\n"
+        "                    curve beside it). A reuse that ends in a later window\n"
+        "                    belongs to the window where it was sampled; unclassified\n"
+        "                    windows are modelled with all samples. Trace, rt and qemu\n"
+        "                    samplers and profiles (the runtime records windows of references and\n"
+        "                    signatures of 400 sampled code addresses per window); with\n"
+        "                    -o writes PREFIX.phases.csv; not with --band or --time-slots\n"
+        "  --phase-window N  window length, 1000 to 2^50 (default 100000; a profile's is\n"
+        "                    the one it was recorded with, LLCPROBE_RT_WINDOW)\n"
+        "  --phase-unit U    auto (default: instructions if the trace has instruction\n"
+        "                    records, as lackey's do, else references), instructions\n"
+        "                    (signature: sampled instruction addresses, phase --trace's)\n"
+        "                    or references (signature: the code address of every load\n"
+        "                    and store, as the runtime's traces record them)\n"
+        "  -o, --output PREFIX  write PREFIX.mrc.json, .csv and .png\n"
+        "      --gnuplot PATH   gnuplot executable (default gnuplot)\n"
+        "  -q, --quiet       no warnings\n"
+        "  -h, --help        this text\n\n"
+        "SIGINT, SIGTERM or SIGHUP stops PROGRAM's process group, removes the\n"
+        "temporaries and writes nothing.\n\n"
+        "exit status: 0 ok, 1 failure (a bad trace or profile, a failed run), 2 usage,\n"
+        "128 + N when stopped by signal N.\n");
 }
 
 /* In the order of --sampler's names. */
@@ -179,9 +180,25 @@ static int name_index(const char *s, const char *const *names, size_t n)
 
 static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
 {
-    enum { OPT_TRACE = 256, OPT_PROFILE, OPT_SAMPLER, OPT_RATE, OPT_SAMPLES, OPT_SEED, OPT_SIZES, OPT_MODEL,
-           OPT_COLD, OPT_WAYS, OPT_BAND, OPT_REPLICATES, OPT_GNUPLOT, OPT_TIME_SLOTS, OPT_PHASES,
-           OPT_PHASE_WINDOW, OPT_PHASE_UNIT };
+    enum {
+        OPT_TRACE = 256,
+        OPT_PROFILE,
+        OPT_SAMPLER,
+        OPT_RATE,
+        OPT_SAMPLES,
+        OPT_SEED,
+        OPT_SIZES,
+        OPT_MODEL,
+        OPT_COLD,
+        OPT_WAYS,
+        OPT_BAND,
+        OPT_REPLICATES,
+        OPT_GNUPLOT,
+        OPT_TIME_SLOTS,
+        OPT_PHASES,
+        OPT_PHASE_WINDOW,
+        OPT_PHASE_UNIT
+    };
     static const struct option longopts[] = {
         {"trace", required_argument, NULL, OPT_TRACE},
         {"profile", required_argument, NULL, OPT_PROFILE},
@@ -205,8 +222,13 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *a = (struct mrc_args){.rate = 1e-4, .samples = 20000, .seed = 1, .statcache = true, .statstack = true,
-                           .replicates = 200, .gnuplot = "gnuplot",
+    *a = (struct mrc_args){.rate = 1e-4,
+                           .samples = 20000,
+                           .seed = 1,
+                           .statcache = true,
+                           .statstack = true,
+                           .replicates = 200,
+                           .gnuplot = "gnuplot",
                            .phase_window = LLC_REUSEFILE_WINDOW_DEFAULT};
     bool phase_opts = false;
     bool sampler_given = false;
@@ -217,13 +239,18 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
     /* '+': options end at the program's name, whose own options are its own. */
     while ((ch = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
         switch (ch) {
-        case OPT_TRACE: a->trace = optarg; break;
-        case OPT_PROFILE: a->profile = optarg; break;
+        case OPT_TRACE:
+            a->trace = optarg;
+            break;
+        case OPT_PROFILE:
+            a->profile = optarg;
+            break;
         case OPT_SAMPLER: {
             static const char *const names[] = {"auto", "rt", "trace", "pmu", "qemu"};
             const int k = name_index(optarg, names, LLC_ARRAY_LEN(names));
             if (k < 0)
-                return llc_cli_usage("mrc", "--sampler is auto, rt, trace, pmu or qemu, not '%s'", optarg);
+                return llc_cli_usage("mrc", "--sampler is auto, rt, trace, pmu or qemu, not '%s'",
+                                     optarg);
             sampler_given = true;
             a->sampler = (enum sampler)k;
             break;
@@ -269,7 +296,9 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
                 return llc_cli_usage("mrc", "--ways wants a whole number from 1, not '%s'", optarg);
             a->ways = (unsigned)u;
             break;
-        case OPT_BAND: a->band = true; break;
+        case OPT_BAND:
+            a->band = true;
+            break;
         case OPT_REPLICATES:
             if (llc_parse_u64_range(optarg, 2, 100000, &u) < 0)
                 return llc_cli_usage("mrc", "--replicates wants 2 to 100000, not '%s'", optarg);
@@ -280,12 +309,16 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
                 return llc_cli_usage("mrc", "--time-slots wants 2 to 100000, not '%s'", optarg);
             a->time_slots = (unsigned)u;
             break;
-        case OPT_PHASES: a->phases = true; break;
+        case OPT_PHASES:
+            a->phases = true;
+            break;
         case OPT_PHASE_WINDOW:
             phase_opts = true;
             if (llc_parse_u64_range(optarg, 1000, UINT64_C(1) << 50, &u) < 0)
-                return llc_cli_usage("mrc", "--phase-window wants a whole number from 1000, not "
-                                     "'%s'", optarg);
+                return llc_cli_usage("mrc",
+                                     "--phase-window wants a whole number from 1000, not "
+                                     "'%s'",
+                                     optarg);
             a->phase_window = u;
             a->phase_window_given = true;
             break;
@@ -293,16 +326,26 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
             static const char *const names[] = {"auto", "instructions", "references"};
             const int k = name_index(optarg, names, LLC_ARRAY_LEN(names));
             if (k < 0)
-                return llc_cli_usage("mrc", "--phase-unit is auto, instructions or references, "
-                                     "not '%s'", optarg);
+                return llc_cli_usage("mrc",
+                                     "--phase-unit is auto, instructions or references, "
+                                     "not '%s'",
+                                     optarg);
             phase_opts = true;
             a->phase_unit = (enum llc_mrc_window_unit)k;
             break;
         }
-        case 'o': a->prefix = optarg; break;
-        case OPT_GNUPLOT: a->gnuplot = optarg; break;
-        case 'q': a->quiet = true; break;
-        case 'h': *help = true; return 0;
+        case 'o':
+            a->prefix = optarg;
+            break;
+        case OPT_GNUPLOT:
+            a->gnuplot = optarg;
+            break;
+        case 'q':
+            a->quiet = true;
+            break;
+        case 'h':
+            *help = true;
+            return 0;
         default:
             return llc_cli_usage("mrc", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -311,7 +354,8 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
         a->argv = argv + optind;
     const int inputs = (a->trace != NULL) + (a->profile != NULL) + (a->argv != NULL);
     if (inputs != 1)
-        return llc_cli_usage("mrc", "give exactly one of --trace FILE, --profile FILE or -- PROGRAM");
+        return llc_cli_usage("mrc",
+                             "give exactly one of --trace FILE, --profile FILE or -- PROGRAM");
     if (sampler_given && !a->argv)
         return llc_cli_usage("mrc", "--sampler goes with -- PROGRAM");
     if (a->time_slots && (a->profile || (a->argv && sampler_given && a->sampler != SAMPLER_TRACE)))
@@ -404,8 +448,8 @@ static int input_from_lackey(const struct mrc_args *a, struct mrc_input *in, cha
     if (rc < 0)
         return rc;
     snprintf(path, sizeof path, "%s/run.trace", dir);
-    const struct llc_trace_record_opts o = {.output = path, .argv = a->argv,
-                                            .stop = &llc_stop_signal};
+    const struct llc_trace_record_opts o = {
+        .output = path, .argv = a->argv, .stop = &llc_stop_signal};
     struct llc_trace_record_stats s;
     rc = llc_trace_record_lackey(&o, &s, err, errlen);
     if (rc == 0) {
@@ -450,12 +494,12 @@ static int input_from_run(const struct mrc_args *a, profile_run_fn run, struct m
     struct llc_reusefile_info info;
     struct llc_reusefile_windows pw = {0};
     int status = 0;
-    const struct llc_mrc_rt_config cfg = {.rate = a->rate, .seed = a->seed,
-                                          .window = a->phases ? a->phase_window : 0,
-                                          .stop = &llc_stop_signal,
-                                          .samples = run != llc_mrc_run_rt || a->rate_given || a->phases
-                                                         ? 0
-                                                         : a->samples};
+    const struct llc_mrc_rt_config cfg = {
+        .rate = a->rate,
+        .seed = a->seed,
+        .window = a->phases ? a->phase_window : 0,
+        .stop = &llc_stop_signal,
+        .samples = run != llc_mrc_run_rt || a->rate_given || a->phases ? 0 : a->samples};
     int rc = run(a->argv, &cfg, in->hist, &info, &pw, &status, err, errlen);
     if (rc < 0)
         return rc;
@@ -471,8 +515,7 @@ static int input_from_rt(const struct mrc_args *a, struct mrc_input *in, char *e
     return input_from_run(a, llc_mrc_run_rt, in, err, errlen);
 }
 
-static int input_from_qemu(const struct mrc_args *a, struct mrc_input *in, char *err,
-                           size_t errlen)
+static int input_from_qemu(const struct mrc_args *a, struct mrc_input *in, char *err, size_t errlen)
 {
     return input_from_run(a, llc_mrc_run_qemu, in, err, errlen);
 }
@@ -505,8 +548,8 @@ static int gather(const struct mrc_args *a, struct mrc_input *in, char *err, siz
     if (a->profile) {
         struct llc_reusefile_info info;
         struct llc_reusefile_windows pw = {0};
-        int rc = llc_reusefile_read(a->profile, &info, in->hist, a->phases ? &pw : NULL, err,
-                                    errlen);
+        int rc =
+            llc_reusefile_read(a->profile, &info, in->hist, a->phases ? &pw : NULL, err, errlen);
         if (rc < 0)
             return rc;
         in->source = "profile";
@@ -526,22 +569,33 @@ static int gather(const struct mrc_args *a, struct mrc_input *in, char *err, siz
                             "--time-slots needs the trace sampler, and the program is linked "
                             "with libllcprobe-rt (add --sampler trace to trace it under lackey)");
         char qemu[4096], plugin[4096], why[LLC_ERRLEN];
-        const bool qemu_ok = !has && !a->time_slots &&
-                             llc_mrc_qemu_find(qemu, sizeof qemu, plugin, sizeof plugin, why,
-                                               sizeof why) == 0;
+        const bool qemu_ok =
+            !has && !a->time_slots &&
+            llc_mrc_qemu_find(qemu, sizeof qemu, plugin, sizeof plugin, why, sizeof why) == 0;
         s = has ? SAMPLER_RT : qemu_ok ? SAMPLER_QEMU : SAMPLER_TRACE;
-        llc_cli_warn(a->quiet, "sampler: %s (%s)", has ? "rt" : qemu_ok ? "qemu" : "trace",
-                     has ? "the program is linked with libllcprobe-rt"
+        llc_cli_warn(a->quiet, "sampler: %s (%s)",
+                     has       ? "rt"
+                     : qemu_ok ? "qemu"
+                               : "trace",
+                     has       ? "the program is linked with libllcprobe-rt"
                      : qemu_ok ? "the program is not linked with libllcprobe-rt; running it "
                                  "under qemu-x86_64 with llcprobe's plugin"
                                : "the program is not linked with libllcprobe-rt; tracing it with "
                                  "valgrind's lackey, about 4000x slower than native");
     }
     switch (s) {
-    case SAMPLER_RT: in->source = "rt"; return input_from_rt(a, in, err, errlen);
-    case SAMPLER_PMU: in->source = "pmu"; return input_from_pmu(a, in, err, errlen);
-    case SAMPLER_QEMU: in->source = "qemu"; return input_from_qemu(a, in, err, errlen);
-    default: in->source = "lackey"; return input_from_lackey(a, in, err, errlen);
+    case SAMPLER_RT:
+        in->source = "rt";
+        return input_from_rt(a, in, err, errlen);
+    case SAMPLER_PMU:
+        in->source = "pmu";
+        return input_from_pmu(a, in, err, errlen);
+    case SAMPLER_QEMU:
+        in->source = "qemu";
+        return input_from_qemu(a, in, err, errlen);
+    default:
+        in->source = "lackey";
+        return input_from_lackey(a, in, err, errlen);
     }
 }
 
@@ -581,8 +635,8 @@ static int size_grid(const struct mrc_args *a, const struct llc_mrc_cache *cache
 }
 
 /* distinct: the run's distinct lines when exact (else 0): no reuse sees more. */
-static void series_options(const struct mrc_args *a, uint64_t distinct,
-                           enum llc_statmodel_method m, struct llc_statmodel_options *o)
+static void series_options(const struct mrc_args *a, uint64_t distinct, enum llc_statmodel_method m,
+                           struct llc_statmodel_options *o)
 {
     llc_statmodel_options_default(o);
     o->method = m;
@@ -622,8 +676,8 @@ static int solve(const struct mrc_args *a, const struct llc_statmodel_hist *h,
         if (r->distinct_lines && r->distinct_lines < r->refs)
             b.cold_fraction = (double)r->distinct_lines / (double)r->refs;
         b.seed = a->seed;
-        rc = llc_statmodel_bootstrap(h, &b, &o, r->lines, r->n, s->band_lo, s->band_hi, err,
-                                     errlen);
+        rc =
+            llc_statmodel_bootstrap(h, &b, &o, r->lines, r->n, s->band_lo, s->band_hi, err, errlen);
         if (rc < 0)
             return rc;
     }
@@ -775,8 +829,8 @@ static void print_slots(const struct llc_mrc_result *r, const struct llc_mrc_cac
 static void print_phases(const struct llc_mrc_result *r)
 {
     const struct llc_mrc_phase_run *pr = r->phase_run;
-    printf("phases: %zu windows of %" PRIu64 " %s, %zu phases, %" PRIu64 " unclassified and %"
-           PRIu64 " transition windows\n",
+    printf("phases: %zu windows of %" PRIu64 " %s, %zu phases, %" PRIu64
+           " unclassified and %" PRIu64 " transition windows\n",
            pr->n_windows, r->phase_window,
            pr->unit == LLC_MRC_WINDOW_INSTRUCTIONS ? "instructions" : "references",
            pr->summary.phases, pr->summary.unclassified, pr->summary.transition);
@@ -797,8 +851,7 @@ static void print_machine(const struct mrc_args *a, uint64_t distinct, double sp
 {
     for (size_t i = 0; i < n_caches; i++) {
         char size[32];
-        printf("%-4s %-9s:", caches[i].name,
-               llc_format_size(caches[i].bytes, size, sizeof size));
+        printf("%-4s %-9s:", caches[i].name, llc_format_size(caches[i].bytes, size, sizeof size));
         const double lines = (double)caches[i].bytes / 64.0;
         const enum llc_statmodel_method methods[] = {LLC_STATMODEL_STATCACHE,
                                                      LLC_STATMODEL_STATSTACK};
@@ -898,9 +951,10 @@ int llc_cmd_mrc(int argc, char **argv)
             llc_cli_warn(a.quiet, "cold misses from the samples: %s", err);
     }
     if (total < 1) {
-        status = llc_cli_fail("mrc", "%s: no reuse samples: %" PRIu64
-                              " references are too few at rate %g (raise --rate)", what,
-                              in.refs, in.rate);
+        status = llc_cli_fail("mrc",
+                              "%s: no reuse samples: %" PRIu64
+                              " references are too few at rate %g (raise --rate)",
+                              what, in.refs, in.rate);
         goto out;
     }
     if (total < 1000)
@@ -911,8 +965,8 @@ int llc_cmd_mrc(int argc, char **argv)
     if (n_caches < 0)
         llc_cli_warn(a.quiet, "this machine's cache sizes are unknown: %s", err);
     if (llc_statmodel_prepare(in.hist, &model, err, sizeof err) < 0 ||
-        size_grid(&a, caches, n_caches > 0 ? (size_t)n_caches : 0, &lines, &r.n, err,
-                  sizeof err) < 0) {
+        size_grid(&a, caches, n_caches > 0 ? (size_t)n_caches : 0, &lines, &r.n, err, sizeof err) <
+            0) {
         status = llc_cli_fail("mrc", "%s", err);
         goto out;
     }
@@ -944,8 +998,8 @@ int llc_cmd_mrc(int argc, char **argv)
     if (a.phases)
         print_phases(&r);
     if (n_caches > 0)
-        print_machine(&a, r.distinct_lines, phase_span(&in), model, a.phases ? in.phase_run.phases : NULL, caches,
-                      (size_t)n_caches);
+        print_machine(&a, r.distinct_lines, phase_span(&in), model,
+                      a.phases ? in.phase_run.phases : NULL, caches, (size_t)n_caches);
     if (in.slots)
         print_slots(&r, caches, n_caches > 0 ? (size_t)n_caches : 0);
     if (llc_stop_requested()) {

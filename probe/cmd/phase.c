@@ -114,40 +114,67 @@ static int parse_source(const char *s, enum llc_sampling_source *out)
     static const struct {
         const char *name;
         enum llc_sampling_source src;
-    } names[] = {{"auto", LLC_SAMPLING_PEBS_BRANCHES}, {"pebs", LLC_SAMPLING_PEBS_BRANCHES},
-                 {"hw-ip", LLC_SAMPLING_HW_IP}, {"tick", LLC_SAMPLING_TICK},
+    } names[] = {{"auto", LLC_SAMPLING_PEBS_BRANCHES},
+                 {"pebs", LLC_SAMPLING_PEBS_BRANCHES},
+                 {"hw-ip", LLC_SAMPLING_HW_IP},
+                 {"tick", LLC_SAMPLING_TICK},
                  {"cpu-clock", LLC_SAMPLING_CPU_CLOCK}};
     for (size_t i = 0; i < LLC_ARRAY_LEN(names); i++)
         if (strcmp(s, names[i].name) == 0) {
             *out = names[i].src;
             return 0;
         }
-    return llc_cli_usage("phase", "--source is auto, pebs, hw-ip, tick or cpu-clock, not '%s'",
-                         s);
+    return llc_cli_usage("phase", "--source is auto, pebs, hw-ip, tick or cpu-clock, not '%s'", s);
 }
 
 /* 0 = parsed, -1 = --help printed, else the exit status. */
 static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_arg)
 {
-    enum { O_WINDOW = 256, O_WINDOW_MS, O_CPU_TIME, O_SOURCE, O_SAMPLES, O_THETA, O_THETA_DSR,
-           O_TRANSITION, O_NO_DSR, O_SEED, O_TRACE, O_BBV, O_SIM, O_NOISE, O_NO_PLOT, O_MAX_RATE,
-           O_BBV_PC, O_WINDOW_UNIT, O_BBV_TOL };
+    enum {
+        O_WINDOW = 256,
+        O_WINDOW_MS,
+        O_CPU_TIME,
+        O_SOURCE,
+        O_SAMPLES,
+        O_THETA,
+        O_THETA_DSR,
+        O_TRANSITION,
+        O_NO_DSR,
+        O_SEED,
+        O_TRACE,
+        O_BBV,
+        O_SIM,
+        O_NOISE,
+        O_NO_PLOT,
+        O_MAX_RATE,
+        O_BBV_PC,
+        O_WINDOW_UNIT,
+        O_BBV_TOL
+    };
     static const struct option longopts[] = {
-        {"output", required_argument, 0, 'o'}, {"window", required_argument, 0, O_WINDOW},
+        {"output", required_argument, 0, 'o'},
+        {"window", required_argument, 0, O_WINDOW},
         {"window-ms", required_argument, 0, O_WINDOW_MS},
         {"max-rate", required_argument, 0, O_MAX_RATE},
-        {"cpu-time", no_argument, 0, O_CPU_TIME}, {"source", required_argument, 0, O_SOURCE},
-        {"samples", required_argument, 0, O_SAMPLES}, {"theta", required_argument, 0, O_THETA},
+        {"cpu-time", no_argument, 0, O_CPU_TIME},
+        {"source", required_argument, 0, O_SOURCE},
+        {"samples", required_argument, 0, O_SAMPLES},
+        {"theta", required_argument, 0, O_THETA},
         {"theta-dsr", required_argument, 0, O_THETA_DSR},
         {"transition", required_argument, 0, O_TRANSITION},
-        {"no-dynamic-rate", no_argument, 0, O_NO_DSR}, {"seed", required_argument, 0, O_SEED},
-        {"trace", required_argument, 0, O_TRACE}, {"bbv", required_argument, 0, O_BBV},
+        {"no-dynamic-rate", no_argument, 0, O_NO_DSR},
+        {"seed", required_argument, 0, O_SEED},
+        {"trace", required_argument, 0, O_TRACE},
+        {"bbv", required_argument, 0, O_BBV},
         {"bbv-pc", required_argument, 0, O_BBV_PC},
         {"window-unit", required_argument, 0, O_WINDOW_UNIT},
         {"bbv-tolerance", required_argument, 0, O_BBV_TOL},
-        {"sim", required_argument, 0, O_SIM}, {"noise", required_argument, 0, O_NOISE},
-        {"no-plot", no_argument, 0, O_NO_PLOT}, {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+        {"sim", required_argument, 0, O_SIM},
+        {"noise", required_argument, 0, O_NOISE},
+        {"no-plot", no_argument, 0, O_NO_PLOT},
+        {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     memset(o, 0, sizeof(*o));
     llc_sampling_config_default(&o->cfg.samp);
@@ -163,11 +190,15 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
     /* '+': options end at the program's name; its options are its own. */
     while ((c = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': o->prefix = optarg; break;
+        case 'o':
+            o->prefix = optarg;
+            break;
         case O_WINDOW:
             if (llc_parse_u64_range(optarg, 1000, UINT64_C(1) << 50, &v) < 0)
-                return llc_cli_usage("phase", "--window wants at least 1000 instructions, not "
-                                     "'%s'", optarg);
+                return llc_cli_usage("phase",
+                                     "--window wants at least 1000 instructions, not "
+                                     "'%s'",
+                                     optarg);
             o->cfg.samp.window_instr = o->cfg.trace_window = v;
             window_given = true;
             break;
@@ -181,15 +212,21 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
                 return llc_cli_usage("phase", "--max-rate wants 1..100000 Hz, not '%s'", optarg);
             o->cfg.samp.max_rate_hz = (unsigned)v;
             break;
-        case O_CPU_TIME: o->cfg.samp.force_cpu_time = true; break;
-        case O_SOURCE: rc = parse_source(optarg, &o->cfg.samp.best_source); break;
+        case O_CPU_TIME:
+            o->cfg.samp.force_cpu_time = true;
+            break;
+        case O_SOURCE:
+            rc = parse_source(optarg, &o->cfg.samp.best_source);
+            break;
         case O_SAMPLES:
             if (llc_parse_u64_range(optarg, LLC_PHASE_MIN_SAMPLES, 100000, &v) < 0)
                 return llc_cli_usage("phase", "--samples wants %d..100000, not '%s'",
                                      LLC_PHASE_MIN_SAMPLES, optarg);
             o->cfg.samp.samples_per_window = (unsigned)v;
             break;
-        case O_THETA: rc = parse_unit_interval("--theta", optarg, &o->cfg.det.theta); break;
+        case O_THETA:
+            rc = parse_unit_interval("--theta", optarg, &o->cfg.det.theta);
+            break;
         case O_THETA_DSR:
             rc = parse_unit_interval("--theta-dsr", optarg, &o->cfg.det.theta_dsr);
             break;
@@ -199,14 +236,22 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
                                      optarg);
             o->cfg.det.transition_threshold = (unsigned)v;
             break;
-        case O_NO_DSR: o->cfg.det.dynamic_rate = false; break;
+        case O_NO_DSR:
+            o->cfg.det.dynamic_rate = false;
+            break;
         case O_SEED:
             if (llc_parse_u64(optarg, &o->cfg.seed) < 0)
                 return llc_cli_usage("phase", "--seed wants a whole number, not '%s'", optarg);
             break;
-        case O_TRACE: o->cfg.trace = optarg; break;
-        case O_BBV: o->cfg.bbv = optarg; break;
-        case O_BBV_PC: o->cfg.bbv_pc = optarg; break;
+        case O_TRACE:
+            o->cfg.trace = optarg;
+            break;
+        case O_BBV:
+            o->cfg.bbv = optarg;
+            break;
+        case O_BBV_PC:
+            o->cfg.bbv_pc = optarg;
+            break;
         case O_WINDOW_UNIT:
             if (strcmp(optarg, "auto") == 0)
                 o->cfg.trace_unit = LLC_SAMPLING_TRACE_AUTO;
@@ -215,8 +260,10 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
             else if (strcmp(optarg, "references") == 0)
                 o->cfg.trace_unit = LLC_SAMPLING_TRACE_REFERENCES;
             else
-                return llc_cli_usage("phase", "--window-unit is auto, instructions or "
-                                     "references, not '%s'", optarg);
+                return llc_cli_usage("phase",
+                                     "--window-unit is auto, instructions or "
+                                     "references, not '%s'",
+                                     optarg);
             unit_given = true;
             break;
         case O_BBV_TOL:
@@ -224,13 +271,25 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
             o->cfg.bbv_tolerance = pct / 100.0;
             tol_given = true;
             break;
-        case O_SIM: o->cfg.sim = optarg; break;
-        case O_NOISE: o->cfg.noise = optarg; break;
-        case O_NO_PLOT: o->no_plot = true; break;
-        case 'q': o->quiet = true; break;
-        case 'h': usage(stdout); return -1;
-        case ':': return llc_cli_usage("phase", "%s needs a value", argv[optind - 1]);
-        default: return llc_cli_usage("phase", "unknown option '%s'", argv[optind - 1]);
+        case O_SIM:
+            o->cfg.sim = optarg;
+            break;
+        case O_NOISE:
+            o->cfg.noise = optarg;
+            break;
+        case O_NO_PLOT:
+            o->no_plot = true;
+            break;
+        case 'q':
+            o->quiet = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return -1;
+        case ':':
+            return llc_cli_usage("phase", "%s needs a value", argv[optind - 1]);
+        default:
+            return llc_cli_usage("phase", "unknown option '%s'", argv[optind - 1]);
         }
         if (rc)
             return rc;
@@ -242,7 +301,7 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
         return llc_cli_usage("phase", "give either --trace FILE or a program, not both");
     if (!o->cfg.trace && optind >= argc)
         return llc_cli_usage("phase", "no program to run (llcprobe phase -- PROGRAM ...) and "
-                             "no --trace FILE");
+                                      "no --trace FILE");
     if (!o->cfg.trace && (o->cfg.bbv || o->cfg.sim || unit_given))
         return llc_cli_usage("phase", "--bbv, --sim and --window-unit go with --trace FILE");
     if (tol_given && !o->cfg.bbv)
@@ -284,15 +343,14 @@ static void print_summary(const struct phase_opts *o, const struct llc_phaserun 
             snprintf(st, sizeof(st), "killed by signal %d", r->status.signal);
         else
             snprintf(st, sizeof(st), "exit status %d", r->status.exit_code);
-        printf("target: %s, %.3f s, CPU %.3f s user + %.3f s sys (llcprobe: %.3f + %.3f s)\n",
-               st, r->status.runtime_s, r->target_user_s, r->target_sys_s, r->monitor_user_s,
+        printf("target: %s, %.3f s, CPU %.3f s user + %.3f s sys (llcprobe: %.3f + %.3f s)\n", st,
+               r->status.runtime_s, r->target_user_s, r->target_sys_s, r->monitor_user_s,
                r->monitor_sys_s);
     } else {
         const bool refs = r->unit == LLC_SAMPLING_TRACE_REFERENCES;
         printf("trace: %s (recorder %s), %" PRIu64 " %s per window, %u samples per window%s\n",
                o->cfg.trace, r->recorder, o->cfg.trace_window, refs ? "references" : "instructions",
-               o->cfg.samp.samples_per_window,
-               refs ? " (code addresses of the accesses)" : "");
+               o->cfg.samp.samples_per_window, refs ? " (code addresses of the accesses)" : "");
     }
     printf("windows: %" PRIu64 "\n", s->windows);
     printf("phases: %zu\n", s->phases);
@@ -302,23 +360,24 @@ static void print_summary(const struct phase_opts *o, const struct llc_phaserun 
     printf("coverage: %.1f%% of windows in a stable phase\n", 100.0 * coverage);
     printf("unclassified: %.1f%% (%" PRIu64 " windows), transition: %" PRIu64 "\n",
            100.0 * s->unclassified_share, s->unclassified, s->transition);
-    printf("predictor accuracy: %.1f%% (%" PRIu64 " predictions)\n",
-           100.0 * s->prediction_accuracy, s->predictions);
+    printf("predictor accuracy: %.1f%% (%" PRIu64 " predictions)\n", 100.0 * s->prediction_accuracy,
+           s->predictions);
     printf("mean sample rate: %.1f%% of full\n", 100.0 * s->mean_rate);
     if (o->cfg.bbv) {
         printf("bbv: %zu windows, %zu blocks, %zu phases; compared %zu windows: ari %.4f, "
-               "similarity diff %.4f\n", r->bbv_windows, r->bbv_dim, r->bbv_phases, r->compared,
-               r->ari, r->simdiff);
+               "similarity diff %.4f\n",
+               r->bbv_windows, r->bbv_dim, r->bbv_phases, r->compared, r->ari, r->simdiff);
         printf("  aligned by instructions (a rep-prefixed instruction's iterations counted once, "
                "as exp-bbv counts): trace %" PRIu64 ", exp-bbv %" PRIu64 " (%.3f%% apart; "
                "%.3f%% beyond exp-bbv's unwritten last interval, tolerance %.2f%%); %zu windows "
-               "past exp-bbv's end\n", r->align.total_a, r->align.total_b,
-               100.0 * r->align.total_diff, 100.0 * r->bbv_gap, 100.0 * o->cfg.bbv_tolerance,
-               r->n - r->align.matched);
+               "past exp-bbv's end\n",
+               r->align.total_a, r->align.total_b, 100.0 * r->align.total_diff, 100.0 * r->bbv_gap,
+               100.0 * o->cfg.bbv_tolerance, r->n - r->align.matched);
     }
     if (o->cfg.bbv_pc)
         printf("bbv hashed to 32 entries by block address: %zu phases: ari %.4f, similarity "
-               "diff %.4f\n", r->bbv_phases32, r->ari32, r->simdiff32);
+               "diff %.4f\n",
+               r->bbv_phases32, r->ari32, r->simdiff32);
     if (o->cfg.sim) {
         printf("llc miss ratio cov: program %.4f, phases %.4f, ccov %.4f\n", r->cov_all,
                r->cov_phase, r->ccov_phase);
@@ -383,8 +442,10 @@ int llc_cmd_phase(int argc, char **argv)
     } else {
         status = write_outputs(&o, &r);
         if (llc_stop_requested()) {
-            fprintf(stderr, "llcprobe: phase: stopped by signal %d; the %zu windows seen are "
-                    "written, marked incomplete\n", (int)llc_stop_signal, r.n);
+            fprintf(stderr,
+                    "llcprobe: phase: stopped by signal %d; the %zu windows seen are "
+                    "written, marked incomplete\n",
+                    (int)llc_stop_signal, r.n);
             status = llc_stop_exit_code();
         }
     }

@@ -17,49 +17,50 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: llcprobe predict A.profile.json B.profile.json ... [--preset P | --machine INFO.json]\n"
-            "                        [--policy P] [--no-coupling] [--no-probe] [--stationary]\n"
-            "                        [--fully-associative] [--force]\n"
-            "                        [-o PREFIX [--no-plot] [--gnuplot PATH]] [--quiet]\n\n"
-            "Predicts what happens when 1 to 8 programs, each profiled alone with\n"
-            "'llcprobe profile', share one last-level cache: per program the LLC miss\n"
-            "ratio, miss rate, occupancy and CPI and slowdown against running alone, per\n"
-            "phase tuple and over time, with the FOA and SDC baselines (Chandra et al.,\n"
-            "HPCA 2005) beside. Model: each program's StatStack footprint from its\n"
-            "per-phase reuse histogram; LRU shares the cache by one characteristic time\n"
-            "(StatCC, Eklov et al., HiPEAC 2011), random replacement by the StatCache\n"
-            "eviction rate; CPI and access rates solved together; phases co-simulated\n"
-            "on instruction progress. Where a profile has the stress probe's readings,\n"
-            "each phase's uneven set usage (per-set CV) is modelled over 5 strata and\n"
-            "the probe's footprint anchors an 'anchored' variant (gamma, flagged when\n"
-            "outside [0.8, 1.25]). Summary on stdout; with -o writes\n"
-            "PREFIX.prediction.json (format llcprobe-prediction v1), PREFIX.prediction.csv\n"
-            "(per co-run segment and program), PREFIX.tuples.csv (per phase tuple) and\n"
-            "PREFIX.occupancy.png, PREFIX.missratio.png, PREFIX.slowdown.png (gnuplot).\n\n"
-            "  --preset P        predict for simulator preset P (intel8, amd32); default: the\n"
-            "                    machine the profiles were made on\n"
-            "  --machine FILE    predict for the host 'llcprobe info --json' describes\n"
-            "  --policy P        lru, random, plru, srrip, brrip or drrip (default: the\n"
-            "                    machine's). plru, srrip, brrip and drrip are predicted with\n"
-            "                    the LRU equilibrium, and the output says so\n"
-            "  --no-coupling     keep each program at its solo access rate (no CPI feedback)\n"
-            "  --no-probe        ignore probe readings: uniform set usage, no anchor\n"
-            "  --stationary      no cold start: spread each phase's first touches over its\n"
-            "                    run instead of starting with an empty cache\n"
-            "  --fully-associative  LRU: one threshold for the whole cache instead of\n"
-            "                    lines spread over W-way sets at random\n"
-            "  --force           predict profiles from different machines or presets together\n"
-            "                    (or for another machine); the output records what was forced\n"
-            "  -o, --output PREFIX  write the files above\n"
-            "      --no-plot     with -o: no PNGs\n"
-            "      --gnuplot PATH   gnuplot executable (default gnuplot)\n"
-            "  -q, --quiet       no warnings on stderr\n"
-            "  -h, --help        this text\n\n"
-            "Refused (one line naming the file and the field, exit 1): a damaged profile, a\n"
-            "phase without references, instructions or reuse samples, profiles of different\n"
-            "machines without --force.\n"
-            "exit status: 0 ok, 1 failure, 2 usage.\n");
+    fprintf(
+        out,
+        "usage: llcprobe predict A.profile.json B.profile.json ... [--preset P | --machine INFO.json]\n"
+        "                        [--policy P] [--no-coupling] [--no-probe] [--stationary]\n"
+        "                        [--fully-associative] [--force]\n"
+        "                        [-o PREFIX [--no-plot] [--gnuplot PATH]] [--quiet]\n\n"
+        "Predicts what happens when 1 to 8 programs, each profiled alone with\n"
+        "'llcprobe profile', share one last-level cache: per program the LLC miss\n"
+        "ratio, miss rate, occupancy and CPI and slowdown against running alone, per\n"
+        "phase tuple and over time, with the FOA and SDC baselines (Chandra et al.,\n"
+        "HPCA 2005) beside. Model: each program's StatStack footprint from its\n"
+        "per-phase reuse histogram; LRU shares the cache by one characteristic time\n"
+        "(StatCC, Eklov et al., HiPEAC 2011), random replacement by the StatCache\n"
+        "eviction rate; CPI and access rates solved together; phases co-simulated\n"
+        "on instruction progress. Where a profile has the stress probe's readings,\n"
+        "each phase's uneven set usage (per-set CV) is modelled over 5 strata and\n"
+        "the probe's footprint anchors an 'anchored' variant (gamma, flagged when\n"
+        "outside [0.8, 1.25]). Summary on stdout; with -o writes\n"
+        "PREFIX.prediction.json (format llcprobe-prediction v1), PREFIX.prediction.csv\n"
+        "(per co-run segment and program), PREFIX.tuples.csv (per phase tuple) and\n"
+        "PREFIX.occupancy.png, PREFIX.missratio.png, PREFIX.slowdown.png (gnuplot).\n\n"
+        "  --preset P        predict for simulator preset P (intel8, amd32); default: the\n"
+        "                    machine the profiles were made on\n"
+        "  --machine FILE    predict for the host 'llcprobe info --json' describes\n"
+        "  --policy P        lru, random, plru, srrip, brrip or drrip (default: the\n"
+        "                    machine's). plru, srrip, brrip and drrip are predicted with\n"
+        "                    the LRU equilibrium, and the output says so\n"
+        "  --no-coupling     keep each program at its solo access rate (no CPI feedback)\n"
+        "  --no-probe        ignore probe readings: uniform set usage, no anchor\n"
+        "  --stationary      no cold start: spread each phase's first touches over its\n"
+        "                    run instead of starting with an empty cache\n"
+        "  --fully-associative  LRU: one threshold for the whole cache instead of\n"
+        "                    lines spread over W-way sets at random\n"
+        "  --force           predict profiles from different machines or presets together\n"
+        "                    (or for another machine); the output records what was forced\n"
+        "  -o, --output PREFIX  write the files above\n"
+        "      --no-plot     with -o: no PNGs\n"
+        "      --gnuplot PATH   gnuplot executable (default gnuplot)\n"
+        "  -q, --quiet       no warnings on stderr\n"
+        "  -h, --help        this text\n\n"
+        "Refused (one line naming the file and the field, exit 1): a damaged profile, a\n"
+        "phase without references, instructions or reuse samples, profiles of different\n"
+        "machines without --force.\n"
+        "exit status: 0 ok, 1 failure, 2 usage.\n");
 }
 
 struct args {
@@ -71,7 +72,18 @@ struct args {
 
 static int parse_args(int argc, char **argv, struct args *a, bool *help)
 {
-    enum { O_PRESET = 256, O_MACHINE, O_POLICY, O_NO_COUPLING, O_NO_PROBE, O_STATIONARY, O_FULLY_ASSOC, O_FORCE, O_NO_PLOT, O_GNUPLOT };
+    enum {
+        O_PRESET = 256,
+        O_MACHINE,
+        O_POLICY,
+        O_NO_COUPLING,
+        O_NO_PROBE,
+        O_STATIONARY,
+        O_FULLY_ASSOC,
+        O_FORCE,
+        O_NO_PLOT,
+        O_GNUPLOT
+    };
     static const struct option longopts[] = {
         {"preset", required_argument, NULL, O_PRESET},
         {"machine", required_argument, NULL, O_MACHINE},
@@ -88,35 +100,66 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *a = (struct args){.o = {.gnuplot = "gnuplot", .coupling = true, .probe = true, .cold = true, .assoc = true,
-                                .plot = true}};
+    *a = (struct args){.o = {.gnuplot = "gnuplot",
+                             .coupling = true,
+                             .probe = true,
+                             .cold = true,
+                             .assoc = true,
+                             .plot = true}};
     bool no_plot = false, gnuplot = false;
     optind = 1;
     opterr = 0;
     int ch;
     while ((ch = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
         switch (ch) {
-        case O_PRESET: a->preset = optarg; break;
-        case O_MACHINE: a->machine_file = optarg; break;
+        case O_PRESET:
+            a->preset = optarg;
+            break;
+        case O_MACHINE:
+            a->machine_file = optarg;
+            break;
         case O_POLICY: {
             const int p = llc_contention_policy_parse(optarg);
             if (p < 0)
-                return llc_cli_usage("predict", "--policy is lru, random, plru, srrip, brrip or drrip, "
-                                                "not '%s'", optarg);
+                return llc_cli_usage("predict",
+                                     "--policy is lru, random, plru, srrip, brrip or drrip, "
+                                     "not '%s'",
+                                     optarg);
             a->o.policy = (enum llc_contention_policy)p;
             a->o.policy_given = true;
             break;
         }
-        case O_NO_COUPLING: a->o.coupling = false; break;
-        case O_NO_PROBE: a->o.probe = false; break;
-        case O_STATIONARY: a->o.cold = false; break;
-        case O_FULLY_ASSOC: a->o.assoc = false; break;
-        case O_FORCE: a->o.force = true; break;
-        case 'o': a->o.prefix = optarg; break;
-        case O_NO_PLOT: no_plot = true; break;
-        case O_GNUPLOT: a->o.gnuplot = optarg; gnuplot = true; break;
-        case 'q': a->o.quiet = true; break;
-        case 'h': *help = true; return 0;
+        case O_NO_COUPLING:
+            a->o.coupling = false;
+            break;
+        case O_NO_PROBE:
+            a->o.probe = false;
+            break;
+        case O_STATIONARY:
+            a->o.cold = false;
+            break;
+        case O_FULLY_ASSOC:
+            a->o.assoc = false;
+            break;
+        case O_FORCE:
+            a->o.force = true;
+            break;
+        case 'o':
+            a->o.prefix = optarg;
+            break;
+        case O_NO_PLOT:
+            no_plot = true;
+            break;
+        case O_GNUPLOT:
+            a->o.gnuplot = optarg;
+            gnuplot = true;
+            break;
+        case 'q':
+            a->o.quiet = true;
+            break;
+        case 'h':
+            *help = true;
+            return 0;
         default:
             return llc_cli_usage("predict", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -124,7 +167,8 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
     a->files = argv + optind;
     a->n = (size_t)(argc - optind);
     if (a->n < 1 || a->n > PRED_MAX_PROGRAMS)
-        return llc_cli_usage("predict", "give 1 to %d profile files, not %zu", PRED_MAX_PROGRAMS, a->n);
+        return llc_cli_usage("predict", "give 1 to %d profile files, not %zu", PRED_MAX_PROGRAMS,
+                             a->n);
     if (a->preset && a->machine_file)
         return llc_cli_usage("predict", "give --preset or --machine, not both");
     if (a->o.prefix && !*a->o.prefix)
@@ -191,7 +235,8 @@ static int machine_of_info(const char *path, struct pred_machine *m)
     const char *fmt = json_string_value(json_object_get(doc, "format"));
     const json_t *caches = json_object_get(doc, "caches"), *best = NULL;
     if (!fmt || strcmp(fmt, "llcprobe-info") != 0) {
-        rc = llc_cli_fail("predict", "%s: format: not an llcprobe-info file ('llcprobe info --json')", path);
+        rc = llc_cli_fail("predict",
+                          "%s: format: not an llcprobe-info file ('llcprobe info --json')", path);
         goto out;
     }
     for (size_t i = 0; i < json_array_size(caches); i++) {
@@ -206,7 +251,8 @@ static int machine_of_info(const char *path, struct pred_machine *m)
     const json_int_t ways = json_integer_value(json_object_get(best, "ways"));
     const json_int_t sets = json_integer_value(json_object_get(best, "sets"));
     if (!best || size < 64 || ways < 1 || sets < 1 || (json_int_t)(sets * ways * 64) != size) {
-        rc = llc_cli_fail("predict", "%s: caches: no unified cache with size = sets x ways x 64", path);
+        rc = llc_cli_fail("predict", "%s: caches: no unified cache with size = sets x ways x 64",
+                          path);
         goto out;
     }
     memset(m, 0, sizeof(*m));
@@ -225,7 +271,8 @@ out:
 }
 
 /* Why two machines differ, "" if they are the same one. */
-static void machine_diff(const struct pred_machine *a, const struct pred_machine *b, char *why, size_t len)
+static void machine_diff(const struct pred_machine *a, const struct pred_machine *b, char *why,
+                         size_t len)
 {
     why[0] = 0;
     if (strcmp(a->kind, b->kind) != 0)
@@ -233,7 +280,8 @@ static void machine_diff(const struct pred_machine *a, const struct pred_machine
     else if (strcmp(a->kind, "preset") == 0 && strcmp(a->preset, b->preset) != 0)
         snprintf(why, len, "preset %s, not %s", a->preset, b->preset);
     else if (a->bytes != b->bytes || a->sets != b->sets || a->ways != b->ways)
-        snprintf(why, len, "LLC %llu sets x %u ways, not %llu x %u", a->sets, a->ways, b->sets, b->ways);
+        snprintf(why, len, "LLC %llu sets x %u ways, not %llu x %u", a->sets, a->ways, b->sets,
+                 b->ways);
     else if (strcmp(a->label, b->label) != 0)
         snprintf(why, len, "%s, not %s", a->label, b->label);
 }
@@ -258,7 +306,8 @@ static int choose_machine(const struct args *a, struct pred_prog *progs, struct 
         machine_diff(&pm, m, why, sizeof(why));
         if (!why[0])
             continue;
-        const char *against = a->preset || a->machine_file ? "the machine predicted for" : progs[0].file;
+        const char *against =
+            a->preset || a->machine_file ? "the machine predicted for" : progs[0].file;
         if (!o->force)
             return llc_cli_fail("predict", "%s: machine: %s in %s (--force predicts anyway)",
                                 progs[i].file, why, against);
@@ -331,7 +380,8 @@ int llc_cmd_predict(int argc, char **argv)
         rc = llc_cli_fail("predict", "%s", err);
         goto out;
     }
-    if (a.o.prefix && a.o.plot && pred_plot(a.o.prefix, progs, a.n, &m, &a.o, &r, err, sizeof(err)) < 0)
+    if (a.o.prefix && a.o.plot &&
+        pred_plot(a.o.prefix, progs, a.n, &m, &a.o, &r, err, sizeof(err)) < 0)
         llc_cli_warn(a.o.quiet, "predict: no plots: %s", err);
 out:
     pred_result_free(&r);

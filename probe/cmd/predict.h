@@ -14,12 +14,12 @@
 
 /* The cache predicted for. */
 struct pred_machine {
-    char label[128];            /* "preset intel8", "host AMD EPYC" */
-    char kind[16];              /* preset or host */
-    char preset[32];            /* preset name, "" for hosts */
+    char label[128]; /* "preset intel8", "host AMD EPYC" */
+    char kind[16];   /* preset or host */
+    char preset[32]; /* preset name, "" for hosts */
     unsigned long long bytes, lines, sets;
     unsigned ways;
-    char policy[16];            /* the machine's policy */
+    char policy[16]; /* the machine's policy */
     char inclusion[16];
 };
 
@@ -31,11 +31,11 @@ enum pred_anchor { PRED_ANCHOR_NONE = 0, PRED_ANCHOR_OK, PRED_ANCHOR_FLAGGED };
 struct pred_prog {
     const char *file;
     struct llc_profile prof;
-    size_t n_phases;                    /* profile phases (+ 1 if pooled) */
+    size_t n_phases; /* profile phases (+ 1 if pooled) */
     struct llc_statmodel_model **models;
     struct llc_contention_phase *plain;    /* gamma 1, cv from the probe */
     struct llc_contention_phase *anchored; /* gamma from the probe */
-    int *phase_id;                      /* profile id, -1 = pooled */
+    int *phase_id;                         /* profile id, -1 = pooled */
     double *gamma, *gamma_rms;
     enum pred_anchor *anchor;
     int *window_phase;
@@ -59,16 +59,16 @@ struct pred_result {
      * [pa * n_b + pb][2] shares and solo shares. */
     size_t grid_a, grid_b;
     struct llc_contention_share *grid, *grid_solo;
-    double seconds;                      /* time the prediction took */
+    double seconds; /* time the prediction took */
 };
 
 struct pred_opts {
     const char *prefix, *gnuplot;
     enum llc_contention_policy policy;
     bool policy_given, coupling, probe, force, plot, quiet;
-    bool cold;  /* cold start (not --stationary) */
-    bool assoc; /* LRU in W-way sets (not --fully-associative) */
-    char forced[512];           /* what --force let through, "" if nothing */
+    bool cold;        /* cold start (not --stationary) */
+    bool assoc;       /* LRU in W-way sets (not --fully-associative) */
+    char forced[512]; /* what --force let through, "" if nothing */
 };
 
 /* predict.c: a profile read and checked as predict takes it (sets
@@ -87,8 +87,8 @@ void pred_result_free(struct pred_result *r);
 
 /* predict_out.c: PREFIX.prediction.json, .csv, .tuples.csv; and stdout */
 int pred_write(const char *prefix, const struct pred_prog *progs, size_t n,
-               const struct pred_machine *m, const struct pred_opts *o,
-               const struct pred_result *r, char *err, size_t errlen);
+               const struct pred_machine *m, const struct pred_opts *o, const struct pred_result *r,
+               char *err, size_t errlen);
 void pred_print(FILE *out, const struct pred_prog *progs, size_t n, const struct pred_machine *m,
                 const struct pred_opts *o, const struct pred_result *r);
 /* The warnings and flags, one line each (caller frees each and the array). */
@@ -97,7 +97,7 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
 
 /* predict_plot.c: PREFIX.occupancy.png, .missratio.png, .slowdown.png */
 int pred_plot(const char *prefix, const struct pred_prog *progs, size_t n,
-              const struct pred_machine *m, const struct pred_opts *o,
-              const struct pred_result *r, char *err, size_t errlen);
+              const struct pred_machine *m, const struct pred_opts *o, const struct pred_result *r,
+              char *err, size_t errlen);
 
 #endif

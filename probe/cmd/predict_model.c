@@ -106,8 +106,8 @@ static int windows(struct pred_prog *p, size_t pooled_index, char *err, size_t e
         }
     }
     if (p->n_windows == 0)
-        return llc_errf(err, errlen, -ENODATA, "%s: windows.instructions: no window has instructions",
-                        p->file);
+        return llc_errf(err, errlen, -ENODATA,
+                        "%s: windows.instructions: no window has instructions", p->file);
     return 0;
 }
 
@@ -134,7 +134,8 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, char *err, size_t errle
     for (size_t k = 0; rc == 0 && k < f->n_phases; k++) {
         const struct llc_profile_phase *ph = &f->phases[k];
         p->phase_id[k] = ph->id;
-        p->plain[k] = (struct llc_contention_phase){.api = ph->refs_per_instruction, .cpi0 = ph->cpi0};
+        p->plain[k] =
+            (struct llc_contention_phase){.api = ph->refs_per_instruction, .cpi0 = ph->cpi0};
         char why[LLC_ERRLEN];
         rc = llc_statmodel_prepare(ph->rdhist, &p->models[k], why, sizeof(why));
         if (rc < 0)
@@ -177,14 +178,17 @@ void pred_prog_set_cold(struct pred_prog *p, bool cold)
     }
 }
 
-static void fill_progs(struct pred_prog *progs, size_t n, bool anchored, struct llc_contention_prog *cp)
+static void fill_progs(struct pred_prog *progs, size_t n, bool anchored,
+                       struct llc_contention_prog *cp)
 {
     for (size_t i = 0; i < n; i++)
-        cp[i] = (struct llc_contention_prog){
-            .freq_hz = progs[i].prof.timing.freq_hz,
-            .phases = anchored ? progs[i].anchored : progs[i].plain,
-            .n_phases = progs[i].n_phases, .window_phase = progs[i].window_phase,
-            .window_instructions = progs[i].window_ins, .n_windows = progs[i].n_windows};
+        cp[i] =
+            (struct llc_contention_prog){.freq_hz = progs[i].prof.timing.freq_hz,
+                                         .phases = anchored ? progs[i].anchored : progs[i].plain,
+                                         .n_phases = progs[i].n_phases,
+                                         .window_phase = progs[i].window_phase,
+                                         .window_instructions = progs[i].window_ins,
+                                         .n_windows = progs[i].n_windows};
 }
 
 void pred_result_free(struct pred_result *r)
@@ -222,9 +226,11 @@ static int baselines(struct pred_prog *progs, size_t n, const struct llc_content
             ph[i] = &progs[i].plain[run->tuples[t].phase[i]];
             freq[i] = progs[i].prof.timing.freq_hz;
         }
-        rc = llc_contention_baseline(ph, freq, n, cfg, LLC_CONTENTION_FOA, &r->foa[t * n], err, errlen);
+        rc = llc_contention_baseline(ph, freq, n, cfg, LLC_CONTENTION_FOA, &r->foa[t * n], err,
+                                     errlen);
         if (rc == 0)
-            rc = llc_contention_baseline(ph, freq, n, cfg, LLC_CONTENTION_SDC, &r->sdc[t * n], err, errlen);
+            rc = llc_contention_baseline(ph, freq, n, cfg, LLC_CONTENTION_SDC, &r->sdc[t * n], err,
+                                         errlen);
         for (size_t i = 0; rc == 0 && i < n; i++) {
             rc = llc_contention_baseline(&ph[i], &freq[i], 1, cfg, LLC_CONTENTION_FOA,
                                          &r->foa_solo[t * n + i], err, errlen);
@@ -240,9 +246,10 @@ static int baselines(struct pred_prog *progs, size_t n, const struct llc_content
             const struct llc_contention_phase *ph = &progs[i].plain[tr->phase[i]];
             const double ins = s->dt * freq[i] / tr->share[i].cpi;
             for (int b = 0; b < 2; b++) {
-                const struct llc_contention_share *x = b ? &r->sdc[s->tuple * n + i] : &r->foa[s->tuple * n + i];
-                const struct llc_contention_share *x1 = b ? &r->sdc_solo[s->tuple * n + i]
-                                                          : &r->foa_solo[s->tuple * n + i];
+                const struct llc_contention_share *x =
+                    b ? &r->sdc[s->tuple * n + i] : &r->foa[s->tuple * n + i];
+                const struct llc_contention_share *x1 =
+                    b ? &r->sdc_solo[s->tuple * n + i] : &r->foa_solo[s->tuple * n + i];
                 struct pred_baseline_sum *u = b ? &r->sdc_sum[i] : &r->foa_sum[i];
                 u->ins += ins;
                 u->refs += ins * ph->api;
@@ -262,9 +269,11 @@ static int baselines(struct pred_prog *progs, size_t n, const struct llc_content
  * so is its co-run from them, which the grid then copies instead of
  * solving again. The solo check keeps out a tuple solved from anything
  * but the plain phases alone. */
-static const struct llc_contention_tuple_result *
-run_tuple(const struct llc_contention_run *run, const size_t *at, size_t nb, size_t a, size_t b,
-          const struct llc_contention_share *sa, const struct llc_contention_share *sb)
+static const struct llc_contention_tuple_result *run_tuple(const struct llc_contention_run *run,
+                                                           const size_t *at, size_t nb, size_t a,
+                                                           size_t b,
+                                                           const struct llc_contention_share *sa,
+                                                           const struct llc_contention_share *sb)
 {
     if (!at || !at[a * nb + b])
         return NULL;
@@ -300,16 +309,19 @@ static int pair_grid(struct pred_prog *progs, size_t n, const struct llc_content
     int rc = 0;
     /* Each phase alone once, then every pair from those solo rates. */
     for (size_t a = 0; rc == 0 && a < na; a++)
-        rc = llc_contention_solo(&progs[0].plain[a], freq[0], cfg, &r->grid_solo[a * nb * 2], err, errlen);
+        rc = llc_contention_solo(&progs[0].plain[a], freq[0], cfg, &r->grid_solo[a * nb * 2], err,
+                                 errlen);
     for (size_t b = 0; rc == 0 && b < nb; b++)
-        rc = llc_contention_solo(&progs[1].plain[b], freq[1], cfg, &r->grid_solo[b * 2 + 1], err, errlen);
+        rc = llc_contention_solo(&progs[1].plain[b], freq[1], cfg, &r->grid_solo[b * 2 + 1], err,
+                                 errlen);
     for (size_t a = 0; rc == 0 && a < na; a++)
         for (size_t b = 0; rc == 0 && b < nb; b++) {
             const struct llc_contention_phase *ph[2] = {&progs[0].plain[a], &progs[1].plain[b]};
             struct llc_contention_share *solo = &r->grid_solo[(a * nb + b) * 2];
             solo[0] = r->grid_solo[a * nb * 2];
             solo[1] = r->grid_solo[b * 2 + 1];
-            const struct llc_contention_tuple_result *t = run_tuple(run, at, nb, a, b, &solo[0], &solo[1]);
+            const struct llc_contention_tuple_result *t =
+                run_tuple(run, at, nb, a, b, &solo[0], &solo[1]);
             if (t) {
                 r->grid[(a * nb + b) * 2] = t->share[0];
                 r->grid[(a * nb + b) * 2 + 1] = t->share[1];

@@ -37,7 +37,8 @@ static double measured_solo_cpi(const struct pred_prog *p)
     return ins > 0 ? cyc / ins : NAN;
 }
 
-static int add_flag(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int add_flag(char ***v, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static int add_flag(char ***v, size_t *n, const char *fmt, ...)
 {
     char buf[768];
@@ -62,12 +63,14 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
     size_t k = 0;
     const enum llc_contention_policy base = llc_contention_base_policy(o->policy);
     if (o->policy != base)
-        add_flag(&v, &k, "policy %s is predicted with the %s equilibrium (an approximation: "
-                         "recency-based policies keep what is reused soon)",
+        add_flag(&v, &k,
+                 "policy %s is predicted with the %s equilibrium (an approximation: "
+                 "recency-based policies keep what is reused soon)",
                  llc_contention_policy_name(o->policy), llc_contention_policy_name(base));
     if (strcmp(m->inclusion, "exclusive") == 0)
-        add_flag(&v, &k, "exclusive (victim) LLC: the model lets every reference refresh a line's "
-                         "LLC recency, which a victim cache does not see");
+        add_flag(&v, &k,
+                 "exclusive (victim) LLC: the model lets every reference refresh a line's "
+                 "LLC recency, which a victim cache does not see");
     if (o->forced[0])
         add_flag(&v, &k, "--force: %s", o->forced);
     for (size_t i = 0; i < n; i++) {
@@ -83,44 +86,55 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
                          p->prof.probe.per_phase[q].phase, p->prof.probe.per_phase[q].note);
         for (size_t q = 0; q < p->n_phases; q++)
             if (p->anchor[q] == PRED_ANCHOR_FLAGGED)
-                add_flag(&v, &k, "%s: phase %d: gamma %.3g outside [%.2f, %.2f]: probe and StatStack "
-                                 "disagree on the footprint's growth (prefetching, non-LRU policy, "
-                                 "sampling bias)", name_of(p), p->phase_id[q], p->gamma[q],
-                         1 / LLC_CONTENTION_ANCHOR_TOL, LLC_CONTENTION_ANCHOR_TOL);
+                add_flag(&v, &k,
+                         "%s: phase %d: gamma %.3g outside [%.2f, %.2f]: probe and StatStack "
+                         "disagree on the footprint's growth (prefetching, non-LRU policy, "
+                         "sampling bias)",
+                         name_of(p), p->phase_id[q], p->gamma[q], 1 / LLC_CONTENTION_ANCHOR_TOL,
+                         LLC_CONTENTION_ANCHOR_TOL);
     }
     const struct llc_contention_run *run = r->run;
     if (run->warn_segments)
-        add_flag(&v, &k, "equilibrium: T* exceeds 10%% of the shortest phase run (consecutive "
-                         "windows of one phase) in %.1f%% of the co-run (worst %.2g x the run): the "
-                         "cache may not settle before the phase changes", 100 * run->warn_seconds / run->total_s, run->worst_tstar_ratio);
+        add_flag(&v, &k,
+                 "equilibrium: T* exceeds 10%% of the shortest phase run (consecutive "
+                 "windows of one phase) in %.1f%% of the co-run (worst %.2g x the run): the "
+                 "cache may not settle before the phase changes",
+                 100 * run->warn_seconds / run->total_s, run->worst_tstar_ratio);
     size_t nc = 0;
     for (size_t t = 0; t < run->n_tuples; t++)
         nc += !run->tuples[t].info.converged;
     if (nc)
-        add_flag(&v, &k, "coupling: %zu of %zu phase tuples did not converge (beta down to 1/16, "
-                         "200 steps each)", nc, run->n_tuples);
+        add_flag(&v, &k,
+                 "coupling: %zu of %zu phase tuples did not converge (beta down to 1/16, "
+                 "200 steps each)",
+                 nc, run->n_tuples);
     *out = v;
     return k;
 }
 
-static json_t *summary_json(const struct llc_contention_prog_summary *u, const struct pred_machine *m,
-                            double freq)
+static json_t *summary_json(const struct llc_contention_prog_summary *u,
+                            const struct pred_machine *m, double freq)
 {
     (void)freq;
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-                     "miss_ratio", llc_json_finite(u->miss_ratio), "miss_rate_per_s", llc_json_finite(per_s(u->misses, u->seconds)),
-                     "occupancy_lines", llc_json_finite(u->occupancy), "occupancy_bytes", llc_json_finite(u->occupancy * 64),
-                     "occupancy_pct_llc", llc_json_finite(100 * u->occupancy / (double)m->lines), "cpi", llc_json_finite(u->cpi),
-                     "solo_cpi", llc_json_finite(u->solo_cpi), "slowdown", llc_json_finite(u->slowdown), "instructions",
-                     llc_json_finite(u->instructions), "seconds", llc_json_finite(u->seconds), "solo_seconds", llc_json_finite(u->solo_seconds));
+    return json_pack(
+        "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "miss_ratio",
+        llc_json_finite(u->miss_ratio), "miss_rate_per_s",
+        llc_json_finite(per_s(u->misses, u->seconds)), "occupancy_lines",
+        llc_json_finite(u->occupancy), "occupancy_bytes", llc_json_finite(u->occupancy * 64),
+        "occupancy_pct_llc", llc_json_finite(100 * u->occupancy / (double)m->lines), "cpi",
+        llc_json_finite(u->cpi), "solo_cpi", llc_json_finite(u->solo_cpi), "slowdown",
+        llc_json_finite(u->slowdown), "instructions", llc_json_finite(u->instructions), "seconds",
+        llc_json_finite(u->seconds), "solo_seconds", llc_json_finite(u->solo_seconds));
 }
 
 static json_t *baseline_json(const struct pred_baseline_sum *u, const struct pred_machine *m)
 {
     const double occ = u->time > 0 ? u->occ_time / u->time : NAN;
-    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "miss_ratio", llc_json_finite(u->refs > 0 ? u->misses / u->refs : NAN),
-                     "occupancy_lines", llc_json_finite(occ), "occupancy_pct_llc", llc_json_finite(100 * occ / (double)m->lines),
-                     "cpi", llc_json_finite(u->ins > 0 ? u->cycles / u->ins : NAN), "slowdown",
+    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "miss_ratio",
+                     llc_json_finite(u->refs > 0 ? u->misses / u->refs : NAN), "occupancy_lines",
+                     llc_json_finite(occ), "occupancy_pct_llc",
+                     llc_json_finite(100 * occ / (double)m->lines), "cpi",
+                     llc_json_finite(u->ins > 0 ? u->cycles / u->ins : NAN), "slowdown",
                      llc_json_finite(u->solo_cycles > 0 ? u->cycles / u->solo_cycles : NAN));
 }
 
@@ -129,10 +143,12 @@ static json_t *phases_json(const struct pred_prog *p)
     static const char *const status[] = {"none", "ok", "flagged"};
     json_t *a = json_array();
     for (size_t k = 0; k < p->n_phases; k++)
-        json_array_append_new(a, json_pack("{s:i, s:o, s:o, s:s, s:o, s:o}", "phase", p->phase_id[k],
-                                           "gamma", llc_json_finite(p->gamma[k]), "gamma_rms_log", llc_json_finite(p->gamma_rms[k]),
-                                           "anchor", status[p->anchor[k]], "cv", llc_json_finite(p->plain[k].cv),
-                                           "refs_per_instruction", llc_json_finite(p->plain[k].api)));
+        json_array_append_new(a,
+                              json_pack("{s:i, s:o, s:o, s:s, s:o, s:o}", "phase", p->phase_id[k],
+                                        "gamma", llc_json_finite(p->gamma[k]), "gamma_rms_log",
+                                        llc_json_finite(p->gamma_rms[k]), "anchor",
+                                        status[p->anchor[k]], "cv", llc_json_finite(p->plain[k].cv),
+                                        "refs_per_instruction", llc_json_finite(p->plain[k].api)));
     return a;
 }
 
@@ -143,21 +159,24 @@ static json_t *programs_json(const struct pred_prog *progs, size_t n, const stru
     for (size_t i = 0; i < n; i++) {
         const struct pred_prog *p = &progs[i];
         const double f = p->prof.timing.freq_hz;
-        json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "name", name_of(p), "file",
-                              p->file, "model", summary_json(&r->run->summary[i], m, f), "foa",
-                              baseline_json(&r->foa_sum[i], m), "sdc", baseline_json(&r->sdc_sum[i], m),
-                              "anchored", r->anchored ? summary_json(&r->anchored->summary[i], m, f) : json_null(),
-                              "measured_solo_cpi", llc_json_finite(measured_solo_cpi(p)), "probe_used", p->probe_used,
-                              "phases", phases_json(p));
+        json_t *o = json_pack(
+            "{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "name", name_of(p), "file", p->file,
+            "model", summary_json(&r->run->summary[i], m, f), "foa",
+            baseline_json(&r->foa_sum[i], m), "sdc", baseline_json(&r->sdc_sum[i], m), "anchored",
+            r->anchored ? summary_json(&r->anchored->summary[i], m, f) : json_null(),
+            "measured_solo_cpi", llc_json_finite(measured_solo_cpi(p)), "probe_used", p->probe_used,
+            "phases", phases_json(p));
         json_array_append_new(a, o);
     }
     return a;
 }
 
-static json_t *share_json(const struct llc_contention_share *s, const struct llc_contention_share *solo)
+static json_t *share_json(const struct llc_contention_share *s,
+                          const struct llc_contention_share *solo)
 {
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "miss_ratio", llc_json_finite(s->miss_ratio), "miss_rate_per_s",
-                     llc_json_finite(s->miss_rate), "occupancy_lines", llc_json_finite(s->occupancy), "cpi", llc_json_finite(s->cpi), "solo_cpi",
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "miss_ratio", llc_json_finite(s->miss_ratio),
+                     "miss_rate_per_s", llc_json_finite(s->miss_rate), "occupancy_lines",
+                     llc_json_finite(s->occupancy), "cpi", llc_json_finite(s->cpi), "solo_cpi",
                      llc_json_finite(solo->cpi), "slowdown", llc_json_finite(s->cpi / solo->cpi));
 }
 
@@ -171,21 +190,28 @@ static json_t *tuples_json(const struct pred_prog *progs, size_t n, const struct
         for (size_t i = 0; i < n; i++) {
             json_array_append_new(ph, json_integer(progs[i].phase_id[tr->phase[i]]));
             /* cold start: the phase's own references so far (null: warm) */
-            json_array_append_new(age, tr->phase[n + i] < 0 ? json_null()
-                                                            : llc_json_finite(llc_contention_class_age(tr->phase[n + i])));
+            json_array_append_new(
+                age, tr->phase[n + i] < 0
+                         ? json_null()
+                         : llc_json_finite(llc_contention_class_age(tr->phase[n + i])));
             json_t *s = share_json(&tr->share[i], &tr->solo[i]);
             json_object_set_new(s, "foa_miss_ratio", llc_json_finite(r->foa[t * n + i].miss_ratio));
-            json_object_set_new(s, "foa_slowdown", llc_json_finite(r->foa[t * n + i].cpi / r->foa_solo[t * n + i].cpi));
+            json_object_set_new(
+                s, "foa_slowdown",
+                llc_json_finite(r->foa[t * n + i].cpi / r->foa_solo[t * n + i].cpi));
             json_object_set_new(s, "sdc_miss_ratio", llc_json_finite(r->sdc[t * n + i].miss_ratio));
-            json_object_set_new(s, "sdc_slowdown", llc_json_finite(r->sdc[t * n + i].cpi / r->sdc_solo[t * n + i].cpi));
+            json_object_set_new(
+                s, "sdc_slowdown",
+                llc_json_finite(r->sdc[t * n + i].cpi / r->sdc_solo[t * n + i].cpi));
             json_array_append_new(pr, s);
         }
-        json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:i, s:o, s:o}", "phases", ph,
-                                           "ages", age, "seconds",
-                                           llc_json_finite(tr->seconds), "t_star_s", llc_json_finite(tr->info.t_star), "min_phase_run_s",
-                                           llc_json_finite(tr->min_window_s), "converged", tr->info.converged,
-                                           "iterations", (int)tr->info.iterations, "beta", llc_json_finite(tr->info.beta),
-                                           "programs", pr));
+        json_array_append_new(
+            a, json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:i, s:o, s:o}", "phases", ph, "ages", age,
+                         "seconds", llc_json_finite(tr->seconds), "t_star_s",
+                         llc_json_finite(tr->info.t_star), "min_phase_run_s",
+                         llc_json_finite(tr->min_window_s), "converged", tr->info.converged,
+                         "iterations", (int)tr->info.iterations, "beta",
+                         llc_json_finite(tr->info.beta), "programs", pr));
     }
     return a;
 }
@@ -217,8 +243,8 @@ static json_t *grid_json(const struct pred_prog *progs, const struct pred_result
             json_array_append_new(rows[k], row[k]);
     }
     return json_pack("{s:[s,s], s:o, s:o, s:o, s:o, s:o, s:o}", "programs", name_of(&progs[0]),
-                     name_of(&progs[1]), "phases_a", pa, "phases_b", pb, "slowdown_a", rows[0], "slowdown_b",
-                     rows[1], "miss_ratio_a", rows[2], "miss_ratio_b", rows[3]);
+                     name_of(&progs[1]), "phases_a", pa, "phases_b", pb, "slowdown_a", rows[0],
+                     "slowdown_b", rows[1], "miss_ratio_a", rows[2], "miss_ratio_b", rows[3]);
 }
 
 static int write_timeline_csv(const char *path, const struct pred_prog *progs, size_t n,
@@ -238,8 +264,9 @@ static int write_timeline_csv(const char *path, const struct pred_prog *progs, s
         for (size_t i = 0; i < n; i++) {
             const struct llc_contention_share *x = &tr->share[i], *x1 = &tr->solo[i];
             fprintf(s, "%.17g,%.17g,%zu,%s,%zu,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", g->t0, g->dt, i,
-                    name_of(&progs[i]), run->segment_window[k * n + i], progs[i].phase_id[tr->phase[i]],
-                    x->miss_ratio, x->miss_rate, x->occupancy, x->cpi, x1->cpi, x->cpi / x1->cpi);
+                    name_of(&progs[i]), run->segment_window[k * n + i],
+                    progs[i].phase_id[tr->phase[i]], x->miss_ratio, x->miss_rate, x->occupancy,
+                    x->cpi, x1->cpi, x->cpi / x1->cpi);
         }
     }
     return llc_afile_commit(f, err, errlen);
@@ -254,17 +281,20 @@ static int write_tuples_csv(const char *path, const struct pred_prog *progs, siz
         return rc;
     FILE *s = llc_afile_stream(f);
     const struct llc_contention_run *run = r->run;
-    fprintf(s, "tuple,program,name,phase,seconds,t_star_s,miss_ratio,occupancy_lines,cpi,solo_cpi,slowdown,"
-               "foa_miss_ratio,foa_slowdown,sdc_miss_ratio,sdc_slowdown\n");
+    fprintf(
+        s,
+        "tuple,program,name,phase,seconds,t_star_s,miss_ratio,occupancy_lines,cpi,solo_cpi,slowdown,"
+        "foa_miss_ratio,foa_slowdown,sdc_miss_ratio,sdc_slowdown\n");
     for (size_t t = 0; t < run->n_tuples; t++) {
         const struct llc_contention_tuple_result *tr = &run->tuples[t];
         for (size_t i = 0; i < n; i++) {
             const size_t j = t * n + i;
-            fprintf(s, "%zu,%zu,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", t, i,
-                    name_of(&progs[i]), progs[i].phase_id[tr->phase[i]], tr->seconds, tr->info.t_star,
-                    tr->share[i].miss_ratio, tr->share[i].occupancy, tr->share[i].cpi, tr->solo[i].cpi,
-                    tr->share[i].cpi / tr->solo[i].cpi, r->foa[j].miss_ratio, r->foa[j].cpi / r->foa_solo[j].cpi,
-                    r->sdc[j].miss_ratio, r->sdc[j].cpi / r->sdc_solo[j].cpi);
+            fprintf(s, "%zu,%zu,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", t,
+                    i, name_of(&progs[i]), progs[i].phase_id[tr->phase[i]], tr->seconds,
+                    tr->info.t_star, tr->share[i].miss_ratio, tr->share[i].occupancy,
+                    tr->share[i].cpi, tr->solo[i].cpi, tr->share[i].cpi / tr->solo[i].cpi,
+                    r->foa[j].miss_ratio, r->foa[j].cpi / r->foa_solo[j].cpi, r->sdc[j].miss_ratio,
+                    r->sdc[j].cpi / r->sdc_solo[j].cpi);
         }
     }
     return llc_afile_commit(f, err, errlen);
@@ -280,12 +310,13 @@ static char *with_suffix(const char *prefix, const char *suffix)
 }
 
 int pred_write(const char *prefix, const struct pred_prog *progs, size_t n,
-               const struct pred_machine *m, const struct pred_opts *o,
-               const struct pred_result *r, char *err, size_t errlen)
+               const struct pred_machine *m, const struct pred_opts *o, const struct pred_result *r,
+               char *err, size_t errlen)
 {
     char **flags = NULL;
     const size_t nf = pred_flags(progs, n, m, o, r, &flags);
-    char *json = with_suffix(prefix, ".prediction.json"), *csv = with_suffix(prefix, ".prediction.csv");
+    char *json = with_suffix(prefix, ".prediction.json"),
+         *csv = with_suffix(prefix, ".prediction.csv");
     char *tcsv = with_suffix(prefix, ".tuples.csv");
     json_t *doc = llc_json_doc_new(PRED_FORMAT, PRED_VERSION), *fl = json_array();
     int rc = 0;
@@ -297,24 +328,26 @@ int pred_write(const char *prefix, const struct pred_prog *progs, size_t n,
         json_array_append_new(fl, json_string(flags[k]));
     const enum llc_contention_policy base = llc_contention_base_policy(o->policy);
     json_object_set_new(doc, "machine",
-                        json_pack("{s:s, s:s?, s:{s:I, s:I, s:I, s:i, s:s}, s:s, s:s}", "kind", m->kind,
-                                  "preset", m->preset[0] ? m->preset : NULL, "llc", "bytes",
-                                  (json_int_t)m->bytes, "lines", (json_int_t)m->lines, "sets",
-                                  (json_int_t)m->sets, "ways", (int)m->ways, "inclusion", m->inclusion,
-                                  "policy", llc_contention_policy_name(o->policy), "model_policy",
-                                  llc_contention_policy_name(base)));
-    json_object_set_new(doc, "options", json_pack("{s:b, s:b, s:b, s:b, s:b}", "coupling", o->coupling, "probe",
-                                                  o->probe, "cold_start", o->cold, "set_associative",
-                                                  o->assoc, "force", o->force));
+                        json_pack("{s:s, s:s?, s:{s:I, s:I, s:I, s:i, s:s}, s:s, s:s}", "kind",
+                                  m->kind, "preset", m->preset[0] ? m->preset : NULL, "llc",
+                                  "bytes", (json_int_t)m->bytes, "lines", (json_int_t)m->lines,
+                                  "sets", (json_int_t)m->sets, "ways", (int)m->ways, "inclusion",
+                                  m->inclusion, "policy", llc_contention_policy_name(o->policy),
+                                  "model_policy", llc_contention_policy_name(base)));
+    json_object_set_new(doc, "options",
+                        json_pack("{s:b, s:b, s:b, s:b, s:b}", "coupling", o->coupling, "probe",
+                                  o->probe, "cold_start", o->cold, "set_associative", o->assoc,
+                                  "force", o->force));
     json_object_set_new(doc, "programs", programs_json(progs, n, m, r));
     json_object_set_new(doc, "tuples", tuples_json(progs, n, r));
     json_object_set_new(doc, "pair_grid", grid_json(progs, r));
-    json_object_set_new(doc, "timeline", json_pack("{s:o, s:I, s:I, s:o, s:o, s:s}", "total_s",
-                                                   llc_json_finite(r->run->total_s), "segments",
-                                                   (json_int_t)r->run->n_segments, "equilibrium_warn_segments",
-                                                   (json_int_t)r->run->warn_segments, "equilibrium_warn_s",
-                                                   llc_json_finite(r->run->warn_seconds), "worst_tstar_over_window",
-                                                   llc_json_finite(r->run->worst_tstar_ratio), "csv", csv));
+    json_object_set_new(doc, "timeline",
+                        json_pack("{s:o, s:I, s:I, s:o, s:o, s:s}", "total_s",
+                                  llc_json_finite(r->run->total_s), "segments",
+                                  (json_int_t)r->run->n_segments, "equilibrium_warn_segments",
+                                  (json_int_t)r->run->warn_segments, "equilibrium_warn_s",
+                                  llc_json_finite(r->run->warn_seconds), "worst_tstar_over_window",
+                                  llc_json_finite(r->run->worst_tstar_ratio), "csv", csv));
     json_object_set_new(doc, "flags", fl);
     fl = NULL;
     json_object_set_new(doc, "prediction_ms", llc_json_finite(r->seconds * 1e3));
@@ -339,20 +372,23 @@ void pred_print(FILE *out, const struct pred_prog *progs, size_t n, const struct
                 const struct pred_opts *o, const struct pred_result *r)
 {
     const enum llc_contention_policy base = llc_contention_base_policy(o->policy);
-    fprintf(out, "predict: %zu programs on %s (%llu lines, %llu sets x %u ways), policy %s (model %s), "
-                 "coupling %s, probe %s\n", n, m->label, m->lines, m->sets, m->ways,
-            llc_contention_policy_name(o->policy), llc_contention_policy_name(base),
-            o->coupling ? "on" : "off", o->probe ? "on" : "off");
-    fprintf(out, "  %-16s %10s %9s %10s %7s %7s %8s  %-15s %-15s\n", "program", "miss_ratio", "misses/s",
-            "occupancy", "%llc", "cpi", "slowdown", "FOA mr/slowdown", "SDC mr/slowdown");
+    fprintf(out,
+            "predict: %zu programs on %s (%llu lines, %llu sets x %u ways), policy %s (model %s), "
+            "coupling %s, probe %s\n",
+            n, m->label, m->lines, m->sets, m->ways, llc_contention_policy_name(o->policy),
+            llc_contention_policy_name(base), o->coupling ? "on" : "off", o->probe ? "on" : "off");
+    fprintf(out, "  %-16s %10s %9s %10s %7s %7s %8s  %-15s %-15s\n", "program", "miss_ratio",
+            "misses/s", "occupancy", "%llc", "cpi", "slowdown", "FOA mr/slowdown",
+            "SDC mr/slowdown");
     for (size_t i = 0; i < n; i++) {
         const struct llc_contention_prog_summary *u = &r->run->summary[i];
         const struct pred_baseline_sum *fa = &r->foa_sum[i], *sd = &r->sdc_sum[i];
         fprintf(out, "  %-16s %10.5f %9.3g %10.0f %6.1f%% %7.3f %8.4f  %.4f/%-8.4f %.4f/%-8.4f\n",
-                name_of(&progs[i]), u->miss_ratio, per_s(u->misses, u->seconds), u->occupancy, 100 * u->occupancy / (double)m->lines, u->cpi, u->slowdown,
-                fa->misses / fa->refs, fa->cycles / fa->solo_cycles, sd->misses / sd->refs,
-                sd->cycles / sd->solo_cycles);
+                name_of(&progs[i]), u->miss_ratio, per_s(u->misses, u->seconds), u->occupancy,
+                100 * u->occupancy / (double)m->lines, u->cpi, u->slowdown, fa->misses / fa->refs,
+                fa->cycles / fa->solo_cycles, sd->misses / sd->refs, sd->cycles / sd->solo_cycles);
     }
-    fprintf(out, "  co-run %.4g s modelled, %zu phase tuples, %zu segments; prediction took %.1f ms\n",
+    fprintf(out,
+            "  co-run %.4g s modelled, %zu phase tuples, %zu segments; prediction took %.1f ms\n",
             r->run->total_s, r->run->n_tuples, r->run->n_segments, r->seconds * 1e3);
 }

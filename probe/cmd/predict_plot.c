@@ -25,7 +25,8 @@ struct ctx {
 static void title(FILE *gp, const char *what, const struct ctx *c)
 {
     char t[256];
-    snprintf(t, sizeof(t), "%s (%s, policy %s)", what, c->m->label, llc_contention_policy_name(c->o->policy));
+    snprintf(t, sizeof(t), "%s (%s, policy %s)", what, c->m->label,
+             llc_contention_policy_name(c->o->policy));
     fprintf(gp, "set title ");
     llc_plot_quote(gp, t);
     fprintf(gp, "\nset xrange [0:%.9g]\n", c->r->run->total_s * 1e3);
@@ -82,7 +83,8 @@ static void emit_missratio(void *vctx, FILE *gp)
                 "set key outside right\nset yrange [0:*]\n");
     fprintf(gp, "plot ");
     for (size_t i = 0; i < c->n; i++) {
-        fprintf(gp, "%s$d using 1:%zu with lines lw 2 lc rgb '%s' title ", i ? ", " : "", i + 2, colours[i]);
+        fprintf(gp, "%s$d using 1:%zu with lines lw 2 lc rgb '%s' title ", i ? ", " : "", i + 2,
+                colours[i]);
         llc_plot_quote(gp, c->progs[i].prof.program.name);
     }
     fprintf(gp, "\n");
@@ -93,8 +95,10 @@ static void emit_heatmap(void *vctx, FILE *gp)
     const struct ctx *c = vctx;
     const struct pred_result *r = c->r;
     const size_t na = r->grid_a, nb = r->grid_b;
-    fprintf(gp, "set multiplot layout 1,2\nset palette defined (0 '#ffffff', 1 '#fdae61', 2 '#d7191c')\n"
-                "set view map\nset size ratio -1\nset cblabel 'slowdown (x solo)'\n");
+    fprintf(
+        gp,
+        "set multiplot layout 1,2\nset palette defined (0 '#ffffff', 1 '#fdae61', 2 '#d7191c')\n"
+        "set view map\nset size ratio -1\nset cblabel 'slowdown (x solo)'\n");
     fprintf(gp, "set xrange [-0.5:%g]\nset yrange [-0.5:%g]\n", na - 0.5, nb - 0.5);
     fprintf(gp, "set xtics (");
     for (size_t a = 0; a < na; a++)
@@ -136,8 +140,8 @@ static char *png_name(const char *prefix, const char *what)
 }
 
 int pred_plot(const char *prefix, const struct pred_prog *progs, size_t n,
-              const struct pred_machine *m, const struct pred_opts *o,
-              const struct pred_result *r, char *err, size_t errlen)
+              const struct pred_machine *m, const struct pred_opts *o, const struct pred_result *r,
+              char *err, size_t errlen)
 {
     struct ctx c = {.progs = progs, .n = n, .m = m, .r = r, .o = o};
     static const char *const what[] = {"occupancy", "missratio", "slowdown"};
@@ -149,8 +153,8 @@ int pred_plot(const char *prefix, const struct pred_prog *progs, size_t n,
         char *png = png_name(prefix, what[k]);
         if (!png)
             return llc_errf(err, errlen, -ENOMEM, "out of memory");
-        rc = llc_plot_png(o->gnuplot, png, k == 2 ? 1300 : 1100, k == 2 ? 620 : 600, emit[k], &c, err,
-                          errlen);
+        rc = llc_plot_png(o->gnuplot, png, k == 2 ? 1300 : 1100, k == 2 ? 620 : 600, emit[k], &c,
+                          err, errlen);
         free(png);
     }
     return rc;

@@ -38,69 +38,70 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: llcprobe profile [-o PREFIX] --backend sim --preset P (--workload SPEC | --trace FILE)\n"
-            "       llcprobe profile [-o PREFIX] -- PROGRAM [ARGS...]\n"
-            "         [--rate R] [--seed S] [--window N] [--name NAME] [--no-probe] [--quiet]\n"
-            "         [--policy P] [--inclusion I] [--no-l2] [--instructions N] [--ipa X]\n"
-            "         [--cpi X] [--mlp X] [--latency L2,LLC,MEM] [--freq HZ]\n\n"
-            "Profiles one program alone into PREFIX.profile.json (format llcprobe-profile\n"
-            "v1, the input of 'llcprobe predict') and PREFIX.profile.csv (window, phase,\n"
-            "instructions, references): the program (command, binary or trace and its\n"
-            "SHA-256), the machine (preset, or this host's 'info' summary), the ScarPhase\n"
-            "phase of every window, each phase's reuse-distance histogram (as 'mrc --phases'\n"
-            "samples them), and per phase references per instruction and the solo figures.\n\n"
-            "With --backend sim the solo figures come from the simulator's timed mode (as\n"
-            "'sim --corun' runs each program alone): CPI, LLC misses per reference, LLC\n"
-            "accesses per reference, mean occupancy, and cpi0 = CPI - (LLC misses per\n"
-            "instruction) x (MEM - LLC) / MLP. A workload is first written as a synthetic\n"
-            "trace (one code region per workload phase) for the reuse and phase samplers.\n"
-            "Live (-- PROGRAM): traced under valgrind lackey (about 4000x slower: runs of\n"
-            "tens of milliseconds), then run natively once for its CPU time; CPI = CPU\n"
-            "time x --freq / instructions for every phase, cpi0 = CPI, miss ratio and\n"
-            "occupancy null (no PMU counts them here).\n\n"
-            "With --backend sim, per phase the stress probe co-runs with the target's\n"
-            "windows of that phase (the target paced at its timed solo rate): a map of\n"
-            "--probe-map-sets sets until they saw --probe-events foreign insertions each on\n"
-            "average, fit's Gaussian-25 selection and noise-corrected CV of that map, then\n"
-            "the 25 sets read at 3 probe rates spanning 10x in the linear regime (probe miss\n"
-            "ratio <= 0.1; an entry's note says when no rate is): Phi_hat(tau) per rate, the\n"
-            "anchor and set-skew input of 'predict'. Live runs record probe.status\n"
-            "\"missing\" and why ('predict' then assumes uniform set usage).\n\n"
-            "  -o, --output PREFIX  output prefix (default: the program's name)\n"
-            "  --backend B          sim (with --preset), or live with -- PROGRAM (default)\n"
-            "  --preset P           simulator preset: intel8 amd32\n"
-            "  --policy P           LLC replacement: lru random plru srrip brrip drrip\n"
-            "  --inclusion I        inclusive | victim | nine\n"
-            "  --no-l2              no private L2\n"
-            "  --workload SPEC      a synthetic workload ('llcprobe sim --list-workloads')\n"
-            "  --trace FILE         a trace recorded by 'llcprobe trace' (or the runtime)\n"
-            "  --instructions N     instructions of a workload, 1..1e12 (default %llu)\n"
-            "  --ipa X              instructions per access of a workload, (0, 1e6] (default %g)\n"
-            "  --cpi X              base cycles per instruction, (0, 100] (default %g)\n"
-            "  --mlp X              memory-level parallelism, [1, 64] (default %g)\n"
-            "  --latency L2,LLC,MEM cycles per level, each (0, 1e5] (default %g,%g,%g)\n"
-            "  --freq HZ            core clock recorded in the timing model and used for\n"
-            "                       live CPI, [1e6, 1e11] (default %g)\n"
-            "  --rate R             reuse sampling rate, (0, 1] (default %g)\n"
-            "  --seed S             seed of the sampler and the simulator (default 1)\n"
-            "  --window N           window length in instructions (references for traces\n"
-            "                       without instruction records), 1000..1e12 (default %d)\n"
-            "  --name NAME          the program's label in predictions\n"
-            "  --no-probe           skip the probe readings (recorded as missing)\n"
-            "  --probe-rates R,R,R  probe accesses per set per simulated second, 2..8 rates\n"
-            "                       each [10, 1e9] (default: 3 spanning 10x, the lowest with\n"
-            "                       the hottest selected set's miss ratio near 0.08)\n"
-            "  --probe-map-sets N   sets in each phase's map, 0 = all, 25..1e7 (default %u)\n"
-            "  --probe-events E     mean foreign insertions per mapped set at which a phase's\n"
-            "                       map stops, [1, 1e6] (default %g)\n"
-            "  -q, --quiet          no progress line\n"
-            "  -h, --help           this text\n\n"
-            "exit status: 0 ok, 1 failure (bad trace or workload, failed run), 2 usage.\n",
-            (unsigned long long)DEFAULT_INSTRUCTIONS, LLC_CORUN_DEFAULT_IPA,
-            LLC_CORUN_DEFAULT_CPI, LLC_CORUN_DEFAULT_MLP, LLC_CORUN_DEFAULT_LAT_L2,
-            LLC_CORUN_DEFAULT_LAT_LLC, LLC_CORUN_DEFAULT_LAT_MEM, DEFAULT_FREQ, DEFAULT_RATE,
-            LLC_REUSEFILE_WINDOW_DEFAULT, LLC_PROFILE_PROBE_MAP_SETS, LLC_PROFILE_PROBE_MAP_EVENTS);
+    fprintf(
+        out,
+        "usage: llcprobe profile [-o PREFIX] --backend sim --preset P (--workload SPEC | --trace FILE)\n"
+        "       llcprobe profile [-o PREFIX] -- PROGRAM [ARGS...]\n"
+        "         [--rate R] [--seed S] [--window N] [--name NAME] [--no-probe] [--quiet]\n"
+        "         [--policy P] [--inclusion I] [--no-l2] [--instructions N] [--ipa X]\n"
+        "         [--cpi X] [--mlp X] [--latency L2,LLC,MEM] [--freq HZ]\n\n"
+        "Profiles one program alone into PREFIX.profile.json (format llcprobe-profile\n"
+        "v1, the input of 'llcprobe predict') and PREFIX.profile.csv (window, phase,\n"
+        "instructions, references): the program (command, binary or trace and its\n"
+        "SHA-256), the machine (preset, or this host's 'info' summary), the ScarPhase\n"
+        "phase of every window, each phase's reuse-distance histogram (as 'mrc --phases'\n"
+        "samples them), and per phase references per instruction and the solo figures.\n\n"
+        "With --backend sim the solo figures come from the simulator's timed mode (as\n"
+        "'sim --corun' runs each program alone): CPI, LLC misses per reference, LLC\n"
+        "accesses per reference, mean occupancy, and cpi0 = CPI - (LLC misses per\n"
+        "instruction) x (MEM - LLC) / MLP. A workload is first written as a synthetic\n"
+        "trace (one code region per workload phase) for the reuse and phase samplers.\n"
+        "Live (-- PROGRAM): traced under valgrind lackey (about 4000x slower: runs of\n"
+        "tens of milliseconds), then run natively once for its CPU time; CPI = CPU\n"
+        "time x --freq / instructions for every phase, cpi0 = CPI, miss ratio and\n"
+        "occupancy null (no PMU counts them here).\n\n"
+        "With --backend sim, per phase the stress probe co-runs with the target's\n"
+        "windows of that phase (the target paced at its timed solo rate): a map of\n"
+        "--probe-map-sets sets until they saw --probe-events foreign insertions each on\n"
+        "average, fit's Gaussian-25 selection and noise-corrected CV of that map, then\n"
+        "the 25 sets read at 3 probe rates spanning 10x in the linear regime (probe miss\n"
+        "ratio <= 0.1; an entry's note says when no rate is): Phi_hat(tau) per rate, the\n"
+        "anchor and set-skew input of 'predict'. Live runs record probe.status\n"
+        "\"missing\" and why ('predict' then assumes uniform set usage).\n\n"
+        "  -o, --output PREFIX  output prefix (default: the program's name)\n"
+        "  --backend B          sim (with --preset), or live with -- PROGRAM (default)\n"
+        "  --preset P           simulator preset: intel8 amd32\n"
+        "  --policy P           LLC replacement: lru random plru srrip brrip drrip\n"
+        "  --inclusion I        inclusive | victim | nine\n"
+        "  --no-l2              no private L2\n"
+        "  --workload SPEC      a synthetic workload ('llcprobe sim --list-workloads')\n"
+        "  --trace FILE         a trace recorded by 'llcprobe trace' (or the runtime)\n"
+        "  --instructions N     instructions of a workload, 1..1e12 (default %llu)\n"
+        "  --ipa X              instructions per access of a workload, (0, 1e6] (default %g)\n"
+        "  --cpi X              base cycles per instruction, (0, 100] (default %g)\n"
+        "  --mlp X              memory-level parallelism, [1, 64] (default %g)\n"
+        "  --latency L2,LLC,MEM cycles per level, each (0, 1e5] (default %g,%g,%g)\n"
+        "  --freq HZ            core clock recorded in the timing model and used for\n"
+        "                       live CPI, [1e6, 1e11] (default %g)\n"
+        "  --rate R             reuse sampling rate, (0, 1] (default %g)\n"
+        "  --seed S             seed of the sampler and the simulator (default 1)\n"
+        "  --window N           window length in instructions (references for traces\n"
+        "                       without instruction records), 1000..1e12 (default %d)\n"
+        "  --name NAME          the program's label in predictions\n"
+        "  --no-probe           skip the probe readings (recorded as missing)\n"
+        "  --probe-rates R,R,R  probe accesses per set per simulated second, 2..8 rates\n"
+        "                       each [10, 1e9] (default: 3 spanning 10x, the lowest with\n"
+        "                       the hottest selected set's miss ratio near 0.08)\n"
+        "  --probe-map-sets N   sets in each phase's map, 0 = all, 25..1e7 (default %u)\n"
+        "  --probe-events E     mean foreign insertions per mapped set at which a phase's\n"
+        "                       map stops, [1, 1e6] (default %g)\n"
+        "  -q, --quiet          no progress line\n"
+        "  -h, --help           this text\n\n"
+        "exit status: 0 ok, 1 failure (bad trace or workload, failed run), 2 usage.\n",
+        (unsigned long long)DEFAULT_INSTRUCTIONS, LLC_CORUN_DEFAULT_IPA, LLC_CORUN_DEFAULT_CPI,
+        LLC_CORUN_DEFAULT_MLP, LLC_CORUN_DEFAULT_LAT_L2, LLC_CORUN_DEFAULT_LAT_LLC,
+        LLC_CORUN_DEFAULT_LAT_MEM, DEFAULT_FREQ, DEFAULT_RATE, LLC_REUSEFILE_WINDOW_DEFAULT,
+        LLC_PROFILE_PROBE_MAP_SETS, LLC_PROFILE_PROBE_MAP_EVENTS);
 }
 
 struct prof_opts {
@@ -140,15 +141,33 @@ static int parse_rates(const char *arg, struct llc_profile_probe_config *pc)
             return rc;
     }
     if (n < 2)
-        return llc_cli_usage(CMD, "--probe-rates: '%s' is not 2..%d rates", arg, LLC_PROFILE_MAX_RATES);
+        return llc_cli_usage(CMD, "--probe-rates: '%s' is not 2..%d rates", arg,
+                             LLC_PROFILE_MAX_RATES);
     pc->n_rates = n;
     return 0;
 }
 
 static int parse_args(int argc, char **argv, struct prof_opts *o)
 {
-    enum { O_BACKEND = 256, O_WORKLOAD, O_TRACE, O_INSTR, O_IPA, O_CPI, O_MLP, O_LAT, O_FREQ,
-           O_RATE, O_SEED, O_WINDOW, O_NAME, O_NOPROBE, O_PRATES, O_PSETS, O_PEVENTS };
+    enum {
+        O_BACKEND = 256,
+        O_WORKLOAD,
+        O_TRACE,
+        O_INSTR,
+        O_IPA,
+        O_CPI,
+        O_MLP,
+        O_LAT,
+        O_FREQ,
+        O_RATE,
+        O_SEED,
+        O_WINDOW,
+        O_NAME,
+        O_NOPROBE,
+        O_PRATES,
+        O_PSETS,
+        O_PEVENTS
+    };
     static const struct option longopts[] = {
         {"backend", required_argument, 0, O_BACKEND},
         LLC_SIM_CMD_LONGOPTS,
@@ -173,12 +192,16 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    *o = (struct prof_opts){.instructions = DEFAULT_INSTRUCTIONS, .seed = 1,
-                            .window = LLC_REUSEFILE_WINDOW_DEFAULT, .ipa = LLC_CORUN_DEFAULT_IPA,
-                            .cpi = LLC_CORUN_DEFAULT_CPI, .mlp = LLC_CORUN_DEFAULT_MLP,
-                            .freq = DEFAULT_FREQ, .rate = DEFAULT_RATE,
-                            .lat = {LLC_CORUN_DEFAULT_LAT_L2, LLC_CORUN_DEFAULT_LAT_LLC,
-                                    LLC_CORUN_DEFAULT_LAT_MEM}};
+    *o = (struct prof_opts){
+        .instructions = DEFAULT_INSTRUCTIONS,
+        .seed = 1,
+        .window = LLC_REUSEFILE_WINDOW_DEFAULT,
+        .ipa = LLC_CORUN_DEFAULT_IPA,
+        .cpi = LLC_CORUN_DEFAULT_CPI,
+        .mlp = LLC_CORUN_DEFAULT_MLP,
+        .freq = DEFAULT_FREQ,
+        .rate = DEFAULT_RATE,
+        .lat = {LLC_CORUN_DEFAULT_LAT_L2, LLC_CORUN_DEFAULT_LAT_LLC, LLC_CORUN_DEFAULT_LAT_MEM}};
     llc_profile_probe_config_default(&o->probe);
     optind = 1;
     opterr = 0;
@@ -186,27 +209,57 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
     uint64_t u64;
     while ((c = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {
         switch (c) {
-        case O_BACKEND: o->backend = optarg; break;
-        case LLC_SIM_OPT_PRESET: case LLC_SIM_OPT_POLICY: case LLC_SIM_OPT_INCL: case LLC_SIM_OPT_NOL2:
+        case O_BACKEND:
+            o->backend = optarg;
+            break;
+        case LLC_SIM_OPT_PRESET:
+        case LLC_SIM_OPT_POLICY:
+        case LLC_SIM_OPT_INCL:
+        case LLC_SIM_OPT_NOL2:
             llc_sim_cmd_opt(c, optarg, &o->sim);
             break;
-        case O_WORKLOAD: o->workload = optarg; break;
-        case O_TRACE: o->trace = optarg; break;
-        case O_INSTR: rc = llc_opt_u64(CMD, "instructions", optarg, 1, 1000000000000ULL,
-                                       &o->instructions); break;
-        case O_IPA: rc = llc_opt_double(CMD, "ipa", optarg, 1e-9, 1e6, &o->ipa); break;
-        case O_CPI: rc = llc_opt_double(CMD, "cpi", optarg, 1e-9, 100, &o->cpi); break;
-        case O_MLP: rc = llc_opt_double(CMD, "mlp", optarg, 1, 64, &o->mlp); break;
-        case O_LAT: rc = parse_latency(optarg, o->lat); break;
-        case O_FREQ: rc = llc_opt_double(CMD, "freq", optarg, 1e6, 1e11, &o->freq); break;
-        case O_RATE: rc = llc_opt_double(CMD, "rate", optarg, 1e-9, 1, &o->rate); break;
-        case O_SEED: rc = llc_opt_u64(CMD, "seed", optarg, 0, ((uint64_t)1 << 63) - 1,
-                                      &o->seed); break;
-        case O_WINDOW: rc = llc_opt_u64(CMD, "window", optarg, 1000, 1000000000000ULL,
-                                        &o->window); break;
-        case O_NAME: o->name = optarg; break;
-        case O_NOPROBE: o->no_probe = true; break;
-        case O_PRATES: rc = parse_rates(optarg, &o->probe); break;
+        case O_WORKLOAD:
+            o->workload = optarg;
+            break;
+        case O_TRACE:
+            o->trace = optarg;
+            break;
+        case O_INSTR:
+            rc = llc_opt_u64(CMD, "instructions", optarg, 1, 1000000000000ULL, &o->instructions);
+            break;
+        case O_IPA:
+            rc = llc_opt_double(CMD, "ipa", optarg, 1e-9, 1e6, &o->ipa);
+            break;
+        case O_CPI:
+            rc = llc_opt_double(CMD, "cpi", optarg, 1e-9, 100, &o->cpi);
+            break;
+        case O_MLP:
+            rc = llc_opt_double(CMD, "mlp", optarg, 1, 64, &o->mlp);
+            break;
+        case O_LAT:
+            rc = parse_latency(optarg, o->lat);
+            break;
+        case O_FREQ:
+            rc = llc_opt_double(CMD, "freq", optarg, 1e6, 1e11, &o->freq);
+            break;
+        case O_RATE:
+            rc = llc_opt_double(CMD, "rate", optarg, 1e-9, 1, &o->rate);
+            break;
+        case O_SEED:
+            rc = llc_opt_u64(CMD, "seed", optarg, 0, ((uint64_t)1 << 63) - 1, &o->seed);
+            break;
+        case O_WINDOW:
+            rc = llc_opt_u64(CMD, "window", optarg, 1000, 1000000000000ULL, &o->window);
+            break;
+        case O_NAME:
+            o->name = optarg;
+            break;
+        case O_NOPROBE:
+            o->no_probe = true;
+            break;
+        case O_PRATES:
+            rc = parse_rates(optarg, &o->probe);
+            break;
         case O_PSETS:
             rc = llc_opt_u64(CMD, "probe-map-sets", optarg, 0, 10000000, &u64);
             if (rc == 0 && u64 && u64 < 25)
@@ -214,13 +267,22 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
                                    (unsigned long long)u64);
             o->probe.map_sets = (uint32_t)u64;
             break;
-        case O_PEVENTS: rc = llc_opt_double(CMD, "probe-events", optarg, 1, 1e6,
-                                            &o->probe.map_events); break;
-        case 'o': o->out = optarg; break;
-        case 'q': o->quiet = true; break;
-        case 'h': usage(stdout); return -1;
-        case ':': return llc_cli_usage(CMD, "%s needs a value", argv[optind - 1]);
-        default: return llc_cli_usage(CMD, "unknown option '%s'", argv[optind - 1]);
+        case O_PEVENTS:
+            rc = llc_opt_double(CMD, "probe-events", optarg, 1, 1e6, &o->probe.map_events);
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        case 'q':
+            o->quiet = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return -1;
+        case ':':
+            return llc_cli_usage(CMD, "%s needs a value", argv[optind - 1]);
+        default:
+            return llc_cli_usage(CMD, "unknown option '%s'", argv[optind - 1]);
         }
         if (rc)
             return rc;
@@ -236,7 +298,8 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
         if (!o->workload == !o->trace)
             return llc_cli_usage(CMD, "--backend sim takes exactly one of --workload and --trace");
         if (o->argv)
-            return llc_cli_usage(CMD, "--backend sim profiles a workload or a trace, not a program");
+            return llc_cli_usage(CMD,
+                                 "--backend sim profiles a workload or a trace, not a program");
     } else {
         if (o->sim.preset || o->workload)
             return llc_cli_usage(CMD, "--preset and --workload go with --backend sim");
@@ -380,10 +443,10 @@ static int set_machine_host(struct llc_profile *p, char *backend_reason, size_t 
     m->llc.ways = g->ways;
     m->llc.sets = m->llc.lines / g->ways;
     m->llc.slices = g->slices && m->llc.sets % g->slices == 0 ? g->slices : 1;
-    m->llc.policy = strdup("lru");   /* unknown; the model's assumption */
+    m->llc.policy = strdup("lru"); /* unknown; the model's assumption */
     m->llc.inclusion = strdup(g->hierarchy == LLC_HIER_EXCLUSIVE_VICTIM ? "exclusive"
-                              : g->hierarchy == LLC_HIER_NON_INCLUSIVE ? "nine"
-                                                                       : "inclusive");
+                              : g->hierarchy == LLC_HIER_NON_INCLUSIVE  ? "nine"
+                                                                        : "inclusive");
     json_t *doc = llc_sysinfo_to_json(si);
     m->info_json = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
     json_decref(doc);
@@ -397,8 +460,8 @@ out:
 
 /* What the timed run (or the live timing) says about the windows. */
 struct solo_windows {
-    const struct llc_corun_series *sim;   /* NULL: live */
-    double live_cpi;                      /* live: one CPI for all */
+    const struct llc_corun_series *sim; /* NULL: live */
+    double live_cpi;                    /* live: one CPI for all */
 };
 
 /* Phase ids >= 0 of the run, in ascending order; *n of them. */
@@ -449,7 +512,8 @@ static int fill_phases(struct llc_profile *p, const struct llc_mrc_phase_run *ru
         rc = llc_profile_alloc_phases(p, one ? 1 : np, err, errlen);
     if (rc < 0)
         goto out;
-    p->windows.unit = strdup(run->unit == LLC_MRC_WINDOW_REFERENCES ? "references" : "instructions");
+    p->windows.unit =
+        strdup(run->unit == LLC_MRC_WINDOW_REFERENCES ? "references" : "instructions");
     p->windows.length = run->window;
     const double penalty = (o->lat[2] - o->lat[1]) / o->mlp;
     for (size_t j = 0; j < p->n_phases; j++) {
@@ -585,7 +649,9 @@ static int probe_sim(const struct prof_opts *o, const struct llc_sim_config *cfg
     }
     const struct llc_profile_probe_run pr = {.workload = o->workload,
                                              .trace = o->workload ? NULL : o->trace,
-                                             .n_windows = n, .accesses = v, .seconds = v + n,
+                                             .n_windows = n,
+                                             .accesses = v,
+                                             .seconds = v + n,
                                              .insertions = v + 2 * n};
     struct llc_profile_probe_config pc = o->probe;
     pc.seed = o->seed;
@@ -596,12 +662,11 @@ static int probe_sim(const struct prof_opts *o, const struct llc_sim_config *cfg
     return rc;
 }
 
-static int run_sim(const struct prof_opts *o, struct llc_profile *p,
-                   struct llc_mrc_phase_run *run, char *err, size_t errlen)
+static int run_sim(const struct prof_opts *o, struct llc_profile *p, struct llc_mrc_phase_run *run,
+                   char *err, size_t errlen)
 {
     struct llc_sim_config cfg;
-    int rc = llc_sim_cmd_config(&o->sim, 4096, o->seed, 1,
-                                &cfg);
+    int rc = llc_sim_cmd_config(&o->sim, 4096, o->seed, 1, &cfg);
     if (rc)
         return rc;
     char tmp[4096] = "";
@@ -626,8 +691,11 @@ static int run_sim(const struct prof_opts *o, struct llc_profile *p,
     /* The timed solo run: the workload itself (set shapes kept), or the trace. */
     struct llc_corun_agent ag = {.name = "solo",
                                  .source = o->workload ? LLC_CORUN_WORKLOAD : LLC_CORUN_TRACE,
-                                 .spec = o->workload, .trace_path = o->trace,
-                                 .cpi = o->cpi, .mlp = o->mlp, .ipa = o->ipa,
+                                 .spec = o->workload,
+                                 .trace_path = o->trace,
+                                 .cpi = o->cpi,
+                                 .mlp = o->mlp,
+                                 .ipa = o->ipa,
                                  .instructions = o->workload ? o->instructions : 0};
     struct llc_corun_params cp;
     llc_corun_params_default(&cp);
@@ -660,16 +728,16 @@ fail:
     return rc < 0 ? fail_unless_stopped(err) : rc;
 }
 
-static int run_live(const struct prof_opts *o, struct llc_profile *p,
-                    struct llc_mrc_phase_run *run, char *err, size_t errlen)
+static int run_live(const struct prof_opts *o, struct llc_profile *p, struct llc_mrc_phase_run *run,
+                    char *err, size_t errlen)
 {
     char tmp[4096] = "", reason[1024] = "";
     int rc = llc_profile_tmp_path(".trace", tmp, sizeof(tmp), err, errlen);
     if (rc < 0)
         goto fail;
     struct llc_trace_record_stats st;
-    const struct llc_trace_record_opts ro = {.output = tmp, .argv = o->argv,
-                                             .stop = llc_map_cmd_signals()};
+    const struct llc_trace_record_opts ro = {
+        .output = tmp, .argv = o->argv, .stop = llc_map_cmd_signals()};
     if (!o->quiet)
         fprintf(stderr, "llcprobe: profile: tracing %s under valgrind lackey\n", o->argv[0]);
     if ((rc = llc_trace_record_lackey(&ro, &st, err, errlen)) < 0)
@@ -708,8 +776,8 @@ static void print_summary(const struct llc_profile *p, const char *path)
                (unsigned long long)ph->windows, ph->instructions, ph->refs_per_instruction,
                ph->samples, ph->solo.cpi, ph->solo.llc_miss_ratio, ph->solo.occupancy_lines);
     }
-    printf("probe: %s%s%s\n", p->probe.ok ? "ok" : "missing",
-           p->probe.reason ? ": " : "", p->probe.reason ? p->probe.reason : "");
+    printf("probe: %s%s%s\n", p->probe.ok ? "ok" : "missing", p->probe.reason ? ": " : "",
+           p->probe.reason ? p->probe.reason : "");
     for (size_t i = 0; i < p->probe.n_phases; i++) {
         const struct llc_profile_probe_phase *e = &p->probe.per_phase[i];
         printf("  phase %d: cv %.3f, phi_hat", e->phase, e->cv);
@@ -749,7 +817,8 @@ int llc_cmd_profile(int argc, char **argv)
         rc = llc_cli_fail(CMD, "%s", err);
         goto out;
     }
-    rc = o.argv ? run_live(&o, &p, &run, err, sizeof(err)) : run_sim(&o, &p, &run, err, sizeof(err));
+    rc =
+        o.argv ? run_live(&o, &p, &run, err, sizeof(err)) : run_sim(&o, &p, &run, err, sizeof(err));
     if (rc && llc_stop_requested()) {
         fprintf(stderr, "llcprobe: %s: stopped by signal %d; nothing was written\n", CMD,
                 (int)llc_stop_signal);

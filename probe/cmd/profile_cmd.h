@@ -15,8 +15,8 @@ int llc_profile_tmp_path(const char *suffix, char *buf, size_t len, char *err, s
  * records at code addresses of the workload's phase, then the access with
  * that code address. Checks *stop (if set) every 256 accesses. */
 int llc_profile_workload_trace(const struct llc_sim_config *cfg, const char *spec, double ipa,
-                               uint64_t instructions, const char *path,
-                               volatile sig_atomic_t *stop, char *err, size_t errlen);
+                               uint64_t instructions, const char *path, volatile sig_atomic_t *stop,
+                               char *err, size_t errlen);
 /* Runs argv natively; *cpu_s = its user + system CPU time. */
 int llc_profile_time_native(char *const *argv, double *cpu_s, int *status, char *err,
                             size_t errlen);

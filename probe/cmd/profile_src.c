@@ -39,15 +39,15 @@ int llc_profile_tmp_path(const char *suffix, char *buf, size_t len, char *err, s
 }
 
 int llc_profile_workload_trace(const struct llc_sim_config *cfg, const char *spec, double ipa,
-                               uint64_t instructions, const char *path,
-                               volatile sig_atomic_t *stop, char *err, size_t errlen)
+                               uint64_t instructions, const char *path, volatile sig_atomic_t *stop,
+                               char *err, size_t errlen)
 {
     struct llc_workload *w = NULL;
     struct llc_trace_writer *tw = NULL;
     char sub[LLC_ERRLEN];
     const struct llc_workload_target t = {.geometry = &cfg->llc};
-    int rc = llc_workload_create(spec, &t, llc_corun_stream_seed(cfg->seed, 0), &w, sub,
-                                 sizeof(sub));
+    int rc =
+        llc_workload_create(spec, &t, llc_corun_stream_seed(cfg->seed, 0), &w, sub, sizeof(sub));
     if (rc < 0) {
         llc_errf(err, errlen, rc, "--workload: %s", sub);
         goto out;
@@ -79,7 +79,9 @@ int llc_profile_workload_trace(const struct llc_sim_config *cfg, const char *spe
                     goto werr;
             }
             done += ni;
-            const struct llc_trace_rec dr = {.addr = addr[j], .pc = pc, .size = 8,
+            const struct llc_trace_rec dr = {.addr = addr[j],
+                                             .pc = pc,
+                                             .size = 8,
                                              .kind = wr[j] ? LLC_TRACE_STORE : LLC_TRACE_LOAD};
             if ((rc = llc_trace_writer_put(tw, &dr)) < 0)
                 goto werr;
@@ -96,8 +98,7 @@ out:
     return rc;
 }
 
-int llc_profile_time_native(char *const *argv, double *cpu_s, int *status, char *err,
-                            size_t errlen)
+int llc_profile_time_native(char *const *argv, double *cpu_s, int *status, char *err, size_t errlen)
 {
     const pid_t pid = fork();
     if (pid < 0)
@@ -114,8 +115,7 @@ int llc_profile_time_native(char *const *argv, double *cpu_s, int *status, char 
     }
     *status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
     if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127)
-        return llc_errf(err, errlen, -ENOENT, "%s: could not be run natively (exit 127)",
-                        argv[0]);
+        return llc_errf(err, errlen, -ENOENT, "%s: could not be run natively (exit 127)", argv[0]);
     *cpu_s = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
              (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
     return 0;

@@ -90,8 +90,18 @@ static void usage(FILE *out)
 /* 0 = parsed, otherwise the exit status. -1 = --help printed. */
 static int parse_args(int argc, char **argv, struct sim_opts *o)
 {
-    enum { O_WORKLOAD = 256, O_TRACE, O_NOISE, O_NRATE,
-           O_RATE, O_DUR, O_PAGE, O_SEED, O_INTERVAL, O_LIST };
+    enum {
+        O_WORKLOAD = 256,
+        O_TRACE,
+        O_NOISE,
+        O_NRATE,
+        O_RATE,
+        O_DUR,
+        O_PAGE,
+        O_SEED,
+        O_INTERVAL,
+        O_LIST
+    };
     static const struct option longopts[] = {
         LLC_SIM_CMD_LONGOPTS,
         {"workload", required_argument, 0, O_WORKLOAD},
@@ -115,11 +125,18 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
     int c, rc = 0;
     while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
         switch (c) {
-        case LLC_SIM_OPT_PRESET: case LLC_SIM_OPT_POLICY: case LLC_SIM_OPT_INCL: case LLC_SIM_OPT_NOL2:
+        case LLC_SIM_OPT_PRESET:
+        case LLC_SIM_OPT_POLICY:
+        case LLC_SIM_OPT_INCL:
+        case LLC_SIM_OPT_NOL2:
             llc_sim_cmd_opt(c, optarg, &o->sim);
             break;
-        case O_WORKLOAD: o->workload = optarg; break;
-        case O_TRACE: o->trace = optarg; break;
+        case O_WORKLOAD:
+            o->workload = optarg;
+            break;
+        case O_TRACE:
+            o->trace = optarg;
+            break;
         case O_NOISE:
             if (o->nnoise == MAX_NOISE)
                 return llc_cli_usage("sim", "at most %d --noise agents", MAX_NOISE);
@@ -143,16 +160,28 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
             o->page_size = (uint32_t)v;
             break;
         }
-        case O_SEED: rc = llc_opt_u64("sim", "seed", optarg, 0, UINT64_MAX, &o->seed); break;
+        case O_SEED:
+            rc = llc_opt_u64("sim", "seed", optarg, 0, UINT64_MAX, &o->seed);
+            break;
         case O_INTERVAL:
             rc = llc_opt_u64("sim", "interval", optarg, 1, SIM_COUNT_MAX, &o->interval);
             break;
-        case O_LIST: fputs(llc_workload_help(), stdout); return -1;
-        case 'o': o->out = optarg; break;
-        case 'q': o->quiet = true; break;
-        case 'h': usage(stdout); return -1;
-        case ':': return llc_cli_usage("sim", "%s needs a value", argv[optind - 1]);
-        default: return llc_cli_usage("sim", "unknown option '%s'", argv[optind - 1]);
+        case O_LIST:
+            fputs(llc_workload_help(), stdout);
+            return -1;
+        case 'o':
+            o->out = optarg;
+            break;
+        case 'q':
+            o->quiet = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return -1;
+        case ':':
+            return llc_cli_usage("sim", "%s needs a value", argv[optind - 1]);
+        default:
+            return llc_cli_usage("sim", "unknown option '%s'", argv[optind - 1]);
         }
         if (rc)
             return rc;
@@ -171,11 +200,20 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 bool llc_sim_cmd_opt(int c, const char *arg, struct llc_sim_cmd_opts *o)
 {
     switch (c) {
-    case LLC_SIM_OPT_PRESET: o->preset = arg; return true;
-    case LLC_SIM_OPT_POLICY: o->policy = arg; return true;
-    case LLC_SIM_OPT_INCL: o->inclusion = arg; return true;
-    case LLC_SIM_OPT_NOL2: o->no_l2 = true; return true;
-    default: return false;
+    case LLC_SIM_OPT_PRESET:
+        o->preset = arg;
+        return true;
+    case LLC_SIM_OPT_POLICY:
+        o->policy = arg;
+        return true;
+    case LLC_SIM_OPT_INCL:
+        o->inclusion = arg;
+        return true;
+    case LLC_SIM_OPT_NOL2:
+        o->no_l2 = true;
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -232,7 +270,7 @@ static int trace_records(const char *path, uint64_t *out)
 
 struct progress_ctx {
     struct llc_progress bar;
-    uint64_t expected;   /* target accesses the run should take */
+    uint64_t expected; /* target accesses the run should take */
 };
 
 static void on_progress(void *ctx, uint64_t done, uint64_t total)
@@ -277,10 +315,10 @@ static void print_summary(struct llc_simrun *r, const char *preset, double wall)
            c->llc.slices, c->llc.sets_per_slice, llc_sim_policy_name(c->llc_policy),
            llc_sim_inclusion_name(c->inclusion));
     if (c->l2_sets)
-        printf(", L2 %s %u-way\n",
-               llc_format_size((uint64_t)c->l2_sets * c->l2_ways * c->llc.line_size, b2,
-                               sizeof(b2)),
-               c->l2_ways);
+        printf(
+            ", L2 %s %u-way\n",
+            llc_format_size((uint64_t)c->l2_sets * c->l2_ways * c->llc.line_size, b2, sizeof(b2)),
+            c->l2_ways);
     else
         printf(", no L2\n");
     printf("%-10s %-7s %12s %12s %8s %10s %10s %6s %20s\n", "agent", "role", "accesses",
@@ -314,8 +352,8 @@ static void print_summary(struct llc_simrun *r, const char *preset, double wall)
     }
     free(s);
     const uint64_t total = llc_simrun_total(r);
-    printf("simulated %llu accesses in %.3f s: %.3g accesses/s\n", (unsigned long long)total,
-           wall, wall > 0 ? total / wall : 0.0);
+    printf("simulated %llu accesses in %.3f s: %.3g accesses/s\n", (unsigned long long)total, wall,
+           wall > 0 ? total / wall : 0.0);
 }
 
 int llc_cmd_sim(int argc, char **argv)
@@ -341,9 +379,11 @@ int llc_cmd_sim(int argc, char **argv)
      * end: a pipe or FIFO has none, and would be read twice. */
     struct stat st;
     if (o.trace && stat(o.trace, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-        return llc_cli_fail("sim", "%s: not a regular file (a pipe or FIFO): the trace's trailer "
+        return llc_cli_fail("sim",
+                            "%s: not a regular file (a pipe or FIFO): the trace's trailer "
                             "is read first, which needs a file that can be seeked; save it to a "
-                            "file", o.trace);
+                            "file",
+                            o.trace);
     uint64_t expected = o.duration_given ? o.duration : o.workload ? DEFAULT_DURATION : 0;
     const uint64_t duration = expected;
     if (o.trace && !o.duration_given && (rc = trace_records(o.trace, &expected)) != 0)
@@ -396,8 +436,10 @@ int llc_cmd_sim(int argc, char **argv)
     const double wall = llc_now() - t0;
     llc_progress_end(&progress.bar);
     if (status == -EINTR) {
-        fprintf(stderr, "llcprobe: sim: stopped by signal %d after %llu accesses; nothing was "
-                "written\n", (int)llc_stop_signal, (unsigned long long)llc_simrun_counted(run));
+        fprintf(stderr,
+                "llcprobe: sim: stopped by signal %d after %llu accesses; nothing was "
+                "written\n",
+                (int)llc_stop_signal, (unsigned long long)llc_simrun_counted(run));
         rc = llc_stop_exit_code();
         goto out;
     }

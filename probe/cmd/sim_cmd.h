@@ -17,11 +17,13 @@ struct llc_sim_cmd_opts {
 };
 /* Their getopt_long codes and entries (one line of a command's table). */
 enum { LLC_SIM_OPT_PRESET = 0x1000, LLC_SIM_OPT_POLICY, LLC_SIM_OPT_INCL, LLC_SIM_OPT_NOL2 };
-#define LLC_SIM_CMD_LONGOPTS                                                                       \
-    {"preset", required_argument, 0, LLC_SIM_OPT_PRESET},                                         \
-        {"policy", required_argument, 0, LLC_SIM_OPT_POLICY},                                      \
-        {"inclusion", required_argument, 0, LLC_SIM_OPT_INCL},                                     \
-        {"no-l2", no_argument, 0, LLC_SIM_OPT_NOL2}
+#define LLC_SIM_CMD_LONGOPTS                                   \
+    {"preset", required_argument, 0, LLC_SIM_OPT_PRESET},      \
+        {"policy", required_argument, 0, LLC_SIM_OPT_POLICY},  \
+        {"inclusion", required_argument, 0, LLC_SIM_OPT_INCL}, \
+    {                                                          \
+        "no-l2", no_argument, 0, LLC_SIM_OPT_NOL2              \
+    }
 /* Stores getopt_long's code c with its argument; false if c is not one of
  * LLC_SIM_OPT_*. */
 bool llc_sim_cmd_opt(int c, const char *arg, struct llc_sim_cmd_opts *o);

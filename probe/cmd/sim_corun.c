@@ -55,9 +55,8 @@ void llc_sim_corun_usage(FILE *out)
             "                       'llcprobe study' predicts)\n"
             "  --no-solo            skip the solo runs (no slowdown)\n",
             MAX_T, LLC_CORUN_DEFAULT_CPI, LLC_CORUN_DEFAULT_MLP, LLC_CORUN_DEFAULT_IPA,
-            (unsigned long long)DEFAULT_BUDGET, LLC_CORUN_DEFAULT_LAT_L2,
-            LLC_CORUN_DEFAULT_LAT_LLC, LLC_CORUN_DEFAULT_LAT_MEM,
-            (unsigned long long)LLC_CORUN_DEFAULT_WINDOW);
+            (unsigned long long)DEFAULT_BUDGET, LLC_CORUN_DEFAULT_LAT_L2, LLC_CORUN_DEFAULT_LAT_LLC,
+            LLC_CORUN_DEFAULT_LAT_MEM, (unsigned long long)LLC_CORUN_DEFAULT_WINDOW);
 }
 
 struct corun_opts {
@@ -72,8 +71,8 @@ struct corun_opts {
 
 /* A comma list of doubles in [lo, hi] (lo exclusive if open): one value,
  * or exactly n. */
-static int parse_list(const char *opt, const char *arg, unsigned n, double lo, bool open,
-                      double hi, double *out)
+static int parse_list(const char *opt, const char *arg, unsigned n, double lo, bool open, double hi,
+                      double *out)
 {
     char buf[512];
     snprintf(buf, sizeof(buf), "%s", arg);
@@ -99,8 +98,18 @@ static int parse_list(const char *opt, const char *arg, unsigned n, double lo, b
 
 static int parse_args(int argc, char **argv, struct corun_opts *o)
 {
-    enum { O_SEED = 256, O_CPI, O_MLP, O_IPA, O_INSTR,
-           O_LAT, O_WINDOW, O_NOSOLO, O_CORUN, O_RESTART };
+    enum {
+        O_SEED = 256,
+        O_CPI,
+        O_MLP,
+        O_IPA,
+        O_INSTR,
+        O_LAT,
+        O_WINDOW,
+        O_NOSOLO,
+        O_CORUN,
+        O_RESTART
+    };
     static const struct option longopts[] = {
         {"corun", no_argument, 0, O_CORUN},
         LLC_SIM_CMD_LONGOPTS,
@@ -124,25 +133,54 @@ static int parse_args(int argc, char **argv, struct corun_opts *o)
     int c, rc = 0;
     while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
         switch (c) {
-        case O_CORUN: break;
-        case LLC_SIM_OPT_PRESET: case LLC_SIM_OPT_POLICY: case LLC_SIM_OPT_INCL: case LLC_SIM_OPT_NOL2:
+        case O_CORUN:
+            break;
+        case LLC_SIM_OPT_PRESET:
+        case LLC_SIM_OPT_POLICY:
+        case LLC_SIM_OPT_INCL:
+        case LLC_SIM_OPT_NOL2:
             llc_sim_cmd_opt(c, optarg, &o->sim);
             break;
-        case O_SEED: rc = llc_opt_u64(CMD, "seed", optarg, 0, UINT64_MAX, &o->seed); break;
-        case O_CPI: o->cpi = optarg; break;
-        case O_MLP: o->mlp = optarg; break;
-        case O_IPA: o->ipa = optarg; break;
-        case O_INSTR: o->budget = optarg; break;
-        case O_LAT: o->latency = optarg; break;
-        case O_WINDOW: rc = llc_opt_u64(CMD, "window", optarg, 1, 1000000000000000ULL,
-                                        &o->window); break;
-        case O_NOSOLO: o->no_solo = true; break;
-        case O_RESTART: o->restart = true; break;
-        case 'o': o->out = optarg; break;
-        case 'q': o->quiet = true; break;
-        case 'h': llc_sim_corun_usage(stdout); return -1;
-        case ':': return llc_cli_usage(CMD, "%s needs a value", argv[optind - 1]);
-        default: return llc_cli_usage(CMD, "unknown option '%s' in co-run mode", argv[optind - 1]);
+        case O_SEED:
+            rc = llc_opt_u64(CMD, "seed", optarg, 0, UINT64_MAX, &o->seed);
+            break;
+        case O_CPI:
+            o->cpi = optarg;
+            break;
+        case O_MLP:
+            o->mlp = optarg;
+            break;
+        case O_IPA:
+            o->ipa = optarg;
+            break;
+        case O_INSTR:
+            o->budget = optarg;
+            break;
+        case O_LAT:
+            o->latency = optarg;
+            break;
+        case O_WINDOW:
+            rc = llc_opt_u64(CMD, "window", optarg, 1, 1000000000000000ULL, &o->window);
+            break;
+        case O_NOSOLO:
+            o->no_solo = true;
+            break;
+        case O_RESTART:
+            o->restart = true;
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        case 'q':
+            o->quiet = true;
+            break;
+        case 'h':
+            llc_sim_corun_usage(stdout);
+            return -1;
+        case ':':
+            return llc_cli_usage(CMD, "%s needs a value", argv[optind - 1]);
+        default:
+            return llc_cli_usage(CMD, "unknown option '%s' in co-run mode", argv[optind - 1]);
         }
         if (rc)
             return rc;
@@ -180,8 +218,8 @@ static int make_agents(const struct corun_opts *o, struct llc_corun_agent *ag, c
     for (unsigned i = 0; i < o->n; i++) {
         const char *t = o->targets[i];
         char err[LLC_ERRLEN];
-        ag[i] = (struct llc_corun_agent){.cpi = cpi[i], .mlp = mlp[i], .ipa = ipa[i],
-                                         .instructions = (uint64_t)budget[i]};
+        ag[i] = (struct llc_corun_agent){
+            .cpi = cpi[i], .mlp = mlp[i], .ipa = ipa[i], .instructions = (uint64_t)budget[i]};
         if (access(t, R_OK) == 0) {
             ag[i].source = LLC_CORUN_TRACE;
             ag[i].trace_path = t;
@@ -194,8 +232,10 @@ static int make_agents(const struct corun_opts *o, struct llc_corun_agent *ag, c
                 ag[i].instructions = DEFAULT_BUDGET;
             snprintf(names[i], 64, "%u:%.*s", i, (int)strcspn(t, ":"), t);
         } else {
-            return llc_cli_fail(CMD, "target '%s': neither a readable trace file nor a "
-                                     "workload (%s)", t, err);
+            return llc_cli_fail(CMD,
+                                "target '%s': neither a readable trace file nor a "
+                                "workload (%s)",
+                                t, err);
         }
         ag[i].name = names[i];
     }
@@ -266,8 +306,7 @@ int llc_cmd_sim_corun(int argc, char **argv)
     if ((rc = make_agents(&o, ag, names)))
         return rc;
     struct llc_sim_config cfg;
-    if ((rc = llc_sim_cmd_config(&o.sim, 4096, o.seed, o.n,
-                                 &cfg)))
+    if ((rc = llc_sim_cmd_config(&o.sim, 4096, o.seed, o.n, &cfg)))
         return rc;
     char csv[4096], err[LLC_ERRLEN];
     llc_sim_cmd_csv_path(o.out, csv, sizeof(csv));
@@ -295,8 +334,8 @@ int llc_cmd_sim_corun(int argc, char **argv)
     }
     if (rc < 0)
         return llc_cli_fail(CMD, "%s", err);
-    const struct llc_corun_report_meta meta = {.preset = o.sim.preset, .targets = o.targets,
-                                               .agents = ag};
+    const struct llc_corun_report_meta meta = {
+        .preset = o.sim.preset, .targets = o.targets, .agents = ag};
     if (llc_corun_write_json(r, &cfg, &p, &meta, o.out, err, sizeof(err)) < 0 ||
         llc_corun_write_csv(r, csv, err, sizeof(err)) < 0) {
         llc_corun_free(r);

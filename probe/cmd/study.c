@@ -96,8 +96,17 @@ struct args {
 
 static int parse_args(int argc, char **argv, struct args *a, bool *help)
 {
-    enum { O_PROFILES = 256, O_METRIC, O_BUDGET, O_FORCE, O_REUSE, O_SLURM, O_PARTITION, O_SBATCH,
-           O_STATIONARY };
+    enum {
+        O_PROFILES = 256,
+        O_METRIC,
+        O_BUDGET,
+        O_FORCE,
+        O_REUSE,
+        O_SLURM,
+        O_PARTITION,
+        O_SBATCH,
+        O_STATIONARY
+    };
     static const struct option longopts[] = {
         {"cores", required_argument, NULL, 'k'},
         {"profiles", required_argument, NULL, O_PROFILES},
@@ -126,13 +135,17 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
             if ((rc = llc_opt_u64("study", "cores", optarg, 2, STUDY_MAX_K, &a->k)))
                 return rc;
             break;
-        case O_PROFILES: a->profiles = optarg; break;
-        case 'o': a->out = optarg; break;
+        case O_PROFILES:
+            a->profiles = optarg;
+            break;
+        case 'o':
+            a->out = optarg;
+            break;
         case O_METRIC: {
             const int m = study_metric_parse(optarg);
             if (m < 0)
-                return llc_cli_usage("study", "--metric is throughput, worst, fairness or misses, not '%s'",
-                                     optarg);
+                return llc_cli_usage(
+                    "study", "--metric is throughput, worst, fairness or misses, not '%s'", optarg);
             a->metric = (enum study_metric)m;
             break;
         }
@@ -140,25 +153,42 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
             if ((rc = llc_opt_u64("study", "budget", optarg, 1000, 1000000000000ull, &a->budget)))
                 return rc;
             break;
-        case O_FORCE: a->force = true; break;
-        case O_STATIONARY: a->stationary = true; break;
-        case O_REUSE: a->reuse_only = true; break;
-        case O_SLURM: a->slurm = true; break;
-        case O_PARTITION: a->partition = optarg; break;
-        case O_SBATCH: a->sbatch_args = optarg; break;
+        case O_FORCE:
+            a->force = true;
+            break;
+        case O_STATIONARY:
+            a->stationary = true;
+            break;
+        case O_REUSE:
+            a->reuse_only = true;
+            break;
+        case O_SLURM:
+            a->slurm = true;
+            break;
+        case O_PARTITION:
+            a->partition = optarg;
+            break;
+        case O_SBATCH:
+            a->sbatch_args = optarg;
+            break;
         case 'j':
             if ((rc = llc_opt_u64("study", "jobs", optarg, 1, 64, &a->jobs)))
                 return rc;
             break;
-        case 'q': a->quiet = true; break;
-        case 'h': *help = true; return 0;
+        case 'q':
+            a->quiet = true;
+            break;
+        case 'h':
+            *help = true;
+            return 0;
         default:
             return llc_cli_usage("study", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     const bool dashdash = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
     if (optind < argc && !dashdash)
-        return llc_cli_usage("study", "unexpected argument '%s' (programs go after '--')", argv[optind]);
+        return llc_cli_usage("study", "unexpected argument '%s' (programs go after '--')",
+                             argv[optind]);
     a->cmds = argv + optind;
     a->n_cmds = (size_t)(argc - optind);
     if (!a->k)
@@ -215,7 +245,8 @@ int study_list_profiles(const char *dir, char ***out, size_t *n, char *err, size
 }
 
 /* Why two profiles' machines differ, "" if they are the same. */
-void study_machine_differs(const struct llc_profile *a, const struct llc_profile *b, char *why, size_t len)
+void study_machine_differs(const struct llc_profile *a, const struct llc_profile *b, char *why,
+                           size_t len)
 {
     const struct llc_profile_machine *x = &a->machine, *y = &b->machine;
     why[0] = 0;
@@ -223,9 +254,11 @@ void study_machine_differs(const struct llc_profile *a, const struct llc_profile
         snprintf(why, len, "machine kind %s, not %s", x->kind, y->kind);
     else if (x->preset && y->preset && strcmp(x->preset, y->preset) != 0)
         snprintf(why, len, "preset %s, not %s", x->preset, y->preset);
-    else if (x->llc.bytes != y->llc.bytes || x->llc.sets != y->llc.sets || x->llc.ways != y->llc.ways)
-        snprintf(why, len, "LLC %llu sets x %u ways, not %llu x %u", (unsigned long long)x->llc.sets,
-                 x->llc.ways, (unsigned long long)y->llc.sets, y->llc.ways);
+    else if (x->llc.bytes != y->llc.bytes || x->llc.sets != y->llc.sets ||
+             x->llc.ways != y->llc.ways)
+        snprintf(why, len, "LLC %llu sets x %u ways, not %llu x %u",
+                 (unsigned long long)x->llc.sets, x->llc.ways, (unsigned long long)y->llc.sets,
+                 y->llc.ways);
     else if (strcmp(x->kind, "host") == 0 && (x->info_json || y->info_json) &&
              (!x->info_json || !y->info_json || strcmp(x->info_json, y->info_json) != 0))
         snprintf(why, len, "another host");
@@ -249,8 +282,10 @@ static int unique_names(struct study *s, bool quiet)
         if (!nn)
             return -ENOMEM;
         sprintf(nn, "%s#%u", p->name, copies);
-        llc_cli_warn(quiet, "study: %s: program '%s' given more than once: studied as another instance, '%s'",
-                     s->progs[i].file, p->name, nn);
+        llc_cli_warn(
+            quiet,
+            "study: %s: program '%s' given more than once: studied as another instance, '%s'",
+            s->progs[i].file, p->name, nn);
         free(p->name);
         p->name = nn;
     }
@@ -283,7 +318,8 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
 {
     int rc = 0;
     if (nf > STUDY_MAX_PROGRAMS)
-        rc = llc_errf(err, errlen, -E2BIG, "%s: %zu profiles, at most %d", where, nf, STUDY_MAX_PROGRAMS);
+        rc = llc_errf(err, errlen, -E2BIG, "%s: %zu profiles, at most %d", where, nf,
+                      STUDY_MAX_PROGRAMS);
     if (rc == 0 && !(s->progs = calloc(nf ? nf : 1, sizeof(*s->progs))))
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < nf; i++) {
@@ -291,7 +327,8 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
         char why[LLC_ERRLEN], diff[256];
         const char *file = files[i];
         files[i] = NULL;
-        if (pred_prog_load(p, file, why, sizeof(why)) < 0 || pred_prog_build(p, true, why, sizeof(why)) < 0) {
+        if (pred_prog_load(p, file, why, sizeof(why)) < 0 ||
+            pred_prog_build(p, true, why, sizeof(why)) < 0) {
             llc_cli_warn(a->quiet, "study: left out: %s", why);
             rc = study_add_failed(s, "%s", why);
             pred_prog_free(p);
@@ -303,8 +340,9 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
         if (s->n > 0) {
             study_machine_differs(&p->prof, &s->progs[0].prof, diff, sizeof(diff));
             if (diff[0] && !a->force) {
-                rc = llc_errf(err, errlen, -EINVAL, "%s: machine: %s in %s (--force studies them together)",
-                              p->file, diff, s->progs[0].file);
+                rc = llc_errf(err, errlen, -EINVAL,
+                              "%s: machine: %s in %s (--force studies them together)", p->file,
+                              diff, s->progs[0].file);
                 s->n++;
                 break;
             }
@@ -351,15 +389,16 @@ int llc_cmd_study(int argc, char **argv)
     if (a.n_cmds) {
         snprintf(cache, sizeof(cache), "%s/profiles", a.out);
         if (a.slurm) {
-            rc = study_slurm(argc, argv, a.cmds, a.n_cmds, a.profiles ? a.profiles : cache, a.out, a.partition,
-                             a.sbatch_args, a.quiet, err, sizeof(err));
+            rc = study_slurm(argc, argv, a.cmds, a.n_cmds, a.profiles ? a.profiles : cache, a.out,
+                             a.partition, a.sbatch_args, a.quiet, err, sizeof(err));
             if (rc < 0)
-                rc = rc == -EINTR && study_slurm_signal() ? (llc_cli_fail("study", "%s", err), 128 + study_slurm_signal())
-                                                          : llc_cli_fail("study", "%s", err);
+                rc = rc == -EINTR && study_slurm_signal()
+                         ? (llc_cli_fail("study", "%s", err), 128 + study_slurm_signal())
+                         : llc_cli_fail("study", "%s", err);
             goto out;
         }
-        rc = study_profile_all(a.cmds, a.n_cmds, a.profiles ? a.profiles : cache, a.jobs, a.reuse_only, a.quiet,
-                               &s, &files, &nf, err, sizeof(err));
+        rc = study_profile_all(a.cmds, a.n_cmds, a.profiles ? a.profiles : cache, a.jobs,
+                               a.reuse_only, a.quiet, &s, &files, &nf, err, sizeof(err));
     } else {
         rc = study_list_profiles(a.profiles, &files, &nf, err, sizeof(err));
     }
@@ -370,15 +409,19 @@ int llc_cmd_study(int argc, char **argv)
             rc = 128 + study_profile_signal();
         goto out;
     }
-    if (load(&s, &a, files, nf, a.n_cmds ? "programs" : a.profiles, err, sizeof(err)) < 0 || study_predict_groups(&s, a.quiet, err, sizeof(err)) < 0 ||
-        study_optimise(&s, a.budget, err, sizeof(err)) < 0 || study_best_runs(&s, err, sizeof(err)) < 0 ||
-        study_write(a.out, &s, err, sizeof(err)) < 0 || study_report(a.out, &s, err, sizeof(err)) < 0) {
+    if (load(&s, &a, files, nf, a.n_cmds ? "programs" : a.profiles, err, sizeof(err)) < 0 ||
+        study_predict_groups(&s, a.quiet, err, sizeof(err)) < 0 ||
+        study_optimise(&s, a.budget, err, sizeof(err)) < 0 ||
+        study_best_runs(&s, err, sizeof(err)) < 0 || study_write(a.out, &s, err, sizeof(err)) < 0 ||
+        study_report(a.out, &s, err, sizeof(err)) < 0) {
         rc = llc_cli_fail("study", "%s", err);
         goto out;
     }
     if (s.warn_groups)
-        llc_cli_warn(a.quiet, "study: %zu of %zu groups: cache equilibrium slower than a phase (see predict)",
-                     s.warn_groups, s.n_groups);
+        llc_cli_warn(
+            a.quiet,
+            "study: %zu of %zu groups: cache equilibrium slower than a phase (see predict)",
+            s.warn_groups, s.n_groups);
     study_print(&s);
 out:
     study_free(&s);

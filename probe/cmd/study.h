@@ -38,13 +38,13 @@ struct study_group {
 struct study_sched {
     uint32_t g[STUDY_MAX_PROGRAMS];
     size_t ng;
-    double value;   /* the metric (WS, worst slowdown, max/min, misses) */
+    double value; /* the metric (WS, worst slowdown, max/min, misses) */
 };
 
 struct study_search {
-    const char *method;         /* "exhaustive" or "branch-and-bound" */
-    double n_schedules;         /* count of co-schedules (may be huge) */
-    double evaluated;           /* co-schedules valued (exhaustive) or B&B nodes */
+    const char *method; /* "exhaustive" or "branch-and-bound" */
+    double n_schedules; /* count of co-schedules (may be huge) */
+    double evaluated;   /* co-schedules valued (exhaustive) or B&B nodes */
     bool best_exact, worst_exact;
     double best_bound, worst_bound; /* the bound the search proved (= value when exact) */
     double gap_pct, worst_gap_pct;  /* |value - bound| / |value| in % */
@@ -56,14 +56,14 @@ struct study_search {
 struct study {
     size_t n, k;
     enum study_metric metric;
-    struct pred_prog *progs;    /* n */
+    struct pred_prog *progs; /* n */
     struct pred_machine machine;
     struct llc_contention_config cfg;
     char forced[512];
     /* groups: every K-subset (and the remainder size's subsets, N % K != 0) */
     struct study_group *groups;
     size_t n_groups;
-    size_t rem;                 /* N % K */
+    size_t rem; /* N % K */
     double predict_s, search_s;
     /* pairwise slowdown [i * n + j]: i run with j alone (NaN on the diagonal) */
     double *pair;
@@ -71,11 +71,11 @@ struct study {
     struct study_sched *top;
     size_t n_top;
     struct study_sched median, worst;
-    double median_rank;         /* fraction of co-schedules better than the median */
+    double median_rank; /* fraction of co-schedules better than the median */
     struct study_search search;
     /* the best co-schedule's groups over time (one run per group) */
     struct llc_contention_run **runs;
-    size_t warn_groups;         /* groups where the equilibrium warning fired */
+    size_t warn_groups; /* groups where the equilibrium warning fired */
     /* programs that could not be profiled or read: "name: why" */
     char **failed;
     size_t n_failed;
@@ -96,8 +96,9 @@ bool study_metric_higher_better(enum study_metric m);
  * the study then exits 128 + it, keeping what finished. */
 int study_profile_signal(void);
 int study_slurm_signal(void);
-int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bool no_run, bool quiet,
-                      struct study *s, char ***files, size_t *n_files, char *err, size_t errlen);
+int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bool no_run,
+                      bool quiet, struct study *s, char ***files, size_t *n_files, char *err,
+                      size_t errlen);
 
 /* Appends "name: why" to s->failed. */
 int study_add_failed(struct study *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -107,12 +108,14 @@ int study_add_failed(struct study *s, const char *fmt, ...) __attribute__((forma
  * --reuse-only for --slurm and its options) as a job depending on it;
  * waits, reports failed tasks, prints the study's output. Returns 0 when
  * the study job wrote out/study.json, else the reason. */
-int study_slurm(int argc, char **argv, char **items, size_t n_items, const char *cache, const char *out,
-                const char *partition, const char *sbatch_args, bool quiet, char *err, size_t errlen);
+int study_slurm(int argc, char **argv, char **items, size_t n_items, const char *cache,
+                const char *out, const char *partition, const char *sbatch_args, bool quiet,
+                char *err, size_t errlen);
 
 /* study.c: why two profiles' machines differ ("" if the same); the
  * *.profile.json files of dir, sorted (malloc'd paths). */
-void study_machine_differs(const struct llc_profile *a, const struct llc_profile *b, char *why, size_t len);
+void study_machine_differs(const struct llc_profile *a, const struct llc_profile *b, char *why,
+                           size_t len);
 int study_list_profiles(const char *dir, char ***out, size_t *n, char *err, size_t errlen);
 
 /* study_model.c */

@@ -9,13 +9,13 @@
 #include <sys/types.h>
 
 struct study_item {
-    char **argv;       /* the item's tokens (not owned) */
+    char **argv; /* the item's tokens (not owned) */
     size_t argc;
-    bool options;      /* tokens are `llcprobe profile` options, not a program */
+    bool options; /* tokens are `llcprobe profile` options, not a program */
     char name[64];
     char prefix[4096], file[4200], log[4200];
     pid_t pid;
-    size_t same;       /* 1 + index of an earlier item with the same key, or 0 */
+    size_t same; /* 1 + index of an earlier item with the same key, or 0 */
 };
 
 /* Splits argv at ";;" into *out (calloc'd, n entries). */

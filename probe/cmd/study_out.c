@@ -36,23 +36,30 @@ static json_t *sched_json(const struct study *s, const struct study_sched *c, co
         const struct study_group *g = &s->groups[c->g[i]];
         json_t *progs = json_array();
         for (size_t j = 0; j < g->n; j++)
-            json_array_append_new(progs, json_pack("{s:s, s:o, s:o, s:o, s:o}", "name", pname(s, g->m[j]),
-                                                   "slowdown", llc_json_finite(g->slow[j]), "llc_misses",
-                                                   llc_json_finite(g->misses[j]), "occupancy_lines", llc_json_finite(g->occ[j]),
-                                                   "miss_ratio", llc_json_finite(g->mr[j])));
+            json_array_append_new(progs,
+                                  json_pack("{s:s, s:o, s:o, s:o, s:o}", "name", pname(s, g->m[j]),
+                                            "slowdown", llc_json_finite(g->slow[j]), "llc_misses",
+                                            llc_json_finite(g->misses[j]), "occupancy_lines",
+                                            llc_json_finite(g->occ[j]), "miss_ratio",
+                                            llc_json_finite(g->mr[j])));
         json_array_append_new(groups, json_pack("{s:o}", "programs", progs));
     }
-    return json_pack("{s:s, s:o, s:o, s:o}", "label", label, "value", llc_json_finite(c->value), "from_best_pct",
-                     llc_json_finite(study_from_best(s, c->value)), "groups", groups);
+    return json_pack("{s:s, s:o, s:o, s:o}", "label", label, "value", llc_json_finite(c->value),
+                     "from_best_pct", llc_json_finite(study_from_best(s, c->value)), "groups",
+                     groups);
 }
 
 static const char *metric_doc(enum study_metric m)
 {
     switch (m) {
-    case STUDY_THROUGHPUT: return "weighted speedup: sum over programs of 1/slowdown (higher is better)";
-    case STUDY_WORST: return "largest slowdown of any program (lower is better)";
-    case STUDY_FAIRNESS: return "largest over smallest slowdown (lower is better)";
-    default: return "total LLC misses of every program's first pass (lower is better)";
+    case STUDY_THROUGHPUT:
+        return "weighted speedup: sum over programs of 1/slowdown (higher is better)";
+    case STUDY_WORST:
+        return "largest slowdown of any program (lower is better)";
+    case STUDY_FAIRNESS:
+        return "largest over smallest slowdown (lower is better)";
+    default:
+        return "total LLC misses of every program's first pass (lower is better)";
     }
 }
 
@@ -60,9 +67,14 @@ static const char *metric_doc(enum study_metric m)
 size_t study_assumptions(const struct study *s, char lines[][STUDY_LINE], size_t max)
 {
     size_t n = 0;
-#define ADD(...) do { if (n < max) snprintf(lines[n++], STUDY_LINE, __VA_ARGS__); } while (0)
+#define ADD(...)                                           \
+    do {                                                   \
+        if (n < max)                                       \
+            snprintf(lines[n++], STUDY_LINE, __VA_ARGS__); \
+    } while (0)
     ADD("policy %s predicted with the %s equilibrium", llc_contention_policy_name(s->cfg.policy),
-        llc_contention_base_policy(s->cfg.policy) == LLC_CONTENTION_RANDOM ? "random-replacement" : "LRU");
+        llc_contention_base_policy(s->cfg.policy) == LLC_CONTENTION_RANDOM ? "random-replacement"
+                                                                           : "LRU");
     ADD("CPI coupling on: access rates and CPI solved together");
     ADD("set skew from probe readings where a profile has them; the probe anchor (gamma) is not used");
     ADD("each program's phases co-simulated over its solo window sequence; a program that finishes "
@@ -87,13 +99,14 @@ static int write_json(const char *dir, const struct study *s, char *err, size_t 
     char path[4096];
     snprintf(path, sizeof(path), "%s/study.json", dir);
     json_t *doc = llc_json_doc_new(STUDY_FORMAT, STUDY_VERSION);
-    json_t *progs = json_array(), *pair = json_array(), *ranked = json_array(), *flags = json_array(),
-           *failed = json_array();
+    json_t *progs = json_array(), *pair = json_array(), *ranked = json_array(),
+           *flags = json_array(), *failed = json_array();
     for (size_t i = 0; i < s->n; i++) {
         const struct llc_profile *p = &s->progs[i].prof;
-        json_array_append_new(progs, json_pack("{s:s, s:s, s:s*, s:i}", "name", p->program.name, "profile",
-                                               s->progs[i].file, "sha256", p->program.sha256, "phases",
-                                               (json_int_t)p->n_phases));
+        json_array_append_new(progs,
+                              json_pack("{s:s, s:s, s:s*, s:i}", "name", p->program.name, "profile",
+                                        s->progs[i].file, "sha256", p->program.sha256, "phases",
+                                        (json_int_t)p->n_phases));
         json_t *row = json_array();
         for (size_t j = 0; j < s->n; j++)
             json_array_append_new(row, llc_json_finite(s->pair[i * s->n + j]));
@@ -113,25 +126,27 @@ static int write_json(const char *dir, const struct study *s, char *err, size_t 
     const struct pred_machine *m = &s->machine;
     const struct study_search *q = &s->search;
     int rc = json_object_update_new(
-        doc, json_pack("{s:i, s:i, s:s, s:s, s:o, s:o, s:{s:s, s:s, s:I, s:I, s:I, s:i, s:s, s:s}, "
-                       "s:{s:s, s:f, s:f, s:b, s:o, s:o, s:b, s:o, s:o, s:b, s:i, s:I, s:f, s:f}, "
-                       "s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o}",
-                       "programs_n", (json_int_t)s->n, "cores", (json_int_t)s->k, "metric",
-                       study_metric_name(s->metric), "metric_definition", metric_doc(s->metric),
-                       "programs", progs, "failed", failed, "machine", "kind", m->kind, "preset", m->preset,
-                       "llc_bytes", (json_int_t)m->bytes, "llc_sets", (json_int_t)m->sets, "llc_lines",
-                       (json_int_t)m->lines, "llc_ways", (int)m->ways, "policy", m->policy, "inclusion",
-                       m->inclusion, "search", "method", q->method, "co_schedules", q->n_schedules,
-                       "evaluated", q->evaluated, "best_exact", q->best_exact, "best_bound",
-                       llc_json_finite(q->best_bound), "optimality_gap_pct", llc_json_finite(q->gap_pct), "worst_exact",
-                       q->worst_exact, "worst_bound", llc_json_finite(q->worst_bound), "worst_gap_pct",
-                       llc_json_finite(q->worst_gap_pct), "median_sampled", q->median_sampled, "samples",
-                       (int)q->samples, "seed", (json_int_t)q->seed, "predict_s", s->predict_s,
-                       "search_s", s->search_s, "ranked", ranked, "median",
-                       sched_json(s, &s->median, "median"), "worst", sched_json(s, &s->worst, "worst"),
-                       "pairwise_slowdown", pair, "assumptions", flags, "groups_n",
-                       (json_int_t)s->n_groups, "worst_vs_best_pct", llc_json_finite(study_from_best(s, s->worst.value)),
-                       "median_vs_best_pct", llc_json_finite(study_from_best(s, s->median.value))));
+        doc,
+        json_pack(
+            "{s:i, s:i, s:s, s:s, s:o, s:o, s:{s:s, s:s, s:I, s:I, s:I, s:i, s:s, s:s}, "
+            "s:{s:s, s:f, s:f, s:b, s:o, s:o, s:b, s:o, s:o, s:b, s:i, s:I, s:f, s:f}, "
+            "s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o}",
+            "programs_n", (json_int_t)s->n, "cores", (json_int_t)s->k, "metric",
+            study_metric_name(s->metric), "metric_definition", metric_doc(s->metric), "programs",
+            progs, "failed", failed, "machine", "kind", m->kind, "preset", m->preset, "llc_bytes",
+            (json_int_t)m->bytes, "llc_sets", (json_int_t)m->sets, "llc_lines",
+            (json_int_t)m->lines, "llc_ways", (int)m->ways, "policy", m->policy, "inclusion",
+            m->inclusion, "search", "method", q->method, "co_schedules", q->n_schedules,
+            "evaluated", q->evaluated, "best_exact", q->best_exact, "best_bound",
+            llc_json_finite(q->best_bound), "optimality_gap_pct", llc_json_finite(q->gap_pct),
+            "worst_exact", q->worst_exact, "worst_bound", llc_json_finite(q->worst_bound),
+            "worst_gap_pct", llc_json_finite(q->worst_gap_pct), "median_sampled", q->median_sampled,
+            "samples", (int)q->samples, "seed", (json_int_t)q->seed, "predict_s", s->predict_s,
+            "search_s", s->search_s, "ranked", ranked, "median",
+            sched_json(s, &s->median, "median"), "worst", sched_json(s, &s->worst, "worst"),
+            "pairwise_slowdown", pair, "assumptions", flags, "groups_n", (json_int_t)s->n_groups,
+            "worst_vs_best_pct", llc_json_finite(study_from_best(s, s->worst.value)),
+            "median_vs_best_pct", llc_json_finite(study_from_best(s, s->median.value))));
     if (rc < 0 || !doc) {
         json_decref(doc);
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
@@ -142,7 +157,8 @@ static int write_json(const char *dir, const struct study *s, char *err, size_t 
 }
 
 /* Opens DIR/NAME for an atomic write. */
-static int open_csv(const char *dir, const char *name, struct llc_afile **f, char *err, size_t errlen)
+static int open_csv(const char *dir, const char *name, struct llc_afile **f, char *err,
+                    size_t errlen)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -160,19 +176,20 @@ static int write_groups(const char *dir, const struct study *s, char *err, size_
     for (size_t g = 0; g < s->n_groups; g++) {
         const struct study_group *x = &s->groups[g];
         for (size_t j = 0; j < x->n; j++)
-            fprintf(o, "%zu,%u,%zu,%s,%.9g,%.9g,%.9g,%.9g\n", g, x->n, j, pname(s, x->m[j]), x->slow[j],
-                    x->misses[j], x->occ[j], x->mr[j]);
+            fprintf(o, "%zu,%u,%zu,%s,%.9g,%.9g,%.9g,%.9g\n", g, x->n, j, pname(s, x->m[j]),
+                    x->slow[j], x->misses[j], x->occ[j], x->mr[j]);
     }
     return llc_afile_commit(f, err, errlen);
 }
 
-static void sched_csv(FILE *o, const struct study *s, const struct study_sched *c, const char *label)
+static void sched_csv(FILE *o, const struct study *s, const struct study_sched *c,
+                      const char *label)
 {
     for (size_t i = 0; i < c->ng; i++) {
         const struct study_group *g = &s->groups[c->g[i]];
         for (size_t j = 0; j < g->n; j++)
-            fprintf(o, "%s,%.9g,%.6g,%zu,%s,%.9g,%.9g\n", label, c->value, study_from_best(s, c->value), i,
-                    pname(s, g->m[j]), g->slow[j], g->misses[j]);
+            fprintf(o, "%s,%.9g,%.6g,%zu,%s,%.9g,%.9g\n", label, c->value,
+                    study_from_best(s, c->value), i, pname(s, g->m[j]), g->slow[j], g->misses[j]);
     }
 }
 
@@ -208,8 +225,9 @@ static int write_timeline(const char *dir, const struct study *s, char *err, siz
         for (size_t k = 0; k < r->n_segments; k++) {
             const struct llc_contention_tuple_result *t = &r->tuples[r->segments[k].tuple];
             for (size_t j = 0; j < g->n; j++)
-                fprintf(o, "%zu,%s,%.17g,%.17g,%.9g,%.9g\n", i, pname(s, g->m[j]), r->segments[k].t0,
-                        r->segments[k].dt, t->share[j].occupancy, t->share[j].miss_ratio);
+                fprintf(o, "%zu,%s,%.17g,%.17g,%.9g,%.9g\n", i, pname(s, g->m[j]),
+                        r->segments[k].t0, r->segments[k].dt, t->share[j].occupancy,
+                        t->share[j].miss_ratio);
         }
     }
     return llc_afile_commit(f, err, errlen);
@@ -244,9 +262,10 @@ static void print_sched(const struct study *s, const struct study_sched *c, cons
 void study_print(const struct study *s)
 {
     const struct study_search *q = &s->search;
-    printf("study: %zu programs, %zu per LLC, %zu groups predicted in %.2f s; %s over %.4g co-schedules "
-           "in %.2f s\n",
-           s->n, s->k, s->n_groups, s->predict_s, q->method, q->n_schedules, s->search_s);
+    printf(
+        "study: %zu programs, %zu per LLC, %zu groups predicted in %.2f s; %s over %.4g co-schedules "
+        "in %.2f s\n",
+        s->n, s->k, s->n_groups, s->predict_s, q->method, q->n_schedules, s->search_s);
     if (!q->best_exact)
         printf("best not proven optimal: optimality gap at most %.3g%%\n", q->gap_pct);
     print_sched(s, &s->top[0], "best");

@@ -24,7 +24,6 @@
 #include "util/identity.h"
 #include "util/sha256.h"
 
-
 static volatile sig_atomic_t interrupted;
 
 int study_profile_signal(void)
@@ -97,7 +96,8 @@ int study_item_init(struct study_item *j, const char *dir, char *err, size_t err
     for (size_t i = 0; i < j->argc; i++) {
         h = fnv(h, j->argv[i], strlen(j->argv[i]) + 1);
         if (j->options && i + 1 < j->argc &&
-            (strcmp(j->argv[i], "--name") == 0 || (!name && strcmp(j->argv[i], "--workload") == 0) ||
+            (strcmp(j->argv[i], "--name") == 0 ||
+             (!name && strcmp(j->argv[i], "--workload") == 0) ||
              (!name && strcmp(j->argv[i], "--trace") == 0)))
             name = j->argv[i + 1];
     }
@@ -194,7 +194,8 @@ int study_add_failed(struct study *s, const char *fmt, ...)
 }
 
 /* Splits argv at ";;" into jobs. */
-int study_items_split(char **argv, size_t argc, struct study_item **out, size_t *n, char *err, size_t errlen)
+int study_items_split(char **argv, size_t argc, struct study_item **out, size_t *n, char *err,
+                      size_t errlen)
 {
     *out = calloc(argc + 1, sizeof(**out));
     *n = 0;
@@ -223,9 +224,9 @@ int study_items_split(char **argv, size_t argc, struct study_item **out, size_t 
     return 0;
 }
 
-int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bool no_run, bool quiet,
-                      struct study *s,
-                      char ***files, size_t *n_files, char *err, size_t errlen)
+int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bool no_run,
+                      bool quiet, struct study *s, char ***files, size_t *n_files, char *err,
+                      size_t errlen)
 {
     struct study_item *j = NULL;
     size_t nj = 0, next = 0, running = 0, done = 0, reused = 0;
@@ -275,15 +276,18 @@ int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bo
             continue;
         }
         struct llc_profile p;
-        if (access(j[i].file, R_OK) == 0 && llc_profile_read(j[i].file, &p, why, sizeof(why)) == 0) {
+        if (access(j[i].file, R_OK) == 0 &&
+            llc_profile_read(j[i].file, &p, why, sizeof(why)) == 0) {
             llc_profile_free(&p);
             ok[i] = true;
             j[i].pid = 0;
             done++;
             reused++;
         } else if (no_run) {
-            llc_cli_warn(quiet, "study: %s: no profile (not profiled, or its profiling failed)", j[i].name);
-            rc = study_add_failed(s, "%s: no profile (not profiled, or its profiling failed)", j[i].name);
+            llc_cli_warn(quiet, "study: %s: no profile (not profiled, or its profiling failed)",
+                         j[i].name);
+            rc = study_add_failed(s, "%s: no profile (not profiled, or its profiling failed)",
+                                  j[i].name);
             j[i].pid = 0;
             done++;
         }
@@ -325,8 +329,10 @@ int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bo
                     snprintf(how, sizeof(how), "killed by signal %d", WTERMSIG(st));
                 else
                     snprintf(how, sizeof(how), "exit %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-                llc_cli_warn(quiet, "study: %s: profiling failed (%s); log %s", j[i].name, how, j[i].log);
-                rc = study_add_failed(s, "%s: profiling failed (%s); log %s", j[i].name, how, j[i].log);
+                llc_cli_warn(quiet, "study: %s: profiling failed (%s); log %s", j[i].name, how,
+                             j[i].log);
+                rc = study_add_failed(s, "%s: profiling failed (%s); log %s", j[i].name, how,
+                                      j[i].log);
             }
         }
         llc_progress_update(&pr, (double)done / (double)nj);
@@ -342,8 +348,10 @@ int study_profile_all(char **argv, size_t argc, const char *dir, size_t jobs, bo
         kept += ok[i];
     }
     if (interrupted && rc == 0) {
-        rc = llc_errf(err, errlen, -EINTR, "interrupted: %zu of %zu profiles finished and kept in %s; "
-                      "the same command continues from there", kept, nj, dir);
+        rc = llc_errf(err, errlen, -EINTR,
+                      "interrupted: %zu of %zu profiles finished and kept in %s; "
+                      "the same command continues from there",
+                      kept, nj, dir);
     }
     for (size_t i = 0; i < nj; i++)
         if (j[i].same)

@@ -32,11 +32,11 @@ struct lookup {
 
 struct bb {
     const struct study *s;
-    int dir;                           /* +1 best (lowest cost), -1 worst */
-    size_t ng;                         /* groups per co-schedule */
+    int dir;   /* +1 best (lowest cost), -1 worst */
+    size_t ng; /* groups per co-schedule */
     double lo_s[STUDY_MAX_PROGRAMS], hi_s[STUDY_MAX_PROGRAMS];
     double lo_m[STUDY_MAX_PROGRAMS], hi_m[STUDY_MAX_PROGRAMS];
-    uint32_t *order;                   /* group indices by first member, sorted by cost */
+    uint32_t *order; /* group indices by first member, sorted by cost */
     size_t first[STUDY_MAX_PROGRAMS + 1], rfirst[STUDY_MAX_PROGRAMS + 1];
     uint32_t *rorder;
     uint32_t cur[STUDY_MAX_PROGRAMS];
@@ -54,10 +54,14 @@ struct bb {
 static double cost_of(enum study_metric m, double ws, double smax, double smin, double miss)
 {
     switch (m) {
-    case STUDY_THROUGHPUT: return -ws;
-    case STUDY_WORST: return smax;
-    case STUDY_FAIRNESS: return smax / smin;
-    default: return miss;
+    case STUDY_THROUGHPUT:
+        return -ws;
+    case STUDY_WORST:
+        return smax;
+    case STUDY_FAIRNESS:
+        return smax / smin;
+    default:
+        return miss;
     }
 }
 
@@ -179,7 +183,8 @@ static int bb_init(struct bb *b, const struct study *s)
 }
 
 /* Optimistic cost (in direction dir) of completing the partial co-schedule. */
-static double bound(const struct bb *b, uint64_t rem, double ws, double smax, double smin, double miss)
+static double bound(const struct bb *b, uint64_t rem, double ws, double smax, double smin,
+                    double miss)
 {
     const bool best = b->dir > 0;
     for (uint64_t r = rem; r; r &= r - 1) {
@@ -229,7 +234,8 @@ static void dfs(struct bb *b, uint64_t rem, bool rem_used, size_t depth, double 
         if (pass == 1 && (rem_used || !s->rem))
             break;
         const uint32_t *o = pass ? b->rorder : b->order;
-        const size_t lo = pass ? b->rfirst[i] : b->first[i], hi = pass ? b->rfirst[i + 1] : b->first[i + 1];
+        const size_t lo = pass ? b->rfirst[i] : b->first[i],
+                     hi = pass ? b->rfirst[i + 1] : b->first[i + 1];
         for (size_t t = 0; t < hi - lo; t++) {
             const uint32_t g = o[b->dir > 0 ? lo + t : hi - 1 - t];
             const struct study_group *x = &s->groups[g];
@@ -278,7 +284,8 @@ static void random_sched(const struct study *s, const struct lookup *t, struct l
 }
 
 /* Swaps one program between two groups while the cost improves (dir). */
-static void local_search(const struct study *s, const struct lookup *t, int dir, uint32_t *g, size_t ng)
+static void local_search(const struct study *s, const struct lookup *t, int dir, uint32_t *g,
+                         size_t ng)
 {
     double c = sched_cost(s, g, ng);
     bool better = true;
@@ -344,7 +351,8 @@ static void set_sched(const struct study *s, struct study_sched *d, const uint32
 }
 
 /* Ranks n co-schedules (g: ng each, v: cost) into s->top / median / worst. */
-static int rank(struct study *s, const uint32_t *g, const double *v, size_t n, size_t ng, bool keep_worst)
+static int rank(struct study *s, const uint32_t *g, const double *v, size_t n, size_t ng,
+                bool keep_worst)
 {
     size_t *ix = malloc(n * sizeof(size_t));
     if (!ix)
@@ -382,8 +390,8 @@ int study_optimise(struct study *s, uint64_t node_budget, char *err, size_t errl
     }
     /* N! / ((K!)^G G! r!) co-schedules, in logs */
     const size_t G = s->n / s->k;
-    double lc = lgamma((double)s->n + 1) - (double)G * lgamma((double)s->k + 1) - lgamma((double)G + 1) -
-                lgamma((double)s->rem + 1);
+    double lc = lgamma((double)s->n + 1) - (double)G * lgamma((double)s->k + 1) -
+                lgamma((double)G + 1) - lgamma((double)s->rem + 1);
     s->search.n_schedules = round(exp(lc));
     s->search.seed = 1;
     if (s->search.n_schedules <= STUDY_EXACT_LIMIT) {

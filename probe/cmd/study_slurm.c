@@ -102,7 +102,8 @@ static int write_args(const char *path, char *const *av, size_t n, char *err, si
     return fclose(f) == 0 ? 0 : llc_errf(err, errlen, -EIO, "%s: write failed", path);
 }
 
-static int write_script(const char *path, const char *exe, const char *args, char *err, size_t errlen)
+static int write_script(const char *path, const char *exe, const char *args, char *err,
+                        size_t errlen)
 {
     FILE *f = user_fopen(path);
     if (!f)
@@ -117,8 +118,8 @@ static int write_script(const char *path, const char *exe, const char *args, cha
 }
 
 /* sbatch --parsable ... script: the job id into id. */
-static int submit(char **extra, size_t n_extra, const char *script, char *id, size_t idlen, char *err,
-                  size_t errlen)
+static int submit(char **extra, size_t n_extra, const char *script, char *id, size_t idlen,
+                  char *err, size_t errlen)
 {
     char *av[64], out[256];
     size_t n = 0;
@@ -132,7 +133,8 @@ static int submit(char **extra, size_t n_extra, const char *script, char *id, si
     out[strcspn(out, ";\n")] = 0;
     if (st != 0 || !out[0])
         return llc_errf(err, errlen, -EIO, "sbatch %s: %s", script,
-                        st == 127 ? "sbatch not found (is Slurm installed?)" : "submission refused (exit status above)");
+                        st == 127 ? "sbatch not found (is Slurm installed?)"
+                                  : "submission refused (exit status above)");
     snprintf(id, idlen, "%.40s", out);
     return 0;
 }
@@ -169,8 +171,9 @@ static size_t study_argv(int argc, char **argv, const char *cache, char **av)
     return n;
 }
 
-int study_slurm(int argc, char **argv, char **items, size_t n_items, const char *cache, const char *out,
-                const char *partition, const char *sbatch_args, bool quiet, char *err, size_t errlen)
+int study_slurm(int argc, char **argv, char **items, size_t n_items, const char *cache,
+                const char *out, const char *partition, const char *sbatch_args, bool quiet,
+                char *err, size_t errlen)
 {
     struct study_item *it = NULL;
     size_t n = 0, todo = 0;
@@ -186,11 +189,13 @@ int study_slurm(int argc, char **argv, char **items, size_t n_items, const char 
         goto out;
     exe[el] = 0;
     snprintf(dir, sizeof(dir), "%s/slurm", out);
-    if ((llc_mkdir_as_invoker(cache, 0777) < 0 && errno != EEXIST) || (llc_mkdir_as_invoker(dir, 0777) < 0 && errno != EEXIST)) {
+    if ((llc_mkdir_as_invoker(cache, 0777) < 0 && errno != EEXIST) ||
+        (llc_mkdir_as_invoker(dir, 0777) < 0 && errno != EEXIST)) {
         rc = llc_errf(err, errlen, -errno, "%s: %s", dir, strerror(errno));
         goto out;
     }
-    if (!(av = calloc(n_items + argc + 16, sizeof(char *))) || !(task_of = calloc(n, sizeof(size_t)))) {
+    if (!(av = calloc(n_items + argc + 16, sizeof(char *))) ||
+        !(task_of = calloc(n, sizeof(size_t)))) {
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
     }
@@ -217,7 +222,8 @@ int study_slurm(int argc, char **argv, char **items, size_t n_items, const char 
     }
     /* sbatch options of both jobs */
     size_t ne = 0;
-    char part[300], dep[128], arr[64], olog[4200], slog[4200], pscript[4200], sscript[4200], sfile[4200];
+    char part[300], dep[128], arr[64], olog[4200], slog[4200], pscript[4200], sscript[4200],
+        sfile[4200];
     if (partition) {
         snprintf(part, sizeof(part), "--partition=%s", partition);
         extra[ne++] = part;
@@ -232,14 +238,17 @@ int study_slurm(int argc, char **argv, char **items, size_t n_items, const char 
     /* xargs reads the file the shell names: the task's own argument file */
     {
         FILE *f = user_fopen(pscript);
-        if (!f || fprintf(f, "#!/bin/sh\nexec xargs -0 -a \"%s/task-$SLURM_ARRAY_TASK_ID.args\" '%s'\n", dir,
-                          exe) < 0 || fchmod(fileno(f), 0755) < 0 || fclose(f) != 0) {
+        if (!f ||
+            fprintf(f, "#!/bin/sh\nexec xargs -0 -a \"%s/task-$SLURM_ARRAY_TASK_ID.args\" '%s'\n",
+                    dir, exe) < 0 ||
+            fchmod(fileno(f), 0755) < 0 || fclose(f) != 0) {
             rc = llc_errf(err, errlen, -EIO, "%s: write failed", pscript);
             goto out;
         }
     }
     const size_t ns = study_argv(argc, argv, cache, av);
-    if ((rc = write_args(sfile, av, ns, err, errlen)) < 0 || (rc = write_script(sscript, exe, sfile, err, errlen)) < 0)
+    if ((rc = write_args(sfile, av, ns, err, errlen)) < 0 ||
+        (rc = write_script(sscript, exe, sfile, err, errlen)) < 0)
         goto out;
     /* the study job's output decides success: an old one must not */
     snprintf(buf, sizeof(buf), "%s/study.json", out);
@@ -263,8 +272,9 @@ int study_slurm(int argc, char **argv, char **items, size_t n_items, const char 
     if ((rc = submit(extra, me, sscript, study_id, sizeof(study_id), err, errlen)) < 0)
         goto out;
     if (!quiet)
-        fprintf(stderr, "llcprobe: study: submitted %zu profiling task%s%s%s and the study as job %s\n", todo,
-                todo == 1 ? "" : "s", todo ? " as job " : "", array_id, study_id);
+        fprintf(stderr,
+                "llcprobe: study: submitted %zu profiling task%s%s%s and the study as job %s\n",
+                todo, todo == 1 ? "" : "s", todo ? " as job " : "", array_id, study_id);
     /* Wait: squeue until neither job is listed. */
     struct sigaction sa = {.sa_handler = on_signal}, old_int;
     stop = 0;
@@ -287,14 +297,16 @@ int study_slurm(int argc, char **argv, char **items, size_t n_items, const char 
     llc_progress_end(&pr);
     sigaction(SIGINT, &old_int, NULL);
     if (stop) {
-        rc = llc_errf(err, errlen, -EINTR, "interrupted while waiting: jobs %s keep running (scancel %s stops "
-                      "them; the same command later submits only what is missing)", jobs, jobs);
+        rc = llc_errf(err, errlen, -EINTR,
+                      "interrupted while waiting: jobs %s keep running (scancel %s stops "
+                      "them; the same command later submits only what is missing)",
+                      jobs, jobs);
         goto out;
     }
     for (size_t i = 0; i < n; i++)
         if (task_of[i] != SIZE_MAX && access(it[i].file, R_OK) != 0)
-            llc_cli_warn(quiet, "study: %s: Slurm task %s_%zu failed; log %s", it[i].name, array_id, task_of[i],
-                         it[i].log);
+            llc_cli_warn(quiet, "study: %s: Slurm task %s_%zu failed; log %s", it[i].name, array_id,
+                         task_of[i], it[i].log);
     char sjson[4200], slogp[4200];
     snprintf(slogp, sizeof(slogp), "%s/study.log", dir);
     FILE *f = fopen(slogp, "r");
@@ -306,7 +318,8 @@ int study_slurm(int argc, char **argv, char **items, size_t n_items, const char 
     snprintf(sjson, sizeof(sjson), "%s/study.json", out);
     struct stat sb;
     if (stat(sjson, &sb) < 0)
-        rc = llc_errf(err, errlen, -EIO, "the study job %s wrote no %s; log %s", study_id, sjson, slogp);
+        rc = llc_errf(err, errlen, -EIO, "the study job %s wrote no %s; log %s", study_id, sjson,
+                      slogp);
 out:
     free(it);
     free(av);

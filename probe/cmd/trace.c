@@ -20,37 +20,38 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: llcprobe trace -o FILE [--quiet] [--as-root] [--valgrind PATH] -- PROGRAM [ARGS...]\n"
-            "       llcprobe trace -o FILE --recorder qemu -- PROGRAM [ARGS...]\n"
-            "       llcprobe trace --show FILE [--dump N] [--verify]\n\n"
-            "Runs PROGRAM under valgrind's lackey tool (any binary, about 4000x slower than\n"
-            "native: trace runs of tens of milliseconds) and records every executed\n"
-            "instruction's address and every load, store and modify (address, size) to FILE\n"
-            "in llcprobe's compact trace format (probe/trace/FORMAT.md). The program's\n"
-            "stdin, stdout and stderr are llcprobe's; it runs in its own process group, so\n"
-            "it should not read from the terminal. A summary goes to stdout at the end,\n"
-            "including the program's exit status; llcprobe itself exits 0 when the trace\n"
-            "was recorded, whatever that status.\n\n"
-            "  -o, --output FILE  trace file to write (replaced only when complete)\n"
-            "  -q, --quiet        no progress line on stderr\n"
-            "      --as-root      under sudo, keep root for the program (default: run it as\n"
-            "                     the invoking user, SUDO_UID/SUDO_GID)\n"
-            "      --valgrind PATH  valgrind executable (default: valgrind from PATH)\n"
-            "      --recorder R   lackey (default) or qemu: qemu-x86_64 with llcprobe's plugin\n"
-            "                     (x86-64 ELF programs, one thread: a program that starts a\n"
-            "                     second thread leaves no trace), the same records as lackey's\n"
-            "                     (a load and store of the same bytes by one instruction is a\n"
-            "                     modify); no progress line, --as-root or --valgrind\n"
-            "      --show FILE    print a trace's header and counts\n"
-            "      --dump N       with --show: also the first N records (0 to 1e9), in\n"
-            "                     lackey's format\n"
-            "      --verify       with --show: decode every record and check the checksum\n"
-            "  -h, --help         this text\n\n"
-            "SIGINT, SIGTERM or SIGHUP stops the program's process group, removes the partial\n"
-            "output and exits with 128 + the signal number.\n\n"
-            "exit status: 0 ok (whatever the program's own exit status, which is recorded\n"
-            "and printed), 1 failure, 2 usage, 128 + N when stopped by signal N.\n");
+    fprintf(
+        out,
+        "usage: llcprobe trace -o FILE [--quiet] [--as-root] [--valgrind PATH] -- PROGRAM [ARGS...]\n"
+        "       llcprobe trace -o FILE --recorder qemu -- PROGRAM [ARGS...]\n"
+        "       llcprobe trace --show FILE [--dump N] [--verify]\n\n"
+        "Runs PROGRAM under valgrind's lackey tool (any binary, about 4000x slower than\n"
+        "native: trace runs of tens of milliseconds) and records every executed\n"
+        "instruction's address and every load, store and modify (address, size) to FILE\n"
+        "in llcprobe's compact trace format (probe/trace/FORMAT.md). The program's\n"
+        "stdin, stdout and stderr are llcprobe's; it runs in its own process group, so\n"
+        "it should not read from the terminal. A summary goes to stdout at the end,\n"
+        "including the program's exit status; llcprobe itself exits 0 when the trace\n"
+        "was recorded, whatever that status.\n\n"
+        "  -o, --output FILE  trace file to write (replaced only when complete)\n"
+        "  -q, --quiet        no progress line on stderr\n"
+        "      --as-root      under sudo, keep root for the program (default: run it as\n"
+        "                     the invoking user, SUDO_UID/SUDO_GID)\n"
+        "      --valgrind PATH  valgrind executable (default: valgrind from PATH)\n"
+        "      --recorder R   lackey (default) or qemu: qemu-x86_64 with llcprobe's plugin\n"
+        "                     (x86-64 ELF programs, one thread: a program that starts a\n"
+        "                     second thread leaves no trace), the same records as lackey's\n"
+        "                     (a load and store of the same bytes by one instruction is a\n"
+        "                     modify); no progress line, --as-root or --valgrind\n"
+        "      --show FILE    print a trace's header and counts\n"
+        "      --dump N       with --show: also the first N records (0 to 1e9), in\n"
+        "                     lackey's format\n"
+        "      --verify       with --show: decode every record and check the checksum\n"
+        "  -h, --help         this text\n\n"
+        "SIGINT, SIGTERM or SIGHUP stops the program's process group, removes the partial\n"
+        "output and exits with 128 + the signal number.\n\n"
+        "exit status: 0 ok (whatever the program's own exit status, which is recorded\n"
+        "and printed), 1 failure, 2 usage, 128 + N when stopped by signal N.\n");
 }
 
 static void draw_progress(void *ctx, const struct llc_trace_record_stats *s)
@@ -74,8 +75,7 @@ static void print_exit_status(int status)
         printf("exit status: %d\n", status);
 }
 
-static int record(const char *output, char **argv, bool quiet, bool as_root,
-                  const char *valgrind)
+static int record(const char *output, char **argv, bool quiet, bool as_root, const char *valgrind)
 {
     struct llc_trace_record_opts o = {
         .output = output,
@@ -117,7 +117,8 @@ static int record(const char *output, char **argv, bool quiet, bool as_root,
            n ? (double)s.trace_bytes / (double)n : 0.0);
     printf("lackey text bytes parsed: %" PRIu64 " (%.2f bytes/record)\n", s.lackey_bytes,
            n ? (double)s.lackey_bytes / (double)n : 0.0);
-    printf("compression: %.1fx\n", s.trace_bytes ? (double)s.lackey_bytes / (double)s.trace_bytes : 0.0);
+    printf("compression: %.1fx\n",
+           s.trace_bytes ? (double)s.lackey_bytes / (double)s.trace_bytes : 0.0);
     printf("time: %.2f s (%.2f M records/s)\n", s.seconds,
            s.seconds > 0 ? (double)n / 1e6 / s.seconds : 0.0);
     print_exit_status(s.exit_status);
@@ -143,8 +144,8 @@ static int record_qemu(const char *output, char **argv)
     const uint64_t n = i->n_instr + i->n_load + i->n_store + i->n_modify;
     printf("trace: %s\n", output);
     printf("recorder: qemu\n");
-    printf("instructions: %" PRIu64 "\nloads: %" PRIu64 "\nstores: %" PRIu64
-           "\nmodifies: %" PRIu64 "\nrecords: %" PRIu64 "\n",
+    printf("instructions: %" PRIu64 "\nloads: %" PRIu64 "\nstores: %" PRIu64 "\nmodifies: %" PRIu64
+           "\nrecords: %" PRIu64 "\n",
            i->n_instr, i->n_load, i->n_store, i->n_modify, n);
     printf("time: %.2f s (%.2f M records/s)\n", dt, dt > 0 ? (double)n / 1e6 / dt : 0.0);
     llc_trace_reader_close(r);
@@ -160,8 +161,8 @@ static void print_record(const struct llc_trace_rec *r, uint64_t last_instr)
     else if (r->pc == last_instr || r->pc == 0)
         printf(" %c %08" PRIx64 ",%" PRIu32 "\n", kinds[r->kind], r->addr, r->size);
     else
-        printf(" %c %08" PRIx64 ",%" PRIu32 "  pc %" PRIx64 "\n", kinds[r->kind], r->addr,
-               r->size, r->pc);
+        printf(" %c %08" PRIx64 ",%" PRIu32 "  pc %" PRIx64 "\n", kinds[r->kind], r->addr, r->size,
+               r->pc);
 }
 
 static int show(const char *path, uint64_t dump, bool verify)
@@ -233,12 +234,24 @@ int llc_cmd_trace(int argc, char **argv)
     /* '+': options end at the program's name, whose own options are its own. */
     while ((ch = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
         switch (ch) {
-        case 'o': output = optarg; break;
-        case 'q': quiet = true; break;
-        case OPT_AS_ROOT: as_root = true; break;
-        case OPT_VALGRIND: valgrind = optarg; break;
-        case OPT_SHOW: show_path = optarg; break;
-        case OPT_VERIFY: verify = true; break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'q':
+            quiet = true;
+            break;
+        case OPT_AS_ROOT:
+            as_root = true;
+            break;
+        case OPT_VALGRIND:
+            valgrind = optarg;
+            break;
+        case OPT_SHOW:
+            show_path = optarg;
+            break;
+        case OPT_VERIFY:
+            verify = true;
+            break;
         case OPT_RECORDER:
             if (strcmp(optarg, "lackey") != 0 && strcmp(optarg, "qemu") != 0)
                 return llc_cli_usage("trace", "--recorder is lackey or qemu, not '%s'", optarg);
@@ -249,7 +262,9 @@ int llc_cmd_trace(int argc, char **argv)
                 return LLC_EXIT_USAGE;
             dump_given = true;
             break;
-        case 'h': usage(stdout); return LLC_EXIT_OK;
+        case 'h':
+            usage(stdout);
+            return LLC_EXIT_OK;
         default:
             return llc_cli_usage("trace", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -262,7 +277,8 @@ int llc_cmd_trace(int argc, char **argv)
     if (dump_given || verify)
         return llc_cli_usage("trace", "--dump and --verify go with --show FILE");
     if (optind >= argc)
-        return llc_cli_usage("trace", "no program to trace (llcprobe trace -o FILE -- PROGRAM ...)");
+        return llc_cli_usage("trace",
+                             "no program to trace (llcprobe trace -o FILE -- PROGRAM ...)");
     if (!output)
         return llc_cli_usage("trace", "missing -o FILE, the trace to write");
     if (qemu && (as_root || valgrind))

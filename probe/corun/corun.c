@@ -25,18 +25,18 @@
 struct cr_agent {
     const struct llc_corun_agent *in;
     char name[64];
-    unsigned seed_index;         /* the agent's index in the co-run */
+    unsigned seed_index; /* the agent's index in the co-run */
     struct llc_workload *wl;
     struct llc_trace_reader *tr;
     uint64_t trace_records, records;
     size_t array_pos;
     bool physical, ended;
-    bool restarted;              /* past its first pass (params.restart) */
-    bool trace_no_instr;         /* a trace without instruction records: ipa */
-    uint64_t emitted;            /* accesses produced, for ipa */
+    bool restarted;      /* past its first pass (params.restart) */
+    bool trace_no_instr; /* a trace without instruction records: ipa */
+    uint64_t emitted;    /* accesses produced, for ipa */
     /* a trace record's remaining lines */
     uint64_t pend_addr, pend_lines;
-    uint32_t pend_instr;         /* instruction records since the last access */
+    uint32_t pend_instr; /* instruction records since the last access */
     uint64_t vaddr[CORUN_BATCH], paddr[CORUN_BATCH];
     uint32_t set[CORUN_BATCH], instr[CORUN_BATCH];
     /* the open window: counters at its start */
@@ -259,8 +259,8 @@ static int series_push(struct llc_corun_series *s, size_t *cap, const struct llc
 }
 
 /* The agent's cumulative counters now, in window form. */
-static void counters_now(const struct llc_sim *sim, unsigned i,
-                         const struct llc_sim_timed_agent *t, struct llc_corun_window *w)
+static void counters_now(const struct llc_sim *sim, unsigned i, const struct llc_sim_timed_agent *t,
+                         struct llc_corun_window *w)
 {
     struct llc_sim_agent_stats st;
     llc_sim_agent_stats(sim, (int)i, &st);
@@ -472,8 +472,8 @@ int llc_corun_run(const struct llc_sim_config *cfg, const struct llc_corun_agent
 {
     *out = NULL;
     if (n == 0 || n > LLC_CORUN_MAX_AGENTS)
-        return llc_errf(err, errlen, -EINVAL, "need 1..%d programs, got %u",
-                        LLC_CORUN_MAX_AGENTS, n);
+        return llc_errf(err, errlen, -EINVAL, "need 1..%d programs, got %u", LLC_CORUN_MAX_AGENTS,
+                        n);
     if (p->window == 0 || !(p->lat_l2 > 0) || !(p->lat_llc > 0) || !(p->lat_mem > 0))
         return llc_errf(err, errlen, -EINVAL, "window and latencies must be positive");
     struct llc_corun_result *r = calloc(1, sizeof(*r));

@@ -12,8 +12,14 @@
 
 /* json_*_new return NULL only when out of memory; the set_new functions
  * then fail too, and the final check of the document catches it. */
-static int set(json_t *o, const char *k, json_t *v) { return json_object_set_new(o, k, v); }
-static json_t *jint(uint64_t v) { return json_integer((json_int_t)v); }
+static int set(json_t *o, const char *k, json_t *v)
+{
+    return json_object_set_new(o, k, v);
+}
+static json_t *jint(uint64_t v)
+{
+    return json_integer((json_int_t)v);
+}
 
 static const char *source_name(enum llc_corun_source s)
 {
@@ -28,7 +34,10 @@ static const char *source_name(enum llc_corun_source s)
     return "?";
 }
 
-static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
+static double ratio(uint64_t a, uint64_t b)
+{
+    return b ? (double)a / (double)b : 0.0;
+}
 
 static json_t *totals_json(const struct llc_corun_series *s)
 {
@@ -84,10 +93,10 @@ static json_t *agent_json(const struct llc_corun_result *r, unsigned i,
     const struct llc_corun_series *c = &r->corun[i];
     set(o, "corun", totals_json(c));
     set(o, "solo", r->has_solo ? totals_json(&r->solo[i]) : json_null());
-    set(o, "slowdown", r->has_solo && r->solo[i].cycles > 0 &&
-                               r->solo[i].instructions == c->instructions
-                           ? json_real(c->cycles / r->solo[i].cycles)
-                           : json_null());
+    set(o, "slowdown",
+        r->has_solo && r->solo[i].cycles > 0 && r->solo[i].instructions == c->instructions
+            ? json_real(c->cycles / r->solo[i].cycles)
+            : json_null());
     json_t *ws = json_array();
     for (size_t k = 0; k < c->n; k++) {
         const struct llc_corun_window *w = &c->w[k];

@@ -41,14 +41,15 @@ int llc_evset_arena_lines(const void *base, size_t bytes, unsigned line_size,
             cached_vpn = vpn;
             cached_frame = LLC_EVSET_NO_PADDR;
             /* PFN 0 means the kernel hides frames (no CAP_SYS_ADMIN) */
-            if (fd >= 0 && pread(fd, &entry, sizeof(entry), (off_t)(vpn * sizeof(entry))) ==
-                               (ssize_t)sizeof(entry) &&
+            if (fd >= 0 &&
+                pread(fd, &entry, sizeof(entry), (off_t)(vpn * sizeof(entry))) ==
+                    (ssize_t)sizeof(entry) &&
                 (entry & PAGEMAP_PRESENT) && (entry & PAGEMAP_PFN_MASK))
                 cached_frame = (entry & PAGEMAP_PFN_MASK) * page;
         }
         lines[i].addr = va;
-        lines[i].paddr = cached_frame == LLC_EVSET_NO_PADDR ? LLC_EVSET_NO_PADDR
-                                                            : cached_frame + va % page;
+        lines[i].paddr =
+            cached_frame == LLC_EVSET_NO_PADDR ? LLC_EVSET_NO_PADDR : cached_frame + va % page;
         known += cached_frame != LLC_EVSET_NO_PADDR;
     }
     *out = lines;

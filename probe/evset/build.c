@@ -27,8 +27,8 @@ int evset_class_add(struct evset_build *b, uint32_t index, uint8_t source, uint3
         return -ENOMEM;
     memcpy(copy, lines, b->g * sizeof(*copy));
     const uint32_t id = (uint32_t)b->n_cls++;
-    b->cls[id] = (struct evset_class){ index, b->per_index[index]++, source, verified, rate,
-                                       victim, copy };
+    b->cls[id] =
+        (struct evset_class){index, b->per_index[index]++, source, verified, rate, victim, copy};
     b->owner[victim] = id;
     for (unsigned k = 0; k < b->g; k++)
         b->owner[lines[k]] = id;
@@ -252,12 +252,12 @@ static int assemble(struct evset_build *b, struct llc_evset_result **out, char *
     r->sets_per_slice = p->sets_per_slice;
     r->slices = p->slices;
     for (uint32_t u = 0; u < b->rep.units; u++)
-        r->sets[u] = (struct llc_evset_set){ .index = u % p->sets_per_slice,
-                                             .label = u / p->sets_per_slice,
-                                             .source = LLC_EVSET_NONE,
-                                             .verify_rate = -1,
-                                             .first = (size_t)u * b->g,
-                                             .victim_paddr = LLC_EVSET_NO_PADDR };
+        r->sets[u] = (struct llc_evset_set){.index = u % p->sets_per_slice,
+                                            .label = u / p->sets_per_slice,
+                                            .source = LLC_EVSET_NONE,
+                                            .verify_rate = -1,
+                                            .first = (size_t)u * b->g,
+                                            .victim_paddr = LLC_EVSET_NO_PADDR};
     for (size_t c = 0; c < b->n_cls; c++) {
         const struct evset_class *k = &b->cls[c];
         if (k->label >= p->slices)

@@ -4,7 +4,7 @@
 
 #include "evset/evset_internal.h"
 
-#define EVSET_FREE UINT32_MAX        /* line not in any class */
+#define EVSET_FREE UINT32_MAX          /* line not in any class */
 #define EVSET_DROPPED (UINT32_MAX - 1) /* a victim no candidate set evicted */
 
 struct evset_class {
@@ -13,22 +13,22 @@ struct evset_class {
     bool verified;
     double rate;
     uint32_t victim;
-    uint32_t *lines;   /* group_size ids */
+    uint32_t *lines; /* group_size ids */
 };
 
 struct evset_build {
     struct llc_evset_finder *f;
-    unsigned g;                  /* group size */
-    uint32_t *owner;             /* per arena line: class id, EVSET_FREE or EVSET_DROPPED */
-    uint32_t *found;             /* lines a prune put with a new set */
-    uint32_t *per_index;         /* classes found per index */
+    unsigned g;          /* group size */
+    uint32_t *owner;     /* per arena line: class id, EVSET_FREE or EVSET_DROPPED */
+    uint32_t *found;     /* lines a prune put with a new set */
+    uint32_t *per_index; /* classes found per index */
     struct evset_class *cls;
     size_t n_cls, cap_cls;
-    uint64_t domain;             /* address bits above the index that vary in the arena */
+    uint64_t domain; /* address bits above the index that vary in the arena */
     struct evset_paddr_map map;
     struct evset_rng rng;
     struct llc_evset_report rep;
-    uint32_t *scratch;           /* group_size + 1 ids */
+    uint32_t *scratch; /* group_size + 1 ids */
 };
 
 /* Adds a class (copies lines); its id, or a negative code. */

@@ -33,9 +33,9 @@ int evset_try_solve(struct evset_build *b)
         }
     }
     struct llc_evset_hash h;
-    const int rc = llc_evset_hash_solve(paddrs, class_of, n, p->line_size, p->sets_per_slice,
-                                        p->slices, b->domain, &h, b->rep.hash_note,
-                                        sizeof(b->rep.hash_note));
+    const int rc =
+        llc_evset_hash_solve(paddrs, class_of, n, p->line_size, p->sets_per_slice, p->slices,
+                             b->domain, &h, b->rep.hash_note, sizeof(b->rep.hash_note));
     if (rc == -EAGAIN)
         goto out;
     if (rc < 0) {
@@ -89,8 +89,7 @@ int evset_fill_from_hash(struct evset_build *b, char *err, size_t errlen)
             const uint32_t *lines = pick + (size_t)l * need;
             double rate = -1;
             bool verified = false;
-            if (p->hash_verify_fraction > 0 &&
-                evset_rng_unit(&b->rng) < p->hash_verify_fraction) {
+            if (p->hash_verify_fraction > 0 && evset_rng_unit(&b->rng) < p->hash_verify_fraction) {
                 rc = evset_verify(b, lines[b->g], lines, &rate, err, errlen);
                 if (rc < 0)
                     goto out;

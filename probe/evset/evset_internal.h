@@ -19,7 +19,7 @@ static inline uint64_t evset_rng_next(struct evset_rng *r)
 
 static inline struct evset_rng evset_rng_seed(uint64_t seed, uint64_t stream)
 {
-    struct evset_rng r = { seed ^ (0x6a09e667f3bcc909ULL * (stream + 1)) };
+    struct evset_rng r = {seed ^ (0x6a09e667f3bcc909ULL * (stream + 1))};
     evset_rng_next(&r);
     return r;
 }
@@ -60,10 +60,10 @@ struct llc_evset_finder {
     const struct llc_evset_line *lines;
     size_t n_lines;
     unsigned line_bits, index_bits;
-    unsigned group;              /* G */
-    unsigned reduce_size;        /* R = W_LLC */
+    unsigned group;       /* G */
+    unsigned reduce_size; /* R = W_LLC */
     /* arena lines with a paddr, grouped by index */
-    uint32_t *bucket_start;      /* sets_per_slice + 1 offsets */
+    uint32_t *bucket_start; /* sets_per_slice + 1 offsets */
     uint32_t *bucket_ids;
     /* victim LLC: per index, tail_len line ids sharing its L2 set but not
      * its LLC index; tail_state 0 = not built, 1 = ready, 2 = too few lines */

@@ -40,11 +40,13 @@ static bool is_pow2(uint64_t x)
 static int check_params(const struct llc_evset_params *p, char *err, size_t errlen)
 {
     if (!is_pow2(p->line_size) || !is_pow2(p->sets_per_slice))
-        return llc_errf(err, errlen, -EINVAL, "line size %u and sets per slice %u must be powers "
-                        "of two", p->line_size, p->sets_per_slice);
+        return llc_errf(err, errlen, -EINVAL,
+                        "line size %u and sets per slice %u must be powers "
+                        "of two",
+                        p->line_size, p->sets_per_slice);
     if (!is_pow2(p->page_size) || p->page_size < p->line_size)
-        return llc_errf(err, errlen, -EINVAL, "page size %u must be a power of two >= the line size",
-                        p->page_size);
+        return llc_errf(err, errlen, -EINVAL,
+                        "page size %u must be a power of two >= the line size", p->page_size);
     if (p->slices < 1 || p->slices > (1u << LLC_EVSET_MAX_HASH_BITS))
         return llc_errf(err, errlen, -EINVAL, "slices %u not in [1, %d]", p->slices,
                         1 << LLC_EVSET_MAX_HASH_BITS);
@@ -52,12 +54,15 @@ static int check_params(const struct llc_evset_params *p, char *err, size_t errl
         return llc_errf(err, errlen, -EINVAL, "LLC ways must be >= 1");
     if (p->victim_llc) {
         if (!p->l2_ways || !is_pow2(p->l2_sets))
-            return llc_errf(err, errlen, -EINVAL, "a victim LLC needs the L2's ways and "
+            return llc_errf(err, errlen, -EINVAL,
+                            "a victim LLC needs the L2's ways and "
                             "(power-of-two) sets");
         if (p->l2_sets >= p->sets_per_slice)
-            return llc_errf(err, errlen, -EINVAL, "victim LLC: L2 sets (%u) must be fewer than "
+            return llc_errf(err, errlen, -EINVAL,
+                            "victim LLC: L2 sets (%u) must be fewer than "
                             "LLC sets per slice (%u), so that lines sharing an L2 set but not an "
-                            "LLC index exist for the tail", p->l2_sets, p->sets_per_slice);
+                            "LLC index exist for the tail",
+                            p->l2_sets, p->sets_per_slice);
     }
     if (p->trials < 1 || p->traversals < 1 || p->verify_trials < 1)
         return llc_errf(err, errlen, -EINVAL, "trials, traversals and verify trials must be >= 1");
@@ -186,8 +191,10 @@ static const uint32_t *tail_for(struct llc_evset_finder *f, uint32_t index, char
             memcpy(tail, f->bucket_ids + f->bucket_start[j], f->tail_len * sizeof(*tail));
     }
     if (f->tail_state[index] == 2) {
-        llc_errf(err, errlen, -ENOSPC, "the arena has fewer than %u lines at index %u for the "
-                 "L2 tail of index %u", f->tail_len, index ^ f->p.l2_sets, index);
+        llc_errf(err, errlen, -ENOSPC,
+                 "the arena has fewer than %u lines at index %u for the "
+                 "L2 tail of index %u",
+                 f->tail_len, index ^ f->p.l2_sets, index);
         return NULL;
     }
     return tail;

@@ -83,8 +83,8 @@ int llc_evset_hash_solve(const uint64_t *paddrs, const uint32_t *class_of, size_
             domain |= (paddrs[i] ^ paddrs[0]) & above;
     domain &= above;
     for (size_t i = 0; i < n; i++)
-        m[i] = (struct member){ class_of[i], (uint32_t)((paddrs[i] >> line_bits) & index_mask), 0,
-                                paddrs[i] };
+        m[i] = (struct member){class_of[i], (uint32_t)((paddrs[i] >> line_bits) & index_mask), 0,
+                               paddrs[i]};
     qsort(m, n, sizeof(*m), by_class);
 
     struct gf2_basis basis;
@@ -104,13 +104,17 @@ int llc_evset_hash_solve(const uint64_t *paddrs, const uint32_t *class_of, size_
     }
     const unsigned dims = (unsigned)__builtin_popcountll(domain) - basis.rank;
     if (dims > bits) {
-        rc = llc_errf(err, errlen, -EAGAIN, "underdetermined: masks range over a %u-dimensional "
-                      "space, %u bits wanted; more classes needed", dims, bits);
+        rc = llc_errf(err, errlen, -EAGAIN,
+                      "underdetermined: masks range over a %u-dimensional "
+                      "space, %u bits wanted; more classes needed",
+                      dims, bits);
         goto out;
     }
     if (dims < bits) {
-        rc = llc_errf(err, errlen, -EDOM, "no linear hash onto %u slices fits the classes "
-                      "(solution space has %u of %u dimensions)", slices, dims, bits);
+        rc = llc_errf(err, errlen, -EDOM,
+                      "no linear hash onto %u slices fits the classes "
+                      "(solution space has %u of %u dimensions)",
+                      slices, dims, bits);
         goto out;
     }
     /* Fully reduce, then each free column f gives the null vector with bit
@@ -154,9 +158,10 @@ int llc_evset_hash_solve(const uint64_t *paddrs, const uint32_t *class_of, size_
     for (size_t i = 1; i < n; i++)
         if (m[i].index == m[i - 1].index && m[i].label == m[i - 1].label &&
             m[i].cls != m[i - 1].cls) {
-            rc = llc_errf(err, errlen, -EDOM, "classes %u and %u at index %u get the same slice "
-                          "label %u: the hash is not linear", m[i - 1].cls, m[i].cls, m[i].index,
-                          m[i].label);
+            rc = llc_errf(err, errlen, -EDOM,
+                          "classes %u and %u at index %u get the same slice "
+                          "label %u: the hash is not linear",
+                          m[i - 1].cls, m[i].cls, m[i].index, m[i].label);
             goto out;
         }
     *out = h;

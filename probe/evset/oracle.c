@@ -32,8 +32,10 @@ int llc_evset_calibrate(uint32_t *hit, size_t n_hit, uint32_t *miss, size_t n_mi
                         struct llc_evset_calibration *out, char *err, size_t errlen)
 {
     if (!n_hit || !n_miss)
-        return llc_errf(err, errlen, -EINVAL, "calibration needs both LLC-hit and memory samples "
-                        "(got %zu and %zu)", n_hit, n_miss);
+        return llc_errf(err, errlen, -EINVAL,
+                        "calibration needs both LLC-hit and memory samples "
+                        "(got %zu and %zu)",
+                        n_hit, n_miss);
     qsort(hit, n_hit, sizeof(*hit), cmp_u32);
     qsort(miss, n_miss, sizeof(*miss), cmp_u32);
 
@@ -53,7 +55,8 @@ int llc_evset_calibrate(uint32_t *hit, size_t n_hit, uint32_t *miss, size_t n_mi
             j++;
         uint32_t range_hi = v;
         if (i < n_hit || j < n_miss) {
-            const uint32_t next = (j >= n_miss || (i < n_hit && hit[i] <= miss[j])) ? hit[i] : miss[j];
+            const uint32_t next =
+                (j >= n_miss || (i < n_hit && hit[i] <= miss[j])) ? hit[i] : miss[j];
             range_hi = next - 1;
         }
         const size_t e = (n_hit - i) + j;

@@ -56,8 +56,8 @@ static const struct llc_evset_oracle_ops hw_ops = {
  * line stays in an inclusive LLC, or moves into a victim LLC), time it.
  * Memory loads: clflush, time. Targets rotate over a page so that one
  * unlucky set does not decide. */
-int llc_evset_hw_selfcheck(const struct llc_evset_hw_config *cfg,
-                           struct llc_evset_calibration *out, char *err, size_t errlen)
+int llc_evset_hw_selfcheck(const struct llc_evset_hw_config *cfg, struct llc_evset_calibration *out,
+                           char *err, size_t errlen)
 {
     const size_t line = 64, page = 4096;
     const size_t walk_bytes = (cfg->l2_bytes ? cfg->l2_bytes : (1u << 20)) * 3 / 2;
@@ -65,7 +65,8 @@ int llc_evset_hw_selfcheck(const struct llc_evset_hw_config *cfg,
     const size_t map_bytes = walk_bytes + page;
     uint32_t *hit = malloc(samples * sizeof(*hit));
     uint32_t *miss = malloc(samples * sizeof(*miss));
-    uint8_t *mem = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    uint8_t *mem =
+        mmap(NULL, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     int rc = 0;
     if (!hit || !miss || mem == MAP_FAILED) {
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory for the timing self-check");
@@ -88,8 +89,9 @@ int llc_evset_hw_selfcheck(const struct llc_evset_hw_config *cfg,
         rc = llc_errf(err, errlen, -EIO,
                       "timed loads do not separate LLC hits from memory: LLC-hit median %u "
                       "(p90 %u) ticks, memory median %u (p10 %u) ticks, %.1f%% misclassified "
-                      "at the best threshold %u", out->hit_median, out->hit_p90, out->miss_median,
-                      out->miss_p10, 100.0 * out->error_rate, out->threshold);
+                      "at the best threshold %u",
+                      out->hit_median, out->hit_p90, out->miss_median, out->miss_p10,
+                      100.0 * out->error_rate, out->threshold);
 out:
     if (mem != MAP_FAILED)
         munmap(mem, map_bytes);
@@ -103,7 +105,7 @@ int llc_evset_oracle_hw(const struct llc_evset_hw_config *cfg, struct llc_evset_
 {
     uint32_t threshold = cfg->threshold;
     if (!threshold) {
-        struct llc_evset_calibration cal = { 0 };
+        struct llc_evset_calibration cal = {0};
         const int rc = llc_evset_hw_selfcheck(cfg, &cal, err, errlen);
         if (calib)
             *calib = cal;
@@ -123,12 +125,13 @@ int llc_evset_oracle_hw(const struct llc_evset_hw_config *cfg, struct llc_evset_
 
 #else /* no x86-64 timing primitives */
 
-int llc_evset_hw_selfcheck(const struct llc_evset_hw_config *cfg,
-                           struct llc_evset_calibration *out, char *err, size_t errlen)
+int llc_evset_hw_selfcheck(const struct llc_evset_hw_config *cfg, struct llc_evset_calibration *out,
+                           char *err, size_t errlen)
 {
     (void)cfg;
     memset(out, 0, sizeof(*out));
-    return llc_errf(err, errlen, -ENOTSUP, "hardware eviction tests need x86-64 "
+    return llc_errf(err, errlen, -ENOTSUP,
+                    "hardware eviction tests need x86-64 "
                     "(rdtsc, lfence, clflush)");
 }
 
@@ -136,7 +139,7 @@ int llc_evset_oracle_hw(const struct llc_evset_hw_config *cfg, struct llc_evset_
                         struct llc_evset_calibration *calib, char *err, size_t errlen)
 {
     (void)out;
-    struct llc_evset_calibration cal = { 0 };
+    struct llc_evset_calibration cal = {0};
     const int rc = llc_evset_hw_selfcheck(cfg, &cal, err, errlen);
     if (calib)
         *calib = cal;

@@ -117,7 +117,8 @@ static int sim_calibrate(struct sim_oracle *so, struct llc_evset_calibration *ou
         lines[i] = (evset_rng_next(&rng) % limit) << so->line_bits;
     for (size_t s = 0; s < steps; s++) {
         struct llc_sim_result res;
-        rc = llc_sim_access_phys(so->sim, so->cfg.agent, lines[evset_rng_next(&rng) % region], &res);
+        rc =
+            llc_sim_access_phys(so->sim, so->cfg.agent, lines[evset_rng_next(&rng) % region], &res);
         if (rc < 0) {
             rc = llc_errf(err, errlen, rc, "calibration access failed");
             goto out;
@@ -143,7 +144,8 @@ int llc_evset_oracle_sim(struct llc_sim *sim, const struct llc_evset_sim_config 
 {
     const struct llc_sim_config *c = llc_sim_config_of(sim);
     if (!c->latency.enabled)
-        return llc_errf(err, errlen, -EINVAL, "the simulator's latency model is off: "
+        return llc_errf(err, errlen, -EINVAL,
+                        "the simulator's latency model is off: "
                         "eviction tests need timings");
     if (cfg->agent >= c->agents)
         return llc_errf(err, errlen, -EINVAL, "agent %u out of range (%u agents)", cfg->agent,

@@ -13,8 +13,8 @@
 #include "llcprobe/common.h"
 
 struct removed_stack {
-    uint32_t *ids;   /* removed lines, groups back to back */
-    size_t *ends;    /* end offset of each removed group in ids */
+    uint32_t *ids; /* removed lines, groups back to back */
+    size_t *ends;  /* end offset of each removed group in ids */
     size_t depth, used;
 };
 
@@ -23,10 +23,12 @@ int llc_evset_reduce(struct llc_evset_finder *f, uint32_t victim, const uint32_t
 {
     const size_t g = f->reduce_size;
     if (n < g)
-        return llc_errf(err, errlen, -ESRCH, "%zu candidates cannot hold %zu congruent lines", n, g);
+        return llc_errf(err, errlen, -ESRCH, "%zu candidates cannot hold %zu congruent lines", n,
+                        g);
     uint32_t *cur = malloc(n * sizeof(*cur));
     uint32_t *tmp = malloc(n * sizeof(*tmp));
-    struct removed_stack st = { malloc(n * sizeof(uint32_t)), malloc((n + 1) * sizeof(size_t)), 0, 0 };
+    struct removed_stack st = {malloc(n * sizeof(uint32_t)), malloc((n + 1) * sizeof(size_t)), 0,
+                               0};
     int rc = 0;
     if (!cur || !tmp || !st.ids || !st.ends) {
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory for %zu candidates", n);

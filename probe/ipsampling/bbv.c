@@ -14,8 +14,8 @@
 
 /* Bounds: what real exp-bbv runs need, far below what a damaged or hostile
  * file (or /dev/zero) would make us allocate. */
-#define BBV_MAX_LINE (16u << 20)      /* bytes in one interval's line */
-#define BBV_MAX_ENTRIES (1u << 25)    /* id:count pairs in the file */
+#define BBV_MAX_LINE (16u << 20)   /* bytes in one interval's line */
+#define BBV_MAX_ENTRIES (1u << 25) /* id:count pairs in the file */
 #define BBV_PC_MAX_LINE (64u << 10)
 
 struct entry {
@@ -60,23 +60,28 @@ static int parse_line(const char *path, char *line, size_t w, size_t lineno, str
             goto bad;
         p = end;
         if (id > LLC_SAMPLING_BBV_MAX_ID)
-            return llc_errf(err, errlen, -E2BIG, "%s: line %zu: block id %llu is over the "
-                            "limit of %u", path, lineno, id, LLC_SAMPLING_BBV_MAX_ID);
+            return llc_errf(err, errlen, -E2BIG,
+                            "%s: line %zu: block id %llu is over the "
+                            "limit of %u",
+                            path, lineno, id, LLC_SAMPLING_BBV_MAX_ID);
         if (*n >= BBV_MAX_ENTRIES)
-            return llc_errf(err, errlen, -E2BIG, "%s: line %zu: more than %u block counts in "
-                            "the file", path, lineno, BBV_MAX_ENTRIES);
+            return llc_errf(err, errlen, -E2BIG,
+                            "%s: line %zu: more than %u block counts in "
+                            "the file",
+                            path, lineno, BBV_MAX_ENTRIES);
         if (push(v, n, cap, (struct entry){w, (size_t)id, (double)count}) < 0)
             return llc_errf(err, errlen, -ENOMEM, "out of memory");
         if (id > *dim)
             *dim = (size_t)id;
     }
 bad:
-    return llc_errf(err, errlen, -EPROTO, "%s: line %zu: not exp-bbv output (expected "
-                    "\"T:id:count ...\")", path, lineno);
+    return llc_errf(err, errlen, -EPROTO,
+                    "%s: line %zu: not exp-bbv output (expected "
+                    "\"T:id:count ...\")",
+                    path, lineno);
 }
 
-int llc_sampling_bbv_read(const char *path, struct llc_sampling_bbv *out, char *err,
-                          size_t errlen)
+int llc_sampling_bbv_read(const char *path, struct llc_sampling_bbv *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
     struct llc_lines in;
@@ -106,8 +111,7 @@ int llc_sampling_bbv_read(const char *path, struct llc_sampling_bbv *out, char *
     }
     out->rows = calloc(windows * dim, sizeof(double));
     if (!out->rows) {
-        rc = llc_errf(err, errlen, -ENOMEM, "out of memory for %zu x %zu BBV matrix", windows,
-                      dim);
+        rc = llc_errf(err, errlen, -ENOMEM, "out of memory for %zu x %zu BBV matrix", windows, dim);
         goto out;
     }
     for (size_t i = 0; i < n; i++)
@@ -141,15 +145,17 @@ int llc_sampling_bbv_read_pcs(const char *path, struct llc_sampling_bbv *b, char
         char *end;
         const unsigned long long id = strtoull(line + 2, &end, 10);
         if (line[1] != ':' || end == line + 2 || *end != ':' || id == 0) {
-            rc = llc_errf(err, errlen, -EPROTO, "%s: line %zu: not an exp-bbv pc file "
-                          "(expected \"F:id:address:function\")", path, lineno);
+            rc = llc_errf(err, errlen, -EPROTO,
+                          "%s: line %zu: not an exp-bbv pc file "
+                          "(expected \"F:id:address:function\")",
+                          path, lineno);
             goto out;
         }
         char *aend;
         const unsigned long long a = strtoull(end + 1, &aend, 16);
         if (aend == end + 1) {
-            rc = llc_errf(err, errlen, -EPROTO, "%s: line %zu: block %llu has no address",
-                          path, lineno, id);
+            rc = llc_errf(err, errlen, -EPROTO, "%s: line %zu: block %llu has no address", path,
+                          lineno, id);
             goto out;
         }
         if (id <= b->dim)
@@ -164,8 +170,10 @@ int llc_sampling_bbv_read_pcs(const char *path, struct llc_sampling_bbv *b, char
         for (size_t w = 0; w < b->windows && !used; w++)
             used = b->rows[w * b->dim + j] != 0;
         if (used) {
-            rc = llc_errf(err, errlen, -EPROTO, "%s: block %zu of the BBV file has no address "
-                          "(not the pc file of the same run?)", path, j + 1);
+            rc = llc_errf(err, errlen, -EPROTO,
+                          "%s: block %zu of the BBV file has no address "
+                          "(not the pc file of the same run?)",
+                          path, j + 1);
             goto out;
         }
     }

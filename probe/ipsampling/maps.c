@@ -50,8 +50,8 @@ static void drop(struct llc_sampling_maps *m, uint32_t pid, uint64_t start, uint
     m->n = kept;
 }
 
-int llc_sampling_maps_add(struct llc_sampling_maps *m, uint32_t pid, uint64_t start,
-                          uint64_t len, uint64_t pgoff, uint64_t file_key)
+int llc_sampling_maps_add(struct llc_sampling_maps *m, uint32_t pid, uint64_t start, uint64_t len,
+                          uint64_t pgoff, uint64_t file_key)
 {
     if (len == 0)
         return 0;
@@ -83,8 +83,8 @@ int llc_sampling_maps_fork(struct llc_sampling_maps *m, uint32_t parent, uint32_
         if (m->v[i].pid != parent)
             continue;
         const struct llc_sampling_mapping x = m->v[i];
-        const int rc = llc_sampling_maps_add(m, child, x.start, x.end - x.start, x.pgoff,
-                                             x.file_key);
+        const int rc =
+            llc_sampling_maps_add(m, child, x.start, x.end - x.start, x.pgoff, x.file_key);
         if (rc < 0)
             return rc;
     }
@@ -126,15 +126,16 @@ int llc_sampling_maps_read_proc(struct llc_sampling_maps *m, uint32_t pid)
         uint64_t start, end, off;
         char perms[8];
         int name_at = 0;
-        if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &start, &end,
-                   perms, &off, &name_at) < 4 || name_at == 0 || perms[2] != 'x')
+        if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &start, &end, perms,
+                   &off, &name_at) < 4 ||
+            name_at == 0 || perms[2] != 'x')
             continue;
         char *name = line + name_at;
         name[strcspn(name, "\n")] = '\0';
         /* Anonymous code has no stable name: its IPs stay raw. */
         if (*name)
-            rc = llc_sampling_maps_add(m, pid, start, end - start, off,
-                                       llc_sampling_file_key(name));
+            rc =
+                llc_sampling_maps_add(m, pid, start, end - start, off, llc_sampling_file_key(name));
     }
     fclose(f);
     return rc;
@@ -159,9 +160,12 @@ static int apply(struct llc_sampling_maps *m, const struct llc_sampling_side *x)
     switch (x->kind) {
     case LLC_SAMPLING_SIDE_MMAP:
         return llc_sampling_maps_add(m, x->pid, x->addr, x->len, x->pgoff, x->file_key);
-    case LLC_SAMPLING_SIDE_FORK: return llc_sampling_maps_fork(m, x->ppid, x->pid);
+    case LLC_SAMPLING_SIDE_FORK:
+        return llc_sampling_maps_fork(m, x->ppid, x->pid);
     case LLC_SAMPLING_SIDE_EXEC:
-    case LLC_SAMPLING_SIDE_EXIT: llc_sampling_maps_forget(m, x->pid); return 0;
+    case LLC_SAMPLING_SIDE_EXIT:
+        llc_sampling_maps_forget(m, x->pid);
+        return 0;
     }
     return 0;
 }

@@ -67,8 +67,7 @@ static void note_id(uint32_t *ids, unsigned *n, uint32_t id)
 }
 
 /* Copies len bytes at ring offset pos, unwrapping the end of the ring. */
-static void ring_copy(const unsigned char *data, uint64_t size, uint64_t pos, void *dst,
-                      size_t len)
+static void ring_copy(const unsigned char *data, uint64_t size, uint64_t pos, void *dst, size_t len)
 {
     const uint64_t off = pos & (size - 1);
     const size_t first = off + len <= size ? len : (size_t)(size - off);
@@ -141,9 +140,13 @@ static int decode(const unsigned char *rec, const struct perf_event_header *h,
         /* Anonymous code (a JIT) has no stable name: its IPs stay raw. */
         if (strcmp(name, "//anon") == 0)
             return 0;
-        const struct llc_sampling_side x = {
-            .time = id.time, .kind = LLC_SAMPLING_SIDE_MMAP, .pid = b.pid, .addr = b.addr,
-            .len = b.len, .pgoff = b.pgoff, .file_key = llc_sampling_file_key(name)};
+        const struct llc_sampling_side x = {.time = id.time,
+                                            .kind = LLC_SAMPLING_SIDE_MMAP,
+                                            .pid = b.pid,
+                                            .addr = b.addr,
+                                            .len = b.len,
+                                            .pgoff = b.pgoff,
+                                            .file_key = llc_sampling_file_key(name)};
         return push_side(k, &x);
     }
     case PERF_RECORD_COMM: {
@@ -170,7 +173,8 @@ static int decode(const unsigned char *rec, const struct perf_event_header *h,
         const struct llc_sampling_side x = {
             .time = b.time,
             .kind = h->type == PERF_RECORD_FORK ? LLC_SAMPLING_SIDE_FORK : LLC_SAMPLING_SIDE_EXIT,
-            .pid = b.pid, .ppid = b.ppid};
+            .pid = b.pid,
+            .ppid = b.ppid};
         return push_side(k, &x);
     }
     case PERF_RECORD_LOST: {
@@ -181,7 +185,8 @@ static int decode(const unsigned char *rec, const struct perf_event_header *h,
         k->lost += id_lost[1];
         return 0;
     }
-    default: return 0; /* throttle, ...: nothing we use */
+    default:
+        return 0; /* throttle, ...: nothing we use */
     }
 }
 

@@ -32,12 +32,12 @@ struct llc_sampling {
     struct llc_sampling_choice choice;
     struct ring *rings;
     unsigned nrings;
-    int fd_instr;          /* instructions counter, -1 if refused */
-    int fd_clock;          /* task-clock counter */
+    int fd_instr; /* instructions counter, -1 if refused */
+    int fd_clock; /* task-clock counter */
     long page;
     uint64_t base_period, period, floor;
     unsigned mult;
-    bool adapt;            /* the source counts something other than the window unit */
+    bool adapt; /* the source counts something other than the window unit */
     /* The dynamic rate switches between inherited events, one per
      * multiplier, by enabling one and disabling the others: ENABLE and
      * DISABLE reach every inherited copy in every thread and child, while
@@ -50,18 +50,23 @@ struct llc_sampling {
     struct llc_sampling_maps maps;
     double t0, t_last;
     uint64_t last_unit, last_ns, last_instr, index;
-    double unit_per_ms;    /* how fast the window unit advances, for the sleep */
+    double unit_per_ms; /* how fast the window unit advances, for the sleep */
     bool ended;
 };
 
 const char *llc_sampling_source_name(enum llc_sampling_source src)
 {
     switch (src) {
-    case LLC_SAMPLING_PEBS_BRANCHES: return "pebs-branches";
-    case LLC_SAMPLING_HW_IP: return "hw-ip";
-    case LLC_SAMPLING_TICK: return "tick";
-    case LLC_SAMPLING_CPU_CLOCK: return "cpu-clock";
-    default: return "?";
+    case LLC_SAMPLING_PEBS_BRANCHES:
+        return "pebs-branches";
+    case LLC_SAMPLING_HW_IP:
+        return "hw-ip";
+    case LLC_SAMPLING_TICK:
+        return "tick";
+    case LLC_SAMPLING_CPU_CLOCK:
+        return "cpu-clock";
+    default:
+        return "?";
     }
 }
 
@@ -82,8 +87,7 @@ void llc_sampling_config_default(struct llc_sampling_config *cfg)
     cfg->enable_on_exec = true;
 }
 
-uint64_t llc_sampling_adapt_period(uint64_t prev, uint64_t events, unsigned samples,
-                                   uint64_t floor)
+uint64_t llc_sampling_adapt_period(uint64_t prev, uint64_t events, unsigned samples, uint64_t floor)
 {
     if (samples == 0)
         samples = 1;
@@ -151,7 +155,8 @@ static int open_counters(struct llc_sampling *s, pid_t pid, char *err, size_t er
     struct perf_event_attr a;
     c->unit = LLC_SAMPLING_CPU_NS;
     if (s->cfg.force_cpu_time) {
-        snprintf(c->unit_refused, sizeof(c->unit_refused), "not requested (CPU-time windows forced)");
+        snprintf(c->unit_refused, sizeof(c->unit_refused),
+                 "not requested (CPU-time windows forced)");
     } else {
         counter_attr(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, s->cfg.enable_on_exec);
         a.exclude_kernel = 1;
@@ -173,7 +178,8 @@ static int open_counters(struct llc_sampling *s, pid_t pid, char *err, size_t er
         a.exclude_kernel = 1;
         fd = llc_sampling_perf_open(&a, pid, -1);
         if (fd >= 0)
-            snprintf(c->unit_note, sizeof(c->unit_note), "user-mode CPU time only: counting "
+            snprintf(c->unit_note, sizeof(c->unit_note),
+                     "user-mode CPU time only: counting "
                      "the target's kernel time is not permitted here");
     }
     if (fd < 0) {
@@ -277,14 +283,16 @@ static int open_rings(struct llc_sampling *s, pid_t pid, const struct perf_event
             if (fd < 0) {
                 char why[LLC_SAMPLING_NOTE_LEN];
                 llc_sampling_explain_errno(fd, why, sizeof(why));
-                return llc_errf(err, errlen, fd, "%s (rate 1/%u) on CPU %d: %s",
-                                s->choice.event, 1u << l, cpus[i], why);
+                return llc_errf(err, errlen, fd, "%s (rate 1/%u) on CPU %d: %s", s->choice.event,
+                                1u << l, cpus[i], why);
             }
             r->fds[l] = fd;
             if (l > 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fds[0]) < 0) {
                 const int e = errno;
-                return llc_errf(err, errlen, -e, "%s (rate 1/%u) on CPU %d: sharing the ring "
-                                "buffer: %s", s->choice.event, 1u << l, cpus[i], strerror(e));
+                return llc_errf(err, errlen, -e,
+                                "%s (rate 1/%u) on CPU %d: sharing the ring "
+                                "buffer: %s",
+                                s->choice.event, 1u << l, cpus[i], strerror(e));
             }
             if (l > 0)
                 continue;
@@ -320,8 +328,8 @@ static int choose_source(struct llc_sampling *s, pid_t pid, const int *cpus, uns
         }
         struct perf_event_attr a;
         int rc = llc_sampling_source_attr((enum llc_sampling_source)src, &a, c->event,
-                                          sizeof(c->event), c->tick_note, sizeof(c->tick_note),
-                                          why, LLC_SAMPLING_NOTE_LEN);
+                                          sizeof(c->event), c->tick_note, sizeof(c->tick_note), why,
+                                          LLC_SAMPLING_NOTE_LEN);
         if (rc < 0)
             continue;
         if (src == LLC_SAMPLING_TICK &&
@@ -372,7 +380,8 @@ int llc_sampling_open(pid_t pid, const struct llc_sampling_config *cfg, struct l
         cfg->max_rate_hz == 0 || cfg->max_rate_hz > 100000 || cfg->ring_pages == 0 ||
         (cfg->ring_pages & (cfg->ring_pages - 1)) != 0 || mm == 0 || (mm & (mm - 1)) != 0 ||
         mm > (1u << (MAX_LEVELS - 1)))
-        return llc_errf(err, errlen, -EINVAL, "sampling: bad configuration (source %d, window "
+        return llc_errf(err, errlen, -EINVAL,
+                        "sampling: bad configuration (source %d, window "
                         "%llu instructions, rate cap %u Hz in 1..100000, %u ring pages: a "
                         "power of two, largest multiplier %u: a power of two in 1..%u)",
                         (int)cfg->best_source, (unsigned long long)cfg->window_instr,
@@ -481,8 +490,10 @@ int llc_sampling_set_multiplier(struct llc_sampling *s, unsigned multiplier, cha
 {
     const unsigned max = 1u << (s->levels - 1);
     if (multiplier == 0 || multiplier > max || (multiplier & (multiplier - 1)))
-        return llc_errf(err, errlen, -EINVAL, "sample-rate multiplier %u is not a power of two "
-                        "in 1..%u", multiplier, max);
+        return llc_errf(err, errlen, -EINVAL,
+                        "sample-rate multiplier %u is not a power of two "
+                        "in 1..%u",
+                        multiplier, max);
     const unsigned level = (unsigned)__builtin_ctz(multiplier);
     s->mult = multiplier;
     s->period = s->base_period * multiplier;
@@ -522,14 +533,13 @@ static int drain(struct llc_sampling *s, char *err, size_t errlen)
         struct perf_event_mmap_page *meta = s->rings[i].map;
         const unsigned char *data = (const unsigned char *)s->rings[i].map +
                                     (meta->data_offset ? meta->data_offset : (uint64_t)s->page);
-        const uint64_t size = meta->data_size ? meta->data_size
-                                              : (uint64_t)s->cfg.ring_pages * (uint64_t)s->page;
+        const uint64_t size =
+            meta->data_size ? meta->data_size : (uint64_t)s->cfg.ring_pages * (uint64_t)s->page;
         const int rc = llc_sampling_ring_drain(meta, data, size, &s->sink);
         if (rc == -ENOMEM)
             return llc_errf(err, errlen, rc, "out of memory for samples");
         if (rc < 0)
-            return llc_errf(err, errlen, rc, "ring buffer of CPU %u holds a malformed record",
-                            i);
+            return llc_errf(err, errlen, rc, "ring buffer of CPU %u holds a malformed record", i);
     }
     /* Without periods in the records, every sample was taken at the
      * window's period (the rate switches between windows). */
@@ -592,8 +602,7 @@ int llc_sampling_next_window(struct llc_sampling *s, struct llc_target *t,
             s->ended = true;
             rc = read_unit(s, &unit, &ns, &instr);
             if (rc < 0)
-                return llc_errf(err, errlen, rc, "reading the window counter: %s",
-                                strerror(-rc));
+                return llc_errf(err, errlen, rc, "reading the window counter: %s", strerror(-rc));
             break;
         }
     }

@@ -39,7 +39,7 @@ struct llc_sampling_side {
 /* Where drained records go: samples, side-band records, and what else a
  * window reports. */
 struct llc_sampling_sink {
-    uint64_t *ips;      /* the window's code addresses (keys, live) */
+    uint64_t *ips; /* the window's code addresses (keys, live) */
     size_t n, cap;
     struct llc_sampling_sample *samples; /* live: raw samples from the rings */
     size_t nsamples, capsamples;
@@ -63,7 +63,7 @@ void llc_sampling_sink_free(struct llc_sampling_sink *k);
 
 /* sample_type of every sampling event, and the sample_id_all trailer the
  * reader expects on side-band records. */
-#define LLC_SAMPLING_SAMPLE_TYPE                                                              \
+#define LLC_SAMPLING_SAMPLE_TYPE \
     (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
 
 /* Reads every record between data_tail and data_head of one ring (data:
@@ -71,8 +71,8 @@ void llc_sampling_sink_free(struct llc_sampling_sink *k);
  * them to the kernel. Records must be laid out for LLC_SAMPLING_SAMPLE_TYPE
  * (without PERF_SAMPLE_PERIOD when the sink's no_period is set, plus
  * PERF_SAMPLE_REGS_USER with one register, the IP, when its
- * ip_from_user_regs is set) with sample_id_all. -ENOMEM, or -EPROTO for a record that cannot be (size
- * 0 or larger than the ring). */
+ * ip_from_user_regs is set) with sample_id_all. -ENOMEM, or -EPROTO for a record that cannot be
+ * (size 0 or larger than the ring). */
 int llc_sampling_ring_drain(struct perf_event_mmap_page *meta, const unsigned char *data,
                             uint64_t size, struct llc_sampling_sink *k);
 
@@ -87,8 +87,8 @@ struct llc_sampling_maps {
 };
 /* FNV-1a 64 of a file name: the file part of a key. */
 uint64_t llc_sampling_file_key(const char *name);
-int llc_sampling_maps_add(struct llc_sampling_maps *m, uint32_t pid, uint64_t start,
-                          uint64_t len, uint64_t pgoff, uint64_t file_key);
+int llc_sampling_maps_add(struct llc_sampling_maps *m, uint32_t pid, uint64_t start, uint64_t len,
+                          uint64_t pgoff, uint64_t file_key);
 void llc_sampling_maps_forget(struct llc_sampling_maps *m, uint32_t pid);
 int llc_sampling_maps_fork(struct llc_sampling_maps *m, uint32_t parent, uint32_t child);
 bool llc_sampling_maps_has(const struct llc_sampling_maps *m, uint32_t pid);
@@ -121,10 +121,10 @@ int llc_sampling_source_attr(enum llc_sampling_source src, struct perf_event_att
  * a busy thread (measured), and the kernel's HZ (the resolution of
  * CLOCK_MONOTONIC_COARSE, else the measured rate snapped to one); a
  * refusal with the measured rate if the tick does not run. */
-int llc_sampling_tick_attr(struct perf_event_attr *attr, char *event, size_t eventlen,
-                           char *note, size_t notelen, char *why, size_t whylen);
-int llc_sampling_tick_selftest(const struct perf_event_attr *proto, double *measured,
-                               unsigned *hz, char *why, size_t whylen);
+int llc_sampling_tick_attr(struct perf_event_attr *attr, char *event, size_t eventlen, char *note,
+                           size_t notelen, char *why, size_t whylen);
+int llc_sampling_tick_selftest(const struct perf_event_attr *proto, double *measured, unsigned *hz,
+                               char *why, size_t whylen);
 /* The kernel HZ (100, 250, 300, 1000) nearest a measured rate if within
  * 20% of it, else the rate rounded. */
 unsigned llc_sampling_tick_snap(double measured);

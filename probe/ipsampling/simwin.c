@@ -48,10 +48,16 @@ int llc_sampling_sim_windows(const char *trace, const char *preset, const char *
     cfg.seed = seed;
     cfg.stop = &llc_stop_signal;
     const struct llc_simrun_agent agents[2] = {
-        {.name = "target", .role = LLC_SIMRUN_TARGET, .source = LLC_SIMRUN_TRACE,
-         .trace_path = trace, .rate = 1},
-        {.name = "noise", .role = LLC_SIMRUN_NOISE, .source = LLC_SIMRUN_WORKLOAD,
-         .spec = noise, .rate = 1},
+        {.name = "target",
+         .role = LLC_SIMRUN_TARGET,
+         .source = LLC_SIMRUN_TRACE,
+         .trace_path = trace,
+         .rate = 1},
+        {.name = "noise",
+         .role = LLC_SIMRUN_NOISE,
+         .source = LLC_SIMRUN_WORKLOAD,
+         .spec = noise,
+         .rate = 1},
     };
     struct llc_simrun *r = NULL;
     rc = llc_simrun_create(&cfg, agents, noise ? 2 : 1, &r, err, errlen);

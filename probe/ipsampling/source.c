@@ -33,13 +33,17 @@ void llc_sampling_explain_errno(int code, char *why, size_t whylen)
     switch (code) {
     case -ENOENT:
     case -EOPNOTSUPP:
-        snprintf(why, whylen, "the kernel does not support this event here (%s): no hardware "
-                 "PMU, or the PMU lacks it", strerror(-code));
+        snprintf(why, whylen,
+                 "the kernel does not support this event here (%s): no hardware "
+                 "PMU, or the PMU lacks it",
+                 strerror(-code));
         break;
     case -EACCES:
     case -EPERM:
-        snprintf(why, whylen, "not permitted (%s) with perf_event_paranoid=%d: run as root or "
-                 "lower /proc/sys/kernel/perf_event_paranoid", strerror(-code), paranoid_level());
+        snprintf(why, whylen,
+                 "not permitted (%s) with perf_event_paranoid=%d: run as root or "
+                 "lower /proc/sys/kernel/perf_event_paranoid",
+                 strerror(-code), paranoid_level());
         break;
     case -ENODEV:
         snprintf(why, whylen, "no such PMU on this machine (%s)", strerror(-code));
@@ -47,7 +51,9 @@ void llc_sampling_explain_errno(int code, char *why, size_t whylen)
     case -EINVAL:
         snprintf(why, whylen, "the kernel rejected the event's attributes (%s)", strerror(-code));
         break;
-    default: snprintf(why, whylen, "perf_event_open: %s", strerror(-code)); break;
+    default:
+        snprintf(why, whylen, "perf_event_open: %s", strerror(-code));
+        break;
     }
 }
 
@@ -76,7 +82,8 @@ static int pebs_attr(struct perf_event_attr *attr, char *event, size_t eventlen,
             core = true;
     }
     if (!core) {
-        snprintf(why, whylen, "no core PMU known to libpfm4 on this CPU (a VM without a "
+        snprintf(why, whylen,
+                 "no core PMU known to libpfm4 on this CPU (a VM without a "
                  "virtual PMU has none)");
         goto out;
     }
@@ -100,7 +107,8 @@ static int pebs_attr(struct perf_event_attr *attr, char *event, size_t eventlen,
         rc = 0;
         goto out;
     }
-    snprintf(why, whylen, "the core PMU has no retired-conditional-branch event libpfm4 "
+    snprintf(why, whylen,
+             "the core PMU has no retired-conditional-branch event libpfm4 "
              "knows (PEBS branch sampling is Intel-only)");
 out:
     pfm_terminate();
@@ -146,6 +154,8 @@ int llc_sampling_source_attr(enum llc_sampling_source src, struct perf_event_att
         attr->config = PERF_COUNT_SW_CPU_CLOCK;
         snprintf(event, eventlen, "cpu-clock");
         return 0;
-    default: snprintf(why, whylen, "unknown source %d", (int)src); return -EINVAL;
+    default:
+        snprintf(why, whylen, "unknown source %d", (int)src);
+        return -EINVAL;
     }
 }

@@ -66,8 +66,7 @@ static int read_id(const char *dir, const char *tp, uint64_t *id)
  * location when none is mounted and this process may (perf does the same);
  * *mounted says so, and the caller unmounts it once the ids are read (a
  * perf event needs only the id), so no exit path leaves the mount. */
-static const char *find_tracefs(bool *mounted, char *note, size_t notelen, char *why,
-                                size_t whylen)
+static const char *find_tracefs(bool *mounted, char *note, size_t notelen, char *why, size_t whylen)
 {
     *mounted = false;
     for (size_t i = 0; i < LLC_ARRAY_LEN(tracefs_dirs); i++) {
@@ -78,8 +77,10 @@ static const char *find_tracefs(bool *mounted, char *note, size_t notelen, char 
             return tracefs_dirs[i];
         /* Mounted, but only root may look inside (tracefs is mode 700). */
         if (e == EACCES) {
-            snprintf(why, whylen, "%s is not readable by this user (%s): tracepoints need root "
-                     "or CAP_PERFMON", tracefs_dirs[i], strerror(EACCES));
+            snprintf(why, whylen,
+                     "%s is not readable by this user (%s): tracepoints need root "
+                     "or CAP_PERFMON",
+                     tracefs_dirs[i], strerror(EACCES));
             return NULL;
         }
     }
@@ -93,8 +94,10 @@ static const char *find_tracefs(bool *mounted, char *note, size_t notelen, char 
         return NULL;
     }
     *mounted = true;
-    snprintf(note, notelen, "tracefs was not mounted: mounted it at %s to read the tracepoint "
-             "id, and unmounted it", tracefs_dirs[0]);
+    snprintf(note, notelen,
+             "tracefs was not mounted: mounted it at %s to read the tracepoint "
+             "id, and unmounted it",
+             tracefs_dirs[0]);
     return tracefs_dirs[0];
 }
 
@@ -103,8 +106,8 @@ static int tick_from_tracefs(const char *dir, struct perf_event_attr *attr, char
                              size_t eventlen, char *why, size_t whylen);
 #endif
 
-int llc_sampling_tick_attr(struct perf_event_attr *attr, char *event, size_t eventlen,
-                           char *note, size_t notelen, char *why, size_t whylen)
+int llc_sampling_tick_attr(struct perf_event_attr *attr, char *event, size_t eventlen, char *note,
+                           size_t notelen, char *why, size_t whylen)
 {
 #ifndef USER_IP_REG
     (void)attr, (void)event, (void)eventlen, (void)note, (void)notelen;
@@ -154,8 +157,10 @@ static int tick_from_tracefs(const char *dir, struct perf_event_attr *attr, char
         *strchr(event, '/') = ':';
         return 0;
     }
-    snprintf(why, whylen, "%s has neither irq_vectors:local_timer_entry nor "
-             "timer:hrtimer_expire_entry", dir);
+    snprintf(why, whylen,
+             "%s has neither irq_vectors:local_timer_entry nor "
+             "timer:hrtimer_expire_entry",
+             dir);
     return -ENOENT;
 }
 #endif
@@ -184,8 +189,8 @@ unsigned llc_sampling_tick_snap(double measured)
     return best ? best : (unsigned)(measured + 0.5);
 }
 
-int llc_sampling_tick_selftest(const struct perf_event_attr *proto, double *measured,
-                               unsigned *hz, char *why, size_t whylen)
+int llc_sampling_tick_selftest(const struct perf_event_attr *proto, double *measured, unsigned *hz,
+                               char *why, size_t whylen)
 {
     /* Counts the tracepoint on this thread while it spins: the tick must
      * reach a busy task, at a rate the window length can be built on. */
@@ -222,7 +227,8 @@ int llc_sampling_tick_selftest(const struct perf_event_attr *proto, double *meas
     }
     *measured = cpu > 0 ? (double)count / cpu : 0;
     if (count < 3 || *measured < 20) {
-        snprintf(why, whylen, "self-test: %llu timer interrupts in %.0f ms of busy CPU time "
+        snprintf(why, whylen,
+                 "self-test: %llu timer interrupts in %.0f ms of busy CPU time "
                  "(%.0f Hz): the kernel does not tick on a busy CPU here (nohz_full?)",
                  (unsigned long long)count, cpu * 1e3, *measured);
         return -EOPNOTSUPP;
@@ -231,15 +237,16 @@ int llc_sampling_tick_selftest(const struct perf_event_attr *proto, double *meas
      * kernel's tick length. Interrupts of other timers that expire while a
      * task runs come on top, so the measured rate is at least HZ. */
     struct timespec res;
-    const unsigned kernel = clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0 &&
-                                    res.tv_sec == 0 && res.tv_nsec >= 1000000 &&
-                                    res.tv_nsec <= 50000000
+    const unsigned kernel = clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0 && res.tv_sec == 0 &&
+                                    res.tv_nsec >= 1000000 && res.tv_nsec <= 50000000
                                 ? (unsigned)((1000000000L + res.tv_nsec / 2) / res.tv_nsec)
                                 : 0;
     if (kernel && *measured < 0.5 * kernel) {
-        snprintf(why, whylen, "self-test: %.0f timer interrupts per busy CPU second against "
+        snprintf(why, whylen,
+                 "self-test: %.0f timer interrupts per busy CPU second against "
                  "the kernel's %u Hz tick: the tick does not reach a busy task here "
-                 "(nohz_full?)", *measured, kernel);
+                 "(nohz_full?)",
+                 *measured, kernel);
         return -EOPNOTSUPP;
     }
     *hz = kernel ? kernel : llc_sampling_tick_snap(*measured);

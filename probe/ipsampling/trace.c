@@ -19,8 +19,8 @@ struct llc_sampling_trace {
     struct llc_trace_reader *r;
     struct llc_sampling_sink sink;
     uint64_t rng, index;
-    uint64_t last_ip;  /* address of the last instruction record: data records' pc if theirs is 0 */
-    bool has_instr;    /* the trace has instruction records (header, or seen) */
+    uint64_t last_ip; /* address of the last instruction record: data records' pc if theirs is 0 */
+    bool has_instr;   /* the trace has instruction records (header, or seen) */
     bool ended;
 };
 
@@ -35,7 +35,8 @@ int llc_sampling_trace_open(const char *path, const struct llc_sampling_trace_co
 {
     *out = NULL;
     if (cfg->window_instr == 0 || cfg->samples_per_window == 0)
-        return llc_errf(err, errlen, -EINVAL, "trace windows need a window length and a "
+        return llc_errf(err, errlen, -EINVAL,
+                        "trace windows need a window length and a "
                         "sample count above 0");
     struct llc_sampling_trace *t = calloc(1, sizeof(*t));
     if (!t)
@@ -52,8 +53,8 @@ int llc_sampling_trace_open(const char *path, const struct llc_sampling_trace_co
     t->has_instr = info->n_instr > 0;
     if (t->cfg.unit == LLC_SAMPLING_TRACE_AUTO) {
         /* A stream's counts are unknown (0) until its end: its recorder decides. */
-        const bool refs = info->n_instr == 0 &&
-                          (data > 0 || strcmp(info->recorder, "llcprobe-rt") == 0);
+        const bool refs =
+            info->n_instr == 0 && (data > 0 || strcmp(info->recorder, "llcprobe-rt") == 0);
         t->cfg.unit = refs ? LLC_SAMPLING_TRACE_REFERENCES : LLC_SAMPLING_TRACE_INSTRUCTIONS;
     }
     *out = t;
@@ -110,11 +111,13 @@ int llc_sampling_trace_next(struct llc_sampling_trace *t, unsigned multiplier,
     if (t->ended)
         return llc_errf(err, errlen, -EINVAL, "trace windows: the trace already ended");
     if (multiplier == 0 || multiplier > 64 || (multiplier & (multiplier - 1)))
-        return llc_errf(err, errlen, -EINVAL, "sample-rate multiplier %u is not a power of two "
-                        "in 1..64", multiplier);
+        return llc_errf(err, errlen, -EINVAL,
+                        "sample-rate multiplier %u is not a power of two "
+                        "in 1..64",
+                        multiplier);
     llc_sampling_sink_reset(&t->sink);
-    const unsigned wanted = t->cfg.samples_per_window / multiplier
-                                ? t->cfg.samples_per_window / multiplier : 1;
+    const unsigned wanted =
+        t->cfg.samples_per_window / multiplier ? t->cfg.samples_per_window / multiplier : 1;
     const uint64_t mean = t->cfg.window_instr / wanted ? t->cfg.window_instr / wanted : 1;
     /* A random phase per window, then gaps uniform in [1, 2 mean - 1]. */
     uint64_t countdown = draw(&t->rng, mean);

@@ -61,11 +61,11 @@ struct sim_backend {
     /* Baseline backend (no target): measure() runs for the simulated
      * dwell counted over every agent, at counted_rate accesses per ns. */
     bool baseline;
-    bool continue_group;        /* measure() on the same group goes on walking */
+    bool continue_group;         /* measure() on the same group goes on walking */
     volatile sig_atomic_t *stop; /* ends a dwell early */
     double counted_rate;
     double target_rate, probe_rate;
-    double built_rate;          /* probe_rate as built (probe_set's pace 0) */
+    double built_rate;              /* probe_rate as built (probe_set's pace 0) */
     uint32_t units, lines_per_unit; /* lines[] holds lines_per_unit per unit */
     uint64_t *lines;
     /* The group being walked. */
@@ -76,13 +76,13 @@ struct sim_backend {
     /* Per unit id: LLC lines of its walk (sim_probe_set), or NULL
      * for the full walk. */
     uint8_t *llc_walk;
-    uint32_t *l2_share;         /* [l2_sets] scratch: group units per L2 set */
-    unsigned *co_l2;            /* calibrate, per group position: the co-runner's L2 share */
+    uint32_t *l2_share; /* [l2_sets] scratch: group units per L2 set */
+    unsigned *co_l2;    /* calibrate, per group position: the co-runner's L2 share */
     /* The group's lines by position: glines[c * n + i] is line c of the
      * unit at position i, so a round walks memory in order (the host's
      * caches, not the simulated ones, set this backend's speed). */
     uint64_t *glines;
-    uint64_t *gmiss, *gacc;     /* per position, folded into unit counts */
+    uint64_t *gmiss, *gacc; /* per position, folded into unit counts */
     size_t pos;
     uint64_t issued, warm;
     /* Attribution of the access in flight. */
@@ -158,8 +158,8 @@ static void fold_group(struct sim_backend *s, uint64_t *misses, uint64_t *access
     }
 }
 
-static int probe_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr, bool *is_write, char *err,
-                      size_t errlen)
+static int probe_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr, bool *is_write,
+                      char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
@@ -184,8 +184,8 @@ static int probe_next(void *ctx, const struct llc_sim_result *prev, uint64_t *ad
 
 /* A co-runner's next line: the next entry's unit, the next line of its
  * chain. Bounds are checked on use: a new group may have shorter chains. */
-static int corunner_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr, bool *is_write, char *err,
-                         size_t errlen)
+static int corunner_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr,
+                         bool *is_write, char *err, size_t errlen)
 {
     (void)prev;
     (void)err;
@@ -213,8 +213,8 @@ static int corunner_next(void *ctx, const struct llc_sim_result *prev, uint64_t 
 
 /* The repeating trace target: the next line of the current record, the
  * trace reopened when it ends. */
-static int loop_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr, bool *is_write, char *err,
-                     size_t errlen)
+static int loop_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr, bool *is_write,
+                     char *err, size_t errlen)
 {
     (void)prev;
     struct sim_backend *s = ctx;
@@ -238,11 +238,13 @@ static int loop_next(void *ctx, const struct llc_sim_result *prev, uint64_t *add
         if (rec.kind == LLC_TRACE_INSTR)
             continue;
         if (rec.kind > LLC_TRACE_MODIFY)
-            return llc_errf(err, errlen, -EINVAL, "%s: a record of unknown kind %u", s->loop_path, rec.kind);
+            return llc_errf(err, errlen, -EINVAL, "%s: a record of unknown kind %u", s->loop_path,
+                            rec.kind);
         const uint64_t size = rec.size ? rec.size : 1;
         if (size > LOOP_MAX_RECORD_BYTES)
-            return llc_errf(err, errlen, -EPROTO, "%s: a record accesses %llu bytes at once (over 4 KiB)",
-                            s->loop_path, (unsigned long long)size);
+            return llc_errf(err, errlen, -EPROTO,
+                            "%s: a record accesses %llu bytes at once (over 4 KiB)", s->loop_path,
+                            (unsigned long long)size);
         s->loop_addr = rec.addr;
         s->loop_lines = (uint32_t)(((rec.addr & (s->line_size - 1)) + size - 1) / s->line_size + 1);
         s->loop_write = rec.kind != LLC_TRACE_LOAD;
@@ -264,7 +266,8 @@ unsigned llc_map_sim_target_runs(const struct llc_map_backend *b)
  * the units chain position by chain position, so one unit's touches are
  * spread over the cycle rather than bunched. Returns the longest chain,
  * or 0 when nothing is planted. */
-static unsigned plant_plan(struct sim_backend *s, const uint8_t *k, char *err, size_t errlen, int *rc)
+static unsigned plant_plan(struct sim_backend *s, const uint8_t *k, char *err, size_t errlen,
+                           int *rc)
 {
     const struct llc_map_geometry *g = &s->pub.geo;
     *rc = 0;
@@ -281,8 +284,9 @@ static unsigned plant_plan(struct sim_backend *s, const uint8_t *k, char *err, s
     size_t np = 0;
     for (uint32_t u = 0; u < s->units; u++) {
         if (k[u] > g->llc_ways) {
-            *rc = llc_errf(err, errlen, -EINVAL, "the planted co-runner holds 0..%u lines per set, not %u",
-                           g->llc_ways, k[u]);
+            *rc = llc_errf(err, errlen, -EINVAL,
+                           "the planted co-runner holds 0..%u lines per set, not %u", g->llc_ways,
+                           k[u]);
             goto out;
         }
         if (k[u])
@@ -316,8 +320,8 @@ out:
 /* lines_per_unit congruent lines for every unit, from the probe's private
  * physical region: candidates at one index are line_size * sets_per_slice
  * apart; the slice hash sorts them. */
-static int place_lines(struct sim_backend *s, const struct llc_sim_geometry *geo, uint64_t base, char *err,
-                       size_t errlen)
+static int place_lines(struct sim_backend *s, const struct llc_sim_geometry *geo, uint64_t base,
+                       char *err, size_t errlen)
 {
     const uint32_t sps = geo->sets_per_slice, per = s->lines_per_unit;
     uint32_t *have = calloc(geo->slices, sizeof(*have));
@@ -330,7 +334,8 @@ static int place_lines(struct sim_backend *s, const struct llc_sim_geometry *geo
         uint32_t full = 0;
         for (uint64_t j = 0; full < geo->slices; j++) {
             if (j == limit) {
-                rc = llc_errf(err, errlen, -EDOM, "the slice hash leaves some slice of index %u without %u lines",
+                rc = llc_errf(err, errlen, -EDOM,
+                              "the slice hash leaves some slice of index %u without %u lines",
                               index, per);
                 break;
             }
@@ -394,13 +399,15 @@ static int check_walk(struct sim_backend *s, char *err, size_t errlen)
     if (rc < 0)
         return rc;
     const double llc = (double)served[LLC_SIM_HIT_LLC] / (double)total;
-    snprintf(s->pub.walk_check, sizeof(s->pub.walk_check),
-             "idle walk of %u lines per set (%s LLC): %.1f%% LLC hits, %.1f%% L2, %.1f%% memory over %llu accesses",
-             s->pub.walk, s->pub.geo.victim_llc ? "victim" : "inclusive", 100 * llc,
-             100.0 * (double)served[LLC_SIM_HIT_L2] / (double)total,
-             100.0 * (double)served[LLC_SIM_HIT_DRAM] / (double)total, (unsigned long long)total);
+    snprintf(
+        s->pub.walk_check, sizeof(s->pub.walk_check),
+        "idle walk of %u lines per set (%s LLC): %.1f%% LLC hits, %.1f%% L2, %.1f%% memory over %llu accesses",
+        s->pub.walk, s->pub.geo.victim_llc ? "victim" : "inclusive", 100 * llc,
+        100.0 * (double)served[LLC_SIM_HIT_L2] / (double)total,
+        100.0 * (double)served[LLC_SIM_HIT_DRAM] / (double)total, (unsigned long long)total);
     if (llc < 0.9)
-        return llc_errf(err, errlen, -EIO, "walk check failed: %s (need 90%% LLC hits)", s->pub.walk_check);
+        return llc_errf(err, errlen, -EIO, "walk check failed: %s (need 90%% LLC hits)",
+                        s->pub.walk_check);
     return 0;
 }
 
@@ -408,7 +415,8 @@ static void sample_truth(struct sim_backend *s)
 {
     if (s->baseline)
         return;
-    if (llc_sim_set_stats(llc_simrun_sim_const(s->run), (int)s->target_agent, s->set_buf, s->units) < 0)
+    if (llc_sim_set_stats(llc_simrun_sim_const(s->run), (int)s->target_agent, s->set_buf,
+                          s->units) < 0)
         return;
     for (uint32_t u = 0; u < s->units; u++)
         s->occ_sum[u] += s->set_buf[u].occupancy;
@@ -439,7 +447,8 @@ static int sim_measure(void *ctx, const uint32_t *units, size_t n, double dwell_
     slices = slices < 1 ? 1 : slices > TRUTH_SAMPLES ? TRUTH_SAMPLES : slices;
     int rc = 0;
     for (uint64_t k = 0; k < slices && rc == 0 && !(s->stop && *s->stop); k++) {
-        const struct llc_simrun_limits lim = {.duration = total * (k + 1) / slices - total * k / slices};
+        const struct llc_simrun_limits lim = {.duration =
+                                                  total * (k + 1) / slices - total * k / slices};
         rc = llc_simrun_run(s->run, &lim, err, errlen);
         if (rc < 0)
             return rc;
@@ -482,8 +491,8 @@ static void sim_release(void *ctx)
     free(s);
 }
 
-static int sim_probe_set(void *ctx, double per_set_rate, size_t together, const uint8_t *llc_walk, char *err,
-                         size_t errlen);
+static int sim_probe_set(void *ctx, double per_set_rate, size_t together, const uint8_t *llc_walk,
+                         char *err, size_t errlen);
 
 static const struct llc_map_backend_ops sim_ops = {
     .measure = sim_measure,
@@ -515,7 +524,8 @@ int llc_map_sim_leaders(const struct llc_map_backend *b, bool *leaders)
     return n;
 }
 
-int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64_t *accesses, uint64_t *misses)
+int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64_t *accesses,
+                      uint64_t *misses)
 {
     if (!b || b->ops != &sim_ops)
         return -EINVAL;
@@ -526,7 +536,8 @@ int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64
         for (uint32_t u = 0; u < s->units; u++)
             occupancy[u] = s->occ_samples ? s->occ_sum[u] / (double)s->occ_samples : 0;
     if (accesses || misses) {
-        if (llc_sim_set_stats(llc_simrun_sim_const(s->run), (int)s->target_agent, s->set_buf, s->units) < 0)
+        if (llc_sim_set_stats(llc_simrun_sim_const(s->run), (int)s->target_agent, s->set_buf,
+                              s->units) < 0)
             return -EINVAL;
         for (uint32_t u = 0; u < s->units; u++) {
             if (accesses)
@@ -540,23 +551,26 @@ int llc_map_sim_truth(const struct llc_map_backend *b, double *occupancy, uint64
 
 /* The simulated probe is one agent with one rate over all the units it
  * walks: a per-set pace is that times the units walked together. */
-static int sim_probe_set(void *ctx, double per_set_rate, size_t together, const uint8_t *llc_walk, char *err,
-                         size_t errlen)
+static int sim_probe_set(void *ctx, double per_set_rate, size_t together, const uint8_t *llc_walk,
+                         char *err, size_t errlen)
 {
     struct sim_backend *s = ctx;
     const struct llc_map_backend *b = &s->pub;
     if (per_set_rate < 0 || !isfinite(per_set_rate) || (per_set_rate > 0 && !together))
-        return llc_errf(err, errlen, -EINVAL, "sim: pace %g accesses per set per second over %zu sets", per_set_rate,
+        return llc_errf(err, errlen, -EINVAL,
+                        "sim: pace %g accesses per set per second over %zu sets", per_set_rate,
                         together);
     for (uint32_t u = 0; llc_walk && u < s->units; u++)
         if (llc_walk[u] < 1 || llc_walk[u] > b->geo.llc_ways)
-            return llc_errf(err, errlen, -EINVAL, "sim: set %u: a walk of %u LLC lines is not in 1..%u", u,
-                            llc_walk[u], b->geo.llc_ways);
+            return llc_errf(err, errlen, -EINVAL,
+                            "sim: set %u: a walk of %u LLC lines is not in 1..%u", u, llc_walk[u],
+                            b->geo.llc_ways);
     const double rate = per_set_rate > 0 ? per_set_rate * (double)together / 1e9 : s->built_rate;
     if (rate != s->probe_rate) {
         const int rc = llc_simrun_set_rate(s->run, s->probe_agent, rate);
         if (rc < 0)
-            return llc_errf(err, errlen, rc, "sim: cannot pace the probe at %.3g accesses per ns", rate);
+            return llc_errf(err, errlen, rc, "sim: cannot pace the probe at %.3g accesses per ns",
+                            rate);
         s->probe_rate = rate;
     }
     if (!llc_walk) {
@@ -612,20 +626,24 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
 {
     *out = NULL;
     if (!opt->baseline && !opt->workload == !opt->trace)
-        return llc_errf(err, errlen, -EINVAL, "the simulated target needs a workload or a trace (one of them)");
+        return llc_errf(err, errlen, -EINVAL,
+                        "the simulated target needs a workload or a trace (one of them)");
     if (!(opt->target_rate > 0) || !(opt->probe_rate > 0) || (opt->noise && !(opt->noise_rate > 0)))
         return llc_errf(err, errlen, -EINVAL, "rates must be positive");
     if (cfg->l2_sets && cfg->l2_sets > cfg->llc.sets_per_slice)
-        return llc_errf(err, errlen, -EINVAL, "the L2 has more sets than an LLC slice: probe lines of one "
-                                              "LLC set would not share an L2 set");
+        return llc_errf(err, errlen, -EINVAL,
+                        "the L2 has more sets than an LLC slice: probe lines of one "
+                        "LLC set would not share an L2 set");
     if (opt->calib_lines > cfg->llc.ways)
-        return llc_errf(err, errlen, -EINVAL, "the calibration co-runner holds 0..%u lines per set, not %u",
+        return llc_errf(err, errlen, -EINVAL,
+                        "the calibration co-runner holds 0..%u lines per set, not %u",
                         cfg->llc.ways, opt->calib_lines);
     if (opt->calib_lines && !(opt->calib_rate > 0))
         return llc_errf(err, errlen, -EINVAL, "the calibration co-runner needs a positive rate");
     if (opt->plant_lines && (opt->calib_lines || !(opt->plant_rate > 0)))
-        return llc_errf(err, errlen, -EINVAL, "the planted co-runner needs a positive rate and no calibration "
-                                              "co-runner beside it");
+        return llc_errf(err, errlen, -EINVAL,
+                        "the planted co-runner needs a positive rate and no calibration "
+                        "co-runner beside it");
     struct sim_backend *s = calloc(1, sizeof(*s));
     if (!s)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
@@ -642,7 +660,8 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     s->pub.ctx = s;
     s->pub.name = "sim";
     s->pub.all_at_once = true;
-    snprintf(s->pub.target_pages, sizeof(s->pub.target_pages), "%s", cfg->page_size == (2u << 20) ? "2M" : "4K");
+    snprintf(s->pub.target_pages, sizeof(s->pub.target_pages), "%s",
+             cfg->page_size == (2u << 20) ? "2M" : "4K");
     s->units = llc_map_units(g);
     s->pub.walk = llc_map_walk_length(g, 1);
     /* The co-runner's lines follow the probe's in the same congruence
@@ -673,10 +692,11 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
             goto fail;
     }
     s->probe_rate = s->built_rate = opt->probe_rate;
-    snprintf(s->pub.calibration, sizeof(s->pub.calibration),
-             "simulator: a probe access is a miss when memory served it (exact); target %.4g and probe %.4g "
-             "accesses per simulated ns",
-             opt->target_rate, opt->probe_rate);
+    snprintf(
+        s->pub.calibration, sizeof(s->pub.calibration),
+        "simulator: a probe access is a miss when memory served it (exact); target %.4g and probe %.4g "
+        "accesses per simulated ns",
+        opt->target_rate, opt->probe_rate);
 
     struct llc_simrun_agent agents[5];
     unsigned n = 0;
@@ -684,19 +704,23 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
     s->target_agent = n;
     if (!opt->baseline)
         agents[n++] = (struct llc_simrun_agent){
-        .name = "target",
-        .role = LLC_SIMRUN_TARGET,
-        .source = s->loop ? LLC_SIMRUN_CALLBACK : opt->workload ? LLC_SIMRUN_WORKLOAD : LLC_SIMRUN_TRACE,
-        .spec = opt->workload,
-        .trace_path = s->loop ? NULL : opt->trace,
-        .next = s->loop ? loop_next : NULL,
-        .ctx = s,
-        .rate = opt->target_rate,
-    };
+            .name = "target",
+            .role = LLC_SIMRUN_TARGET,
+            .source = s->loop         ? LLC_SIMRUN_CALLBACK
+                      : opt->workload ? LLC_SIMRUN_WORKLOAD
+                                      : LLC_SIMRUN_TRACE,
+            .spec = opt->workload,
+            .trace_path = s->loop ? NULL : opt->trace,
+            .next = s->loop ? loop_next : NULL,
+            .ctx = s,
+            .rate = opt->target_rate,
+        };
     if (opt->noise)
-        agents[n++] = (struct llc_simrun_agent){
-            .name = "noise", .role = LLC_SIMRUN_NOISE, .source = LLC_SIMRUN_WORKLOAD,
-            .spec = opt->noise, .rate = opt->noise_rate};
+        agents[n++] = (struct llc_simrun_agent){.name = "noise",
+                                                .role = LLC_SIMRUN_NOISE,
+                                                .source = LLC_SIMRUN_WORKLOAD,
+                                                .spec = opt->noise,
+                                                .rate = opt->noise_rate};
     if (opt->calib_lines)
         agents[n++] = (struct llc_simrun_agent){.name = "calibration",
                                                 .role = LLC_SIMRUN_NOISE,
@@ -745,14 +769,16 @@ int llc_map_backend_sim(const struct llc_sim_config *cfg, const struct llc_map_s
         s->co_cursor = calloc(s->units, sizeof(*s->co_cursor));
         s->co_l2 = calloc(s->units, sizeof(*s->co_l2));
     }
-    if ((opt->calib_lines && (!s->co_chain || !s->co_cursor || !s->co_l2)) || !s->lines || !s->cursor || !s->walk_of || !s->l2_part || !s->glines || !s->gmiss || !s->gacc || !s->l2_share ||
-        !s->set_buf || !s->occ_sum) {
+    if ((opt->calib_lines && (!s->co_chain || !s->co_cursor || !s->co_l2)) || !s->lines ||
+        !s->cursor || !s->walk_of || !s->l2_part || !s->glines || !s->gmiss || !s->gacc ||
+        !s->l2_share || !s->set_buf || !s->occ_sum) {
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory for %u sets x %u probe lines", s->units,
                       s->lines_per_unit);
         goto fail;
     }
     const struct llc_sim *sim = llc_simrun_sim_const(s->run);
-    rc = place_lines(s, &llc_sim_config_of(sim)->llc, llc_simrun_phys_base(s->run, s->probe_agent), err, errlen);
+    rc = place_lines(s, &llc_sim_config_of(sim)->llc, llc_simrun_phys_base(s->run, s->probe_agent),
+                     err, errlen);
     if (rc < 0)
         goto fail;
     rc = check_walk(s, err, errlen);

@@ -19,8 +19,8 @@ void llc_map_baseline_free(struct llc_map_baseline *b)
     free(b);
 }
 
-int llc_map_baseline_new(const struct llc_map_result *base, const bool *leaders, struct llc_map_baseline **out,
-                         char *err, size_t errlen)
+int llc_map_baseline_new(const struct llc_map_result *base, const bool *leaders,
+                         struct llc_map_baseline **out, char *err, size_t errlen)
 {
     *out = NULL;
     struct llc_map_baseline *b = calloc(1, sizeof(*b));
@@ -50,10 +50,12 @@ int llc_map_baseline_new(const struct llc_map_result *base, const bool *leaders,
     return 0;
 }
 
-int llc_map_baseline_apply(const struct llc_map_baseline *b, struct llc_map_result *r, char *err, size_t errlen)
+int llc_map_baseline_apply(const struct llc_map_baseline *b, struct llc_map_result *r, char *err,
+                           size_t errlen)
 {
     if (b->units != r->units)
-        return llc_errf(err, errlen, -EINVAL, "the baseline has %u sets, the map %u", b->units, r->units);
+        return llc_errf(err, errlen, -EINVAL, "the baseline has %u sets, the map %u", b->units,
+                        r->units);
     free(r->excluded);
     free(r->raw_misses);
     r->excluded = calloc(r->units, sizeof(*r->excluded));

@@ -38,7 +38,8 @@ static struct llc_map_result *result_new(uint32_t units, unsigned sweeps)
     r->dwell_s = calloc(units, sizeof(*r->dwell_s));
     r->sweep_misses = calloc((size_t)units * sweeps, sizeof(*r->sweep_misses));
     r->sweep_accesses = calloc((size_t)units * sweeps, sizeof(*r->sweep_accesses));
-    if (!r->measured || !r->misses || !r->accesses || !r->dwell_s || !r->sweep_misses || !r->sweep_accesses) {
+    if (!r->measured || !r->misses || !r->accesses || !r->dwell_s || !r->sweep_misses ||
+        !r->sweep_accesses) {
         llc_map_result_free(r);
         return NULL;
     }
@@ -47,8 +48,8 @@ static struct llc_map_result *result_new(uint32_t units, unsigned sweeps)
 
 /* The plan's units, shuffled so that one group mixes slices and indexes
  * (and so neighbouring units never share a dwell by construction). */
-static int plan_units(const struct llc_map_plan *p, uint32_t units, uint32_t **out, size_t *n, char *err,
-                      size_t errlen)
+static int plan_units(const struct llc_map_plan *p, uint32_t units, uint32_t **out, size_t *n,
+                      char *err, size_t errlen)
 {
     const size_t count = p->mode == LLC_MAP_SETS ? p->n_sets : units;
     uint32_t *u = malloc((count ? count : 1) * sizeof(*u));
@@ -59,7 +60,8 @@ static int plan_units(const struct llc_map_plan *p, uint32_t units, uint32_t **o
         if (u[i] >= units) {
             const uint32_t bad = u[i];
             free(u);
-            return llc_errf(err, errlen, -EINVAL, "set %u is out of range (the LLC has %u sets)", bad, units);
+            return llc_errf(err, errlen, -EINVAL, "set %u is out of range (the LLC has %u sets)",
+                            bad, units);
         }
     }
     uint64_t s = p->seed ^ 0x6d6170ULL;
@@ -74,8 +76,8 @@ static int plan_units(const struct llc_map_plan *p, uint32_t units, uint32_t **o
     return 0;
 }
 
-int llc_map_run(struct llc_map_backend *b, const struct llc_map_plan *p, struct llc_map_result **out, char *err,
-                size_t errlen)
+int llc_map_run(struct llc_map_backend *b, const struct llc_map_plan *p,
+                struct llc_map_result **out, char *err, size_t errlen)
 {
     *out = NULL;
     const uint32_t units = llc_map_units(&b->geo);
@@ -84,9 +86,10 @@ int llc_map_run(struct llc_map_backend *b, const struct llc_map_plan *p, struct 
     if (!(p->dwell_s > 0))
         return llc_errf(err, errlen, -EINVAL, "dwell must be positive");
     if (p->mode == LLC_MAP_GLOBAL && !b->all_at_once)
-        return llc_errf(err, errlen, -ENOTSUP,
-                        "the %s backend counts one set at a time, so it cannot map all sets at once (global)",
-                        b->name);
+        return llc_errf(
+            err, errlen, -ENOTSUP,
+            "the %s backend counts one set at a time, so it cannot map all sets at once (global)",
+            b->name);
     uint32_t *order = NULL;
     size_t n = 0;
     int rc = plan_units(p, units, &order, &n, err, errlen);
@@ -109,7 +112,8 @@ int llc_map_run(struct llc_map_backend *b, const struct llc_map_plan *p, struct 
     const double t0 = llc_now();
     bool ended = false, stopped = false;
     for (unsigned sw = 0; sw < p->sweeps && !ended && !stopped; sw++) {
-        uint64_t *sm = r->sweep_misses + (size_t)sw * units, *sa = r->sweep_accesses + (size_t)sw * units;
+        uint64_t *sm = r->sweep_misses + (size_t)sw * units,
+                 *sa = r->sweep_accesses + (size_t)sw * units;
         for (size_t g = 0; g < groups; g++) {
             if (p->stop && *p->stop) {
                 stopped = true;
@@ -136,7 +140,8 @@ int llc_map_run(struct llc_map_backend *b, const struct llc_map_plan *p, struct 
                 break;
             }
             if (p->progress)
-                p->progress(p->progress_ctx, ((double)sw * groups + g + 1) / ((double)p->sweeps * groups));
+                p->progress(p->progress_ctx,
+                            ((double)sw * groups + g + 1) / ((double)p->sweeps * groups));
             if (rc == 1) {
                 ended = true;
                 /* The rest of this sweep was not measured. */
@@ -154,12 +159,12 @@ int llc_map_run(struct llc_map_backend *b, const struct llc_map_plan *p, struct 
         }
     r->complete = !ended && !stopped && r->sweeps == p->sweeps;
     if (stopped)
-        snprintf(r->incomplete_reason, sizeof(r->incomplete_reason), "interrupted after %u of %u sweeps",
-                 r->sweeps, p->sweeps);
+        snprintf(r->incomplete_reason, sizeof(r->incomplete_reason),
+                 "interrupted after %u of %u sweeps", r->sweeps, p->sweeps);
     else if (ended)
         snprintf(r->incomplete_reason, sizeof(r->incomplete_reason),
-                 "the target ended after %u complete sweeps of %u (use --repeat, or a longer run)", r->sweeps,
-                 p->sweeps);
+                 "the target ended after %u complete sweeps of %u (use --repeat, or a longer run)",
+                 r->sweeps, p->sweeps);
     r->seconds = llc_now() - t0;
     free(order);
     *out = r;

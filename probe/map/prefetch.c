@@ -15,14 +15,16 @@
 int llc_map_prefetch_decide(const struct llc_map_prefetch_facts *f, char *why, size_t len)
 {
     if (!f->intel) {
-        snprintf(why, len, "left on: not an Intel CPU (%s); MSR 0x1A4 is Intel's prefetcher control",
+        snprintf(why, len,
+                 "left on: not an Intel CPU (%s); MSR 0x1A4 is Intel's prefetcher control",
                  f->vendor && *f->vendor ? f->vendor : "unknown vendor");
         return 0;
     }
     if (f->hypervisor) {
         /* A guest's MSR writes are filtered or emulated by the host: a
          * write that "succeeds" need not reach the hardware. */
-        snprintf(why, len, "left on: running under a hypervisor, which does not pass MSR 0x1A4 through");
+        snprintf(why, len,
+                 "left on: running under a hypervisor, which does not pass MSR 0x1A4 through");
         return 0;
     }
     if (!f->msr_device) {
@@ -30,15 +32,16 @@ int llc_map_prefetch_decide(const struct llc_map_prefetch_facts *f, char *why, s
         return 0;
     }
     if (!f->msr_writable) {
-        snprintf(why, len, "left on: /dev/cpu/N/msr is not writable (needs root and CAP_SYS_RAWIO)");
+        snprintf(why, len,
+                 "left on: /dev/cpu/N/msr is not writable (needs root and CAP_SYS_RAWIO)");
         return 0;
     }
     snprintf(why, len, "off during probing (MSR 0x1A4 bits 0-3), restored at exit");
     return 1;
 }
 
-void llc_map_prefetch_facts_probe(bool intel, const char *vendor, bool hypervisor, int cpu, const char *dev_fmt,
-                                  struct llc_map_prefetch_facts *f)
+void llc_map_prefetch_facts_probe(bool intel, const char *vendor, bool hypervisor, int cpu,
+                                  const char *dev_fmt, struct llc_map_prefetch_facts *f)
 {
     char path[64];
     snprintf(path, sizeof(path), dev_fmt ? dev_fmt : LLC_MAP_MSR_DEV, cpu < 0 ? 0 : cpu);
@@ -61,13 +64,13 @@ static int msr_rw(const char *fmt, int cpu, bool write, uint64_t *v, char *err, 
     const int e = errno;
     close(fd);
     if (n != (ssize_t)sizeof(*v))
-        return llc_errf(err, errlen, n < 0 ? -e : -EIO, "%s: %s MSR 0x1a4: %s", path, write ? "writing" : "reading",
-                        n < 0 ? strerror(e) : "short transfer");
+        return llc_errf(err, errlen, n < 0 ? -e : -EIO, "%s: %s MSR 0x1a4: %s", path,
+                        write ? "writing" : "reading", n < 0 ? strerror(e) : "short transfer");
     return 0;
 }
 
-int llc_map_prefetch_disable(const char *dev_fmt, const int *cpus, unsigned n, struct llc_map_prefetch_saved *s,
-                             char *err, size_t errlen)
+int llc_map_prefetch_disable(const char *dev_fmt, const int *cpus, unsigned n,
+                             struct llc_map_prefetch_saved *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof(*s));
     snprintf(s->dev_fmt, sizeof(s->dev_fmt), "%s", dev_fmt ? dev_fmt : LLC_MAP_MSR_DEV);

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint32_t llc_map_plant_pattern(const struct llc_map_geometry *g, uint32_t n_planted, uint8_t *k, uint32_t *scored)
+uint32_t llc_map_plant_pattern(const struct llc_map_geometry *g, uint32_t n_planted, uint8_t *k,
+                               uint32_t *scored)
 {
     const uint32_t units = llc_map_units(g);
     if (units < 8 || n_planted == 0 || g->llc_ways == 0)
@@ -57,8 +58,8 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-void llc_map_rate_score(const struct llc_map_result *r, const uint8_t *k, const uint32_t *scored, size_t n_scored,
-                        struct llc_map_rate_trial *t)
+void llc_map_rate_score(const struct llc_map_result *r, const uint8_t *k, const uint32_t *scored,
+                        size_t n_scored, struct llc_map_rate_trial *t)
 {
     t->spearman = t->effect = t->q_median = t->q_p95 = t->q_max = NAN;
     t->score = t->score_se = NAN;
@@ -112,7 +113,8 @@ out:
     free(q);
 }
 
-void llc_map_plant_swap(uint32_t units, const uint8_t *k, const uint32_t *scored, uint32_t n_planted, uint8_t *kb)
+void llc_map_plant_swap(uint32_t units, const uint8_t *k, const uint32_t *scored,
+                        uint32_t n_planted, uint8_t *kb)
 {
     memset(kb, 0, units);
     for (uint32_t i = 0; i < n_planted; i++)
@@ -147,9 +149,9 @@ out:
     free(kk);
 }
 
-void llc_map_rate_score_pair(const struct llc_map_result *a, const struct llc_map_result *b, const uint8_t *ka,
-                             const uint8_t *kb, const uint32_t *scored, size_t n_scored,
-                             struct llc_map_rate_trial *t)
+void llc_map_rate_score_pair(const struct llc_map_result *a, const struct llc_map_result *b,
+                             const uint8_t *ka, const uint8_t *kb, const uint32_t *scored,
+                             size_t n_scored, struct llc_map_rate_trial *t)
 {
     llc_map_rate_score(a, ka, scored, n_scored, t);
     double *d = malloc((n_scored ? n_scored : 1) * sizeof(*d));
@@ -161,7 +163,8 @@ void llc_map_rate_score_pair(const struct llc_map_result *a, const struct llc_ma
     size_t n = 0;
     for (size_t i = 0; i < n_scored; i++) {
         const uint32_t u = scored[i];
-        if (u >= a->units || u >= b->units || !a->measured[u] || !b->measured[u] || (!ka[u] && !kb[u]))
+        if (u >= a->units || u >= b->units || !a->measured[u] || !b->measured[u] ||
+            (!ka[u] && !kb[u]))
             continue;
         /* A unit's misses per access, so a pair whose two maps gave it
          * different dwell still compares like with like. */
@@ -182,14 +185,16 @@ bool llc_map_rate_safe(const struct llc_map_rate_trial *t)
     return t->measured && t->q_median <= LLC_MAP_RATE_Q_MAX && t->q_median >= LLC_MAP_RATE_Q_MIN;
 }
 
-int llc_map_rate_pick(const struct llc_map_rate_trial *t, size_t n, double prefer_rate, char *why, size_t whylen)
+int llc_map_rate_pick(const struct llc_map_rate_trial *t, size_t n, double prefer_rate, char *why,
+                      size_t whylen)
 {
     int best = -1;
     size_t n_safe = 0;
     for (size_t i = 0; i < n; i++)
         n_safe += llc_map_rate_safe(&t[i]) && isfinite(t[i].score);
     const bool eligible_all = n_safe == 0;
-#define ELIGIBLE(i) (t[i].measured && isfinite(t[i].score) && (eligible_all || llc_map_rate_safe(&t[i])))
+#define ELIGIBLE(i) \
+    (t[i].measured && isfinite(t[i].score) && (eligible_all || llc_map_rate_safe(&t[i])))
     for (size_t i = 0; i < n; i++)
         if (ELIGIBLE(i) && (best < 0 || t[i].score > t[best].score))
             best = (int)i;
@@ -217,16 +222,21 @@ int llc_map_rate_pick(const struct llc_map_rate_trial *t, size_t n, double prefe
     }
 #undef ELIGIBLE
     if (why && whylen)
-        snprintf(why, whylen, "paired score (Spearman of planted lines vs their miss increment) %.3f at %.3g; "
-                              "%zu candidate(s) within %.0f standard errors of it, %s among %s candidates "
-                              "(%zu of %zu with median q in %.3g..%.3g)",
+        snprintf(why, whylen,
+                 "paired score (Spearman of planted lines vs their miss increment) %.3f at %.3g; "
+                 "%zu candidate(s) within %.0f standard errors of it, %s among %s candidates "
+                 "(%zu of %zu with median q in %.3g..%.3g)",
                  t[top].score, t[top].rate, n_tied, LLC_MAP_RATE_TIE_SE,
-                 t[pick].rate == prefer_rate && n_tied > 1 ? "the default preferred" : n_tied > 1 ? "lowest median q" : "the best",
-                 n_safe ? "the q-safe" : "all (none q-safe)", n_safe, n, LLC_MAP_RATE_Q_MIN, LLC_MAP_RATE_Q_MAX);
+                 t[pick].rate == prefer_rate && n_tied > 1 ? "the default preferred"
+                 : n_tied > 1                              ? "lowest median q"
+                                                           : "the best",
+                 n_safe ? "the q-safe" : "all (none q-safe)", n_safe, n, LLC_MAP_RATE_Q_MIN,
+                 LLC_MAP_RATE_Q_MAX);
     return pick;
 }
 
-int llc_map_rate_linear_step(double rate, const struct llc_map_rate_trial *t, double *lo, double *hi, double *next)
+int llc_map_rate_linear_step(double rate, const struct llc_map_rate_trial *t, double *lo,
+                             double *hi, double *next)
 {
     if (!isfinite(t->q_median) || !isfinite(t->q_p95) || !isfinite(t->q_max))
         return -1;

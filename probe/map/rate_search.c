@@ -16,8 +16,13 @@
 
 void llc_map_rate_search_config_default(struct llc_map_rate_search_config *c)
 {
-    *c = (struct llc_map_rate_search_config){.start = 1e8, .lo = 1e6, .hi = 1e11, .max_trials = 6,
-                                             .p95_max = 0.1, .median_max = 0.05, .max_max = 0.3,
+    *c = (struct llc_map_rate_search_config){.start = 1e8,
+                                             .lo = 1e6,
+                                             .hi = 1e11,
+                                             .max_trials = 6,
+                                             .p95_max = 0.1,
+                                             .median_max = 0.05,
+                                             .max_max = 0.3,
                                              .median_min = 0.002};
 }
 
@@ -31,14 +36,16 @@ static bool linear(const struct llc_map_rate_search_config *c, const struct llc_
  * touches without pause saturates the probe at any rate this side of the
  * probe's own speed (zipf on intel8: max q 0.94 at 1.8e9), and chasing it
  * would multiply the map's cost for one set in twenty. */
-static bool whole_rule(const struct llc_map_rate_search_config *c, const struct llc_map_rate_trial *t)
+static bool whole_rule(const struct llc_map_rate_search_config *c,
+                       const struct llc_map_rate_trial *t)
 {
     return linear(c, t) && t->q_median >= c->median_min;
 }
 
 /* The lowest rate (the most misses to read) that the q ~ 1 / rate model
  * says keeps the upper bounds, as a factor of the trial's rate. */
-static double predicted_scale(const struct llc_map_rate_search_config *c, const struct llc_map_rate_trial *t)
+static double predicted_scale(const struct llc_map_rate_search_config *c,
+                              const struct llc_map_rate_trial *t)
 {
     return fmax(t->q_p95 / c->p95_max, t->q_median / c->median_max) * MARGIN;
 }
@@ -52,8 +59,10 @@ static bool tried(const struct llc_map_rate_selection *sel, double rate)
 }
 
 /* Index of the lowest-rate trial that pred accepts, -1 if none. */
-static int lowest(const struct llc_map_rate_selection *sel, const struct llc_map_rate_search_config *c,
-                  bool (*pred)(const struct llc_map_rate_search_config *, const struct llc_map_rate_trial *))
+static int lowest(const struct llc_map_rate_selection *sel,
+                  const struct llc_map_rate_search_config *c,
+                  bool (*pred)(const struct llc_map_rate_search_config *,
+                               const struct llc_map_rate_trial *))
 {
     int best = -1;
     for (size_t i = 0; i < sel->n; i++)
@@ -67,17 +76,21 @@ static void choose(const struct llc_map_rate_search_config *c, struct llc_map_ra
     int k = lowest(sel, c, whole_rule);
     if (k >= 0) {
         const struct llc_map_rate_trial *t = &sel->trials[k];
-        snprintf(sel->why, sizeof(sel->why),
-                 "linear-regime rule met: q median %.3f (%.3g..%.3g), p95 %.3f <= %.3g; max %.3f %s %.3g%s",
-                 t->q_median, c->median_min, c->median_max, t->q_p95, c->p95_max, t->q_max,
-                 t->q_max <= c->max_max ? "<=" : ">", c->max_max,
-                 t->q_max <= c->max_max ? "" : " (the busiest sets saturate: they rank as the busiest, no more)");
+        snprintf(
+            sel->why, sizeof(sel->why),
+            "linear-regime rule met: q median %.3f (%.3g..%.3g), p95 %.3f <= %.3g; max %.3f %s %.3g%s",
+            t->q_median, c->median_min, c->median_max, t->q_p95, c->p95_max, t->q_max,
+            t->q_max <= c->max_max ? "<=" : ">", c->max_max,
+            t->q_max <= c->max_max
+                ? ""
+                : " (the busiest sets saturate: they rank as the busiest, no more)");
     } else if ((k = lowest(sel, c, linear)) >= 0) {
         const struct llc_map_rate_trial *t = &sel->trials[k];
-        snprintf(sel->why, sizeof(sel->why),
-                     "linear regime (q median %.2g, p95 %.3f, max %.3f), but a weak signal: the median set's q is "
-                     "below %.3g at the lowest rate that keeps p95 <= %.3g: the target touches most sets rarely",
-                     t->q_median, t->q_p95, t->q_max, c->median_min, c->p95_max);
+        snprintf(
+            sel->why, sizeof(sel->why),
+            "linear regime (q median %.2g, p95 %.3f, max %.3f), but a weak signal: the median set's q is "
+            "below %.3g at the lowest rate that keeps p95 <= %.3g: the target touches most sets rarely",
+            t->q_median, t->q_p95, t->q_max, c->median_min, c->p95_max);
     } else {
         /* Nothing in the regime: the trial nearest to it (on a tie, all
          * saturated, the fastest). */
@@ -88,21 +101,22 @@ static void choose(const struct llc_map_rate_search_config *c, struct llc_map_ra
                 k = (int)i;
         }
         const struct llc_map_rate_trial *t = &sel->trials[k];
-        snprintf(sel->why, sizeof(sel->why),
-                 "linear regime not reached in %zu trials up to %.3g: at the rate kept q median %.3f, p95 %.3f "
-                 "(rule: median <= %.3g, p95 <= %.3g); the search range ends at %.3g",
-                 sel->n, c->hi, t->q_median, t->q_p95, c->median_max, c->p95_max, c->hi);
+        snprintf(
+            sel->why, sizeof(sel->why),
+            "linear regime not reached in %zu trials up to %.3g: at the rate kept q median %.3f, p95 %.3f "
+            "(rule: median <= %.3g, p95 <= %.3g); the search range ends at %.3g",
+            sel->n, c->hi, t->q_median, t->q_p95, c->median_max, c->p95_max, c->hi);
     }
     sel->chosen = k;
     sel->rate = sel->trials[k].rate;
 }
 
-int llc_map_rate_search(const struct llc_map_rate_search_config *c, llc_map_rate_trial_fn trial, void *ctx,
-                        struct llc_map_rate_selection *sel, char *err, size_t errlen)
+int llc_map_rate_search(const struct llc_map_rate_search_config *c, llc_map_rate_trial_fn trial,
+                        void *ctx, struct llc_map_rate_selection *sel, char *err, size_t errlen)
 {
     if (!(c->lo > 0 && c->lo <= c->start && c->start <= c->hi) || c->max_trials == 0)
-        return llc_errf(err, errlen, -EINVAL, "rate search: start %g outside [%g, %g] or no trials", c->start, c->lo,
-                        c->hi);
+        return llc_errf(err, errlen, -EINVAL, "rate search: start %g outside [%g, %g] or no trials",
+                        c->start, c->lo, c->hi);
     sel->method = "linear";
     sel->n = 0;
     sel->chosen = -1;
@@ -110,17 +124,19 @@ int llc_map_rate_search(const struct llc_map_rate_search_config *c, llc_map_rate
     double slow = c->lo, fast = c->hi;
     bool slow_tried = false, fast_tried = false;
     double rate = c->start;
-    const unsigned max = c->max_trials < LLC_MAP_RATE_MAX_TRIALS ? c->max_trials : LLC_MAP_RATE_MAX_TRIALS;
+    const unsigned max =
+        c->max_trials < LLC_MAP_RATE_MAX_TRIALS ? c->max_trials : LLC_MAP_RATE_MAX_TRIALS;
     while (sel->n < max) {
         struct llc_map_rate_trial *t = &sel->trials[sel->n];
-        *t = (struct llc_map_rate_trial){.rate = rate, .spearman = NAN, .effect = NAN, .score = NAN,
-                                         .score_se = NAN};
+        *t = (struct llc_map_rate_trial){
+            .rate = rate, .spearman = NAN, .effect = NAN, .score = NAN, .score_se = NAN};
         const int rc = trial(ctx, rate, t, err, errlen);
         if (rc < 0)
             return rc;
         t->rate = rate;
         if (!isfinite(t->q_median) || !isfinite(t->q_p95) || !isfinite(t->q_max))
-            return llc_errf(err, errlen, -ENODATA, "rate search: no probe access counted at %.3g (trial too short?)",
+            return llc_errf(err, errlen, -ENODATA,
+                            "rate search: no probe access counted at %.3g (trial too short?)",
                             rate);
         sel->n++;
         if (whole_rule(c, t))

@@ -17,21 +17,21 @@
 #include "llcprobe/map.h"
 
 struct llc_map_rate_search_config {
-    double start;           /* first rate tried (probe accesses per second) */
-    double lo, hi;          /* rates outside [lo, hi] are never tried */
-    unsigned max_trials;    /* at most LLC_MAP_RATE_MAX_TRIALS */
-    double p95_max;         /* the rule: q p95 <= p95_max (0.1), */
-    double median_max;      /* median q <= median_max (0.05), */
-    double max_max;         /* max q <= max_max (0.3): reported, not searched for, */
-    double median_min;      /* median q >= median_min (0.002): a signal to read */
+    double start;        /* first rate tried (probe accesses per second) */
+    double lo, hi;       /* rates outside [lo, hi] are never tried */
+    unsigned max_trials; /* at most LLC_MAP_RATE_MAX_TRIALS */
+    double p95_max;      /* the rule: q p95 <= p95_max (0.1), */
+    double median_max;   /* median q <= median_max (0.05), */
+    double max_max;      /* max q <= max_max (0.3): reported, not searched for, */
+    double median_min;   /* median q >= median_min (0.002): a signal to read */
 };
 /* start 1e8, range 1e6..1e11, 6 trials, the method's bounds. */
 void llc_map_rate_search_config_default(struct llc_map_rate_search_config *c);
 
 /* One trial: measure at rate and fill t->q_median, q_p95, q_max (NaN when
  * nothing was counted). Returns 0 or a negative errno code with err set. */
-typedef int (*llc_map_rate_trial_fn)(void *ctx, double rate, struct llc_map_rate_trial *t, char *err,
-                                     size_t errlen);
+typedef int (*llc_map_rate_trial_fn)(void *ctx, double rate, struct llc_map_rate_trial *t,
+                                     char *err, size_t errlen);
 
 /* Runs trials until one meets the rule (p95, median bounds), the next
  * predicted rate is within 15% of one already tried, or max_trials are
@@ -42,7 +42,7 @@ typedef int (*llc_map_rate_trial_fn)(void *ctx, double rate, struct llc_map_rate
  * above max_max.
  * sel->seconds and sel->dwell_s are left to the caller. Returns 0, or the
  * trial's error, or -ENODATA with err set when a trial counted nothing. */
-int llc_map_rate_search(const struct llc_map_rate_search_config *c, llc_map_rate_trial_fn trial, void *ctx,
-                        struct llc_map_rate_selection *sel, char *err, size_t errlen);
+int llc_map_rate_search(const struct llc_map_rate_search_config *c, llc_map_rate_trial_fn trial,
+                        void *ctx, struct llc_map_rate_selection *sel, char *err, size_t errlen);
 
 #endif

@@ -26,14 +26,16 @@ int llc_map_parse_sets(const char *list, uint32_t **out, size_t *n, char *err, s
             *dash = '\0';
         if (llc_parse_u64_range(tok, 0, UINT32_MAX, &lo) < 0 ||
             (dash && llc_parse_u64_range(dash + 1, 0, UINT32_MAX, &hi) < 0) || (dash && hi < lo)) {
-            rc = llc_errf(err, errlen, -EINVAL, "'%s' is not a list of set ids like 0-63,4096", list);
+            rc = llc_errf(err, errlen, -EINVAL, "'%s' is not a list of set ids like 0-63,4096",
+                          list);
             goto out;
         }
         if (!dash)
             hi = lo;
         /* Before the loop: "0-4000000000" took seconds and 0.5 GB to refuse. */
         if (hi - lo >= LLC_MAP_MAX_SET_IDS - count) {
-            rc = llc_errf(err, errlen, -E2BIG, "'%s' names more than %u sets", list, LLC_MAP_MAX_SET_IDS);
+            rc = llc_errf(err, errlen, -E2BIG, "'%s' names more than %u sets", list,
+                          LLC_MAP_MAX_SET_IDS);
             goto out;
         }
         for (uint64_t s = lo; s <= hi; s++) {

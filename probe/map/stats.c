@@ -96,7 +96,8 @@ void llc_map_summarize(const struct llc_map_result *r, struct llc_map_summary *o
             pos--;
         if (pos < 10) {
             const unsigned last = out->n_hottest < 10 ? out->n_hottest : 9;
-            memmove(&out->hottest[pos + 1], &out->hottest[pos], (last - pos) * sizeof(out->hottest[0]));
+            memmove(&out->hottest[pos + 1], &out->hottest[pos],
+                    (last - pos) * sizeof(out->hottest[0]));
             out->hottest[pos] = u;
             if (out->n_hottest < 10)
                 out->n_hottest++;

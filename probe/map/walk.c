@@ -46,8 +46,11 @@ void llc_map_backend_release(struct llc_map_backend *b)
 const char *llc_map_mode_name(enum llc_map_mode m)
 {
     switch (m) {
-    case LLC_MAP_GLOBAL: return "global";
-    case LLC_MAP_SETS: return "sets";
-    default: return "sweep";
+    case LLC_MAP_GLOBAL:
+        return "global";
+    case LLC_MAP_SETS:
+        return "sets";
+    default:
+        return "sweep";
     }
 }

@@ -18,16 +18,17 @@ int llc_calib_write(const char *path, const struct llc_calib *c, char *err, size
         json_array_append_new(curve, json_real(c->misses_per_set_s[k]));
         json_array_append_new(est, json_real(c->search_estimate[k]));
     }
-    json_t *search = est ? json_pack("{s:s, s:f, s:i, s:f, s:o}", "estimator", "walk-length search", "cycle_s",
-                                     c->search_cycle_s, "cycles", (int)c->search_cycles, "threshold",
-                                     c->search_threshold, "estimate", est)
+    json_t *search = est ? json_pack("{s:s, s:f, s:i, s:f, s:o}", "estimator", "walk-length search",
+                                     "cycle_s", c->search_cycle_s, "cycles", (int)c->search_cycles,
+                                     "threshold", c->search_threshold, "estimate", est)
                          : NULL;
-    if (!doc || !curve || !search || json_object_update_new(doc, json_pack("{s:s, s:i, s:i, s:I, s:f, s:I, s:f, s:o, s:o}",
-                                                                "machine", c->machine, "ways", (int)c->ways,
-                                                                "line_size", (int)c->line_size, "sets",
-                                                                (json_int_t)c->units, "rate", c->rate, "probed",
-                                                                (json_int_t)c->probed, "touch_rate", c->touch_rate,
-                                                                "misses_per_set_s", curve, "search", search)) < 0) {
+    if (!doc || !curve || !search ||
+        json_object_update_new(doc, json_pack("{s:s, s:i, s:i, s:I, s:f, s:I, s:f, s:o, s:o}",
+                                              "machine", c->machine, "ways", (int)c->ways,
+                                              "line_size", (int)c->line_size, "sets",
+                                              (json_int_t)c->units, "rate", c->rate, "probed",
+                                              (json_int_t)c->probed, "touch_rate", c->touch_rate,
+                                              "misses_per_set_s", curve, "search", search)) < 0) {
         json_decref(doc);
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     }

@@ -30,11 +30,26 @@ static int enum_of(const char *(*name)(int), int count, const char *s)
             return i;
     return -1;
 }
-static const char *key_name(int k) { return llc_fit_key_name((enum llc_fit_key)k); }
-static const char *mode_name(int k) { return llc_fit_key_mode_name((enum llc_fit_key_mode)k); }
-static const char *estimator_name(int k) { return llc_fit_estimator_name((enum llc_fit_estimator)k); }
-static const char *status_name(int k) { return llc_fit_select_status_name((enum llc_fit_select_status)k); }
-static const char *binning_name(int k) { return llc_fit_binning_name((enum llc_fit_binning)k); }
+static const char *key_name(int k)
+{
+    return llc_fit_key_name((enum llc_fit_key)k);
+}
+static const char *mode_name(int k)
+{
+    return llc_fit_key_mode_name((enum llc_fit_key_mode)k);
+}
+static const char *estimator_name(int k)
+{
+    return llc_fit_estimator_name((enum llc_fit_estimator)k);
+}
+static const char *status_name(int k)
+{
+    return llc_fit_select_status_name((enum llc_fit_select_status)k);
+}
+static const char *binning_name(int k)
+{
+    return llc_fit_binning_name((enum llc_fit_binning)k);
+}
 
 static int read_enum(const struct jget *g, const json_t *obj, const char *key, const char *field,
                      const char *(*name)(int), int count, int *out)
@@ -60,7 +75,8 @@ static int read_geometry(const struct jget *g, const json_t *doc, struct llc_fit
     for (size_t i = 0; rc == 0 && i < 8; i++) {
         char field[32];
         snprintf(field, sizeof(field), "llc.%s", keys[i]);
-        rc = jget_uint(g, llc, keys[i], field, i == 4 || i == 5 ? 0 : 1, i == 6 ? UINT64_MAX : 1u << 28, &v[i]);
+        rc = jget_uint(g, llc, keys[i], field, i == 4 || i == 5 ? 0 : 1,
+                       i == 6 ? UINT64_MAX : 1u << 28, &v[i]);
     }
     if (rc == 0)
         rc = jget_bool(g, llc, "victim", "llc.victim", &victim);
@@ -68,10 +84,14 @@ static int read_geometry(const struct jget *g, const json_t *doc, struct llc_fit
         return rc;
     if (v[1] * v[2] != v[7])
         return jget_fail(g, -EINVAL, "llc.sets", "is not slices x sets_per_slice");
-    f->geo = (struct llc_map_geometry){.line_size = (unsigned)v[0], .sets_per_slice = (unsigned)v[1],
-                                       .slices = (unsigned)v[2], .llc_ways = (unsigned)v[3],
-                                       .l2_ways = (unsigned)v[4], .l2_sets = (unsigned)v[5],
-                                       .victim_llc = victim, .llc_bytes = v[6]};
+    f->geo = (struct llc_map_geometry){.line_size = (unsigned)v[0],
+                                       .sets_per_slice = (unsigned)v[1],
+                                       .slices = (unsigned)v[2],
+                                       .llc_ways = (unsigned)v[3],
+                                       .l2_ways = (unsigned)v[4],
+                                       .l2_sets = (unsigned)v[5],
+                                       .victim_llc = victim,
+                                       .llc_bytes = v[6]};
     f->units = (uint32_t)v[7];
     return 0;
 }
@@ -86,26 +106,31 @@ static int check_strata(const struct jget *g, const struct llc_fit_strata *st, s
     for (size_t k = 0; k < st->count; k++) {
         const bool last = k + 1 == st->count;
         if (!isfinite(st->key[k]) || (k > 0 && !(st->key[k] > st->key[k - 1])))
-            return jget_fail(g, -EINVAL, "selection.strata.key", "entry %zu is not finite and above the one before", k);
-        if (last ? st->upper[k] != INFINITY : !(st->upper[k] >= st->key[k] && st->upper[k] <= st->key[k + 1]))
+            return jget_fail(g, -EINVAL, "selection.strata.key",
+                             "entry %zu is not finite and above the one before", k);
+        if (last ? st->upper[k] != INFINITY
+                 : !(st->upper[k] >= st->key[k] && st->upper[k] <= st->key[k + 1]))
             return jget_fail(g, -EINVAL, "selection.strata.upper",
                              last ? "entry %zu is not null (the last stratum is open)"
-                                  : "entry %zu is not between key %zu and the next", k, k);
+                                  : "entry %zu is not between key %zu and the next",
+                             k, k);
         if (st->members[k] > n_usable)
-            return jget_fail(g, -EINVAL, "selection.strata.members", "entry %zu is more than the %zu usable sets", k,
-                             n_usable);
+            return jget_fail(g, -EINVAL, "selection.strata.members",
+                             "entry %zu is more than the %zu usable sets", k, n_usable);
         sum += st->members[k];
         if (!(fabs(st->pi[k] - (double)st->members[k] / (double)n_usable) <= 1e-9))
-            return jget_fail(g, -EINVAL, "selection.strata.pi", "entry %zu is not members / usable sets (%zu / %zu)", k,
+            return jget_fail(g, -EINVAL, "selection.strata.pi",
+                             "entry %zu is not members / usable sets (%zu / %zu)", k,
                              st->members[k], n_usable);
     }
     if (sum != n_usable)
-        return jget_fail(g, -EINVAL, "selection.strata.members", "add up to %zu, not to the %zu usable sets", sum,
-                         n_usable);
+        return jget_fail(g, -EINVAL, "selection.strata.members",
+                         "add up to %zu, not to the %zu usable sets", sum, n_usable);
     return 0;
 }
 
-static int read_strata(const struct jget *g, const json_t *sel, size_t n_usable, struct llc_fit_strata *st)
+static int read_strata(const struct jget *g, const json_t *sel, size_t n_usable,
+                       struct llc_fit_strata *st)
 {
     json_t *o, *arr;
     uint64_t v;
@@ -114,7 +139,8 @@ static int read_strata(const struct jget *g, const json_t *sel, size_t n_usable,
         return rc;
     arr = json_object_get(o, "key");
     if (!json_is_array(arr) || json_array_size(arr) < 1 || json_array_size(arr) > LLC_FIT_MAX_KEYS)
-        return jget_fail(g, -EINVAL, "selection.strata.key", "not an array of 1..%d numbers", LLC_FIT_MAX_KEYS);
+        return jget_fail(g, -EINVAL, "selection.strata.key", "not an array of 1..%d numbers",
+                         LLC_FIT_MAX_KEYS);
     st->count = json_array_size(arr);
     static const char *const names[] = {"key", "upper", "pi", "members"};
     for (size_t i = 0; i < 4; i++) {
@@ -151,8 +177,8 @@ static int read_strata(const struct jget *g, const json_t *sel, size_t n_usable,
             continue;
         if (!json_is_array(arr) || json_array_size(arr) != st->count || !json_is_number(e) ||
             !(json_number_value(e) >= 0))
-            return jget_fail(g, -EINVAL, "selection.strata.profile_sum", "not an array of %zu numbers >= 0",
-                             st->count);
+            return jget_fail(g, -EINVAL, "selection.strata.profile_sum",
+                             "not an array of %zu numbers >= 0", st->count);
         st->profile_sum[k] = json_number_value(e);
     }
     if ((rc = jget_uint(g, o, "centre", "selection.strata.centre", 0, st->count - 1, &v)) < 0)
@@ -161,7 +187,8 @@ static int read_strata(const struct jget *g, const json_t *sel, size_t n_usable,
     return check_strata(g, st, n_usable);
 }
 
-static int read_units(const struct jget *g, const json_t *sel, uint32_t units, struct llc_fit_selection *s)
+static int read_units(const struct jget *g, const json_t *sel, uint32_t units,
+                      struct llc_fit_selection *s)
 {
     const json_t *arr = json_object_get(sel, "units");
     if (!arr)
@@ -219,12 +246,14 @@ static int read_seed(const struct jget *g, const json_t *sel, uint64_t *seed)
     errno = 0;
     const unsigned long long v = strtoull(s, &end, 16);
     if (strncmp(s, "0x", 2) != 0 || end == s + 2 || *end || errno)
-        return jget_fail(g, -EINVAL, "selection.seed", "'%s' is not a 64-bit hex number like 0x9e3779b97f4a7c15", s);
+        return jget_fail(g, -EINVAL, "selection.seed",
+                         "'%s' is not a 64-bit hex number like 0x9e3779b97f4a7c15", s);
     *seed = v;
     return 0;
 }
 
-static int read_selection(const struct jget *g, const json_t *doc, uint32_t units, struct llc_fit_selection *s)
+static int read_selection(const struct jget *g, const json_t *doc, uint32_t units,
+                          struct llc_fit_selection *s)
 {
     json_t *sel;
     uint64_t v;
@@ -232,14 +261,15 @@ static int read_selection(const struct jget *g, const json_t *doc, uint32_t unit
     if (rc == 0 && (rc = read_enum(g, sel, "status", "selection.status", status_name,
                                    LLC_FIT_SELECT_ALL + 1, &e)) == 0)
         s->status = (enum llc_fit_select_status)e;
-    if (rc == 0 && (rc = read_enum(g, sel, "mode", "selection.mode", mode_name, LLC_FIT_KEYS_QUANTILE + 1,
-                                   &e)) == 0)
+    if (rc == 0 && (rc = read_enum(g, sel, "mode", "selection.mode", mode_name,
+                                   LLC_FIT_KEYS_QUANTILE + 1, &e)) == 0)
         s->mode = (enum llc_fit_key_mode)e;
     /* The estimator: files written before it was recorded used the
      * stratum means. */
     s->estimator = LLC_FIT_EST_STRATIFIED;
     if (rc == 0 && json_object_get(sel, "estimator") &&
-        (rc = read_enum(g, sel, "estimator", "selection.estimator", estimator_name, LLC_FIT_EST_COUNT, &e)) == 0)
+        (rc = read_enum(g, sel, "estimator", "selection.estimator", estimator_name,
+                        LLC_FIT_EST_COUNT, &e)) == 0)
         s->estimator = (enum llc_fit_estimator)e;
     const json_t *pick = json_object_get(sel, "pick");
     s->pick_mean = json_is_string(pick) && !strcmp(json_string_value(pick), "mean");
@@ -250,7 +280,8 @@ static int read_selection(const struct jget *g, const json_t *doc, uint32_t unit
         s->n_units = (size_t)v;
     if (rc == 0 && (rc = jget_uint(g, sel, "n_usable", "selection.n_usable", 1, units, &v)) == 0)
         s->n_usable = (size_t)v;
-    if (rc == 0 && (rc = jget_uint(g, sel, "points", "selection.points", 1, LLC_FIT_MAX_KEYS, &v)) == 0)
+    if (rc == 0 &&
+        (rc = jget_uint(g, sel, "points", "selection.points", 1, LLC_FIT_MAX_KEYS, &v)) == 0)
         s->points = (size_t)v;
     if (rc == 0 && (rc = jget_uint(g, sel, "per_point", "selection.per_point", 1, units, &v)) == 0)
         s->per_point = (size_t)v;
@@ -267,14 +298,16 @@ static int read_selection(const struct jget *g, const json_t *doc, uint32_t unit
         rc = jget_real(g, sel, reals[i], field, nullable, dst[i]);
         const double x = *dst[i];
         if (rc == 0 && !(nullable && isnan(x)) && !(x >= 0 && isfinite(x) && (i != 3 || x <= 1)))
-            rc = jget_fail(g, -EINVAL, field, "%g is not a number in %s", x, i == 3 ? "[0, 1]" : "[0, inf)");
+            rc = jget_fail(g, -EINVAL, field, "%g is not a number in %s", x,
+                           i == 3 ? "[0, 1]" : "[0, inf)");
     }
     if (rc == 0)
         rc = read_strata(g, sel, s->n_usable, &s->strata);
     if (rc == 0)
         rc = read_units(g, sel, units, s);
     if (rc == 0 && s->n > s->n_usable)
-        rc = jget_fail(g, -EINVAL, "selection.units", "%zu sets selected from %zu usable", s->n, s->n_usable);
+        rc = jget_fail(g, -EINVAL, "selection.units", "%zu sets selected from %zu usable", s->n,
+                       s->n_usable);
     return rc;
 }
 
@@ -317,7 +350,8 @@ int llc_fitfile_read(const char *path, struct llc_fitfile **out, char *err, size
         goto out;
     }
     f->raw_counts = strcmp(s, "misses") == 0;
-    if ((rc = read_geometry(&g, doc, f)) < 0 || (rc = read_selection(&g, doc, f->units, f->sel)) < 0)
+    if ((rc = read_geometry(&g, doc, f)) < 0 ||
+        (rc = read_selection(&g, doc, f->units, f->sel)) < 0)
         goto out;
     *out = f;
     f = NULL;

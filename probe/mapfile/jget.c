@@ -35,14 +35,15 @@ int jget_load(struct jget *g, const char *format, int version, json_t **out)
     if (!doc) {
         char why[160];
         llc_escape(je.text, strlen(je.text), why, sizeof(why));
-        return llc_errf(g->err, g->errlen, -EINVAL, "%s: line %d column %d: not JSON: %s", g->path, je.line,
-                        je.column, why);
+        return llc_errf(g->err, g->errlen, -EINVAL, "%s: line %d column %d: not JSON: %s", g->path,
+                        je.line, je.column, why);
     }
     int rc = 0;
     const char *fmt;
     uint64_t v;
     if (!json_is_object(doc))
-        rc = llc_errf(g->err, g->errlen, -EINVAL, "%s: not a JSON object (expected %s)", g->path, format);
+        rc = llc_errf(g->err, g->errlen, -EINVAL, "%s: not a JSON object (expected %s)", g->path,
+                      format);
     else if (!json_object_get(doc, "format"))
         /* Another tool's JSON, or an empty object. */
         rc = jget_fail(g, -EINVAL, "format", "missing: not an %s file", format);
@@ -51,7 +52,8 @@ int jget_load(struct jget *g, const char *format, int version, json_t **out)
                        llc_escape(fmt, strlen(fmt), (char[96]){0}, 96), format);
     else if (rc == 0 && (rc = jget_uint(g, doc, "version", "version", 0, INT32_MAX, &v)) == 0 &&
              v != (uint64_t)version)
-        rc = jget_fail(g, -EINVAL, "version", "%llu is not supported (this llcprobe reads version %d)",
+        rc = jget_fail(g, -EINVAL, "version",
+                       "%llu is not supported (this llcprobe reads version %d)",
                        (unsigned long long)v, version);
     if (rc < 0) {
         json_decref(doc);
@@ -61,7 +63,8 @@ int jget_load(struct jget *g, const char *format, int version, json_t **out)
     return 0;
 }
 
-static int get(const struct jget *g, const json_t *obj, const char *key, const char *field, json_t **out)
+static int get(const struct jget *g, const json_t *obj, const char *key, const char *field,
+               json_t **out)
 {
     *out = json_object_get(obj, key);
     if (!*out)
@@ -69,7 +72,8 @@ static int get(const struct jget *g, const json_t *obj, const char *key, const c
     return 0;
 }
 
-int jget_object(const struct jget *g, const json_t *obj, const char *key, const char *field, json_t **out)
+int jget_object(const struct jget *g, const json_t *obj, const char *key, const char *field,
+                json_t **out)
 {
     int rc = get(g, obj, key, field, out);
     if (rc == 0 && !json_is_object(*out))
@@ -77,7 +81,8 @@ int jget_object(const struct jget *g, const json_t *obj, const char *key, const 
     return rc;
 }
 
-int jget_string(const struct jget *g, const json_t *obj, const char *key, const char *field, const char **out)
+int jget_string(const struct jget *g, const json_t *obj, const char *key, const char *field,
+                const char **out)
 {
     json_t *v;
     int rc = get(g, obj, key, field, &v);
@@ -87,8 +92,8 @@ int jget_string(const struct jget *g, const json_t *obj, const char *key, const 
     return rc;
 }
 
-int jget_uint(const struct jget *g, const json_t *obj, const char *key, const char *field, uint64_t lo,
-              uint64_t hi, uint64_t *out)
+int jget_uint(const struct jget *g, const json_t *obj, const char *key, const char *field,
+              uint64_t lo, uint64_t hi, uint64_t *out)
 {
     json_t *v;
     int rc = get(g, obj, key, field, &v);
@@ -104,8 +109,8 @@ int jget_uint(const struct jget *g, const json_t *obj, const char *key, const ch
     return 0;
 }
 
-int jget_real(const struct jget *g, const json_t *obj, const char *key, const char *field, bool nullable,
-              double *out)
+int jget_real(const struct jget *g, const json_t *obj, const char *key, const char *field,
+              bool nullable, double *out)
 {
     json_t *v;
     int rc = get(g, obj, key, field, &v);
@@ -121,7 +126,8 @@ int jget_real(const struct jget *g, const json_t *obj, const char *key, const ch
     return 0;
 }
 
-int jget_bool(const struct jget *g, const json_t *obj, const char *key, const char *field, bool *out)
+int jget_bool(const struct jget *g, const json_t *obj, const char *key, const char *field,
+              bool *out)
 {
     json_t *v;
     int rc = get(g, obj, key, field, &v);

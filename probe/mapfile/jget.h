@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 struct jget {
-    const char *path;           /* the file, for messages */
+    const char *path; /* the file, for messages */
     char *err;
     size_t errlen;
 };
@@ -17,14 +17,17 @@ struct jget {
 /* Loads path and checks "format" and "version". */
 int jget_load(struct jget *g, const char *format, int version, json_t **out);
 /* obj[key] of the given kind; field is the dotted name for messages. */
-int jget_object(const struct jget *g, const json_t *obj, const char *key, const char *field, json_t **out);
-int jget_string(const struct jget *g, const json_t *obj, const char *key, const char *field, const char **out);
-int jget_uint(const struct jget *g, const json_t *obj, const char *key, const char *field, uint64_t lo,
-              uint64_t hi, uint64_t *out);
+int jget_object(const struct jget *g, const json_t *obj, const char *key, const char *field,
+                json_t **out);
+int jget_string(const struct jget *g, const json_t *obj, const char *key, const char *field,
+                const char **out);
+int jget_uint(const struct jget *g, const json_t *obj, const char *key, const char *field,
+              uint64_t lo, uint64_t hi, uint64_t *out);
 /* A number; null reads as NaN when nullable. */
-int jget_real(const struct jget *g, const json_t *obj, const char *key, const char *field, bool nullable,
-              double *out);
-int jget_bool(const struct jget *g, const json_t *obj, const char *key, const char *field, bool *out);
+int jget_real(const struct jget *g, const json_t *obj, const char *key, const char *field,
+              bool nullable, double *out);
+int jget_bool(const struct jget *g, const json_t *obj, const char *key, const char *field,
+              bool *out);
 /* An array of exactly n non-negative finite numbers. */
 int jget_reals(const struct jget *g, const json_t *arr, const char *field, size_t n, double *out);
 /* Fails with "<file>: <field>: <why>". */

@@ -62,10 +62,14 @@ static int read_llc(const struct jget *g, const json_t *doc, struct llc_mapfile 
     if (v[1] * v[2] != v[7])
         return jget_fail(g, -EINVAL, "llc.sets", "%llu is not slices x sets_per_slice (%llu)",
                          (unsigned long long)v[7], (unsigned long long)(v[1] * v[2]));
-    m->geo = (struct llc_map_geometry){.line_size = (unsigned)v[0], .sets_per_slice = (unsigned)v[1],
-                                       .slices = (unsigned)v[2], .llc_ways = (unsigned)v[3],
-                                       .l2_ways = (unsigned)v[4], .l2_sets = (unsigned)v[5],
-                                       .victim_llc = victim, .llc_bytes = v[6]};
+    m->geo = (struct llc_map_geometry){.line_size = (unsigned)v[0],
+                                       .sets_per_slice = (unsigned)v[1],
+                                       .slices = (unsigned)v[2],
+                                       .llc_ways = (unsigned)v[3],
+                                       .l2_ways = (unsigned)v[4],
+                                       .l2_sets = (unsigned)v[5],
+                                       .victim_llc = victim,
+                                       .llc_bytes = v[6]};
     m->units = (uint32_t)v[7];
     const json_t *pol = json_object_get(llc, "policy");
     if (pol && !json_is_null(pol) && !json_is_string(pol))
@@ -161,7 +165,8 @@ static int read_sets(const struct jget *g, const json_t *doc, struct llc_mapfile
     }
     for (size_t s = 0; s < sweeps; s++) {
         snprintf(field, sizeof(field), "sets.sweep_misses[%zu]", s);
-        if ((rc = jget_reals(g, json_array_get(sweep_arr, s), field, n, m->sweep_misses + s * n)) < 0)
+        if ((rc = jget_reals(g, json_array_get(sweep_arr, s), field, n, m->sweep_misses + s * n)) <
+            0)
             return rc;
     }
     for (uint32_t u = 0; u < n; u++) {
@@ -172,7 +177,8 @@ static int read_sets(const struct jget *g, const json_t *doc, struct llc_mapfile
         for (size_t i = 0; i < 2; i++)
             if (dst[i][u] > 0x1p53 || dst[i][u] != nearbyint(dst[i][u]))
                 return jget_fail(g, -EINVAL, i ? "sets.accesses" : "sets.misses",
-                                 "entry %u (%g) is not a count (a whole number up to 2^53)", u, dst[i][u]);
+                                 "entry %u (%g) is not a count (a whole number up to 2^53)", u,
+                                 dst[i][u]);
     }
     return 0;
 }
@@ -224,8 +230,9 @@ int llc_mapfile_read(const char *path, struct llc_mapfile **out, char *err, size
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
     }
-    if ((rc = jget_bool(&g, doc, "complete", "complete", &m->complete)) < 0 || (rc = read_llc(&g, doc, m)) < 0 ||
-        (rc = read_probe(&g, doc, m)) < 0 || (rc = read_sets(&g, doc, m)) < 0 || (rc = read_truth(&g, doc, m)) < 0)
+    if ((rc = jget_bool(&g, doc, "complete", "complete", &m->complete)) < 0 ||
+        (rc = read_llc(&g, doc, m)) < 0 || (rc = read_probe(&g, doc, m)) < 0 ||
+        (rc = read_sets(&g, doc, m)) < 0 || (rc = read_truth(&g, doc, m)) < 0)
         goto out;
     *out = m;
     m = NULL;

@@ -17,13 +17,13 @@
 #include "llcprobe/common.h"
 
 struct llc_maphw_corunner {
-    uint32_t *units;             /* the sets its lines were found for */
+    uint32_t *units; /* the sets its lines were found for */
     size_t n;
-    unsigned per_unit;           /* lines found per set: llc_ways + the L2's share */
-    void **held;                 /* [n * per_unit] */
-    void **order;                /* [n * per_unit] touch order */
-    unsigned *l2_share;          /* [n] lines of each set the co-runner's L2 keeps */
-    uint32_t *identity;          /* [n * per_unit] */
+    unsigned per_unit;  /* lines found per set: llc_ways + the L2's share */
+    void **held;        /* [n * per_unit] */
+    void **order;       /* [n * per_unit] touch order */
+    unsigned *l2_share; /* [n] lines of each set the co-runner's L2 keeps */
+    uint32_t *identity; /* [n * per_unit] */
     struct llc_maphw_aggressor *thread;
 };
 
@@ -117,7 +117,7 @@ int llc_maphw_find_congruent(struct maphw *m, uint32_t unit, unsigned want, uint
     /* the caller's picks so far are taken too */
     for (size_t i = 0; used && i < m->n_lines; i++)
         mine[i] |= used[i];
-    struct evicts_ctx ec = { m->finder, set, m->group };
+    struct evicts_ctx ec = {m->finder, set, m->group};
     rc = llc_maphw_pick_congruent(m->lines, m->n_lines, mine, g->line_size, g->sets_per_slice,
                                   unit % g->sets_per_slice, want, 4 * g->slices * want + 64, evicts,
                                   &ec, ids, tested, err, errlen);
@@ -170,16 +170,15 @@ static int find_all(void *p)
         return llc_errf(f->err, f->errlen, -ENOMEM, "%s: out of memory", m->name);
     for (size_t i = 0; i < c->n; i++) {
         unsigned found, tested;
-        rc = llc_maphw_find_congruent(m, c->units[i], c->per_unit, used,
-                                      c->held + i * c->per_unit, &found, &tested, f->err,
-                                      f->errlen);
+        rc = llc_maphw_find_congruent(m, c->units[i], c->per_unit, used, c->held + i * c->per_unit,
+                                      &found, &tested, f->err, f->errlen);
         if (rc < 0)
             break;
         if (found < c->per_unit) {
             rc = llc_errf(f->err, f->errlen, -EIO,
                           "%s: calibration co-runner: only %u of the %u lines it needs tested "
-                          "congruent with set %u (%u candidates tested)", m->name, found,
-                          c->per_unit, c->units[i], tested);
+                          "congruent with set %u (%u candidates tested)",
+                          m->name, found, c->per_unit, c->units[i], tested);
             break;
         }
         llc_maphw_progress(m, "co-runner lines", (i + 1.0) / (double)c->n);
@@ -214,7 +213,7 @@ static int corunner_lines(struct maphw *m, const uint32_t *units, size_t n, unsi
     memcpy(c->units, units, n * sizeof(*units));
     for (size_t i = 0; i < n * per_unit; i++)
         c->identity[i] = (uint32_t)i;
-    struct find_call f = { m, c, err, errlen };
+    struct find_call f = {m, c, err, errlen};
     const int rc = llc_maphw_worker_call(m->worker, find_all, &f);
     if (rc < 0) { /* found again next time, not half-kept */
         llc_maphw_corunner_free(c);
@@ -237,8 +236,8 @@ int llc_maphw_corunner_op(void *ctx, const uint32_t *units, size_t n, unsigned l
     if (lines > g->llc_ways || !n || !(touch_rate > 0) || !isfinite(touch_rate))
         return llc_errf(err, errlen, -EINVAL,
                         "%s: co-runner of %u lines in %zu sets at %g touches per line per second "
-                        "(1..%u lines, a positive rate)", m->name, lines, n, touch_rate,
-                        g->llc_ways);
+                        "(1..%u lines, a positive rate)",
+                        m->name, lines, n, touch_rate, g->llc_ways);
     if (m->other_cpu < 0)
         return llc_errf(err, errlen, -ENOTSUP, "%s: the co-runner needs a CPU besides the probe's",
                         m->name);
@@ -246,13 +245,14 @@ int llc_maphw_corunner_op(void *ctx, const uint32_t *units, size_t n, unsigned l
         if (units[i] >= m->units || !m->sets->sets[units[i]].verified)
             return llc_errf(err, errlen, -EINVAL, "%s: set %u has no verified eviction set",
                             m->name, units[i]);
-    int rc = corunner_lines(m, units, n, g->llc_ways + (g->victim_llc ? g->l2_ways : 0), err,
-                            errlen);
+    int rc =
+        corunner_lines(m, units, n, g->llc_ways + (g->victim_llc ? g->l2_ways : 0), err, errlen);
     if (rc < 0)
         return rc;
     struct llc_maphw_corunner *c = m->corunner;
     llc_map_corunner_l2_share(g, units, n, m->l2_counts, c->l2_share);
-    const size_t chain = llc_maphw_corunner_order(c->held, n, c->per_unit, lines, c->l2_share, c->order);
+    const size_t chain =
+        llc_maphw_corunner_order(c->held, n, c->per_unit, lines, c->l2_share, c->order);
     void *head = llc_maphw_chain_link(c->order, c->identity, chain);
     struct llc_maphw_pace pace;
     rc = llc_maphw_pace_init(&pace, m->tsc_hz, touch_rate, chain, 0, err, errlen);

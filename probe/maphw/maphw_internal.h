@@ -96,9 +96,9 @@ size_t llc_maphw_mean_sd(const double *x, size_t n, double *mean, double *sd);
  * as at least sd_floor (a quiet control must not let a 0.1% difference
  * pass), with at least min_samples dwells of each. */
 struct llc_maphw_rule {
-    double min_effect;   /* 3.0 */
-    double sd_floor;     /* 0.01: one percentage point */
-    size_t min_samples;  /* 3 */
+    double min_effect;  /* 3.0 */
+    double sd_floor;    /* 0.01: one percentage point */
+    size_t min_samples; /* 3 */
 };
 void llc_maphw_rule_default(struct llc_maphw_rule *r);
 /* Fills st (ran = true) and its text: "<backend>: self-test passed|failed:
@@ -129,21 +129,21 @@ int llc_maphw_recheck(uint32_t current, const struct llc_evset_calibration *fres
 
 struct llc_maphw_walk_cfg {
     uint64_t tsc_hz;
-    uint32_t threshold;      /* timed: slower = LLC miss */
-    uint32_t discard_ticks;  /* one access slower = interrupted: drop its batch */
-    unsigned delay_nops;     /* > 0: null-op rate control */
-    double rate;             /* else per-unit accesses/s, 0 = flat out */
-    unsigned batch;          /* accesses per preemption check, <= journal size */
-    uint32_t *journal;       /* [batch] scratch */
-    uint32_t *trace;         /* optional: raw ticks of kept accesses */
+    uint32_t threshold;     /* timed: slower = LLC miss */
+    uint32_t discard_ticks; /* one access slower = interrupted: drop its batch */
+    unsigned delay_nops;    /* > 0: null-op rate control */
+    double rate;            /* else per-unit accesses/s, 0 = flat out */
+    unsigned batch;         /* accesses per preemption check, <= journal size */
+    uint32_t *journal;      /* [batch] scratch */
+    uint32_t *trace;        /* optional: raw ticks of kept accesses */
     size_t trace_cap;
 };
 
 struct llc_maphw_walk_stats {
-    uint64_t accesses;          /* kept */
-    uint64_t discarded;         /* accesses in dropped batches */
+    uint64_t accesses;  /* kept */
+    uint64_t discarded; /* accesses in dropped batches */
     uint64_t batches, batches_dropped;
-    uint64_t late;              /* paced accesses released a period or more late */
+    uint64_t late; /* paced accesses released a period or more late */
     size_t trace_n;
 };
 
@@ -199,8 +199,7 @@ uint64_t llc_maphw_aggressor_stop(struct llc_maphw_aggressor *a);
 /* Lines walked in unit u: `full` (the walk for the group, llc_maphw_walk_for)
  * when llc_walk is NULL, else the L2's share (full - llc_ways) plus
  * llc_walk[u], at least 1. */
-unsigned llc_maphw_unit_walk(unsigned full, unsigned llc_ways, const uint8_t *llc_walk,
-                             uint32_t u);
+unsigned llc_maphw_unit_walk(unsigned full, unsigned llc_ways, const uint8_t *llc_walk, uint32_t u);
 /* Accesses per batch for units walked together, each paced at rate
  * accesses/s: as many as fit in batch_s, at least 1, at most max; max
  * when unpaced (rate 0). */
@@ -247,13 +246,13 @@ struct maphw;
 /* Measures units on the worker, the backend's way; same contract as
  * llc_map_backend_ops.measure, without the target check. */
 typedef int (*llc_maphw_measure_fn)(struct maphw *m, const uint32_t *units, size_t n,
-                                    double dwell_s, uint64_t *misses, uint64_t *accesses,
-                                    char *err, size_t errlen);
+                                    double dwell_s, uint64_t *misses, uint64_t *accesses, char *err,
+                                    size_t errlen);
 
 struct maphw {
-    struct llc_map_backend be;   /* handed out; freed with the rest by release */
+    struct llc_map_backend be; /* handed out; freed with the rest by release */
     struct llc_map_hw_options opt;
-    const char *name;            /* "timing" / "pmu" */
+    const char *name; /* "timing" / "pmu" */
     int probe_cpu, other_cpu;
     uint64_t tsc_hz;
     struct llc_maphw_worker *worker;
@@ -265,20 +264,20 @@ struct maphw {
     struct llc_evset_calibration cal;
     struct llc_evset_finder *finder;
     struct llc_evset_result *sets;
-    unsigned group;              /* G lines per set */
-    uint32_t units, usable;      /* units, units with a verified set */
-    uint32_t *perm;              /* [units * group] walk order per unit */
-    void **head, **cursor;       /* [units]: chain start, position */
-    unsigned *linked;            /* [units]: chain length now linked */
-    uint32_t *l2_counts;         /* [l2_sets] scratch */
-    uint32_t *journal;           /* walk batch scratch */
+    unsigned group;         /* G lines per set */
+    uint32_t units, usable; /* units, units with a verified set */
+    uint32_t *perm;         /* [units * group] walk order per unit */
+    void **head, **cursor;  /* [units]: chain start, position */
+    unsigned *linked;       /* [units]: chain length now linked */
+    uint32_t *l2_counts;    /* [l2_sets] scratch */
+    uint32_t *journal;      /* walk batch scratch */
     unsigned batch;
     /* timing */
     uint32_t threshold, discard_ticks, l2_bound;
     uint64_t last_recheck, rechecks;
     /* pmu */
     int fd;
-    uint64_t enabled, running;   /* the counter's times at the last read */
+    uint64_t enabled, running; /* the counter's times at the last read */
     char event[200];
     llc_maphw_measure_fn measure;
     /* occupancy search (probe_set): LLC lines walked per unit ([units],

@@ -14,8 +14,7 @@
 #include "llcprobe/common.h"
 #include "util/tsc.h"
 
-unsigned llc_maphw_unit_walk(unsigned full, unsigned llc_ways, const uint8_t *llc_walk,
-                             uint32_t u)
+unsigned llc_maphw_unit_walk(unsigned full, unsigned llc_ways, const uint8_t *llc_walk, uint32_t u)
 {
     if (!llc_walk)
         return full;
@@ -57,7 +56,8 @@ int llc_maphw_pace_checked(const char *backend, double asked, double checked, bo
     if (fabs(asked - checked) > 1e-9 * checked)
         return llc_errf(err, errlen, -EINVAL,
                         "%s: a pace of %.6g accesses per set per second was asked; the slow idle "
-                        "walk was checked at %.6g only", backend, asked, checked);
+                        "walk was checked at %.6g only",
+                        backend, asked, checked);
     return 0;
 }
 

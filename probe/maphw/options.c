@@ -22,7 +22,8 @@ int llc_maphw_check_options(const char *backend, const struct llc_map_hw_options
     if (!g->llc_ways || !g->sets_per_slice)
         return llc_errf(err, errlen, -EINVAL,
                         "%s: LLC geometry unknown (%u ways, %u sets per slice): eviction sets "
-                        "and the walk length need both", backend, g->llc_ways, g->sets_per_slice);
+                        "and the walk length need both",
+                        backend, g->llc_ways, g->sets_per_slice);
     if (!is_pow2(g->line_size) || g->line_size < sizeof(void *) || g->line_size > 4096)
         return llc_errf(err, errlen, -EINVAL,
                         "%s: line size %u is not a power of two between %zu and 4096", backend,
@@ -30,7 +31,8 @@ int llc_maphw_check_options(const char *backend, const struct llc_map_hw_options
     if (!is_pow2(g->sets_per_slice))
         return llc_errf(err, errlen, -EINVAL,
                         "%s: %u sets per slice is not a power of two: set indexes come from "
-                        "address bits", backend, g->sets_per_slice);
+                        "address bits",
+                        backend, g->sets_per_slice);
     if (g->slices < 1 || g->slices > (1u << LLC_EVSET_MAX_HASH_BITS))
         return llc_errf(err, errlen, -EINVAL, "%s: %u slices not in [1, %d]", backend, g->slices,
                         1 << LLC_EVSET_MAX_HASH_BITS);
@@ -42,8 +44,8 @@ int llc_maphw_check_options(const char *backend, const struct llc_map_hw_options
         if (!g->l2_ways || !is_pow2(g->l2_sets))
             return llc_errf(err, errlen, -EINVAL,
                             "%s: a victim LLC needs the L2's ways and (power-of-two) sets "
-                            "(have %u ways, %u sets): the walk is W_L2 + W_LLC lines", backend,
-                            g->l2_ways, g->l2_sets);
+                            "(have %u ways, %u sets): the walk is W_L2 + W_LLC lines",
+                            backend, g->l2_ways, g->l2_sets);
         if (g->l2_sets >= g->sets_per_slice)
             return llc_errf(err, errlen, -EINVAL,
                             "%s: victim LLC with %u L2 sets >= %u LLC sets per slice: congruent "
@@ -54,8 +56,8 @@ int llc_maphw_check_options(const char *backend, const struct llc_map_hw_options
                         g->l2_sets);
     }
     if (!isfinite(o->rate) || o->rate < 0)
-        return llc_errf(err, errlen, -EINVAL, "%s: rate %g is not a non-negative number",
-                        backend, o->rate);
+        return llc_errf(err, errlen, -EINVAL, "%s: rate %g is not a non-negative number", backend,
+                        o->rate);
     if (o->probe_cpu < -1 || o->probe_cpu >= CPU_SETSIZE)
         return llc_errf(err, errlen, -EINVAL, "%s: probe CPU %d out of range", backend,
                         o->probe_cpu);
@@ -72,8 +74,8 @@ size_t llc_maphw_arena_bytes(const struct llc_map_geometry *g)
     const size_t gsz = llc_maphw_group(g);
     /* finder pool + victim tail + the aggressor's search, which tests about
      * slices lines per congruent one it keeps */
-    const size_t per_index = 3 * (size_t)g->slices * (gsz + 1) + 2 * (size_t)g->l2_ways +
-                             2 * (size_t)g->slices * gsz;
+    const size_t per_index =
+        3 * (size_t)g->slices * (gsz + 1) + 2 * (size_t)g->l2_ways + 2 * (size_t)g->slices * gsz;
     return per_index * g->sets_per_slice * g->line_size;
 }
 

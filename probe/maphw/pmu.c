@@ -74,10 +74,14 @@ static const char *open_hint(int e)
     case EACCES:
     case EPERM:
         return "not permitted: needs CAP_PERFMON or a lower kernel.perf_event_paranoid";
-    case EINVAL: return "the kernel rejected the encoding";
-    case ENOSYS: return "kernel built without perf events";
-    case EBUSY: return "counters held by another user";
-    default: return "unexpected error";
+    case EINVAL:
+        return "the kernel rejected the encoding";
+    case ENOSYS:
+        return "kernel built without perf events";
+    case EBUSY:
+        return "counters held by another user";
+    default:
+        return "unexpected error";
     }
 }
 
@@ -187,7 +191,7 @@ int llc_map_backend_pmu(const struct llc_map_hw_options *opt, struct llc_map_bac
     m->measure = llc_maphw_pmu_measure;
     snprintf(m->event, sizeof(m->event), "%s", e.event);
     /* the counter first: without one there is no point building sets */
-    struct open_call oc = { m, &e, -1, 0 };
+    struct open_call oc = {m, &e, -1, 0};
     rc = llc_maphw_worker_call(m->worker, open_on_worker, &oc);
     if (rc < 0) {
         rc = llc_errf(err, errlen, -ENOTSUP,
@@ -205,9 +209,11 @@ int llc_map_backend_pmu(const struct llc_map_hw_options *opt, struct llc_map_bac
         rc = llc_maphw_slow_check(m, err, errlen);
     if (rc < 0)
         goto out;
-    snprintf(m->be.calibration, sizeof(m->be.calibration),
-             "event %.120s (%.80s), user mode, probe thread on CPU %d; batches of %u accesses with a "
-             "context switch dropped", e.event, e.note, m->probe_cpu, m->batch);
+    snprintf(
+        m->be.calibration, sizeof(m->be.calibration),
+        "event %.120s (%.80s), user mode, probe thread on CPU %d; batches of %u accesses with a "
+        "context switch dropped",
+        e.event, e.note, m->probe_cpu, m->batch);
     m->be.ops = &pmu_ops;
     m->be.all_at_once = false;
     *out = &m->be;

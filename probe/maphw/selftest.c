@@ -16,7 +16,7 @@
 #include "util/tsc.h"
 
 #define CHECK_UNITS 16
-#define CHECK_TRACE 8192      /* timed accesses kept per checked unit */
+#define CHECK_TRACE 8192 /* timed accesses kept per checked unit */
 #define SELFTEST_TRIALS 8
 #define SELFTEST_CONTROLS 8
 #define SELFTEST_DWELL 0.010
@@ -99,10 +99,10 @@ static int walk_check_on_worker(void *p)
         rc = llc_errf(c->err, c->errlen, -ENOMEM, "%s: out of memory", m->name);
         goto out;
     }
-    const uint32_t l2 = g->l2_ways && g->l2_sets
-                            ? l2_hit_median((size_t)g->l2_ways * g->l2_sets * g->line_size,
-                                            g->line_size)
-                            : 0;
+    const uint32_t l2 =
+        g->l2_ways && g->l2_sets
+            ? l2_hit_median((size_t)g->l2_ways * g->l2_sets * g->line_size, g->line_size)
+            : 0;
     /* an L2 that times like the LLC cannot be told apart: no L2 check */
     m->l2_bound = l2 && m->cal.hit_median > l2 + l2 / 5 ? (l2 + m->cal.hit_median) / 2 : 0;
     struct llc_maphw_walk_cfg wc;
@@ -113,21 +113,20 @@ static int walk_check_on_worker(void *p)
         llc_maphw_relink(m, &units[i], 1, m->group);
         /* warm-up: the first rounds fill the caches from memory */
         wc.trace = NULL;
-        rc = llc_maphw_walk_timed(&wc, &m->cursor[units[i]], &units[i], 1, 0.0005, misses, acc,
-                                  &st, c->err, c->errlen);
+        rc = llc_maphw_walk_timed(&wc, &m->cursor[units[i]], &units[i], 1, 0.0005, misses, acc, &st,
+                                  c->err, c->errlen);
         if (rc == 0) {
             wc.trace = trace + total;
             wc.trace_cap = CHECK_TRACE;
-            rc = llc_maphw_walk_timed(&wc, &m->cursor[units[i]], &units[i], 1, 0.002, misses,
-                                      acc, &st, c->err, c->errlen);
+            rc = llc_maphw_walk_timed(&wc, &m->cursor[units[i]], &units[i], 1, 0.002, misses, acc,
+                                      &st, c->err, c->errlen);
         }
         if (rc < 0)
             goto out;
         total += st.trace_n;
     }
     rc = llc_maphw_walk_verdict(m->name, "idle walk check", m->group, n, trace, total, m->l2_bound,
-                                m->threshold,
-                                m->be.walk_check, sizeof(m->be.walk_check));
+                                m->threshold, m->be.walk_check, sizeof(m->be.walk_check));
     rc = rc == 1 ? 0 : llc_errf(c->err, c->errlen, -EIO, "%s", m->be.walk_check);
 out:
     free(trace);
@@ -138,7 +137,7 @@ out:
 
 int llc_maphw_walk_check(struct maphw *m, char *err, size_t errlen)
 {
-    struct check_call c = { m, err, errlen };
+    struct check_call c = {m, err, errlen};
     llc_maphw_progress(m, "idle walk check", 0);
     return llc_maphw_worker_call(m->worker, walk_check_on_worker, &c);
 }
@@ -190,8 +189,7 @@ static int slow_check_on_worker(void *p)
     snprintf(what, sizeof(what), "slow idle walk check (%.4g accesses per set per second)",
              m->slow_rate);
     rc = llc_maphw_walk_verdict(m->name, what, walk, n, trace, st.trace_n, m->l2_bound,
-                                m->threshold, m->be.slow_walk_check,
-                                sizeof(m->be.slow_walk_check));
+                                m->threshold, m->be.slow_walk_check, sizeof(m->be.slow_walk_check));
     m->slow_passed = rc == 1;
     rc = rc == 1 ? 0 : llc_errf(c->err, c->errlen, -EIO, "%s", m->be.slow_walk_check);
 out:
@@ -209,7 +207,7 @@ int llc_maphw_slow_check(struct maphw *m, char *err, size_t errlen)
     if (!(m->opt.search_cycle_s > 0))
         return 0;
     m->slow_rate = m->opt.geo.llc_ways / m->opt.search_cycle_s;
-    struct check_call c = { m, err, errlen };
+    struct check_call c = {m, err, errlen};
     llc_maphw_progress(m, "slow idle walk check", 0);
     return llc_maphw_worker_call(m->worker, slow_check_on_worker, &c);
 }
@@ -219,7 +217,7 @@ int llc_maphw_slow_check(struct maphw *m, char *err, size_t errlen)
 struct aggr_call {
     struct maphw *m;
     uint32_t unit;
-    void **lines;            /* out: congruent lines not in any set */
+    void **lines; /* out: congruent lines not in any set */
     unsigned want, found, tested;
     char *err;
     size_t errlen;
@@ -278,15 +276,15 @@ int llc_maphw_selftest(struct maphw *m, struct llc_map_selftest *st, char *err, 
     uint32_t controls[SELFTEST_CONTROLS];
     const size_t nc = pick_units(m, controls, SELFTEST_CONTROLS,
                                  (long)(target % m->opt.geo.sets_per_slice), target);
-    struct aggr_call ac = { m, target, lines, m->group, 0, 0, err, errlen };
+    struct aggr_call ac = {m, target, lines, m->group, 0, 0, err, errlen};
     rc = llc_maphw_worker_call(m->worker, find_aggressor_lines, &ac);
     if (rc < 0)
         goto out;
     if (ac.found < ac.want) {
         rc = llc_errf(err, errlen, -EIO,
                       "%s: self-test failed: only %u of the %u lines the aggressor needs tested "
-                      "congruent with set %u (%u candidates tested)", m->name, ac.found, ac.want,
-                      target, ac.tested);
+                      "congruent with set %u (%u candidates tested)",
+                      m->name, ac.found, ac.want, target, ac.tested);
         goto out;
     }
     llc_maphw_perm(m->opt.seed, m->units + 1ull, perm, m->group);
@@ -294,14 +292,14 @@ int llc_maphw_selftest(struct maphw *m, struct llc_map_selftest *st, char *err, 
     rc = llc_maphw_aggressor_start(m->other_cpu, head, 0, &ag, err, errlen);
     if (rc < 0)
         goto out;
-    const struct timespec settle = { 0, 2000000 };
+    const struct timespec settle = {0, 2000000};
     nanosleep(&settle, NULL);
     size_t ni = 0;
     for (unsigned t = 0; t < SELFTEST_TRIALS; t++) {
         for (size_t k = 0; k <= nc; k++) {
             const uint32_t u = k == 0 ? target : controls[k - 1];
             const uint64_t m0 = misses[u], a0 = acc[u];
-            struct measure_call mc = { m, u, misses, acc, err, errlen };
+            struct measure_call mc = {m, u, misses, acc, err, errlen};
             rc = llc_maphw_worker_call(m->worker, measure_one, &mc);
             if (rc < 0)
                 goto out;

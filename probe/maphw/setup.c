@@ -101,7 +101,8 @@ int llc_maphw_start(struct maphw *m, char *err, size_t errlen)
     if (m->other_cpu < 0) {
         rc = llc_errf(err, errlen, -ENOTSUP,
                       "%s: the self-test needs a second CPU for its aggressor thread; this "
-                      "process may run on CPU %d only", m->name, m->probe_cpu);
+                      "process may run on CPU %d only",
+                      m->name, m->probe_cpu);
         goto out;
     }
     rc = llc_maphw_worker_start(m->probe_cpu, &m->worker, why, sizeof(why));
@@ -186,10 +187,10 @@ static int make_sets(struct maphw *m, char *err, size_t errlen)
         return llc_errf(err, errlen, -EIO,
                         "%s: eviction sets: %u of %u sets verified (%.1f%%; %.0f%% needed; %u "
                         "reduced, %u reduction failures, %u of %u checked sets passed) in %.1f s; "
-                        "threshold %u ticks (LLC-hit median %u, memory median %u)", m->name,
-                        m->usable, m->units, 100.0 * m->usable / m->units, 100 * MIN_VERIFIED,
-                        r->reduced, r->reduce_failures, r->verified, r->checked, r->build_seconds,
-                        m->cal.threshold, m->cal.hit_median, m->cal.miss_median);
+                        "threshold %u ticks (LLC-hit median %u, memory median %u)",
+                        m->name, m->usable, m->units, 100.0 * m->usable / m->units,
+                        100 * MIN_VERIFIED, r->reduced, r->reduce_failures, r->verified, r->checked,
+                        r->build_seconds, m->cal.threshold, m->cal.hit_median, m->cal.miss_median);
     return 0;
 }
 
@@ -204,8 +205,7 @@ int llc_maphw_chains(struct maphw *m, char *err, size_t errlen)
     m->batch = 1024;
     m->journal = malloc(m->batch * sizeof(*m->journal));
     if (!m->perm || !m->head || !m->cursor || !m->linked || !m->l2_counts || !m->journal)
-        return llc_errf(err, errlen, -ENOMEM, "%s: out of memory for %u chains", m->name,
-                        m->units);
+        return llc_errf(err, errlen, -ENOMEM, "%s: out of memory for %u chains", m->name, m->units);
     for (uint32_t u = 0; u < m->units; u++)
         if (m->sets->sets[u].verified) {
             llc_maphw_perm(m->opt.seed, u, m->perm + (size_t)u * m->group, m->group);
@@ -241,7 +241,7 @@ static int build_on_worker(void *p)
 
 int llc_maphw_build(struct maphw *m, char *err, size_t errlen)
 {
-    struct build_call c = { m, err, errlen };
+    struct build_call c = {m, err, errlen};
     return llc_maphw_worker_call(m->worker, build_on_worker, &c);
 }
 
@@ -331,7 +331,7 @@ int llc_maphw_measure_op(void *ctx, const uint32_t *units, size_t n, double dwel
                          uint64_t *misses, uint64_t *accesses, char *err, size_t errlen)
 {
     struct maphw *m = ctx;
-    struct call c = { m, units, n, dwell_s, misses, accesses, err, errlen };
+    struct call c = {m, units, n, dwell_s, misses, accesses, err, errlen};
     const int rc = llc_maphw_worker_call(m->worker, measure_on_worker, &c);
     if (rc < 0)
         return rc;

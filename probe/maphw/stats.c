@@ -58,14 +58,16 @@ bool llc_maphw_selftest_verdict(const char *backend, const char *what, const dou
     if (!enough) {
         snprintf(st->text, sizeof(st->text),
                  "%s: self-test failed: only %zu aggressor and %zu idle dwells had accesses "
-                 "(%zu of each needed)", backend, na, ni, rule->min_samples);
+                 "(%zu of each needed)",
+                 backend, na, ni, rule->min_samples);
         return false;
     }
     snprintf(st->text, sizeof(st->text),
              "%s: self-test %s: aggressor set %.1f%% %s vs idle %.1f%% ± %.1f%% (effect %.1f sd, "
-             "%s %.1f; sd floor %.1f%%; %zu + %zu dwells)", backend,
-             st->passed ? "passed" : "failed", 100 * am, what, 100 * im, 100 * isd, st->effect,
-             st->passed ? ">=" : "needs >=", rule->min_effect, 100 * rule->sd_floor, na, ni);
+             "%s %.1f; sd floor %.1f%%; %zu + %zu dwells)",
+             backend, st->passed ? "passed" : "failed", 100 * am, what, 100 * im, 100 * isd,
+             st->effect, st->passed ? ">=" : "needs >=", rule->min_effect, 100 * rule->sd_floor, na,
+             ni);
     return st->passed;
 }
 
@@ -98,9 +100,9 @@ int llc_maphw_walk_verdict(const char *backend, const char *check, unsigned walk
         snprintf(l2, sizeof(l2), "L2 hits not told apart");
     snprintf(text, len,
              "%s: %s %s: %u-line walks over %zu sets, %zu timed accesses: %.1f%% "
-             "from memory (> %u ticks; 5%% allowed), %s, median %u ticks", backend, check,
-             pass ? "passed" : "failed", walk, units, n, 100 * f_slow, dram_threshold, l2,
-             ticks[n / 2]);
+             "from memory (> %u ticks; 5%% allowed), %s, median %u ticks",
+             backend, check, pass ? "passed" : "failed", walk, units, n, 100 * f_slow,
+             dram_threshold, l2, ticks[n / 2]);
     return pass ? 1 : 0;
 }
 

@@ -16,9 +16,9 @@ struct llc_maphw_worker {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int cpu;
-    int pin_rc;              /* 0, or -errno of sched_setaffinity */
+    int pin_rc; /* 0, or -errno of sched_setaffinity */
     bool started, quit;
-    int (*fn)(void *);       /* pending call, NULL when idle */
+    int (*fn)(void *); /* pending call, NULL when idle */
     void *arg;
     int result;
     bool done;
@@ -125,9 +125,9 @@ struct llc_maphw_aggressor {
     pthread_t thread;
     int cpu;
     void *head;
-    double period;           /* TSC ticks per access, 0 = flat out */
+    double period; /* TSC ticks per access, 0 = flat out */
     atomic_bool stop;
-    atomic_int pin_rc;       /* 1 = not yet known */
+    atomic_int pin_rc; /* 1 = not yet known */
     uint64_t accesses;
 };
 
@@ -139,7 +139,7 @@ static uint64_t paced_chase(struct llc_maphw_aggressor *a, void *q)
 {
     uint64_t n = 0;
 #if LLC_HAVE_TSC
-    struct llc_maphw_pace pace = { .start = llc_tsc_end(), .period = a->period };
+    struct llc_maphw_pace pace = {.start = llc_tsc_end(), .period = a->period};
     while (!atomic_load_explicit(&a->stop, memory_order_relaxed)) {
         const uint64_t due = llc_maphw_pace_deadline(&pace, n);
         while (llc_tsc_end() < due)

@@ -65,8 +65,8 @@ int llc_maphw_timing_measure(struct maphw *m, const uint32_t *units, size_t n, d
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (units[i] >= m->units) {
-            rc = llc_errf(err, errlen, -EINVAL, "timing: unit %u out of range (%u units)",
-                          units[i], m->units);
+            rc = llc_errf(err, errlen, -EINVAL, "timing: unit %u out of range (%u units)", units[i],
+                          m->units);
             goto out;
         }
         if (m->sets->sets[units[i]].verified)
@@ -119,9 +119,10 @@ static void describe(struct maphw *m)
     snprintf(m->be.calibration, sizeof(m->be.calibration),
              "threshold %u ticks: LLC hit median %u (p90 %u), memory median %u (p10 %u), %.1f%% "
              "misclassified; loads over %u ticks = interrupted; re-checked every %.0f s; TSC "
-             "%.3f GHz; CPU %d; %s", m->threshold, c->hit_median, c->hit_p90, c->miss_median,
-             c->miss_p10, 100 * c->error_rate, m->discard_ticks, RECHECK_SECONDS,
-             (double)m->tsc_hz * 1e-9, m->probe_cpu, rate);
+             "%.3f GHz; CPU %d; %s",
+             m->threshold, c->hit_median, c->hit_p90, c->miss_median, c->miss_p10,
+             100 * c->error_rate, m->discard_ticks, RECHECK_SECONDS, (double)m->tsc_hz * 1e-9,
+             m->probe_cpu, rate);
 }
 
 int llc_map_backend_timing(const struct llc_map_hw_options *opt, struct llc_map_backend **out,

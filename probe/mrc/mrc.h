@@ -18,8 +18,8 @@
 /* ---- Sampling a trace file ------------------------------------------------ */
 
 struct llc_mrc_trace_stats {
-    uint64_t records;  /* trace records read */
-    uint64_t refs;     /* line references fed to the sampler */
+    uint64_t records; /* trace records read */
+    uint64_t refs;    /* line references fed to the sampler */
     struct llc_statmodel_sampler_stats sampler;
 };
 
@@ -28,8 +28,8 @@ struct llc_mrc_trace_stats {
  * (llcprobe/simrun.h): load, store and modify are one reference each to
  * every 64-byte line their bytes touch; instruction records are skipped. */
 int llc_mrc_sample_trace(const char *path, const struct llc_statmodel_sampler_config *cfg,
-                         struct llc_statmodel_hist *h, struct llc_mrc_trace_stats *stats,
-                         char *err, size_t errlen);
+                         struct llc_statmodel_hist *h, struct llc_mrc_trace_stats *stats, char *err,
+                         size_t errlen);
 /* The same into a groups sink: group 0, or one group per time slot when
  * cfg->slot_refs > 0 (docs/METHODS.md §7.5), each credited with its references. */
 int llc_mrc_sample_trace_groups(const char *path, const struct llc_statmodel_sampler_config *cfg,
@@ -59,28 +59,32 @@ int llc_mrc_sample_trace_windows(const char *path, const struct llc_statmodel_sa
  * reuse that ends in a later window still belongs to the window of its
  * sample, as in time-slot mode): one histogram per phase. */
 enum llc_mrc_window_unit { /* in the order of mrc --phase-unit's names */
-    LLC_MRC_WINDOW_AUTO = 0,     /* instructions if the trace has instruction records */
-    LLC_MRC_WINDOW_INSTRUCTIONS, /* instruction records; the signature is phase --trace
-                                    --no-dynamic-rate's: sampled instruction addresses */
-    LLC_MRC_WINDOW_REFERENCES,   /* line references; the signature counts the code
-                                    address (pc) of every data record in the window */
+                           LLC_MRC_WINDOW_AUTO =
+                               0, /* instructions if the trace has instruction records */
+                           LLC_MRC_WINDOW_INSTRUCTIONS, /* instruction records; the signature is
+                                                           phase --trace
+                                                           --no-dynamic-rate's: sampled instruction
+                                                           addresses */
+                           LLC_MRC_WINDOW_REFERENCES,   /* line references; the signature counts the
+                                                           code   address (pc) of every data record in
+                                                           the window */
 };
 
 struct llc_mrc_phase_config {
     struct llc_statmodel_sampler_config sampler; /* slot_refs must be 0 */
     enum llc_mrc_window_unit unit;
-    uint64_t window;              /* window length in unit, > 0 */
-    unsigned ip_samples;          /* instructions: sampled addresses per window (400) */
-    uint64_t ip_seed;             /* instructions: seed of their positions */
+    uint64_t window;                  /* window length in unit, > 0 */
+    unsigned ip_samples;              /* instructions: sampled addresses per window (400) */
+    uint64_t ip_seed;                 /* instructions: seed of their positions */
     struct llc_phase_config detector; /* its dynamic rate is turned off (offline) */
 };
 
 void llc_mrc_phase_config_default(struct llc_mrc_phase_config *cfg);
 
 struct llc_mrc_phase_window {
-    int phase;       /* stable id, LLC_PHASE_TRANSITION or LLC_PHASE_UNCLASSIFIED */
-    double refs;     /* line references */
-    double samples;  /* reuse samples taken in it */
+    int phase;      /* stable id, LLC_PHASE_TRANSITION or LLC_PHASE_UNCLASSIFIED */
+    double refs;    /* line references */
+    double samples; /* reuse samples taken in it */
 };
 
 struct llc_mrc_phase_run {
@@ -91,7 +95,7 @@ struct llc_mrc_phase_run {
     /* One group per phase id, plus LLC_PHASE_UNCLASSIFIED / TRANSITION
      * groups modelled with the pooled histogram (statmodel regroup). */
     struct llc_statmodel_groups *phases;
-    size_t pooled_groups;           /* groups given the pooled histogram */
+    size_t pooled_groups;              /* groups given the pooled histogram */
     struct llc_statmodel_hist *pooled; /* every sample */
     struct llc_phase_summary summary;
     struct llc_mrc_trace_stats stats;
@@ -117,11 +121,11 @@ size_t llc_mrc_phase_windows_of(const struct llc_mrc_phase_run *r, int phase);
 struct llc_mrc_rt_config {
     double rate;
     uint64_t seed;
-    uint64_t window;      /* references per window (LLCPROBE_RT_WINDOW); 0: no windows */
-    unsigned window_pcs;  /* signature samples per window; 0: the runtime's default */
+    uint64_t window;     /* references per window (LLCPROBE_RT_WINDOW); 0: no windows */
+    unsigned window_pcs; /* signature samples per window; 0: the runtime's default */
     const volatile sig_atomic_t *stop; /* polled: nonzero stops the program (-EINTR) */
-    uint64_t samples;     /* > 0 (window 0 only): adaptive rate aiming at this many
-                           * samples (LLCPROBE_RT_SAMPLES), rate ignored */
+    uint64_t samples;                  /* > 0 (window 0 only): adaptive rate aiming at this many
+                                        * samples (LLCPROBE_RT_SAMPLES), rate ignored */
 };
 /* Runs argv (linked with libllcprobe-rt) with the runtime told to sample
  * as cfg says and write its profile to a temporary file, waits, and reads
@@ -152,8 +156,7 @@ int llc_mrc_run_qemu(char *const *argv, const struct llc_mrc_rt_config *cfg,
 int llc_mrc_qemu_trace(char *const *argv, const char *output, int *exit_status, char *err,
                        size_t errlen);
 /* Paths of qemu-x86_64 and the plugin, or -ENOENT saying what is missing. */
-int llc_mrc_qemu_find(char *qemu, size_t qlen, char *plugin, size_t plen, char *err,
-                      size_t errlen);
+int llc_mrc_qemu_find(char *qemu, size_t qlen, char *plugin, size_t plen, char *err, size_t errlen);
 
 /* PMU sampler (docs/METHODS.md §6.3): precise memory samples give the sampled
  * reference's address, hardware watchpoints on that address catch its
@@ -161,10 +164,10 @@ int llc_mrc_qemu_find(char *qemu, size_t qlen, char *plugin, size_t plen, char *
  * needs first and refuses with the measured reason (-EOPNOTSUPP etc.) where
  * the PMU cannot do it, before running the program. */
 struct llc_mrc_pmu_stats {
-    uint64_t refs;        /* loads + stores counted */
-    uint64_t samples;     /* precise samples taken */
-    uint64_t dropped;     /* samples dropped: all watchpoints busy */
-    uint64_t lost;        /* PERF_RECORD_LOST records */
+    uint64_t refs;    /* loads + stores counted */
+    uint64_t samples; /* precise samples taken */
+    uint64_t dropped; /* samples dropped: all watchpoints busy */
+    uint64_t lost;    /* PERF_RECORD_LOST records */
     int exit_status;
 };
 int llc_mrc_sample_pmu(char *const *argv, double rate, uint64_t seed, struct llc_statmodel_hist *h,
@@ -173,7 +176,7 @@ int llc_mrc_sample_pmu(char *const *argv, double rate, uint64_t seed, struct llc
 /* ---- This machine's caches ------------------------------------------------ */
 
 struct llc_mrc_cache {
-    char name[8];   /* "L1d", "L2", "LLC" */
+    char name[8]; /* "L1d", "L2", "LLC" */
     uint64_t bytes;
 };
 /* The L1 data, L2 and last-level cache sizes of this machine (CPUID when
@@ -194,13 +197,13 @@ struct llc_mrc_series {
 /* One group of samples with its own histogram's curves: a time slot of the
  * docs/METHODS.md §7.5 (burst) mode, or a phase (docs/METHODS.md §9). */
 struct llc_mrc_group {
-    int id;               /* slot index (references [id * slot_refs, (id + 1) * slot_refs)),
-                             or phase id (negative: unclassified / transition windows) */
-    double refs;          /* references executed in it */
+    int id;                   /* slot index (references [id * slot_refs, (id + 1) * slot_refs)),
+                                 or phase id (negative: unclassified / transition windows) */
+    double refs;              /* references executed in it */
     double samples, dangling; /* of its histogram */
-    size_t windows;       /* phases: windows classified into it */
-    bool pooled;          /* phases: modelled with every sample (no own samples, or
-                             unclassified windows) */
+    size_t windows;           /* phases: windows classified into it */
+    bool pooled;              /* phases: modelled with every sample (no own samples, or
+                                 unclassified windows) */
     struct llc_statmodel_point *points[LLC_MRC_MAX_MODELS]; /* per series; NULL: no samples */
 };
 
@@ -220,8 +223,8 @@ struct llc_mrc_result {
     struct llc_mrc_series series[LLC_MRC_MAX_MODELS];
     struct llc_statmodel_point *pooled[LLC_MRC_MAX_MODELS];
     /* What the JSON records about the run. */
-    const char *source;  /* "trace", "profile", "rt", "pmu" */
-    const char *input;   /* file or command */
+    const char *source; /* "trace", "profile", "rt", "pmu" */
+    const char *input;  /* file or command */
     double rate;
     uint64_t seed;
     uint64_t refs;
@@ -252,7 +255,7 @@ int llc_mrc_write_outputs(const char *prefix, const struct llc_mrc_result *r, ch
 /* With bands: one line per series on stdout, the 5-95% band at up to 8
  * sizes spread over the curve ("band statcache: 64 KiB 0.41-0.44 ..."). */
 void llc_mrc_print_bands(const struct llc_mrc_result *r);
-int llc_mrc_plot(const char *prefix, const struct llc_mrc_result *r, const char *gnuplot,
-                 char *err, size_t errlen);
+int llc_mrc_plot(const char *prefix, const struct llc_mrc_result *r, const char *gnuplot, char *err,
+                 size_t errlen);
 
 #endif

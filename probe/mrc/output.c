@@ -48,8 +48,8 @@ static json_t *points_json(const struct llc_mrc_result *r, enum llc_statmodel_me
     if (!arr)
         return NULL;
     for (size_t k = 0; k < r->n; k++) {
-        json_t *p = json_pack("{s:f,s:f,s:f}", "lines", pts[k].lines, "miss_ratio",
-                              pts[k].r_total, "miss_ratio_no_cold", pts[k].r_capacity);
+        json_t *p = json_pack("{s:f,s:f,s:f}", "lines", pts[k].lines, "miss_ratio", pts[k].r_total,
+                              "miss_ratio_no_cold", pts[k].r_capacity);
         if (!p || json_array_append_new(arr, p) < 0) {
             json_decref(arr);
             return NULL;
@@ -82,10 +82,10 @@ static json_t *groups_json(const struct llc_mrc_result *r, const struct llc_mrc_
     for (size_t j = 0; j < gs->n; j++) {
         const struct llc_mrc_group *g = &gs->groups[j];
         json_t *models = json_array();
-        json_t *o = models ? json_pack("{s:i,s:f,s:f,s:f,s:o}", key, g->id, "references", g->refs,
-                                       "samples", g->samples, "dangling", g->dangling, "models",
-                                       models)
-                           : NULL;
+        json_t *o =
+            models ? json_pack("{s:i,s:f,s:f,s:f,s:o}", key, g->id, "references", g->refs,
+                               "samples", g->samples, "dangling", g->dangling, "models", models)
+                   : NULL;
         if (!o || json_array_append_new(arr, o) < 0)
             goto fail;
         if (phases) {
@@ -114,8 +114,8 @@ static json_t *slots_json(const struct llc_mrc_result *r)
         json_decref(slots);
         return NULL;
     }
-    return json_pack("{s:I,s:I,s:I,s:o,s:o}", "slot_references", (json_int_t)r->slot_refs,
-                     "slots", (json_int_t)r->slots.n, "skipped_without_samples",
+    return json_pack("{s:I,s:I,s:I,s:o,s:o}", "slot_references", (json_int_t)r->slot_refs, "slots",
+                     (json_int_t)r->slots.n, "skipped_without_samples",
                      (json_int_t)r->slots.skipped, "mean", mean, "per_slot", slots);
 }
 
@@ -136,17 +136,16 @@ static json_t *phases_json(const struct llc_mrc_result *r)
         goto fail;
     for (size_t i = 0; i < pr->n_windows; i++) {
         const struct llc_mrc_phase_window *w = &pr->windows[i];
-        json_t *x = json_pack("{s:i,s:f,s:f}", "phase", w->phase, "references", w->refs,
-                              "samples", w->samples);
+        json_t *x = json_pack("{s:i,s:f,s:f}", "phase", w->phase, "references", w->refs, "samples",
+                              w->samples);
         if (!x || json_array_append_new(labels, x) < 0)
             goto fail;
     }
-    o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:o,s:o}", "window_unit", unit_name(pr->unit),
-                  "window", (json_int_t)r->phase_window, "windows", (json_int_t)pr->n_windows,
-                  "phases", (json_int_t)pr->summary.phases, "unclassified_windows",
+    o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:o,s:o}", "window_unit", unit_name(pr->unit), "window",
+                  (json_int_t)r->phase_window, "windows", (json_int_t)pr->n_windows, "phases",
+                  (json_int_t)pr->summary.phases, "unclassified_windows",
                   (json_int_t)pr->summary.unclassified, "transition_windows",
-                  (json_int_t)pr->summary.transition, "per_phase", per_phase, "per_window",
-                  labels);
+                  (json_int_t)pr->summary.transition, "per_phase", per_phase, "per_window", labels);
     return o;
 fail:
     json_decref(labels);
@@ -169,10 +168,12 @@ static int write_json(const char *path, const struct llc_mrc_result *r, char *er
     json_object_set_new(doc, "samples", json_real(r->samples));
     json_object_set_new(doc, "dangling", json_real(r->dangling));
     json_object_set_new(doc, "line_bytes", json_integer(64));
-    json_object_set_new(doc, "cold", json_string(r->cold == LLC_STATMODEL_COLD_IGNORE ? "ignore"
-                                                                                       : "count"));
+    json_object_set_new(doc, "cold",
+                        json_string(r->cold == LLC_STATMODEL_COLD_IGNORE ? "ignore" : "count"));
     json_object_set_new(doc, "band_replicates", json_integer(r->band_replicates));
-    json_object_set_new(doc, "distinct_lines", r->distinct_lines ? json_integer((json_int_t)r->distinct_lines) : json_null());
+    json_object_set_new(doc, "distinct_lines",
+                        r->distinct_lines ? json_integer((json_int_t)r->distinct_lines)
+                                          : json_null());
     for (unsigned i = 0; i < r->n_series; i++) {
         json_t *s = series_json(r, &r->series[i]);
         if (!s || json_array_append_new(models, s) < 0)
@@ -289,8 +290,7 @@ static int write_groups_csv(const char *path, const struct llc_mrc_result *r,
     if (phases)
         samples = r->samples;
     for (size_t k = 0; k < r->n; k++)
-        group_row(f, r, phases ? "mixture" : "mean", phases, windows, refs, samples,
-                  gs->mean, k);
+        group_row(f, r, phases ? "mixture" : "mean", phases, windows, refs, samples, gs->mean, k);
     return llc_afile_commit(af, err, errlen);
 }
 
@@ -346,8 +346,9 @@ static void emit_phases(const struct mrc_plot_ctx *c, FILE *gp)
         const struct llc_mrc_group *g = &gs->groups[best];
         fputs(", ", gp);
         llc_plot_quote(gp, c->phases_csv);
-        fprintf(gp, " skip 1 using 5:(strcol(1) eq '%d' ? $7 : 1/0) with lines lw 1 lc %u "
-                    "title '%s, phase %d (%.0f%% of references)'",
+        fprintf(gp,
+                " skip 1 using 5:(strcol(1) eq '%d' ? $7 : 1/0) with lines lw 1 lc %u "
+                "title '%s, phase %d (%.0f%% of references)'",
                 g->id, k + 3, llc_mrc_method_name(c->r->series[0].method), g->id,
                 100.0 * g->refs / (double)(c->r->refs ? c->r->refs : 1));
     }
@@ -375,8 +376,9 @@ static void emit_mrc(void *ctx, FILE *gp)
             fputs(", ", gp);
         if (r->series[i].band_lo) {
             llc_plot_quote(gp, c->csv);
-            fprintf(gp, " skip 1 using 1:%u:%u with filledcurves fs transparent solid 0.25 "
-                        "lc %u title '%s 90%% band', ",
+            fprintf(gp,
+                    " skip 1 using 1:%u:%u with filledcurves fs transparent solid 0.25 "
+                    "lc %u title '%s 90%% band', ",
                     col + 2, col + 3, i + 1, m);
         }
         llc_plot_quote(gp, c->csv);
@@ -391,8 +393,8 @@ static void emit_mrc(void *ctx, FILE *gp)
     fputc('\n', gp);
 }
 
-int llc_mrc_plot(const char *prefix, const struct llc_mrc_result *r, const char *gnuplot,
-                 char *err, size_t errlen)
+int llc_mrc_plot(const char *prefix, const struct llc_mrc_result *r, const char *gnuplot, char *err,
+                 size_t errlen)
 {
     const size_t len = strlen(prefix) + 16;
     char *csv = malloc(len), *png = malloc(len), *phases = malloc(len);
@@ -426,7 +428,8 @@ void llc_mrc_print_bands(const struct llc_mrc_result *r)
         for (size_t j = 0; j < shown; j++) {
             const size_t k = shown > 1 ? j * (r->n - 1) / (shown - 1) : 0;
             char size[32];
-            printf(" %s %.4g-%.4g", llc_format_size((uint64_t)llround(r->lines[k] * 64), size, sizeof size),
+            printf(" %s %.4g-%.4g",
+                   llc_format_size((uint64_t)llround(r->lines[k] * 64), size, sizeof size),
                    s->band_lo[k], s->band_hi[k]);
         }
         putchar('\n');

@@ -62,8 +62,8 @@ static int push_label(struct windowing *w, int phase, char *err, size_t errlen)
 static int next_instr_window(struct windowing *w, char *err, size_t errlen)
 {
     struct llc_sampling_window sw;
-    const int rc = llc_sampling_trace_next(w->ips, llc_phase_detector_multiplier(w->det), &sw,
-                                           err, errlen);
+    const int rc =
+        llc_sampling_trace_next(w->ips, llc_phase_detector_multiplier(w->det), &sw, err, errlen);
     if (rc < 0)
         return rc;
     if (sw.instructions == 0)
@@ -143,8 +143,10 @@ static int resolve_unit(const char *path, enum llc_mrc_window_unit unit,
     if (unit == LLC_MRC_WINDOW_AUTO)
         unit = n_instr ? LLC_MRC_WINDOW_INSTRUCTIONS : LLC_MRC_WINDOW_REFERENCES;
     if (unit == LLC_MRC_WINDOW_INSTRUCTIONS && !n_instr)
-        return llc_errf(err, errlen, -EINVAL, "%s: no instruction records to count windows in "
-                        "(window by references)", path);
+        return llc_errf(err, errlen, -EINVAL,
+                        "%s: no instruction records to count windows in "
+                        "(window by references)",
+                        path);
     *out = unit;
     return 0;
 }
@@ -240,10 +242,9 @@ int llc_mrc_sample_trace_phases(const char *path, const struct llc_mrc_phase_con
     if (rc < 0)
         goto out;
     const struct llc_mrc_window_hook hook = {
-        .before = out->unit == LLC_MRC_WINDOW_INSTRUCTIONS ? before_instr : before_refs,
-        .ctx = &w};
-    rc = llc_mrc_sample_trace_windows(path, &cfg->sampler, &hook, windows, &out->stats, err,
-                                      errlen);
+        .before = out->unit == LLC_MRC_WINDOW_INSTRUCTIONS ? before_instr : before_refs, .ctx = &w};
+    rc =
+        llc_mrc_sample_trace_windows(path, &cfg->sampler, &hook, windows, &out->stats, err, errlen);
     if (rc < 0)
         goto out;
     if (out->unit == LLC_MRC_WINDOW_REFERENCES)
@@ -277,14 +278,19 @@ int llc_mrc_profile_phases(const char *name, const struct llc_reusefile_info *in
         return llc_errf(err, errlen, -EINVAL,
                         "%s: its windows are truncated (the runtime's memory cap was reached): "
                         "--phases would model part of the run; record with a longer "
-                        "LLCPROBE_RT_WINDOW or a lower rate", name);
+                        "LLCPROBE_RT_WINDOW or a lower rate",
+                        name);
     if (cfg->unit == LLC_MRC_WINDOW_INSTRUCTIONS)
-        return llc_errf(err, errlen, -EINVAL, "%s: a profile's windows count references, not "
-                        "instructions", name);
+        return llc_errf(err, errlen, -EINVAL,
+                        "%s: a profile's windows count references, not "
+                        "instructions",
+                        name);
     if (cfg->window && cfg->window != pw->length)
-        return llc_errf(err, errlen, -EINVAL, "%s: windows of %" PRIu64 " references were "
+        return llc_errf(err, errlen, -EINVAL,
+                        "%s: windows of %" PRIu64 " references were "
                         "recorded, not %" PRIu64 " (leave out --phase-window, or record again "
-                        "with LLCPROBE_RT_WINDOW)", name, pw->length, cfg->window);
+                        "with LLCPROBE_RT_WINDOW)",
+                        name, pw->length, cfg->window);
     struct llc_phase_detector *det = NULL;
     struct llc_statmodel_groups *windows = NULL;
     int *labels = calloc(pw->n_windows ? pw->n_windows : 1, sizeof *labels);

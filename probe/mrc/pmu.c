@@ -57,9 +57,9 @@
 
 /* Precise loads / stores, newest naming first (Intel PEBS). */
 static const char *const load_events[] = {"MEM_INST_RETIRED:ALL_LOADS",
-                                           "MEM_UOPS_RETIRED:ALL_LOADS"};
+                                          "MEM_UOPS_RETIRED:ALL_LOADS"};
 static const char *const store_events[] = {"MEM_INST_RETIRED:ALL_STORES",
-                                            "MEM_UOPS_RETIRED:ALL_STORES"};
+                                           "MEM_UOPS_RETIRED:ALL_STORES"};
 
 static long perf_open(struct perf_event_attr *attr, pid_t pid, int group)
 {
@@ -79,10 +79,11 @@ static uint64_t si_perf_data(const siginfo_t *si)
 struct pmu_caps {
     struct perf_event_attr load, store; /* encodings that opened */
     const char *load_name, *store_name;
-    unsigned slots;                     /* breakpoints open at once */
+    unsigned slots; /* breakpoints open at once */
 };
 
-static void append(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void append(char *buf, size_t len, const char *fmt, ...)
 {
     const size_t used = strlen(buf);
@@ -101,8 +102,7 @@ static const char *find_precise(const char *const *names, size_t n, struct perf_
         struct perf_event_attr attr;
         memset(&attr, 0, sizeof attr);
         pfm_perf_encode_arg_t arg = {.attr = &attr, .size = sizeof arg};
-        const int prc =
-            pfm_get_os_event_encoding(names[i], PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+        const int prc = pfm_get_os_event_encoding(names[i], PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
         if (prc != PFM_SUCCESS) {
             append(why, whylen, "%s%s: %s", *why ? "; " : "", names[i], pfm_strerror(prc));
             continue;
@@ -209,11 +209,11 @@ static int probe_caps(struct pmu_caps *caps, char *err, size_t errlen)
         append(why, sizeof why, "libpfm4 failed to initialise: %s", pfm_strerror(prc));
     else {
         char tried[512] = "";
-        caps->load_name = find_precise(load_events, LLC_ARRAY_LEN(load_events), &caps->load,
-                                       tried, sizeof tried);
+        caps->load_name =
+            find_precise(load_events, LLC_ARRAY_LEN(load_events), &caps->load, tried, sizeof tried);
         if (caps->load_name)
-            caps->store_name = find_precise(store_events, LLC_ARRAY_LEN(store_events),
-                                            &caps->store, tried, sizeof tried);
+            caps->store_name = find_precise(store_events, LLC_ARRAY_LEN(store_events), &caps->store,
+                                            tried, sizeof tried);
         pfm_terminate();
         if (!caps->load_name || !caps->store_name) {
             /* Tell "no PMU at all" from "no precise memory event". */
@@ -246,7 +246,7 @@ static int probe_caps(struct pmu_caps *caps, char *err, size_t errlen)
 
 struct real {
     pid_t pid;
-    bool stopped;  /* the program waits in a ptrace stop */
+    bool stopped;   /* the program waits in a ptrace stop */
     int sampler[2]; /* group leader (loads), stores */
     unsigned last_sampler;
     unsigned gaps_set; /* set_gap calls before the first sample: one per sampler */
@@ -303,8 +303,8 @@ static void drain(struct real *r)
                       h.size - sizeof h < sizeof rec ? h.size - sizeof h : sizeof rec);
             const uint64_t nr = rec[2] < 2 ? rec[2] : 2;
             struct llc_pmu_ev *ev = &r->queue[(r->q_head + r->q_len++) % LLC_ARRAY_LEN(r->queue)];
-            *ev = (struct llc_pmu_ev){.kind = LLC_PMU_EV_SAMPLE, .addr = rec[1],
-                                      .count = group_sum(rec + 3, nr)};
+            *ev = (struct llc_pmu_ev){
+                .kind = LLC_PMU_EV_SAMPLE, .addr = rec[1], .count = group_sum(rec + 3, nr)};
         } else if (h.type == PERF_RECORD_LOST || h.type == PERF_RECORD_SAMPLE) {
             r->lost++;
         }
@@ -355,8 +355,10 @@ static int real_next(void *ctx, struct llc_pmu_ev *ev, char *err, size_t errlen)
                 if (rc < 0)
                     return rc;
                 /* Data breakpoints trap after the access: take it back out. */
-                *ev = (struct llc_pmu_ev){.kind = LLC_PMU_EV_WATCH, .addr = (uintptr_t)si.si_addr,
-                                          .slot = (unsigned)data, .count = count ? count - 1 : 0};
+                *ev = (struct llc_pmu_ev){.kind = LLC_PMU_EV_WATCH,
+                                          .addr = (uintptr_t)si.si_addr,
+                                          .slot = (unsigned)data,
+                                          .count = count ? count - 1 : 0};
                 return 1;
             }
             if (data == SIG_SAMPLER(0) || data == SIG_SAMPLER(1))
@@ -465,9 +467,10 @@ static int start_traced(char *const *argv, pid_t *pid, char *err, size_t errlen)
     if (waitpid(child, &status, 0) < 0)
         return llc_errf(err, errlen, -errno, "pmu sampler: waitpid: %s", strerror(errno));
     if (!WIFSTOPPED(status))
-        return llc_errf(err, errlen, -ECHILD, "pmu sampler: %s did not start under ptrace "
-                        "(exit status %d)", argv[0],
-                        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        return llc_errf(err, errlen, -ECHILD,
+                        "pmu sampler: %s did not start under ptrace "
+                        "(exit status %d)",
+                        argv[0], WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
     ptrace(PTRACE_SETOPTIONS, child, NULL, (void *)(intptr_t)PTRACE_O_EXITKILL);
     *pid = child;
     return 0;
@@ -481,7 +484,8 @@ int llc_mrc_sample_pmu(char *const *argv, double rate, uint64_t seed, struct llc
     int rc = probe_caps(&caps, err, errlen);
     if (rc < 0)
         return rc;
-    struct real r = {.sampler = {-1, -1}, .n_slots = caps.slots < MAX_SLOTS ? caps.slots : MAX_SLOTS};
+    struct real r = {.sampler = {-1, -1},
+                     .n_slots = caps.slots < MAX_SLOTS ? caps.slots : MAX_SLOTS};
     for (unsigned k = 0; k < MAX_SLOTS; k++)
         r.slot_fd[k] = -1;
     rc = start_traced(argv, &r.pid, err, errlen);
@@ -491,8 +495,12 @@ int llc_mrc_sample_pmu(char *const *argv, double rate, uint64_t seed, struct llc
     rc = open_samplers(&r, &caps, err, errlen);
     if (rc < 0)
         goto out;
-    const struct llc_pmu_source src = {.ctx = &r, .n_slots = r.n_slots, .n_streams = 2,
-                                       .next = real_next, .arm = real_arm, .disarm = real_disarm,
+    const struct llc_pmu_source src = {.ctx = &r,
+                                       .n_slots = r.n_slots,
+                                       .n_streams = 2,
+                                       .next = real_next,
+                                       .arm = real_arm,
+                                       .disarm = real_disarm,
                                        .set_gap = real_set_gap};
     /* The engine sets both samplers' first periods before the first next()
      * resumes the program; the group is enabled here, while it is stopped. */

@@ -18,8 +18,8 @@ enum llc_pmu_ev_kind {
 
 struct llc_pmu_ev {
     enum llc_pmu_ev_kind kind;
-    uint64_t addr;  /* data address of the reference */
-    unsigned slot;  /* WATCH: the watchpoint that fired */
+    uint64_t addr; /* data address of the reference */
+    unsigned slot; /* WATCH: the watchpoint that fired */
     /* References (loads + stores) counted so far. SAMPLE: including the
      * sampled reference (c_s of docs/METHODS.md §6.3). WATCH: excluding the reusing
      * reference (c_r); a source whose counter already includes it (trap-

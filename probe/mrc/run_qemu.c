@@ -23,13 +23,14 @@
 
 #define PLUGIN_NAME "libllcprobe-qemu.so"
 
-int llc_mrc_qemu_find(char *qemu, size_t qlen, char *plugin, size_t plen, char *err,
-                      size_t errlen)
+int llc_mrc_qemu_find(char *qemu, size_t qlen, char *plugin, size_t plen, char *err, size_t errlen)
 {
     const char *q = getenv("LLCPROBE_QEMU");
     if (llc_spawn_find_executable(q && *q ? q : "qemu-x86_64", qemu, qlen, err, errlen) < 0)
-        return llc_errf(err, errlen, -ENOENT, "%s (qemu-x86_64 is in Debian's qemu-user package, "
-                        "which scripts/setup.sh installs; LLCPROBE_QEMU names another)", err);
+        return llc_errf(err, errlen, -ENOENT,
+                        "%s (qemu-x86_64 is in Debian's qemu-user package, "
+                        "which scripts/setup.sh installs; LLCPROBE_QEMU names another)",
+                        err);
     const char *p = getenv("LLCPROBE_QEMU_PLUGIN");
     if (p && *p) {
         snprintf(plugin, plen, "%s", p);
@@ -54,9 +55,11 @@ int llc_mrc_qemu_find(char *qemu, size_t qlen, char *plugin, size_t plen, char *
                 return 0;
         }
     }
-    return llc_errf(err, errlen, -ENOENT, PLUGIN_NAME " not found beside %s (it is built when "
-                    "QEMU's qemu-plugin.h is installed: run scripts/setup.sh; "
-                    "LLCPROBE_QEMU_PLUGIN names it)", n > 0 ? exe : "llcprobe");
+    return llc_errf(err, errlen, -ENOENT,
+                    PLUGIN_NAME " not found beside %s (it is built when "
+                                "QEMU's qemu-plugin.h is installed: run scripts/setup.sh; "
+                                "LLCPROBE_QEMU_PLUGIN names it)",
+                    n > 0 ? exe : "llcprobe");
 }
 
 /* QEMU's option syntax: a comma inside a value is written twice. */
@@ -84,8 +87,10 @@ static int check_elf(const char *path, char *err, size_t errlen)
     if (n == 4 && memcmp(head, "\177ELF", 4) == 0)
         return 0;
     if (n >= 2 && head[0] == '#' && head[1] == '!')
-        return llc_errf(err, errlen, -ENOEXEC, "%s is a script, and qemu-x86_64 runs ELF "
-                        "programs only: give its interpreter (-- /bin/sh %s ...)", path, path);
+        return llc_errf(err, errlen, -ENOEXEC,
+                        "%s is a script, and qemu-x86_64 runs ELF "
+                        "programs only: give its interpreter (-- /bin/sh %s ...)",
+                        path, path);
     return llc_errf(err, errlen, -ENOEXEC, "%s is not an ELF program", path);
 }
 
@@ -150,8 +155,10 @@ static int run(char *const *argv, const char *args, const char *out,
     const bool have = access(out, F_OK) == 0;
     llc_fs_restore(&id);
     if (!have)
-        rc = llc_errf(err, errlen, -EIO, "qemu-x86_64 with the plugin wrote no output (exit "
-                      "status %d; its messages are above)", *exit_status);
+        rc = llc_errf(err, errlen, -EIO,
+                      "qemu-x86_64 with the plugin wrote no output (exit "
+                      "status %d; its messages are above)",
+                      *exit_status);
 out:
     llc_target_destroy(t);
     free(qargv);

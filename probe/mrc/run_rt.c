@@ -60,7 +60,8 @@ int llc_mrc_has_runtime(const char *argv0, char *err, size_t errlen)
         rc = llc_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
         goto out;
     }
-    rc = memmem(map, (size_t)st.st_size, LLC_REUSEFILE_RT_MARKER, strlen(LLC_REUSEFILE_RT_MARKER)) != NULL;
+    rc = memmem(map, (size_t)st.st_size, LLC_REUSEFILE_RT_MARKER,
+                strlen(LLC_REUSEFILE_RT_MARKER)) != NULL;
 out:
     if (map != MAP_FAILED)
         munmap(map, (size_t)st.st_size);
@@ -90,10 +91,9 @@ static int set_rt_env(const struct llc_mrc_rt_config *cfg, const char *profile)
 
 static void unset_rt_env(void)
 {
-    static const char *const names[] = {"LLCPROBE_RT_OUTPUT", "LLCPROBE_RT_MODE",
-                                        "LLCPROBE_RT_RATE", "LLCPROBE_RT_SEED",
-                                        "LLCPROBE_RT_WINDOW", "LLCPROBE_RT_WINDOW_PCS",
-                                        "LLCPROBE_RT_SAMPLES"};
+    static const char *const names[] = {
+        "LLCPROBE_RT_OUTPUT", "LLCPROBE_RT_MODE",       "LLCPROBE_RT_RATE",   "LLCPROBE_RT_SEED",
+        "LLCPROBE_RT_WINDOW", "LLCPROBE_RT_WINDOW_PCS", "LLCPROBE_RT_SAMPLES"};
     for (size_t i = 0; i < LLC_ARRAY_LEN(names); i++)
         unsetenv(names[i]);
 }

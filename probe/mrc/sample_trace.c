@@ -59,8 +59,8 @@ int llc_mrc_sample_trace_windows(const char *path, const struct llc_statmodel_sa
             goto out;
         }
         if (rec.kind > LLC_TRACE_MODIFY) {
-            rc = llc_errf(err, errlen, -EINVAL, "%s: corrupt trace (record %llu has kind %u)",
-                          path, (unsigned long long)stats->records, rec.kind);
+            rc = llc_errf(err, errlen, -EINVAL, "%s: corrupt trace (record %llu has kind %u)", path,
+                          (unsigned long long)stats->records, rec.kind);
             goto out;
         }
         const uint64_t size = rec.size ? rec.size : 1;
@@ -102,8 +102,8 @@ int llc_mrc_sample_trace_groups(const char *path, const struct llc_statmodel_sam
 }
 
 int llc_mrc_sample_trace(const char *path, const struct llc_statmodel_sampler_config *cfg,
-                         struct llc_statmodel_hist *h, struct llc_mrc_trace_stats *stats,
-                         char *err, size_t errlen)
+                         struct llc_statmodel_hist *h, struct llc_mrc_trace_stats *stats, char *err,
+                         size_t errlen)
 {
     struct llc_statmodel_groups *groups = NULL;
     int rc = llc_statmodel_groups_create(&groups, err, errlen);

@@ -73,11 +73,9 @@ int llc_parse_size(const char *s, uint64_t *out)
     static const struct {
         const char *suffix;
         double scale;
-    } units[] = {{"", 1},        {"B", 1},
-                 {"K", 0x1p10},  {"KB", 0x1p10}, {"KiB", 0x1p10},
-                 {"M", 0x1p20},  {"MB", 0x1p20}, {"MiB", 0x1p20},
-                 {"G", 0x1p30},  {"GB", 0x1p30}, {"GiB", 0x1p30},
-                 {"T", 0x1p40},  {"TB", 0x1p40}, {"TiB", 0x1p40}};
+    } units[] = {{"", 1},         {"B", 1},       {"K", 0x1p10},   {"KB", 0x1p10}, {"KiB", 0x1p10},
+                 {"M", 0x1p20},   {"MB", 0x1p20}, {"MiB", 0x1p20}, {"G", 0x1p30},  {"GB", 0x1p30},
+                 {"GiB", 0x1p30}, {"T", 0x1p40},  {"TB", 0x1p40},  {"TiB", 0x1p40}};
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
         if (strcasecmp(end, units[i].suffix) != 0)
             continue;

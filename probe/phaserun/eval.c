@@ -9,7 +9,6 @@
 #include "llcprobe/common.h"
 #include "llcprobe/phaserun.h"
 
-
 /* Clusters a reference's rows (full rate: a dense vector has no sampling
  * to save) into labels[0..windows). */
 static int cluster_rows(const struct llc_phase_config *det, const double *rows, size_t windows,
@@ -28,8 +27,8 @@ static int cluster_rows(const struct llc_phase_config *det, const double *rows, 
         for (size_t j = 0; j < dim; j++)
             total += rows[i * dim + j];
         struct llc_phase_window w;
-        rc = llc_phase_detector_feed_dense(d, rows + i * dim, dim, (uint64_t)total, &w, err,
-                                           errlen);
+        rc =
+            llc_phase_detector_feed_dense(d, rows + i * dim, dim, (uint64_t)total, &w, err, errlen);
         if (rc < 0)
             goto out;
         labels[i] = w.phase;
@@ -54,9 +53,11 @@ static int align_bbv(const struct llc_phaserun_config *o, struct llc_phaserun *r
                      const struct llc_sampling_bbv *b, size_t *map, char *err, size_t errlen)
 {
     if (r->n && !r->rows[0].s.instructions_known)
-        return llc_errf(err, errlen, -EINVAL, "--bbv: %s has no instruction records (recorder "
+        return llc_errf(err, errlen, -EINVAL,
+                        "--bbv: %s has no instruction records (recorder "
                         "%s), so its windows cannot be paired with exp-bbv's instruction "
-                        "intervals", o->trace, r->recorder);
+                        "intervals",
+                        o->trace, r->recorder);
     uint64_t *la = malloc((r->n + 1) * sizeof(*la)), *lb = malloc((b->windows + 1) * sizeof(*lb));
     int rc = 0;
     if (!la || !lb) {
@@ -83,10 +84,11 @@ static int align_bbv(const struct llc_phaserun_config *o, struct llc_phaserun *r
     const uint64_t excess = ta > tb ? (ta - tb > r->bbv_tail ? ta - tb - r->bbv_tail : 0) : tb - ta;
     r->bbv_gap = ta || tb ? (double)excess / (double)(ta > tb ? ta : tb) : 0.0;
     if (r->bbv_gap > o->bbv_tolerance)
-        rc = llc_errf(err, errlen, -EPROTO, "--bbv: %s counts %" PRIu64 " instructions, the trace "
+        rc = llc_errf(err, errlen, -EPROTO,
+                      "--bbv: %s counts %" PRIu64 " instructions, the trace "
                       "%" PRIu64 ": %.2f%% apart beyond exp-bbv's unwritten last interval (up to "
-                      "%" PRIu64 "), more than --bbv-tolerance %.2f%% (not the same run?)", o->bbv,
-                      tb, ta, 100.0 * r->bbv_gap, r->bbv_tail, 100.0 * o->bbv_tolerance);
+                      "%" PRIu64 "), more than --bbv-tolerance %.2f%% (not the same run?)",
+                      o->bbv, tb, ta, 100.0 * r->bbv_gap, r->bbv_tail, 100.0 * o->bbv_tolerance);
 out:
     free(la);
     free(lb);
@@ -134,8 +136,8 @@ out:
  * with the samples' masks, so both sides are vectors of one space. It is
  * not the sampled signature's limit either: samples hash each instruction's
  * address, the BBV only each block's start. */
-int llc_phaserun_compare_bbv(const struct llc_phaserun_config *o, struct llc_phaserun *r,
-                             char *err, size_t errlen)
+int llc_phaserun_compare_bbv(const struct llc_phaserun_config *o, struct llc_phaserun *r, char *err,
+                             size_t errlen)
 {
     struct llc_sampling_bbv b;
     int rc = llc_sampling_bbv_read(o->bbv, &b, err, errlen);
@@ -198,13 +200,13 @@ out:
 }
 
 /* CoV / CCoV of the simulated per-window LLC miss ratio (docs/METHODS.md §10.9). */
-int llc_phaserun_sim_metrics(const struct llc_phaserun_config *o, struct llc_phaserun *r,
-                             char *err, size_t errlen)
+int llc_phaserun_sim_metrics(const struct llc_phaserun_config *o, struct llc_phaserun *r, char *err,
+                             size_t errlen)
 {
     struct llc_sampling_simwin sw;
     int rc = llc_sampling_sim_windows(o->trace, o->sim, o->noise, o->trace_window,
-                                      r->unit == LLC_SAMPLING_TRACE_REFERENCES, o->seed, &sw,
-                                      err, errlen);
+                                      r->unit == LLC_SAMPLING_TRACE_REFERENCES, o->seed, &sw, err,
+                                      errlen);
     if (rc < 0)
         return rc;
     const size_t n = sw.windows < r->n ? sw.windows : r->n;

@@ -29,11 +29,13 @@ static int add_row(struct llc_phaserun *r, const struct llc_phaserun_row *x)
 
 /* Classifies one window's addresses and records it. */
 static int classify(struct llc_phaserun *r, struct llc_phase_detector *d,
-                    const struct llc_sampling_window *sw, const uint64_t *ips, size_t n,
-                    char *err, size_t errlen)
+                    const struct llc_sampling_window *sw, const uint64_t *ips, size_t n, char *err,
+                    size_t errlen)
 {
-    struct llc_phaserun_row x = {.s = *sw, .bbv_phase = LLC_PHASE_UNCLASSIFIED,
-                                 .bbv32_phase = LLC_PHASE_UNCLASSIFIED, .miss_ratio = NAN};
+    struct llc_phaserun_row x = {.s = *sw,
+                                 .bbv_phase = LLC_PHASE_UNCLASSIFIED,
+                                 .bbv32_phase = LLC_PHASE_UNCLASSIFIED,
+                                 .miss_ratio = NAN};
     x.predicted = r->n ? r->rows[r->n - 1].p.predicted : LLC_PHASE_UNCLASSIFIED;
     x.pred_confidence = r->n ? r->rows[r->n - 1].p.confidence : 0;
     llc_phase_signature_ips(ips, n, x.sig);
@@ -144,20 +146,27 @@ static void check_short_run(struct llc_phaserun *r)
         snprintf(seen, sizeof(seen), "%zu window%s of %.3f s CPU (the target's CPU time %.3f s)",
                  r->n, r->n == 1 ? "" : "s", (double)c->window / 1e9, (double)done / 1e9);
     else
-        snprintf(seen, sizeof(seen), "%zu window%s of %" PRIu64 " instructions (the target "
-                 "retired %" PRIu64 ")", r->n, r->n == 1 ? "" : "s", c->window, done);
+        snprintf(seen, sizeof(seen),
+                 "%zu window%s of %" PRIu64 " instructions (the target "
+                 "retired %" PRIu64 ")",
+                 r->n, r->n == 1 ? "" : "s", c->window, done);
     if (r->suggest_samples >= LLC_PHASE_MIN_SAMPLES)
-        snprintf(fix, sizeof(fix), "Try %s %.0f (about %.0f samples per window at this source's "
-                 "rate; %d at least), or phases offline", cpu ? "--window-ms" : "--window",
-                 r->suggest_window, r->suggest_samples, LLC_PHASE_MIN_SAMPLES);
+        snprintf(fix, sizeof(fix),
+                 "Try %s %.0f (about %.0f samples per window at this source's "
+                 "rate; %d at least), or phases offline",
+                 cpu ? "--window-ms" : "--window", r->suggest_window, r->suggest_samples,
+                 LLC_PHASE_MIN_SAMPLES);
     else
-        snprintf(fix, sizeof(fix), "Windows short enough (%s %.0f) would get %.1f samples each "
+        snprintf(fix, sizeof(fix),
+                 "Windows short enough (%s %.0f) would get %.1f samples each "
                  "at this source's rate (%d at least): use phases offline",
                  cpu ? "--window-ms" : "--window", r->suggest_window, r->suggest_samples,
                  LLC_PHASE_MIN_SAMPLES);
-    snprintf(r->short_msg, sizeof(r->short_msg), "the run is too short for its windows: %s; "
+    snprintf(r->short_msg, sizeof(r->short_msg),
+             "the run is too short for its windows: %s; "
              "phases need at least %d. %s: llcprobe trace -o F -- PROGRAM, then llcprobe phase "
-             "--trace F", seen, LLC_PHASERUN_SHORT_RUN_WINDOWS, fix);
+             "--trace F",
+             seen, LLC_PHASERUN_SHORT_RUN_WINDOWS, fix);
 }
 
 static int run_trace(const struct llc_phaserun_config *o, struct llc_phase_detector *d,
@@ -190,20 +199,29 @@ static int run_trace(const struct llc_phaserun_config *o, struct llc_phase_detec
     llc_sampling_trace_close(t);
     if (rc >= 0 && r->n == 0)
         rc = r->unit == LLC_SAMPLING_TRACE_REFERENCES
-                 ? llc_errf(err, errlen, -ENODATA, "%s: the trace holds no data records",
-                            o->trace)
-                 : llc_errf(err, errlen, -ENODATA, "%s: the trace holds no instruction records "
+                 ? llc_errf(err, errlen, -ENODATA, "%s: the trace holds no data records", o->trace)
+                 : llc_errf(err, errlen, -ENODATA,
+                            "%s: the trace holds no instruction records "
                             "(recorder %s; --window-unit references windows by its data "
-                            "records)", o->trace, r->recorder);
+                            "records)",
+                            o->trace, r->recorder);
     return rc < 0 ? rc : 0;
 }
 
 void llc_phaserun_init(struct llc_phaserun *r, bool live)
 {
-    *r = (struct llc_phaserun){.live = live, .ari = NAN, .simdiff = NAN, .ari32 = NAN,
-                               .simdiff32 = NAN, .cov_all = NAN, .cov_phase = NAN,
-                               .ccov_phase = NAN, .cov_bbv = NAN, .ccov_bbv = NAN,
-                               .cov_bbv32 = NAN, .ccov_bbv32 = NAN};
+    *r = (struct llc_phaserun){.live = live,
+                               .ari = NAN,
+                               .simdiff = NAN,
+                               .ari32 = NAN,
+                               .simdiff32 = NAN,
+                               .cov_all = NAN,
+                               .cov_phase = NAN,
+                               .ccov_phase = NAN,
+                               .cov_bbv = NAN,
+                               .ccov_bbv = NAN,
+                               .cov_bbv32 = NAN,
+                               .ccov_bbv32 = NAN};
 }
 
 void llc_phaserun_free(struct llc_phaserun *r)
@@ -239,8 +257,8 @@ int llc_phaserun_run(const struct llc_phaserun_config *cfg, char **argv, struct 
     struct llc_phase_detector *d = NULL;
     int rc = llc_phase_detector_create(&cfg->det, &d, err, errlen);
     if (rc == 0)
-        rc = cfg->trace ? run_trace(cfg, d, r, err, errlen)
-                        : run_live(cfg, argv, d, r, err, errlen);
+        rc =
+            cfg->trace ? run_trace(cfg, d, r, err, errlen) : run_live(cfg, argv, d, r, err, errlen);
     if (rc == 0 && r->live)
         check_short_run(r);
     if (rc == 0 && cfg->bbv && !r->stopped_by)

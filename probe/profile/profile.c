@@ -119,8 +119,11 @@ int llc_profile_alloc_windows(struct llc_profile *p, size_t n, char *err, size_t
     }
     for (size_t i = 0; i < n; i++)
         ph[i] = -1;
-    p->windows = (struct llc_profile_windows){.unit = p->windows.unit, .length = p->windows.length,
-                                              .count = n, .phase_of = ph, .instructions = ins,
+    p->windows = (struct llc_profile_windows){.unit = p->windows.unit,
+                                              .length = p->windows.length,
+                                              .count = n,
+                                              .phase_of = ph,
+                                              .instructions = ins,
                                               .references = refs};
     return 0;
 }
@@ -195,7 +198,8 @@ bool prof_one_of(const char *s, const char *const *names)
 
 static const char *const prof_sources[] = {"workload", "trace", "live", NULL};
 static const char *const prof_kinds[] = {"preset", "host", NULL};
-static const char *const prof_policies[] = {"lru", "random", "plru", "srrip", "brrip", "drrip", NULL};
+static const char *const prof_policies[] = {"lru",   "random", "plru", "srrip",
+                                            "brrip", "drrip",  NULL};
 static const char *const prof_inclusions[] = {"inclusive", "exclusive", "nine", NULL};
 static const char *const prof_samplers[] = {"trace", "rt", "lackey", "qemu", "pmu", NULL};
 static const char *const prof_units[] = {"instructions", "references", NULL};
@@ -228,7 +232,8 @@ static int check_strings(const struct llc_profile *p, const char *name, char *er
     if (!g->name || !*g->name)
         return FAIL("program.name", "missing or empty");
     if (!prof_one_of(g->source, prof_sources))
-        return FAIL("program.source", "'%s' is not workload, trace or live", g->source ? g->source : "");
+        return FAIL("program.source", "'%s' is not workload, trace or live",
+                    g->source ? g->source : "");
     for (size_t i = 0; i < g->n_command; i++)
         if (!g->command[i])
             return FAIL("program.command", "entry %zu is not a string", i);
@@ -292,7 +297,8 @@ static int check_windows(const struct llc_profile *p, const char *name, char *er
     const struct llc_profile_windows *w = &p->windows;
     char field[64];
     if (!prof_one_of(w->unit, prof_units))
-        return FAIL("windows.unit", "'%s' is not instructions or references", w->unit ? w->unit : "");
+        return FAIL("windows.unit", "'%s' is not instructions or references",
+                    w->unit ? w->unit : "");
     if (w->length == 0)
         return FAIL("windows.length", "0 is not a window length");
     for (size_t i = 0; i < w->count; i++) {
@@ -358,12 +364,12 @@ static int check_phase(const struct llc_profile *p, size_t i, const char *name, 
     if (!isnan(mr) && !(mr >= 0 && mr <= 1))
         return FAIL(PFIELD("solo.llc_miss_ratio"), "%g is outside [0, 1] (null if unknown)", mr);
     if (!isnan(apr) && !(apr >= 0 && apr <= 1))
-        return FAIL(PFIELD("solo.llc_accesses_per_reference"), "%g is outside [0, 1] (null if unknown)",
-                    apr);
+        return FAIL(PFIELD("solo.llc_accesses_per_reference"),
+                    "%g is outside [0, 1] (null if unknown)", apr);
     const double occ = ph->solo.occupancy_lines;
     if (!isnan(occ) && !(occ >= 0 && occ <= (double)p->machine.llc.lines))
-        return FAIL(PFIELD("solo.occupancy_lines"), "%g is outside [0, %llu] (null if unknown)", occ,
-                    (unsigned long long)p->machine.llc.lines);
+        return FAIL(PFIELD("solo.occupancy_lines"), "%g is outside [0, %llu] (null if unknown)",
+                    occ, (unsigned long long)p->machine.llc.lines);
     if (!pos(ph->cpi0) || ph->cpi0 > ph->solo.cpi * (1 + 1e-9))
         return FAIL(PFIELD("cpi0"), "%g is not a positive number <= solo.cpi (%g)", ph->cpi0,
                     ph->solo.cpi);
@@ -383,7 +389,8 @@ static int check_probe_phase(const struct llc_profile *p, size_t i, const char *
         if (p->probe.per_phase[j].phase == e->phase)
             return FAIL(QFIELD("phase"), "%d repeats probe.per_phase[%zu].phase", e->phase, j);
     if (e->n_rates < 1 || e->n_rates > LLC_PROFILE_MAX_RATES)
-        return FAIL(QFIELD("rates"), "%zu entries, expected 1..%d", e->n_rates, LLC_PROFILE_MAX_RATES);
+        return FAIL(QFIELD("rates"), "%zu entries, expected 1..%d", e->n_rates,
+                    LLC_PROFILE_MAX_RATES);
     for (size_t k = 0; k < e->n_rates; k++) {
         if (!pos(e->rates[k]))
             return FAIL(QFIELD("rates"), "entry %zu is not a positive number", k);
@@ -438,7 +445,8 @@ int llc_profile_check_predictable(const struct llc_profile *p, const char *name,
         const struct llc_profile_phase *ph = &p->phases[i];
         if (!(ph->references > 0)) {
             snprintf(field, sizeof(field), "phases[%zu].references", i);
-            return prof_fail(name, err, errlen, -ENODATA, field, "phase %d has no references", ph->id);
+            return prof_fail(name, err, errlen, -ENODATA, field, "phase %d has no references",
+                             ph->id);
         }
         if (!(ph->samples > 0)) {
             snprintf(field, sizeof(field), "phases[%zu].samples", i);

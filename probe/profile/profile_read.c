@@ -182,12 +182,14 @@ static int read_windows(const struct jget *g, const json_t *doc, struct llc_prof
     if (rc < 0)
         return rc;
     if (json_array_size(ph) != count)
-        return jget_fail(g, -EINVAL, "windows.phase_of", "%zu entries, expected windows.count = %llu",
-                         json_array_size(ph), (unsigned long long)count);
+        return jget_fail(g, -EINVAL, "windows.phase_of",
+                         "%zu entries, expected windows.count = %llu", json_array_size(ph),
+                         (unsigned long long)count);
     for (size_t i = 0; i < count; i++) {
         const json_t *v = json_array_get(ph, i);
         if (!json_is_integer(v) || json_integer_value(v) < -1 || json_integer_value(v) > INT32_MAX)
-            return jget_fail(g, -EINVAL, "windows.phase_of", "entry %zu is not a phase id or -1", i);
+            return jget_fail(g, -EINVAL, "windows.phase_of", "entry %zu is not a phase id or -1",
+                             i);
         p->windows.phase_of[i] = (int)json_integer_value(v);
     }
     rc = jget_reals(g, ins, "windows.instructions", (size_t)count, p->windows.instructions);
@@ -204,7 +206,8 @@ static int read_phase(const struct jget *g, const json_t *o, size_t i, struct ll
     json_t *solo;
 #define F(name) (snprintf(f, sizeof(f), "phases[%zu].%s", i, name), f)
     if (!json_is_object(o))
-        return jget_fail(g, -EINVAL, (snprintf(f, sizeof(f), "phases[%zu]", i), f), "not an object");
+        return jget_fail(g, -EINVAL, (snprintf(f, sizeof(f), "phases[%zu]", i), f),
+                         "not an object");
     int rc = jget_uint(g, o, "id", F("id"), 0, INT32_MAX, &v);
     if (rc == 0) {
         ph->id = (int)v;
@@ -316,7 +319,8 @@ static int read_probe_phase(const struct jget *g, const json_t *o, size_t i,
             return oom(g);
         for (size_t k = 0; k < n; k++) {
             const json_t *x = json_array_get(st, k);
-            if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) > UINT32_MAX)
+            if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+                json_integer_value(x) > UINT32_MAX)
                 return jget_fail(g, -EINVAL, F("sets"), "[%zu][%zu] is not a set index", s, k);
             e->sets[s][k] = (uint32_t)json_integer_value(x);
             e->n_sets[s] = k + 1;

@@ -184,7 +184,8 @@ char *llc_profile_csv_path(const char *path)
     return out;
 }
 
-static int write_csv(const char *path, const struct llc_profile_windows *w, char *err, size_t errlen)
+static int write_csv(const char *path, const struct llc_profile_windows *w, char *err,
+                     size_t errlen)
 {
     struct llc_afile *f;
     int rc = llc_afile_open(path, &f, err, errlen);

@@ -54,16 +54,16 @@ void llc_profile_probe_config_default(struct llc_profile_probe_config *c)
 }
 
 struct pphase {
-    double seconds, insertions;  /* solo, over the phase's windows */
+    double seconds, insertions; /* solo, over the phase's windows */
     size_t windows, pilots_left;
-    double map_rate;             /* per set per second */
-    uint64_t *miss, *acc;        /* [n_map] */
+    double map_rate;      /* per set per second */
+    uint64_t *miss, *acc; /* [n_map] */
     bool map_done;
     struct llc_fit_selection *sel;
     struct llc_fit_dispersion disp;
-    uint32_t *units;             /* [sel->n] set ids */
+    uint32_t *units; /* [sel->n] set ids */
     double rates[LLC_PROFILE_MAX_RATES];
-    uint64_t *rmiss, *racc;      /* [n_rates * sel->n] */
+    uint64_t *rmiss, *racc; /* [n_rates * sel->n] */
     char note[256];
 };
 
@@ -75,10 +75,10 @@ struct pctx {
     struct llc_profile *p;
     uint32_t units, ways;
     size_t n_map, n_rates;
-    uint32_t *map;               /* mapped set ids */
-    uint8_t *excluded;           /* [n_map] DRRIP leader sets */
-    struct pphase *ph;           /* [p->n_phases] */
-    uint64_t *miss, *acc;        /* [units] scratch, zero between calls */
+    uint32_t *map;        /* mapped set ids */
+    uint8_t *excluded;    /* [n_map] DRRIP leader sets */
+    struct pphase *ph;    /* [p->n_phases] */
+    uint64_t *miss, *acc; /* [units] scratch, zero between calls */
     uint32_t park;
 };
 
@@ -103,7 +103,8 @@ static double clamp_rate(double r)
 /* The mapped sets: all, or a seeded random subset in increasing order. */
 static int choose_map(struct pctx *c, char *err, size_t errlen)
 {
-    const uint32_t want = c->pc->map_sets && c->pc->map_sets < c->units ? c->pc->map_sets : c->units;
+    const uint32_t want =
+        c->pc->map_sets && c->pc->map_sets < c->units ? c->pc->map_sets : c->units;
     uint32_t *all = malloc(c->units * sizeof(*all));
     c->map = malloc(want * sizeof(*c->map));
     if (!all || !c->map) {
@@ -139,13 +140,14 @@ static int choose_map(struct pctx *c, char *err, size_t errlen)
 
 /* One dwell of the target's window k, the probe on units[0..n) at rate
  * (per set per second); counts land in c->miss/c->acc by set id. */
-static int dwell(struct pctx *c, struct llc_map_backend *b, size_t k, double share, const uint32_t *units,
-                 size_t n, double rate, char *err, size_t errlen)
+static int dwell(struct pctx *c, struct llc_map_backend *b, size_t k, double share,
+                 const uint32_t *units, size_t n, double rate, char *err, size_t errlen)
 {
     const double sec = c->run->seconds[k] * share;
     int rc = llc_map_sim_pace_target(b, c->run->accesses[k] / c->run->seconds[k] / 1e9);
     if (rc < 0)
-        return llc_errf(err, errlen, rc, "window %zu: cannot pace the target at %.4g accesses per ns", k,
+        return llc_errf(err, errlen, rc,
+                        "window %zu: cannot pace the target at %.4g accesses per ns", k,
                         c->run->accesses[k] / c->run->seconds[k] / 1e9);
     if ((rc = b->ops->probe_set(b->ctx, rate, n, NULL, err, errlen)) < 0)
         return rc;
@@ -277,7 +279,8 @@ static int select_phase(struct pctx *c, size_t j, char *err, size_t errlen)
         memcpy(ph->rates, c->pc->rates, c->n_rates * sizeof(double));
     } else {
         ph->pilots_left = ph->windows / 4 < PILOTS ? ph->windows / 4 : PILOTS;
-        const double lo = phi_max > 0 ? clamp_rate(ph->map_rate * phi_max / -log1p(-Q_LOW)) : ph->map_rate;
+        const double lo =
+            phi_max > 0 ? clamp_rate(ph->map_rate * phi_max / -log1p(-Q_LOW)) : ph->map_rate;
         for (size_t r = 0; r < c->n_rates; r++)
             ph->rates[r] = clamp_rate(lo * pow(10, (double)r / (double)(c->n_rates - 1)));
     }
@@ -350,8 +353,8 @@ static int pass_readings(struct pctx *c, char *err, size_t errlen)
         const size_t rounds = fit < 1 ? 1 : fit > ROUNDS ? ROUNDS : (size_t)fit;
         for (size_t s = 0; s < c->n_rates * rounds && rc == 0; s++) {
             const size_t r = (s + k) % c->n_rates;
-            rc = dwell(c, b, k, 1.0 / (double)(c->n_rates * rounds), ph->units, n, ph->rates[r], err,
-                       errlen);
+            rc = dwell(c, b, k, 1.0 / (double)(c->n_rates * rounds), ph->units, n, ph->rates[r],
+                       err, errlen);
             for (size_t i = 0; i < n; i++) {
                 ph->rmiss[r * n + i] += c->miss[ph->units[i]];
                 ph->racc[r * n + i] += c->acc[ph->units[i]];
@@ -366,14 +369,16 @@ static int pass_readings(struct pctx *c, char *err, size_t errlen)
 }
 
 /* The profile's entry of phase j. */
-static int fill_entry(struct pctx *c, size_t j, struct llc_profile_probe_phase *e, char *err, size_t errlen)
+static int fill_entry(struct pctx *c, size_t j, struct llc_profile_probe_phase *e, char *err,
+                      size_t errlen)
 {
     struct pphase *ph = &c->ph[j];
     e->phase = c->p->phases[j].id;
     e->n_rates = c->n_rates;
     e->cv = ph->disp.status == LLC_FIT_OK && isfinite(ph->disp.cv_true) ? ph->disp.cv_true : 0;
     for (size_t r = 0; r < c->n_rates; r++) {
-        e->rates[r] = ph->sel ? ph->rates[r] : ph->map_rate * pow(10, (double)r / (double)(c->n_rates - 1));
+        e->rates[r] =
+            ph->sel ? ph->rates[r] : ph->map_rate * pow(10, (double)r / (double)(c->n_rates - 1));
         e->tau_s[r] = c->ways / e->rates[r];
     }
     if (!ph->sel)
@@ -396,8 +401,8 @@ static int fill_entry(struct pctx *c, size_t j, struct llc_profile_probe_phase *
         }
         struct llc_fit_stratified st;
         char why[LLC_ERRLEN];
-        const int rc = llc_fit_stratified_total(&sel->strata, sel->profile, x, n, (double)c->units, &st, why,
-                                                sizeof(why));
+        const int rc = llc_fit_stratified_total(&sel->strata, sel->profile, x, n, (double)c->units,
+                                                &st, why, sizeof(why));
         if (rc < 0)
             return llc_errf(err, errlen, rc, "phase %d: stratified estimate: %s", e->phase, why);
         e->phi_hat[r] = fmax(0, st.total);
@@ -429,10 +434,11 @@ static int fill_entry(struct pctx *c, size_t j, struct llc_profile_probe_phase *
     for (size_t r = 1; r < c->n_rates; r++)
         worst = e->q_max[r] > e->q_max[worst] ? r : worst;
     if (!linear)
-        snprintf(buf, sizeof(buf),
-                 "not every rate in the linear regime: largest probe miss ratio %.3g at %.3g accesses/s "
-                 "per set (the method wants <= %.2g)",
-                 e->q_max[worst], e->rates[worst], LLC_PROFILE_PROBE_Q_LINEAR);
+        snprintf(
+            buf, sizeof(buf),
+            "not every rate in the linear regime: largest probe miss ratio %.3g at %.3g accesses/s "
+            "per set (the method wants <= %.2g)",
+            e->q_max[worst], e->rates[worst], LLC_PROFILE_PROBE_Q_LINEAR);
     else if (events < LLC_PROFILE_PROBE_MIN_EVENTS)
         snprintf(buf, sizeof(buf), "few foreign insertions read: %llu at the sparsest rate (noisy)",
                  (unsigned long long)events);
@@ -459,11 +465,12 @@ static void free_ctx(struct pctx *c)
 }
 
 int llc_profile_probe_sim(const struct llc_sim_config *cfg, const struct llc_profile_probe_run *run,
-                          const struct llc_profile_probe_config *pc, struct llc_profile *p, char *err,
-                          size_t errlen)
+                          const struct llc_profile_probe_config *pc, struct llc_profile *p,
+                          char *err, size_t errlen)
 {
     if (!run->workload == !run->trace)
-        return llc_errf(err, errlen, -EINVAL, "probe readings: the target is a workload or a trace (one)");
+        return llc_errf(err, errlen, -EINVAL,
+                        "probe readings: the target is a workload or a trace (one)");
     if (pc->n_rates > LLC_PROFILE_MAX_RATES || pc->n_rates == 1)
         return llc_errf(err, errlen, -EINVAL, "probe readings: %zu rates (2..%d)", pc->n_rates,
                         LLC_PROFILE_MAX_RATES);
@@ -508,7 +515,8 @@ int llc_profile_probe_sim(const struct llc_sim_config *cfg, const struct llc_pro
             goto out;
         }
     }
-    note(&c, "probe map: %zu of %u sets, up to %.0f foreign insertions per set per phase, %zu phases",
+    note(&c,
+         "probe map: %zu of %u sets, up to %.0f foreign insertions per set per phase, %zu phases",
          c.n_map, c.units, pc->map_events, p->n_phases);
     if ((rc = pass_map(&c, err, errlen)) < 0)
         goto out;

@@ -64,7 +64,7 @@ struct vcpu {
     const struct insn *last_insn; /* the instruction and execution (insn_clock) */
     uint64_t last_clock;          /* of the last reference counted, and its line */
     uint64_t last_line;
-    bool pending;                 /* trace mode: a data record held back for a modify */
+    bool pending; /* trace mode: a data record held back for a modify */
     struct llc_trace_rec rec;
 } __attribute__((aligned(64)));
 
@@ -135,8 +135,7 @@ static COLD void rare(struct rt_hot *h, uint64_t line, const struct insn *in, bo
 
 /* The per-reference work. Inlined into the callbacks with the rare case as
  * a tail call, so the common path needs no stack frame. */
-static inline void reference(struct vcpu *v, uint64_t line, const struct insn *in,
-                             uint64_t clock)
+static inline void reference(struct vcpu *v, uint64_t line, const struct insn *in, uint64_t clock)
 {
     v->last_insn = in;
     v->last_clock = clock;
@@ -282,8 +281,7 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &insn_clock, n);
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *qi = qemu_plugin_tb_get_insn(tb, i);
-        struct insn *in =
-            new_insn(qemu_plugin_insn_vaddr(qi), (uint32_t)qemu_plugin_insn_size(qi));
+        struct insn *in = new_insn(qemu_plugin_insn_vaddr(qi), (uint32_t)qemu_plugin_insn_size(qi));
         if (!in) {
             warn("out of memory while instrumenting: references are lost");
             return;
@@ -445,7 +443,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     for (int i = 0; i < argc; i++) {
         if (parse_arg(argv[i]) < 0) {
             warn("bad argument '%s' (out=FILE, mode=hist|trace|floor, rate in (0,1], seed=N, "
-                 "window=N up to 2^50, pcs=N from 1)", argv[i]);
+                 "window=N up to 2^50, pcs=N from 1)",
+                 argv[i]);
             return -1;
         }
     }

@@ -50,8 +50,8 @@ static int write_windows(FILE *f, const struct llc_reusefile_windows *w)
 }
 
 int llc_reusefile_write(FILE *f, const struct llc_reusefile_info *info,
-                        const struct llc_statmodel_hist *h,
-                        const struct llc_reusefile_windows *w, char *err, size_t errlen)
+                        const struct llc_statmodel_hist *h, const struct llc_reusefile_windows *w,
+                        char *err, size_t errlen)
 {
     const int len = llc_statmodel_hist_format(h, NULL, 0, err, errlen);
     if (len < 0)
@@ -73,8 +73,8 @@ int llc_reusefile_write(FILE *f, const struct llc_reusefile_info *info,
         snprintf(lines, sizeof lines, "lines %" PRIu64 "\n", info->lines);
     if (fprintf(f,
                 LLC_REUSEFILE_MAGIC "\nrate %.17g\nseed %" PRIu64 "\nrefs %" PRIu64
-                                      "\nsamples %" PRIu64 "\n%sthreads %" PRIu64
-                                      "\ncommand %s\n%s\n",
+                                    "\nsamples %" PRIu64 "\n%sthreads %" PRIu64
+                                    "\ncommand %s\n%s\n",
                 info->rate, info->seed, info->refs, info->samples, lines, info->threads, command,
                 text) < 0 ||
         write_windows(f, w) < 0 || fflush(f) != 0)
@@ -140,8 +140,8 @@ static int parse_window_line(const char *line, struct llc_reusefile_window *w, u
     if (line[0] != 'w' || take_u64(&p, &thread) || take_u64(&p, &refs) || take_u64(&p, &pcs) ||
         thread >= threads || refs == 0 || pcs > UINT32_MAX)
         return -EINVAL;
-    *w = (struct llc_reusefile_window){.thread = (uint32_t)thread, .pcs = (uint32_t)pcs,
-                                       .refs = refs};
+    *w = (struct llc_reusefile_window){
+        .thread = (uint32_t)thread, .pcs = (uint32_t)pcs, .refs = refs};
     for (unsigned b = 0; b < LLC_PHASE_BUCKETS; b++) {
         uint64_t c;
         if (take_u64(&p, &c) || c > pcs)
@@ -161,14 +161,15 @@ static int parse_sample_line(const char *line, struct llc_reusefile_sample *x, s
         x->distance = LLC_REUSEFILE_NEVER_REUSED;
         return 0;
     }
-    return take_u64(&p, &x->distance) || *p || x->distance == LLC_REUSEFILE_NEVER_REUSED ? -EINVAL : 0;
+    return take_u64(&p, &x->distance) || *p || x->distance == LLC_REUSEFILE_NEVER_REUSED ? -EINVAL
+                                                                                         : 0;
 }
 
 /* The windows part of a version 2 profile, from the line after the
  * histogram (line number lineno) on. */
 static int parse_windows(char **cursor, unsigned lineno, const char *name,
-                         const struct llc_reusefile_info *info,
-                         struct llc_reusefile_windows *w, char *err, size_t errlen)
+                         const struct llc_reusefile_info *info, struct llc_reusefile_windows *w,
+                         char *err, size_t errlen)
 {
     const char *line = next_line(cursor);
     if (!line || strncmp(line, "windows ", 8) != 0)
@@ -199,18 +200,20 @@ static int parse_windows(char **cursor, unsigned lineno, const char *name,
         line = next_line(cursor);
         lineno++;
         if (!line || parse_window_line(line, &w->windows[w->n_windows], info->threads) < 0)
-            return llc_errf(err, errlen, -EINVAL, "%s: line %u: expected \"w THREAD REFS PCS\" "
-                            "and %d bucket counts summing to PCS", name, lineno,
-                            LLC_PHASE_BUCKETS);
+            return llc_errf(err, errlen, -EINVAL,
+                            "%s: line %u: expected \"w THREAD REFS PCS\" "
+                            "and %d bucket counts summing to PCS",
+                            name, lineno, LLC_PHASE_BUCKETS);
         refs += w->windows[w->n_windows].refs;
     }
     for (w->n_samples = 0; w->n_samples < n_samples; w->n_samples++) {
         line = next_line(cursor);
         lineno++;
         if (!line || parse_sample_line(line, &w->samples[w->n_samples], w->n_windows) < 0)
-            return llc_errf(err, errlen, -EINVAL, "%s: line %u: expected \"s WINDOW DISTANCE\" "
-                            "(a window index below %zu, a distance or inf)", name, lineno,
-                            w->n_windows);
+            return llc_errf(err, errlen, -EINVAL,
+                            "%s: line %u: expected \"s WINDOW DISTANCE\" "
+                            "(a window index below %zu, a distance or inf)",
+                            name, lineno, w->n_windows);
     }
     if (**cursor)
         return llc_errf(err, errlen, -EINVAL, "%s: text after the %zu sample lines", name,
@@ -224,8 +227,8 @@ static int parse_windows(char **cursor, unsigned lineno, const char *name,
 }
 
 int llc_reusefile_parse(const char *text, const char *name, struct llc_reusefile_info *info,
-                        struct llc_statmodel_hist *h, struct llc_reusefile_windows *w,
-                        char *err, size_t errlen)
+                        struct llc_statmodel_hist *h, struct llc_reusefile_windows *w, char *err,
+                        size_t errlen)
 {
     static const char *const keys[] = {"rate", "seed", "refs", "samples", "threads", "command"};
     struct llc_reusefile_windows windows = {0};
@@ -277,11 +280,21 @@ int llc_reusefile_parse(const char *text, const char *name, struct llc_reusefile
             bad = *end || end == value || !(info->rate > 0 && info->rate <= 1);
             break;
         }
-        case 1: bad = parse_u64_field(value, &info->seed); break;
-        case 2: bad = parse_u64_field(value, &info->refs); break;
-        case 3: bad = parse_u64_field(value, &info->samples); break;
-        case 4: bad = parse_u64_field(value, &info->threads); break;
-        default: snprintf(info->command, sizeof info->command, "%s", value); break;
+        case 1:
+            bad = parse_u64_field(value, &info->seed);
+            break;
+        case 2:
+            bad = parse_u64_field(value, &info->refs);
+            break;
+        case 3:
+            bad = parse_u64_field(value, &info->samples);
+            break;
+        case 4:
+            bad = parse_u64_field(value, &info->threads);
+            break;
+        default:
+            snprintf(info->command, sizeof info->command, "%s", value);
+            break;
         }
         if (bad) {
             rc = llc_errf(err, errlen, -EINVAL, "%s: line %u: bad %s value '%s'", name, lineno,
@@ -331,8 +344,8 @@ out:
 #define PROFILE_MAX_BYTES (512u << 20)
 
 int llc_reusefile_read(const char *path, struct llc_reusefile_info *info,
-                       struct llc_statmodel_hist *h, struct llc_reusefile_windows *w,
-                       char *err, size_t errlen)
+                       struct llc_statmodel_hist *h, struct llc_reusefile_windows *w, char *err,
+                       size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f)

@@ -21,8 +21,11 @@ const uint64_t rt_no_filter[1];
 
 void rt_core_init(struct rt_core *c, const char *name)
 {
-    *c = (struct rt_core){.name = name, .rate = 1e-4, .seed = 1,
-                          .window = LLC_REUSEFILE_WINDOW_DEFAULT, .window_pcs = 400};
+    *c = (struct rt_core){.name = name,
+                          .rate = 1e-4,
+                          .seed = 1,
+                          .window = LLC_REUSEFILE_WINDOW_DEFAULT,
+                          .window_pcs = 400};
     pthread_mutex_init(&c->lock, NULL);
 }
 
@@ -202,8 +205,7 @@ void rt_core_hit(struct rt_core *c, struct rt_hot *h, uint64_t line)
     const int rc = rt_watch_hit(t, line, rt_refs(h) - 1);
     pthread_mutex_unlock(&t->lock);
     if (rc < 0) {
-        rt_core_warn(c, "out of memory for the histogram: sampling stops in thread %u",
-                     t->index);
+        rt_core_warn(c, "out of memory for the histogram: sampling stops in thread %u", t->index);
         rt_hot_idle(h);
     }
 }
@@ -249,8 +251,8 @@ void rt_core_write_profile(struct rt_core *c, const char *path, bool lines)
     if (llc_statmodel_hist_create(&sum, err, sizeof err) < 0)
         goto fail;
     const unsigned level = __atomic_load_n(&c->level, __ATOMIC_RELAXED);
-    struct llc_reusefile_info info = {.rate = ldexp(c->rate, -(int)level), .seed = c->seed,
-                                      .threads = c->n_threads};
+    struct llc_reusefile_info info = {
+        .rate = ldexp(c->rate, -(int)level), .seed = c->seed, .threads = c->n_threads};
     snprintf(info.command, sizeof info.command, "%s", c->command);
     for (struct rt_thread *t = c->threads; t; t = t->next) {
         pthread_mutex_lock(&t->lock);

@@ -69,16 +69,16 @@ static void *resolve(const char *name)
 }
 
 /* libc's function, or NULL while it cannot be had (use the fallback). */
-#define REAL(name)                                                                                \
-    static __typeof__(name) *real_##name;                                                         \
-    static __typeof__(name) *get_##name(void)                                                     \
-    {                                                                                             \
-        __typeof__(name) *f = __atomic_load_n(&real_##name, __ATOMIC_RELAXED);                    \
-        if (!f && !resolving) {                                                                   \
-            f = (__typeof__(name) *)resolve(#name);                                               \
-            __atomic_store_n(&real_##name, f, __ATOMIC_RELAXED);                                  \
-        }                                                                                         \
-        return f;                                                                                 \
+#define REAL(name)                                                             \
+    static __typeof__(name) *real_##name;                                      \
+    static __typeof__(name) *get_##name(void)                                  \
+    {                                                                          \
+        __typeof__(name) *f = __atomic_load_n(&real_##name, __ATOMIC_RELAXED); \
+        if (!f && !resolving) {                                                \
+            f = (__typeof__(name) *)resolve(#name);                            \
+            __atomic_store_n(&real_##name, f, __ATOMIC_RELAXED);               \
+        }                                                                      \
+        return f;                                                              \
     }
 
 REAL(memcpy)
@@ -180,7 +180,8 @@ static int bytes_cmp(const void *a, const void *b, size_t n)
     const size_t k = mem_extent(a, b, n);
     if (k == 0)
         return 0;
-    const unsigned char x = ((const unsigned char *)a)[k - 1], y = ((const unsigned char *)b)[k - 1];
+    const unsigned char x = ((const unsigned char *)a)[k - 1],
+                        y = ((const unsigned char *)b)[k - 1];
     return x - y;
 }
 
@@ -242,8 +243,8 @@ EXPORT void *memset(void *d, int c, size_t n)
     return d;
 }
 
-static int compare(const void *a, const void *b, size_t n, int (*f)(const void *, const void *, size_t),
-                   uint64_t pc)
+static int compare(const void *a, const void *b, size_t n,
+                   int (*f)(const void *, const void *, size_t), uint64_t pc)
 {
     const size_t k = mem_extent(a, b, n);
     rt_range(a, LD, b, LD, k, pc);

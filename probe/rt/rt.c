@@ -58,24 +58,23 @@ __attribute__((used)) static const char rt_marker[] = LLC_REUSEFILE_RT_MARKER;
  * callbacks (hidden, so no library can define it for the program). */
 const char llc_rt_linked = 1;
 
-static __thread struct rt_hot rt_hot TLS_IE = {.countdown = 1, .armed = 1,
-                                               .filter = rt_no_filter, .shift = 63};
+static __thread struct rt_hot rt_hot TLS_IE = {
+    .countdown = 1, .armed = 1, .filter = rt_no_filter, .shift = 63};
 
 static struct {
     pthread_once_t once;
-    struct rt_core core;         /* core.lock: registry, trace writer, profile writes */
+    struct rt_core core; /* core.lock: registry, trace writer, profile writes */
     enum rt_mode mode;
     char output[4096];
-    pthread_key_t key;           /* thread-exit destructor */
-    bool finished;               /* final output written: stay idle */
-    bool configured;             /* configure() ran (mode is final) */
-    bool no_libc;                /* LLCPROBE_RT_LIBC=0 */
+    pthread_key_t key; /* thread-exit destructor */
+    bool finished;     /* final output written: stay idle */
+    bool configured;   /* configure() ran (mode is final) */
+    bool no_libc;      /* LLCPROBE_RT_LIBC=0 */
     struct llc_trace_writer *writer;
 } rt = {.once = PTHREAD_ONCE_INIT,
         .core = {.name = "llcprobe-rt", .lock = PTHREAD_MUTEX_INITIALIZER}};
 
 static volatile sig_atomic_t rt_dump_requested;
-
 
 #define rt_warn(...) rt_core_warn(&rt.core, __VA_ARGS__)
 
@@ -143,7 +142,8 @@ static void configure(void)
     const char *samples = getenv("LLCPROBE_RT_SAMPLES");
     if (samples && *samples &&
         (parse_count(samples, &c->samples_target) < 0 || c->samples_target > UINT64_C(1) << 40)) {
-        rt_warn("LLCPROBE_RT_SAMPLES is a whole number up to 2^40, not '%s': not profiling", samples);
+        rt_warn("LLCPROBE_RT_SAMPLES is a whole number up to 2^40, not '%s': not profiling",
+                samples);
         return;
     }
     if (c->samples_target)
@@ -164,9 +164,11 @@ static void configure(void)
     }
     const char *window = getenv("LLCPROBE_RT_WINDOW");
     const char *pcs = getenv("LLCPROBE_RT_WINDOW_PCS");
-    if (window && *window && (parse_count(window, &c->window) < 0 || c->window > UINT64_C(1) << 50)) {
-        rt_warn("LLCPROBE_RT_WINDOW is a whole number up to 2^50 (0: no windows), not '%s': not profiling",
-                window);
+    if (window && *window &&
+        (parse_count(window, &c->window) < 0 || c->window > UINT64_C(1) << 50)) {
+        rt_warn(
+            "LLCPROBE_RT_WINDOW is a whole number up to 2^50 (0: no windows), not '%s': not profiling",
+            window);
         return;
     }
     uint64_t n_pcs = 400; /* as phase --trace's per window (EIPV, docs/METHODS.md §10.3) */
@@ -212,7 +214,6 @@ static void configure(void)
     }
     rt.mode = m;
 }
-
 
 static void configure_once(void)
 {
@@ -306,9 +307,15 @@ static inline HOT void on_access(const void *p, uint32_t size, uint8_t kind, uin
 }
 
 #define PC() ((uint64_t)(uintptr_t)__builtin_return_address(0))
-#define CALLBACKS(n)                                                                              \
-    EXPORT void __sanitizer_cov_load##n(void *p) { on_access(p, n, LLC_TRACE_LOAD, PC()); }      \
-    EXPORT void __sanitizer_cov_store##n(void *p) { on_access(p, n, LLC_TRACE_STORE, PC()); }
+#define CALLBACKS(n)                              \
+    EXPORT void __sanitizer_cov_load##n(void *p)  \
+    {                                             \
+        on_access(p, n, LLC_TRACE_LOAD, PC());    \
+    }                                             \
+    EXPORT void __sanitizer_cov_store##n(void *p) \
+    {                                             \
+        on_access(p, n, LLC_TRACE_STORE, PC());   \
+    }
 CALLBACKS(1)
 CALLBACKS(2)
 CALLBACKS(4)
@@ -330,7 +337,8 @@ void rt_range(const void *a, uint8_t kind_a, const void *b, uint8_t kind_b, size
     struct rt_hot *const h = &rt_hot;
     /* Once configured idle, a long memset costs no per-line work. */
     if (n == 0 || h->busy ||
-        (__atomic_load_n(&rt.configured, __ATOMIC_ACQUIRE) && (rt.mode == RT_OFF || rt.finished || rt.no_libc)))
+        (__atomic_load_n(&rt.configured, __ATOMIC_ACQUIRE) &&
+         (rt.mode == RT_OFF || rt.finished || rt.no_libc)))
         return;
     const uintptr_t la = (uintptr_t)a, lb = (uintptr_t)b;
     const uintptr_t lines = ((la + n - 1) >> 6) - (la >> 6) + 1;

@@ -50,23 +50,23 @@ struct rt_sample {
  * reads it), also after the thread ends. */
 struct rt_thread {
     pthread_mutex_t lock;
-    struct rt_hot *hot;       /* NULL once the thread has ended */
-    uint64_t refs_final;      /* hot->refs when it ended */
-    uint64_t lines_final;     /* hot->lines when it ended */
-    uint64_t *key;            /* line + 1; 0 = empty */
-    uint64_t *pos;            /* access index of the sample */
+    struct rt_hot *hot;   /* NULL once the thread has ended */
+    uint64_t refs_final;  /* hot->refs when it ended */
+    uint64_t lines_final; /* hot->lines when it ended */
+    uint64_t *key;        /* line + 1; 0 = empty */
+    uint64_t *pos;        /* access index of the sample */
     uint64_t mask;
     unsigned shift;
     uint64_t n_watch;
     uint64_t *filter;
     unsigned filter_bits_log2;
-    uint64_t filter_set;      /* watches inserted since the filter was built */
+    uint64_t filter_set; /* watches inserted since the filter was built */
     struct llc_statmodel_hist *hist;
     uint64_t taken;
-    unsigned level;           /* adaptive rate: halvings applied to this thread */
-    double log1m_rate;        /* log(1 - its rate) */
+    unsigned level;    /* adaptive rate: halvings applied to this thread */
+    double log1m_rate; /* log(1 - its rate) */
     uint64_t rng;
-    uint32_t index;           /* order of the thread's first access */
+    uint32_t index; /* order of the thread's first access */
     /* Windows (LLCPROBE_RT_WINDOW > 0, else 0 and the targets stay at
      * UINT64_MAX): reference numbers (h->refs, 1-based) of the next
      * sample, the next signature sample and the window's last access. */
@@ -83,7 +83,7 @@ struct rt_thread {
     size_t n_win, cap_win;
     struct rt_sample *smp;
     size_t n_smp, cap_smp;
-    bool truncated;           /* a cap or malloc stopped the window records */
+    bool truncated; /* a cap or malloc stopped the window records */
     struct rt_thread *next;
 };
 
@@ -110,13 +110,13 @@ void rt_window_sample(struct rt_thread *t, uint64_t pos, uint64_t distance);
  * samples, pending watches as dangling, to the collection c. */
 struct rt_collect {
     struct rt_entry {
-        uint64_t seq, key;   /* key: slot of (thread, window index) */
+        uint64_t seq, key; /* key: slot of (thread, window index) */
         struct llc_reusefile_window w;
-    } *win;
+    } * win;
     size_t n_win, cap_win;
-    struct rt_sample *smp;   /* pos rewritten to the key of its window */
+    struct rt_sample *smp; /* pos rewritten to the key of its window */
     size_t n_smp, cap_smp;
-    uint64_t slots;          /* keys handed out */
+    uint64_t slots; /* keys handed out */
     bool truncated;
 };
 int rt_windows_collect(struct rt_collect *c, const struct rt_thread *t, uint64_t refs);
@@ -134,10 +134,12 @@ void rt_windows_free(struct rt_thread *t);
  * _STORE) made at pc, one per line, in address order; two ranges (b may
  * be NULL) are fed interleaved, line by line, as a copy reads and writes
  * them. Does nothing inside the runtime itself. (rt.c, for libc.c.) */
-void rt_range(const void *a, uint8_t kind_a, const void *b, uint8_t kind_b, size_t n,
-              uint64_t pc);
+void rt_range(const void *a, uint8_t kind_a, const void *b, uint8_t kind_b, size_t n, uint64_t pc);
 
-static inline uint64_t rt_hash(uint64_t line) { return line * 0x9E3779B97F4A7C15ull; }
+static inline uint64_t rt_hash(uint64_t line)
+{
+    return line * 0x9E3779B97F4A7C15ull;
+}
 
 /* Position of a line in a table or filter of 2^bits entries (1 <= bits
  * <= 64): the top bits of its hash. Lines at one position at some size
@@ -172,17 +174,17 @@ static inline void rt_set_countdown(struct rt_hot *h, uint64_t countdown)
 /* What the runtime and the plugin configure alike, and the registry of
  * their threads. */
 struct rt_core {
-    const char *name;          /* prefix of warnings: llcprobe-rt, llcprobe-qemu */
-    double rate;               /* adaptive: the starting rate */
-    uint64_t samples_target;   /* adaptive rate: 0 = fixed */
-    unsigned level;            /* adaptive: halvings so far (atomic) */
-    uint64_t taken_all;        /* adaptive: samples at this level, all threads (atomic) */
+    const char *name;        /* prefix of warnings: llcprobe-rt, llcprobe-qemu */
+    double rate;             /* adaptive: the starting rate */
+    uint64_t samples_target; /* adaptive rate: 0 = fixed */
+    unsigned level;          /* adaptive: halvings so far (atomic) */
+    uint64_t taken_all;      /* adaptive: samples at this level, all threads (atomic) */
     uint64_t seed;
-    uint64_t window;           /* 0: no windows */
+    uint64_t window; /* 0: no windows */
     uint32_t window_pcs;
-    uint64_t pc_gap_span;      /* signature gaps are uniform in [1, span] (rt_core_ready) */
+    uint64_t pc_gap_span; /* signature gaps are uniform in [1, span] (rt_core_ready) */
     char command[1024];
-    pthread_mutex_t lock;      /* the registry (and the callers' own shared state) */
+    pthread_mutex_t lock; /* the registry (and the callers' own shared state) */
     struct rt_thread *threads;
     uint64_t n_threads;
 };
@@ -230,7 +232,8 @@ void rt_lines_new(struct rt_hot *h, uint64_t line);
 static inline void rt_lines_touch(struct rt_hot *h, uint64_t line)
 {
     if (rt_lines_limit &&
-        __builtin_expect(line >= rt_lines_limit || !((rt_lines_bits[line >> 6] >> (line & 63)) & 1), 0))
+        __builtin_expect(line >= rt_lines_limit || !((rt_lines_bits[line >> 6] >> (line & 63)) & 1),
+                         0))
         rt_lines_new(h, line);
 }
 /* The counts are exact: the map exists and nothing was lost. */

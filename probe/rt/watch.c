@@ -36,7 +36,8 @@ static int alloc_table(struct rt_thread *t, unsigned bits)
 static int rebuild_filter(struct rt_thread *t)
 {
     unsigned log2 = FILTER_MIN_LOG2;
-    while (log2 < FILTER_MAX_LOG2 && ((uint64_t)1 << log2) < FILTER_BITS_PER_WATCH * (t->n_watch + 1))
+    while (log2 < FILTER_MAX_LOG2 &&
+           ((uint64_t)1 << log2) < FILTER_BITS_PER_WATCH * (t->n_watch + 1))
         log2++;
     uint64_t *f = calloc(((size_t)1 << log2) / 64, sizeof *f);
     if (!f)

@@ -29,16 +29,17 @@ static void *room(void *v, size_t n, size_t *cap, size_t sz, uint64_t max)
 }
 
 /* The next free element of array arr (count n, capacity cap), or NULL. */
-#define PUSH(arr, n, cap, max, tmp)                                                               \
+#define PUSH(arr, n, cap, max, tmp) \
     ((tmp = room(arr, n, &(cap), sizeof *(arr), max)) ? ((arr) = tmp, &(arr)[(n)++]) : NULL)
 
 static void truncate_windows(struct rt_thread *t)
 {
     if (!t->truncated)
-        fprintf(stderr, "llcprobe-rt: window records of thread %u stop after %zu windows and "
-                        "%zu samples (memory cap or out of memory): the profile's windows are "
-                        "truncated and mrc --phases will refuse it (use a longer "
-                        "LLCPROBE_RT_WINDOW or a lower rate)\n",
+        fprintf(stderr,
+                "llcprobe-rt: window records of thread %u stop after %zu windows and "
+                "%zu samples (memory cap or out of memory): the profile's windows are "
+                "truncated and mrc --phases will refuse it (use a longer "
+                "LLCPROBE_RT_WINDOW or a lower rate)\n",
                 t->index, t->n_win, t->n_smp);
     t->truncated = true;
 }
@@ -106,8 +107,8 @@ int rt_windows_collect(struct rt_collect *c, const struct rt_thread *t, uint64_t
         struct rt_entry *e = PUSH(c->win, c->n_win, c->cap_win, SIZE_MAX, tmp);
         if (!e)
             return -ENOMEM;
-        *e = (struct rt_entry){.seq = (UINT64_C(1) << 63) + t->index, .key = base + t->n_win,
-                               .w = t->cur};
+        *e = (struct rt_entry){
+            .seq = (UINT64_C(1) << 63) + t->index, .key = base + t->n_win, .w = t->cur};
         e->w.refs = refs - done;
         e->w.thread = t->index;
     }
@@ -141,8 +142,8 @@ int rt_windows_finish(struct rt_collect *c, uint64_t length, uint32_t pcs_per_wi
 {
     int rc = 0;
     uint64_t *index_of = malloc((c->slots ? c->slots : 1) * sizeof *index_of);
-    *out = (struct llc_reusefile_windows){.length = length, .pcs_per_window = pcs_per_window,
-                                          .complete = !c->truncated};
+    *out = (struct llc_reusefile_windows){
+        .length = length, .pcs_per_window = pcs_per_window, .complete = !c->truncated};
     out->windows = calloc(c->n_win ? c->n_win : 1, sizeof *out->windows);
     out->samples = calloc(c->n_smp ? c->n_smp : 1, sizeof *out->samples);
     if (!index_of || !out->windows || !out->samples) {

@@ -16,7 +16,9 @@
 static int check_program(const char *prog, char *err, size_t errlen)
 {
     if (strchr(prog, '/'))
-        return access(prog, X_OK) == 0 ? 0 : llc_errf(err, errlen, -errno, "%s: %s", prog, strerror(errno));
+        return access(prog, X_OK) == 0
+                   ? 0
+                   : llc_errf(err, errlen, -errno, "%s: %s", prog, strerror(errno));
     const char *path = getenv("PATH");
     char dir[4096];
     for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
@@ -71,7 +73,8 @@ static int choose_backend(struct llc_session *s, const char **name, char *err, s
         return 0;
     }
     if (si->backend.backend == LLC_BACKEND_NONE)
-        return llc_errf(err, errlen, -ENOTSUP, "no hardware backend can run here: %s", si->backend.reason);
+        return llc_errf(err, errlen, -ENOTSUP, "no hardware backend can run here: %s",
+                        si->backend.reason);
     *name = llc_backend_name(si->backend.backend);
     llc_session_note(s, "backend auto chose %s: %s", *name, si->backend.reason);
     return 0;
@@ -115,7 +118,8 @@ static int geometry_override(const struct llc_session_config *c, const struct ll
             g->line_size = sc->line_size;
     }
     if (g->l2_sets > g->sets_per_slice)
-        return llc_errf(err, errlen, -EINVAL, "--llc: %u sets per slice is fewer than the L2's %u sets",
+        return llc_errf(err, errlen, -EINVAL,
+                        "--llc: %u sets per slice is fewer than the L2's %u sets",
                         g->sets_per_slice, g->l2_sets);
     g->victim_llc = si->cpu_ok && si->cpu.vendor == LLC_VENDOR_AMD && si->cpu.family >= 0x17;
     g->llc_bytes = (uint64_t)g->llc_ways * g->sets_per_slice * g->slices * g->line_size;
@@ -136,7 +140,8 @@ static int choose_cpus(struct llc_session *s, int *probe_cpu, char *err, size_t 
             if (CPU_ISSET(c, &allowed))
                 *probe_cpu = c;
     if (*probe_cpu < 0 || h->attached ||
-        llc_target_pick_cpu(*probe_cpu, &h->opt.cpu, cpu_note, sizeof(cpu_note), why, sizeof(why)) == 0)
+        llc_target_pick_cpu(*probe_cpu, &h->opt.cpu, cpu_note, sizeof(cpu_note), why,
+                            sizeof(why)) == 0)
         return 0;
     h->opt.cpu = LLC_TARGET_CPU_NONE;
     for (int c = *probe_cpu + 1; c < CPU_SETSIZE; c++)
@@ -145,7 +150,8 @@ static int choose_cpus(struct llc_session *s, int *probe_cpu, char *err, size_t 
             break;
         }
     if (h->opt.cpu == LLC_TARGET_CPU_NONE)
-        return llc_errf(err, errlen, -ENODEV, "the target needs a CPU of its own beside the probe's CPU %d: %s",
+        return llc_errf(err, errlen, -ENODEV,
+                        "the target needs a CPU of its own beside the probe's CPU %d: %s",
                         *probe_cpu, why);
     llc_session_warn(s, "%s; the target runs on CPU %d, LLC sharing unconfirmed", why, h->opt.cpu);
     return 0;
@@ -158,8 +164,8 @@ static void prefetchers_off(struct llc_session *s, int probe_cpu)
     const struct llc_sysinfo *si = s->si;
     struct llc_map_prefetch_facts pf;
     char why[LLC_ERRLEN];
-    llc_map_prefetch_facts_probe(si->cpu_ok && si->cpu.vendor == LLC_VENDOR_INTEL, si->cpu.vendor_id,
-                                 si->cpu.hypervisor, probe_cpu, NULL, &pf);
+    llc_map_prefetch_facts_probe(si->cpu_ok && si->cpu.vendor == LLC_VENDOR_INTEL,
+                                 si->cpu.vendor_id, si->cpu.hypervisor, probe_cpu, NULL, &pf);
     if (llc_map_prefetch_decide(&pf, s->pf_why, sizeof(s->pf_why)) == 1) {
         int cpus[2] = {probe_cpu < 0 ? 0 : probe_cpu, 0};
         unsigned n = 1;
@@ -186,7 +192,8 @@ int llc_session_open_hw(struct llc_session *s, char *err, size_t errlen)
     if (!(c->dwell_s > 0)) /* not given, or calibrate's "per k as parsed" */
         c->dwell_s = 0.02;
     if (!c->argv && c->attach_pid < 0)
-        return llc_errf(err, errlen, LLC_SESSION_EUSAGE, "no target: give -- PROGRAM [ARGS] or --attach PID");
+        return llc_errf(err, errlen, LLC_SESSION_EUSAGE,
+                        "no target: give -- PROGRAM [ARGS] or --attach PID");
     if (c->argv && (rc = check_program(c->argv[0], err, errlen)) < 0)
         return llc_session_fail_code(rc);
     if (!(s->si = calloc(1, sizeof(*s->si))))
@@ -199,8 +206,9 @@ int llc_session_open_hw(struct llc_session *s, char *err, size_t errlen)
         if ((rc = geometry_override(c, s->si, &geo, err, errlen)) < 0)
             return llc_session_fail_code(rc);
     } else if (!s->si->geometry_ok) {
-        return llc_errf(err, errlen, -ENODEV, "the LLC geometry is unknown, so no set can be targeted: %s (give "
-                                              "it with --llc, or try --backend sim)",
+        return llc_errf(err, errlen, -ENODEV,
+                        "the LLC geometry is unknown, so no set can be targeted: %s (give "
+                        "it with --llc, or try --backend sim)",
                         s->si->geometry_reason);
     } else {
         geometry_from(&s->si->geometry, &geo);

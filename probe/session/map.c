@@ -15,7 +15,8 @@ static void iso_now(char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-int llc_session_map(struct llc_session *s, struct llc_session_map_result *out, char *err, size_t errlen)
+int llc_session_map(struct llc_session *s, struct llc_session_map_result *out, char *err,
+                    size_t errlen)
 {
     const struct llc_session_config *c = &s->cfg;
     struct llc_map_backend *b = s->b;
@@ -58,11 +59,19 @@ fail:
 void llc_session_map_meta(const struct llc_session *s, const struct llc_session_map_result *m,
                           struct llc_map_meta *meta)
 {
-    *meta = (struct llc_map_meta){.machine = s->machine, .target = s->target, .policy = s->info.policy,
-                                  .rate = s->cfg.rate, .delay_nops = s->cfg.delay_nops, .seed = s->cfg.seed,
-                                  .start_time = m->start_time, .end_time = m->end_time, .plan = &m->plan,
-                                  .truth_occupancy = m->truth, .rate_selection = s->info.rate_selection,
-                                  .baseline = s->baseline, .prefetch = s->info.prefetch};
+    *meta = (struct llc_map_meta){.machine = s->machine,
+                                  .target = s->target,
+                                  .policy = s->info.policy,
+                                  .rate = s->cfg.rate,
+                                  .delay_nops = s->cfg.delay_nops,
+                                  .seed = s->cfg.seed,
+                                  .start_time = m->start_time,
+                                  .end_time = m->end_time,
+                                  .plan = &m->plan,
+                                  .truth_occupancy = m->truth,
+                                  .rate_selection = s->info.rate_selection,
+                                  .baseline = s->baseline,
+                                  .prefetch = s->info.prefetch};
 }
 
 void llc_session_map_result_free(struct llc_session_map_result *m)

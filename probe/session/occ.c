@@ -23,8 +23,9 @@ void llc_occ_params_default(struct llc_occ_params *p)
     p->threshold = LLC_OCC_DEFAULT_THRESHOLD;
 }
 
-int llc_occ_search(struct llc_map_backend *b, const uint32_t *units, size_t n, const struct llc_occ_params *p,
-                   volatile sig_atomic_t *stop, double *held, char *err, size_t errlen)
+int llc_occ_search(struct llc_map_backend *b, const uint32_t *units, size_t n,
+                   const struct llc_occ_params *p, volatile sig_atomic_t *stop, double *held,
+                   char *err, size_t errlen)
 {
     const unsigned ways = b->geo.llc_ways;
     const uint32_t all = llc_map_units(&b->geo);
@@ -38,8 +39,8 @@ int llc_occ_search(struct llc_map_backend *b, const uint32_t *units, size_t n, c
         goto out;
     }
     if (!b->ops->probe_set) {
-        rc = llc_errf(err, errlen, -ENOTSUP, "the %s backend cannot change its walk length or pace mid-run",
-                      b->name);
+        rc = llc_errf(err, errlen, -ENOTSUP,
+                      "the %s backend cannot change its walk length or pace mid-run", b->name);
         goto out;
     }
     memset(walk, ways, all);

@@ -34,9 +34,10 @@
  * rate and, when k is given, the planted co-runner; one sweep of the map's
  * plan. With keep, the map is handed over in *keep instead of scored. */
 static int run_trial(const struct llc_session_config *c, const struct llc_sim_config *cfg,
-                     const struct llc_map_sim_options *base, double rate, const uint8_t *k, double touch,
-                     const uint32_t *scored, size_t n_scored, double dwell, struct llc_map_rate_trial *t,
-                     struct llc_map_result **keep, char *err, size_t errlen)
+                     const struct llc_map_sim_options *base, double rate, const uint8_t *k,
+                     double touch, const uint32_t *scored, size_t n_scored, double dwell,
+                     struct llc_map_rate_trial *t, struct llc_map_result **keep, char *err,
+                     size_t errlen)
 {
     struct llc_map_sim_options so = *base;
     so.probe_rate = rate / 1e9;
@@ -87,8 +88,8 @@ out:
 static void trial_line(const struct llc_session *s, const struct llc_map_rate_trial *t)
 {
     if (s->cfg.rate_mode == LLC_SESSION_RATE_LINEAR) {
-        llc_session_note(s, "rate %.3g: probe miss ratio q median %.3f p95 %.3f max %.3f", t->rate, t->q_median,
-                         t->q_p95, t->q_max);
+        llc_session_note(s, "rate %.3g: probe miss ratio q median %.3f p95 %.3f max %.3f", t->rate,
+                         t->q_median, t->q_p95, t->q_max);
         return;
     }
     /* NaN figures in words: a paired score needs 8 measured planted sets
@@ -98,15 +99,18 @@ static void trial_line(const struct llc_session *s, const struct llc_map_rate_tr
     if (isfinite(t->score))
         snprintf(score, sizeof(score), "paired score %.3f ± %.3f", t->score, t->score_se);
     else
-        snprintf(score, sizeof(score), "paired score n/a (under 8 planted sets measured, or no spread)");
+        snprintf(score, sizeof(score),
+                 "paired score n/a (under 8 planted sets measured, or no spread)");
     if (isfinite(t->effect))
         snprintf(effect, sizeof(effect), "effect %.1f sd", t->effect);
     else
         snprintf(effect, sizeof(effect), "effect n/a (idle sets without spread)");
-    llc_session_note(s, "rate %.3g: %s (miss-ratio increment per planted 1/2/4/8 lines %.4f %.4f %.4f %.4f); one "
-                        "map: Spearman %.3f, %s; target-only q median %.3f p95 %.3f max %.3f",
-                     t->rate, score, t->increment[0], t->increment[1], t->increment[2], t->increment[3],
-                     t->spearman, effect, t->q_median, t->q_p95, t->q_max);
+    llc_session_note(
+        s,
+        "rate %.3g: %s (miss-ratio increment per planted 1/2/4/8 lines %.4f %.4f %.4f %.4f); one "
+        "map: Spearman %.3f, %s; target-only q median %.3f p95 %.3f max %.3f",
+        t->rate, score, t->increment[0], t->increment[1], t->increment[2], t->increment[3],
+        t->spearman, effect, t->q_median, t->q_p95, t->q_max);
 }
 
 /* Simulated seconds the backend spends warming a global walk at rate
@@ -129,7 +133,8 @@ struct linear_trial_ctx {
 /* One trial of the linear-regime search: the target alone at rate, no
  * longer than LINEAR_TRIAL_ACCESSES probe accesses per set take (q needs
  * no more; a simulated trial's cost grows with the rate). */
-static int linear_trial(void *ctx, double rate, struct llc_map_rate_trial *t, char *err, size_t errlen)
+static int linear_trial(void *ctx, double rate, struct llc_map_rate_trial *t, char *err,
+                        size_t errlen)
 {
     const struct linear_trial_ctx *c = ctx;
     const double dwell = fmin(c->dwell, LINEAR_TRIAL_ACCESSES * c->walked / rate);
@@ -141,15 +146,16 @@ static int linear_trial(void *ctx, double rate, struct llc_map_rate_trial *t, ch
 }
 
 static int search_linear(struct llc_session *s, const struct llc_sim_config *cfg,
-                         const struct llc_map_sim_options *base, double dwell, double workload_dwell,
-                         double walked, char *err, size_t errlen)
+                         const struct llc_map_sim_options *base, double dwell,
+                         double workload_dwell, double walked, char *err, size_t errlen)
 {
     struct llc_map_rate_selection *sel = &s->rate_sel;
     char why[LLC_ERRLEN];
     /* Shorter trials than auto's: q needs no planted pattern, and a long
      * trace's dwell would make each trial minutes long. */
     sel->dwell_s = fmax(dwell * LINEAR_DWELL_SHARE, workload_dwell * TRIAL_DWELL_SHARE);
-    struct linear_trial_ctx lc = {.s = s, .cfg = cfg, .base = base, .walked = walked, .dwell = sel->dwell_s};
+    struct linear_trial_ctx lc = {
+        .s = s, .cfg = cfg, .base = base, .walked = walked, .dwell = sel->dwell_s};
     struct llc_map_rate_search_config rc;
     llc_map_rate_search_config_default(&rc);
     rc.start = s->cfg.rate;
@@ -160,8 +166,8 @@ static int search_linear(struct llc_session *s, const struct llc_sim_config *cfg
 }
 
 static int search_auto(struct llc_session *s, const struct llc_sim_config *cfg,
-                       const struct llc_map_sim_options *base, double dwell, double walked, char *err,
-                       size_t errlen)
+                       const struct llc_map_sim_options *base, double dwell, double walked,
+                       char *err, size_t errlen)
 {
     struct llc_map_rate_selection *sel = &s->rate_sel;
     const uint32_t units = cfg->llc.sets_per_slice * cfg->llc.slices;
@@ -175,12 +181,16 @@ static int search_auto(struct llc_session *s, const struct llc_sim_config *cfg,
         rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
         goto out;
     }
-    const struct llc_map_geometry g = {.sets_per_slice = cfg->llc.sets_per_slice, .slices = cfg->llc.slices,
-                                       .llc_ways = cfg->llc.ways, .l2_sets = cfg->l2_sets, .l2_ways = cfg->l2_ways,
+    const struct llc_map_geometry g = {.sets_per_slice = cfg->llc.sets_per_slice,
+                                       .slices = cfg->llc.slices,
+                                       .llc_ways = cfg->llc.ways,
+                                       .l2_sets = cfg->l2_sets,
+                                       .l2_ways = cfg->l2_ways,
                                        .victim_llc = cfg->inclusion == LLC_SIM_EXCLUSIVE};
     sel->planted_units = llc_map_plant_pattern(&g, PLANTED, k, scored);
     if (!sel->planted_units) {
-        rc = llc_errf(err, errlen, -EIO, "choosing the probe rate: the LLC is too small for a planted pattern");
+        rc = llc_errf(err, errlen, -EIO,
+                      "choosing the probe rate: the LLC is too small for a planted pattern");
         goto out;
     }
     llc_map_plant_swap(units, k, scored, sel->planted_units, kb);
@@ -197,10 +207,15 @@ static int search_auto(struct llc_session *s, const struct llc_sim_config *cfg,
          * (a short trace's share, say) little to count. */
         if (warm_up(cfg, rate, walked) > MAX_WARM_SHARE * dwell) {
             struct llc_map_rate_trial *t = &sel->trials[sel->n++];
-            *t = (struct llc_map_rate_trial){.rate = rate, .spearman = NAN, .effect = NAN, .q_median = NAN,
-                                             .q_p95 = NAN, .q_max = NAN};
-            llc_session_note(s, "rate %.3g: skipped: warming the walk takes %.3g s of the map's %.3g s dwell", rate,
-                             warm_up(cfg, rate, walked), dwell);
+            *t = (struct llc_map_rate_trial){.rate = rate,
+                                             .spearman = NAN,
+                                             .effect = NAN,
+                                             .q_median = NAN,
+                                             .q_p95 = NAN,
+                                             .q_max = NAN};
+            llc_session_note(
+                s, "rate %.3g: skipped: warming the walk takes %.3g s of the map's %.3g s dwell",
+                rate, warm_up(cfg, rate, walked), dwell);
             continue;
         }
         sel->plant_touch_rate = touch;
@@ -208,11 +223,12 @@ static int search_auto(struct llc_session *s, const struct llc_sim_config *cfg,
         /* A pair of trials, planted and idle units swapped, so each scored
          * unit is seen with and without planted lines. */
         const double trial_dwell = sel->dwell_s + warm_up(cfg, rate, walked);
-        if ((rc = run_trial(&s->cfg, cfg, base, rate, k, touch, scored, 2 * sel->planted_units, trial_dwell, t, &ra,
-                            why, sizeof(why))) < 0 ||
-            (rc = run_trial(&s->cfg, cfg, base, rate, kb, touch, scored, 2 * sel->planted_units, trial_dwell, t,
-                            &rb, why, sizeof(why))) < 0) {
-            rc = llc_errf(err, errlen, llc_session_fail_code(rc), "choosing the probe rate: %s", why);
+        if ((rc = run_trial(&s->cfg, cfg, base, rate, k, touch, scored, 2 * sel->planted_units,
+                            trial_dwell, t, &ra, why, sizeof(why))) < 0 ||
+            (rc = run_trial(&s->cfg, cfg, base, rate, kb, touch, scored, 2 * sel->planted_units,
+                            trial_dwell, t, &rb, why, sizeof(why))) < 0) {
+            rc = llc_errf(err, errlen, llc_session_fail_code(rc), "choosing the probe rate: %s",
+                          why);
             goto out;
         }
         llc_map_rate_score_pair(ra, rb, k, kb, scored, 2 * sel->planted_units, t);
@@ -224,15 +240,18 @@ static int search_auto(struct llc_session *s, const struct llc_sim_config *cfg,
     }
     sel->chosen = llc_map_rate_pick(sel->trials, sel->n, DEFAULT_RATE, sel->why, sizeof(sel->why));
     if (sel->chosen < 0) {
-        snprintf(sel->why, sizeof(sel->why), "no candidate could be measured in this dwell: the default 1e8 kept");
+        snprintf(sel->why, sizeof(sel->why),
+                 "no candidate could be measured in this dwell: the default 1e8 kept");
         s->cfg.rate = DEFAULT_RATE;
-    } else if (!(sel->trials[sel->chosen].score > LLC_MAP_RATE_TIE_SE * sel->trials[sel->chosen].score_se)) {
+    } else if (!(sel->trials[sel->chosen].score >
+                 LLC_MAP_RATE_TIE_SE * sel->trials[sel->chosen].score_se)) {
         /* The planted lines' increments were noise at the chosen candidate:
          * the trials say nothing about the rate, so the default stands. */
-        snprintf(sel->why, sizeof(sel->why),
-                 "the planted lines' miss increments were within noise at the chosen candidate (paired score %.3f "
-                 "± %.3f): the default 1e8 kept",
-                 sel->trials[sel->chosen].score, sel->trials[sel->chosen].score_se);
+        snprintf(
+            sel->why, sizeof(sel->why),
+            "the planted lines' miss increments were within noise at the chosen candidate (paired score %.3f "
+            "± %.3f): the default 1e8 kept",
+            sel->trials[sel->chosen].score, sel->trials[sel->chosen].score_se);
         s->cfg.rate = DEFAULT_RATE;
         sel->chosen = -1;
     }
@@ -246,7 +265,8 @@ out:
 }
 
 int llc_session_select_rate(struct llc_session *s, const struct llc_sim_config *cfg,
-                            const struct llc_map_sim_options *base, double dwell, char *err, size_t errlen)
+                            const struct llc_map_sim_options *base, double dwell, char *err,
+                            size_t errlen)
 {
     const struct llc_session_config *c = &s->cfg;
     struct llc_map_rate_selection *sel = &s->rate_sel;
@@ -263,16 +283,17 @@ int llc_session_select_rate(struct llc_session *s, const struct llc_sim_config *
     sel->dwell_s = (dwell > workload_dwell ? dwell : workload_dwell) * TRIAL_DWELL_SHARE;
     struct llc_map_sim_options trial_base = *base;
     trial_base.repeat = base->trace != NULL;
-    const int rc = c->rate_mode == LLC_SESSION_RATE_LINEAR
-                       ? search_linear(s, cfg, &trial_base, dwell, workload_dwell, walked, err, errlen)
-                       : search_auto(s, cfg, &trial_base, dwell, walked, err, errlen);
+    const int rc =
+        c->rate_mode == LLC_SESSION_RATE_LINEAR
+            ? search_linear(s, cfg, &trial_base, dwell, workload_dwell, walked, err, errlen)
+            : search_auto(s, cfg, &trial_base, dwell, walked, err, errlen);
     if (rc < 0)
         return rc;
     if (sel->chosen >= 0)
         s->cfg.rate = sel->trials[sel->chosen].rate;
     sel->rate = s->cfg.rate;
     sel->seconds = llc_now() - t0;
-    llc_session_note(s, "rate %s chose %.3g probe accesses per second (%s; %zu trials in %.1f s)", sel->method,
-                     s->cfg.rate, sel->why, sel->n, sel->seconds);
+    llc_session_note(s, "rate %s chose %.3g probe accesses per second (%s; %zu trials in %.1f s)",
+                     sel->method, s->cfg.rate, sel->why, sel->n, sel->seconds);
     return 0;
 }

@@ -14,13 +14,17 @@ const char *llc_sample_method_name(enum llc_sample_method m)
     return (unsigned)m < 5 ? names[m] : "?";
 }
 
-int llc_sample_in_run_map(struct llc_session *s, struct llc_session_map_result *out, char *err, size_t errlen)
+int llc_sample_in_run_map(struct llc_session *s, struct llc_session_map_result *out, char *err,
+                          size_t errlen)
 {
     struct llc_map_backend *b = s->b;
     const struct llc_session_config *c = &s->cfg;
     memset(out, 0, sizeof(*out));
-    out->plan = (struct llc_map_plan){.mode = b->all_at_once ? LLC_MAP_GLOBAL : LLC_MAP_SWEEP, .group = 1,
-                                      .dwell_s = c->dwell_s, .sweeps = c->sweeps, .seed = c->seed,
+    out->plan = (struct llc_map_plan){.mode = b->all_at_once ? LLC_MAP_GLOBAL : LLC_MAP_SWEEP,
+                                      .group = 1,
+                                      .dwell_s = c->dwell_s,
+                                      .sweeps = c->sweeps,
+                                      .seed = c->seed,
                                       .stop = c->stop};
     llc_session_note(s, "mapping all %u sets first (%s, %u sweeps)", llc_map_units(&b->geo),
                      llc_map_mode_name(out->plan.mode), out->plan.sweeps);
@@ -37,7 +41,8 @@ int llc_sample_in_run_map(struct llc_session *s, struct llc_session_map_result *
 }
 
 int llc_sample_pick(struct llc_session *s, enum llc_sample_method m, uint32_t count, uint32_t start,
-                    const uint32_t *sets, size_t n_sets, uint32_t **units, size_t *n, char *err, size_t errlen)
+                    const uint32_t *sets, size_t n_sets, uint32_t **units, size_t *n, char *err,
+                    size_t errlen)
 {
     const uint32_t all = llc_map_units(&s->b->geo);
     size_t k = 0, *pick = NULL;
@@ -48,11 +53,13 @@ int llc_sample_pick(struct llc_session *s, enum llc_sample_method m, uint32_t co
     case LLC_SAMPLE_CONTINUOUS:
         k = count;
         if (k > all)
-            return llc_errf(err, errlen, LLC_SESSION_EUSAGE, "%u sets asked for, the LLC has %u", count, all);
+            return llc_errf(err, errlen, LLC_SESSION_EUSAGE, "%u sets asked for, the LLC has %u",
+                            count, all);
         if (!(pick = malloc((k ? k : 1) * sizeof(*pick))))
             break;
-        rc = m == LLC_SAMPLE_RANDOM ? llc_fit_random_units(all, NULL, k, s->cfg.seed, pick, err, errlen)
-                                    : llc_fit_continuous_units(all, NULL, start % all, k, pick, err, errlen);
+        rc = m == LLC_SAMPLE_RANDOM
+                 ? llc_fit_random_units(all, NULL, k, s->cfg.seed, pick, err, errlen)
+                 : llc_fit_continuous_units(all, NULL, start % all, k, pick, err, errlen);
         break;
     case LLC_SAMPLE_GLOBAL:
         k = all;
@@ -65,8 +72,9 @@ int llc_sample_pick(struct llc_session *s, enum llc_sample_method m, uint32_t co
         if ((pick = malloc((k ? k : 1) * sizeof(*pick))))
             for (size_t i = 0; i < k && rc == 0; i++) {
                 if (sets[i] >= all)
-                    rc = llc_errf(err, errlen, -ERANGE, "--sets: set %u is out of range (the LLC has %u sets)",
-                                  sets[i], all);
+                    rc = llc_errf(err, errlen, -ERANGE,
+                                  "--sets: set %u is out of range (the LLC has %u sets)", sets[i],
+                                  all);
                 pick[i] = sets[i];
             }
         break;
@@ -99,8 +107,8 @@ static double true_lines(const struct llc_map_backend *b, double *occ, uint32_t 
 /* The occupancy search after the intervals, at the calibration's own
  * cycle whatever the sampling's rate: a simulated trace replays (the
  * caller's repeat), so it no longer has to fit what is left of one run. */
-static int occupancy(struct llc_session *s, const struct llc_sample_config *c, struct llc_sample_result *r,
-                     double *occ, char *err, size_t errlen)
+static int occupancy(struct llc_session *s, const struct llc_sample_config *c,
+                     struct llc_sample_result *r, double *occ, char *err, size_t errlen)
 {
     struct llc_map_backend *b = s->b;
     const struct llc_calib *cal = c->calib;
@@ -108,13 +116,17 @@ static int occupancy(struct llc_session *s, const struct llc_sample_config *c, s
     char why[LLC_ERRLEN];
     if (r->truth)
         llc_map_sim_truth_reset(b);
-    llc_session_note(s, "occupancy: walk-length search in %zu sets (W probe accesses per set every %g s, %u measured "
-                        "cycles per step, miss-ratio threshold %g)",
-                     c->n, cal->search_cycle_s, cal->search_cycles, cal->search_threshold);
-    const struct llc_occ_params op = {.cycle_s = cal->search_cycle_s, .cycles = cal->search_cycles,
+    llc_session_note(
+        s,
+        "occupancy: walk-length search in %zu sets (W probe accesses per set every %g s, %u measured "
+        "cycles per step, miss-ratio threshold %g)",
+        c->n, cal->search_cycle_s, cal->search_cycles, cal->search_threshold);
+    const struct llc_occ_params op = {.cycle_s = cal->search_cycle_s,
+                                      .cycles = cal->search_cycles,
                                       .threshold = cal->search_threshold};
     r->search_cycle_s = op.cycle_s;
-    const int rc = llc_occ_search(b, c->units, c->n, &op, s->cfg.stop, r->occ_raw, why, sizeof(why));
+    const int rc =
+        llc_occ_search(b, c->units, c->n, &op, s->cfg.stop, r->occ_raw, why, sizeof(why));
     if (rc < 0)
         return llc_errf(err, errlen, llc_session_fail_code(rc), "occupancy: %s", why);
     for (size_t k = 0; k < c->n; k++)
@@ -130,8 +142,9 @@ static int occupancy(struct llc_session *s, const struct llc_sample_config *c, s
 }
 
 /* One interval's figures from its map. */
-static void interval_of(struct llc_session *s, const struct llc_sample_config *c, const struct llc_map_result *m,
-                        double *x, double *occ, uint64_t *tmiss, struct llc_sample_interval *v)
+static void interval_of(struct llc_session *s, const struct llc_sample_config *c,
+                        const struct llc_map_result *m, double *x, double *occ, uint64_t *tmiss,
+                        struct llc_sample_interval *v)
 {
     struct llc_map_backend *b = s->b;
     const uint32_t all = llc_map_units(&b->geo);
@@ -181,8 +194,8 @@ static void add(struct llc_sample_interval *tot, const struct llc_sample_interva
     tot->true_target_misses += v->true_target_misses;
 }
 
-int llc_sample_run(struct llc_session *s, const struct llc_sample_config *c, struct llc_sample_result *r,
-                   char *err, size_t errlen)
+int llc_sample_run(struct llc_session *s, const struct llc_sample_config *c,
+                   struct llc_sample_result *r, char *err, size_t errlen)
 {
     struct llc_map_backend *b = s->b;
     const uint32_t all = llc_map_units(&b->geo);
@@ -201,9 +214,10 @@ int llc_sample_run(struct llc_session *s, const struct llc_sample_config *c, str
     }
     /* The search's curve belongs to one geometry. */
     if (c->calib && (c->calib->units != all || c->calib->ways != b->geo.llc_ways)) {
-        rc = llc_errf(err, errlen, -EIO,
-                      "--calibration: the calibration is for %u sets x %u ways, this LLC has %u x %u",
-                      c->calib->units, c->calib->ways, all, b->geo.llc_ways);
+        rc = llc_errf(
+            err, errlen, -EIO,
+            "--calibration: the calibration is for %u sets x %u ways, this LLC has %u x %u",
+            c->calib->units, c->calib->ways, all, b->geo.llc_ways);
         goto out;
     }
     r->truth = s->info.sim && llc_map_sim_truth(b, NULL, tmiss, NULL) == 0;
@@ -211,12 +225,19 @@ int llc_sample_run(struct llc_session *s, const struct llc_sample_config *c, str
         llc_map_sim_truth(b, NULL, NULL, tmiss);
         llc_map_sim_truth_reset(b);
     }
-    const struct llc_map_plan plan = {.mode = c->method == LLC_SAMPLE_GLOBAL && b->all_at_once ? LLC_MAP_GLOBAL
-                                                                                               : LLC_MAP_SETS,
-                                      .group = (uint32_t)c->n, .dwell_s = c->interval, .sweeps = 1,
-                                      .sets = c->units, .n_sets = c->n, .seed = s->cfg.seed, .stop = s->cfg.stop};
-    llc_session_note(s, "%s, %zu sets, %.3g probe accesses per set per second, %u intervals of %g s",
-                     llc_sample_method_name(c->method), c->n, s->cfg.rate / (double)c->n, c->intervals, c->interval);
+    const struct llc_map_plan plan = {
+        .mode = c->method == LLC_SAMPLE_GLOBAL && b->all_at_once ? LLC_MAP_GLOBAL : LLC_MAP_SETS,
+        .group = (uint32_t)c->n,
+        .dwell_s = c->interval,
+        .sweeps = 1,
+        .sets = c->units,
+        .n_sets = c->n,
+        .seed = s->cfg.seed,
+        .stop = s->cfg.stop};
+    llc_session_note(s,
+                     "%s, %zu sets, %.3g probe accesses per set per second, %u intervals of %g s",
+                     llc_sample_method_name(c->method), c->n, s->cfg.rate / (double)c->n,
+                     c->intervals, c->interval);
     volatile sig_atomic_t *stop = s->cfg.stop;
     for (unsigned i = 0; i < c->intervals && !(stop && *stop); i++) {
         llc_map_result_free(m);
@@ -236,7 +257,8 @@ int llc_sample_run(struct llc_session *s, const struct llc_sample_config *c, str
             break;
     }
     if (r->count == 0) {
-        rc = llc_errf(err, errlen, -EINTR, "no interval was measured (the target ended or a signal came first)");
+        rc = llc_errf(err, errlen, -EINTR,
+                      "no interval was measured (the target ended or a signal came first)");
         goto out;
     }
     /* Occupancy is a level, not a count: its total is the mean over

@@ -84,7 +84,8 @@ int llc_session_open(const struct llc_session_config *config, struct llc_session
     s->info.sim = strcmp(s->cfg.backend, "sim") == 0;
     s->info.machine = s->machine;
     s->info.target = s->target;
-    const int rc = s->info.sim ? llc_session_open_sim(s, err, errlen) : llc_session_open_hw(s, err, errlen);
+    const int rc =
+        s->info.sim ? llc_session_open_sim(s, err, errlen) : llc_session_open_hw(s, err, errlen);
     if (rc < 0) {
         llc_session_close(s);
         return rc;

@@ -32,7 +32,7 @@ struct llc_session {
      * session is built from (calibrate rebuilds one per k) */
     struct llc_sim_config sim_cfg;
     struct llc_map_sim_options sim_opt;
-    char trace_path[4096];        /* a traced program's temporary trace */
+    char trace_path[4096]; /* a traced program's temporary trace */
     struct llc_map_rate_selection rate_sel;
     struct llc_map_baseline *baseline;
     /* hardware */
@@ -43,9 +43,11 @@ struct llc_session {
 };
 
 /* A note on the session's log: `llcprobe: <cmd>: ...`. */
-void llc_session_note(const struct llc_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void llc_session_note(const struct llc_session *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* A warning on the session's log: `llcprobe: warning: ...`. */
-void llc_session_warn(const struct llc_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void llc_session_warn(const struct llc_session *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* A failure code that cannot be read as a usage error. */
 int llc_session_fail_code(int rc);
 
@@ -60,7 +62,8 @@ void llc_session_close_hw(struct llc_session *s);
  * base, before the map; dwell is the map's. Sets s->cfg.rate and
  * s->rate_sel. (The linear-regime search may replace this body.) */
 int llc_session_select_rate(struct llc_session *s, const struct llc_sim_config *cfg,
-                            const struct llc_map_sim_options *base, double dwell, char *err, size_t errlen);
+                            const struct llc_map_sim_options *base, double dwell, char *err,
+                            size_t errlen);
 
 int llc_session_restart_target(void *ctx, char *err, size_t errlen);
 

@@ -25,14 +25,17 @@ static int redirect_output(const struct llc_session *s, int saved[2], char *err,
     saved[0] = saved[1] = -1;
     if (!s->cfg.target_output)
         return 0;
-    const int fd = open(s->cfg.target_output, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    const int fd =
+        open(s->cfg.target_output, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
-        return llc_errf(err, errlen, -errno, "target output %s: %s", s->cfg.target_output, strerror(errno));
+        return llc_errf(err, errlen, -errno, "target output %s: %s", s->cfg.target_output,
+                        strerror(errno));
     fflush(stdout);
     fflush(stderr);
     saved[0] = dup(STDOUT_FILENO);
     saved[1] = dup(STDERR_FILENO);
-    if (saved[0] < 0 || saved[1] < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) {
+    if (saved[0] < 0 || saved[1] < 0 || dup2(fd, STDOUT_FILENO) < 0 ||
+        dup2(fd, STDERR_FILENO) < 0) {
         const int e = errno;
         close(fd);
         return llc_errf(err, errlen, -e, "target output %s: %s", s->cfg.target_output, strerror(e));
@@ -68,8 +71,8 @@ static int trace_program(struct llc_session *s, char *err, size_t errlen)
         return -e;
     }
     close(fd);
-    const struct llc_trace_record_opts ro = {.output = path, .argv = s->cfg.argv, .keep_root = s->cfg.as_root,
-                                             .stop = s->cfg.stop};
+    const struct llc_trace_record_opts ro = {
+        .output = path, .argv = s->cfg.argv, .keep_root = s->cfg.as_root, .stop = s->cfg.stop};
     struct llc_trace_record_stats st;
     char why[LLC_ERRLEN];
     llc_session_note(s, "tracing %s under valgrind for the simulator...", s->cfg.argv[0]);
@@ -80,11 +83,14 @@ static int trace_program(struct llc_session *s, char *err, size_t errlen)
     rc = llc_trace_record_lackey(&ro, &st, why, sizeof(why));
     restore_output(saved);
     if (rc < 0)
-        return llc_errf(err, errlen, llc_session_fail_code(rc), "tracing %s: %s", s->cfg.argv[0], why);
-    llc_session_note(s, "traced %llu loads, %llu stores in %.1f s (exit status %d)", (unsigned long long)st.n_load,
-                     (unsigned long long)st.n_store, st.seconds, st.exit_status);
+        return llc_errf(err, errlen, llc_session_fail_code(rc), "tracing %s: %s", s->cfg.argv[0],
+                        why);
+    llc_session_note(s, "traced %llu loads, %llu stores in %.1f s (exit status %d)",
+                     (unsigned long long)st.n_load, (unsigned long long)st.n_store, st.seconds,
+                     st.exit_status);
     if (st.n_load + st.n_store + st.n_modify == 0)
-        return llc_errf(err, errlen, -EIO, "%s made no memory accesses (exited at once?)", s->cfg.argv[0]);
+        return llc_errf(err, errlen, -EIO, "%s made no memory accesses (exited at once?)",
+                        s->cfg.argv[0]);
     return 0;
 }
 
@@ -140,9 +146,12 @@ static int measure_baseline(struct llc_session *s, char *err, size_t errlen)
     if ((rc = llc_map_baseline_new(r, leaders, &s->baseline, why, sizeof(why))) < 0)
         goto fail;
     s->baseline->dwell_s = c->dwell_s;
-    llc_session_note(s, "baseline sweep (no target): %u set%s over %.0f%% probe misses, %u leader set%s; %u excluded",
-                     s->baseline->n_baseline, s->baseline->n_baseline == 1 ? "" : "s", 100 * LLC_MAP_BASELINE_MAX_Q,
-                     s->baseline->n_leader, s->baseline->n_leader == 1 ? "" : "s", s->baseline->n_excluded);
+    llc_session_note(
+        s,
+        "baseline sweep (no target): %u set%s over %.0f%% probe misses, %u leader set%s; %u excluded",
+        s->baseline->n_baseline, s->baseline->n_baseline == 1 ? "" : "s",
+        100 * LLC_MAP_BASELINE_MAX_Q, s->baseline->n_leader, s->baseline->n_leader == 1 ? "" : "s",
+        s->baseline->n_excluded);
     rc = 0;
     goto out;
 fail:
@@ -192,7 +201,8 @@ int llc_session_open_sim(struct llc_session *s, char *err, size_t errlen)
     so->repeat = c->repeat;
     so->stop = c->stop;
     if (!c->dwell_given && c->mode == LLC_MAP_GLOBAL) {
-        double accesses = TARGET_ACCESSES_PER_SET * s->sim_cfg.llc.sets_per_slice * s->sim_cfg.llc.slices;
+        double accesses =
+            TARGET_ACCESSES_PER_SET * s->sim_cfg.llc.sets_per_slice * s->sim_cfg.llc.slices;
         uint64_t in_trace;
         /* A trace ends: share it out over the sweeps, leaving a little at
          * the end (records spanning two lines make a few more accesses
@@ -213,7 +223,8 @@ int llc_session_open_sim(struct llc_session *s, char *err, size_t errlen)
         return llc_errf(err, errlen, llc_session_fail_code(rc), "%s", why);
     /* The baseline belongs to the map; sample and calibrate measure their
      * sets their own way. */
-    if (c->purpose == LLC_SESSION_MAP && !c->no_baseline && (rc = measure_baseline(s, err, errlen)) < 0)
+    if (c->purpose == LLC_SESSION_MAP && !c->no_baseline &&
+        (rc = measure_baseline(s, err, errlen)) < 0)
         return rc;
     s->info.policy = c->policy ? c->policy : "lru";
     snprintf(s->machine, sizeof(s->machine), "simulator preset %s, LLC %s", preset, s->info.policy);

@@ -48,8 +48,8 @@ static int open_stream(struct llc_simrun *r, unsigned i, const struct llc_simrun
     switch (in->source) {
     case LLC_SIMRUN_WORKLOAD: {
         const struct llc_workload_target t = {.geometry = &c->llc, .phys_base = a->phys_base};
-        rc = llc_workload_create(in->spec, &t, mix_seed(c->seed, i), &a->workload, sub,
-                                 sizeof(sub));
+        rc =
+            llc_workload_create(in->spec, &t, mix_seed(c->seed, i), &a->workload, sub, sizeof(sub));
         if (rc < 0)
             return llc_errf(err, errlen, rc, "%s: %s", a->name, sub);
         a->physical = llc_workload_is_physical(a->workload);
@@ -74,8 +74,7 @@ static int open_stream(struct llc_simrun *r, unsigned i, const struct llc_simrun
         break;
     case LLC_SIMRUN_CALLBACK:
         if (!in->next)
-            return llc_errf(err, errlen, -EINVAL, "%s: callback agent without a callback",
-                            a->name);
+            return llc_errf(err, errlen, -EINVAL, "%s: callback agent without a callback", a->name);
         a->next = in->next;
         a->ctx = in->ctx;
         a->physical = in->physical;
@@ -91,8 +90,7 @@ static int open_stream(struct llc_simrun *r, unsigned i, const struct llc_simrun
     if (!a->physical && page != c->page_size) {
         if (!r->alt_pages) {
             rc = llc_sim_pages_create(c->phys_mem_bytes, page, c->agents,
-                                      mix_seed(c->seed, 0xA110C), &r->alt_pages, sub,
-                                      sizeof(sub));
+                                      mix_seed(c->seed, 0xA110C), &r->alt_pages, sub, sizeof(sub));
             if (rc < 0)
                 return llc_errf(err, errlen, rc, "%s: page allocator: %s", a->name, sub);
             r->alt_offset = c->phys_mem_bytes;
@@ -201,12 +199,30 @@ void llc_simrun_destroy(struct llc_simrun *r)
     free(r);
 }
 
-struct llc_sim *llc_simrun_sim(struct llc_simrun *r) { return r->sim; }
-const struct llc_sim *llc_simrun_sim_const(const struct llc_simrun *r) { return r->sim; }
-unsigned llc_simrun_agents(const struct llc_simrun *r) { return r->nagents; }
-uint64_t llc_simrun_counted(const struct llc_simrun *r) { return r->counted; }
-uint64_t llc_simrun_total(const struct llc_simrun *r) { return r->total; }
-double llc_simrun_clock(const struct llc_simrun *r) { return r->clock; }
+struct llc_sim *llc_simrun_sim(struct llc_simrun *r)
+{
+    return r->sim;
+}
+const struct llc_sim *llc_simrun_sim_const(const struct llc_simrun *r)
+{
+    return r->sim;
+}
+unsigned llc_simrun_agents(const struct llc_simrun *r)
+{
+    return r->nagents;
+}
+uint64_t llc_simrun_counted(const struct llc_simrun *r)
+{
+    return r->counted;
+}
+uint64_t llc_simrun_total(const struct llc_simrun *r)
+{
+    return r->total;
+}
+double llc_simrun_clock(const struct llc_simrun *r)
+{
+    return r->clock;
+}
 
 int llc_simrun_set_rate(struct llc_simrun *r, unsigned agent, double rate)
 {
@@ -274,7 +290,10 @@ int llc_simrun_capture(struct llc_simrun *r, char *err, size_t errlen)
     return 0;
 }
 
-size_t llc_simrun_frame_count(const struct llc_simrun *r) { return r->frames.n; }
+size_t llc_simrun_frame_count(const struct llc_simrun *r)
+{
+    return r->frames.n;
+}
 
 const struct llc_simrun_frame *llc_simrun_frame_at(const struct llc_simrun *r, size_t i)
 {

@@ -25,8 +25,14 @@ static const char *source_name(enum llc_simrun_source s)
 
 /* json_*_new return NULL only when out of memory; the set_new functions
  * then fail too, and the final check of the document catches it. */
-static int set(json_t *o, const char *k, json_t *v) { return json_object_set_new(o, k, v); }
-static json_t *jint(uint64_t v) { return json_integer((json_int_t)v); }
+static int set(json_t *o, const char *k, json_t *v)
+{
+    return json_object_set_new(o, k, v);
+}
+static json_t *jint(uint64_t v)
+{
+    return json_integer((json_int_t)v);
+}
 
 static json_t *config_json(const struct llc_simrun *r, const struct llc_simrun_report_meta *m)
 {
@@ -100,8 +106,7 @@ static json_t *agent_json(const struct llc_simrun *r, unsigned i)
     if (a->source == LLC_SIMRUN_TRACE)
         set(o, "trace", json_string(a->trace_path));
     set(o, "rate", json_real(a->rate));
-    set(o, "page_size",
-        jint(a->page_size ? a->page_size : llc_sim_config_of(r->sim)->page_size));
+    set(o, "page_size", jint(a->page_size ? a->page_size : llc_sim_config_of(r->sim)->page_size));
     set(o, "physical", json_boolean(a->physical));
     set(o, "totals", totals_json(r, i));
     return o;

@@ -35,8 +35,7 @@ static int sim_error(struct simrun_agent *a, int rc, char *err, size_t errlen)
         return llc_errf(err, errlen, rc, "%s: physical address beyond the simulator's limit",
                         a->name);
     default:
-        return llc_errf(err, errlen, rc, "%s: simulator refused the access (code %d)", a->name,
-                        rc);
+        return llc_errf(err, errlen, rc, "%s: simulator refused the access (code %d)", a->name, rc);
     }
 }
 
@@ -160,8 +159,8 @@ int llc_simrun_run(struct llc_simrun *r, const struct llc_simrun_limits *lim, ch
             if (b < 0) {
                 k = (uint32_t)max;
             } else {
-                while (k < max && goes_before(time_of(ag, ag->issued + k), (unsigned)a, tb,
-                                              (unsigned)b))
+                while (k < max &&
+                       goes_before(time_of(ag, ag->issued + k), (unsigned)a, tb, (unsigned)b))
                     k++;
             }
             rc = issue_buffered(r, (unsigned)a, k, err, errlen);

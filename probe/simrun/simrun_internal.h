@@ -27,18 +27,18 @@ struct simrun_agent {
     char name[64];
     enum llc_simrun_role role;
     enum llc_simrun_source source;
-    bool counted;            /* accesses count towards the duration */
-    bool physical;           /* addresses given to the simulator are physical */
+    bool counted;  /* accesses count towards the duration */
+    bool physical; /* addresses given to the simulator are physical */
     bool ended;
     double rate;
-    double period;           /* ticks between accesses */
+    double period; /* ticks between accesses */
     /* Access k is issued at t0 + (k - k0) * period; both 0 until the rate
      * changes mid-run (llc_simrun_set_rate), so fixed-rate runs keep the
      * exact times k * period. */
     double t0;
     uint64_t k0;
-    uint32_t page_size;      /* as configured (0 = the simulator's) */
-    char spec[512];          /* workload spec, for reports */
+    uint32_t page_size; /* as configured (0 = the simulator's) */
+    char spec[512];     /* workload spec, for reports */
     uint64_t issued;
     uint64_t writes;
     uint64_t instructions, records;
@@ -48,8 +48,8 @@ struct simrun_agent {
     struct llc_workload *workload;
     struct llc_trace_reader *trace;
     char trace_path[256];
-    uint64_t trace_records;  /* as the trailer counts them */
-    bool translate;          /* driver-side translation (page size differs) */
+    uint64_t trace_records; /* as the trailer counts them */
+    bool translate;         /* driver-side translation (page size differs) */
     uint64_t *addrs;
     uint8_t *is_write;
     uint32_t pos, len;
@@ -82,7 +82,7 @@ struct llc_simrun {
     uint64_t counted, total;
     double clock;
     bool any_target;
-    uint64_t next_frame;     /* counted value at which the next frame is due */
+    uint64_t next_frame; /* counted value at which the next frame is due */
     uint64_t frame_interval;
     struct simrun_frame_store frames;
 };

@@ -48,8 +48,8 @@ void llc_clock_check(const struct llc_cpu_info *cpu, bool measure, struct llc_cl
         snprintf(out->tsc_hz_source, sizeof(out->tsc_hz_source),
                  "measured against CLOCK_MONOTONIC over 20 ms (CPUID 0x15/0x16 give none)");
     } else {
-        snprintf(out->tsc_hz_source, sizeof(out->tsc_hz_source), "unknown (CPUID 0x15/0x16 give none%s)",
-                 measure ? "" : "; not measured");
+        snprintf(out->tsc_hz_source, sizeof(out->tsc_hz_source),
+                 "unknown (CPUID 0x15/0x16 give none%s)", measure ? "" : "; not measured");
     }
     const char *fence = out->lfence_serializing ? "serialising lfence" : "rdtscp";
     if (!LLC_HAVE_TSC)
@@ -57,14 +57,16 @@ void llc_clock_check(const struct llc_cpu_info *cpu, bool measure, struct llc_cl
     else if (!out->tsc)
         snprintf(out->reason, n, "no TSC (CPUID 1 EDX bit 4 clear): the timing backend cannot run");
     else if (!out->usable)
-        snprintf(out->reason, n,
-                 "TSC present but neither rdtscp (CPUID 0x80000001 EDX bit 27) nor a serialising lfence "
-                 "(CPUID 0x80000021 EAX bit 2) to order it around a load: the timing backend cannot run");
+        snprintf(
+            out->reason, n,
+            "TSC present but neither rdtscp (CPUID 0x80000001 EDX bit 27) nor a serialising lfence "
+            "(CPUID 0x80000021 EAX bit 2) to order it around a load: the timing backend cannot run");
     else if (!out->invariant_tsc)
-        snprintf(out->reason, n,
-                 "TSC fenced by %s, but not invariant (CPUID 0x80000007 EDX bit 8 clear): tick counts drift "
-                 "with frequency changes; calibrate often",
-                 fence);
+        snprintf(
+            out->reason, n,
+            "TSC fenced by %s, but not invariant (CPUID 0x80000007 EDX bit 8 clear): tick counts drift "
+            "with frequency changes; calibrate often",
+            fence);
     else
         snprintf(out->reason, n, "invariant TSC, fenced by %s", fence);
 }

@@ -11,10 +11,14 @@
 const char *llc_backend_name(enum llc_backend b)
 {
     switch (b) {
-    case LLC_BACKEND_PMU: return "pmu";
-    case LLC_BACKEND_TIMING: return "timing";
-    case LLC_BACKEND_SIM: return "sim";
-    default: return "none";
+    case LLC_BACKEND_PMU:
+        return "pmu";
+    case LLC_BACKEND_TIMING:
+        return "timing";
+    case LLC_BACKEND_SIM:
+        return "sim";
+    default:
+        return "none";
     }
 }
 
@@ -40,8 +44,9 @@ static void read_cpu(const struct llc_sysinfo_options *opt, struct llc_sysinfo *
         llc_sysinfo_fmt(out->cpu_reason, sizeof(out->cpu_reason), "out of memory");
         return;
     }
-    const int rc = opt->cpuid_dump ? llc_cpuid_dump_read(opt->cpuid_dump, dump, inner, sizeof(inner))
-                                   : llc_cpuid_dump_live(dump, inner, sizeof(inner));
+    const int rc = opt->cpuid_dump
+                       ? llc_cpuid_dump_read(opt->cpuid_dump, dump, inner, sizeof(inner))
+                       : llc_cpuid_dump_live(dump, inner, sizeof(inner));
     if (rc == 0 && llc_cpuid_decode(dump, &out->cpu, inner, sizeof(inner)) == 0)
         out->cpu_ok = true;
     else
@@ -58,7 +63,7 @@ int llc_sysinfo_collect(const struct llc_sysinfo_options *opt, struct llc_sysinf
     out->live = live;
     llc_sysinfo_fmt(out->sysfs_root, sizeof(out->sysfs_root), "%s", root);
     llc_sysinfo_fmt(out->cpuid_source, sizeof(out->cpuid_source), "%s",
-             opt->cpuid_dump ? opt->cpuid_dump : "cpuid instruction");
+                    opt->cpuid_dump ? opt->cpuid_dump : "cpuid instruction");
 
     read_cpu(opt, out);
     const struct llc_cpu_info *cpu = out->cpu_ok ? &out->cpu : NULL;
@@ -85,7 +90,7 @@ int llc_sysinfo_collect(const struct llc_sysinfo_options *opt, struct llc_sysinf
         llc_hwloc_llc_query(opt->hwloc_xml, &out->hwloc);
     else
         llc_sysinfo_fmt(out->hwloc.reason, sizeof(out->hwloc.reason),
-                 "not queried: hwloc reads the live machine, not the fixture tree");
+                        "not queried: hwloc reads the live machine, not the fixture tree");
 
     llc_hugepages_query(root, live, opt->allow_hugepage_reserve, &out->huge, inner, sizeof(inner));
 
@@ -93,7 +98,7 @@ int llc_sysinfo_collect(const struct llc_sysinfo_options *opt, struct llc_sysinf
         llc_pagemap_check(cpu && cpu->hypervisor, &out->pagemap);
     else
         llc_sysinfo_fmt(out->pagemap.reason, sizeof(out->pagemap.reason),
-                 "not checked: describes this process, not the fixture machine");
+                        "not checked: describes this process, not the fixture machine");
 
     llc_pmu_check(cpu, live, &out->pmu);
     llc_clock_check(cpu, live, &out->clock);

@@ -45,9 +45,10 @@ static int parse_line(const char *line, unsigned lineno, struct llc_cpuid_dump *
     const int got = sscanf(line, " %x %x: eax=%x ebx=%x ecx=%x edx=%x%n", &l.leaf, &l.subleaf,
                            &l.eax, &l.ebx, &l.ecx, &l.edx, &used);
     if (got != 6 || !blank(line + used))
-        return llc_errf(err, errlen, -EINVAL,
-                        "line %u: expected \"0xLEAF 0xSUB: eax=0x.. ebx=0x.. ecx=0x.. edx=0x..\", got \"%.60s\"",
-                        lineno, line);
+        return llc_errf(
+            err, errlen, -EINVAL,
+            "line %u: expected \"0xLEAF 0xSUB: eax=0x.. ebx=0x.. ecx=0x.. edx=0x..\", got \"%.60s\"",
+            lineno, line);
     if (llc_cpuid_get(out, l.leaf, l.subleaf))
         return llc_errf(err, errlen, -EINVAL, "line %u: leaf 0x%x subleaf 0x%x appears twice",
                         lineno, l.leaf, l.subleaf);

@@ -10,19 +10,26 @@
 const char *llc_cpu_vendor_name(enum llc_cpu_vendor v)
 {
     switch (v) {
-    case LLC_VENDOR_INTEL: return "intel";
-    case LLC_VENDOR_AMD: return "amd";
-    default: return "unknown";
+    case LLC_VENDOR_INTEL:
+        return "intel";
+    case LLC_VENDOR_AMD:
+        return "amd";
+    default:
+        return "unknown";
     }
 }
 
 const char *llc_cache_type_name(enum llc_cache_type t)
 {
     switch (t) {
-    case LLC_CACHE_DATA: return "data";
-    case LLC_CACHE_INSTRUCTION: return "instruction";
-    case LLC_CACHE_UNIFIED: return "unified";
-    default: return "null";
+    case LLC_CACHE_DATA:
+        return "data";
+    case LLC_CACHE_INSTRUCTION:
+        return "instruction";
+    case LLC_CACHE_UNIFIED:
+        return "unified";
+    default:
+        return "null";
     }
 }
 
@@ -55,7 +62,8 @@ static void decode_brand(const struct llc_cpuid_dump *d, struct llc_cpu_info *ou
 }
 
 /* Leaf 4 (Intel) and 0x8000001D (AMD) share one layout. */
-static void decode_cache_leaf(const struct llc_cpuid_dump *d, uint32_t leaf, struct llc_cpu_info *out)
+static void decode_cache_leaf(const struct llc_cpuid_dump *d, uint32_t leaf,
+                              struct llc_cpu_info *out)
 {
     for (uint32_t sub = 0; sub < 32 && out->n_caches < LLC_SYSINFO_MAX_CACHES; sub++) {
         const struct llc_cpuid_leaf *l = llc_cpuid_get(d, leaf, sub);
@@ -63,7 +71,9 @@ static void decode_cache_leaf(const struct llc_cpuid_dump *d, uint32_t leaf, str
             break;
         struct llc_cpuid_cache *c = &out->caches[out->n_caches++];
         const unsigned type = l->eax & 0x1f;
-        c->type = type == 1 ? LLC_CACHE_DATA : type == 2 ? LLC_CACHE_INSTRUCTION : LLC_CACHE_UNIFIED;
+        c->type = type == 1   ? LLC_CACHE_DATA
+                  : type == 2 ? LLC_CACHE_INSTRUCTION
+                              : LLC_CACHE_UNIFIED;
         c->level = (l->eax >> 5) & 0x7;
         c->max_sharing = ((l->eax >> 14) & 0xfff) + 1;
         c->line_size = (l->ebx & 0xfff) + 1;
@@ -108,17 +118,21 @@ static void add_legacy_cache(struct llc_cpu_info *out, unsigned level, enum llc_
  * hypervisors expose TOPOEXT but zero the leaf). 0x80000005 describes L1
  * (associativity as a plain count, 0xff = fully associative), 0x80000006 L2
  * and L3 (associativity coded). Sharing and inclusiveness are not described. */
-static void decode_amd_legacy(const struct llc_cpuid_dump *d, uint32_t max_ext, struct llc_cpu_info *out)
+static void decode_amd_legacy(const struct llc_cpuid_dump *d, uint32_t max_ext,
+                              struct llc_cpu_info *out)
 {
-    const struct llc_cpuid_leaf *l5 = max_ext >= 0x80000005 ? llc_cpuid_get(d, 0x80000005, 0) : NULL;
-    const struct llc_cpuid_leaf *l6 = max_ext >= 0x80000006 ? llc_cpuid_get(d, 0x80000006, 0) : NULL;
+    const struct llc_cpuid_leaf *l5 =
+        max_ext >= 0x80000005 ? llc_cpuid_get(d, 0x80000005, 0) : NULL;
+    const struct llc_cpuid_leaf *l6 =
+        max_ext >= 0x80000006 ? llc_cpuid_get(d, 0x80000006, 0) : NULL;
     if (l5) {
         const uint32_t regs[2] = {l5->ecx, l5->edx}; /* L1d, L1i */
         for (unsigned i = 0; i < 2; i++) {
-            const unsigned kib = regs[i] >> 24, assoc = (regs[i] >> 16) & 0xff, line = regs[i] & 0xff;
+            const unsigned kib = regs[i] >> 24, assoc = (regs[i] >> 16) & 0xff,
+                           line = regs[i] & 0xff;
             const unsigned ways = assoc == 0xff && line ? kib * 1024 / line : assoc;
-            add_legacy_cache(out, 1, i == 0 ? LLC_CACHE_DATA : LLC_CACHE_INSTRUCTION, (uint64_t)kib * 1024, ways,
-                             line, 0);
+            add_legacy_cache(out, 1, i == 0 ? LLC_CACHE_DATA : LLC_CACHE_INSTRUCTION,
+                             (uint64_t)kib * 1024, ways, line, 0);
         }
     }
     if (l6) {
@@ -133,13 +147,14 @@ static void decode_amd_legacy(const struct llc_cpuid_dump *d, uint32_t max_ext, 
         out->cache_leaf = 0x80000006;
 }
 
-static void decode_tsc_hz(const struct llc_cpuid_dump *d, uint32_t max_basic, struct llc_cpu_info *out)
+static void decode_tsc_hz(const struct llc_cpuid_dump *d, uint32_t max_basic,
+                          struct llc_cpu_info *out)
 {
     const struct llc_cpuid_leaf *l15 = max_basic >= 0x15 ? llc_cpuid_get(d, 0x15, 0) : NULL;
     if (l15 && l15->eax && l15->ebx && l15->ecx) {
         out->tsc_hz = (uint64_t)l15->ecx * l15->ebx / l15->eax;
-        snprintf(out->tsc_hz_source, sizeof(out->tsc_hz_source), "CPUID 0x15 (crystal %u Hz * %u/%u)",
-                 l15->ecx, l15->ebx, l15->eax);
+        snprintf(out->tsc_hz_source, sizeof(out->tsc_hz_source),
+                 "CPUID 0x15 (crystal %u Hz * %u/%u)", l15->ecx, l15->ebx, l15->eax);
         return;
     }
     if (out->hypervisor) {
@@ -147,7 +162,8 @@ static void decode_tsc_hz(const struct llc_cpuid_dump *d, uint32_t max_basic, st
         const struct llc_cpuid_leaf *l = llc_cpuid_get(d, 0x40000010, 0);
         if (hv && hv->eax >= 0x40000010 && l && l->eax) {
             out->tsc_hz = (uint64_t)l->eax * 1000;
-            snprintf(out->tsc_hz_source, sizeof(out->tsc_hz_source), "CPUID 0x40000010 (hypervisor)");
+            snprintf(out->tsc_hz_source, sizeof(out->tsc_hz_source),
+                     "CPUID 0x40000010 (hypervisor)");
             return;
         }
     }
@@ -156,11 +172,13 @@ static void decode_tsc_hz(const struct llc_cpuid_dump *d, uint32_t max_basic, st
         /* The base frequency equals the TSC rate on invariant-TSC Intel parts,
          * to within the rounding of a whole MHz. */
         out->tsc_hz = (uint64_t)(l16->eax & 0xffff) * 1000000;
-        snprintf(out->tsc_hz_source, sizeof(out->tsc_hz_source), "CPUID 0x16 (base frequency, whole MHz)");
+        snprintf(out->tsc_hz_source, sizeof(out->tsc_hz_source),
+                 "CPUID 0x16 (base frequency, whole MHz)");
     }
 }
 
-int llc_cpuid_decode(const struct llc_cpuid_dump *d, struct llc_cpu_info *out, char *err, size_t errlen)
+int llc_cpuid_decode(const struct llc_cpuid_dump *d, struct llc_cpu_info *out, char *err,
+                     size_t errlen)
 {
     memset(out, 0, sizeof(*out));
     const struct llc_cpuid_leaf *l0 = llc_cpuid_get(d, 0, 0);
@@ -170,7 +188,8 @@ int llc_cpuid_decode(const struct llc_cpuid_dump *d, struct llc_cpu_info *out, c
     regs_to_string(out->vendor_id, l0->ebx, l0->edx, l0->ecx);
     if (strcmp(out->vendor_id, "GenuineIntel") == 0)
         out->vendor = LLC_VENDOR_INTEL;
-    else if (strcmp(out->vendor_id, "AuthenticAMD") == 0 || strcmp(out->vendor_id, "HygonGenuine") == 0)
+    else if (strcmp(out->vendor_id, "AuthenticAMD") == 0 ||
+             strcmp(out->vendor_id, "HygonGenuine") == 0)
         out->vendor = LLC_VENDOR_AMD;
 
     const struct llc_cpuid_leaf *l1 = llc_cpuid_get(d, 1, 0);
@@ -198,10 +217,13 @@ int llc_cpuid_decode(const struct llc_cpuid_dump *d, struct llc_cpu_info *out, c
 
     const struct llc_cpuid_leaf *e0 = llc_cpuid_get(d, 0x80000000, 0);
     const uint32_t max_ext = e0 ? e0->eax : 0;
-    const struct llc_cpuid_leaf *e1 = max_ext >= 0x80000001 ? llc_cpuid_get(d, 0x80000001, 0) : NULL;
-    const struct llc_cpuid_leaf *e7 = max_ext >= 0x80000007 ? llc_cpuid_get(d, 0x80000007, 0) : NULL;
+    const struct llc_cpuid_leaf *e1 =
+        max_ext >= 0x80000001 ? llc_cpuid_get(d, 0x80000001, 0) : NULL;
+    const struct llc_cpuid_leaf *e7 =
+        max_ext >= 0x80000007 ? llc_cpuid_get(d, 0x80000007, 0) : NULL;
     out->has_rdtscp = e1 && ((e1->edx >> 27) & 1);
-    const struct llc_cpuid_leaf *e21 = max_ext >= 0x80000021 ? llc_cpuid_get(d, 0x80000021, 0) : NULL;
+    const struct llc_cpuid_leaf *e21 =
+        max_ext >= 0x80000021 ? llc_cpuid_get(d, 0x80000021, 0) : NULL;
     out->lfence_serializing = out->vendor == LLC_VENDOR_INTEL || (e21 && ((e21->eax >> 2) & 1));
     out->invariant_tsc = e7 && ((e7->edx >> 8) & 1);
     decode_tsc_hz(d, max_basic, out);

@@ -6,8 +6,8 @@
 
 #include <string.h>
 
-int llc_cache_topo_from_cpuid(const struct llc_cpu_info *cpu, struct llc_cache_topo *topo, char *err,
-                              size_t errlen)
+int llc_cache_topo_from_cpuid(const struct llc_cpu_info *cpu, struct llc_cache_topo *topo,
+                              char *err, size_t errlen)
 {
     if (!cpu || cpu->n_caches == 0)
         return llc_errf(err, errlen, -ENOENT, "CPUID lists no caches either (%s)",
@@ -34,7 +34,8 @@ int llc_cache_topo_from_cpuid(const struct llc_cpu_info *cpu, struct llc_cache_t
             s->domains[0] = topo->online;
             continue;
         }
-        for (unsigned cpu_id = 0; cpu_id < LLC_CPUSET_MAX && s->n_domains < LLC_SYSINFO_MAX_DOMAINS; cpu_id++) {
+        for (unsigned cpu_id = 0; cpu_id < LLC_CPUSET_MAX && s->n_domains < LLC_SYSINFO_MAX_DOMAINS;
+             cpu_id++) {
             if (!llc_cpuset_has(&topo->online, cpu_id))
                 continue;
             memset(&s->domains[s->n_domains], 0, sizeof(s->domains[0]));
@@ -42,12 +43,13 @@ int llc_cache_topo_from_cpuid(const struct llc_cpu_info *cpu, struct llc_cache_t
         }
     }
     topo->from_cpuid = true;
-    llc_sysinfo_fmt(topo->source_note, sizeof(topo->source_note),
-                    "sysfs has no cpuN/cache (the kernel exposes no cacheinfo): caches from CPUID %s; sharing "
-                    "assumed (L1/L2 per CPU, L%u shared by all online CPUs)",
-                    cpu->cache_leaf == 4 ? "leaf 4"
-                    : cpu->cache_leaf == 0x8000001D ? "leaf 0x8000001D"
-                                                     : "legacy leaves 0x80000005/6",
-                    top);
+    llc_sysinfo_fmt(
+        topo->source_note, sizeof(topo->source_note),
+        "sysfs has no cpuN/cache (the kernel exposes no cacheinfo): caches from CPUID %s; sharing "
+        "assumed (L1/L2 per CPU, L%u shared by all online CPUs)",
+        cpu->cache_leaf == 4            ? "leaf 4"
+        : cpu->cache_leaf == 0x8000001D ? "leaf 0x8000001D"
+                                        : "legacy leaves 0x80000005/6",
+        top);
     return 0;
 }

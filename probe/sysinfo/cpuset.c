@@ -33,8 +33,8 @@ int llc_cpuset_parse(const char *list, struct llc_cpuset *out, char *err, size_t
         unsigned long lo, hi;
         int rc = parse_cpu_number(&p, &lo);
         if (rc < 0)
-            return llc_errf(err, errlen, -EINVAL, "bad CPU list \"%s\": expected a number at \"%.10s\"",
-                            list, p);
+            return llc_errf(err, errlen, -EINVAL,
+                            "bad CPU list \"%s\": expected a number at \"%.10s\"", list, p);
         hi = lo;
         if (*p == '-') {
             p++;
@@ -43,12 +43,13 @@ int llc_cpuset_parse(const char *list, struct llc_cpuset *out, char *err, size_t
                 return llc_errf(err, errlen, -EINVAL,
                                 "bad CPU list \"%s\": expected a range end at \"%.10s\"", list, p);
             if (hi < lo)
-                return llc_errf(err, errlen, -EINVAL, "bad CPU list \"%s\": range %lu-%lu runs backwards",
-                                list, lo, hi);
+                return llc_errf(err, errlen, -EINVAL,
+                                "bad CPU list \"%s\": range %lu-%lu runs backwards", list, lo, hi);
         }
         if (hi >= LLC_CPUSET_MAX)
-            return llc_errf(err, errlen, -ERANGE, "CPU list \"%s\": CPU %lu beyond the supported %d",
-                            list, hi, LLC_CPUSET_MAX);
+            return llc_errf(err, errlen, -ERANGE,
+                            "CPU list \"%s\": CPU %lu beyond the supported %d", list, hi,
+                            LLC_CPUSET_MAX);
         for (unsigned long c = lo; c <= hi; c++)
             llc_cpuset_add(out, (unsigned)c);
         if (*p == ',') {
@@ -58,7 +59,8 @@ int llc_cpuset_parse(const char *list, struct llc_cpuset *out, char *err, size_t
         if (*p == '\n')
             p++;
         if (*p != '\0')
-            return llc_errf(err, errlen, -EINVAL, "bad CPU list \"%s\": unexpected \"%.10s\"", list, p);
+            return llc_errf(err, errlen, -EINVAL, "bad CPU list \"%s\": unexpected \"%.10s\"", list,
+                            p);
         return 0;
     }
 }

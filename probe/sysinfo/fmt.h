@@ -11,6 +11,7 @@
 #define LLC_SYSINFO_ROOT_MAX 320
 
 /* vsnprintf into buf; 0, or -ENAMETOOLONG if the text was cut. */
-int llc_sysinfo_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int llc_sysinfo_fmt(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

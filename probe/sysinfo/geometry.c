@@ -11,16 +11,22 @@
 const char *llc_hierarchy_name(enum llc_hierarchy h)
 {
     switch (h) {
-    case LLC_HIER_INCLUSIVE: return "inclusive";
-    case LLC_HIER_EXCLUSIVE_VICTIM: return "exclusive-victim";
-    case LLC_HIER_NON_INCLUSIVE: return "non-inclusive";
-    default: return "unknown";
+    case LLC_HIER_INCLUSIVE:
+        return "inclusive";
+    case LLC_HIER_EXCLUSIVE_VICTIM:
+        return "exclusive-victim";
+    case LLC_HIER_NON_INCLUSIVE:
+        return "non-inclusive";
+    default:
+        return "unknown";
     }
 }
 
 static const char *cache_leaf_name(uint32_t leaf)
 {
-    return leaf == 4 ? "leaf 4" : leaf == 0x8000001D ? "leaf 0x8000001D" : "legacy leaves 0x80000005/6";
+    return leaf == 4            ? "leaf 4"
+           : leaf == 0x8000001D ? "leaf 0x8000001D"
+                                : "legacy leaves 0x80000005/6";
 }
 
 static const struct llc_cpuid_cache *cpuid_find(const struct llc_cpu_info *cpu, unsigned level,
@@ -41,8 +47,8 @@ static const struct llc_sysfs_cache *sysfs_find(const struct llc_cache_topo *t, 
     return NULL;
 }
 
-static void add_mismatch(struct llc_geometry *g, unsigned level, enum llc_cache_type type, const char *field,
-                         uint64_t sysfs_value, uint64_t cpuid_value)
+static void add_mismatch(struct llc_geometry *g, unsigned level, enum llc_cache_type type,
+                         const char *field, uint64_t sysfs_value, uint64_t cpuid_value)
 {
     if (g->n_mismatches == LLC_SYSINFO_MAX_MISMATCHES)
         return;
@@ -54,7 +60,8 @@ static void add_mismatch(struct llc_geometry *g, unsigned level, enum llc_cache_
     m->cpuid_value = cpuid_value;
 }
 
-static void cross_check(const struct llc_cache_topo *t, const struct llc_cpu_info *cpu, struct llc_geometry *g)
+static void cross_check(const struct llc_cache_topo *t, const struct llc_cpu_info *cpu,
+                        struct llc_geometry *g)
 {
     /* sysfs must agree with itself before it can agree with CPUID. */
     for (unsigned i = 0; i < t->n_caches; i++) {
@@ -64,13 +71,13 @@ static void cross_check(const struct llc_cache_topo *t, const struct llc_cpu_inf
             add_mismatch(g, c->level, c->type, "size-vs-product", c->size, product);
     }
     if (t->from_cpuid) {
-        snprintf(g->cpuid_check, sizeof(g->cpuid_check), "not checked: the caches came from CPUID itself");
+        snprintf(g->cpuid_check, sizeof(g->cpuid_check),
+                 "not checked: the caches came from CPUID itself");
         return;
     }
     if (!cpu || cpu->n_caches == 0) {
-        snprintf(g->cpuid_check, sizeof(g->cpuid_check),
-                 "not checked: CPUID lists no caches (%s)",
-                 !cpu ? "no CPUID data"
+        snprintf(g->cpuid_check, sizeof(g->cpuid_check), "not checked: CPUID lists no caches (%s)",
+                 !cpu                                ? "no CPUID data"
                  : cpu->vendor == LLC_VENDOR_UNKNOWN ? "unknown vendor"
                                                      : "cache leaf absent or empty");
         return;
@@ -101,7 +108,8 @@ static void cross_check(const struct llc_cache_topo *t, const struct llc_cpu_inf
     }
     snprintf(g->cpuid_check, sizeof(g->cpuid_check), "%u sysfs caches compared with CPUID %s: %s",
              t->n_caches, cache_leaf_name(cpu->cache_leaf),
-             g->n_mismatches ? "disagreements listed" : "size, ways, sets, line size and partitions agree");
+             g->n_mismatches ? "disagreements listed"
+                             : "size, ways, sets, line size and partitions agree");
 }
 
 static void derive_hierarchy(const struct llc_cpu_info *cpu, struct llc_geometry *g)
@@ -110,35 +118,42 @@ static void derive_hierarchy(const struct llc_cpu_info *cpu, struct llc_geometry
     const struct llc_cpuid_cache *c = cpuid_find(cpu, g->level, LLC_CACHE_UNIFIED);
     g->hierarchy = LLC_HIER_UNKNOWN;
     if (!cpu) {
-        snprintf(g->hierarchy_reason, n, "no CPUID data, and sysfs does not describe inclusiveness");
+        snprintf(g->hierarchy_reason, n,
+                 "no CPUID data, and sysfs does not describe inclusiveness");
         return;
     }
     if (!c) {
-        snprintf(g->hierarchy_reason, n,
-                 "CPUID (%s) does not describe the L%u cache, and sysfs does not describe inclusiveness",
-                 cpu->vendor == LLC_VENDOR_UNKNOWN ? "unknown vendor" : cpu->cache_leaf ? cache_leaf_name(cpu->cache_leaf) : "no cache leaf",
-                 g->level);
+        snprintf(
+            g->hierarchy_reason, n,
+            "CPUID (%s) does not describe the L%u cache, and sysfs does not describe inclusiveness",
+            cpu->vendor == LLC_VENDOR_UNKNOWN ? "unknown vendor"
+            : cpu->cache_leaf                 ? cache_leaf_name(cpu->cache_leaf)
+                                              : "no cache leaf",
+            g->level);
         return;
     }
     const char *leaf = cache_leaf_name(cpu->cache_leaf);
     if (c->inclusive) {
         g->hierarchy = LLC_HIER_INCLUSIVE;
-        snprintf(g->hierarchy_reason, n,
-                 "CPUID %s subleaf %u EDX bit 1 = 1: the L%u holds every line of the levels above it",
-                 leaf, c->subleaf, g->level);
+        snprintf(
+            g->hierarchy_reason, n,
+            "CPUID %s subleaf %u EDX bit 1 = 1: the L%u holds every line of the levels above it",
+            leaf, c->subleaf, g->level);
     } else if (cpu->vendor == LLC_VENDOR_AMD && cpu->family >= 0x17) {
         /* Zen's L3 is filled only by L2 castouts: a line lives in L2 or L3. */
         g->hierarchy = LLC_HIER_EXCLUSIVE_VICTIM;
-        snprintf(g->hierarchy_reason, n,
-                 "CPUID %s subleaf %u EDX bit 1 = 0 (not inclusive) on AMD family 0x%x (Zen): the L%u is a "
-                 "victim cache filled by L2 evictions, mostly exclusive of L2",
-                 leaf, c->subleaf, cpu->family, g->level);
+        snprintf(
+            g->hierarchy_reason, n,
+            "CPUID %s subleaf %u EDX bit 1 = 0 (not inclusive) on AMD family 0x%x (Zen): the L%u is a "
+            "victim cache filled by L2 evictions, mostly exclusive of L2",
+            leaf, c->subleaf, cpu->family, g->level);
     } else {
         g->hierarchy = LLC_HIER_NON_INCLUSIVE;
-        snprintf(g->hierarchy_reason, n,
-                 "CPUID %s subleaf %u EDX bit 1 = 0: the L%u does not guarantee to hold the lines of the "
-                 "levels above it (non-inclusive)",
-                 leaf, c->subleaf, g->level);
+        snprintf(
+            g->hierarchy_reason, n,
+            "CPUID %s subleaf %u EDX bit 1 = 0: the L%u does not guarantee to hold the lines of the "
+            "levels above it (non-inclusive)",
+            leaf, c->subleaf, g->level);
     }
 }
 
@@ -154,7 +169,8 @@ static unsigned instances_within(const struct llc_sysfs_cache *c, const struct l
     return n;
 }
 
-static void derive_slices(const struct llc_cache_topo *t, const struct llc_cpu_info *cpu, struct llc_geometry *g)
+static void derive_slices(const struct llc_cache_topo *t, const struct llc_cpu_info *cpu,
+                          struct llc_geometry *g)
 {
     const size_t n = sizeof(g->slices_reason);
     const enum llc_cpu_vendor v = cpu ? cpu->vendor : LLC_VENDOR_UNKNOWN;
@@ -169,12 +185,14 @@ static void derive_slices(const struct llc_cache_topo *t, const struct llc_cpu_i
                  "inferred: a Zen L3 has one slice per core of its CCX, and %u cores share this L3",
                  g->cores_per_domain);
     } else if (v == LLC_VENDOR_INTEL) {
-        snprintf(g->slices_reason, n,
-                 "unknown: neither sysfs cache entries nor CPUID expose slices; Intel's one-per-C-box/CHA "
-                 "slices show only as uncore_cbox/uncore_cha PMUs, and sysfs has none (VM or no uncore driver)");
+        snprintf(
+            g->slices_reason, n,
+            "unknown: neither sysfs cache entries nor CPUID expose slices; Intel's one-per-C-box/CHA "
+            "slices show only as uncore_cbox/uncore_cha PMUs, and sysfs has none (VM or no uncore driver)");
     } else {
-        snprintf(g->slices_reason, n,
-                 "unknown: neither sysfs cache entries nor CPUID expose the LLC's slices for this CPU");
+        snprintf(
+            g->slices_reason, n,
+            "unknown: neither sysfs cache entries nor CPUID expose the LLC's slices for this CPU");
     }
 }
 
@@ -194,15 +212,17 @@ int llc_geometry_derive(const struct llc_cache_topo *topo, const struct llc_cpu_
         return llc_errf(err, errlen, -ENOENT, "sysfs lists no unified cache");
     for (unsigned i = 0; i < topo->n_caches; i++) {
         const struct llc_sysfs_cache *c = &topo->caches[i];
-        if (c->type == LLC_CACHE_UNIFIED && c->level < llc->level && (!upper || c->level > upper->level))
+        if (c->type == LLC_CACHE_UNIFIED && c->level < llc->level &&
+            (!upper || c->level > upper->level))
             upper = c;
     }
     if (llc->ways == 0 || llc->sets == 0)
-        return llc_errf(err, errlen, -ENODATA,
-                        "the L%u (%" PRIu64 " KiB) has no associativity in %s, so its sets are unknown",
-                        llc->level, llc->size / 1024,
-                        topo->from_cpuid ? "CPUID (the legacy leaf defers to 0x8000001D, which is empty here)"
-                                         : "sysfs");
+        return llc_errf(
+            err, errlen, -ENODATA,
+            "the L%u (%" PRIu64 " KiB) has no associativity in %s, so its sets are unknown",
+            llc->level, llc->size / 1024,
+            topo->from_cpuid ? "CPUID (the legacy leaf defers to 0x8000001D, which is empty here)"
+                             : "sysfs");
     out->level = llc->level;
     out->size = llc->size;
     out->ways = llc->ways;

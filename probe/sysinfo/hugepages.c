@@ -73,10 +73,12 @@ static void reserve_and_map(const char *dir, struct llc_hugepage_size *h)
     const size_t n = sizeof(h->detail);
     int rc;
     char why[LLC_ERRLEN];
-    const int lock = llc_lockfile_acquire(LLC_HUGEPAGE_LOCK_PATH, LLC_LOCK_TIMEOUT_S, why, sizeof(why));
+    const int lock =
+        llc_lockfile_acquire(LLC_HUGEPAGE_LOCK_PATH, LLC_LOCK_TIMEOUT_S, why, sizeof(why));
     if (lock < 0) {
         h->attempt = LLC_HUGE_FAILED;
-        llc_sysinfo_fmt(h->detail, n, "no free page, and the reservation lock is unavailable: %s", why);
+        llc_sysinfo_fmt(h->detail, n, "no free page, and the reservation lock is unavailable: %s",
+                        why);
         goto out;
     }
     uint64_t before = 0, after = 0; /* set before use; -O3 cannot see it through the gotos */
@@ -89,15 +91,17 @@ static void reserve_and_map(const char *dir, struct llc_hugepage_size *h)
     h->reserved_temporarily = rc == 0;
     if (rc < 0) {
         h->attempt = LLC_HUGE_FAILED;
-        llc_sysinfo_fmt(h->detail, n, "writing nr_hugepages=%" PRIu64 " failed: %s", before + 1, strerror(-rc));
+        llc_sysinfo_fmt(h->detail, n, "writing nr_hugepages=%" PRIu64 " failed: %s", before + 1,
+                        strerror(-rc));
         goto restore;
     }
     if (read_count(dir, "nr_hugepages", &after) < 0 || after <= before) {
         h->attempt = LLC_HUGE_FAILED;
         llc_sysinfo_fmt(h->detail, n,
-                 "no page free; asked the kernel for one more (nr_hugepages %" PRIu64 " -> %" PRIu64
-                 ") but it could not allocate one (memory too fragmented or too little)",
-                 before, before + 1);
+                        "no page free; asked the kernel for one more (nr_hugepages %" PRIu64
+                        " -> %" PRIu64
+                        ") but it could not allocate one (memory too fragmented or too little)",
+                        before, before + 1);
         goto restore;
     }
     rc = map_one(h->size);
@@ -105,14 +109,14 @@ static void reserve_and_map(const char *dir, struct llc_hugepage_size *h)
     h->map_errno = rc == 0 ? 0 : -rc;
     if (rc == 0)
         llc_sysinfo_fmt(h->detail, n,
-                 "no page free; reserved one temporarily (nr_hugepages %" PRIu64 " -> %" PRIu64
-                 "), mapped and touched it",
-                 before, after);
+                        "no page free; reserved one temporarily (nr_hugepages %" PRIu64
+                        " -> %" PRIu64 "), mapped and touched it",
+                        before, after);
     else
         llc_sysinfo_fmt(h->detail, n,
-                 "no page free; reserved one temporarily (nr_hugepages %" PRIu64 " -> %" PRIu64
-                 ") but mmap(MAP_HUGETLB) still failed: %s",
-                 before, after, strerror(-rc));
+                        "no page free; reserved one temporarily (nr_hugepages %" PRIu64
+                        " -> %" PRIu64 ") but mmap(MAP_HUGETLB) still failed: %s",
+                        before, after, strerror(-rc));
 restore:
     if (!h->reserved_temporarily)
         goto out;
@@ -122,8 +126,9 @@ restore:
     if (h->restored)
         llc_sysinfo_fmt(h->detail + used, n - used, "; restored nr_hugepages to %" PRIu64, before);
     else
-        llc_sysinfo_fmt(h->detail + used, n - used, "; FAILED to restore nr_hugepages to %" PRIu64 " (%s)", before,
-                 rc < 0 ? strerror(-rc) : "value differs");
+        llc_sysinfo_fmt(h->detail + used, n - used,
+                        "; FAILED to restore nr_hugepages to %" PRIu64 " (%s)", before,
+                        rc < 0 ? strerror(-rc) : "value differs");
 out:
     if (lock >= 0)
         close(lock); /* releases the flock */
@@ -144,16 +149,18 @@ static void try_map(const char *dir, bool allow_reserve, struct llc_hugepage_siz
     if (rc != -ENOMEM || !allow_reserve) {
         h->attempt = LLC_HUGE_FAILED;
         llc_sysinfo_fmt(h->detail, n, "mmap(MAP_HUGETLB, %s) failed: %s%s", sz, strerror(-rc),
-                 rc == -ENOMEM ? " (no free page; reserving one was not allowed)" : "");
+                        rc == -ENOMEM ? " (no free page; reserving one was not allowed)" : "");
         return;
     }
     char path[512];
     llc_sysinfo_fmt(path, sizeof(path), "%s/nr_hugepages", dir);
     if (access(path, W_OK) != 0) {
         h->attempt = LLC_HUGE_FAILED;
-        llc_sysinfo_fmt(h->detail, n,
-                 "mmap(MAP_HUGETLB, %s) failed: %s, and nr_hugepages is not writable to reserve one "
-                 "(needs root)", sz, strerror(-rc));
+        llc_sysinfo_fmt(
+            h->detail, n,
+            "mmap(MAP_HUGETLB, %s) failed: %s, and nr_hugepages is not writable to reserve one "
+            "(needs root)",
+            sz, strerror(-rc));
         return;
     }
     reserve_and_map(dir, h);
@@ -181,8 +188,8 @@ int llc_hugepages_query(const char *sysfs_root, bool try_map_pages, bool allow_r
     llc_sysinfo_fmt(path, sizeof(path), "%s/kernel/mm/hugepages", root);
     DIR *dir = opendir(path);
     if (!dir) {
-        llc_sysinfo_fmt(out->reason, sizeof(out->reason), "%s: %s (kernel without hugetlbfs support?)", path,
-                 strerror(errno));
+        llc_sysinfo_fmt(out->reason, sizeof(out->reason),
+                        "%s: %s (kernel without hugetlbfs support?)", path, strerror(errno));
         return 0;
     }
     const struct dirent *de;
@@ -215,10 +222,12 @@ int llc_hugepages_query(const char *sysfs_root, bool try_map_pages, bool allow_r
         for (int k = 0; k < n_known; k++)
             if ((uint64_t)known[k] == h->size)
                 h->libhugetlbfs_lists = true;
-        const char *mount = h->libhugetlbfs_lists ? hugetlbfs_find_path_for_size((long)h->size) : NULL;
+        const char *mount =
+            h->libhugetlbfs_lists ? hugetlbfs_find_path_for_size((long)h->size) : NULL;
         llc_sysinfo_fmt(h->mount, sizeof(h->mount), "%s", mount ? mount : "");
         if (!try_map_pages) {
-            llc_sysinfo_fmt(h->detail, sizeof(h->detail), "mapping not attempted (not describing this machine)");
+            llc_sysinfo_fmt(h->detail, sizeof(h->detail),
+                            "mapping not attempted (not describing this machine)");
             continue;
         }
         char sub[768];

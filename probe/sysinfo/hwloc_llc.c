@@ -11,11 +11,16 @@
 static hwloc_obj_type_t cache_type_for_level(unsigned level)
 {
     switch (level) {
-    case 1: return HWLOC_OBJ_L1CACHE;
-    case 2: return HWLOC_OBJ_L2CACHE;
-    case 3: return HWLOC_OBJ_L3CACHE;
-    case 4: return HWLOC_OBJ_L4CACHE;
-    default: return HWLOC_OBJ_L5CACHE;
+    case 1:
+        return HWLOC_OBJ_L1CACHE;
+    case 2:
+        return HWLOC_OBJ_L2CACHE;
+    case 3:
+        return HWLOC_OBJ_L3CACHE;
+    case 4:
+        return HWLOC_OBJ_L4CACHE;
+    default:
+        return HWLOC_OBJ_L5CACHE;
     }
 }
 
@@ -29,7 +34,8 @@ void llc_hwloc_llc_query(const char *xml_path, struct llc_hwloc_llc *out)
         return;
     }
     if (xml_path && hwloc_topology_set_xml(topo, xml_path) < 0) {
-        llc_sysinfo_fmt(out->reason, sizeof(out->reason), "hwloc cannot read XML topology %s", xml_path);
+        llc_sysinfo_fmt(out->reason, sizeof(out->reason), "hwloc cannot read XML topology %s",
+                        xml_path);
         goto out;
     }
     if (hwloc_topology_load(topo) < 0) {
@@ -48,7 +54,8 @@ void llc_hwloc_llc_query(const char *xml_path, struct llc_hwloc_llc *out)
         out->level = level;
         out->size = llc->attr->cache.size;
         out->n_llc = (unsigned)n;
-        out->cores = (unsigned)hwloc_get_nbobjs_inside_cpuset_by_type(topo, llc->cpuset, HWLOC_OBJ_CORE);
+        out->cores =
+            (unsigned)hwloc_get_nbobjs_inside_cpuset_by_type(topo, llc->cpuset, HWLOC_OBJ_CORE);
         hwloc_bitmap_list_snprintf(list, sizeof(list), llc->cpuset);
         char inner[LLC_ERRLEN];
         if (llc_cpuset_parse(list, &out->pus, inner, sizeof(inner)) < 0) {
@@ -57,7 +64,8 @@ void llc_hwloc_llc_query(const char *xml_path, struct llc_hwloc_llc *out)
         }
     }
     if (!out->ok && !out->reason[0])
-        llc_sysinfo_fmt(out->reason, sizeof(out->reason), "hwloc found no data or unified cache objects");
+        llc_sysinfo_fmt(out->reason, sizeof(out->reason),
+                        "hwloc found no data or unified cache objects");
 out:
     hwloc_topology_destroy(topo);
 }

@@ -31,7 +31,8 @@ void llc_pagemap_check(bool hypervisor, struct llc_pagemap_check *out)
     const off_t off = (off_t)((uintptr_t)p / (uintptr_t)page * sizeof(entry));
     const ssize_t got = pread(fd, &entry, sizeof(entry), off);
     if (got != (ssize_t)sizeof(entry)) {
-        snprintf(out->reason, n, "/proc/self/pagemap: %s", got < 0 ? strerror(errno) : "short read");
+        snprintf(out->reason, n, "/proc/self/pagemap: %s",
+                 got < 0 ? strerror(errno) : "short read");
         goto out;
     }
     out->readable = true;
@@ -41,15 +42,17 @@ void llc_pagemap_check(bool hypervisor, struct llc_pagemap_check *out)
         snprintf(out->reason, n, "the touched test page is not reported present (entry 0x%016llx)",
                  (unsigned long long)entry);
     } else if (out->sample_pfn == 0) {
-        snprintf(out->reason, n,
-                 "frame numbers read as 0: the kernel hides them from processes without CAP_SYS_ADMIN");
+        snprintf(
+            out->reason, n,
+            "frame numbers read as 0: the kernel hides them from processes without CAP_SYS_ADMIN");
     } else {
         out->frames = true;
         out->guest_physical = hypervisor;
         if (hypervisor)
-            snprintf(out->reason, n,
-                     "frame numbers present but guest-physical (running under a hypervisor): the host may "
-                     "back them with 4 KiB pages, so set-index bits above bit 11 must be verified by timing");
+            snprintf(
+                out->reason, n,
+                "frame numbers present but guest-physical (running under a hypervisor): the host may "
+                "back them with 4 KiB pages, so set-index bits above bit 11 must be verified by timing");
         else
             snprintf(out->reason, n, "real physical frame numbers (no hypervisor)");
     }

@@ -21,18 +21,26 @@ struct miss_event {
  * LIBPFM_FORCE_PMU=<pmu>; tests/sysinfo checks a few). */
 static const struct miss_event miss_events[] = {
     {{"snb", "snb_ep"}, "MEM_LOAD_UOPS_MISC_RETIRED:LLC_MISS", "retired loads that missed the LLC"},
-    {{"ivb", "ivb_ep", "hsw", "hsw_ep", "bdw", "bdw_ep"}, "MEM_LOAD_UOPS_RETIRED:L3_MISS",
+    {{"ivb", "ivb_ep", "hsw", "hsw_ep", "bdw", "bdw_ep"},
+     "MEM_LOAD_UOPS_RETIRED:L3_MISS",
      "retired load uops that missed the L3"},
     {{"skl", "skx", "clx", "icl", "icx", "spr"},
-     "MEM_LOAD_RETIRED:L3_MISS", "retired loads that missed the L3"},
-    {{"nhm", "nhm_ex", "wsm", "wsm_dp"}, "MEM_LOAD_RETIRED:L3_MISS", "retired loads that missed the L3"},
-    {{"amd64_fam17h", "amd64_fam17h_zen1"}, "CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C",
+     "MEM_LOAD_RETIRED:L3_MISS",
+     "retired loads that missed the L3"},
+    {{"nhm", "nhm_ex", "wsm", "wsm_dp"},
+     "MEM_LOAD_RETIRED:L3_MISS",
+     "retired loads that missed the L3"},
+    {{"amd64_fam17h", "amd64_fam17h_zen1"},
+     "CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C",
      "data requests that missed L2, i.e. L3 accesses: Zen1's core PMU has no L3-miss event"},
-    {{"amd64_fam17h_zen2"}, "DATA_CACHE_REFILLS_FROM_SYSTEM:LS_MABRESP_LCL_DRAM:LS_MABRESP_RMT_DRAM",
+    {{"amd64_fam17h_zen2"},
+     "DATA_CACHE_REFILLS_FROM_SYSTEM:LS_MABRESP_LCL_DRAM:LS_MABRESP_RMT_DRAM",
      "L1D demand fills from DRAM, local or remote: loads that missed the L3"},
-    {{"amd64_fam19h_zen3"}, "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM:MEM_IO_LCL:MEM_IO_RMT",
+    {{"amd64_fam19h_zen3"},
+     "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM:MEM_IO_LCL:MEM_IO_RMT",
      "L1D demand fills from memory, local or remote: loads that missed the L3"},
-    {{"amd64_fam19h_zen4"}, "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM:DRAM_IO_NEAR:DRAM_IO_FAR",
+    {{"amd64_fam19h_zen4"},
+     "DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM:DRAM_IO_NEAR:DRAM_IO_FAR",
      "L1D demand fills from DRAM, near or far: loads that missed the L3"},
     {{"ix86arch"}, "LLC_MISSES", "architectural LLC-miss event (CPU model unknown to libpfm4)"},
 };
@@ -68,9 +76,11 @@ static bool find_core_pmu(const char *forced, struct llc_pmu_check *out)
             pfm_pmu_info_t info;
             memset(&info, 0, sizeof(info));
             info.size = sizeof(info);
-            if (pfm_get_pmu_info(p, &info) != PFM_SUCCESS || !info.is_present || info.type != PFM_PMU_TYPE_CORE)
+            if (pfm_get_pmu_info(p, &info) != PFM_SUCCESS || !info.is_present ||
+                info.type != PFM_PMU_TYPE_CORE)
                 continue;
-            if (pass == 0 && (strlen(info.name) != forced_len || strncmp(info.name, forced, forced_len) != 0))
+            if (pass == 0 &&
+                (strlen(info.name) != forced_len || strncmp(info.name, forced, forced_len) != 0))
                 continue;
             llc_sysinfo_fmt(out->pmu, sizeof(out->pmu), "%s", info.name);
             llc_sysinfo_fmt(out->pmu_desc, sizeof(out->pmu_desc), "%s", info.desc ? info.desc : "");
@@ -94,7 +104,8 @@ static bool encode(const char *event, const char *note, struct llc_pmu_check *ou
     llc_sysinfo_fmt(out->event, sizeof(out->event), "%s", event);
     llc_sysinfo_fmt(out->event_note, sizeof(out->event_note), "%s", note);
     if (rc != PFM_SUCCESS) {
-        llc_sysinfo_fmt(out->encode_error, sizeof(out->encode_error), "%s: %s", event, pfm_strerror(rc));
+        llc_sysinfo_fmt(out->encode_error, sizeof(out->encode_error), "%s: %s", event,
+                        pfm_strerror(rc));
         free(fstr);
         return false;
     }
@@ -142,7 +153,8 @@ static const char *open_hint(int e, const struct llc_cpu_info *cpu, const struct
             return "no hardware PMU in this VM: CPUID leaf 0xA reports no architectural perfmon";
         if (cpu && cpu->hypervisor)
             return "no hardware PMU exposed to this VM";
-        return pc->pmu[0] ? "the kernel's PMU driver does not support this event" : "no hardware PMU driver";
+        return pc->pmu[0] ? "the kernel's PMU driver does not support this event"
+                          : "no hardware PMU driver";
     case EACCES:
     case EPERM: {
         FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
@@ -152,13 +164,18 @@ static const char *open_hint(int e, const struct llc_cpu_info *cpu, const struct
                 level = 99;
             fclose(f);
         }
-        llc_sysinfo_fmt(hint, len, "perf_event_paranoid is %d; needs CAP_PERFMON or a lower setting", level);
+        llc_sysinfo_fmt(hint, len,
+                        "perf_event_paranoid is %d; needs CAP_PERFMON or a lower setting", level);
         return hint;
     }
-    case EINVAL: return "the kernel rejected the encoding";
-    case ENOSYS: return "kernel built without perf events";
-    case EBUSY: return "counters held by another user";
-    default: return "unexpected error";
+    case EINVAL:
+        return "the kernel rejected the encoding";
+    case ENOSYS:
+        return "kernel built without perf events";
+    case EBUSY:
+        return "counters held by another user";
+    default:
+        return "unexpected error";
     }
 }
 
@@ -179,14 +196,15 @@ static void try_open(const struct llc_cpu_info *cpu, struct llc_pmu_check *out)
     if (fd >= 0) {
         close((int)fd);
         out->opened = true;
-        llc_sysinfo_fmt(out->reason, sizeof(out->reason), "perf_event_open(%s) succeeded on this thread (user mode)",
-                 out->event);
+        llc_sysinfo_fmt(out->reason, sizeof(out->reason),
+                        "perf_event_open(%s) succeeded on this thread (user mode)", out->event);
         return;
     }
     out->open_errno = errno;
     char hint[160];
-    llc_sysinfo_fmt(out->reason, sizeof(out->reason), "perf_event_open(%s) failed: %s (%s)", out->event,
-             strerror(out->open_errno), open_hint(out->open_errno, cpu, out, hint, sizeof(hint)));
+    llc_sysinfo_fmt(out->reason, sizeof(out->reason), "perf_event_open(%s) failed: %s (%s)",
+                    out->event, strerror(out->open_errno),
+                    open_hint(out->open_errno, cpu, out, hint, sizeof(hint)));
 }
 
 void llc_pmu_check(const struct llc_cpu_info *cpu, bool try_open_event, struct llc_pmu_check *out)
@@ -196,8 +214,10 @@ void llc_pmu_check(const struct llc_cpu_info *cpu, bool try_open_event, struct l
     out->forced = forced && *forced;
     const int rc = pfm_initialize();
     if (rc != PFM_SUCCESS) {
-        llc_sysinfo_fmt(out->pfm_error, sizeof(out->pfm_error), "pfm_initialize: %s", pfm_strerror(rc));
-        llc_sysinfo_fmt(out->reason, sizeof(out->reason), "libpfm4 failed to initialise: %s", pfm_strerror(rc));
+        llc_sysinfo_fmt(out->pfm_error, sizeof(out->pfm_error), "pfm_initialize: %s",
+                        pfm_strerror(rc));
+        llc_sysinfo_fmt(out->reason, sizeof(out->reason), "libpfm4 failed to initialise: %s",
+                        pfm_strerror(rc));
         return;
     }
     out->pfm_ok = true;
@@ -210,9 +230,10 @@ void llc_pmu_check(const struct llc_cpu_info *cpu, bool try_open_event, struct l
     pfm_terminate();
     if (!out->encoded) {
         if (out->forced && !out->pmu[0])
-            llc_sysinfo_fmt(out->reason, sizeof(out->reason),
-                            "LIBPFM_FORCE_PMU=%s names no core PMU this libpfm4 knows, so no event encodes",
-                            forced);
+            llc_sysinfo_fmt(
+                out->reason, sizeof(out->reason),
+                "LIBPFM_FORCE_PMU=%s names no core PMU this libpfm4 knows, so no event encodes",
+                forced);
         else
             llc_sysinfo_fmt(out->reason, sizeof(out->reason), "no LLC-miss event encodes: %s",
                             out->encode_error);
@@ -222,6 +243,6 @@ void llc_pmu_check(const struct llc_cpu_info *cpu, bool try_open_event, struct l
         try_open(cpu, out);
         return;
     }
-    llc_sysinfo_fmt(out->reason, sizeof(out->reason), "encoded %s; perf_event_open not attempted%s", out->event,
-             out->forced ? " (LIBPFM_FORCE_PMU set: encoding only)" : "");
+    llc_sysinfo_fmt(out->reason, sizeof(out->reason), "encoded %s; perf_event_open not attempted%s",
+                    out->event, out->forced ? " (LIBPFM_FORCE_PMU set: encoding only)" : "");
 }

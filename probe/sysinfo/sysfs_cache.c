@@ -74,7 +74,8 @@ static int read_size(const char *dir, uint64_t *out, char *err, size_t errlen)
     *out = (uint64_t)v * scale;
     return 0;
 bad:
-    return llc_errf(err, errlen, -EINVAL, "%s: expected a size like \"8192K\", got \"%s\"", path, buf);
+    return llc_errf(err, errlen, -EINVAL, "%s: expected a size like \"8192K\", got \"%s\"", path,
+                    buf);
 }
 
 static int read_type(const char *dir, enum llc_cache_type *out, char *err, size_t errlen)
@@ -91,8 +92,8 @@ static int read_type(const char *dir, enum llc_cache_type *out, char *err, size_
     else if (strcmp(buf, "Unified") == 0)
         *out = LLC_CACHE_UNIFIED;
     else
-        return llc_errf(err, errlen, -EINVAL, "%s: expected Data, Instruction or Unified, got \"%s\"",
-                        path, buf);
+        return llc_errf(err, errlen, -EINVAL,
+                        "%s: expected Data, Instruction or Unified, got \"%s\"", path, buf);
     return 0;
 }
 
@@ -107,12 +108,13 @@ static int read_cpulist(const char *path, struct llc_cpuset *out, char *err, siz
 }
 
 /* index numbers present under cpuN/cache, ascending; returns the count. */
-static int list_indexes(const char *cache_dir, unsigned *idx, unsigned max, char *err, size_t errlen)
+static int list_indexes(const char *cache_dir, unsigned *idx, unsigned max, char *err,
+                        size_t errlen)
 {
     DIR *dir = opendir(cache_dir);
     if (!dir && errno == ENOENT)
-        return llc_errf(err, errlen, LLC_SYSFS_NO_CACHE_DIR, "%s: no such directory (the kernel exposes no cacheinfo)",
-                        cache_dir);
+        return llc_errf(err, errlen, LLC_SYSFS_NO_CACHE_DIR,
+                        "%s: no such directory (the kernel exposes no cacheinfo)", cache_dir);
     if (!dir)
         return llc_errf(err, errlen, -errno, "%s: %s", cache_dir, strerror(errno));
     unsigned n = 0;
@@ -161,8 +163,8 @@ static int read_geometry(const char *dir, struct llc_sysfs_cache *c, char *err, 
             return rc;
     }
     if (c->level == 0 || c->ways == 0 || c->sets == 0 || c->line_size == 0 || c->partitions == 0)
-        return llc_errf(err, errlen, -EINVAL, "%s: level, ways, sets, line size and partitions must be non-zero",
-                        dir);
+        return llc_errf(err, errlen, -EINVAL,
+                        "%s: level, ways, sets, line size and partitions must be non-zero", dir);
     return 0;
 }
 
@@ -177,8 +179,8 @@ static int add_domain(struct llc_sysfs_cache *c, const struct llc_cpuset *set, u
         for (size_t w = 0; w < LLC_ARRAY_LEN(set->bits); w++)
             if (c->domains[d].bits[w] & set->bits[w]) {
                 char a[256], b[256];
-                return llc_errf(err, errlen, -EINVAL, "%s: CPUs %s overlap another instance's %s", path,
-                                llc_cpuset_format(set, a, sizeof(a)),
+                return llc_errf(err, errlen, -EINVAL, "%s: CPUs %s overlap another instance's %s",
+                                path, llc_cpuset_format(set, a, sizeof(a)),
                                 llc_cpuset_format(&c->domains[d], b, sizeof(b)));
             }
     }
@@ -199,7 +201,8 @@ static void sort_caches(struct llc_cache_topo *t)
     for (unsigned i = 1; i < t->n_caches; i++)
         for (unsigned j = i; j > 0; j--) {
             struct llc_sysfs_cache *a = &t->caches[j - 1], *b = &t->caches[j];
-            if (a->level < b->level || (a->level == b->level && type_rank(a->type) <= type_rank(b->type)))
+            if (a->level < b->level ||
+                (a->level == b->level && type_rank(a->type) <= type_rank(b->type)))
                 break;
             const struct llc_sysfs_cache tmp = *a;
             *a = *b;
@@ -234,15 +237,17 @@ static void count_slice_pmus(const char *root, struct llc_cache_topo *t)
     }
 }
 
-int llc_sysfs_read_caches(const char *sysfs_root, struct llc_cache_topo *out, char *err, size_t errlen)
+int llc_sysfs_read_caches(const char *sysfs_root, struct llc_cache_topo *out, char *err,
+                          size_t errlen)
 {
     memset(out, 0, sizeof(*out));
     const char *root = sysfs_root ? sysfs_root : "/sys";
     /* Every path below is root plus at most ~80 characters, so with this
      * bound none of the 512-byte path buffers can be cut short. */
     if (strlen(root) > LLC_SYSINFO_ROOT_MAX)
-        return llc_errf(err, errlen, -ENAMETOOLONG, "sysfs root longer than %d characters: %.40s...",
-                        LLC_SYSINFO_ROOT_MAX, root);
+        return llc_errf(err, errlen, -ENAMETOOLONG,
+                        "sysfs root longer than %d characters: %.40s...", LLC_SYSINFO_ROOT_MAX,
+                        root);
     char path[512];
     llc_sysinfo_fmt(path, sizeof(path), "%s/devices/system/cpu/online", root);
     int rc = read_cpulist(path, &out->online, err, errlen);
@@ -263,15 +268,17 @@ int llc_sysfs_read_caches(const char *sysfs_root, struct llc_cache_topo *out, ch
     for (unsigned i = 0; i < out->n_caches; i++) {
         struct llc_sysfs_cache *c = &out->caches[i];
         c->index = idx[i];
-        llc_sysinfo_fmt(path, sizeof(path), "%s/devices/system/cpu/cpu%d/cache/index%u", root, first, idx[i]);
+        llc_sysinfo_fmt(path, sizeof(path), "%s/devices/system/cpu/cpu%d/cache/index%u", root,
+                        first, idx[i]);
         if ((rc = read_geometry(path, c, err, errlen)) < 0)
             return rc;
         for (unsigned cpu = 0; cpu < LLC_CPUSET_MAX; cpu++) {
             if (!llc_cpuset_has(&out->online, cpu))
                 continue;
             struct llc_cpuset shared;
-            llc_sysinfo_fmt(path, sizeof(path), "%s/devices/system/cpu/cpu%u/cache/index%u/shared_cpu_list", root,
-                     cpu, idx[i]);
+            llc_sysinfo_fmt(path, sizeof(path),
+                            "%s/devices/system/cpu/cpu%u/cache/index%u/shared_cpu_list", root, cpu,
+                            idx[i]);
             if ((rc = read_cpulist(path, &shared, err, errlen)) < 0 ||
                 (rc = add_domain(c, &shared, cpu, path, err, errlen)) < 0)
                 return rc;

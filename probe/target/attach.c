@@ -75,13 +75,15 @@ int llc_target_pin_process(pid_t pid, int cpu, struct llc_target *t, char *err, 
             if (saved == -ESRCH)
                 continue;
             if (saved < 0) {
-                rc = llc_errf(err, errlen, saved, "cannot read the CPU mask of thread %ld of process %d: %s",
-                              tid, (int)pid, strerror(-saved));
+                rc = llc_errf(err, errlen, saved,
+                              "cannot read the CPU mask of thread %ld of process %d: %s", tid,
+                              (int)pid, strerror(-saved));
                 break;
             }
             if (sched_setaffinity((pid_t)tid, sizeof(set), &set) != 0 && errno != ESRCH) {
-                rc = llc_errf(err, errlen, -errno, "cannot pin thread %ld of process %d to CPU %d: %s",
-                              tid, (int)pid, cpu, strerror(errno));
+                rc = llc_errf(err, errlen, -errno,
+                              "cannot pin thread %ld of process %d to CPU %d: %s", tid, (int)pid,
+                              cpu, strerror(errno));
                 break;
             }
             pinned += pass == 0;
@@ -138,11 +140,13 @@ int llc_target_attach(pid_t pid, const struct llc_target_options *opt, struct ll
     if (mem >= 0) {
         close(mem);
         snprintf(t->info.attach_note, sizeof(t->info.attach_note),
-                 "attached to process %d; its memory is readable (ptrace access allowed)", (int)pid);
+                 "attached to process %d; its memory is readable (ptrace access allowed)",
+                 (int)pid);
     } else {
         snprintf(t->info.attach_note, sizeof(t->info.attach_note),
                  "attached to process %d; its memory is not readable (%s: ptrace access denied by "
-                 "ownership or kernel.yama.ptrace_scope)", (int)pid, strerror(errno));
+                 "ownership or kernel.yama.ptrace_scope)",
+                 (int)pid, strerror(errno));
     }
     snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
     FILE *f = fopen(path, "re");
@@ -164,8 +168,8 @@ int llc_target_attach(pid_t pid, const struct llc_target_options *opt, struct ll
         snprintf(t->info.cpu_note, sizeof(t->info.cpu_note), "not pinned (as asked)");
     } else {
         if (cpu == LLC_TARGET_CPU_AUTO) {
-            rc = llc_target_pick_cpu(-1, &t->info.cpu, t->info.cpu_note,
-                                     sizeof(t->info.cpu_note), err, errlen);
+            rc = llc_target_pick_cpu(-1, &t->info.cpu, t->info.cpu_note, sizeof(t->info.cpu_note),
+                                     err, errlen);
         } else if (cpu < 0 || cpu >= CPU_SETSIZE) {
             rc = llc_errf(err, errlen, -EINVAL, "CPU %d is out of range", cpu);
         } else {

@@ -27,12 +27,18 @@ int llc_target_pin_thread(int cpu, char *err, size_t errlen)
 static const char *cache_name(hwloc_obj_type_t t)
 {
     switch (t) {
-    case HWLOC_OBJ_L1CACHE: return "L1";
-    case HWLOC_OBJ_L2CACHE: return "L2";
-    case HWLOC_OBJ_L3CACHE: return "L3";
-    case HWLOC_OBJ_L4CACHE: return "L4";
-    case HWLOC_OBJ_L5CACHE: return "L5";
-    default: return "cache";
+    case HWLOC_OBJ_L1CACHE:
+        return "L1";
+    case HWLOC_OBJ_L2CACHE:
+        return "L2";
+    case HWLOC_OBJ_L3CACHE:
+        return "L3";
+    case HWLOC_OBJ_L4CACHE:
+        return "L4";
+    case HWLOC_OBJ_L5CACHE:
+        return "L5";
+    default:
+        return "cache";
     }
 }
 
@@ -50,12 +56,14 @@ static int pick(hwloc_topology_t topo, int probe_cpu, int *cpu, char *note, size
     if (!llc)
         return llc_errf(err, errlen, -ENODEV,
                         "hwloc shows no data cache above CPU %d: cannot tell which CPUs share its "
-                        "last-level cache", probe_cpu);
+                        "last-level cache",
+                        probe_cpu);
     const hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
     const int n_cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
     int found = -1;
     unsigned i;
-    hwloc_bitmap_foreach_begin(i, llc->cpuset) {
+    hwloc_bitmap_foreach_begin(i, llc->cpuset)
+    {
         if (found < 0 && !(core && hwloc_bitmap_isset(core->cpuset, i)) && (int)i != probe_cpu &&
             hwloc_get_pu_obj_by_os_index(topo, i))
             found = (int)i;
@@ -67,10 +75,12 @@ static int pick(hwloc_topology_t topo, int probe_cpu, int *cpu, char *note, size
             return llc_errf(err, errlen, -ENODEV,
                             "this machine has only one core usable here (CPU %d): the target "
                             "cannot run on another core sharing the %s; give a CPU explicitly or "
-                            "do not pin", probe_cpu, level);
+                            "do not pin",
+                            probe_cpu, level);
         return llc_errf(err, errlen, -ENODEV,
                         "no other core shares the %s with CPU %d (%d cores, but each %s serves "
-                        "one); give a CPU explicitly", level, probe_cpu, n_cores, level);
+                        "one); give a CPU explicitly",
+                        level, probe_cpu, n_cores, level);
     }
     *cpu = found;
     snprintf(note, notelen, "CPU %d: another core under the same %s (%llu KiB) as CPU %d", found,

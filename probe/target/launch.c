@@ -190,16 +190,26 @@ static int read_msg(int fd, struct llc_child_msg *m)
 static const char *stage_text(int stage)
 {
     switch (stage) {
-    case LLC_CHILD_PGROUP: return "creating its process group";
-    case LLC_CHILD_OUTPUT: return "redirecting its output";
-    case LLC_CHILD_PIN: return "pinning it to its CPU";
-    case LLC_CHILD_GROUPS: return "setting its supplementary groups";
-    case LLC_CHILD_GID: return "setting its group id";
-    case LLC_CHILD_UID: return "setting its user id";
-    case LLC_CHILD_STILL_ROOT: return "dropping root (setuid(0) still worked)";
-    case LLC_CHILD_INHERIT: return "passing it an inherited descriptor";
-    case LLC_CHILD_PARENT_GONE: return "tying it to llcprobe's life (llcprobe's thread is gone)";
-    case LLC_CHILD_EXEC: return "executing it";
+    case LLC_CHILD_PGROUP:
+        return "creating its process group";
+    case LLC_CHILD_OUTPUT:
+        return "redirecting its output";
+    case LLC_CHILD_PIN:
+        return "pinning it to its CPU";
+    case LLC_CHILD_GROUPS:
+        return "setting its supplementary groups";
+    case LLC_CHILD_GID:
+        return "setting its group id";
+    case LLC_CHILD_UID:
+        return "setting its user id";
+    case LLC_CHILD_STILL_ROOT:
+        return "dropping root (setuid(0) still worked)";
+    case LLC_CHILD_INHERIT:
+        return "passing it an inherited descriptor";
+    case LLC_CHILD_PARENT_GONE:
+        return "tying it to llcprobe's life (llcprobe's thread is gone)";
+    case LLC_CHILD_EXEC:
+        return "executing it";
     }
     return "setting it up";
 }
@@ -263,8 +273,8 @@ int llc_target_launch(char *const argv[], const struct llc_target_options *opt,
     if (rc == 0)
         rc = choose_cpu(opt, t, err, errlen);
     if (rc == 0)
-        rc = llc_target_user_plan(opt->as_root, &user, t->info.user_note,
-                                  sizeof(t->info.user_note), err, errlen);
+        rc = llc_target_user_plan(opt->as_root, &user, t->info.user_note, sizeof(t->info.user_note),
+                                  err, errlen);
     if (rc < 0)
         goto out;
     t->info.uid = user.uid;

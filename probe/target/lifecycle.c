@@ -143,9 +143,9 @@ int llc_target_poll(struct llc_target *t, struct llc_target_status *st, char *er
         if (t->info.attached) {
             if (attached_gone(t)) {
                 t->ended = true;
-                t->final = (struct llc_target_status){
-                    .state = LLC_TARGET_EXITED, .exit_code = -1,
-                    .runtime_s = llc_target_elapsed(&t->t0)};
+                t->final = (struct llc_target_status){.state = LLC_TARGET_EXITED,
+                                                      .exit_code = -1,
+                                                      .runtime_s = llc_target_elapsed(&t->t0)};
             }
         } else {
             const int rc = llc_target_reap(t, false);
@@ -164,8 +164,8 @@ int llc_target_poll(struct llc_target *t, struct llc_target_status *st, char *er
     return 0;
 }
 
-int llc_target_wait(struct llc_target *t, int timeout_ms, struct llc_target_status *st,
-                    char *err, size_t errlen)
+int llc_target_wait(struct llc_target *t, int timeout_ms, struct llc_target_status *st, char *err,
+                    size_t errlen)
 {
     if (!t->started && !t->info.attached && !t->ended)
         return llc_errf(err, errlen, -EINVAL, "target %d was launched but never started",
@@ -282,10 +282,14 @@ const struct llc_target_info *llc_target_info(const struct llc_target *t)
 const char *llc_target_state_name(enum llc_target_state s)
 {
     switch (s) {
-    case LLC_TARGET_READY: return "ready";
-    case LLC_TARGET_RUNNING: return "running";
-    case LLC_TARGET_EXITED: return "exited";
-    case LLC_TARGET_SIGNALLED: return "signalled";
+    case LLC_TARGET_READY:
+        return "ready";
+    case LLC_TARGET_RUNNING:
+        return "running";
+    case LLC_TARGET_EXITED:
+        return "exited";
+    case LLC_TARGET_SIGNALLED:
+        return "signalled";
     }
     return "?";
 }

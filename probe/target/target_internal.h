@@ -12,14 +12,14 @@ struct llc_target {
     struct llc_target_info info;
     unsigned grace_ms;
     bool share_pgroup;
-    int go_fd;               /* write end of the go pipe; -1 once started */
-    int status_fd;           /* read end of the child's CLOEXEC status pipe */
-    int pidfd;               /* -1 when pidfd_open is unavailable */
-    int slot;                /* emergency registry slot, -1 if none */
-    struct timespec t0;      /* exec (or attach) time */
+    int go_fd;          /* write end of the go pipe; -1 once started */
+    int status_fd;      /* read end of the child's CLOEXEC status pipe */
+    int pidfd;          /* -1 when pidfd_open is unavailable */
+    int slot;           /* emergency registry slot, -1 if none */
+    struct timespec t0; /* exec (or attach) time */
     bool started, ended;
     struct llc_target_status final;
-    char *output_created;    /* target output this launch created, until started */
+    char *output_created;      /* target output this launch created, until started */
     cpu_set_t *saved_affinity; /* attached: each pinned thread's mask before */
     pid_t *saved_tids;
     size_t n_saved;
@@ -27,16 +27,16 @@ struct llc_target {
 
 /* What the child sends on the status pipe: a stage and its errno. */
 enum llc_child_stage {
-    LLC_CHILD_READY = 0,     /* set up, waiting for the go byte */
+    LLC_CHILD_READY = 0, /* set up, waiting for the go byte */
     LLC_CHILD_PGROUP,
     LLC_CHILD_OUTPUT,
     LLC_CHILD_PIN,
     LLC_CHILD_GROUPS,
     LLC_CHILD_GID,
     LLC_CHILD_UID,
-    LLC_CHILD_STILL_ROOT,    /* setuid(0) succeeded after dropping */
-    LLC_CHILD_INHERIT,       /* clearing close-on-exec of an inherited fd */
-    LLC_CHILD_PARENT_GONE,   /* die_with_parent, and the parent already died */
+    LLC_CHILD_STILL_ROOT,  /* setuid(0) succeeded after dropping */
+    LLC_CHILD_INHERIT,     /* clearing close-on-exec of an inherited fd */
+    LLC_CHILD_PARENT_GONE, /* die_with_parent, and the parent already died */
     LLC_CHILD_EXEC,
 };
 struct llc_child_msg {

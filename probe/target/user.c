@@ -71,7 +71,8 @@ int llc_target_user_plan(bool as_root, struct llc_target_user *u, char *note, si
     } else {
         rc = llc_errf(err, errlen, -EINVAL,
                       "SUDO_UID=%lu has no passwd entry and SUDO_GID is not set: cannot tell the "
-                      "target's group (use --as-root to keep root)", uid);
+                      "target's group (use --as-root to keep root)",
+                      uid);
         goto out;
     }
     u->drop = true;
@@ -99,9 +100,8 @@ int llc_target_user_plan(bool as_root, struct llc_target_user *u, char *note, si
         n = 1;
     }
     u->n_groups = (size_t)n;
-    snprintf(note, notelen,
-             "running as uid %lu gid %lu (%s, who ran sudo; --as-root keeps root)", uid, gid,
-             found ? found->pw_name : "no passwd entry");
+    snprintf(note, notelen, "running as uid %lu gid %lu (%s, who ran sudo; --as-root keeps root)",
+             uid, gid, found ? found->pw_name : "no passwd entry");
     rc = 0;
 out:
     free(buf);

@@ -7,10 +7,10 @@
 #include <sys/types.h>
 
 struct llc_target_user {
-    bool drop;               /* switch to uid/gid/groups in the child */
+    bool drop; /* switch to uid/gid/groups in the child */
     uid_t uid;
     gid_t gid;
-    gid_t *groups;           /* supplementary groups, malloc'd */
+    gid_t *groups; /* supplementary groups, malloc'd */
     size_t n_groups;
 };
 

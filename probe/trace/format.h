@@ -45,7 +45,7 @@
  *   bit 3    address follows as zig-zag delta from the sequential address
  *   bits 4-7 length 1..15 (0 = varint length follows)
  * Control tags (kind 0, bit 2 set): bits 3-7 opcode. */
-#define LLC_TAG_KIND(t) ((t) & 3u)
+#define LLC_TAG_KIND(t) ((t)&3u)
 #define LLC_TAG_CONTROL 0x04u
 #define LLC_TAG_DATA_SIZE_SHIFT 2
 #define LLC_TAG_DATA_MODE_SHIFT 5
@@ -55,7 +55,7 @@
 #define LLC_SIZE_CLASS_VARINT 7u
 
 enum llc_trace_amode {
-    LLC_AMODE_PREDICTED = 0, /* address exactly as predicted */
+    LLC_AMODE_PREDICTED = 0,  /* address exactly as predicted */
     LLC_AMODE_PRED_DELTA = 1, /* delta from the predicted address */
     LLC_AMODE_LAST_DELTA = 2, /* delta from the context's last address */
     LLC_AMODE_KIND_DELTA = 3, /* delta from the previous address of the same kind */
@@ -71,19 +71,33 @@ enum llc_trace_amode {
 static inline uint32_t llc_size_class(uint32_t size)
 {
     switch (size) {
-    case 1: return 0;
-    case 2: return 1;
-    case 4: return 2;
-    case 8: return 3;
-    case 16: return 4;
-    case 32: return 5;
-    case 64: return 6;
-    default: return LLC_SIZE_CLASS_VARINT;
+    case 1:
+        return 0;
+    case 2:
+        return 1;
+    case 4:
+        return 2;
+    case 8:
+        return 3;
+    case 16:
+        return 4;
+    case 32:
+        return 5;
+    case 64:
+        return 6;
+    default:
+        return LLC_SIZE_CLASS_VARINT;
     }
 }
 
-static inline uint64_t llc_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
-static inline int64_t llc_unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
+static inline uint64_t llc_zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+static inline int64_t llc_unzigzag(uint64_t u)
+{
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
 
 static inline uint8_t *llc_put_varint(uint8_t *p, uint64_t v)
 {

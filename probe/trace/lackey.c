@@ -61,10 +61,17 @@ static int parse_line(struct llc_lackey_parser *p, const char *s, const char *e)
             p->last_pc = rec.addr;
     } else if (len >= 4 && s[0] == ' ' && s[2] == ' ') {
         switch (s[1]) {
-        case 'L': rec.kind = LLC_TRACE_LOAD; break;
-        case 'S': rec.kind = LLC_TRACE_STORE; break;
-        case 'M': rec.kind = LLC_TRACE_MODIFY; break;
-        default: break;
+        case 'L':
+            rec.kind = LLC_TRACE_LOAD;
+            break;
+        case 'S':
+            rec.kind = LLC_TRACE_STORE;
+            break;
+        case 'M':
+            rec.kind = LLC_TRACE_MODIFY;
+            break;
+        default:
+            break;
         }
         ok = rec.kind != LLC_TRACE_INSTR && parse_addr_size(s + 3, e, &rec.addr, &rec.size);
         rec.pc = p->last_pc;

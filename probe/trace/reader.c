@@ -164,7 +164,8 @@ static int check_trailer(struct llc_trace_reader *r, uint64_t size)
     const off_t at = (off_t)(size - sizeof(t));
     if (pread(r->fd, t, sizeof(t), at) != (ssize_t)sizeof(t))
         return fail(r, -EIO, "cannot read the trailer at byte %lld", (long long)at);
-    if (memcmp(t + sizeof(t) - LLC_TRACE_MAGIC_LEN, LLC_TRACE_END_MAGIC, LLC_TRACE_MAGIC_LEN) != 0 ||
+    if (memcmp(t + sizeof(t) - LLC_TRACE_MAGIC_LEN, LLC_TRACE_END_MAGIC, LLC_TRACE_MAGIC_LEN) !=
+            0 ||
         t[0] != LLC_CONTROL_TAG(LLC_OP_END))
         return fail(r, -EPROTO, "truncated at byte %llu (no end marker)", (unsigned long long)size);
     get_trailer(r, t + 1);
@@ -173,8 +174,7 @@ static int check_trailer(struct llc_trace_reader *r, uint64_t size)
     return 0;
 }
 
-int llc_trace_reader_open(const char *path, struct llc_trace_reader **out, char *err,
-                          size_t errlen)
+int llc_trace_reader_open(const char *path, struct llc_trace_reader **out, char *err, size_t errlen)
 {
     *out = NULL;
     struct llc_trace_reader *r = calloc(1, sizeof(*r));
@@ -223,7 +223,10 @@ const struct llc_trace_info *llc_trace_reader_info(const struct llc_trace_reader
     return &r->info;
 }
 
-const char *llc_trace_reader_tool(const struct llc_trace_reader *r) { return r->tool; }
+const char *llc_trace_reader_tool(const struct llc_trace_reader *r)
+{
+    return r->tool;
+}
 
 static int finish(struct llc_trace_reader *r, const uint8_t *after_end_tag)
 {
@@ -257,8 +260,8 @@ static int corrupt(struct llc_trace_reader *r, const uint8_t *at)
 }
 
 /* Decodes one explicitly coded record whose tag is at r->p. */
-static int decode_explicit(struct llc_trace_reader *r, const uint8_t *lim, struct llc_trace_rec *rec,
-                           const struct llc_model_entry *e)
+static int decode_explicit(struct llc_trace_reader *r, const uint8_t *lim,
+                           struct llc_trace_rec *rec, const struct llc_model_entry *e)
 {
     const uint8_t *const start = r->p;
     const uint8_t *q = start + 1;

@@ -41,8 +41,7 @@ static int check_executable(const char *path, const char **why)
     return 0;
 }
 
-int llc_spawn_find_executable(const char *name, char *out, size_t outlen, char *err,
-                              size_t errlen)
+int llc_spawn_find_executable(const char *name, char *out, size_t outlen, char *err, size_t errlen)
 {
     const char *why = NULL;
     if (strchr(name, '/')) {
@@ -206,11 +205,10 @@ int llc_spawn_lackey(const char *valgrind, const char *program, char *const *arg
     if (n == (ssize_t)sizeof(f)) {
         waitpid(pid, NULL, 0);
         if (f.stage == 0)
-            rc = llc_errf(err, errlen, -f.error, "cannot switch to uid %d gid %d: %s",
-                          (int)id->uid, (int)id->gid, strerror(f.error));
+            rc = llc_errf(err, errlen, -f.error, "cannot switch to uid %d gid %d: %s", (int)id->uid,
+                          (int)id->gid, strerror(f.error));
         else
-            rc = llc_errf(err, errlen, -f.error, "cannot run %s: %s", valgrind,
-                          strerror(f.error));
+            rc = llc_errf(err, errlen, -f.error, "cannot run %s: %s", valgrind, strerror(f.error));
         goto out;
     }
     out->pid = pid;

@@ -10,8 +10,7 @@
 
 /* Resolves `name` like execvp does (PATH search unless it has a '/') to an
  * executable regular file. Fails with one line naming the problem. */
-int llc_spawn_find_executable(const char *name, char *out, size_t outlen, char *err,
-                              size_t errlen);
+int llc_spawn_find_executable(const char *name, char *out, size_t outlen, char *err, size_t errlen);
 
 /* Who the child becomes before exec. */
 struct llc_spawn_identity {

@@ -104,7 +104,10 @@ out:
     return rc;
 }
 
-FILE *llc_afile_stream(struct llc_afile *f) { return f->stream; }
+FILE *llc_afile_stream(struct llc_afile *f)
+{
+    return f->stream;
+}
 
 int llc_afile_commit(struct llc_afile *f, char *err, size_t errlen)
 {

@@ -50,8 +50,8 @@ int llc_opt_u64(const char *cmd, const char *opt, const char *arg, uint64_t lo, 
     uint64_t v;
     const int rc = llc_parse_u64(arg, &v);
     if (rc == -ERANGE || (rc == 0 && (v < lo || v > hi)))
-        return llc_cli_usage(cmd, "--%s: %s is outside [%" PRIu64 ", %" PRIu64 "]", opt, arg,
-                             lo, hi);
+        return llc_cli_usage(cmd, "--%s: %s is outside [%" PRIu64 ", %" PRIu64 "]", opt, arg, lo,
+                             hi);
     if (rc < 0)
         return llc_cli_usage(cmd, "--%s: '%s' is not a whole number", opt, arg ? arg : "");
     *out = v;

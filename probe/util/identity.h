@@ -12,11 +12,11 @@
 #define LLC_INVOKER_MAX_GROUPS 64
 
 struct llc_invoker {
-    bool sudo;               /* root acting for uid/gid below */
+    bool sudo; /* root acting for uid/gid below */
     uid_t uid;
     gid_t gid;
     gid_t groups[LLC_INVOKER_MAX_GROUPS];
-    size_t n_groups;         /* at least 1 (gid) when sudo */
+    size_t n_groups; /* at least 1 (gid) when sudo */
 };
 
 /* From the effective uid and SUDO_UID/SUDO_GID (SUDO_GID missing: the

@@ -26,8 +26,7 @@ FILE *llc_input_fopen(const char *path, char *err, size_t errlen)
     return f;
 }
 
-int llc_lines_open(struct llc_lines *r, const char *path, size_t max_len, char *err,
-                   size_t errlen)
+int llc_lines_open(struct llc_lines *r, const char *path, size_t max_len, char *err, size_t errlen)
 {
     memset(r, 0, sizeof(*r));
     r->path = path;

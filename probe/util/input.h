@@ -16,10 +16,9 @@ struct llc_lines {
     const char *path;
     char *buf;
     size_t cap, max_len;
-    size_t lineno;           /* of the line last returned, from 1 */
+    size_t lineno; /* of the line last returned, from 1 */
 };
-int llc_lines_open(struct llc_lines *r, const char *path, size_t max_len, char *err,
-                   size_t errlen);
+int llc_lines_open(struct llc_lines *r, const char *path, size_t max_len, char *err, size_t errlen);
 /* 1 with *line (NUL-terminated, newline stripped), 0 at the end, negative
  * with err "PATH: line N: longer than MAX bytes" or a read error. */
 int llc_lines_next(struct llc_lines *r, char **line, char *err, size_t errlen);

@@ -84,6 +84,7 @@ int llc_lockfile_acquire(const char *path, double timeout_s, char *err, size_t e
     process_name(holder, name, sizeof(name));
     if (!name[0])
         snprintf(name, sizeof(name), "exited; a process it started holds the lock");
-    return llc_errf(err, errlen, -ETIMEDOUT, "lock %s held by process %ld (%s) for more than %.0f s",
-                    path, holder, name, timeout_s);
+    return llc_errf(err, errlen, -ETIMEDOUT,
+                    "lock %s held by process %ld (%s) for more than %.0f s", path, holder, name,
+                    timeout_s);
 }

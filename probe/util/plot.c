@@ -127,8 +127,8 @@ int llc_plot_png(const char *gnuplot, const char *png, int width, int height,
     FILE *const gp = fdopen(pfd[1], "w");
     int werr = 1;
     if (gp) {
-        fprintf(gp, "set terminal pngcairo size %d,%d noenhanced font ',10'\nset output\n",
-                width, height);
+        fprintf(gp, "set terminal pngcairo size %d,%d noenhanced font ',10'\nset output\n", width,
+                height);
         emit(ctx, gp);
         fprintf(gp, "\nunset output\n");
         werr = ferror(gp);
@@ -143,9 +143,11 @@ int llc_plot_png(const char *gnuplot, const char *png, int width, int height,
     }
     if (werr || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-            rc = llc_errf(err, errlen, -EIO, "gnuplot failed drawing %s (exit %d)", png, WEXITSTATUS(status));
+            rc = llc_errf(err, errlen, -EIO, "gnuplot failed drawing %s (exit %d)", png,
+                          WEXITSTATUS(status));
         else if (!WIFEXITED(status))
-            rc = llc_errf(err, errlen, -EIO, "gnuplot killed by signal %d drawing %s", WTERMSIG(status), png);
+            rc = llc_errf(err, errlen, -EIO, "gnuplot killed by signal %d drawing %s",
+                          WTERMSIG(status), png);
         else
             rc = llc_errf(err, errlen, -EIO, "gnuplot: writing the script for %s failed", png);
         goto out;

@@ -20,9 +20,15 @@ struct llc_stop_saved {
 void llc_stop_install(struct llc_stop_saved *saved);
 void llc_stop_restore(const struct llc_stop_saved *saved);
 
-static inline bool llc_stop_requested(void) { return llc_stop_signal != 0; }
+static inline bool llc_stop_requested(void)
+{
+    return llc_stop_signal != 0;
+}
 
 /* 128 + the signal. */
-static inline int llc_stop_exit_code(void) { return 128 + (int)llc_stop_signal; }
+static inline int llc_stop_exit_code(void)
+{
+    return 128 + (int)llc_stop_signal;
+}
 
 #endif

@@ -11,8 +11,8 @@ static bool l2_remove(struct llc_sim *sim, unsigned agent, uint64_t line)
 {
     struct sim_cache *l2 = &sim->l2[agent];
     const uint32_t set2 = (uint32_t)(line & sim->l2_index_mask);
-    const uint64_t hit = sim_match32(sim_tags(l2, set2), l2->ways,
-                                     (uint32_t)(line >> sim->l2_index_bits));
+    const uint64_t hit =
+        sim_match32(sim_tags(l2, set2), l2->ways, (uint32_t)(line >> sim->l2_index_bits));
     if (!hit)
         return false;
     sim_cache_invalidate(l2, set2, (uint32_t)__builtin_ctzll(hit));
@@ -66,8 +66,8 @@ int llc_sim_access_phys(struct llc_sim *sim, unsigned agent, uint64_t paddr,
         return rc;
     struct llc_sim_result local;
     struct llc_sim_result *r = res ? res : &local;
-    const struct sim_path p = path_make(sim, agent, false, sim->mode, sim->llc.policy,
-                                        SIM_LAYOUT_ASIS);
+    const struct sim_path p =
+        path_make(sim, agent, false, sim->mode, sim->llc.policy, SIM_LAYOUT_ASIS);
     const int level = path_access(sim, &p, paddr, sim_geo_set(&sim->geo, paddr), r);
     r->latency = sim->cfg.latency.enabled ? sim_latency_draw(&sim->latency, (unsigned)level) : 0;
     return level;

@@ -54,9 +54,9 @@ void sim_cache_clear(struct sim_cache *c)
     c->valid = 0;
 }
 
-int sim_cache_init(struct sim_cache *c, uint32_t sets, uint32_t ways,
-                   enum llc_sim_policy policy, uint32_t leaders, uint32_t psel_bits,
-                   unsigned agents, bool lset, bool narrow, struct sim_rng rng)
+int sim_cache_init(struct sim_cache *c, uint32_t sets, uint32_t ways, enum llc_sim_policy policy,
+                   uint32_t leaders, uint32_t psel_bits, unsigned agents, bool lset, bool narrow,
+                   struct sim_rng rng)
 {
     memset(c, 0, sizeof(*c));
     c->sets = sets;
@@ -107,8 +107,8 @@ fail:
 int sim_cache_widen(struct sim_cache *c)
 {
     struct sim_cache w;
-    const int rc = sim_cache_init(&w, c->sets, c->ways, c->policy, c->leaders, 2, 1, false,
-                                  false, c->rng);
+    const int rc =
+        sim_cache_init(&w, c->sets, c->ways, c->policy, c->leaders, 2, 1, false, false, c->rng);
     if (rc < 0)
         return rc;
     for (uint32_t set = 0; set < c->sets; set++) {

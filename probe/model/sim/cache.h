@@ -47,7 +47,7 @@
 #define SIM_INLINE static inline __attribute__((always_inline))
 
 #define SIM_INVALID_TAG UINT32_MAX
-#define SIM_LSET_MAX_SETS 65536u   /* LLC sets an L2 block's uint16 can name */
+#define SIM_LSET_MAX_SETS 65536u /* LLC sets an L2 block's uint16 can name */
 /* The narrow LLC block (struct sim_cache): 16 ways, one agent, 64 bytes. */
 #define SIM_NARROW_WAYS 16u
 #define SIM_NARROW_STRIDE 64u
@@ -106,11 +106,11 @@ struct sim_cache {
     uint8_t *blocks;
     size_t stride;
     uint32_t meta_off, owner_off, leader_off, count_off, occ_off, ctr_off;
-    uint32_t lset_off;   /* 0: none */
+    uint32_t lset_off; /* 0: none */
     uint32_t leaders;
     uint32_t psel, psel_max, psel_msb;
-    uint64_t valid;      /* valid lines in the whole level */
-    struct sim_rng rng;  /* RANDOM victims, BRRIP epsilon */
+    uint64_t valid;     /* valid lines in the whole level */
+    struct sim_rng rng; /* RANDOM victims, BRRIP epsilon */
 };
 
 /* leaders / psel_bits only matter for DRRIP (sets >= 2 * leaders). agents
@@ -118,9 +118,9 @@ struct sim_cache {
  * (no owners or counters), with LLC sets per way if lset. narrow asks for
  * the narrow LLC layout (16 ways, one agent; the caller checks the tags'
  * range with sim_narrow_fits). */
-int sim_cache_init(struct sim_cache *c, uint32_t sets, uint32_t ways,
-                   enum llc_sim_policy policy, uint32_t leaders, uint32_t psel_bits,
-                   unsigned agents, bool lset, bool narrow, struct sim_rng rng);
+int sim_cache_init(struct sim_cache *c, uint32_t sets, uint32_t ways, enum llc_sim_policy policy,
+                   uint32_t leaders, uint32_t psel_bits, unsigned agents, bool lset, bool narrow,
+                   struct sim_rng rng);
 /* Whether every physical address below `bytes` has a tag (paddr >>
  * tag_shift, tag_shift = line bits + index bits) of SIM_NARROW_TAG_BITS
  * bits. */
@@ -192,8 +192,8 @@ SIM_INLINE uint64_t sim_match32(const uint32_t *t, uint32_t ways, uint32_t v)
         m = (uint32_t)_mm256_movemask_ps(
             _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_loadu_si256(p), k8)));
         if (ways == 16)
-            m |= (uint64_t)(uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(
-                     _mm256_cmpeq_epi32(_mm256_loadu_si256(p + 1), k8)))
+            m |= (uint64_t)(uint32_t)_mm256_movemask_ps(
+                     _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_loadu_si256(p + 1), k8)))
                  << 8;
         return m;
     }

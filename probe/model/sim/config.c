@@ -8,9 +8,9 @@
 #include "model/sim/geometry.h"
 #include "model/sim/hierarchy.h"
 
-static const char *const policy_names[] = { "lru", "random", "plru", "srrip", "brrip", "drrip" };
-static const char *const inclusion_names[] = { "inclusive", "exclusive", "nine" };
-static const char *const preset_names[] = { "intel8", "amd32", NULL };
+static const char *const policy_names[] = {"lru", "random", "plru", "srrip", "brrip", "drrip"};
+static const char *const inclusion_names[] = {"inclusive", "exclusive", "nine"};
+static const char *const preset_names[] = {"intel8", "amd32", NULL};
 
 void llc_sim_config_default(struct llc_sim_config *c)
 {
@@ -27,10 +27,14 @@ void llc_sim_config_default(struct llc_sim_config *c)
     c->phys_mem_bytes = 16ULL << 30;
     c->latency = (struct llc_sim_latency){
         .enabled = false,
-        .l2_mean = 40, .l2_sd = 3,
-        .llc_mean = 100, .llc_sd = 8,
-        .dram_mean = 420, .dram_sd = 40,
-        .outlier_prob = 1e-4, .outlier_cycles = 2000,
+        .l2_mean = 40,
+        .l2_sd = 3,
+        .llc_mean = 100,
+        .llc_sd = 8,
+        .dram_mean = 420,
+        .dram_sd = 40,
+        .outlier_prob = 1e-4,
+        .outlier_cycles = 2000,
     };
 }
 
@@ -45,10 +49,10 @@ static uint64_t bits_mask(const unsigned *bits, size_t n)
 static void preset_intel8(struct llc_sim_config *c)
 {
     /* Maurice et al. 2015, Sandy Bridge / Ivy Bridge / Haswell, 4 slices. */
-    static const unsigned o0[] = { 6, 10, 12, 14, 16, 17, 18, 20, 22, 24, 25, 26, 27, 28, 30,
-                                   32, 33, 35, 36 };
-    static const unsigned o1[] = { 7, 11, 13, 15, 17, 19, 20, 21, 22, 23, 24, 26, 28, 29, 31,
-                                   33, 34, 35, 37 };
+    static const unsigned o0[] = {6,  10, 12, 14, 16, 17, 18, 20, 22, 24,
+                                  25, 26, 27, 28, 30, 32, 33, 35, 36};
+    static const unsigned o1[] = {7,  11, 13, 15, 17, 19, 20, 21, 22, 23,
+                                  24, 26, 28, 29, 31, 33, 34, 35, 37};
     c->llc.sets_per_slice = 2048;
     c->llc.slices = 4;
     c->llc.ways = 16;
@@ -107,9 +111,10 @@ int llc_sim_policy_parse(const char *s, char *err, size_t errlen)
     for (size_t i = 0; s && i < LLC_ARRAY_LEN(policy_names); i++)
         if (!strcmp(s, policy_names[i]))
             return (int)i;
-    return llc_errf(err, errlen, -EINVAL,
-                    "unknown replacement policy '%s' (valid: lru, random, plru, srrip, brrip, drrip)",
-                    s ? s : "(null)");
+    return llc_errf(
+        err, errlen, -EINVAL,
+        "unknown replacement policy '%s' (valid: lru, random, plru, srrip, brrip, drrip)",
+        s ? s : "(null)");
 }
 
 const char *llc_sim_inclusion_name(enum llc_sim_inclusion i)
@@ -155,8 +160,8 @@ int llc_sim_config_check(const struct llc_sim_config *c, char *err, size_t errle
     int rc = llc_sim_geometry_check(&c->llc, err, errlen);
     if (rc < 0)
         return rc;
-    rc = check_policy("LLC", c->llc_policy, llc_sim_geometry_sets(&c->llc), c->llc.ways, c,
-                      err, errlen);
+    rc = check_policy("LLC", c->llc_policy, llc_sim_geometry_sets(&c->llc), c->llc.ways, c, err,
+                      errlen);
     if (rc < 0)
         return rc;
     if ((unsigned)c->inclusion >= LLC_ARRAY_LEN(inclusion_names))
@@ -191,10 +196,10 @@ int llc_sim_config_check(const struct llc_sim_config *c, char *err, size_t errle
                         "(2^%u: the tag width of this geometry)",
                         (unsigned long long)c->phys_mem_bytes, pbits, pbits);
     const struct llc_sim_latency *l = &c->latency;
-    if (l->enabled && (!(l->l2_mean >= 0) || !(l->llc_mean >= 0) || !(l->dram_mean >= 0) ||
-                       !(l->l2_sd >= 0) || !(l->llc_sd >= 0) || !(l->dram_sd >= 0) ||
-                       !(l->outlier_prob >= 0 && l->outlier_prob <= 1) ||
-                       !(l->outlier_cycles >= 0)))
+    if (l->enabled &&
+        (!(l->l2_mean >= 0) || !(l->llc_mean >= 0) || !(l->dram_mean >= 0) || !(l->l2_sd >= 0) ||
+         !(l->llc_sd >= 0) || !(l->dram_sd >= 0) ||
+         !(l->outlier_prob >= 0 && l->outlier_prob <= 1) || !(l->outlier_cycles >= 0)))
         return llc_errf(err, errlen, -EINVAL,
                         "latency model: means, deviations and outlier cycles must be >= 0 and "
                         "the outlier probability in [0, 1]");

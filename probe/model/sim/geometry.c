@@ -24,7 +24,8 @@ int llc_sim_geometry_check(const struct llc_sim_geometry *g, char *err, size_t e
     if (g->hash == LLC_SIM_HASH_XOR) {
         if (!sim_is_pow2(g->slices))
             return llc_errf(err, errlen, -EINVAL,
-                            "an XOR slice hash needs a power-of-two slice count, not %u", g->slices);
+                            "an XOR slice hash needs a power-of-two slice count, not %u",
+                            g->slices);
         for (unsigned b = 0; b < sim_log2(g->slices); b++)
             if (!g->slice_masks[b])
                 return llc_errf(err, errlen, -EINVAL, "XOR slice mask %u is empty", b);
@@ -83,7 +84,8 @@ void sim_geo_init_pages(struct sim_geo *sg, unsigned page_bits)
 {
     sg->off_shift = sg->chunk_lo < sg->line_bits ? sg->chunk_lo : sg->line_bits;
     const uint64_t sets = (uint64_t)sg->slices * sg->sets_per_slice;
-    sg->page_split = sg->hash == LLC_SIM_HASH_XOR && page_bits <= sg->off_shift + SIM_GEO_OFF_BITS &&
+    sg->page_split = sg->hash == LLC_SIM_HASH_XOR &&
+                     page_bits <= sg->off_shift + SIM_GEO_OFF_BITS &&
                      sets <= (1ULL << SIM_GEO_PAGE_SET_BITS);
     if (!sg->page_split)
         return;
@@ -92,7 +94,8 @@ void sim_geo_init_pages(struct sim_geo *sg, unsigned page_bits)
         uint32_t slice = 0;
         for (unsigned b = 0; b < sg->n_masks; b++)
             slice |= (uint32_t)__builtin_parityll(offset & sg->masks[b]) << b;
-        sg->off_set[v] = (slice << sg->index_bits) | (uint32_t)((offset >> sg->line_bits) & sg->index_mask);
+        sg->off_set[v] =
+            (slice << sg->index_bits) | (uint32_t)((offset >> sg->line_bits) & sg->index_mask);
     }
 }
 
@@ -142,22 +145,23 @@ static unsigned gf2_rank(const uint64_t *masks, unsigned n)
     return rank;
 }
 
-int llc_sim_geometry_random_hash(struct llc_sim_geometry *g, uint64_t seed,
-                                 unsigned lo_bit, unsigned hi_bit,
-                                 char *err, size_t errlen)
+int llc_sim_geometry_random_hash(struct llc_sim_geometry *g, uint64_t seed, unsigned lo_bit,
+                                 unsigned hi_bit, char *err, size_t errlen)
 {
     if (!sim_is_pow2(g->slices) || g->slices < 2 || g->slices > (1u << LLC_SIM_MAX_SLICE_BITS))
         return llc_errf(err, errlen, -EINVAL,
                         "a random XOR hash needs a power-of-two slice count in [2, %d], not %u",
                         1 << LLC_SIM_MAX_SLICE_BITS, g->slices);
     const unsigned n = sim_log2(g->slices);
-    if (lo_bit < sim_log2(g->line_size) || hi_bit > LLC_SIM_MAX_PADDR_BITS || hi_bit < lo_bit + n + 2)
+    if (lo_bit < sim_log2(g->line_size) || hi_bit > LLC_SIM_MAX_PADDR_BITS ||
+        hi_bit < lo_bit + n + 2)
         return llc_errf(err, errlen, -EINVAL,
                         "random hash bit range [%u, %u) must lie in [log2(line size), %d) "
-                        "and hold at least %u bits", lo_bit, hi_bit, LLC_SIM_MAX_PADDR_BITS, n + 2);
+                        "and hold at least %u bits",
+                        lo_bit, hi_bit, LLC_SIM_MAX_PADDR_BITS, n + 2);
     const uint64_t range = (hi_bit >= 64 ? ~0ULL : (1ULL << hi_bit) - 1) & ~((1ULL << lo_bit) - 1);
     struct sim_rng rng = sim_rng_stream(seed, 0x4a5b);
-    uint64_t masks[LLC_SIM_MAX_SLICE_BITS] = { 0 };
+    uint64_t masks[LLC_SIM_MAX_SLICE_BITS] = {0};
     do {
         for (unsigned b = 0; b < n; b++)
             masks[b] = sim_rng_next(&rng) & range;

@@ -8,9 +8,9 @@
 #include "llcprobe/sim.h"
 
 #define SIM_GEO_CHUNK_BITS 10
-#define SIM_GEO_MAX_CHUNKS 7     /* ceil(64 / SIM_GEO_CHUNK_BITS) */
-#define SIM_GEO_FEW_CHUNKS 4     /* enough for masks spanning <= 40 bits */
-#define SIM_GEO_OFF_BITS 12      /* page offset bits off_set covers */
+#define SIM_GEO_MAX_CHUNKS 7 /* ceil(64 / SIM_GEO_CHUNK_BITS) */
+#define SIM_GEO_FEW_CHUNKS 4 /* enough for masks spanning <= 40 bits */
+#define SIM_GEO_OFF_BITS 12  /* page offset bits off_set covers */
 /* Room for a set in a page-table slot (sim/pages.h: values < 2^63). */
 #define SIM_GEO_PAGE_SET_BITS 23
 

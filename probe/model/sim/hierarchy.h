@@ -56,14 +56,14 @@ struct llc_sim {
     bool has_l2;
     unsigned l2_index_bits;
     uint64_t l2_index_mask;
-    uint64_t paddr_reject;           /* bits that must be 0 in a physical address */
+    uint64_t paddr_reject; /* bits that must be 0 in a physical address */
     /* Narrow LLC: bits of an (accepted) physical address whose tag needs
      * more than 16 bits, so the LLC must widen first; 0 once wide. */
     uint64_t narrow_reject;
     uint32_t sets;
     struct sim_cache llc;
-    struct sim_cache *l2;            /* [agents] or NULL */
-    struct sim_ctr_hi *ctr_hi;       /* [agents * sets] */
+    struct sim_cache *l2;      /* [agents] or NULL */
+    struct sim_ctr_hi *ctr_hi; /* [agents * sets] */
     enum sim_mode mode;
     sim_batch_fn batch;
     struct sim_agent_ctr agent[LLC_SIM_MAX_AGENTS];

@@ -8,7 +8,7 @@
 #include "model/sim/rng.h"
 
 struct sim_latency {
-    double mean[3], sd[3];  /* by enum llc_sim_level */
+    double mean[3], sd[3]; /* by enum llc_sim_level */
     double outlier_prob, outlier_cycles;
     struct sim_rng rng;
 };

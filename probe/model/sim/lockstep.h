@@ -17,11 +17,11 @@
 
 #include "model/sim/path.h"
 
-#define SIM_RING 64            /* power of two above every distance below */
-#define SIM_AHEAD_PAGE 24      /* page-table slot prefetch, beyond translation */
-#define SIM_AHEAD_XLATE 32     /* translation and set, ahead of the access */
-#define SIM_AHEAD_L2 20        /* L2 set block */
-#define SIM_AHEAD_LLC 8        /* LLC set block, if the L2 will miss */
+#define SIM_RING 64        /* power of two above every distance below */
+#define SIM_AHEAD_PAGE 24  /* page-table slot prefetch, beyond translation */
+#define SIM_AHEAD_XLATE 32 /* translation and set, ahead of the access */
+#define SIM_AHEAD_L2 20    /* L2 set block */
+#define SIM_AHEAD_LLC 8    /* LLC set block, if the L2 will miss */
 
 struct sim_ahead {
     uint64_t paddr;
@@ -42,10 +42,9 @@ SIM_INLINE void step_prefetch_block(const uint8_t *block, size_t stride)
 SIM_INLINE void step_prefetch_llc(const struct sim_path *p, const struct sim_ahead *a)
 {
     const uint64_t line = a->paddr >> p->line_bits;
-    const bool hit = path_match(path_l2_block(p, line), p->l2w,
-                                (uint32_t)(line >> p->l2_bits)) != 0;
-    step_prefetch_block(hit ? (const uint8_t *)a : path_llc_block(p, a->set),
-                        hit ? 0 : p->stride);
+    const bool hit =
+        path_match(path_l2_block(p, line), p->l2w, (uint32_t)(line >> p->l2_bits)) != 0;
+    step_prefetch_block(hit ? (const uint8_t *)a : path_llc_block(p, a->set), hit ? 0 : p->stride);
 }
 
 /* Translates and locates addrs[*next] into the ring (prefetching the page
@@ -84,8 +83,8 @@ SIM_INLINE int lockstep_run(struct llc_sim *sim, const struct sim_path *p, const
     struct sim_ahead ring[SIM_RING];
     const uint64_t reject = sim->paddr_reject;
     const bool latency = sim->cfg.latency.enabled;
-    size_t end = n;   /* accesses to perform: n, or up to a failed one */
-    size_t next = 0;  /* next address to translate */
+    size_t end = n;  /* accesses to perform: n, or up to a failed one */
+    size_t next = 0; /* next address to translate */
     int rc = 0;
     while (next < end && next <= SIM_AHEAD_XLATE && rc == 0)
         rc = step_advance(p, reject, phys, addrs, n, ring, &next, &end);
@@ -106,8 +105,7 @@ SIM_INLINE int lockstep_run(struct llc_sim *sim, const struct sim_path *p, const
         const struct sim_ahead *a = &ring[i & (SIM_RING - 1)];
         uint64_t evicted = SIM_NO_LINE;
         p->ac->accesses++;
-        const int level = path_access_inclusive(sim, p, a->paddr >> p->line_bits, a->set,
-                                                &evicted);
+        const int level = path_access_inclusive(sim, p, a->paddr >> p->line_bits, a->set, &evicted);
         if (latency)
             sim_latency_draw(&sim->latency, (unsigned)level);
         if (levels)

@@ -12,11 +12,11 @@
 #include "model/sim/pages.h"
 #include "model/sim/rng.h"
 
-#define SIM_PT_INITIAL_CAP 16   /* directory slots */
+#define SIM_PT_INITIAL_CAP 16 /* directory slots */
 
 static uint64_t feistel_round(uint64_t half, uint64_t key, unsigned bits)
 {
-    struct sim_rng r = { half ^ key };
+    struct sim_rng r = {half ^ key};
     return sim_rng_next(&r) & ((1ULL << bits) - 1);
 }
 
@@ -102,8 +102,7 @@ int sim_pages_entry(struct llc_sim_pages *p, struct sim_page_table *t, uint64_t 
 }
 
 int llc_sim_pages_create(uint64_t phys_mem_bytes, uint32_t page_size, unsigned agents,
-                         uint64_t seed, struct llc_sim_pages **out,
-                         char *err, size_t errlen)
+                         uint64_t seed, struct llc_sim_pages **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (page_size != 4096 && page_size != (2u << 20))

@@ -32,15 +32,15 @@
 #define SIM_PT_LEAF_PAGES (1u << SIM_PT_LEAF_BITS)
 
 struct sim_pt_dir {
-    uint64_t key;         /* run (vpn >> SIM_PT_LEAF_BITS) + 1, 0 = empty slot */
-    uint64_t *leaf;       /* SIM_PT_LEAF_PAGES entries */
+    uint64_t key;   /* run (vpn >> SIM_PT_LEAF_BITS) + 1, 0 = empty slot */
+    uint64_t *leaf; /* SIM_PT_LEAF_PAGES entries */
 };
 
 struct sim_page_table {
     struct sim_pt_dir *dir;
-    size_t cap, count;    /* directory slots (a power of two, > 0), leaves */
-    uint64_t last_key;    /* vpn + 1 of the last translation, 0 = none */
-    uint64_t last_frame;  /* its entry */
+    size_t cap, count;   /* directory slots (a power of two, > 0), leaves */
+    uint64_t last_key;   /* vpn + 1 of the last translation, 0 = none */
+    uint64_t last_frame; /* its entry */
 };
 
 struct sim_geo;
@@ -48,11 +48,11 @@ struct sim_geo;
 struct llc_sim_pages {
     unsigned page_bits;
     uint64_t n_frames, n_used;
-    unsigned half_bits;               /* Feistel halves; domain 2^(2*half_bits) */
+    unsigned half_bits; /* Feistel halves; domain 2^(2*half_bits) */
     uint64_t round_keys[4];
     unsigned agents;
     struct sim_page_table *tables;
-    const struct sim_geo *geo;        /* page sets in the entries, or NULL */
+    const struct sim_geo *geo; /* page sets in the entries, or NULL */
 };
 
 static inline size_t sim_pt_slot_of(uint64_t key, size_t cap)
@@ -67,8 +67,7 @@ extern const uint64_t sim_pt_unmapped;
  * sim_pt_unmapped if its run has no leaf yet (so readers need no NULL
  * test). Loops doing many lookups pass the directory in locals: read
  * through the table, it would be reloaded after every store they make. */
-static inline const uint64_t *sim_pt_lookup(const struct sim_pt_dir *dir, size_t mask,
-                                            uint64_t vpn)
+static inline const uint64_t *sim_pt_lookup(const struct sim_pt_dir *dir, size_t mask, uint64_t vpn)
 {
     const uint64_t key = (vpn >> SIM_PT_LEAF_BITS) + 1;
     for (size_t s = sim_pt_slot_of(key, mask + 1);; s = (s + 1) & mask) {

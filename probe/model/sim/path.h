@@ -32,15 +32,15 @@
 enum sim_layout { SIM_LAYOUT_ASIS = 0, SIM_LAYOUT_WIDE, SIM_LAYOUT_NARROW };
 
 struct sim_path {
-    bool fast;                        /* the common geometry's constants */
+    bool fast; /* the common geometry's constants */
     enum sim_mode mode;
     enum llc_sim_policy lp, l2p;
-    uint32_t lw, l2w;                 /* ways */
+    uint32_t lw, l2w; /* ways */
     unsigned line_bits;
     struct sim_cache *llc;
     uint8_t *blocks;
     size_t stride;
-    bool narrow;                      /* the LLC's layout (sim/cache.h) */
+    bool narrow; /* the LLC's layout (sim/cache.h) */
     uint32_t meta_off, owner_off, leader_off, count_off, occ_off, ctr_off;
     unsigned index_bits;
     uint64_t index_mask;
@@ -57,13 +57,13 @@ struct sim_path {
     unsigned l2_bits;
     uint64_t l2_mask;
     unsigned agent;
-    bool alone;                       /* the only agent, lines with one set */
+    bool alone; /* the only agent, lines with one set */
     struct sim_agent_ctr *ac;
     /* the agent's page table (batches of virtual addresses) */
     struct llc_sim_pages *pages;
     struct sim_page_table *pt;
     unsigned page_bits;
-    bool page_split;                  /* see struct sim_geo */
+    bool page_split; /* see struct sim_geo */
     const uint32_t *off_set;
     unsigned off_shift;
 };
@@ -77,16 +77,15 @@ static inline bool sim_path_fast(const struct llc_sim *sim)
             (sim->llc.stride == SIM_FAST_STRIDE && sim->llc.ctr_off == SIM_FAST_CTR_OFF)) &&
            sim->line_bits == SIM_FAST_LINE_BITS &&
            (!sim->has_l2 || ((sim->l2[0].ways == 16 || sim->l2[0].ways == 8) &&
-                             sim->l2[0].lset_off &&
-                             sim->l2[0].policy == LLC_SIM_LRU));
+                             sim->l2[0].lset_off && sim->l2[0].policy == LLC_SIM_LRU));
 }
 
 /* The LLC block layout offsets of a wide 16-way block (sim_cache_init). */
-#define P_META(w) ((w) * 4u)
-#define P_OWNER(w) ((w) * 5u)
-#define P_LEADER(w) ((w) * 6u)
-#define P_COUNT(w) ((w) * 6u + 1u)
-#define P_OCC(w) ((w) * 6u + 2u)
+#define P_META(w) ((w)*4u)
+#define P_OWNER(w) ((w)*5u)
+#define P_LEADER(w) ((w)*6u)
+#define P_COUNT(w) ((w)*6u + 1u)
+#define P_OCC(w) ((w)*6u + 2u)
 
 /* fast: the common geometry; layout: the LLC's, if known (then fast). */
 SIM_INLINE struct sim_path path_make(struct llc_sim *sim, unsigned agent, bool fast,
@@ -179,7 +178,7 @@ SIM_INLINE struct sim_path path_page_split(const struct sim_path *p, bool split)
 /* LLC set unit of paddr. */
 SIM_INLINE uint32_t path_set(const struct sim_path *p, uint64_t paddr)
 {
-    if (!p->fast)  /* else an XOR hash in SIM_GEO_FEW_CHUNKS tables */
+    if (!p->fast) /* else an XOR hash in SIM_GEO_FEW_CHUNKS tables */
         return sim_geo_set(p->geo, paddr);
     const uint64_t b = paddr >> p->chunk_lo;
     const uint64_t m = (1u << SIM_GEO_CHUNK_BITS) - 1;
@@ -367,8 +366,8 @@ void sim_back_invalidate(struct llc_sim *sim, uint64_t line, uint8_t owner);
 
 /* Fills tag into the LLC set (block) for the agent, replacing free_way or
  * the policy's victim; returns the evicted line's address or SIM_NO_LINE. */
-SIM_INLINE uint64_t path_llc_insert(struct llc_sim *sim, const struct sim_path *p,
-                                    uint8_t *block, uint32_t set, uint32_t tag, int free_way)
+SIM_INLINE uint64_t path_llc_insert(struct llc_sim *sim, const struct sim_path *p, uint8_t *block,
+                                    uint32_t set, uint32_t tag, int free_way)
 {
     const uint32_t ways = p->lw;
     uint32_t *t = (uint32_t *)(void *)block;
@@ -483,9 +482,9 @@ SIM_INLINE void path_llc_missed(const struct sim_path *p, const uint8_t *block)
 /* What an L2 miss leaves for the LLC (hierarchies without inclusion). */
 struct sim_l2_miss {
     uint64_t line;
-    uint32_t set;                     /* the line's LLC set */
-    uint32_t victim_set;              /* exclusive: the L2 victim's LLC set */
-    uint64_t victim;                  /* exclusive: L2 victim line or SIM_NO_LINE */
+    uint32_t set;        /* the line's LLC set */
+    uint32_t victim_set; /* exclusive: the L2 victim's LLC set */
+    uint64_t victim;     /* exclusive: L2 victim line or SIM_NO_LINE */
 };
 
 /* The L2 half of an access in a hierarchy without inclusion: there the L2
@@ -532,14 +531,14 @@ SIM_INLINE bool path_l2_part_lru(const struct sim_path *p, uint64_t line, uint32
     const uint32_t fill = path_victim(p->l2, m2, p->l2w, free2, LLC_SIM_LRU);
     const uint32_t w = hit ? (uint32_t)__builtin_ctzll(hit) : fill;
     const uint32_t old = t2[w];
-    if (old == SIM_INVALID_TAG) {   /* a miss into a free way: only while the set fills */
+    if (old == SIM_INVALID_TAG) { /* a miss into a free way: only while the set fills */
         p->l2->valid++;
         b2[p->l2_count_off]++;
     }
     m->line = line;
     m->set = set;
-    m->victim = old == SIM_INVALID_TAG ? SIM_NO_LINE
-                                       : ((uint64_t)old << p->l2_bits) | (line & p->l2_mask);
+    m->victim =
+        old == SIM_INVALID_TAG ? SIM_NO_LINE : ((uint64_t)old << p->l2_bits) | (line & p->l2_mask);
     m->victim_set = lset[w];
     t2[w] = tag;
     lset[w] = (uint16_t)set;
@@ -639,7 +638,7 @@ SIM_INLINE int path_access(struct llc_sim *sim, const struct sim_path *p, uint64
     if (p->mode == SIM_MODE_INCLUSIVE) {
         level = path_access_inclusive(sim, p, line, set, &res->llc_victim);
     } else {
-        struct sim_l2_miss m = { line, set, 0, SIM_NO_LINE };
+        struct sim_l2_miss m = {line, set, 0, SIM_NO_LINE};
         if (p->mode != SIM_MODE_NO_L2 && path_l2_part(p, line, set, &m))
             level = LLC_SIM_HIT_L2;
         else

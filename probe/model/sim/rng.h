@@ -20,7 +20,7 @@ static inline uint64_t sim_rng_next(struct sim_rng *r)
  * consumer of randomness never shifts the numbers another one sees. */
 static inline struct sim_rng sim_rng_stream(uint64_t seed, uint64_t stream)
 {
-    struct sim_rng r = { seed ^ (0xd1342543de82ef95ULL * (stream + 1)) };
+    struct sim_rng r = {seed ^ (0xd1342543de82ef95ULL * (stream + 1))};
     r.state = sim_rng_next(&r);
     return r;
 }

@@ -44,8 +44,7 @@ enum sim_isa sim_isa_best(void)
 #ifdef SIM_ISA_VARIANTS
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-        __builtin_cpu_supports("bmi2") &&
-        __builtin_cpu_supports("popcnt"))
+        __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt"))
         best = SIM_ISA_AVX2;
     if (best == SIM_ISA_AVX2 && __builtin_cpu_supports("avx512f") &&
         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
@@ -110,15 +109,15 @@ int llc_sim_create(const struct llc_sim_config *c, struct llc_sim **out, char *e
         if (!sim->l2)
             goto out;
         for (unsigned a = 0; a < c->agents; a++) {
-            rc = sim_cache_init(&sim->l2[a], c->l2_sets, c->l2_ways, c->l2_policy,
-                                c->drrip_leaders, c->psel_bits, 0, lset, false,
+            rc = sim_cache_init(&sim->l2[a], c->l2_sets, c->l2_ways, c->l2_policy, c->drrip_leaders,
+                                c->psel_bits, 0, lset, false,
                                 sim_rng_stream(c->seed, SIM_STREAM_L2_BASE + a));
             if (rc < 0)
                 goto out;
         }
     }
-    rc = llc_sim_pages_create(c->phys_mem_bytes, c->page_size, c->agents, c->seed, &sim->pages,
-                              err, errlen);
+    rc = llc_sim_pages_create(c->phys_mem_bytes, c->page_size, c->agents, c->seed, &sim->pages, err,
+                              errlen);
     if (rc < 0)
         goto out;
     sim_geo_init_pages(&sim->geo, sim->pages->page_bits);

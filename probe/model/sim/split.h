@@ -17,7 +17,7 @@
 #include "model/sim/path.h"
 
 #define SIM_SPLIT_CHUNK 256
-#define SIM_SPLIT_LLC_AHEAD 8     /* LLC set blocks, in L2 misses */
+#define SIM_SPLIT_LLC_AHEAD 8 /* LLC set blocks, in L2 misses */
 
 SIM_INLINE void split_prefetch_block(const uint8_t *block, size_t stride)
 {
@@ -109,7 +109,7 @@ SIM_INLINE size_t split_l2_pass(const struct sim_path *p, const uint64_t *line, 
     for (size_t i = 0; i < ready; i++) {
         struct sim_l2_miss *mi = &miss[k];
         if (p->mode == SIM_MODE_NO_L2) {
-            *mi = (struct sim_l2_miss){ line[i], set[i], 0, SIM_NO_LINE };
+            *mi = (struct sim_l2_miss){line[i], set[i], 0, SIM_NO_LINE};
         } else if (path_l2_part(p, line[i], set[i], mi)) {
             out[i] = LLC_SIM_HIT_L2;
             continue;
@@ -132,7 +132,7 @@ SIM_INLINE int split_run(struct llc_sim *sim, const struct sim_path *p, const ui
     uint8_t lv[SIM_SPLIT_CHUNK];
     struct sim_l2_miss miss[SIM_SPLIT_CHUNK];
     uint16_t miss_at[SIM_SPLIT_CHUNK];
-    const uint64_t *slots[2][SIM_SPLIT_CHUNK];   /* page-table entries: this chunk's, the next's */
+    const uint64_t *slots[2][SIM_SPLIT_CHUNK]; /* page-table entries: this chunk's, the next's */
     const uint64_t reject = sim->paddr_reject;
     const bool latency = sim->cfg.latency.enabled;
     if (!phys)
@@ -158,8 +158,8 @@ SIM_INLINE int split_run(struct llc_sim *sim, const struct sim_path *p, const ui
          * a next chunk). */
         const size_t rest = n - done - m;
         if (!phys && rc == 0)
-            split_prefetch_pages(p, addrs + done + m, rest < SIM_SPLIT_CHUNK ? rest : SIM_SPLIT_CHUNK,
-                                 next_slot);
+            split_prefetch_pages(p, addrs + done + m,
+                                 rest < SIM_SPLIT_CHUNK ? rest : SIM_SPLIT_CHUNK, next_slot);
         uint8_t *out = levels ? levels + done : lv;
         p->ac->accesses += ready;
 

@@ -20,11 +20,11 @@
 
 struct llc_sim_timed_prep {
     uint32_t cap;
-    bool ready;                 /* the buffer's L2 half is done */
-    uint8_t *hit;               /* per access: served by the L2 */
-    struct sim_l2_miss *miss;   /* per access, for the misses */
-    uint32_t *misses;           /* the L2 misses' indices, in order */
-    uint32_t n_misses, next;    /* how many; the next one to issue */
+    bool ready;               /* the buffer's L2 half is done */
+    uint8_t *hit;             /* per access: served by the L2 */
+    struct sim_l2_miss *miss; /* per access, for the misses */
+    uint32_t *misses;         /* the L2 misses' indices, in order */
+    uint32_t n_misses, next;  /* how many; the next one to issue */
 };
 
 /* Accesses of the same agent between a prefetch and its use: the L2 block
@@ -124,8 +124,8 @@ SIM_INLINE void timed_skip_hits(struct llc_sim_timed_agent *g)
 }
 
 /* fast: the common geometry (timed_fast) with an L2 of l2w ways. */
-SIM_INLINE void timed_paths(struct llc_sim *sim, struct sim_path *p, unsigned n,
-                            enum sim_mode mode, enum llc_sim_policy lp, bool fast, uint32_t l2w)
+SIM_INLINE void timed_paths(struct llc_sim *sim, struct sim_path *p, unsigned n, enum sim_mode mode,
+                            enum llc_sim_policy lp, bool fast, uint32_t l2w)
 {
     for (unsigned i = 0; i < n; i++) {
         p[i] = path_make(sim, i, fast, mode, lp, SIM_LAYOUT_ASIS);
@@ -237,11 +237,11 @@ static bool timed_fast(const struct llc_sim *sim)
                              sim->l2[0].lset_off && sim->l2[0].policy == LLC_SIM_LRU));
 }
 
-#define TIMED_VARIANT(name, mode, lp)                                                          \
-    static int name(struct llc_sim *sim, struct llc_sim_timed_agent *ag, unsigned n)           \
-    {                                                                                          \
-        return sim->l2[0].ways == 16 ? timed_run(sim, ag, n, mode, lp, true, 16)              \
-                                     : timed_run(sim, ag, n, mode, lp, true, 8);              \
+#define TIMED_VARIANT(name, mode, lp)                                                \
+    static int name(struct llc_sim *sim, struct llc_sim_timed_agent *ag, unsigned n) \
+    {                                                                                \
+        return sim->l2[0].ways == 16 ? timed_run(sim, ag, n, mode, lp, true, 16)     \
+                                     : timed_run(sim, ag, n, mode, lp, true, 8);     \
     }
 
 #ifdef SIM_FEW_VARIANTS
@@ -384,13 +384,13 @@ int llc_sim_timed_prepare(struct llc_sim *sim, unsigned agent, struct llc_sim_ti
     const struct sim_path p =
         path_make(sim, agent, false, sim->mode, sim->llc.policy, SIM_LAYOUT_ASIS);
     if (timed_fast(sim) && sim->has_l2 && sim->l2[0].ways == 16) {
-        const struct sim_path f = path_make(sim, agent, true, sim->mode, sim->llc.policy,
-                                            SIM_LAYOUT_ASIS);
+        const struct sim_path f =
+            path_make(sim, agent, true, sim->mode, sim->llc.policy, SIM_LAYOUT_ASIS);
         const struct sim_path f16 = path_l2_ways(&f, 16);
         timed_l2_pass(&f16, ag, q);
     } else if (timed_fast(sim) && sim->has_l2) {
-        const struct sim_path f = path_make(sim, agent, true, sim->mode, sim->llc.policy,
-                                            SIM_LAYOUT_ASIS);
+        const struct sim_path f =
+            path_make(sim, agent, true, sim->mode, sim->llc.policy, SIM_LAYOUT_ASIS);
         const struct sim_path f8 = path_l2_ways(&f, 8);
         timed_l2_pass(&f8, ag, q);
     } else {

@@ -38,12 +38,12 @@ static int generic_batch(struct llc_sim *sim, unsigned agent, const uint64_t *ad
     return run(sim, &p, addrs, n, phys, levels);
 }
 
-#define SIM_VARIANT(name, mode, lp, layout)                                                    \
-    static int name(struct llc_sim *sim, unsigned agent, const uint64_t *addrs, size_t n,     \
-                    bool phys, uint8_t *levels)                                               \
-    {                                                                                          \
-        const struct sim_path p = path_make(sim, agent, true, mode, lp, layout);              \
-        return run(sim, &p, addrs, n, phys, levels);                                           \
+#define SIM_VARIANT(name, mode, lp, layout)                                               \
+    static int name(struct llc_sim *sim, unsigned agent, const uint64_t *addrs, size_t n, \
+                    bool phys, uint8_t *levels)                                           \
+    {                                                                                     \
+        const struct sim_path p = path_make(sim, agent, true, mode, lp, layout);          \
+        return run(sim, &p, addrs, n, phys, levels);                                      \
     }
 
 #ifdef SIM_FEW_VARIANTS
@@ -69,12 +69,12 @@ static const sim_batch_fn fast_asis[4][6] = {
 };
 #define FAST_TABLE(narrow) fast_asis
 #else
-#define SIM_MODE_VARIANTS(m, mode, layout)                                                     \
-    SIM_VARIANT(m##_lru, mode, LLC_SIM_LRU, layout)                                            \
-    SIM_VARIANT(m##_random, mode, LLC_SIM_RANDOM, layout)                                      \
-    SIM_VARIANT(m##_plru, mode, LLC_SIM_PLRU, layout)                                          \
-    SIM_VARIANT(m##_srrip, mode, LLC_SIM_SRRIP, layout)                                        \
-    SIM_VARIANT(m##_brrip, mode, LLC_SIM_BRRIP, layout)                                        \
+#define SIM_MODE_VARIANTS(m, mode, layout)                \
+    SIM_VARIANT(m##_lru, mode, LLC_SIM_LRU, layout)       \
+    SIM_VARIANT(m##_random, mode, LLC_SIM_RANDOM, layout) \
+    SIM_VARIANT(m##_plru, mode, LLC_SIM_PLRU, layout)     \
+    SIM_VARIANT(m##_srrip, mode, LLC_SIM_SRRIP, layout)   \
+    SIM_VARIANT(m##_brrip, mode, LLC_SIM_BRRIP, layout)   \
     SIM_VARIANT(m##_drrip, mode, LLC_SIM_DRRIP, layout)
 
 /* Narrow LLC blocks (one agent, tags of 16 bits: amd32) and wide ones
@@ -88,14 +88,17 @@ SIM_MODE_VARIANTS(n_incl, SIM_MODE_INCLUSIVE, SIM_LAYOUT_NARROW)
 SIM_MODE_VARIANTS(n_excl, SIM_MODE_EXCLUSIVE, SIM_LAYOUT_NARROW)
 SIM_MODE_VARIANTS(n_nine, SIM_MODE_NINE, SIM_LAYOUT_NARROW)
 
-#define SIM_MODE_ENTRIES(m) { m##_lru, m##_random, m##_plru, m##_srrip, m##_brrip, m##_drrip }
+#define SIM_MODE_ENTRIES(m)                                            \
+    {                                                                  \
+        m##_lru, m##_random, m##_plru, m##_srrip, m##_brrip, m##_drrip \
+    }
 
 /* [narrow][mode][LLC policy], in enum order. */
 static const sim_batch_fn fast_by_layout[2][4][6] = {
-    { SIM_MODE_ENTRIES(nol2), SIM_MODE_ENTRIES(incl), SIM_MODE_ENTRIES(excl),
-      SIM_MODE_ENTRIES(nine) },
-    { SIM_MODE_ENTRIES(n_nol2), SIM_MODE_ENTRIES(n_incl), SIM_MODE_ENTRIES(n_excl),
-      SIM_MODE_ENTRIES(n_nine) },
+    {SIM_MODE_ENTRIES(nol2), SIM_MODE_ENTRIES(incl), SIM_MODE_ENTRIES(excl),
+     SIM_MODE_ENTRIES(nine)},
+    {SIM_MODE_ENTRIES(n_nol2), SIM_MODE_ENTRIES(n_incl), SIM_MODE_ENTRIES(n_excl),
+     SIM_MODE_ENTRIES(n_nine)},
 };
 #define FAST_TABLE(narrow) fast_by_layout[narrow]
 #endif

@@ -19,7 +19,10 @@ static double zipf_helper2(double x)
     return fabs(x) > 1e-8 ? expm1(x) / x : 1 + x * 0.5 * (1 + x * (1.0 / 3) * (1 + 0.25 * x));
 }
 
-static double zipf_h(const struct wl_zipf *z, double x) { return exp(-z->alpha * log(x)); }
+static double zipf_h(const struct wl_zipf *z, double x)
+{
+    return exp(-z->alpha * log(x));
+}
 
 static double zipf_hint(const struct wl_zipf *z, double x)
 {
@@ -41,8 +44,7 @@ static double zipf_hint_inv(const struct wl_zipf *z, double x)
 static double zipf_tail_mass(const struct wl_zipf *z, double head, double n)
 {
     const double a = z->alpha;
-    const double integral = a == 1 ? log(n / head)
-                                   : (pow(n, 1 - a) - pow(head, 1 - a)) / (1 - a);
+    const double integral = a == 1 ? log(n / head) : (pow(n, 1 - a) - pow(head, 1 - a)) / (1 - a);
     const double ends = 0.5 * (pow(n, -a) - pow(head, -a));
     const double deriv = -a / 12 * (pow(n, -a - 1) - pow(head, -a - 1));
     return integral + ends + deriv;

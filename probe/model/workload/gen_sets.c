@@ -181,21 +181,22 @@ static void gaussian_weights(struct llc_workload *w)
         s->weight[i] /= sum;
 }
 
-int wl_sets_init(struct llc_workload *w, const struct llc_sim_geometry *g, char *err,
-                 size_t errlen)
+int wl_sets_init(struct llc_workload *w, const struct llc_sim_geometry *g, char *err, size_t errlen)
 {
     const char *kind = wl_kind_name(w->kind);
     if (!g)
         return llc_errf(err, errlen, -EINVAL,
                         "%s: set-shaped workloads need the cache geometry (run them in the "
-                        "simulator)", kind);
+                        "simulator)",
+                        kind);
     struct wl_sets *s = &w->sets;
     s->nsets = llc_sim_geometry_sets(g);
     const uint64_t per_set_bytes = (uint64_t)s->nsets * g->line_size;
     if (w->p.size < per_set_bytes)
         return llc_errf(err, errlen, -EINVAL,
                         "%s: size must be at least %llu bytes (one line in each of the %u LLC "
-                        "sets)", kind, (unsigned long long)per_set_bytes, s->nsets);
+                        "sets)",
+                        kind, (unsigned long long)per_set_bytes, s->nsets);
     s->lines_per_set = (uint32_t)(w->p.size / per_set_bytes);
     const uint64_t want = (uint64_t)s->nsets * s->lines_per_set;
     s->line_of = malloc(want * sizeof(*s->line_of));

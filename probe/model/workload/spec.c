@@ -175,8 +175,10 @@ static int parse_leaf(const char *s, size_t len, struct wl_params *p, char *err,
     if (p->kind == WL_STREAM && p->stride >= p->size)
         return llc_errf(err, errlen, -EINVAL, "%s: stride must be smaller than size", kind);
     if (wl_kind_is_set_shaped(p->kind) && p->size > LLC_WORKLOAD_MAX_SET_SHAPED_BYTES)
-        return llc_errf(err, errlen, -EINVAL, "%s: size above the 1 GiB limit of set-shaped "
-                        "workloads", kind);
+        return llc_errf(err, errlen, -EINVAL,
+                        "%s: size above the 1 GiB limit of set-shaped "
+                        "workloads",
+                        kind);
     return 0;
 }
 
@@ -216,11 +218,12 @@ static int parse_phased(const char *body, struct wl_spec *out, char *err, size_t
         const int rc = parse_leaf(p, (size_t)(at - p), &out->phase[i], sub, sizeof(sub));
         if (rc < 0)
             return llc_errf(err, errlen, rc, "phased: phase %u: %s", i + 1, sub);
-        if (i > 0 && wl_kind_is_set_shaped(out->phase[i].kind) !=
-                         wl_kind_is_set_shaped(out->phase[0].kind))
+        if (i > 0 &&
+            wl_kind_is_set_shaped(out->phase[i].kind) != wl_kind_is_set_shaped(out->phase[0].kind))
             return llc_errf(err, errlen, -EINVAL,
                             "phased: phase %u: cannot mix set-shaped (physical) and virtual "
-                            "workloads", i + 1);
+                            "workloads",
+                            i + 1);
         out->nphases++;
         if (!end)
             break;

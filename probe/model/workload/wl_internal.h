@@ -24,7 +24,7 @@ struct wl_params {
 };
 
 struct wl_spec {
-    struct wl_params top;     /* kind WL_PHASED for a phased spec */
+    struct wl_params top; /* kind WL_PHASED for a phased spec */
     unsigned nphases;
     struct wl_params phase[LLC_WORKLOAD_MAX_PHASES];
     uint64_t length[LLC_WORKLOAD_MAX_PHASES];
@@ -46,23 +46,23 @@ double wl_rng_normal(struct llc_xoshiro *r);
 #define WL_ZIPF_HEAD (1u << 16)
 
 struct wl_zipf {
-    uint64_t n;                /* lines */
+    uint64_t n; /* lines */
     double alpha;
-    uint32_t head;             /* ranks 1..head by alias table */
-    double head_mass;          /* their share of the probability */
+    uint32_t head;    /* ranks 1..head by alias table */
+    double head_mass; /* their share of the probability */
     double *head_prob;
     uint32_t *head_alias;
-    double h_x1, h_n, s;       /* rejection-inversion constants, tail */
-    uint64_t perm_a, perm_b;   /* rank -> line bijection */
+    double h_x1, h_n, s;     /* rejection-inversion constants, tail */
+    uint64_t perm_a, perm_b; /* rank -> line bijection */
 };
 
 struct wl_sets {
     uint32_t nsets;
     uint32_t lines_per_set;
-    uint32_t *line_of;         /* [set * lines_per_set + j]: line offset from base */
-    double *prob;              /* alias table */
+    uint32_t *line_of; /* [set * lines_per_set + j]: line offset from base */
+    double *prob;      /* alias table */
     uint32_t *alias;
-    double *weight;            /* normalised intensity per set (sums to 1) */
+    double *weight; /* normalised intensity per set (sums to 1) */
 };
 
 struct llc_workload {
@@ -73,7 +73,7 @@ struct llc_workload {
     uint64_t base;
     uint32_t line_size;
     uint64_t nlines;
-    uint64_t pos;              /* stream */
+    uint64_t pos; /* stream */
     uint64_t emitted;
     uint64_t extent;
     uint64_t footprint;
@@ -84,7 +84,7 @@ struct llc_workload {
     unsigned nphases, cur;
     struct llc_workload *child[LLC_WORKLOAD_MAX_PHASES];
     uint64_t length[LLC_WORKLOAD_MAX_PHASES];
-    uint64_t left;             /* accesses left in the current phase */
+    uint64_t left; /* accesses left in the current phase */
 };
 
 /* Vose's alias table for weights w[0..n) summing to 1. 0 or -ENOMEM. */

@@ -54,8 +54,8 @@ static int create_leaf(const struct wl_params *p, const struct llc_workload_targ
     return 0;
 }
 
-int llc_workload_create(const char *spec, const struct llc_workload_target *target,
-                        uint64_t seed, struct llc_workload **out, char *err, size_t errlen)
+int llc_workload_create(const char *spec, const struct llc_workload_target *target, uint64_t seed,
+                        struct llc_workload **out, char *err, size_t errlen)
 {
     *out = NULL;
     struct wl_spec *s = malloc(sizeof(*s));
@@ -158,8 +158,23 @@ size_t llc_workload_fill(struct llc_workload *w, uint64_t *addrs, uint8_t *is_wr
     return n;
 }
 
-bool llc_workload_is_physical(const struct llc_workload *w) { return w->physical; }
-uint64_t llc_workload_footprint(const struct llc_workload *w) { return w->footprint; }
-uint64_t llc_workload_extent(const struct llc_workload *w) { return w->extent; }
-uint64_t llc_workload_emitted(const struct llc_workload *w) { return w->emitted; }
-unsigned llc_workload_phase(const struct llc_workload *w) { return w->cur; }
+bool llc_workload_is_physical(const struct llc_workload *w)
+{
+    return w->physical;
+}
+uint64_t llc_workload_footprint(const struct llc_workload *w)
+{
+    return w->footprint;
+}
+uint64_t llc_workload_extent(const struct llc_workload *w)
+{
+    return w->extent;
+}
+uint64_t llc_workload_emitted(const struct llc_workload *w)
+{
+    return w->emitted;
+}
+unsigned llc_workload_phase(const struct llc_workload *w)
+{
+    return w->cur;
+}
