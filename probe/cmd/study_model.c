@@ -37,10 +37,12 @@ static int run_group(const struct study *s, const uint8_t *m, size_t k,
     struct llc_contention_prog cp[STUDY_MAX_K];
     for (size_t i = 0; i < k; i++) {
         const struct pred_prog *p = &s->progs[m[i]];
-        cp[i] = (struct llc_contention_prog){
-            .freq_hz = p->prof.timing.freq_hz, .phases = p->plain, .n_phases = p->n_phases,
-            .window_phase = p->window_phase, .window_instructions = p->window_ins,
-            .n_windows = p->n_windows};
+        cp[i] = (struct llc_contention_prog){.freq_hz = p->prof.timing.freq_hz,
+                                             .phases = p->plain,
+                                             .n_phases = p->n_phases,
+                                             .window_phase = p->window_phase,
+                                             .window_instructions = p->window_ins,
+                                             .n_windows = p->n_windows};
     }
     return llc_contention_timeline(cp, k, &s->cfg, run, err, errlen);
 }
@@ -85,6 +87,8 @@ static double choose(size_t n, size_t k)
 static void subsets(struct study *s, size_t k)
 {
     uint8_t c[STUDY_MAX_K];
+    if (k == 0 || k > STUDY_MAX_K) /* the parser bounds k; this also tells the optimiser */
+        return;
     for (size_t i = 0; i < k; i++)
         c[i] = (uint8_t)i;
     for (;;) {
@@ -101,7 +105,7 @@ static void subsets(struct study *s, size_t k)
         if (i == 0)
             return;
         c[i - 1]++;
-        for (size_t j = i; j < k; j++)
+        for (size_t j = i; j < k && j < STUDY_MAX_K; j++) /* second bound: gcc 12 -O3 */
             c[j] = (uint8_t)(c[j - 1] + 1);
     }
 }
@@ -111,8 +115,9 @@ int study_predict_groups(struct study *s, bool quiet, char *err, size_t errlen)
     s->rem = s->n % s->k;
     const double count = choose(s->n, s->k) + (s->rem ? choose(s->n, s->rem) : 0);
     if (count > 5e7)
-        return llc_errf(err, errlen, -E2BIG, "%.0f groups of %zu of %zu programs: too many to predict",
-                        count, s->k, s->n);
+        return llc_errf(err, errlen, -E2BIG,
+                        "%.0f groups of %zu of %zu programs: too many to predict", count, s->k,
+                        s->n);
     s->groups = calloc((size_t)count, sizeof(*s->groups));
     s->pair = malloc(s->n * s->n * sizeof(double));
     if (!s->groups || !s->pair)
