@@ -94,7 +94,8 @@ static const char *check_hidden_frames(void)
         why = "paddr did not refuse clearly";
     else if (llc_arena_known_bits(a) != 4095)
         why = "known bits should be the page offset";
-    else if (llc_arena_lines_matching(a, 64, 0x3000, 0x1000, offs, 32, err, sizeof(err)) != -ENODATA)
+    else if (llc_arena_lines_matching(a, 64, 0x3000, 0x1000, offs, 32, err, sizeof(err)) !=
+             -ENODATA)
         why = "bits above the page accepted without frames";
     else if (llc_arena_lines_matching(a, 64, 0xfc0, 0x240, offs, 32, err, sizeof(err)) != 16)
         why = "in-page bits should still select one line per page";
@@ -144,8 +145,8 @@ static void test_lines_matching(void **state)
     const size_t pages = llc_arena_size(a) / 4096;
     size_t offs[4096];
     /* In-page bits 6-11: exactly one line per page, at that offset. */
-    long n = llc_arena_lines_matching(a, 64, 0xfc0, 0x240, offs, LLC_ARRAY_LEN(offs), err,
-                                      sizeof(err));
+    long n =
+        llc_arena_lines_matching(a, 64, 0xfc0, 0x240, offs, LLC_ARRAY_LEN(offs), err, sizeof(err));
     assert_int_equal(n, pages);
     for (long i = 0; i < n; i++) {
         assert_int_equal(offs[i] % 4096, 0x240);

@@ -80,9 +80,10 @@ static void test_fake_pool_restored_on_failure(void **state)
      * back. Runs as any user. */
     char *root = fake_sysfs(5, 0);
     char nr_path[256];
-    snprintf(nr_path, sizeof(nr_path), "%s/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", root);
-    const struct llc_arena_options opt = {.page = LLC_ARENA_PAGE_2M, .reserve = 2,
-                                          .sysfs_root = root};
+    snprintf(nr_path, sizeof(nr_path), "%s/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages",
+             root);
+    const struct llc_arena_options opt = {
+        .page = LLC_ARENA_PAGE_2M, .reserve = 2, .sysfs_root = root};
     struct llc_arena *a = NULL;
     char err[LLC_ERRLEN] = "";
     assert_int_equal(llc_arena_create(4 << 20, &opt, &a, err, sizeof(err)), -ENOMEM);
@@ -97,8 +98,8 @@ static void test_fake_fallback(void **state)
     (void)state;
     /* No 1 GiB pool at all and no free 2 MiB page: 1G -> 2M -> small. */
     char *root = fake_sysfs(0, 0);
-    const struct llc_arena_options opt = {.page = LLC_ARENA_PAGE_1G, .allow_fallback = true,
-                                          .sysfs_root = root};
+    const struct llc_arena_options opt = {
+        .page = LLC_ARENA_PAGE_1G, .allow_fallback = true, .sysfs_root = root};
     struct llc_arena *a = NULL;
     char err[LLC_ERRLEN] = "";
     assert_int_equal(llc_arena_create(3 << 20, &opt, &a, err, sizeof(err)), 0);
@@ -121,8 +122,8 @@ static void test_fake_fallback(void **state)
 static const char *check_reserve_refused(void)
 {
     static char why[LLC_ERRLEN + 64];
-    const struct llc_arena_options opt = {.page = LLC_ARENA_PAGE_2M, .reserve = 1,
-                                          .allow_fallback = true};
+    const struct llc_arena_options opt = {
+        .page = LLC_ARENA_PAGE_2M, .reserve = 1, .allow_fallback = true};
     struct llc_arena *a = NULL;
     char err[LLC_ERRLEN] = "";
     const uint64_t free_pages = read_u64(POOL_2M "/free_hugepages");
@@ -154,8 +155,8 @@ static void test_reserve_needs_root(void **state)
     assert_true(pid >= 0);
     if (pid == 0) {
         close(pipefd[0]);
-        const char *why = setgid(65534) || setuid(65534) ? "setuid(nobody) failed"
-                                                          : check_reserve_refused();
+        const char *why =
+            setgid(65534) || setuid(65534) ? "setuid(nobody) failed" : check_reserve_refused();
         if (why)
             (void)!write(pipefd[1], why, strlen(why));
         _exit(why ? 1 : 0);

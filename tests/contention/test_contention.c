@@ -17,8 +17,8 @@
 #include "llcprobe/contention.h"
 #include "llcprobe/statmodel.h"
 
-static struct llc_statmodel_model *model_of(const struct llc_statmodel_bucket_count *pairs, size_t n,
-                                            double n_inf)
+static struct llc_statmodel_model *model_of(const struct llc_statmodel_bucket_count *pairs,
+                                            size_t n, double n_inf)
 {
     char err[LLC_ERRLEN];
     struct llc_statmodel_hist *h = NULL;
@@ -44,7 +44,8 @@ static struct llc_statmodel_model *model_uniform(double p, double lines, double 
         const double hi = lo + (double)llc_statmodel_bucket_width(b);
         const double mass = p * (exp(lo * l1r) - exp(hi * l1r)) * samples;
         if (mass > 0)
-            assert_int_equal(llc_statmodel_hist_add(h, llc_statmodel_bucket_lo(b), mass, err, sizeof err), 0);
+            assert_int_equal(
+                llc_statmodel_hist_add(h, llc_statmodel_bucket_lo(b), mass, err, sizeof err), 0);
         if (p * exp(hi * l1r) * samples < 1e-9)
             break;
     }
@@ -55,11 +56,11 @@ static struct llc_statmodel_model *model_uniform(double p, double lines, double 
     return m;
 }
 
-#define NEAR(a, b, tol)                                                                            \
-    do {                                                                                           \
-        const double a_ = (a), b_ = (b);                                                           \
-        if (!(fabs(a_ - b_) <= (tol)))                                                             \
-            fail_msg("%s = %.12g, expected %.12g (tol %g)", #a, a_, b_, (double)(tol));            \
+#define NEAR(a, b, tol)                                                                 \
+    do {                                                                                \
+        const double a_ = (a), b_ = (b);                                                \
+        if (!(fabs(a_ - b_) <= (tol)))                                                  \
+            fail_msg("%s = %.12g, expected %.12g (tol %g)", #a, a_, b_, (double)(tol)); \
     } while (0)
 
 static void lru_hand_solved(void **state)
@@ -77,7 +78,8 @@ static void lru_hand_solved(void **state)
                                         {.model = m, .rate = 2, .gamma = 1, .weight = 1}};
     struct llc_contention_share s[2];
     struct llc_contention_info info;
-    assert_int_equal(llc_contention_equilibrium(p, 2, 5, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
+    assert_int_equal(
+        llc_contention_equilibrium(p, 2, 5, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
     NEAR(info.t_star, 15.0 / 7, 1e-8);
     NEAR(s[0].miss_ratio, 0.75 - 0.25 / 7, 1e-8);
     NEAR(s[1].miss_ratio, 0.5, 1e-12);
@@ -88,7 +90,8 @@ static void lru_hand_solved(void **state)
     /* gamma = 2 on the first program is the same as doubling its rate in
      * the footprint: then both are at rate 2, 2 F(2T) = 5, 2T = 3. */
     p[0].gamma = 2;
-    assert_int_equal(llc_contention_equilibrium(p, 2, 5, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
+    assert_int_equal(
+        llc_contention_equilibrium(p, 2, 5, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
     NEAR(info.t_star, 1.5, 1e-8);
     NEAR(s[0].occupancy, 2.5, 1e-8);
     NEAR(s[0].miss_rate, 0.5, 1e-8); /* miss rate counts the real rate 1 */
@@ -99,12 +102,14 @@ static void lru_hand_solved(void **state)
     m = model_of(small, 2, 0);
     p[0] = (struct llc_contention_party){.model = m, .rate = 1, .gamma = 1, .weight = 1};
     p[1] = (struct llc_contention_party){.model = m, .rate = 7, .gamma = 1, .weight = 1};
-    assert_int_equal(llc_contention_equilibrium(p, 2, 100, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
+    assert_int_equal(
+        llc_contention_equilibrium(p, 2, 100, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
     assert_true(isinf(info.t_star));
     assert_true(s[0].miss_ratio == 0 && s[1].miss_ratio == 0);
     NEAR(s[0].occupancy, llc_statmodel_footprint(m, 11), 1e-12);
     /* Same in the random model (mu = 0 is the only root). */
-    assert_int_equal(llc_contention_equilibrium(p, 2, 100, LLC_CONTENTION_RANDOM, s, &info, err, sizeof err), 0);
+    assert_int_equal(
+        llc_contention_equilibrium(p, 2, 100, LLC_CONTENTION_RANDOM, s, &info, err, sizeof err), 0);
     assert_true(info.mu == 0 && s[0].miss_ratio == 0);
     llc_statmodel_release(m);
 }
@@ -122,11 +127,15 @@ static void lru_single_is_statstack(void **state)
         struct llc_contention_party p[2] = {{.model = m, .rate = 3, .gamma = 1, .weight = 1},
                                             {.model = m, .rate = 3, .gamma = 1, .weight = 1}};
         struct llc_contention_share s[2];
-        assert_int_equal(llc_contention_equilibrium(p, 1, sizes[k], LLC_CONTENTION_LRU, s, NULL, err, sizeof err), 0);
+        assert_int_equal(llc_contention_equilibrium(p, 1, sizes[k], LLC_CONTENTION_LRU, s, NULL,
+                                                    err, sizeof err),
+                         0);
         NEAR(s[0].miss_ratio, pt.r_total, 1e-7);
         NEAR(s[0].occupancy, sizes[k], 1e-6 * sizes[k]);
         /* Two identical programs at equal rates split the cache. */
-        assert_int_equal(llc_contention_equilibrium(p, 2, sizes[k], LLC_CONTENTION_LRU, s, NULL, err, sizeof err), 0);
+        assert_int_equal(llc_contention_equilibrium(p, 2, sizes[k], LLC_CONTENTION_LRU, s, NULL,
+                                                    err, sizeof err),
+                         0);
         NEAR(s[0].miss_ratio, half.r_total, 1e-7);
         NEAR(s[1].occupancy, sizes[k] / 2, 1e-6 * sizes[k]);
     }
@@ -141,11 +150,13 @@ static void lru_capped_footprints_fit(void **state)
     (void)state;
     char err[LLC_ERRLEN];
     struct llc_statmodel_model *m = model_uniform(0.9, 1000, 1e5);
-    struct llc_contention_party p[2] = {{.model = m, .rate = 1, .gamma = 1, .weight = 1, .lines_max = 1500},
-                                        {.model = m, .rate = 2, .gamma = 1, .weight = 1, .lines_max = 2000}};
+    struct llc_contention_party p[2] = {
+        {.model = m, .rate = 1, .gamma = 1, .weight = 1, .lines_max = 1500},
+        {.model = m, .rate = 2, .gamma = 1, .weight = 1, .lines_max = 2000}};
     struct llc_contention_share s[2];
     struct llc_contention_info info;
-    assert_int_equal(llc_contention_equilibrium(p, 2, 8000, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
+    assert_int_equal(
+        llc_contention_equilibrium(p, 2, 8000, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
     assert_true(isinf(info.t_star));
     NEAR(s[0].occupancy, 1500, 1e-9);
     NEAR(s[1].occupancy, 2000, 1e-9);
@@ -154,13 +165,15 @@ static void lru_capped_footprints_fit(void **state)
     /* Caps that do not fit: a finite T*, occupancies add up to C, and no
      * program holds more than its cap. */
     p[0].lines_max = p[1].lines_max = 5000;
-    assert_int_equal(llc_contention_equilibrium(p, 2, 8000, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
+    assert_int_equal(
+        llc_contention_equilibrium(p, 2, 8000, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
     assert_true(isfinite(info.t_star));
     NEAR(s[0].occupancy + s[1].occupancy, 8000, 1e-5 * 8000);
     assert_true(s[0].occupancy <= 5000 + 1e-9 && s[1].occupancy <= 5000 + 1e-9);
     /* No cap: the streaming part grows without bound and fills the cache. */
     p[0].lines_max = p[1].lines_max = 0;
-    assert_int_equal(llc_contention_equilibrium(p, 2, 8000, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
+    assert_int_equal(
+        llc_contention_equilibrium(p, 2, 8000, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
     assert_true(isfinite(info.t_star));
     NEAR(s[0].occupancy + s[1].occupancy, 8000, 1e-5 * 8000);
     llc_statmodel_release(m);
@@ -177,13 +190,16 @@ static void random_hand_solved(void **state)
                                         {.model = s1, .rate = 3, .gamma = 1, .weight = 1}};
     struct llc_contention_share s[3];
     struct llc_contention_info info;
-    assert_int_equal(llc_contention_equilibrium(p, 2, 1000, LLC_CONTENTION_RANDOM, s, &info, err, sizeof err), 0);
+    assert_int_equal(
+        llc_contention_equilibrium(p, 2, 1000, LLC_CONTENTION_RANDOM, s, &info, err, sizeof err),
+        0);
     NEAR(info.mu, 4, 1e-9);
     NEAR(s[0].occupancy, 250, 1e-6);
     NEAR(s[1].occupancy, 750, 1e-6);
     assert_true(s[0].miss_ratio == 1);
     /* The streamer in the LRU model: F(d) = d, so T* = C / (a1 + a2) too. */
-    assert_int_equal(llc_contention_equilibrium(p, 2, 1000, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
+    assert_int_equal(
+        llc_contention_equilibrium(p, 2, 1000, LLC_CONTENTION_LRU, s, &info, err, sizeof err), 0);
     NEAR(info.t_star, 250, 1e-6);
     NEAR(s[1].occupancy, 750, 1e-4);
 
@@ -197,7 +213,8 @@ static void random_hand_solved(void **state)
     double mu = 1;
     for (int it = 0; it < 10000; it++)
         mu = 1 + (1 - pow(1 - 1.0 / 20, 10 * mu));
-    assert_int_equal(llc_contention_equilibrium(p, 2, 20, LLC_CONTENTION_RANDOM, s, &info, err, sizeof err), 0);
+    assert_int_equal(
+        llc_contention_equilibrium(p, 2, 20, LLC_CONTENTION_RANDOM, s, &info, err, sizeof err), 0);
     NEAR(info.mu, mu, 1e-9);
     NEAR(s[0].miss_ratio, mu - 1, 1e-9);
     NEAR(s[0].occupancy + s[1].occupancy, 20, 1e-9);
@@ -215,12 +232,15 @@ static void unprofiled_equals_streamer(void **state)
     const double lambda = 2.5e7;
     for (int pol = 0; pol < 2; pol++) {
         const enum llc_contention_policy base = pol ? LLC_CONTENTION_RANDOM : LLC_CONTENTION_LRU;
-        struct llc_contention_party p1[2] = {{.model = a, .rate = 1e8, .gamma = 1, .weight = 1},
-                                             {.model = st, .rate = lambda, .gamma = 1, .weight = 1}};
+        struct llc_contention_party p1[2] = {
+            {.model = a, .rate = 1e8, .gamma = 1, .weight = 1},
+            {.model = st, .rate = lambda, .gamma = 1, .weight = 1}};
         struct llc_contention_party p2[2] = {p1[0], {.model = NULL, .lambda = lambda, .weight = 1}};
         struct llc_contention_share s1[2], s2[2];
-        assert_int_equal(llc_contention_equilibrium(p1, 2, 4096, base, s1, NULL, err, sizeof err), 0);
-        assert_int_equal(llc_contention_equilibrium(p2, 2, 4096, base, s2, NULL, err, sizeof err), 0);
+        assert_int_equal(llc_contention_equilibrium(p1, 2, 4096, base, s1, NULL, err, sizeof err),
+                         0);
+        assert_int_equal(llc_contention_equilibrium(p2, 2, 4096, base, s2, NULL, err, sizeof err),
+                         0);
         NEAR(s2[0].miss_ratio, s1[0].miss_ratio, 1e-7);
         NEAR(s2[1].occupancy, s1[1].occupancy, 1e-3);
         NEAR(s2[1].miss_rate, lambda, 1e-6);
@@ -270,16 +290,21 @@ static void coupling_fixed_point(void **state)
 {
     (void)state;
     char err[LLC_ERRLEN];
-    struct llc_statmodel_model *a = model_uniform(0.8, 60000, 1e5), *b = model_uniform(0.95, 200000, 1e5);
-    struct llc_contention_phase pa = {.model = a, .api = 0.4, .cpi0 = 0.8, .penalty = 100, .gamma = 1};
-    struct llc_contention_phase pb = {.model = b, .api = 0.3, .cpi0 = 1.2, .penalty = 60, .gamma = 1};
+    struct llc_statmodel_model *a = model_uniform(0.8, 60000, 1e5),
+                               *b = model_uniform(0.95, 200000, 1e5);
+    struct llc_contention_phase pa = {
+        .model = a, .api = 0.4, .cpi0 = 0.8, .penalty = 100, .gamma = 1};
+    struct llc_contention_phase pb = {
+        .model = b, .api = 0.3, .cpi0 = 1.2, .penalty = 60, .gamma = 1};
     const struct llc_contention_phase *ph[2] = {&pa, &pb};
     const double freq[2] = {3e9, 2e9};
     for (int pol = 0; pol < 2; pol++) {
-        struct llc_contention_config cfg = cfg_of(131072, pol ? LLC_CONTENTION_RANDOM : LLC_CONTENTION_LRU, true, false);
+        struct llc_contention_config cfg =
+            cfg_of(131072, pol ? LLC_CONTENTION_RANDOM : LLC_CONTENTION_LRU, true, false);
         struct llc_contention_share s[2], solo[2], fixed[2];
         struct llc_contention_info info;
-        assert_int_equal(llc_contention_tuple(ph, freq, 2, &cfg, s, solo, &info, err, sizeof err), 0);
+        assert_int_equal(llc_contention_tuple(ph, freq, 2, &cfg, s, solo, &info, err, sizeof err),
+                         0);
         assert_true(info.converged && info.iterations > 1);
         for (int i = 0; i < 2; i++) {
             /* CPI from the miss ratio, rate from the CPI: the fixed point holds. */
@@ -290,18 +315,23 @@ static void coupling_fixed_point(void **state)
             NEAR(solo[i].rate / (ph[i]->api * freq[i] / solo[i].cpi), 1, 3e-6);
         }
         /* The equilibrium at the fixed point's rates gives back the same shares. */
-        struct llc_contention_party p[2] = {{.model = a, .rate = s[0].rate, .gamma = 1, .weight = 1},
-                                            {.model = b, .rate = s[1].rate, .gamma = 1, .weight = 1}};
-        assert_int_equal(llc_contention_equilibrium(p, 2, cfg.capacity, llc_contention_base_policy(cfg.policy),
-                                                    fixed, NULL, err, sizeof err), 0);
+        struct llc_contention_party p[2] = {
+            {.model = a, .rate = s[0].rate, .gamma = 1, .weight = 1},
+            {.model = b, .rate = s[1].rate, .gamma = 1, .weight = 1}};
+        assert_int_equal(llc_contention_equilibrium(p, 2, cfg.capacity,
+                                                    llc_contention_base_policy(cfg.policy), fixed,
+                                                    NULL, err, sizeof err),
+                         0);
         NEAR(fixed[0].miss_ratio, s[0].miss_ratio, 1e-9);
         NEAR(fixed[1].occupancy, s[1].occupancy, 1e-6 * cfg.capacity);
         /* No penalty: coupling changes nothing against fixed solo rates. */
         pa.penalty = pb.penalty = 0;
         struct llc_contention_share c0[2], n0[2];
-        assert_int_equal(llc_contention_tuple(ph, freq, 2, &cfg, c0, NULL, NULL, err, sizeof err), 0);
+        assert_int_equal(llc_contention_tuple(ph, freq, 2, &cfg, c0, NULL, NULL, err, sizeof err),
+                         0);
         cfg.coupling = false;
-        assert_int_equal(llc_contention_tuple(ph, freq, 2, &cfg, n0, NULL, NULL, err, sizeof err), 0);
+        assert_int_equal(llc_contention_tuple(ph, freq, 2, &cfg, n0, NULL, NULL, err, sizeof err),
+                         0);
         NEAR(c0[0].miss_ratio, n0[0].miss_ratio, 1e-9);
         NEAR(c0[1].rate, 2e9 * 0.3 / 1.2, 1e-3);
         pa.penalty = 100;
@@ -320,27 +350,31 @@ static void skew_empty_stratum(void **state)
 {
     (void)state;
     char err[LLC_ERRLEN];
-    struct llc_statmodel_model *a = model_uniform(0.9, 100000, 1e5), *b = model_uniform(1, 2000, 1e5);
-    struct llc_contention_phase pa = {.model = a, .api = 0.4, .cpi0 = 1, .penalty = 80, .gamma = 1, .cv = 0.9,
-                                      .lines = 90000};
-    struct llc_contention_phase pb = {.model = b, .api = 0.4, .cpi0 = 1, .penalty = 80, .gamma = 1,
-                                      .lines = 2000};
+    struct llc_statmodel_model *a = model_uniform(0.9, 100000, 1e5),
+                               *b = model_uniform(1, 2000, 1e5);
+    struct llc_contention_phase pa = {
+        .model = a, .api = 0.4, .cpi0 = 1, .penalty = 80, .gamma = 1, .cv = 0.9, .lines = 90000};
+    struct llc_contention_phase pb = {
+        .model = b, .api = 0.4, .cpi0 = 1, .penalty = 80, .gamma = 1, .lines = 2000};
     const struct llc_contention_phase *ph[2] = {&pa, &pb};
     const double freq[2] = {3e9, 3e9};
     for (int pol = 0; pol < 2; pol++) {
         const enum llc_contention_policy base = pol ? LLC_CONTENTION_RANDOM : LLC_CONTENTION_LRU;
         struct llc_contention_config cfg = cfg_of(131072, base, false, true);
         struct llc_contention_share sk[2];
-        assert_int_equal(llc_contention_tuple(ph, freq, 2, &cfg, sk, NULL, NULL, err, sizeof err), 0);
+        assert_int_equal(llc_contention_tuple(ph, freq, 2, &cfg, sk, NULL, NULL, err, sizeof err),
+                         0);
         assert_true(isfinite(sk[0].miss_ratio) && isfinite(sk[0].occupancy));
         double num = 0, den = 0, occ = 0;
         for (int g = 1; g < 5; g++) {
-            const double w = 1 + llc_contention_stratum_z[g] * 0.9, pi = llc_contention_stratum_pi[g];
+            const double w = 1 + llc_contention_stratum_z[g] * 0.9,
+                         pi = llc_contention_stratum_pi[g];
             struct llc_contention_party p[2] = {
                 {.model = a, .rate = sk[0].rate, .gamma = 1, .weight = w, .lines_max = 90000},
                 {.model = b, .rate = sk[1].rate, .gamma = 1, .weight = 1, .lines_max = 2000}};
             struct llc_contention_share s[2];
-            assert_int_equal(llc_contention_equilibrium(p, 2, 131072, base, s, NULL, err, sizeof err), 0);
+            assert_int_equal(
+                llc_contention_equilibrium(p, 2, 131072, base, s, NULL, err, sizeof err), 0);
             num += pi * w * s[0].miss_ratio;
             den += pi * w;
             occ += pi * s[0].occupancy;
@@ -359,8 +393,10 @@ static void skew_reduces_and_costs(void **state)
 {
     (void)state;
     char err[LLC_ERRLEN];
-    struct llc_statmodel_model *a = model_uniform(0.9, 100000, 1e5), *b = model_uniform(0.9, 150000, 1e5);
-    struct llc_contention_phase pa = {.model = a, .api = 0.4, .cpi0 = 1, .penalty = 80, .gamma = 1, .cv = 0};
+    struct llc_statmodel_model *a = model_uniform(0.9, 100000, 1e5),
+                               *b = model_uniform(0.9, 150000, 1e5);
+    struct llc_contention_phase pa = {
+        .model = a, .api = 0.4, .cpi0 = 1, .penalty = 80, .gamma = 1, .cv = 0};
     struct llc_contention_phase pb = {.model = b, .api = 0.4, .cpi0 = 1, .penalty = 80, .gamma = 1};
     const struct llc_contention_phase *ph[2] = {&pa, &pb};
     const double freq[2] = {3e9, 3e9};
@@ -379,10 +415,13 @@ static void skew_reduces_and_costs(void **state)
     double num = 0, den = 0, occ = 0, pis = 0;
     for (int g = 0; g < 5; g++) {
         const double w = 1 + llc_contention_stratum_z[g] * 0.4, pi = llc_contention_stratum_pi[g];
-        struct llc_contention_party p[2] = {{.model = a, .rate = sk[0].rate, .gamma = 1, .weight = w},
-                                            {.model = b, .rate = sk[1].rate, .gamma = 1, .weight = 1}};
+        struct llc_contention_party p[2] = {
+            {.model = a, .rate = sk[0].rate, .gamma = 1, .weight = w},
+            {.model = b, .rate = sk[1].rate, .gamma = 1, .weight = 1}};
         struct llc_contention_share s[2];
-        assert_int_equal(llc_contention_equilibrium(p, 2, 131072, LLC_CONTENTION_LRU, s, NULL, err, sizeof err), 0);
+        assert_int_equal(
+            llc_contention_equilibrium(p, 2, 131072, LLC_CONTENTION_LRU, s, NULL, err, sizeof err),
+            0);
         num += pi * w * s[0].miss_ratio;
         den += pi * w;
         occ += pi * s[0].occupancy;
@@ -405,26 +444,31 @@ static void baselines_by_hand(void **state)
      * distance 9 (F(9) = 1 + 8 / 2 = 5: position 6). */
     const struct llc_statmodel_bucket_count p1[] = {{3, 1}}, p2[] = {{0, 1}, {9, 1}};
     struct llc_statmodel_model *m1 = model_of(p1, 1, 0), *m2 = model_of(p2, 2, 0);
-    struct llc_contention_phase a = {.model = m1, .api = 0.2, .cpi0 = 1, .penalty = 100, .gamma = 1};
-    struct llc_contention_phase b = {.model = m2, .api = 0.2, .cpi0 = 1, .penalty = 100, .gamma = 1};
+    struct llc_contention_phase a = {
+        .model = m1, .api = 0.2, .cpi0 = 1, .penalty = 100, .gamma = 1};
+    struct llc_contention_phase b = {
+        .model = m2, .api = 0.2, .cpi0 = 1, .penalty = 100, .gamma = 1};
     const struct llc_contention_phase *ph[2] = {&a, &b};
     const double freq[2] = {1e9, 1e9};
     struct llc_contention_config cfg = cfg_of(16, LLC_CONTENTION_LRU, false, false);
     struct llc_contention_share s[2];
     /* FOA, equal access rates: 8 ways each, both fit. */
-    assert_int_equal(llc_contention_baseline(ph, freq, 2, &cfg, LLC_CONTENTION_FOA, s, err, sizeof err), 0);
+    assert_int_equal(
+        llc_contention_baseline(ph, freq, 2, &cfg, LLC_CONTENTION_FOA, s, err, sizeof err), 0);
     assert_true(s[0].miss_ratio == 0 && s[1].miss_ratio == 0);
     NEAR(s[0].occupancy, 8, 1e-12);
     /* SDC: program 2 wins way 1 (its position-1 hits), every tie after goes
      * to program 1: program 2 keeps 1 way, misses its position-6 half. */
-    assert_int_equal(llc_contention_baseline(ph, freq, 2, &cfg, LLC_CONTENTION_SDC, s, err, sizeof err), 0);
+    assert_int_equal(
+        llc_contention_baseline(ph, freq, 2, &cfg, LLC_CONTENTION_SDC, s, err, sizeof err), 0);
     NEAR(s[0].miss_ratio, 0, 1e-15);
     NEAR(s[1].miss_ratio, 0.5, 1e-15);
     NEAR(s[1].occupancy, 1, 1e-15);
     NEAR(s[1].cpi, 1 + 0.2 * 0.5 * 100, 1e-12);
     /* FOA with rates 1 : 4: program 1 gets 3.2 ways, position 4 counts 0.2. */
     b.api = 0.8;
-    assert_int_equal(llc_contention_baseline(ph, freq, 2, &cfg, LLC_CONTENTION_FOA, s, err, sizeof err), 0);
+    assert_int_equal(
+        llc_contention_baseline(ph, freq, 2, &cfg, LLC_CONTENTION_FOA, s, err, sizeof err), 0);
     NEAR(s[0].miss_ratio, 0.8, 1e-12);
     NEAR(s[0].occupancy, 3.2, 1e-12);
     NEAR(s[1].miss_ratio, 0, 1e-15);
@@ -436,15 +480,27 @@ static void timeline_two_phases(void **state)
 {
     (void)state;
     char err[LLC_ERRLEN];
-    struct llc_statmodel_model *small = model_uniform(0.9, 2000, 1e5), *big = model_uniform(0.9, 300000, 1e5);
-    struct llc_contention_phase pa[2] = {{.model = small, .api = 0.4, .cpi0 = 1, .penalty = 100, .gamma = 1},
-                                         {.model = big, .api = 0.4, .cpi0 = 1, .penalty = 100, .gamma = 1}};
-    struct llc_contention_phase pb[1] = {{.model = big, .api = 0.3, .cpi0 = 1, .penalty = 100, .gamma = 1}};
+    struct llc_statmodel_model *small = model_uniform(0.9, 2000, 1e5),
+                               *big = model_uniform(0.9, 300000, 1e5);
+    struct llc_contention_phase pa[2] = {
+        {.model = small, .api = 0.4, .cpi0 = 1, .penalty = 100, .gamma = 1},
+        {.model = big, .api = 0.4, .cpi0 = 1, .penalty = 100, .gamma = 1}};
+    struct llc_contention_phase pb[1] = {
+        {.model = big, .api = 0.3, .cpi0 = 1, .penalty = 100, .gamma = 1}};
     const int wa[4] = {0, 1, 0, 1}, wb[3] = {0, 0, 0};
     const double ia[4] = {1e8, 1e8, 1e8, 1e8}, ib[3] = {1e8, 1e8, 1e8};
-    const struct llc_contention_prog progs[2] = {
-        {.freq_hz = 3e9, .phases = pa, .n_phases = 2, .window_phase = wa, .window_instructions = ia, .n_windows = 4},
-        {.freq_hz = 3e9, .phases = pb, .n_phases = 1, .window_phase = wb, .window_instructions = ib, .n_windows = 3}};
+    const struct llc_contention_prog progs[2] = {{.freq_hz = 3e9,
+                                                  .phases = pa,
+                                                  .n_phases = 2,
+                                                  .window_phase = wa,
+                                                  .window_instructions = ia,
+                                                  .n_windows = 4},
+                                                 {.freq_hz = 3e9,
+                                                  .phases = pb,
+                                                  .n_phases = 1,
+                                                  .window_phase = wb,
+                                                  .window_instructions = ib,
+                                                  .n_windows = 3}};
     struct llc_contention_config cfg = cfg_of(131072, LLC_CONTENTION_LRU, true, false);
     struct llc_contention_run *r = NULL;
     assert_int_equal(llc_contention_timeline(progs, 2, &cfg, &r, err, sizeof err), 0);
@@ -488,7 +544,8 @@ static void timeline_two_phases(void **state)
     shortp[1].window_instructions = ib_short;
     assert_int_equal(llc_contention_timeline(shortp, 2, &cfg, &r, err, sizeof err), 0);
     NEAR(r->worst_tstar_ratio, worst * 1e4, 1e-6 * worst * 1e4);
-    assert_true(r->warn_segments == r->n_segments && fabs(r->warn_seconds - r->total_s) < 1e-12 * r->total_s);
+    assert_true(r->warn_segments == r->n_segments &&
+                fabs(r->warn_seconds - r->total_s) < 1e-12 * r->total_s);
     const double worst_short = r->worst_tstar_ratio;
     llc_contention_run_free(r);
     /* The same short windows all in one phase: the cache settles once per

@@ -35,7 +35,8 @@ static struct llc_statmodel_model *model_power(double cold)
         assert_int_equal(llc_statmodel_hist_add(h, lo, mass, err, sizeof err), 0);
         total += mass;
     }
-    assert_int_equal(llc_statmodel_hist_add_dangling(h, cold * total / (1 - cold), err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_add_dangling(h, cold * total / (1 - cold), err, sizeof err),
+                     0);
     assert_int_equal(llc_statmodel_prepare(h, &m, err, sizeof err), 0);
     llc_statmodel_hist_destroy(h);
     return m;
@@ -72,14 +73,16 @@ static double direct_r(const struct llc_statmodel_model *m, double x, double c_l
         r += mass * (1 - frac);
         if (k * span < 1e-3) {
             const double mid = lo + 0.5 * span;
-            const double mean = isfinite(age) || k * span < 1e-9 ? -expm1(-k * mid)
-                                                                 : 1 - (el - exp(-k * top)) / (k * span);
+            const double mean = isfinite(age) || k * span < 1e-9
+                                    ? -expm1(-k * mid)
+                                    : 1 - (el - exp(-k * top)) / (k * span);
             r += mass * frac * mean;
             d += mass * frac * c_log * mid * exp(-k * mid);
         } else {
             const double eb = exp(-k * top);
             r += mass * frac * (1 - (el - eb) / (k * span));
-            d += mass * frac * c_log * ((lo / k + 1 / (k * k)) * el - (top / k + 1 / (k * k)) * eb) / span;
+            d += mass * frac * c_log *
+                 ((lo / k + 1 / (k * k)) * el - (top / k + 1 / (k * k)) * eb) / span;
         }
     }
     *dr = d;
@@ -174,7 +177,8 @@ static void ref_assoc(const struct llc_contention_party *p, size_t n, double c, 
             size_t ne;
             double slope;
             llc_statmodel_footprint_table(p[i].model, &e, &q, &f, &ne, &slope);
-            if (!(p[i].lines_max > 0 && u >= p[i].lines_max) && !(p[i].cold && p[i].age > 0 && d >= p[i].age))
+            if (!(p[i].lines_max > 0 && u >= p[i].lines_max) &&
+                !(p[i].cold && p[i].age > 0 && d >= p[i].age))
                 grows |= (p[i].cold ? p[i].steady > 0 : slope > 0) || d < e[ne - 1];
         }
         const double ph = ref_pois(0.5 * (gprev + g) / sets, ways);
@@ -204,8 +208,13 @@ static void assoc_grid_matches_direct(void **state)
     const struct llc_contention_party base[3] = {
         {.model = a, .rate = 2e8, .gamma = 1, .weight = 1},
         {.model = b, .rate = 5e7, .gamma = 1.3, .weight = 1, .lines_max = 9000},
-        {.model = a, .rate = 1e8, .gamma = 1, .weight = 1, .cold = true,
-         .steady = llc_contention_steady_share(a, 4e6), .age = 20000},
+        {.model = a,
+         .rate = 1e8,
+         .gamma = 1,
+         .weight = 1,
+         .cold = true,
+         .steady = llc_contention_steady_share(a, 4e6),
+         .age = 20000},
     };
     /* warm pair, warm + young, all three */
     const size_t sizes[] = {2, 3};
@@ -215,15 +224,17 @@ static void assoc_grid_matches_direct(void **state)
             struct llc_contention_share out[3];
             struct llc_contention_info info;
             double mr[3], occ[3];
-            assert_int_equal(llc_contention_equilibrium_assoc(base, n, cap, ways, out, &info, err, sizeof err), 0);
+            assert_int_equal(
+                llc_contention_equilibrium_assoc(base, n, cap, ways, out, &info, err, sizeof err),
+                0);
             ref_assoc(base, n, cap, ways, mr, occ);
             for (size_t i = 0; i < n; i++) {
                 if (!(fabs(out[i].miss_ratio - mr[i]) <= 1e-12 * mr[i]))
-                    fail_msg("%zu parties, %u ways, party %zu: miss ratio %.17g, direct %.17g", n, ways, i,
-                             out[i].miss_ratio, mr[i]);
+                    fail_msg("%zu parties, %u ways, party %zu: miss ratio %.17g, direct %.17g", n,
+                             ways, i, out[i].miss_ratio, mr[i]);
                 if (!(fabs(out[i].occupancy - occ[i]) <= 1e-12 * cap))
-                    fail_msg("%zu parties, %u ways, party %zu: occupancy %.17g, direct %.17g", n, ways, i,
-                             out[i].occupancy, occ[i]);
+                    fail_msg("%zu parties, %u ways, party %zu: occupancy %.17g, direct %.17g", n,
+                             ways, i, out[i].occupancy, occ[i]);
             }
         }
     llc_statmodel_release(a);

@@ -26,8 +26,8 @@
 #include "llcprobe/contention.h"
 #include "llcprobe/statmodel.h"
 
-#define N_A 300000u              /* references of program A; B makes 2 N_A */
-#define ID_B 200000u             /* B's lines are numbered from here */
+#define N_A 300000u  /* references of program A; B makes 2 N_A */
+#define ID_B 200000u /* B's lines are numbered from here */
 #define N_IDS (2 * ID_B)
 
 struct mix {
@@ -226,7 +226,8 @@ static void random_matches_simulation(void **state)
         }
     }
     printf("  random worst |model - sim|: miss ratio %.5f (tolerance 0.004), occupancy %.4f of C "
-           "(tolerance 0.005)\n", worst_mr, worst_occ);
+           "(tolerance 0.005)\n",
+           worst_mr, worst_occ);
     assert_true(worst_mr <= 0.004);
     assert_true(worst_occ <= 0.005);
     free_streams(&s);
@@ -261,7 +262,8 @@ static void random_cap_matches_simulation(void **state)
     const double la = distinct(s.a, N_A), lb = distinct(s.b, 2 * N_A);
     const double caps[] = {2000, 3000, 3500, 4000, 6000};
     double worst_mr = 0, worst_mr_fit = 0, worst_occ = 0, worst_uncapped = 0;
-    printf("  CAP   C    sim_A    model_A  occA_sim occA_model occB_sim occB_model uncapped_occA\n");
+    printf(
+        "  CAP   C    sim_A    model_A  occA_sim occA_model occB_sim occB_model uncapped_occA\n");
     for (size_t k = 0; k < LLC_ARRAY_LEN(caps); k++) {
         const double c = caps[k];
         double mr[2], occ[2];
@@ -275,8 +277,8 @@ static void random_cap_matches_simulation(void **state)
         p[0].lines_max = p[1].lines_max = 0;
         if (llc_contention_equilibrium(p, 2, c, LLC_CONTENTION_RANDOM, u, NULL, err, sizeof err))
             fail_msg("uncapped: %s", err);
-        printf("  %6.0f %.5f %.5f %8.1f %8.1f %8.1f %8.1f %8.1f\n", c, mr[0], m[0].miss_ratio, occ[0],
-               m[0].occupancy, occ[1], m[1].occupancy, u[0].occupancy);
+        printf("  %6.0f %.5f %.5f %8.1f %8.1f %8.1f %8.1f %8.1f\n", c, mr[0], m[0].miss_ratio,
+               occ[0], m[0].occupancy, occ[1], m[1].occupancy, u[0].occupancy);
         for (int q = 0; q < 2; q++) {
             if (c >= la + lb)
                 worst_mr_fit = fmax(worst_mr_fit, fabs(mr[q] - m[q].miss_ratio));
@@ -285,9 +287,10 @@ static void random_cap_matches_simulation(void **state)
             worst_uncapped = fmax(worst_uncapped, fabs(occ[q] - u[q].occupancy) / c);
         }
     }
-    printf("  cap worst |model - sim|: miss ratio %.5f where all fits (tolerance 0.004), %.5f in all "
-           "(0.02), occupancy %.4f of C (tolerance 0.005); without the cap %.4f of C\n", worst_mr_fit,
-           worst_mr, worst_occ, worst_uncapped);
+    printf(
+        "  cap worst |model - sim|: miss ratio %.5f where all fits (tolerance 0.004), %.5f in all "
+        "(0.02), occupancy %.4f of C (tolerance 0.005); without the cap %.4f of C\n",
+        worst_mr_fit, worst_mr, worst_occ, worst_uncapped);
     assert_true(worst_mr_fit <= 0.004);
     assert_true(worst_mr <= 0.02);
     assert_true(worst_occ <= 0.005);
@@ -351,14 +354,17 @@ static void cold_start_matches_exact_stack_simulation(void **state)
                 sta[q] = cold_model_mr(&s, cs[j], q, cuts[k], cuts[k + 1], false);
                 worst = fmax(worst, fabs(mod[q] - miss[q] / refs[q]));
                 if (k == 0)
-                    worst_stationary_first = fmax(worst_stationary_first, fabs(sta[q] - miss[q] / refs[q]));
+                    worst_stationary_first =
+                        fmax(worst_stationary_first, fabs(sta[q] - miss[q] / refs[q]));
             }
-            printf("  %6.0f %7.0f %7.0f %.5f %.5f %.5f %.5f %.5f %.5f\n", cs[j], cuts[k], cuts[k + 1],
-                   miss[0] / refs[0], mod[0], sta[0], miss[1] / refs[1], mod[1], sta[1]);
+            printf("  %6.0f %7.0f %7.0f %.5f %.5f %.5f %.5f %.5f %.5f\n", cs[j], cuts[k],
+                   cuts[k + 1], miss[0] / refs[0], mod[0], sta[0], miss[1] / refs[1], mod[1],
+                   sta[1]);
         }
     }
     printf("  cold start worst |model - exact| = %.5f (tolerance 0.02); stationary model in the "
-           "first stretch %.5f\n", worst, worst_stationary_first);
+           "first stretch %.5f\n",
+           worst, worst_stationary_first);
     assert_true(worst <= 0.02);
     assert_true(worst_stationary_first > 0.05);
     free(stack);
@@ -402,11 +408,13 @@ static void assoc_matches_set_lru_simulation(void **state)
             t[0] = line;
         }
         free(tag);
-        const struct llc_contention_party p[2] = {{.model = s.ma, .rate = 1, .gamma = 1, .weight = 1},
-                                                  {.model = s.mb, .rate = 2, .gamma = 1, .weight = 1}};
+        const struct llc_contention_party p[2] = {
+            {.model = s.ma, .rate = 1, .gamma = 1, .weight = 1},
+            {.model = s.mb, .rate = 2, .gamma = 1, .weight = 1}};
         struct llc_contention_share a[2], f[2];
         if (llc_contention_equilibrium_assoc(p, 2, (double)c, ways, a, NULL, err, sizeof err) ||
-            llc_contention_equilibrium(p, 2, (double)c, LLC_CONTENTION_LRU, f, NULL, err, sizeof err))
+            llc_contention_equilibrium(p, 2, (double)c, LLC_CONTENTION_LRU, f, NULL, err,
+                                       sizeof err))
             fail_msg("equilibrium: %s", err);
         printf("  %6zu %.5f %.5f %.5f %.5f %.5f %.5f\n", c, miss[0] / refs[0], a[0].miss_ratio,
                f[0].miss_ratio, miss[1] / refs[1], a[1].miss_ratio, f[1].miss_ratio);
@@ -415,8 +423,9 @@ static void assoc_matches_set_lru_simulation(void **state)
             worst_fa = fmax(worst_fa, fabs(f[q].miss_ratio - miss[q] / refs[q]));
         }
     }
-    printf("  set-associative worst |model - sim| = %.5f (tolerance 0.005), fully associative %.5f\n",
-           worst, worst_fa);
+    printf(
+        "  set-associative worst |model - sim| = %.5f (tolerance 0.005), fully associative %.5f\n",
+        worst, worst_fa);
     assert_true(worst <= 0.005);
     assert_true(worst < worst_fa);
     free_streams(&s);

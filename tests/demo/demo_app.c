@@ -27,8 +27,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "demo_app: scale must be 1..100000, block 1..100000\n");
         return 2;
     }
-    const size_t stream_len = (size_t)4 << 20;   /* 4 MiB of bytes, read as 64-bit words */
-    const size_t table_len = (size_t)48 << 10;   /* 48 Ki entries x 8 B = 384 KiB */
+    const size_t stream_len = (size_t)4 << 20; /* 4 MiB of bytes, read as 64-bit words */
+    const size_t table_len = (size_t)48 << 10; /* 48 Ki entries x 8 B = 384 KiB */
     uint64_t *stream = malloc(stream_len);
     uint64_t *table = malloc(table_len * sizeof(uint64_t));
     if (!stream || !table) {

@@ -55,7 +55,8 @@ void fx_setup(struct fx *fx, const struct fx_opts *o,
     c->llc.hash = LLC_SIM_HASH_MODULO;
     if (!o->modulo_hash)
         assert_int_equal(llc_sim_geometry_random_hash(&c->llc, o->seed * 7 + 1, o->hash_lo_bit,
-                                                      o->phys_bits, err, sizeof(err)), 0);
+                                                      o->phys_bits, err, sizeof(err)),
+                         0);
     c->inclusion = o->inclusion;
     c->l2_sets = o->l2_sets;
     c->l2_ways = o->l2_ways;
@@ -101,7 +102,7 @@ void fx_setup(struct fx *fx, const struct fx_opts *o,
     for (size_t f = 0; f < o->pages; f++)
         for (size_t k = 0; k < 64; k++) {
             const uint64_t pa = (frames[f] << 12) | (k << 6);
-            fx->lines[f * 64 + k] = (struct llc_evset_line){ pa, pa };
+            fx->lines[f * 64 + k] = (struct llc_evset_line){pa, pa};
         }
     free(frames);
 
@@ -115,8 +116,8 @@ void fx_setup(struct fx *fx, const struct fx_opts *o,
     fx->params.seed = o->seed;
     if (params_edit)
         params_edit(&fx->params);
-    rc = llc_evset_finder_create(fx->oracle, &fx->params, fx->lines, fx->n_lines, &fx->finder,
-                                 err, sizeof(err));
+    rc = llc_evset_finder_create(fx->oracle, &fx->params, fx->lines, fx->n_lines, &fx->finder, err,
+                                 sizeof(err));
     if (rc)
         fail_msg("llc_evset_finder_create: %s", err);
 }

@@ -13,14 +13,14 @@
 
 struct fx_opts {
     unsigned slices, sets_per_slice, ways;
-    unsigned l2_sets, l2_ways;          /* 0 = no L2 */
+    unsigned l2_sets, l2_ways; /* 0 = no L2 */
     enum llc_sim_inclusion inclusion;
-    bool modulo_hash;                   /* else a hidden random XOR hash */
-    unsigned hash_lo_bit;               /* random hash over [lo, phys_bits) */
-    unsigned phys_bits;                 /* physical memory 2^phys_bits */
-    unsigned pages;                     /* arena: this many random 4 KiB frames */
-    double noise_rate;                  /* background accesses per probe access */
-    double outlier_prob;                /* < 0: latency default */
+    bool modulo_hash;     /* else a hidden random XOR hash */
+    unsigned hash_lo_bit; /* random hash over [lo, phys_bits) */
+    unsigned phys_bits;   /* physical memory 2^phys_bits */
+    unsigned pages;       /* arena: this many random 4 KiB frames */
+    double noise_rate;    /* background accesses per probe access */
+    double outlier_prob;  /* < 0: latency default */
     uint64_t seed;
 };
 void fx_opts_default(struct fx_opts *o);

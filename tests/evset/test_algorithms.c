@@ -29,8 +29,8 @@ static void test_calibrate_threshold(void **state)
     uint64_t s = 3;
     for (int i = 0; i < 200; i++) {
         s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        hit[i] = 90 + (uint32_t)(s >> 59);          /* 90..121 */
-        miss[i] = 380 + (uint32_t)(s >> 57);        /* 380..507 */
+        hit[i] = 90 + (uint32_t)(s >> 59);   /* 90..121 */
+        miss[i] = 380 + (uint32_t)(s >> 57); /* 380..507 */
     }
     hit[7] = 2500; /* an interrupt */
     struct llc_evset_calibration c;
@@ -86,11 +86,10 @@ static void reduce_and_check(struct fx *fx, uint32_t index, unsigned victims)
         for (size_t a = 0; a < g; a++)
             for (size_t b = a + 1; b < g; b++)
                 assert_int_not_equal(set[a], set[b]);
-        printf("reduce G=%zu pool=%zu: %llu tests, %llu timed walks, %llu backtracks, %.1f ms\n",
-               g, nc, (unsigned long long)(after.tests - before.tests),
+        printf("reduce G=%zu pool=%zu: %llu tests, %llu timed walks, %llu backtracks, %.1f ms\n", g,
+               nc, (unsigned long long)(after.tests - before.tests),
                (unsigned long long)(after.trials - before.trials),
-               (unsigned long long)(after.backtracks - before.backtracks),
-               1e3 * (seconds() - t0));
+               (unsigned long long)(after.backtracks - before.backtracks), 1e3 * (seconds() - t0));
     }
     free(pool);
     free(set);
@@ -141,14 +140,14 @@ static void test_reduce_exclusive_group_size(void **state)
             same[ns++] = pool[k];
     assert_true(ns >= 32);
     double r32, r31, r16;
-    assert_int_equal(llc_evset_eviction_rate(fx.finder, pool[0], same, 32, 40, &r32, err,
-                                             sizeof(err)), 0);
-    assert_int_equal(llc_evset_eviction_rate(fx.finder, pool[0], same, 31, 40, &r31, err,
-                                             sizeof(err)), 0);
-    assert_int_equal(llc_evset_eviction_rate(fx.finder, pool[0], same, 16, 40, &r16, err,
-                                             sizeof(err)), 0);
-    printf("exclusive: eviction rate with 32 / 31 / 16 congruent lines: %.2f / %.2f / %.2f\n",
-           r32, r31, r16);
+    assert_int_equal(
+        llc_evset_eviction_rate(fx.finder, pool[0], same, 32, 40, &r32, err, sizeof(err)), 0);
+    assert_int_equal(
+        llc_evset_eviction_rate(fx.finder, pool[0], same, 31, 40, &r31, err, sizeof(err)), 0);
+    assert_int_equal(
+        llc_evset_eviction_rate(fx.finder, pool[0], same, 16, 40, &r16, err, sizeof(err)), 0);
+    printf("exclusive: eviction rate with 32 / 31 / 16 congruent lines: %.2f / %.2f / %.2f\n", r32,
+           r31, r16);
     assert_true(r32 >= 0.9);
     assert_true(r31 < 0.5);
     assert_true(r16 < 0.5);
@@ -180,11 +179,11 @@ static void test_verify_rejects_noncongruent(void **state)
     assert_int_equal(ns, 16);
     assert_int_not_equal(other, UINT32_MAX);
     double good, bad;
-    assert_int_equal(llc_evset_eviction_rate(fx.finder, victim, same, 16, 50, &good, err,
-                                             sizeof(err)), 0);
+    assert_int_equal(
+        llc_evset_eviction_rate(fx.finder, victim, same, 16, 50, &good, err, sizeof(err)), 0);
     same[5] = other;
-    assert_int_equal(llc_evset_eviction_rate(fx.finder, victim, same, 16, 50, &bad, err,
-                                             sizeof(err)), 0);
+    assert_int_equal(
+        llc_evset_eviction_rate(fx.finder, victim, same, 16, 50, &bad, err, sizeof(err)), 0);
     printf("verify: congruent set evicts %.2f, with one foreign line %.2f\n", good, bad);
     assert_true(good >= fx.params.verify_min);
     assert_true(bad < fx.params.verify_min);

@@ -21,7 +21,7 @@ struct truth_check {
  * two units claim the same true set. */
 static struct truth_check check_truth(const struct fx *fx, const struct llc_evset_result *r)
 {
-    struct truth_check t = { 0, 0, 1 };
+    struct truth_check t = {0, 0, 1};
     const uint32_t units = r->report.units;
     uint8_t *seen = calloc(units, 1);
     assert_non_null(seen);
@@ -120,16 +120,16 @@ static void test_build_reuse_offsets(void **state)
     assert_int_equal(t.congruent, t.found);
     assert_true(t.distinct_ok);
     for (uint32_t u = 0; u < rep->units; u++)
-        assert_int_equal(r->sets[u].source, r->sets[u].index == 0 ? LLC_EVSET_REDUCED
-                                                                   : LLC_EVSET_REUSED);
+        assert_int_equal(r->sets[u].source,
+                         r->sets[u].index == 0 ? LLC_EVSET_REDUCED : LLC_EVSET_REUSED);
     llc_evset_result_free(r);
     fx_teardown(&fx);
 }
 
 /* Background traffic (two accesses per probe access over all memory: about
  * 0.14 foreign lines enter the victim's set per trial of a final-stage test,
- * 1.6 per trial of the first, whole-pool test) and 1% timing outliers: at least 90% of units verified (reduced, reused and
- * hashed sets alike), and every set truly congruent. */
+ * 1.6 per trial of the first, whole-pool test) and 1% timing outliers: at least 90% of units
+ * verified (reduced, reused and hashed sets alike), and every set truly congruent. */
 static void test_build_noisy(void **state)
 {
     (void)state;
@@ -202,10 +202,8 @@ static void test_build_modulo3(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_build_inclusive_hash),
-        cmocka_unit_test(test_build_reuse_offsets),
-        cmocka_unit_test(test_build_noisy),
-        cmocka_unit_test(test_build_exclusive),
+        cmocka_unit_test(test_build_inclusive_hash), cmocka_unit_test(test_build_reuse_offsets),
+        cmocka_unit_test(test_build_noisy),          cmocka_unit_test(test_build_exclusive),
         cmocka_unit_test(test_build_modulo3),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,7 +21,7 @@ static size_t l2_bytes(void)
     FILE *fp = fopen("/sys/devices/system/cpu/cpu0/cache/index2/size", "r");
     if (!fp)
         return 0;
-    char buf[32] = { 0 };
+    char buf[32] = {0};
     const bool ok = fgets(buf, sizeof(buf), fp) != NULL;
     fclose(fp);
     if (!ok)
@@ -52,8 +52,9 @@ static void test_hardware_oracle(void **state)
     if (rc)
         fail_msg("self-check: %s", err);
     printf("hardware: LLC hit median %u (p90 %u), memory median %u (p10 %u), threshold %u, "
-           "%.2f%% misclassified\n", cal.hit_median, cal.hit_p90, cal.miss_median, cal.miss_p10,
-           cal.threshold, 100 * cal.error_rate);
+           "%.2f%% misclassified\n",
+           cal.hit_median, cal.hit_p90, cal.miss_median, cal.miss_p10, cal.threshold,
+           100 * cal.error_rate);
     assert_true(cal.threshold > cal.hit_median && cal.threshold < cal.miss_median);
 
     struct llc_evset_oracle *o = NULL;

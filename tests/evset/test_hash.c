@@ -103,11 +103,11 @@ static void test_recovers_hidden_hash(void **state)
         geometry(&g, slices, false, 100 + slices);
         uint64_t paddrs[2048];
         uint32_t cls[2048];
-        const uint32_t idx[] = { 3 };
+        const uint32_t idx[] = {3};
         const size_t n = make_classes(&g, idx, 1, 12, slices, paddrs, cls);
         struct llc_evset_hash h;
-        const int rc = llc_evset_hash_solve(paddrs, cls, n, LINE, SETS, slices, 0, &h, err,
-                                            sizeof(err));
+        const int rc =
+            llc_evset_hash_solve(paddrs, cls, n, LINE, SETS, slices, 0, &h, err, sizeof(err));
         if (rc)
             fail_msg("%u slices: %s", slices, err);
         assert_int_equal(h.bits, __builtin_ctz(slices));
@@ -126,7 +126,7 @@ static void test_modulo_power_of_two_is_linear(void **state)
     geometry(&g, 4, true, 0);
     uint64_t paddrs[512];
     uint32_t cls[512];
-    const uint32_t idx[] = { 0, 9 };
+    const uint32_t idx[] = {0, 9};
     const size_t n = make_classes(&g, idx, 2, 20, 5, paddrs, cls);
     struct llc_evset_hash h;
     assert_int_equal(llc_evset_hash_solve(paddrs, cls, n, LINE, SETS, 4, 0, &h, err, sizeof(err)),
@@ -142,7 +142,7 @@ static void test_rejects_modulo3(void **state)
     geometry(&g, 3, true, 0);
     uint64_t paddrs[512];
     uint32_t cls[512];
-    const uint32_t idx[] = { 1, 2 };
+    const uint32_t idx[] = {1, 2};
     const size_t n = make_classes(&g, idx, 2, 30, 5, paddrs, cls);
     struct llc_evset_hash h;
     assert_int_equal(llc_evset_hash_solve(paddrs, cls, n, LINE, SETS, 3, 0, &h, err, sizeof(err)),
@@ -158,7 +158,7 @@ static void test_rejects_inconsistent_classes(void **state)
     geometry(&g, 4, false, 77);
     uint64_t paddrs[512];
     uint32_t cls[512];
-    const uint32_t idx[] = { 5 };
+    const uint32_t idx[] = {5};
     size_t n = make_classes(&g, idx, 1, 16, 8, paddrs, cls);
     struct llc_evset_hash h;
     assert_int_equal(llc_evset_hash_solve(paddrs, cls, n, LINE, SETS, 4, 0, &h, err, sizeof(err)),
@@ -193,7 +193,7 @@ static void test_underdetermined(void **state)
     geometry(&g, 4, false, 78);
     uint64_t paddrs[64];
     uint32_t cls[64];
-    const uint32_t idx[] = { 5 };
+    const uint32_t idx[] = {5};
     const size_t n = make_classes(&g, idx, 1, 2, 8, paddrs, cls);
     struct llc_evset_hash h;
     assert_int_equal(llc_evset_hash_solve(paddrs, cls, n, LINE, SETS, 4, 0, &h, err, sizeof(err)),

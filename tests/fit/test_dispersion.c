@@ -1,4 +1,5 @@
-/* Dispersion check (docs/METHODS.md §2.4), test-retest correlation (docs/METHODS.md §1.5) and the verdict. */
+/* Dispersion check (docs/METHODS.md §2.4), test-retest correlation (docs/METHODS.md §1.5) and the
+ * verdict. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -37,7 +38,8 @@ static void sweeps(double shape, unsigned long placement_seed, unsigned long noi
 static void test_poisson_noise(void **state)
 {
     (void)state;
-    /* docs/METHODS.md §5.5: Poisson event counts of mean 400, W misses each: Disp within 1 +- 0.1. */
+    /* docs/METHODS.md §5.5: Poisson event counts of mean 400, W misses each: Disp within 1 +- 0.1.
+     */
     double miss[N];
     sweeps(0, 1, 2, miss);
     struct llc_fit_dispersion d;

@@ -58,7 +58,8 @@ static void test_stratified_by_hand(void **state)
     assert_int_equal(llc_fit_stratified_total(&three, p4, xs, 4, 10, &st, err, sizeof err), 0);
     assert_near(st.total, 10000, 1e-9);
 
-    assert_int_equal(llc_fit_stratified_total(&three, p4, x4, 0, 10, &st, err, sizeof err), -EINVAL);
+    assert_int_equal(llc_fit_stratified_total(&three, p4, x4, 0, 10, &st, err, sizeof err),
+                     -EINVAL);
 }
 
 static void test_stratified_cascade(void **state)
@@ -66,8 +67,12 @@ static void test_stratified_cascade(void **state)
     (void)state;
     /* Five strata, units only in 2 and 4: 0 -> 1 -> 2 and 3 -> 2. */
     const struct llc_fit_strata five = {
-        .count = 5, .key = {1, 2, 3, 4, 5}, .upper = {1.5, 2.5, 3.5, 4.5, INFINITY},
-        .pi = {0.1, 0.2, 0.4, 0.2, 0.1}, .members = {1, 2, 4, 2, 1}, .centre = 2,
+        .count = 5,
+        .key = {1, 2, 3, 4, 5},
+        .upper = {1.5, 2.5, 3.5, 4.5, INFINITY},
+        .pi = {0.1, 0.2, 0.4, 0.2, 0.1},
+        .members = {1, 2, 4, 2, 1},
+        .centre = 2,
     };
     const double p[] = {3, 3.2, 5}, x[] = {10, 20, 100};
     struct llc_fit_stratified st;
@@ -237,14 +242,10 @@ static void test_estimate_selection(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stratified_by_hand),
-        cmocka_unit_test(test_stratified_cascade),
-        cmocka_unit_test(test_scale_up_and_ratio),
-        cmocka_unit_test(test_global_scale_up_is_exact),
-        cmocka_unit_test(test_deviation),
-        cmocka_unit_test(test_random_units),
-        cmocka_unit_test(test_continuous),
-        cmocka_unit_test(test_estimate_selection),
+        cmocka_unit_test(test_stratified_by_hand), cmocka_unit_test(test_stratified_cascade),
+        cmocka_unit_test(test_scale_up_and_ratio), cmocka_unit_test(test_global_scale_up_is_exact),
+        cmocka_unit_test(test_deviation),          cmocka_unit_test(test_random_units),
+        cmocka_unit_test(test_continuous),         cmocka_unit_test(test_estimate_selection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

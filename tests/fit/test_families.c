@@ -25,9 +25,11 @@ static void fit_with(enum llc_fit_family f, const double *x, size_t n,
                      const struct llc_fit_options *opt, struct fitted *out)
 {
     char err[LLC_ERRLEN];
-    assert_int_equal(llc_fit_histogram_create(x, n, NULL, opt->binning, &out->h, err, sizeof err), 0);
+    assert_int_equal(llc_fit_histogram_create(x, n, NULL, opt->binning, &out->h, err, sizeof err),
+                     0);
     assert_true(out->h->m <= 512);
-    assert_int_equal(llc_fit_family(f, x, n, NULL, out->h, opt, &out->r, out->model, err, sizeof err), 0);
+    assert_int_equal(
+        llc_fit_family(f, x, n, NULL, out->h, opt, &out->r, out->model, err, sizeof err), 0);
 }
 
 /* The fitted density's mass over the histogram's range. */
@@ -257,9 +259,9 @@ static void test_bin_integrated_mass(void **state)
     llc_fit_options_default(&opt);
     opt.bin_integrated = true;
     opt.ways = 1;
-    const enum llc_fit_family fams[] = {LLC_FIT_GAUSSIAN, LLC_FIT_GAMMA, LLC_FIT_BETA,
-                                        LLC_FIT_STUDENT_T, LLC_FIT_LOGNORMAL,
-                                        LLC_FIT_POISSON_EVENTS};
+    const enum llc_fit_family fams[] = {LLC_FIT_GAUSSIAN,  LLC_FIT_GAMMA,
+                                        LLC_FIT_BETA,      LLC_FIT_STUDENT_T,
+                                        LLC_FIT_LOGNORMAL, LLC_FIT_POISSON_EVENTS};
     for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++) {
         struct fitted f;
         fit_with(fams[i], x, n, &opt, &f);
@@ -375,16 +377,11 @@ static void test_param_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gamma_mle),
-        cmocka_unit_test(test_poisson),
-        cmocka_unit_test(test_poisson_events),
-        cmocka_unit_test(test_beta),
-        cmocka_unit_test(test_student_t),
-        cmocka_unit_test(test_lognormal),
-        cmocka_unit_test(test_bin_integrated_mass),
-        cmocka_unit_test(test_large_parameters),
-        cmocka_unit_test(test_huge_poisson_mean),
-        cmocka_unit_test(test_param_names),
+        cmocka_unit_test(test_gamma_mle),           cmocka_unit_test(test_poisson),
+        cmocka_unit_test(test_poisson_events),      cmocka_unit_test(test_beta),
+        cmocka_unit_test(test_student_t),           cmocka_unit_test(test_lognormal),
+        cmocka_unit_test(test_bin_integrated_mass), cmocka_unit_test(test_large_parameters),
+        cmocka_unit_test(test_huge_poisson_mean),   cmocka_unit_test(test_param_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,7 +25,8 @@ static double *fit(const double *x, size_t n, const uint8_t *mask, enum llc_fit_
     struct llc_fit_options opt;
     llc_fit_options_default(&opt);
     opt.bin_integrated = integrated;
-    assert_int_equal(llc_fit_family(LLC_FIT_GAUSSIAN, x, n, mask, h, &opt, r, model, err, sizeof err), 0);
+    assert_int_equal(
+        llc_fit_family(LLC_FIT_GAUSSIAN, x, n, mask, h, &opt, r, model, err, sizeof err), 0);
     *hp = h;
     return model;
 }
@@ -161,9 +162,13 @@ static void test_bad_arguments(void **state)
     char err[LLC_ERRLEN];
     struct llc_fit_histogram *h;
     struct llc_fit_family_result r;
-    assert_int_equal(llc_fit_histogram_create(other, 3, NULL, LLC_FIT_BINS_AUTO, &h, err, sizeof err), 0);
-    assert_int_equal(llc_fit_family(LLC_FIT_GAUSSIAN, x, 4, NULL, h, NULL, &r, NULL, err, sizeof err), -EINVAL);
-    assert_int_equal(llc_fit_family((enum llc_fit_family)99, x, 4, NULL, h, NULL, &r, NULL, err, sizeof err), -EINVAL);
+    assert_int_equal(
+        llc_fit_histogram_create(other, 3, NULL, LLC_FIT_BINS_AUTO, &h, err, sizeof err), 0);
+    assert_int_equal(
+        llc_fit_family(LLC_FIT_GAUSSIAN, x, 4, NULL, h, NULL, &r, NULL, err, sizeof err), -EINVAL);
+    assert_int_equal(
+        llc_fit_family((enum llc_fit_family)99, x, 4, NULL, h, NULL, &r, NULL, err, sizeof err),
+        -EINVAL);
     llc_fit_histogram_destroy(h);
 }
 

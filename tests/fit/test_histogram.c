@@ -33,7 +33,8 @@ static void test_paper_bins(void **state)
     const double x[] = {0, 0.5, 1, 1.5, 2.5, 3, 8.5, 9, 9.5, 10};
     struct llc_fit_histogram *h;
     char err[LLC_ERRLEN];
-    assert_int_equal(llc_fit_histogram_create(x, 10, NULL, LLC_FIT_BINS_AUTO, &h, err, sizeof err), 0);
+    assert_int_equal(llc_fit_histogram_create(x, 10, NULL, LLC_FIT_BINS_AUTO, &h, err, sizeof err),
+                     0);
     assert_int_equal(h->binning, LLC_FIT_BINS_PAPER);
     assert_int_equal(h->m, 5);
     assert_int_equal(h->n, 10);
@@ -69,7 +70,8 @@ static void test_integer_bins(void **state)
     const double x[] = {0, 1, 2, 3, 5, 6, 8, 9, 10, 10};
     struct llc_fit_histogram *h;
     char err[LLC_ERRLEN];
-    assert_int_equal(llc_fit_histogram_create(x, 10, NULL, LLC_FIT_BINS_AUTO, &h, err, sizeof err), 0);
+    assert_int_equal(llc_fit_histogram_create(x, 10, NULL, LLC_FIT_BINS_AUTO, &h, err, sizeof err),
+                     0);
     assert_int_equal(h->binning, LLC_FIT_BINS_INTEGER);
     assert_int_equal(h->m, 4);
     assert_near(h->width, 3, 0);
@@ -85,7 +87,8 @@ static void test_integer_bins(void **state)
     llc_fit_histogram_destroy(h);
 
     /* Paper binning of the same counts on request. */
-    assert_int_equal(llc_fit_histogram_create(x, 10, NULL, LLC_FIT_BINS_PAPER, &h, err, sizeof err), 0);
+    assert_int_equal(llc_fit_histogram_create(x, 10, NULL, LLC_FIT_BINS_PAPER, &h, err, sizeof err),
+                     0);
     assert_int_equal(h->m, 5);
     llc_fit_histogram_destroy(h);
 }
@@ -99,7 +102,8 @@ static void test_integer_bins_narrow_range(void **state)
         x[k] = 100 + (double)(k % 10);
     struct llc_fit_histogram *h;
     char err[LLC_ERRLEN];
-    assert_int_equal(llc_fit_histogram_create(x, 2048, NULL, LLC_FIT_BINS_INTEGER, &h, err, sizeof err), 0);
+    assert_int_equal(
+        llc_fit_histogram_create(x, 2048, NULL, LLC_FIT_BINS_INTEGER, &h, err, sizeof err), 0);
     assert_int_equal(h->m, 10);
     assert_near(h->width, 1, 0);
     for (size_t i = 0; i < 10; i++) {
@@ -108,7 +112,8 @@ static void test_integer_bins_narrow_range(void **state)
     }
     llc_fit_histogram_destroy(h);
     /* The paper formula on the same data leaves bins empty: the reason for the integer mode. */
-    assert_int_equal(llc_fit_histogram_create(x, 2048, NULL, LLC_FIT_BINS_PAPER, &h, err, sizeof err), 0);
+    assert_int_equal(
+        llc_fit_histogram_create(x, 2048, NULL, LLC_FIT_BINS_PAPER, &h, err, sizeof err), 0);
     assert_int_equal(h->m, 39);
     size_t empty = 0;
     for (size_t i = 0; i < h->m; i++)
@@ -125,7 +130,8 @@ static void test_degenerate(void **state)
         x[k] = 7;
     struct llc_fit_histogram *h;
     char err[LLC_ERRLEN];
-    assert_int_equal(llc_fit_histogram_create(x, 50, NULL, LLC_FIT_BINS_PAPER, &h, err, sizeof err), 0);
+    assert_int_equal(llc_fit_histogram_create(x, 50, NULL, LLC_FIT_BINS_PAPER, &h, err, sizeof err),
+                     0);
     assert_true(h->degenerate);
     assert_int_equal(h->m, 1);
     assert_int_equal(h->counts[0], 50);
@@ -134,7 +140,8 @@ static void test_degenerate(void **state)
     assert_int_equal(llc_fit_histogram_bin(h, 7), 0);
     llc_fit_histogram_destroy(h);
 
-    assert_int_equal(llc_fit_histogram_create(x, 50, NULL, LLC_FIT_BINS_INTEGER, &h, err, sizeof err), 0);
+    assert_int_equal(
+        llc_fit_histogram_create(x, 50, NULL, LLC_FIT_BINS_INTEGER, &h, err, sizeof err), 0);
     assert_true(h->degenerate);
     assert_int_equal(h->m, 1);
     assert_near(h->edges[0], 6.5, 0);
@@ -150,18 +157,22 @@ static void test_mask_and_errors(void **state)
     const uint8_t mask[] = {0, 0, 1, 0, 1, 0};
     struct llc_fit_histogram *h = NULL;
     char err[LLC_ERRLEN] = "";
-    assert_int_equal(llc_fit_histogram_create(x, 6, mask, LLC_FIT_BINS_AUTO, &h, err, sizeof err), 0);
+    assert_int_equal(llc_fit_histogram_create(x, 6, mask, LLC_FIT_BINS_AUTO, &h, err, sizeof err),
+                     0);
     assert_int_equal(h->n, 4);
     assert_near(h->b, 4, 0);
     assert_int_equal(h->binning, LLC_FIT_BINS_PAPER);
     llc_fit_histogram_destroy(h);
 
-    assert_int_equal(llc_fit_histogram_create(x, 6, NULL, LLC_FIT_BINS_AUTO, &h, err, sizeof err), -EINVAL);
+    assert_int_equal(llc_fit_histogram_create(x, 6, NULL, LLC_FIT_BINS_AUTO, &h, err, sizeof err),
+                     -EINVAL);
     assert_null(h);
     assert_non_null(strstr(err, "not finite"));
-    assert_int_equal(llc_fit_histogram_create(x, 6, mask, LLC_FIT_BINS_INTEGER, &h, err, sizeof err), -EINVAL);
+    assert_int_equal(
+        llc_fit_histogram_create(x, 6, mask, LLC_FIT_BINS_INTEGER, &h, err, sizeof err), -EINVAL);
     const uint8_t all[] = {1, 1, 1, 1, 1, 1};
-    assert_int_equal(llc_fit_histogram_create(x, 6, all, LLC_FIT_BINS_AUTO, &h, err, sizeof err), -ENODATA);
+    assert_int_equal(llc_fit_histogram_create(x, 6, all, LLC_FIT_BINS_AUTO, &h, err, sizeof err),
+                     -ENODATA);
     assert_true(llc_fit_all_integers(x, 2, NULL));
     assert_false(llc_fit_all_integers(x, 6, mask));
 }
@@ -169,12 +180,9 @@ static void test_mask_and_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bin_count),
-        cmocka_unit_test(test_paper_bins),
-        cmocka_unit_test(test_integer_bins),
-        cmocka_unit_test(test_integer_bins_narrow_range),
-        cmocka_unit_test(test_degenerate),
-        cmocka_unit_test(test_mask_and_errors),
+        cmocka_unit_test(test_bin_count),    cmocka_unit_test(test_paper_bins),
+        cmocka_unit_test(test_integer_bins), cmocka_unit_test(test_integer_bins_narrow_range),
+        cmocka_unit_test(test_degenerate),   cmocka_unit_test(test_mask_and_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

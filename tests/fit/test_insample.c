@@ -21,8 +21,8 @@
 
 /* Each estimator on x = factor * profile of the selected sets, in % of
  * factor * the profile's total. */
-static void deviations(const struct llc_fit_selection *sel, double factor, struct llc_fit_estimates *e,
-                       double *dev_headline, double *dev_means)
+static void deviations(const struct llc_fit_selection *sel, double factor,
+                       struct llc_fit_estimates *e, double *dev_headline, double *dev_means)
 {
     double x[LLC_FIT_MAX_KEYS * 8];
     assert_true(sel->n <= LLC_ARRAY_LEN(x));
@@ -56,8 +56,8 @@ static void test_skewed_in_sample(void **state)
     double *v = testdata(TD_LOGNORMAL, N, 7, 1.0, 0, 1, 41);
     for (size_t k = 0; k < N; k++)
         v[k] = round(v[k]);
-    const enum llc_fit_key_mode modes[] = {LLC_FIT_KEYS_AUTO, LLC_FIT_KEYS_SIGMA2, LLC_FIT_KEYS_QUANTILE,
-                                           LLC_FIT_KEYS_RANGE};
+    const enum llc_fit_key_mode modes[] = {LLC_FIT_KEYS_AUTO, LLC_FIT_KEYS_SIGMA2,
+                                           LLC_FIT_KEYS_QUANTILE, LLC_FIT_KEYS_RANGE};
     for (size_t m = 0; m < LLC_ARRAY_LEN(modes); m++) {
         struct llc_fit_selection *s = select_mode(v, modes[m]);
         assert_int_equal(s->estimator, LLC_FIT_EST_STRATIFIED_RATIO);
@@ -68,8 +68,9 @@ static void test_skewed_in_sample(void **state)
         struct llc_fit_estimates e;
         double dh, dm;
         deviations(s, 1.0, &e, &dh, &dm);
-        print_message("skewed, %s keys: in-sample D stratified-ratio %+.4f%%, stratified means %+.3f%%\n",
-                      llc_fit_key_mode_name(s->mode), dh, dm);
+        print_message(
+            "skewed, %s keys: in-sample D stratified-ratio %+.4f%%, stratified means %+.3f%%\n",
+            llc_fit_key_mode_name(s->mode), dh, dm);
         assert_true(fabs(dh) < 1e-9);
         assert_near(e.headline, e.stratified_ratio, 0);
         deviations(s, 1.7, &e, &dh, &dm);
@@ -102,8 +103,10 @@ static void test_two_level_quantile(void **state)
     for (size_t g = 0; g < 5; g++)
         assert_true(per_stratum[g] >= 1);
     assert_string_equal(llc_fit_key_name(s->label[0]), "median");
-    assert_string_equal(llc_fit_key_name(llc_fit_key_label(LLC_FIT_KEYS_QUANTILE, LLC_FIT_KEY_START)), "q2.3");
-    assert_string_equal(llc_fit_key_name(llc_fit_key_label(LLC_FIT_KEYS_SIGMA2, LLC_FIT_KEY_START)), "start");
+    assert_string_equal(
+        llc_fit_key_name(llc_fit_key_label(LLC_FIT_KEYS_QUANTILE, LLC_FIT_KEY_START)), "q2.3");
+    assert_string_equal(llc_fit_key_name(llc_fit_key_label(LLC_FIT_KEYS_SIGMA2, LLC_FIT_KEY_START)),
+                        "start");
     /* Half the sets are 0: the lowest key is 0 and covers them; the next
      * one is the smallest non-zero value. */
     double smallest = INFINITY;
@@ -115,8 +118,9 @@ static void test_two_level_quantile(void **state)
     struct llc_fit_estimates e;
     double dh, dm;
     deviations(s, 1.0, &e, &dh, &dm);
-    print_message("two levels, quantile keys: in-sample D stratified-ratio %+.4f%%, stratified means %+.3f%%\n", dh,
-                  dm);
+    print_message(
+        "two levels, quantile keys: in-sample D stratified-ratio %+.4f%%, stratified means %+.3f%%\n",
+        dh, dm);
     assert_true(fabs(dh) < 1e-9);
     llc_fit_selection_destroy(s);
     /* auto takes quantile keys here, and the same strata. */
@@ -152,8 +156,9 @@ static void test_pick_mean(void **state)
     struct llc_fit_estimates e;
     double dh, dm;
     deviations(s, 1.0, &e, &dh, &dm);
-    print_message("skewed, quantile keys, pick mean: in-sample D stratified-ratio %+.4f%%, stratified means %+.3f%%\n",
-                  dh, dm);
+    print_message(
+        "skewed, quantile keys, pick mean: in-sample D stratified-ratio %+.4f%%, stratified means %+.3f%%\n",
+        dh, dm);
     assert_true(fabs(dh) < 1e-9);
     assert_true(fabs(dm) < 2.0);
     llc_fit_selection_destroy(s);
@@ -207,8 +212,13 @@ static void test_few_values(void **state)
 static void test_ratio_fallbacks(void **state)
 {
     (void)state;
-    struct llc_fit_strata st = {.count = 2, .key = {0, 100}, .upper = {50, INFINITY}, .pi = {0.5, 0.5},
-                                .members = {5, 5}, .profile_sum = {0, 500}, .centre = 1};
+    struct llc_fit_strata st = {.count = 2,
+                                .key = {0, 100},
+                                .upper = {50, INFINITY},
+                                .pi = {0.5, 0.5},
+                                .members = {5, 5},
+                                .profile_sum = {0, 500},
+                                .centre = 1};
     const double prof[] = {0, 0, 90, 110}, x[] = {3, 5, 180, 220};
     struct llc_fit_stratified out;
     char err[LLC_ERRLEN];
@@ -227,7 +237,8 @@ static void test_estimator_names(void **state)
     (void)state;
     for (int e = 0; e < LLC_FIT_EST_COUNT; e++) {
         enum llc_fit_estimator back;
-        assert_int_equal(llc_fit_estimator_parse(llc_fit_estimator_name((enum llc_fit_estimator)e), &back), 0);
+        assert_int_equal(
+            llc_fit_estimator_parse(llc_fit_estimator_name((enum llc_fit_estimator)e), &back), 0);
         assert_int_equal(back, e);
     }
     enum llc_fit_estimator back;
@@ -237,9 +248,9 @@ static void test_estimator_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_skewed_in_sample),  cmocka_unit_test(test_two_level_quantile),
-        cmocka_unit_test(test_few_values),        cmocka_unit_test(test_ratio_fallbacks),
-        cmocka_unit_test(test_estimator_names),   cmocka_unit_test(test_pick_mean),
+        cmocka_unit_test(test_skewed_in_sample),    cmocka_unit_test(test_two_level_quantile),
+        cmocka_unit_test(test_few_values),          cmocka_unit_test(test_ratio_fallbacks),
+        cmocka_unit_test(test_estimator_names),     cmocka_unit_test(test_pick_mean),
         cmocka_unit_test(test_zeros_and_one_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -161,12 +161,9 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gaussian_data),
-        cmocka_unit_test(test_best_family),
-        cmocka_unit_test(test_counts_with_ways),
-        cmocka_unit_test(test_mask_matches_compacted),
-        cmocka_unit_test(test_degenerate),
-        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_gaussian_data),    cmocka_unit_test(test_best_family),
+        cmocka_unit_test(test_counts_with_ways), cmocka_unit_test(test_mask_matches_compacted),
+        cmocka_unit_test(test_degenerate),       cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* Key points (docs/METHODS.md §3.1), deterministic selection (docs/METHODS.md §3.2), degenerate cases (docs/METHODS.md §2.5). */
+/* Key points (docs/METHODS.md §3.1), deterministic selection (docs/METHODS.md §3.2), degenerate
+ * cases (docs/METHODS.md §2.5). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -77,7 +78,8 @@ static void test_default_selection(void **state)
     /* Per key: 5 units from the key's bin, the nearest ones in it. */
     struct llc_fit_histogram *h;
     char err[LLC_ERRLEN];
-    assert_int_equal(llc_fit_histogram_create(x, N, NULL, LLC_FIT_BINS_AUTO, &h, err, sizeof err), 0);
+    assert_int_equal(llc_fit_histogram_create(x, N, NULL, LLC_FIT_BINS_AUTO, &h, err, sizeof err),
+                     0);
     bool chosen[N] = {false};
     for (size_t j = 0; j < 5; j++) {
         const size_t bin = llc_fit_histogram_bin(h, s->key[j]);
@@ -107,7 +109,8 @@ static void test_pure_and_permutation_consistent(void **state)
     uint8_t mask[N] = {0};
     for (size_t k = 0; k < N; k += 37)
         mask[k] = 1;
-    const enum llc_fit_key_mode modes[] = {LLC_FIT_KEYS_SIGMA2, LLC_FIT_KEYS_RANGE, LLC_FIT_KEYS_QUANTILE};
+    const enum llc_fit_key_mode modes[] = {LLC_FIT_KEYS_SIGMA2, LLC_FIT_KEYS_RANGE,
+                                           LLC_FIT_KEYS_QUANTILE};
     size_t perm[N];
     for (size_t k = 0; k < N; k++)
         perm[k] = k;
@@ -202,7 +205,8 @@ static void test_fill_outward(void **state)
     struct llc_fit_select_config cfg;
     llc_fit_select_config_default(&cfg);
     cfg.points = 1;
-    cfg.mode = LLC_FIT_KEYS_SIGMA2; /* the bin rule (auto would take quantile keys for these two levels) */
+    cfg.mode =
+        LLC_FIT_KEYS_SIGMA2; /* the bin rule (auto would take quantile keys for these two levels) */
     cfg.pick_mean = false;
     struct llc_fit_selection *s = select_ok(x, 26, NULL, &cfg);
     assert_int_equal(s->bins, 7);
@@ -314,7 +318,8 @@ static void test_modes(void **state)
     const double half_window = N / (2.0 * 39);
     for (size_t j = 0; j < 5; j++) {
         assert_near(s->key_p[j], p[j], 1e-12);
-        assert_near(s->key[j], gsl_stats_quantile_from_sorted_data(sorted, 1, N, p[j]), 1e-9 * s->key[j]);
+        assert_near(s->key[j], gsl_stats_quantile_from_sorted_data(sorted, 1, N, p[j]),
+                    1e-9 * s->key[j]);
         for (size_t i = 5 * j; i < 5 * j + 5; i++) {
             /* Rank of the unit's value (values are distinct here). */
             size_t rank = 0;
@@ -340,7 +345,8 @@ static void test_modes(void **state)
 static void test_gaussian_strata(void **state)
 {
     (void)state;
-    /* docs/METHODS.md §4: for a Gaussian and the sigma2 grid, pi = 0.0668, 0.2417, 0.3829, 0.2417, 0.0668. */
+    /* docs/METHODS.md §4: for a Gaussian and the sigma2 grid, pi = 0.0668, 0.2417, 0.3829, 0.2417,
+     * 0.0668. */
     double *x = testdata(TD_NORMAL, 20000, 1000, 40, 0, 1, 25);
     struct llc_fit_selection *s = select_ok(x, 20000, NULL, NULL);
     const double pi[] = {0.0668, 0.2417, 0.3829, 0.2417, 0.0668};

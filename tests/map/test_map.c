@@ -18,8 +18,12 @@
 static void test_walk_length(void **state)
 {
     (void)state;
-    struct llc_map_geometry g = {.line_size = 64, .sets_per_slice = 2048, .slices = 4, .llc_ways = 16,
-                                 .l2_ways = 8, .l2_sets = 512};
+    struct llc_map_geometry g = {.line_size = 64,
+                                 .sets_per_slice = 2048,
+                                 .slices = 4,
+                                 .llc_ways = 16,
+                                 .l2_ways = 8,
+                                 .l2_sets = 512};
     assert_int_equal(llc_map_walk_length(&g, 1), 16); /* inclusive: W_LLC */
     assert_int_equal(llc_map_walk_length(&g, 7), 16);
     g.victim_llc = true;
@@ -37,7 +41,8 @@ static void test_walk_length(void **state)
 static void test_correlations(void **state)
 {
     (void)state;
-    const double x[] = {1, 2, 3, 4, 5}, y[] = {2, 4, 6, 8, 10}, z[] = {1, 4, 9, 16, 25}, r[] = {5, 4, 3, 2, 1};
+    const double x[] = {1, 2, 3, 4, 5}, y[] = {2, 4, 6, 8, 10}, z[] = {1, 4, 9, 16, 25},
+                 r[] = {5, 4, 3, 2, 1};
     assert_true(fabs(llc_map_pearson(x, y, 5) - 1) < 1e-12);
     assert_true(fabs(llc_map_spearman(x, z, 5) - 1) < 1e-12); /* monotone, not linear */
     assert_true(llc_map_pearson(x, z, 5) < 0.99);
@@ -60,8 +65,8 @@ struct fake {
     uint32_t seen[64];
 };
 
-static int fake_measure(void *ctx, const uint32_t *units, size_t n, double dwell_s, uint64_t *misses,
-                        uint64_t *accesses, char *err, size_t errlen)
+static int fake_measure(void *ctx, const uint32_t *units, size_t n, double dwell_s,
+                        uint64_t *misses, uint64_t *accesses, char *err, size_t errlen)
 {
     (void)dwell_s;
     (void)err;
@@ -99,7 +104,8 @@ static void fake_init(struct fake *f, bool all_at_once)
     f->pub.ctx = f;
     f->pub.name = "fake";
     f->pub.all_at_once = all_at_once;
-    f->pub.geo = (struct llc_map_geometry){.line_size = 64, .sets_per_slice = 16, .slices = 4, .llc_ways = 4};
+    f->pub.geo = (struct llc_map_geometry){
+        .line_size = 64, .sets_per_slice = 16, .slices = 4, .llc_ways = 4};
 }
 
 static void test_driver_sweep(void **state)
@@ -107,7 +113,8 @@ static void test_driver_sweep(void **state)
     (void)state;
     struct fake f;
     fake_init(&f, true);
-    const struct llc_map_plan p = {.mode = LLC_MAP_SWEEP, .group = 10, .dwell_s = 0.01, .sweeps = 3, .seed = 5};
+    const struct llc_map_plan p = {
+        .mode = LLC_MAP_SWEEP, .group = 10, .dwell_s = 0.01, .sweeps = 3, .seed = 5};
     struct llc_map_result *r;
     char err[256];
     assert_int_equal(llc_map_run(&f.pub, &p, &r, err, sizeof(err)), 0);
@@ -138,8 +145,8 @@ static void test_driver_one_at_a_time_and_sets(void **state)
     struct fake f;
     fake_init(&f, false);
     const uint32_t sets[] = {3, 7, 63};
-    const struct llc_map_plan p = {.mode = LLC_MAP_SETS, .group = 8, .dwell_s = 0.01, .sweeps = 2, .sets = sets,
-                                   .n_sets = 3};
+    const struct llc_map_plan p = {
+        .mode = LLC_MAP_SETS, .group = 8, .dwell_s = 0.01, .sweeps = 2, .sets = sets, .n_sets = 3};
     struct llc_map_result *r;
     char err[256];
     assert_int_equal(llc_map_run(&f.pub, &p, &r, err, sizeof(err)), 0);
@@ -154,7 +161,8 @@ static void test_driver_one_at_a_time_and_sets(void **state)
     assert_non_null(strstr(err, "one set at a time"));
     /* A set beyond the geometry. */
     const uint32_t bad[] = {64};
-    const struct llc_map_plan b = {.mode = LLC_MAP_SETS, .dwell_s = 1, .sweeps = 1, .sets = bad, .n_sets = 1};
+    const struct llc_map_plan b = {
+        .mode = LLC_MAP_SETS, .dwell_s = 1, .sweeps = 1, .sets = bad, .n_sets = 1};
     assert_int_equal(llc_map_run(&f.pub, &b, &r, err, sizeof(err)), -EINVAL);
     assert_non_null(strstr(err, "out of range"));
 }
@@ -176,7 +184,8 @@ static void test_driver_target_ends_and_stop(void **state)
 
     volatile sig_atomic_t stop = 1;
     fake_init(&f, true);
-    const struct llc_map_plan q = {.mode = LLC_MAP_SWEEP, .group = 8, .dwell_s = 0.01, .sweeps = 2, .stop = &stop};
+    const struct llc_map_plan q = {
+        .mode = LLC_MAP_SWEEP, .group = 8, .dwell_s = 0.01, .sweeps = 2, .stop = &stop};
     assert_int_equal(llc_map_run(&f.pub, &q, &r, err, sizeof(err)), 0);
     assert_false(r->complete);
     assert_int_equal(f.calls, 0);
@@ -224,7 +233,8 @@ static void test_sim_backend_hotsets(void **state)
     assert_non_null(strstr(b->walk_check, "100.0% LLC hits"));
     const uint32_t units = llc_map_units(&b->geo);
     assert_int_equal(units, 8192);
-    const struct llc_map_plan p = {.mode = LLC_MAP_GLOBAL, .dwell_s = 50.0 * units / 1e7, .sweeps = 1};
+    const struct llc_map_plan p = {
+        .mode = LLC_MAP_GLOBAL, .dwell_s = 50.0 * units / 1e7, .sweeps = 1};
     struct llc_map_result *r;
     assert_int_equal(llc_map_run(b, &p, &r, err, sizeof(err)), 0);
     double *truth = malloc(units * sizeof(*truth)), *m = malloc(units * sizeof(*m));

@@ -82,14 +82,24 @@ static void check_pattern(const struct llc_map_geometry *g, uint32_t want, uint3
 static void test_plant_pattern(void **state)
 {
     (void)state;
-    const struct llc_map_geometry intel8 = {.line_size = 64, .sets_per_slice = 2048, .slices = 4, .llc_ways = 16,
-                                            .l2_ways = 8, .l2_sets = 512};
+    const struct llc_map_geometry intel8 = {.line_size = 64,
+                                            .sets_per_slice = 2048,
+                                            .slices = 4,
+                                            .llc_ways = 16,
+                                            .l2_ways = 8,
+                                            .l2_sets = 512};
     check_pattern(&intel8, 1024, 512); /* capped by the L2's sets */
     check_pattern(&intel8, 100, 100);
-    const struct llc_map_geometry amd32 = {.line_size = 64, .sets_per_slice = 4096, .slices = 8, .llc_ways = 16,
-                                           .l2_ways = 16, .l2_sets = 1024, .victim_llc = true};
+    const struct llc_map_geometry amd32 = {.line_size = 64,
+                                           .sets_per_slice = 4096,
+                                           .slices = 8,
+                                           .llc_ways = 16,
+                                           .l2_ways = 16,
+                                           .l2_sets = 1024,
+                                           .victim_llc = true};
     check_pattern(&amd32, 1024, 1024);
-    const struct llc_map_geometry tiny = {.line_size = 64, .sets_per_slice = 4, .slices = 1, .llc_ways = 4};
+    const struct llc_map_geometry tiny = {
+        .line_size = 64, .sets_per_slice = 4, .slices = 1, .llc_ways = 4};
     uint8_t k[4];
     uint32_t scored[8];
     assert_int_equal(llc_map_plant_pattern(&tiny, 2, k, scored), 0); /* under 8 units */
@@ -119,9 +129,9 @@ static void test_rate_score(void **state)
     uint8_t k[64] = {0};
     uint32_t scored[32];
     for (uint32_t i = 0; i < 16; i++) {
-        scored[i] = i;             /* planted 1, 2, 4, 8 */
+        scored[i] = i; /* planted 1, 2, 4, 8 */
         k[i] = (uint8_t)(1u << (i % 4));
-        scored[16 + i] = 32 + i;   /* idle */
+        scored[16 + i] = 32 + i; /* idle */
     }
     for (uint32_t u = 0; u < units; u++) {
         r->measured[u] = true;
@@ -232,10 +242,18 @@ static void test_rate_pick(void **state)
     char why[LLC_MAP_TEXT_LEN];
     const double se = 0.03; /* 2 combined se: 0.085 */
     struct llc_map_rate_trial t[4] = {
-        {.rate = 1e7, .score = 0.95, .score_se = se, .q_median = 0.97, .measured = true}, /* saturated */
+        {.rate = 1e7,
+         .score = 0.95,
+         .score_se = se,
+         .q_median = 0.97,
+         .measured = true}, /* saturated */
         {.rate = 3.2e7, .score = 0.80, .score_se = se, .q_median = 0.40, .measured = true},
         {.rate = 1e8, .score = 0.75, .score_se = se, .q_median = 0.30, .measured = true},
-        {.rate = 3.2e8, .score = 0.50, .score_se = se, .q_median = 0.001, .measured = true}, /* too weak */
+        {.rate = 3.2e8,
+         .score = 0.50,
+         .score_se = se,
+         .q_median = 0.001,
+         .measured = true}, /* too weak */
     };
     assert_false(llc_map_rate_safe(&t[0]));
     assert_true(llc_map_rate_safe(&t[1]));
@@ -278,10 +296,12 @@ static void test_rate_linear_step(void **state)
     assert_true(lo == 1e8 && hi == 1e10 && fabs(next - 1e9) < 1);
     t = (struct llc_map_rate_trial){.q_median = 0.04, .q_p95 = 0.08, .q_max = 0.2};
     assert_int_equal(llc_map_rate_linear_step(1e9, &t, &lo, &hi, &next), 0);
-    t = (struct llc_map_rate_trial){.q_median = 0.04, .q_p95 = 0.12, .q_max = 0.2}; /* p95 over 0.1 */
+    t = (struct llc_map_rate_trial){
+        .q_median = 0.04, .q_p95 = 0.12, .q_max = 0.2}; /* p95 over 0.1 */
     assert_int_equal(llc_map_rate_linear_step(1e9, &t, &lo, &hi, &next), 1);
     assert_true(lo == 1e9 && next > 1e9);
-    t = (struct llc_map_rate_trial){.q_median = NAN, .q_p95 = NAN, .q_max = NAN}; /* nothing counted */
+    t = (struct llc_map_rate_trial){
+        .q_median = NAN, .q_p95 = NAN, .q_max = NAN}; /* nothing counted */
     assert_int_equal(llc_map_rate_linear_step(1e9, &t, &lo, &hi, &next), -1);
     t = (struct llc_map_rate_trial){.q_median = 0.001, .q_p95 = 0.01, .q_max = 0.05}; /* too weak */
     lo = 1e6;
@@ -311,7 +331,8 @@ static void test_baseline_mask(void **state)
     assert_int_equal(b->n_baseline, 1);
     assert_int_equal(b->n_leader, 1);
     assert_int_equal(b->n_excluded, 2);
-    assert_true(b->why[2] == LLC_MAP_EXCL_BASELINE && b->why[5] == LLC_MAP_EXCL_LEADER && b->why[3] == 0);
+    assert_true(b->why[2] == LLC_MAP_EXCL_BASELINE && b->why[5] == LLC_MAP_EXCL_LEADER &&
+                b->why[3] == 0);
     assert_true(isnan(b->q[7]));
 
     struct llc_map_result *r = fake_result(units);
@@ -371,11 +392,12 @@ static void test_sim_baseline_polluted(void **state)
     struct llc_map_result *r;
     assert_int_equal(llc_map_run(b, &p, &r, err, sizeof(err)), 0);
     bool *leaders = calloc(units, sizeof(*leaders));
-    assert_int_equal(llc_map_sim_leaders(b, leaders), 0); /* LRU: none */
+    assert_int_equal(llc_map_sim_leaders(b, leaders), 0);              /* LRU: none */
     assert_int_equal(llc_map_sim_truth(b, NULL, NULL, NULL), -EINVAL); /* no target */
     struct llc_map_baseline *bl;
     assert_int_equal(llc_map_baseline_new(r, leaders, &bl, err, sizeof(err)), 0);
-    print_message("baseline: %u sets excluded; q of a dirty set %.3f\n", bl->n_excluded, bl->q[dirty[0]]);
+    print_message("baseline: %u sets excluded; q of a dirty set %.3f\n", bl->n_excluded,
+                  bl->q[dirty[0]]);
     assert_int_equal(bl->n_baseline, 5);
     for (int i = 0; i < 5; i++)
         assert_true(bl->why[dirty[i]] & LLC_MAP_EXCL_BASELINE);
@@ -405,7 +427,8 @@ static void write_trace(const char *path, unsigned lines)
     char err[256];
     assert_int_equal(llc_trace_writer_open(path, &info, &w, err, sizeof(err)), 0);
     for (unsigned i = 0; i < lines; i++) {
-        const struct llc_trace_rec rec = {.addr = 0x10000000ULL + 64ULL * i, .size = 8, .kind = LLC_TRACE_LOAD};
+        const struct llc_trace_rec rec = {
+            .addr = 0x10000000ULL + 64ULL * i, .size = 8, .kind = LLC_TRACE_LOAD};
         assert_int_equal(llc_trace_writer_put(w, &rec), 0);
     }
     assert_int_equal(llc_trace_writer_close(w, 0, err, sizeof(err)), 0);
@@ -455,10 +478,10 @@ static void test_sim_repeat(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plant_pattern),   cmocka_unit_test(test_rate_score),
-        cmocka_unit_test(test_rate_paired),
-        cmocka_unit_test(test_rate_score_pair), cmocka_unit_test(test_rate_pick),       cmocka_unit_test(test_rate_linear_step),
-        cmocka_unit_test(test_baseline_mask),   cmocka_unit_test(test_sim_baseline_polluted),
+        cmocka_unit_test(test_plant_pattern), cmocka_unit_test(test_rate_score),
+        cmocka_unit_test(test_rate_paired),   cmocka_unit_test(test_rate_score_pair),
+        cmocka_unit_test(test_rate_pick),     cmocka_unit_test(test_rate_linear_step),
+        cmocka_unit_test(test_baseline_mask), cmocka_unit_test(test_sim_baseline_polluted),
         cmocka_unit_test(test_sim_repeat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

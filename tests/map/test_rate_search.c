@@ -23,7 +23,8 @@ struct model {
     unsigned calls;
 };
 
-static int model_trial(void *ctx, double rate, struct llc_map_rate_trial *t, char *err, size_t errlen)
+static int model_trial(void *ctx, double rate, struct llc_map_rate_trial *t, char *err,
+                       size_t errlen)
 {
     (void)err;
     (void)errlen;
@@ -103,7 +104,8 @@ static void test_model_unreachable(void **state)
 }
 
 /* A trial that counted nothing is an error, not a choice. */
-static int empty_trial(void *ctx, double rate, struct llc_map_rate_trial *t, char *err, size_t errlen)
+static int empty_trial(void *ctx, double rate, struct llc_map_rate_trial *t, char *err,
+                       size_t errlen)
 {
     (void)ctx, (void)rate, (void)err, (void)errlen;
     t->q_median = t->q_p95 = t->q_max = NAN;
@@ -145,15 +147,16 @@ static int sim_trial(void *ctx, double rate, struct llc_map_rate_trial *t, char 
         return rc;
     const uint32_t units = llc_map_units(&b->geo);
     const double warm = 2.0 * c->cfg.llc.ways * units / rate;
-    const struct llc_map_plan p = {.mode = LLC_MAP_GLOBAL, .dwell_s = 500.0 * units / rate + warm, .sweeps = 1};
+    const struct llc_map_plan p = {
+        .mode = LLC_MAP_GLOBAL, .dwell_s = 500.0 * units / rate + warm, .sweeps = 1};
     rc = llc_map_run(b, &p, &r, err, errlen);
     if (rc == 0) {
         uint8_t *none = calloc(units, 1);
         const uint32_t all[1] = {0};
         llc_map_rate_score(r, none, all, 0, t);
         free(none);
-        print_message("sim trial at %.3g: q median %.4f p95 %.4f max %.4f\n", rate, t->q_median, t->q_p95,
-                      t->q_max);
+        print_message("sim trial at %.3g: q median %.4f p95 %.4f max %.4f\n", rate, t->q_median,
+                      t->q_p95, t->q_max);
     }
     llc_map_result_free(r);
     llc_map_backend_release(b);
@@ -190,9 +193,9 @@ static void test_sim_gaussian(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_model_converges),  cmocka_unit_test(test_model_slows_down),
+        cmocka_unit_test(test_model_converges),   cmocka_unit_test(test_model_slows_down),
         cmocka_unit_test(test_model_weak_signal), cmocka_unit_test(test_model_unreachable),
-        cmocka_unit_test(test_empty_trial),      cmocka_unit_test(test_sim_gaussian),
+        cmocka_unit_test(test_empty_trial),       cmocka_unit_test(test_sim_gaussian),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

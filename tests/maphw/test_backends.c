@@ -43,9 +43,13 @@ static struct llc_map_hw_options plausible(void)
 {
     struct llc_map_hw_options o;
     memset(&o, 0, sizeof(o));
-    o.geo = (struct llc_map_geometry){ .line_size = 64, .sets_per_slice = 1024, .slices = 1,
-                                       .llc_ways = 16, .l2_ways = 8, .l2_sets = 2048,
-                                       .llc_bytes = 1 << 20 };
+    o.geo = (struct llc_map_geometry){.line_size = 64,
+                                      .sets_per_slice = 1024,
+                                      .slices = 1,
+                                      .llc_ways = 16,
+                                      .l2_ways = 8,
+                                      .l2_sets = 2048,
+                                      .llc_bytes = 1 << 20};
     o.probe_cpu = -1;
     o.seed = 1;
     return o;
@@ -208,13 +212,12 @@ static void test_timing_full_path(void **state)
 {
     (void)state;
     if (access(pool_path, W_OK) != 0) {
-        printf("skipped: cannot write %s (not root), so hugepages cannot be reserved\n",
-               pool_path);
+        printf("skipped: cannot write %s (not root), so hugepages cannot be reserved\n", pool_path);
         skip();
     }
     char err[LLC_ERRLEN];
     struct llc_map_selftest st;
-    struct seen seen = { .max_pool = -1 };
+    struct seen seen = {.max_pool = -1};
     struct llc_map_hw_options o = plausible();
     o.reserve = LLC_ARENA_RESERVE_NEEDED;
     o.progress = on_progress;
@@ -246,7 +249,7 @@ static void test_timing_full_path(void **state)
         uint64_t *m = calloc(units, sizeof(*m)), *a = calloc(units, sizeof(*a));
         assert_non_null(m);
         assert_non_null(a);
-        const uint32_t some[] = { 0, 1, units / 2, units - 1 };
+        const uint32_t some[] = {0, 1, units / 2, units - 1};
         assert_int_equal(b->ops->measure(b->ctx, some, 4, 0.01, m, a, err, sizeof(err)), 0);
         for (int i = 0; i < 4; i++)
             assert_true(m[some[i]] <= a[some[i]]);

@@ -26,16 +26,18 @@ enum { SETS = 64, WAYS = 8 };
 static int measure(struct maphw *m, const uint32_t *units, size_t n, double dwell_s,
                    uint64_t *misses, uint64_t *accesses, char *err, size_t errlen)
 {
-    struct llc_maphw_walk_cfg c = { .tsc_hz = m->tsc_hz, .threshold = m->threshold,
-                                    .discard_ticks = m->discard_ticks, .batch = m->batch,
-                                    .journal = m->journal };
+    struct llc_maphw_walk_cfg c = {.tsc_hz = m->tsc_hz,
+                                   .threshold = m->threshold,
+                                   .discard_ticks = m->discard_ticks,
+                                   .batch = m->batch,
+                                   .journal = m->journal};
     struct llc_maphw_walk_stats st;
     void *cur[8];
     assert_true(n <= 8);
     for (size_t i = 0; i < n; i++)
         cur[i] = m->cursor[units[i]];
-    const int rc = llc_maphw_walk_timed(&c, cur, units, n, dwell_s, misses, accesses, &st, err,
-                                        errlen);
+    const int rc =
+        llc_maphw_walk_timed(&c, cur, units, n, dwell_s, misses, accesses, &st, err, errlen);
     for (size_t i = 0; i < n; i++)
         m->cursor[units[i]] = cur[i];
     return rc;
@@ -53,7 +55,7 @@ static void make_sets(struct maphw *m)
     r->group_size = WAYS;
     r->sets_per_slice = SETS;
     r->slices = 1;
-    unsigned filled[SETS] = { 0 };
+    unsigned filled[SETS] = {0};
     for (size_t i = 0; i < m->n_lines; i++) {
         const uint32_t u = (uint32_t)((m->lines[i].paddr / 64) % SETS);
         if (m->lines[i].paddr == LLC_EVSET_NO_PADDR || filled[u] == WAYS)
@@ -62,9 +64,11 @@ static void make_sets(struct maphw *m)
     }
     for (uint32_t u = 0; u < SETS; u++) {
         assert_int_equal(filled[u], WAYS);
-        r->sets[u] = (struct llc_evset_set){ .index = u, .source = LLC_EVSET_REDUCED,
-                                             .verified = true, .verify_rate = 1,
-                                             .first = (size_t)u * WAYS };
+        r->sets[u] = (struct llc_evset_set){.index = u,
+                                            .source = LLC_EVSET_REDUCED,
+                                            .verified = true,
+                                            .verify_rate = 1,
+                                            .first = (size_t)u * WAYS};
     }
     m->sets = r;
 }
@@ -76,8 +80,8 @@ static void test_checks_run_and_release(void **state)
     const int threads = threads_now();
     struct llc_map_hw_options o;
     memset(&o, 0, sizeof(o));
-    o.geo = (struct llc_map_geometry){ .line_size = 64, .sets_per_slice = SETS, .slices = 1,
-                                       .llc_ways = WAYS };
+    o.geo = (struct llc_map_geometry){
+        .line_size = 64, .sets_per_slice = SETS, .slices = 1, .llc_ways = WAYS};
     o.probe_cpu = -1;
     o.seed = 3;
     struct maphw *m = NULL;
@@ -90,7 +94,7 @@ static void test_checks_run_and_release(void **state)
     }
     assert_int_equal(rc, 0);
     assert_int_equal(threads_now(), threads + 1); /* the probe thread */
-    const struct llc_arena_options ao = { .page = LLC_ARENA_PAGE_SMALL };
+    const struct llc_arena_options ao = {.page = LLC_ARENA_PAGE_SMALL};
     assert_int_equal(llc_arena_create((size_t)SETS * 64 * 64, &ao, &m->arena, err, sizeof(err)), 0);
     if (!llc_arena_frames_known(m->arena)) {
         printf("skipped: %s\n", llc_arena_info(m->arena)->frames_reason);
@@ -108,11 +112,12 @@ static void test_checks_run_and_release(void **state)
     llc_evset_params_default(&p);
     p.sets_per_slice = SETS;
     p.llc_ways = WAYS;
-    assert_int_equal(llc_evset_finder_create(m->oracle, &p, m->lines, m->n_lines, &m->finder, err,
-                                             sizeof(err)), 0);
+    assert_int_equal(
+        llc_evset_finder_create(m->oracle, &p, m->lines, m->n_lines, &m->finder, err, sizeof(err)),
+        0);
     make_sets(m);
-    m->cal = (struct llc_evset_calibration){ .threshold = 250, .hit_median = 100,
-                                             .miss_median = 400, .separable = true };
+    m->cal = (struct llc_evset_calibration){
+        .threshold = 250, .hit_median = 100, .miss_median = 400, .separable = true};
     m->threshold = 250;
     m->discard_ticks = (uint32_t)llc_maphw_ticks(m->tsc_hz, 20e-6);
     m->measure = measure;
@@ -161,7 +166,7 @@ static void test_checks_run_and_release(void **state)
      * test: an oracle that calls nothing congruent leaves it none, one
      * that calls everything congruent gives every set its lines, and the
      * thread comes and goes with k. */
-    const uint32_t probed[2] = { 3, 40 };
+    const uint32_t probed[2] = {3, 40};
     m->oracle->threshold = UINT32_MAX;
     rc = llc_maphw_corunner_op(m, probed, 2, 3, 1000, err, sizeof(err));
     assert_int_equal(rc, -EIO);

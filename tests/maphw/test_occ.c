@@ -49,7 +49,7 @@ static void test_arithmetic(void **state)
 {
     (void)state;
     char err[LLC_ERRLEN];
-    uint8_t walk[4] = { 5, 16, 1, 9 };
+    uint8_t walk[4] = {5, 16, 1, 9};
     /* inclusive: the walk is the LLC's share alone */
     assert_int_equal(llc_maphw_unit_walk(16, 16, NULL, 0), 16);
     assert_int_equal(llc_maphw_unit_walk(16, 16, walk, 0), 5);
@@ -83,14 +83,17 @@ static void test_arithmetic(void **state)
                      -ENOTSUP);
     assert_non_null(strstr(err, "timing: a pace of 160 accesses per set per second was asked, "
                                 "but no slow idle walk was checked"));
-    assert_int_equal(llc_maphw_pace_checked("pmu", 160, 160, false, "pmu: slow idle walk check "
-                                            "failed: 9.0% from memory", err, sizeof(err)), -EIO);
+    assert_int_equal(llc_maphw_pace_checked("pmu", 160, 160, false,
+                                            "pmu: slow idle walk check "
+                                            "failed: 9.0% from memory",
+                                            err, sizeof(err)),
+                     -EIO);
     assert_string_equal(err, "pmu: slow idle walk check failed: 9.0% from memory");
     assert_int_equal(llc_maphw_pace_checked("timing", 320, 160, true, "", err, sizeof(err)),
                      -EINVAL);
     assert_non_null(strstr(err, "checked at 160 only"));
-    assert_int_equal(llc_maphw_pace_checked("timing", 160 * (1 + 1e-12), 160, true, "", err,
-                                            sizeof(err)), 0);
+    assert_int_equal(
+        llc_maphw_pace_checked("timing", 160 * (1 + 1e-12), 160, true, "", err, sizeof(err)), 0);
 }
 
 /* A backend state over heap lines: unit u's set is lines u*group ..,
@@ -116,8 +119,10 @@ static struct maphw *fake_backend(const struct llc_map_geometry *g, uint8_t **me
     assert_non_null(r->lines);
     r->group_size = m->group;
     for (uint32_t u = 0; u < units; u++) {
-        r->sets[u] = (struct llc_evset_set){ .index = u, .source = LLC_EVSET_REDUCED,
-                                             .verified = true, .first = (size_t)u * m->group };
+        r->sets[u] = (struct llc_evset_set){.index = u,
+                                            .source = LLC_EVSET_REDUCED,
+                                            .verified = true,
+                                            .first = (size_t)u * m->group};
         for (unsigned k = 0; k < m->group; k++)
             r->lines[u * m->group + k].addr =
                 (uint64_t)(uintptr_t)(*mem + ((size_t)u * m->group + k) * 64);
@@ -141,11 +146,11 @@ static void test_walks_relink_flush(void **state)
 {
     (void)state;
     char err[LLC_ERRLEN];
-    const struct llc_map_geometry g = { .line_size = 64, .sets_per_slice = SETS, .slices = 1,
-                                        .llc_ways = WAYS };
+    const struct llc_map_geometry g = {
+        .line_size = 64, .sets_per_slice = SETS, .slices = 1, .llc_ways = WAYS};
     uint8_t *mem;
     struct maphw *m = fake_backend(&g, &mem);
-    const uint32_t all[SETS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+    const uint32_t all[SETS] = {0, 1, 2, 3, 4, 5, 6, 7};
     for (uint32_t u = 0; u < SETS; u++)
         assert_int_equal(llc_maphw_chain_cycle(m->head[u], 100), WAYS);
 
@@ -223,9 +228,13 @@ static void test_victim_walks(void **state)
     (void)state;
     char err[LLC_ERRLEN];
     /* victim LLC: 8 LLC ways + 4 L2 ways per unit walked alone */
-    const struct llc_map_geometry g = { .line_size = 64, .sets_per_slice = SETS, .slices = 1,
-                                        .llc_ways = WAYS, .l2_ways = 4, .l2_sets = 2,
-                                        .victim_llc = true };
+    const struct llc_map_geometry g = {.line_size = 64,
+                                       .sets_per_slice = SETS,
+                                       .slices = 1,
+                                       .llc_ways = WAYS,
+                                       .l2_ways = 4,
+                                       .l2_sets = 2,
+                                       .victim_llc = true};
     uint8_t *mem;
     struct maphw *m = fake_backend(&g, &mem);
     assert_int_equal(m->group, 12);
@@ -241,7 +250,7 @@ static void test_victim_walks(void **state)
     assert_int_equal(llc_maphw_chain_cycle(m->head[4], 100), 4 + 2); /* the L2's share stays */
     assert_int_equal(n_flushed, WAYS - 2);
     /* units 0 and 2 share an L2 set: 2 of the L2's 4 ways each */
-    const uint32_t pair[2] = { 0, 2 };
+    const uint32_t pair[2] = {0, 2};
     assert_int_equal(llc_maphw_walk_for(m, pair, 2), WAYS + 2);
     llc_maphw_relink(m, pair, 2, llc_maphw_walk_for(m, pair, 2));
     assert_int_equal(llc_maphw_chain_cycle(m->head[0], 100), WAYS + 2);
@@ -260,8 +269,8 @@ struct live {
 static int live_setup(void **state)
 {
     char err[LLC_ERRLEN];
-    const struct llc_map_geometry g = { .line_size = 64, .sets_per_slice = SETS, .slices = 1,
-                                        .llc_ways = WAYS };
+    const struct llc_map_geometry g = {
+        .line_size = 64, .sets_per_slice = SETS, .slices = 1, .llc_ways = WAYS};
     struct live *l = calloc(1, sizeof(*l));
     assert_non_null(l);
     l->m = fake_backend(&g, &l->mem);
@@ -310,8 +319,8 @@ static void test_paced_measure(void **state)
     m->slow_rate = 1000;
     m->slow_passed = true;
     assert_int_equal(llc_maphw_probe_set_op(m, 1000, 2, walk, err, sizeof(err)), 0);
-    const uint32_t units[2] = { 0, 1 };
-    uint64_t misses[SETS] = { 0 }, acc[SETS] = { 0 };
+    const uint32_t units[2] = {0, 1};
+    uint64_t misses[SETS] = {0}, acc[SETS] = {0};
     n_flushed = 0;
     const double t0 = now_s();
     const int rc = llc_maphw_measure_op(m, units, 2, 0.1, misses, acc, err, sizeof(err));
@@ -349,7 +358,7 @@ static void test_pmu_paced_measure(void **state)
     assert_true(fd >= 0);
     unlink(path);
     for (uint64_t i = 1; i <= 100000; i++) {
-        const uint64_t rec[3] = { i, 10 * i, 10 * i };
+        const uint64_t rec[3] = {i, 10 * i, 10 * i};
         assert_int_equal(write(fd, rec, sizeof(rec)), (ssize_t)sizeof(rec));
     }
     assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
@@ -362,7 +371,7 @@ static void test_pmu_paced_measure(void **state)
     m->slow_passed = true;
     assert_int_equal(llc_maphw_probe_set_op(m, 1000, 1, walk, err, sizeof(err)), 0);
     const uint32_t unit = 6;
-    uint64_t misses[SETS] = { 0 }, acc[SETS] = { 0 };
+    uint64_t misses[SETS] = {0}, acc[SETS] = {0};
     n_flushed = 0;
     const double t0 = now_s();
     assert_int_equal(llc_maphw_measure_op(m, &unit, 1, 0.1, misses, acc, err, sizeof(err)), 0);
@@ -426,12 +435,12 @@ static void test_corunner_lines(void **state)
     (void)state;
     char err[LLC_ERRLEN];
     struct llc_evset_line lines[48];
-    uint8_t used[48] = { 0 };
+    uint8_t used[48] = {0};
     for (uint32_t i = 0; i < 48; i++)
-        lines[i] = (struct llc_evset_line){ .addr = 0x1000 + i * 64,
-                                            .paddr = i == 19 ? LLC_EVSET_NO_PADDR : i * 64ull };
+        lines[i] = (struct llc_evset_line){.addr = 0x1000 + i * 64,
+                                           .paddr = i == 19 ? LLC_EVSET_NO_PADDR : i * 64ull};
     used[3] = 1; /* the probe's own set */
-    struct fake_test f = { 0, UINT32_MAX };
+    struct fake_test f = {0, UINT32_MAX};
     uint32_t out[4];
     unsigned tested;
     /* index 3: 3 (used), 11 (no), 19 (no paddr), 27 (no), 35 (yes), 43 (no) */
@@ -466,13 +475,13 @@ static void test_corunner_lines(void **state)
     for (int i = 0; i < 12; i++)
         held[i] = &h[i];
     assert_int_equal(llc_maphw_corunner_order(held, 3, 4, 2, NULL, order), 6);
-    void *const want[6] = { &h[0], &h[4], &h[8], &h[1], &h[5], &h[9] };
+    void *const want[6] = {&h[0], &h[4], &h[8], &h[1], &h[5], &h[9]};
     for (int i = 0; i < 6; i++)
         assert_ptr_equal(order[i], want[i]);
     /* with L2 shares 1, 0, 2 on top of 1 line: the longer chains run on */
-    const unsigned share[3] = { 1, 0, 2 };
+    const unsigned share[3] = {1, 0, 2};
     assert_int_equal(llc_maphw_corunner_order(held, 3, 4, 1, share, order), 6);
-    void *const longer[6] = { &h[0], &h[4], &h[8], &h[1], &h[9], &h[10] };
+    void *const longer[6] = {&h[0], &h[4], &h[8], &h[1], &h[9], &h[10]};
     for (int i = 0; i < 6; i++)
         assert_ptr_equal(order[i], longer[i]);
 }
@@ -480,10 +489,16 @@ static void test_corunner_lines(void **state)
 /* A victim hierarchy on the co-runner's core: private LRU L2 sets, and an
  * LRU LLC set per unit that a line enters only when the L2 evicts it and
  * leaves when it moves back up (exclusive). */
-enum { V_SETS = 16, V_WAYS = 8, V_L2_WAYS = 4, V_L2_SETS = 4, V_UNITS = 6,
-       V_PER_UNIT = V_WAYS + V_L2_WAYS };
+enum {
+    V_SETS = 16,
+    V_WAYS = 8,
+    V_L2_WAYS = 4,
+    V_L2_SETS = 4,
+    V_UNITS = 6,
+    V_PER_UNIT = V_WAYS + V_L2_WAYS
+};
 struct victim_sim {
-    int l2[V_L2_SETS][V_L2_WAYS];     /* line ids, most recent first, -1 empty */
+    int l2[V_L2_SETS][V_L2_WAYS]; /* line ids, most recent first, -1 empty */
     int llc[V_UNITS][V_WAYS];
 };
 
@@ -531,18 +546,22 @@ static void victim_access(struct victim_sim *v, const uint32_t *units, int id)
 static void test_corunner_victim_share(void **state)
 {
     (void)state;
-    const struct llc_map_geometry g = { .line_size = 64, .sets_per_slice = V_SETS, .slices = 1,
-                                        .llc_ways = V_WAYS, .l2_ways = V_L2_WAYS,
-                                        .l2_sets = V_L2_SETS, .victim_llc = true };
+    const struct llc_map_geometry g = {.line_size = 64,
+                                       .sets_per_slice = V_SETS,
+                                       .slices = 1,
+                                       .llc_ways = V_WAYS,
+                                       .l2_ways = V_L2_WAYS,
+                                       .l2_sets = V_L2_SETS,
+                                       .victim_llc = true};
     /* L2 set 0 holds units 0, 4, 8 (4 ways: 2 + 1 + 1), set 1 units 1 and
      * 5 (2 + 2), set 2 unit 2 alone (all 4): a share from the most sharers
      * (4 / 3 = 1 each) would leave the L2 of set 2 room for 3 of the lines
      * meant for the LLC. */
-    const uint32_t units[V_UNITS] = { 0, 4, 8, 1, 5, 2 };
-    uint32_t counts[V_L2_SETS] = { 0 };
+    const uint32_t units[V_UNITS] = {0, 4, 8, 1, 5, 2};
+    uint32_t counts[V_L2_SETS] = {0};
     unsigned share[V_UNITS];
     llc_map_corunner_l2_share(&g, units, V_UNITS, counts, share);
-    const unsigned want_share[V_UNITS] = { 2, 1, 1, 2, 2, 4 };
+    const unsigned want_share[V_UNITS] = {2, 1, 1, 2, 2, 4};
     for (size_t i = 0; i < V_UNITS; i++)
         assert_int_equal(share[i], want_share[i]);
     for (size_t s = 0; s < V_L2_SETS; s++)
@@ -589,13 +608,17 @@ static void test_corunner_victim_share(void **state)
     }
 
     /* inclusive LLC: no share, the chain is the k lines */
-    const struct llc_map_geometry inc = { .line_size = 64, .sets_per_slice = V_SETS, .slices = 1,
-                                          .llc_ways = V_WAYS, .l2_ways = V_L2_WAYS,
-                                          .l2_sets = V_L2_SETS };
+    const struct llc_map_geometry inc = {.line_size = 64,
+                                         .sets_per_slice = V_SETS,
+                                         .slices = 1,
+                                         .llc_ways = V_WAYS,
+                                         .l2_ways = V_L2_WAYS,
+                                         .l2_sets = V_L2_SETS};
     llc_map_corunner_l2_share(&inc, units, V_UNITS, counts, share);
     for (size_t i = 0; i < V_UNITS; i++)
         assert_int_equal(share[i], 0);
-    assert_int_equal(llc_maphw_corunner_order(held, V_UNITS, V_PER_UNIT, 3, share, order), V_UNITS * 3);
+    assert_int_equal(llc_maphw_corunner_order(held, V_UNITS, V_PER_UNIT, 3, share, order),
+                     V_UNITS * 3);
 }
 
 static void test_corunner_pace(void **state)
@@ -604,7 +627,7 @@ static void test_corunner_pace(void **state)
     char err[LLC_ERRLEN];
     const int threads = threads_now();
     /* refusals before any line is looked for */
-    const uint32_t units[2] = { 1, 5 };
+    const uint32_t units[2] = {1, 5};
     assert_int_equal(llc_maphw_corunner_op(m, units, 2, WAYS + 1, 100, err, sizeof(err)), -EINVAL);
     assert_int_equal(llc_maphw_corunner_op(m, units, 2, 2, 0, err, sizeof(err)), -EINVAL);
     m->sets->sets[5].verified = false;
@@ -626,10 +649,10 @@ static void test_corunner_pace(void **state)
     assert_float_equal(pace.period, (double)m->tsc_hz / 2000, 1e-6);
     struct llc_maphw_aggressor *a = NULL;
     const double t0 = now_s();
-    assert_int_equal(llc_maphw_aggressor_start(m->other_cpu, head, pace.period, &a, err,
-                                               sizeof(err)), 0);
+    assert_int_equal(
+        llc_maphw_aggressor_start(m->other_cpu, head, pace.period, &a, err, sizeof(err)), 0);
     assert_int_equal(threads_now(), threads + 1);
-    const struct timespec nap = { 0, 100000000 };
+    const struct timespec nap = {0, 100000000};
     nanosleep(&nap, NULL);
     const uint64_t n = llc_maphw_aggressor_stop(a);
     const double took = now_s() - t0;

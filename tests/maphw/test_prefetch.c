@@ -18,8 +18,8 @@ static void test_decide(void **state)
 {
     (void)state;
     char why[LLC_MAP_TEXT_LEN];
-    struct llc_map_prefetch_facts f = {.intel = true, .vendor = "GenuineIntel", .msr_device = true,
-                                       .msr_writable = true};
+    struct llc_map_prefetch_facts f = {
+        .intel = true, .vendor = "GenuineIntel", .msr_device = true, .msr_writable = true};
     assert_int_equal(llc_map_prefetch_decide(&f, why, sizeof(why)), 1);
     assert_non_null(strstr(why, "restored"));
     f.msr_writable = false;
@@ -28,12 +28,13 @@ static void test_decide(void **state)
     f.msr_device = false;
     assert_int_equal(llc_map_prefetch_decide(&f, why, sizeof(why)), 0);
     assert_non_null(strstr(why, "modprobe msr"));
-    f = (struct llc_map_prefetch_facts){.intel = true, .hypervisor = true, .msr_device = true, .msr_writable = true};
+    f = (struct llc_map_prefetch_facts){
+        .intel = true, .hypervisor = true, .msr_device = true, .msr_writable = true};
     assert_int_equal(llc_map_prefetch_decide(&f, why, sizeof(why)), 0);
     assert_non_null(strstr(why, "hypervisor"));
     /* This VM's case: AMD, whatever the msr device allows. */
-    f = (struct llc_map_prefetch_facts){.vendor = "AuthenticAMD", .hypervisor = true, .msr_device = true,
-                                        .msr_writable = true};
+    f = (struct llc_map_prefetch_facts){
+        .vendor = "AuthenticAMD", .hypervisor = true, .msr_device = true, .msr_writable = true};
     assert_int_equal(llc_map_prefetch_decide(&f, why, sizeof(why)), 0);
     assert_non_null(strstr(why, "AuthenticAMD"));
 }

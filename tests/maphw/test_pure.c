@@ -19,9 +19,13 @@ static struct llc_map_hw_options plausible(void)
 {
     struct llc_map_hw_options o;
     memset(&o, 0, sizeof(o));
-    o.geo = (struct llc_map_geometry){ .line_size = 64, .sets_per_slice = 1024, .slices = 1,
-                                       .llc_ways = 16, .l2_ways = 8, .l2_sets = 2048,
-                                       .llc_bytes = 1 << 20 };
+    o.geo = (struct llc_map_geometry){.line_size = 64,
+                                      .sets_per_slice = 1024,
+                                      .slices = 1,
+                                      .llc_ways = 16,
+                                      .l2_ways = 8,
+                                      .l2_sets = 2048,
+                                      .llc_bytes = 1 << 20};
     o.probe_cpu = -1;
     return o;
 }
@@ -78,10 +82,10 @@ static void test_sizes(void **state)
     o.geo.l2_sets = 256;
     assert_int_equal(llc_maphw_group(&o.geo), 24);
 
-    uint32_t counts[256] = { 0 };
+    uint32_t counts[256] = {0};
     /* units 0, 256, 512 share L2 set 0; 1 and 257 set 1; slice 1 unit 1024 set 0 too */
     o.geo.slices = 2;
-    const uint32_t units[] = { 0, 256, 512, 1, 257, 1024 };
+    const uint32_t units[] = {0, 256, 512, 1, 257, 1024};
     assert_int_equal(llc_maphw_units_per_l2_set(&o.geo, units, 6, counts), 4);
     for (int i = 0; i < 256; i++)
         assert_int_equal(counts[i], 0); /* left zeroed for the next call */
@@ -130,9 +134,9 @@ static void test_chains(void **state)
     llc_maphw_perm(7, 3, perm, N);
     llc_maphw_perm(7, 3, again, N);
     llc_maphw_perm(7, 4, other, N);
-    assert_memory_equal(perm, again, sizeof(perm)); /* seeded */
+    assert_memory_equal(perm, again, sizeof(perm));     /* seeded */
     assert_memory_not_equal(perm, other, sizeof(perm)); /* streams differ */
-    bool seen[N] = { false };
+    bool seen[N] = {false};
     for (int i = 0; i < N; i++) {
         assert_true(perm[i] < N);
         assert_false(seen[perm[i]]);
@@ -186,7 +190,7 @@ static void test_pace(void **state)
 static void test_mean_sd(void **state)
 {
     (void)state;
-    const double x[] = { 1, NAN, 2, 3, 4 };
+    const double x[] = {1, NAN, 2, 3, 4};
     double m, sd;
     assert_int_equal(llc_maphw_mean_sd(x, 5, &m, &sd), 4);
     assert_true(fabs(m - 2.5) < 1e-12);
@@ -204,8 +208,8 @@ static void test_verdict(void **state)
     llc_maphw_rule_default(&r);
     struct llc_map_selftest st;
     /* a clear aggressor: 45% against 0.8% +- 0.5% */
-    const double aggr[] = { 0.44, 0.46, 0.45, 0.45 };
-    const double idle[] = { 0.003, 0.008, 0.013, 0.008, 0.003, 0.013, 0.008, 0.008 };
+    const double aggr[] = {0.44, 0.46, 0.45, 0.45};
+    const double idle[] = {0.003, 0.008, 0.013, 0.008, 0.003, 0.013, 0.008, 0.008};
     memset(&st, 0, sizeof(st));
     assert_true(llc_maphw_selftest_verdict("timing", "slow", aggr, 4, idle, 8, &r, &st));
     assert_true(st.ran && st.passed);
@@ -217,8 +221,8 @@ static void test_verdict(void **state)
                                     "0.8% ± 0.4%"));
 
     /* the seed's example: no difference */
-    const double flat_a[] = { 0.019, 0.019, 0.019 };
-    const double flat_i[] = { 0.051, 0.0, 0.012, 0.021 };
+    const double flat_a[] = {0.019, 0.019, 0.019};
+    const double flat_i[] = {0.051, 0.0, 0.012, 0.021};
     memset(&st, 0, sizeof(st));
     assert_false(llc_maphw_selftest_verdict("timing", "slow", flat_a, 3, flat_i, 4, &r, &st));
     assert_true(st.ran && !st.passed);
@@ -227,8 +231,8 @@ static void test_verdict(void **state)
                                     "2.1% ± 2.2%"));
 
     /* just under and just over 3 sd */
-    const double idle2[] = { 0.10, 0.14, 0.10, 0.14 }; /* mean 0.12, sd 0.02309 */
-    double a2[] = { 0.18, 0.18, 0.18 };
+    const double idle2[] = {0.10, 0.14, 0.10, 0.14}; /* mean 0.12, sd 0.02309 */
+    double a2[] = {0.18, 0.18, 0.18};
     memset(&st, 0, sizeof(st));
     assert_false(llc_maphw_selftest_verdict("pmu", "missed", a2, 3, idle2, 4, &r, &st));
     a2[0] = a2[1] = a2[2] = 0.19;
@@ -236,7 +240,7 @@ static void test_verdict(void **state)
     assert_non_null(strstr(st.text, "pmu: self-test passed: aggressor set 19.0% missed"));
 
     /* too few dwells with accesses */
-    const double empty[] = { NAN, NAN, 0.5 };
+    const double empty[] = {NAN, NAN, 0.5};
     memset(&st, 0, sizeof(st));
     assert_false(llc_maphw_selftest_verdict("timing", "slow", empty, 3, idle, 8, &r, &st));
     assert_non_null(strstr(st.text, "only 1 aggressor and 8 idle dwells"));
@@ -249,30 +253,35 @@ static void test_walk_verdict(void **state)
     uint32_t t[100];
     for (int i = 0; i < 100; i++)
         t[i] = 100 + (uint32_t)i % 7; /* LLC hits */
-    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t,
-                                            100, 60, 250, text, sizeof(text)), 1);
+    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t, 100, 60, 250,
+                                            text, sizeof(text)),
+                     1);
     assert_non_null(strstr(text, "passed"));
     for (int i = 0; i < 6; i++)
         t[i] = 400; /* 6% from memory */
-    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t,
-                                            100, 60, 250, text, sizeof(text)), 0);
+    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t, 100, 60, 250,
+                                            text, sizeof(text)),
+                     0);
     assert_non_null(strstr(text, "timing: idle walk check failed: 16-line walks over 4 sets, 100 "
                                  "timed accesses: 6.0% from memory"));
     for (int i = 0; i < 100; i++)
         t[i] = i < 5 ? 400 : 100;
-    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t,
-                                            100, 60, 250, text, sizeof(text)), 1);
+    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t, 100, 60, 250,
+                                            text, sizeof(text)),
+                     1);
     for (int i = 0; i < 100; i++)
         t[i] = i < 11 ? 40 : 100; /* 11% L2-fast: walk too short */
-    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t,
-                                            100, 60, 250, text, sizeof(text)), 0);
+    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t, 100, 60, 250,
+                                            text, sizeof(text)),
+                     0);
     assert_non_null(strstr(text, "11.0% L2-fast (< 60 ticks)"));
     /* without an L2 bound the same samples pass */
-    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t,
-                                            100, 0, 250, text, sizeof(text)), 1);
+    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t, 100, 0, 250,
+                                            text, sizeof(text)),
+                     1);
     assert_non_null(strstr(text, "median 100 ticks"));
-    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t,
-                                            0, 0, 250, text, sizeof(text)),
+    assert_int_equal(llc_maphw_walk_verdict("timing", "idle walk check", 16, 4, t, 0, 0, 250, text,
+                                            sizeof(text)),
                      -EINVAL);
 }
 
@@ -280,8 +289,8 @@ static void test_recheck(void **state)
 {
     (void)state;
     char err[LLC_ERRLEN];
-    struct llc_evset_calibration c = { .threshold = 260, .hit_median = 110, .miss_median = 420,
-                                       .separable = true };
+    struct llc_evset_calibration c = {
+        .threshold = 260, .hit_median = 110, .miss_median = 420, .separable = true};
     uint32_t next = 0;
     assert_int_equal(llc_maphw_recheck(250, &c, &next, err, sizeof(err)), 0);
     assert_int_equal(next, 260);

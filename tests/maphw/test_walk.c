@@ -79,9 +79,11 @@ static void need_tsc(const struct fx *f)
 
 static struct llc_maphw_walk_cfg cfg(struct fx *f)
 {
-    return (struct llc_maphw_walk_cfg){ .tsc_hz = f->tsc_hz, .threshold = UINT32_MAX - 1,
-                                        .discard_ticks = UINT32_MAX, .batch = 1024,
-                                        .journal = f->journal };
+    return (struct llc_maphw_walk_cfg){.tsc_hz = f->tsc_hz,
+                                       .threshold = UINT32_MAX - 1,
+                                       .discard_ticks = UINT32_MAX,
+                                       .batch = 1024,
+                                       .journal = f->journal};
 }
 
 static void test_attribution(void **state)
@@ -89,15 +91,15 @@ static void test_attribution(void **state)
     struct fx *f = *state;
     need_tsc(f);
     char err[LLC_ERRLEN];
-    const uint32_t units[] = { 3, 7, 9, 12 };
+    const uint32_t units[] = {3, 7, 9, 12};
     void *cur[4];
     for (int i = 0; i < 4; i++)
         cur[i] = f->head[units[i]];
-    uint64_t misses[UNITS] = { 0 }, acc[UNITS] = { 0 };
+    uint64_t misses[UNITS] = {0}, acc[UNITS] = {0};
     struct llc_maphw_walk_cfg c = cfg(f);
     struct llc_maphw_walk_stats st;
-    assert_int_equal(llc_maphw_walk_timed(&c, cur, units, 4, 0.005, misses, acc, &st, err,
-                                          sizeof(err)), 0);
+    assert_int_equal(
+        llc_maphw_walk_timed(&c, cur, units, 4, 0.005, misses, acc, &st, err, sizeof(err)), 0);
     uint64_t sum = 0;
     for (uint32_t u = 0; u < UNITS; u++) {
         const bool walked = u == 3 || u == 7 || u == 9 || u == 12;
@@ -125,16 +127,16 @@ static void test_attribution(void **state)
     memset(misses, 0, sizeof(misses));
     memset(acc, 0, sizeof(acc));
     c.threshold = 0;
-    assert_int_equal(llc_maphw_walk_timed(&c, cur, units, 4, 0.002, misses, acc, &st, err,
-                                          sizeof(err)), 0);
+    assert_int_equal(
+        llc_maphw_walk_timed(&c, cur, units, 4, 0.002, misses, acc, &st, err, sizeof(err)), 0);
     for (int i = 0; i < 4; i++)
         assert_int_equal(misses[units[i]], acc[units[i]]);
 
     /* discard bound 0: every batch looks interrupted and is dropped */
     memset(acc, 0, sizeof(acc));
     c.discard_ticks = 0;
-    assert_int_equal(llc_maphw_walk_timed(&c, cur, units, 4, 0.002, misses, acc, &st, err,
-                                          sizeof(err)), 0);
+    assert_int_equal(
+        llc_maphw_walk_timed(&c, cur, units, 4, 0.002, misses, acc, &st, err, sizeof(err)), 0);
     assert_true(st.batches > 0);
     assert_int_equal(st.batches_dropped, st.batches);
     assert_int_equal(st.accesses, 0);
@@ -149,7 +151,7 @@ static void test_trace(void **state)
     char err[LLC_ERRLEN];
     uint32_t unit = 5, trace[4096];
     void *cur = f->head[unit];
-    uint64_t misses[UNITS] = { 0 }, acc[UNITS] = { 0 };
+    uint64_t misses[UNITS] = {0}, acc[UNITS] = {0};
     struct llc_maphw_walk_cfg c = cfg(f);
     c.trace = trace;
     c.trace_cap = 4096;
@@ -157,8 +159,8 @@ static void test_trace(void **state)
     const uint64_t bound = llc_maphw_ticks(f->tsc_hz, 10e-6);
     c.discard_ticks = (uint32_t)bound;
     struct llc_maphw_walk_stats st;
-    assert_int_equal(llc_maphw_walk_timed(&c, &cur, &unit, 1, 0.0002, misses, acc, &st, err,
-                                          sizeof(err)), 0);
+    assert_int_equal(
+        llc_maphw_walk_timed(&c, &cur, &unit, 1, 0.0002, misses, acc, &st, err, sizeof(err)), 0);
     /* kept accesses are traced (up to the cap), dropped batches are not */
     assert_int_equal(st.trace_n, st.accesses < 4096 ? st.accesses : 4096);
     /* an interrupted load (over 10 us) drops its whole batch, traced ticks
@@ -170,15 +172,15 @@ static void test_trace(void **state)
 static uint64_t paced_accesses(struct fx *f, double rate, unsigned nops, double dwell)
 {
     char err[LLC_ERRLEN];
-    const uint32_t units[] = { 0, 1, 2, 3 };
-    void *cur[4] = { f->head[0], f->head[1], f->head[2], f->head[3] };
-    uint64_t misses[UNITS] = { 0 }, acc[UNITS] = { 0 };
+    const uint32_t units[] = {0, 1, 2, 3};
+    void *cur[4] = {f->head[0], f->head[1], f->head[2], f->head[3]};
+    uint64_t misses[UNITS] = {0}, acc[UNITS] = {0};
     struct llc_maphw_walk_cfg c = cfg(f);
     c.rate = rate;
     c.delay_nops = nops;
     struct llc_maphw_walk_stats st;
-    assert_int_equal(llc_maphw_walk_timed(&c, cur, units, 4, dwell, misses, acc, &st, err,
-                                          sizeof(err)), 0);
+    assert_int_equal(
+        llc_maphw_walk_timed(&c, cur, units, 4, dwell, misses, acc, &st, err, sizeof(err)), 0);
     return st.accesses + st.discarded;
 }
 
@@ -214,7 +216,8 @@ static void test_nops(void **state)
         t_nop = t < t_nop ? t : t_nop;
     }
     printf("4 ms, best of 5: %llu accesses without, %llu with 4000 null ops each (%.2f ticks "
-           "per op)\n", (unsigned long long)flat, (unsigned long long)slow, t_nop);
+           "per op)\n",
+           (unsigned long long)flat, (unsigned long long)slow, t_nop);
     assert_true(t_nop > 0);
     assert_true(slow * 3 < flat);
     /* the seed's rate formula bounds the slowed rate: null ops alone take
@@ -227,7 +230,7 @@ static void test_nops(void **state)
 struct fake_counter {
     uint64_t value;
     unsigned reads;
-    bool flaky;  /* every other read says the counter did not run throughout */
+    bool flaky; /* every other read says the counter did not run throughout */
 };
 
 static int fake_read(void *ctx, uint64_t *value, bool *complete)
@@ -248,21 +251,23 @@ static void test_counted(void **state)
     void *cur = f->head[2];
     struct llc_maphw_walk_cfg c = cfg(f);
     c.batch = 256;
-    struct fake_counter fc = { 0, 0, false };
+    struct fake_counter fc = {0, 0, false};
     uint64_t misses = 0, acc = 0;
     struct llc_maphw_walk_stats st;
     assert_int_equal(llc_maphw_walk_counted(&c, &cur, 0.003, fake_read, &fc, &misses, &acc, &st,
-                                            err, sizeof(err)), 0);
+                                            err, sizeof(err)),
+                     0);
     assert_int_equal(fc.reads, st.batches + 1);
     const uint64_t kept = st.batches - st.batches_dropped;
     assert_int_equal(acc, kept * 256);
     assert_int_equal(misses, kept * 3);
     assert_true(kept > 0);
 
-    fc = (struct fake_counter){ 0, 0, true };
+    fc = (struct fake_counter){0, 0, true};
     misses = acc = 0;
     assert_int_equal(llc_maphw_walk_counted(&c, &cur, 0.003, fake_read, &fc, &misses, &acc, &st,
-                                            err, sizeof(err)), 0);
+                                            err, sizeof(err)),
+                     0);
     /* reads 1, 3, 5, ... say incomplete: at least half the batches go */
     assert_true(st.batches_dropped * 2 >= st.batches);
     assert_int_equal(acc, (st.batches - st.batches_dropped) * 256);
@@ -298,10 +303,11 @@ static void test_threads(void **state)
 
     struct fx *f = *state;
     struct llc_maphw_aggressor *a = NULL;
-    assert_int_equal(llc_maphw_aggressor_start(other >= 0 ? other : probe, f->head[0], 0, &a, err,
-                                               sizeof(err)), 0);
+    assert_int_equal(
+        llc_maphw_aggressor_start(other >= 0 ? other : probe, f->head[0], 0, &a, err, sizeof(err)),
+        0);
     assert_int_equal(threads_now(), before + 1);
-    const struct timespec nap = { 0, 2000000 };
+    const struct timespec nap = {0, 2000000};
     nanosleep(&nap, NULL);
     assert_true(llc_maphw_aggressor_stop(a) > 0);
     assert_int_equal(threads_now(), before);

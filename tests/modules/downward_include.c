@@ -4,4 +4,7 @@
 #include "util/cli.h"
 
 int llc_boundary_downward_include(void);
-int llc_boundary_downward_include(void) { return llc_parse_u64("1", &(uint64_t){0}); }
+int llc_boundary_downward_include(void)
+{
+    return llc_parse_u64("1", &(uint64_t){0});
+}

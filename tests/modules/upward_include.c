@@ -4,4 +4,7 @@
 #include "session/session_internal.h"
 
 int llc_boundary_upward_include(void);
-int llc_boundary_upward_include(void) { return 0; }
+int llc_boundary_upward_include(void)
+{
+    return 0;
+}

@@ -72,8 +72,8 @@ int main(int argc, char **argv)
             const double dt = (now() - t0) * 1e3;
             best = dt < best ? dt : best;
         }
-        printf("%s: %ld points from %ld samples: %.3f ms (prepare + solve, best of 20)\n",
-               names[m], points, samples, best);
+        printf("%s: %ld points from %ld samples: %.3f ms (prepare + solve, best of 20)\n", names[m],
+               points, samples, best);
         worst = best > worst ? best : worst;
     }
     printf("slowest: %.3f ms\n", worst);

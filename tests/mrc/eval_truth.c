@@ -172,10 +172,10 @@ static int model_curves(const char *trace, double rate, uint64_t seed, uint64_t 
         rc = llc_mrc_sample_trace_phases(trace, &pc, &run, err, errlen);
     for (int k = 0; k < 6 && rc == 0; k++) {
         o.method = k % 2 ? LLC_STATMODEL_STATSTACK : LLC_STATMODEL_STATCACHE;
-        rc = k < 2 ? llc_statmodel_curve(m, &o, sizes, n_sizes, out[k], err, errlen)
-                   : llc_statmodel_groups_curve(k < 4 ? slots : run.phases,
-                                                LLC_STATMODEL_WEIGHT_REFS, &o, sizes, n_sizes,
-                                                out[k], &skipped, err, errlen);
+        rc = k < 2
+                 ? llc_statmodel_curve(m, &o, sizes, n_sizes, out[k], err, errlen)
+                 : llc_statmodel_groups_curve(k < 4 ? slots : run.phases, LLC_STATMODEL_WEIGHT_REFS,
+                                              &o, sizes, n_sizes, out[k], &skipped, err, errlen);
     }
     if (rc == 0) {
         printf("# seed %llu: %.0f samples; %zu slots of %llu references; %zu windows of %llu "

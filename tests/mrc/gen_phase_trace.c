@@ -44,8 +44,10 @@ int main(int argc, char **argv)
             const unsigned long line = next[p]++ % phase[p].lines;
             const unsigned long long pc = phase[p].code + (line % 8) * 64;
             const struct llc_trace_rec ins = {.addr = pc, .size = 4, .kind = LLC_TRACE_INSTR};
-            const struct llc_trace_rec rec = {.addr = phase[p].data + line * 64, .size = 8,
-                                              .kind = LLC_TRACE_LOAD, .pc = with_instr ? 0 : pc};
+            const struct llc_trace_rec rec = {.addr = phase[p].data + line * 64,
+                                              .size = 8,
+                                              .kind = LLC_TRACE_LOAD,
+                                              .pc = with_instr ? 0 : pc};
             if (with_instr)
                 rc = llc_trace_writer_put(w, &ins);
             if (rc == 0)

@@ -110,8 +110,8 @@ static void reference_windows(void **state)
     assert_int_equal(r.windows[2].phase, 0);
     assert_int_equal(r.pooled_groups, 1);
     assert_true(llc_statmodel_groups_refs(r.phases, LLC_PHASE_UNCLASSIFIED) == 10);
-    assert_true(llc_statmodel_hist_total(llc_statmodel_groups_hist(r.phases, LLC_PHASE_UNCLASSIFIED)) ==
-                3010);
+    assert_true(llc_statmodel_hist_total(
+                    llc_statmodel_groups_hist(r.phases, LLC_PHASE_UNCLASSIFIED)) == 3010);
     llc_mrc_phase_run_free(&r);
     /* Instruction windows on a trace without instruction records. */
     w = open_trace();

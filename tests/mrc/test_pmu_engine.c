@@ -21,8 +21,8 @@
 
 struct fake {
     const uint64_t *addr;
-    size_t n, pos;          /* next reference to replay */
-    uint64_t next_sample;   /* 1-based count of the next sampled reference */
+    size_t n, pos;        /* next reference to replay */
+    uint64_t next_sample; /* 1-based count of the next sampled reference */
     uint64_t last_sample;
     bool armed[MAX_SLOTS];
     uint64_t line[MAX_SLOTS];
@@ -30,8 +30,8 @@ struct fake {
     /* A reference that is both watched and sampled yields two events. */
     struct llc_pmu_ev queued;
     bool have_queued;
-    unsigned both;          /* how many times that happened */
-    size_t *sampled;        /* positions of the samples, for the expectation */
+    unsigned both;   /* how many times that happened */
+    size_t *sampled; /* positions of the samples, for the expectation */
     size_t n_sampled;
     unsigned arm_calls, disarm_calls;
 };
@@ -53,13 +53,13 @@ static int f_next(void *ctx, struct llc_pmu_ev *ev, char *err, size_t errlen)
         for (unsigned k = 0; k < f->n_slots; k++)
             if (f->armed[k] && f->line[k] == line)
                 hit = k;
-        const struct llc_pmu_ev watch = {.kind = LLC_PMU_EV_WATCH, .addr = f->addr[j],
-                                         .slot = hit, .count = count - 1};
+        const struct llc_pmu_ev watch = {
+            .kind = LLC_PMU_EV_WATCH, .addr = f->addr[j], .slot = hit, .count = count - 1};
         if (count == f->next_sample) {
             f->sampled[f->n_sampled++] = j;
             f->last_sample = count;
-            const struct llc_pmu_ev sample = {.kind = LLC_PMU_EV_SAMPLE, .addr = f->addr[j],
-                                              .count = count};
+            const struct llc_pmu_ev sample = {
+                .kind = LLC_PMU_EV_SAMPLE, .addr = f->addr[j], .count = count};
             if (hit < f->n_slots) {
                 /* Alternate the order in which the two events arrive. */
                 const bool watch_first = f->both++ % 2;
@@ -111,8 +111,13 @@ static int f_set_gap(void *ctx, uint64_t gap, char *err, size_t errlen)
 
 static struct llc_pmu_source source(struct fake *f)
 {
-    return (struct llc_pmu_source){.ctx = f, .n_slots = f->n_slots, .n_streams = 1, .next = f_next,
-                                   .arm = f_arm, .disarm = f_disarm, .set_gap = f_set_gap};
+    return (struct llc_pmu_source){.ctx = f,
+                                   .n_slots = f->n_slots,
+                                   .n_streams = 1,
+                                   .next = f_next,
+                                   .arm = f_arm,
+                                   .disarm = f_disarm,
+                                   .set_gap = f_set_gap};
 }
 
 static void fake_init(struct fake *f, const uint64_t *addr, size_t n, unsigned slots)
@@ -174,7 +179,9 @@ static void test_matches_forward_distances(void **state)
     for (size_t i = 0; i < n; i++) {
         const uint64_t r = xs(&x);
         /* hot 32 lines, medium 2000 lines, a stream */
-        const uint64_t line = r % 3 == 0 ? r % 32 : r % 3 == 1 ? 100 + (r >> 8) % 2000 : 1000000 + i;
+        const uint64_t line = r % 3 == 0   ? r % 32
+                              : r % 3 == 1 ? 100 + (r >> 8) % 2000
+                                           : 1000000 + i;
         s[i] = line * 64 + (r >> 40) % 64;
     }
     struct fake f;

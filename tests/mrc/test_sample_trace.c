@@ -31,14 +31,15 @@ static void write_cyclic(uint64_t k, unsigned rounds)
     for (unsigned r = 0; r < rounds; r++)
         for (uint64_t i = 0; i < k; i++) {
             const struct llc_trace_rec ins = {.addr = 0x401000, .size = 4, .kind = LLC_TRACE_INSTR};
-            const struct llc_trace_rec rec = {.addr = 0x10000000 + i * 64 + 8, .size = 8,
+            const struct llc_trace_rec rec = {.addr = 0x10000000 + i * 64 + 8,
+                                              .size = 8,
                                               .kind = i % 3 ? LLC_TRACE_LOAD : LLC_TRACE_MODIFY};
             assert_int_equal(llc_trace_writer_put(w, &ins), 0);
             assert_int_equal(llc_trace_writer_put(w, &rec), 0);
         }
     /* Lines k-1 and k: distance 0 from the previous reference to k-1, then a cold one. */
-    const struct llc_trace_rec straddle = {.addr = 0x10000000 + k * 64 - 4, .size = 8,
-                                           .kind = LLC_TRACE_LOAD};
+    const struct llc_trace_rec straddle = {
+        .addr = 0x10000000 + k * 64 - 4, .size = 8, .kind = LLC_TRACE_LOAD};
     assert_int_equal(llc_trace_writer_put(w, &straddle), 0);
     assert_int_equal(llc_trace_writer_close(w, 0, err, sizeof err), 0);
 }

@@ -10,11 +10,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#define assert_near(actual, expected, tol)                                                   \
-    do {                                                                                     \
-        const double a_ = (actual), e_ = (expected), t_ = (tol);                             \
-        if (!(fabs(a_ - e_) <= t_))                                                          \
-            fail_msg("%s = %.17g, expected %.17g (tolerance %g)", #actual, a_, e_, t_);      \
+#define assert_near(actual, expected, tol)                                              \
+    do {                                                                                \
+        const double a_ = (actual), e_ = (expected), t_ = (tol);                        \
+        if (!(fabs(a_ - e_) <= t_))                                                     \
+            fail_msg("%s = %.17g, expected %.17g (tolerance %g)", #actual, a_, e_, t_); \
     } while (0)
 
 #endif

@@ -9,8 +9,8 @@
 #define NO LLC_PHASE_NO_WINDOW
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-static struct llc_phase_alignment align(const uint64_t *a, size_t na, const uint64_t *b,
-                                        size_t nb, size_t *map)
+static struct llc_phase_alignment align(const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
+                                        size_t *map)
 {
     struct llc_phase_alignment info;
     char err[LLC_ERRLEN];
@@ -80,7 +80,7 @@ static void test_unmatched_tail_and_totals(void **state)
     size_t map[5];
     const struct llc_phase_alignment i = align(a, 5, b, 2, map);
     assert_int_equal(map[0], 0);
-    assert_int_equal(map[1], 0); /* 100-200: 50 in b0, 50 in b1: the earlier */
+    assert_int_equal(map[1], 0);  /* 100-200: 50 in b0, 50 in b1: the earlier */
     assert_int_equal(map[2], NO); /* past b's end */
     assert_int_equal(map[3], NO);
     assert_int_equal(map[4], NO); /* empty */
@@ -155,8 +155,8 @@ static void test_ari_unequal_window_counts(void **state)
 
     /* A map pointing past b is refused. */
     size_t bad[2] = {0, 5};
-    assert_int_equal(llc_phase_ari_aligned(la, 2, lb, 2, bad, &by_index, &compared, err,
-                                           sizeof err), -EINVAL);
+    assert_int_equal(
+        llc_phase_ari_aligned(la, 2, lb, 2, bad, &by_index, &compared, err, sizeof err), -EINVAL);
 }
 
 int main(void)

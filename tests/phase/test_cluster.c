@@ -104,7 +104,7 @@ static void test_transition_threshold(void **state)
     assert_int_equal(feed(lf, 0, 1, 0, 0).phase, LLC_PHASE_TRANSITION); /* B: 1 */
     assert_int_equal(feed(lf, 0, 1, 0, 0).phase, LLC_PHASE_TRANSITION); /* B: 2 */
     /* Ids go in order of becoming stable, not of creation. */
-    assert_int_equal(feed(lf, 0, 1, 0, 0).phase, 0); /* B: 3 */
+    assert_int_equal(feed(lf, 0, 1, 0, 0).phase, 0);                    /* B: 3 */
     assert_int_equal(feed(lf, 1, 0, 0, 0).phase, LLC_PHASE_TRANSITION); /* A: 2 */
     assert_int_equal(feed(lf, 1, 0, 0, 0).phase, 1);                    /* A: 3 */
     assert_int_equal(feed(lf, 1, 0, 0, 0).phase, 1);

@@ -79,7 +79,8 @@ static void test_profile_once_credits_actual_phase(void **state)
 }
 
 /* Windows of one long phase; returns profiled count, checks each gap. */
-static size_t run_spread_single(uint64_t seed, size_t n, size_t *profiled_at, double *mean_gap_at_cap)
+static size_t run_spread_single(uint64_t seed, size_t n, size_t *profiled_at,
+                                double *mean_gap_at_cap)
 {
     struct llc_phase_schedule *s = make(LLC_PHASE_SCHEDULE_SPREAD, seed);
     size_t count = 0, last = 0, cap_gaps = 0;
@@ -213,7 +214,8 @@ static void test_profile_estimate(void **state)
     const int phases[] = {0, 0, 0, 1, 1, LLC_PHASE_UNCLASSIFIED};
     const bool profiled[] = {false, true, false, true, true, true};
     const double values[] = {NAN, 1.0, NAN, 2.0, 4.0, 100.0};
-    assert_int_equal(llc_phase_profile_estimate(phases, profiled, values, 6, &est, &cov, err, sizeof err), 0);
+    assert_int_equal(
+        llc_phase_profile_estimate(phases, profiled, values, 6, &est, &cov, err, sizeof err), 0);
     assert_near(est, (3 * 1.0 + 2 * 3.0) / 5, 1e-12);
     assert_near(cov, 5.0 / 6, 1e-12);
 
@@ -225,7 +227,8 @@ static void test_profile_estimate(void **state)
     assert_near(cov, 0.5, 0.0);
 
     const bool none[] = {false, false, false, false};
-    assert_int_equal(llc_phase_profile_estimate(p2, none, v2, 4, &est, &cov, err, sizeof err), -EDOM);
+    assert_int_equal(llc_phase_profile_estimate(p2, none, v2, 4, &est, &cov, err, sizeof err),
+                     -EDOM);
 }
 
 int main(void)

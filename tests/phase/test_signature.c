@@ -24,11 +24,17 @@ static void test_buckets_are_stable(void **state)
         uint64_t ip;
         unsigned bucket;
     } cases[] = {
-        {0x0, 0},           {0x40, 24},          {0x400000, 23},
-        {0x401000, 28},     {0x401040, 4},       {0x7f0000001234ULL, 10},
-        {UINT64_MAX, 10},   {0x55555555a0c0ULL, 2},
+        {0x0, 0},
+        {0x40, 24},
+        {0x400000, 23},
+        {0x401000, 28},
+        {0x401040, 4},
+        {0x7f0000001234ULL, 10},
+        {UINT64_MAX, 10},
+        {0x55555555a0c0ULL, 2},
         /* one 64-byte line, one bucket */
-        {0x40103f, 28},     {0x1, 0},
+        {0x40103f, 28},
+        {0x1, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         assert_int_equal(llc_phase_hash_ip(cases[i].ip), cases[i].bucket);

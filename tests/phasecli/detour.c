@@ -84,8 +84,8 @@ int main(int argc, char **argv)
            "\"reads\": %llu, \"detours\": %llu, \"detour_ns\": %llu, \"detour_median_ns\": %llu, "
            "\"long\": %llu, \"long_ns\": %llu}\n",
            (double)(prev - start) * 1e-9, (double)cpu.tv_sec + 1e-9 * (double)cpu.tv_nsec,
-           (unsigned long long)threshold, (unsigned long long)steps[500],
-           (unsigned long long)reads, (unsigned long long)ngaps, (unsigned long long)short_ns,
+           (unsigned long long)threshold, (unsigned long long)steps[500], (unsigned long long)reads,
+           (unsigned long long)ngaps, (unsigned long long)short_ns,
            (unsigned long long)(kept ? gaps[kept / 2] : 0), (unsigned long long)nlong,
            (unsigned long long)long_ns);
     free(gaps);

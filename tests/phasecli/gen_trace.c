@@ -22,8 +22,8 @@ int main(int argc, char **argv)
     }
     const uint64_t window = strtoull(argv[3], NULL, 0);
     const int run = atoi(argv[4]), runs = atoi(argv[5]);
-    struct llc_trace_info info = {.recorder = "synthetic", .command = "gen_trace two phases",
-                                  .page_size = 4096};
+    struct llc_trace_info info = {
+        .recorder = "synthetic", .command = "gen_trace two phases", .page_size = 4096};
     struct llc_trace_writer *w = NULL;
     char err[LLC_ERRLEN];
     if (llc_trace_writer_open(argv[1], &info, &w, err, sizeof(err)) < 0) {

@@ -36,7 +36,7 @@ static void put(struct fake_ring *r, const void *rec, size_t len)
 }
 
 static void put_sample_at(struct fake_ring *r, uint64_t ip, uint32_t pid, uint32_t tid,
-                         uint64_t time)
+                          uint64_t time)
 {
     struct {
         struct perf_event_header h;
@@ -76,8 +76,7 @@ static void put_mmap2(struct fake_ring *r, uint32_t pid, uint64_t addr, uint64_t
 
 /* FORK / EXIT of a process (pid == tid), or an exec (COMM with the exec
  * flag), each with the sample_id trailer. */
-static void put_task(struct fake_ring *r, uint32_t type, uint32_t pid, uint32_t ppid,
-                     uint64_t time)
+static void put_task(struct fake_ring *r, uint32_t type, uint32_t pid, uint32_t ppid, uint64_t time)
 {
     struct {
         struct perf_event_header h;
@@ -97,8 +96,13 @@ static void put_exec(struct fake_ring *r, uint32_t pid, uint64_t time)
         char comm[8];
         uint32_t id_pid, id_tid;
         uint64_t id_time;
-    } c = {{PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, sizeof(c)}, pid, pid, "prog",
-           pid, pid, time};
+    } c = {{PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, sizeof(c)},
+           pid,
+           pid,
+           "prog",
+           pid,
+           pid,
+           time};
     put(r, &c, sizeof(c));
 }
 
@@ -184,15 +188,24 @@ static void test_ring_user_regs(void **state)
         uint64_t ip;
         uint32_t pid, tid;
         uint64_t time, abi, user_ip;
-    } s = {{PERF_RECORD_SAMPLE, 0, sizeof(s)}, 0xffffffff81000000ULL, 5, 6, 1,
-           PERF_SAMPLE_REGS_ABI_64, 0x401234};
+    } s = {{PERF_RECORD_SAMPLE, 0, sizeof(s)},
+           0xffffffff81000000ULL,
+           5,
+           6,
+           1,
+           PERF_SAMPLE_REGS_ABI_64,
+           0x401234};
     put(r, &s, sizeof(s));
     struct {
         struct perf_event_header h;
         uint64_t ip;
         uint32_t pid, tid;
         uint64_t time, abi;
-    } none = {{PERF_RECORD_SAMPLE, 0, sizeof(none)}, 0xffffffff81000000ULL, 7, 7, 2,
+    } none = {{PERF_RECORD_SAMPLE, 0, sizeof(none)},
+              0xffffffff81000000ULL,
+              7,
+              7,
+              2,
               PERF_SAMPLE_REGS_ABI_NONE};
     put(r, &none, sizeof(none));
     s.h.size = sizeof(s) - 8; /* ABI 64 but no register */
@@ -310,8 +323,8 @@ static char *tmp_path(const char *suffix)
 
 static void write_trace(const char *path, uint64_t instr)
 {
-    struct llc_trace_info info = {.recorder = "synthetic", .command = "unit test",
-                                  .page_size = 4096};
+    struct llc_trace_info info = {
+        .recorder = "synthetic", .command = "unit test", .page_size = 4096};
     struct llc_trace_writer *w;
     char err[LLC_ERRLEN];
     assert_int_equal(llc_trace_writer_open(path, &info, &w, err, sizeof(err)), 0);
@@ -329,8 +342,8 @@ static void test_trace_windows(void **state)
     (void)state;
     const char *path = tmp_path(".trace");
     write_trace(path, 100500);
-    const struct llc_sampling_trace_config cfg = {.window_instr = 10000,
-                                                  .samples_per_window = 200, .seed = 7};
+    const struct llc_sampling_trace_config cfg = {
+        .window_instr = 10000, .samples_per_window = 200, .seed = 7};
     struct llc_sampling_trace *t;
     char err[LLC_ERRLEN];
     assert_int_equal(llc_sampling_trace_open(path, &cfg, &t, err, sizeof(err)), 0);
@@ -366,19 +379,21 @@ static void test_trace_reference_windows(void **state)
 {
     (void)state;
     const char *path = tmp_path(".rt.trace");
-    struct llc_trace_info info = {.recorder = "llcprobe-rt", .command = "rt test",
-                                  .page_size = 4096};
+    struct llc_trace_info info = {
+        .recorder = "llcprobe-rt", .command = "rt test", .page_size = 4096};
     struct llc_trace_writer *tw;
     char err[LLC_ERRLEN];
     assert_int_equal(llc_trace_writer_open(path, &info, &tw, err, sizeof(err)), 0);
     for (uint64_t i = 0; i < 25000; i++) {
         struct llc_trace_rec d = {.kind = i % 3 ? LLC_TRACE_LOAD : LLC_TRACE_STORE,
-                                  .addr = 0x9000 + 8 * i, .size = 8, .pc = 0x500000 + i % 64};
+                                  .addr = 0x9000 + 8 * i,
+                                  .size = 8,
+                                  .pc = 0x500000 + i % 64};
         assert_int_equal(llc_trace_writer_put(tw, &d), 0);
     }
     assert_int_equal(llc_trace_writer_close(tw, 0, err, sizeof(err)), 0);
-    const struct llc_sampling_trace_config cfg = {.window_instr = 10000,
-                                                  .samples_per_window = 200, .seed = 3};
+    const struct llc_sampling_trace_config cfg = {
+        .window_instr = 10000, .samples_per_window = 200, .seed = 3};
     struct llc_sampling_trace *t;
     assert_int_equal(llc_sampling_trace_open(path, &cfg, &t, err, sizeof(err)), 0);
     assert_int_equal(llc_sampling_trace_unit(t), LLC_SAMPLING_TRACE_REFERENCES);
@@ -400,7 +415,8 @@ static void test_trace_reference_windows(void **state)
     assert_int_equal(w.progress, 5000);
     llc_sampling_trace_close(t);
     /* Instruction windows of it: none (the command refuses such a run). */
-    const struct llc_sampling_trace_config ci = {.window_instr = 10000, .samples_per_window = 200,
+    const struct llc_sampling_trace_config ci = {.window_instr = 10000,
+                                                 .samples_per_window = 200,
                                                  .seed = 3,
                                                  .unit = LLC_SAMPLING_TRACE_INSTRUCTIONS};
     assert_int_equal(llc_sampling_trace_open(path, &ci, &t, err, sizeof(err)), 0);
@@ -411,7 +427,8 @@ static void test_trace_reference_windows(void **state)
     /* Both kinds, by references: each load follows its instruction and has
      * no pc of its own, so the samples are instruction addresses. */
     write_trace(path, 30000);
-    const struct llc_sampling_trace_config cr = {.window_instr = 10000, .samples_per_window = 200,
+    const struct llc_sampling_trace_config cr = {.window_instr = 10000,
+                                                 .samples_per_window = 200,
                                                  .seed = 3,
                                                  .unit = LLC_SAMPLING_TRACE_REFERENCES};
     assert_int_equal(llc_sampling_trace_open(path, &cr, &t, err, sizeof(err)), 0);
@@ -444,15 +461,14 @@ static void test_trace_rep_runs(void **state)
     char err[LLC_ERRLEN];
     assert_int_equal(llc_trace_writer_open(path, &info, &tw, err, sizeof(err)), 0);
     /* A x3 (rep movsb), B, C x2, B: 7 records, 4 as exp-bbv counts */
-    const uint64_t addrs[] = {0x401000, 0x401000, 0x401000, 0x401002, 0x401005, 0x401005,
-                              0x401002};
+    const uint64_t addrs[] = {0x401000, 0x401000, 0x401000, 0x401002, 0x401005, 0x401005, 0x401002};
     for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
         struct llc_trace_rec r = {.kind = LLC_TRACE_INSTR, .addr = addrs[i], .size = 2};
         assert_int_equal(llc_trace_writer_put(tw, &r), 0);
     }
     assert_int_equal(llc_trace_writer_close(tw, 0, err, sizeof(err)), 0);
-    const struct llc_sampling_trace_config cfg = {.window_instr = 4, .samples_per_window = 2,
-                                                  .seed = 1};
+    const struct llc_sampling_trace_config cfg = {
+        .window_instr = 4, .samples_per_window = 2, .seed = 1};
     struct llc_sampling_trace *t;
     struct llc_sampling_window w;
     assert_int_equal(llc_sampling_trace_open(path, &cfg, &t, err, sizeof(err)), 0);
@@ -629,7 +645,8 @@ static void test_tick_source(void **state)
     } while (rc == 1);
     const double rate1 = samples[0] / cpu_s[0], rate2 = samples[1] / cpu_s[1];
     printf("tick: %u Hz measured at open; %.0f samples per CPU second at rate 1, %.0f at 1/2 "
-           "(%" PRIu64 " windows)\n", hz, rate1, rate2, windows);
+           "(%" PRIu64 " windows)\n",
+           hz, rate1, rate2, windows);
     assert_true(windows >= 4);
     assert_true(rate1 >= 0.6 * hz);
     assert_true(rate1 / rate2 > 1.3 && rate1 / rate2 < 3.5);

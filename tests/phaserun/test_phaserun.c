@@ -36,8 +36,8 @@ static void write_inputs(size_t bbv_windows)
 {
     const char *t = trace_path, *b = bbv_path;
     char err[LLC_ERRLEN];
-    struct llc_trace_info info = {.recorder = "synthetic", .command = "two phases",
-                                  .page_size = 4096};
+    struct llc_trace_info info = {
+        .recorder = "synthetic", .command = "two phases", .page_size = 4096};
     struct llc_trace_writer *w = NULL;
     assert_int_equal(llc_trace_writer_open(t, &info, &w, err, sizeof(err)), 0);
     FILE *bb = fopen(b, "w");
@@ -49,9 +49,10 @@ static void write_inputs(size_t bbv_windows)
             const uint64_t base = r % 2 ? 0x7f0000 : 0x401000, loop = r % 2 ? 48 : 64;
             for (uint64_t i = 0; i < WINDOW; i++) {
                 x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-                const struct llc_trace_rec ins = {.kind = LLC_TRACE_INSTR, .size = 4,
-                                                  .addr = base + (i % loop) * 4};
-                const struct llc_trace_rec ld = {.kind = LLC_TRACE_LOAD, .size = 8,
+                const struct llc_trace_rec ins = {
+                    .kind = LLC_TRACE_INSTR, .size = 4, .addr = base + (i % loop) * 4};
+                const struct llc_trace_rec ld = {.kind = LLC_TRACE_LOAD,
+                                                 .size = 8,
                                                  .addr = 0x10000000 + ((x >> 20) & 0xfffffc0),
                                                  .pc = ins.addr};
                 assert_int_equal(llc_trace_writer_put(w, &ins), 0);
@@ -113,8 +114,8 @@ static void test_trace_and_bbv(void **state)
     assert_string_equal(json_string_value(json_object_get(doc, "format")), "llcprobe-phase");
     assert_string_equal(json_string_value(json_object_get(doc, "mode")), "trace");
     assert_int_equal(json_array_size(json_object_get(doc, "windows")), RUN * RUNS);
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "summary"),
-                                                        "phases")), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "summary"), "phases")),
+                     2);
     assert_true(json_real_value(json_object_get(json_object_get(doc, "bbv"), "ari")) > 0.85);
     json_decref(doc);
     FILE *f = fopen(csv, "r");

@@ -24,14 +24,20 @@ static double uni(uint64_t *s)
 int main(int argc, char **argv)
 {
     if (argc < 6) {
-        fprintf(stderr, "usage: gen_profile OUT NAME PRESET PHASES SEED [probe] [cv=X] [gamma=G] [windows=N]\n");
+        fprintf(
+            stderr,
+            "usage: gen_profile OUT NAME PRESET PHASES SEED [probe] [cv=X] [gamma=G] [windows=N]\n");
         return 2;
     }
     const size_t n = (size_t)atoi(argv[4]);
     uint64_t seed = strtoull(argv[5], NULL, 10);
-    struct psyn_profile_spec s = {.name = argv[2], .preset = argv[3], .n_phases = n,
-                                  .windows_per_phase = 2, .n_cycles = 3,
-                                  .window_instructions = 10000000, .samples = 20000};
+    struct psyn_profile_spec s = {.name = argv[2],
+                                  .preset = argv[3],
+                                  .n_phases = n,
+                                  .windows_per_phase = 2,
+                                  .n_cycles = 3,
+                                  .window_instructions = 10000000,
+                                  .samples = 20000};
     for (int i = 6; i < argc; i++) {
         if (strcmp(argv[i], "probe") == 0)
             s.with_probe = 1;
@@ -49,10 +55,12 @@ int main(int argc, char **argv)
     struct psyn_mix mixes[64];
     double api[64], cpi0[64];
     for (size_t k = 0; k < n; k++) {
-        const double stream = 0.05 + 0.2 * uni(&seed), hot = (0.3 + 0.4 * uni(&seed)) * (1 - stream);
-        mixes[k] = (struct psyn_mix){.n = 2, .p = {hot, 1 - stream - hot},
-                                     .lines = {floor(50 * pow(40, uni(&seed))),
-                                               floor(5000 * pow(80, uni(&seed)))}};
+        const double stream = 0.05 + 0.2 * uni(&seed),
+                     hot = (0.3 + 0.4 * uni(&seed)) * (1 - stream);
+        mixes[k] = (struct psyn_mix){
+            .n = 2,
+            .p = {hot, 1 - stream - hot},
+            .lines = {floor(50 * pow(40, uni(&seed))), floor(5000 * pow(80, uni(&seed)))}};
         api[k] = 0.2 + 0.3 * uni(&seed);
         cpi0[k] = 0.7 + 0.6 * uni(&seed);
     }
@@ -61,7 +69,8 @@ int main(int argc, char **argv)
     s.cpi0 = cpi0;
     struct llc_profile p;
     char err[LLC_ERRLEN];
-    if (psyn_profile(&s, &p, err, sizeof err) < 0 || llc_profile_write(argv[1], &p, err, sizeof err) < 0) {
+    if (psyn_profile(&s, &p, err, sizeof err) < 0 ||
+        llc_profile_write(argv[1], &p, err, sizeof err) < 0) {
         fprintf(stderr, "gen_profile: %s\n", err);
         return 1;
     }

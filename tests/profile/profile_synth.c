@@ -27,7 +27,8 @@ int psyn_hist(const struct psyn_mix *mix, double samples, struct llc_statmodel_h
             left += mix->p[c] * exp(hi * l1r);
         }
         if (mass * samples > 0) {
-            int rc = llc_statmodel_hist_add(h, llc_statmodel_bucket_lo(b), mass * samples, err, errlen);
+            int rc =
+                llc_statmodel_hist_add(h, llc_statmodel_bucket_lo(b), mass * samples, err, errlen);
             if (rc < 0)
                 return rc;
         }
@@ -123,8 +124,13 @@ int psyn_profile(const struct psyn_profile_spec *s, struct llc_profile *p, char 
     p->sampler.kind = psyn_dup("trace");
     p->sampler.rate = 1e-3;
     p->sampler.seed = 1;
-    p->timing = (struct llc_profile_timing){.freq_hz = 3e9, .base_cpi = 1, .mlp = 2, .lat_l1 = 4,
-                                            .lat_l2 = 14, .lat_llc = 40, .lat_mem = 200,
+    p->timing = (struct llc_profile_timing){.freq_hz = 3e9,
+                                            .base_cpi = 1,
+                                            .mlp = 2,
+                                            .lat_l1 = 4,
+                                            .lat_l2 = 14,
+                                            .lat_llc = 40,
+                                            .lat_mem = 200,
                                             .miss_penalty_cycles = 80};
     p->windows.unit = psyn_dup("instructions");
     p->windows.length = s->window_instructions;

@@ -35,18 +35,19 @@ int psyn_hist(const struct psyn_mix *mix, double samples, struct llc_statmodel_h
  * and probe readings when with_probe. */
 struct psyn_profile_spec {
     const char *name;
-    const char *preset;          /* "intel8" or "amd32" */
+    const char *preset; /* "intel8" or "amd32" */
     size_t n_phases;
     const struct psyn_mix *mixes;
     const double *api, *cpi0;
     unsigned windows_per_phase, n_cycles;
     uint64_t window_instructions;
-    double samples;              /* per phase */
+    double samples; /* per phase */
     int with_probe;
     double probe_cv;
-    double probe_gamma;          /* probe footprint = F(gamma a tau); 0 means 1 */
+    double probe_gamma; /* probe footprint = F(gamma a tau); 0 means 1 */
 };
 
-int psyn_profile(const struct psyn_profile_spec *s, struct llc_profile *p, char *err, size_t errlen);
+int psyn_profile(const struct psyn_profile_spec *s, struct llc_profile *p, char *err,
+                 size_t errlen);
 
 #endif

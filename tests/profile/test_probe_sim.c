@@ -23,8 +23,7 @@
 
 /* A one-phase profile of `windows` windows of `acc` accesses at `rate`
  * accesses per second each, every access an LLC insertion (`ins` of them). */
-static void run_probe(const char *spec, double rate, double acc, double ins,
-                      struct llc_profile *p)
+static void run_probe(const char *spec, double rate, double acc, double ins, struct llc_profile *p)
 {
     char err[LLC_ERRLEN];
     struct llc_sim_config cfg;
@@ -39,8 +38,8 @@ static void run_probe(const char *spec, double rate, double acc, double ins,
         s[k] = acc / rate;
         n[k] = ins;
     }
-    const struct llc_profile_probe_run run = {.workload = spec, .n_windows = WINDOWS,
-                                              .accesses = a, .seconds = s, .insertions = n};
+    const struct llc_profile_probe_run run = {
+        .workload = spec, .n_windows = WINDOWS, .accesses = a, .seconds = s, .insertions = n};
     struct llc_profile_probe_config pc;
     llc_profile_probe_config_default(&pc);
     const int rc = llc_profile_probe_sim(&cfg, &run, &pc, p, err, sizeof(err));
@@ -62,8 +61,9 @@ static void test_streaming_phi(void **state)
     for (size_t j = 0; j < e->n_rates; j++) {
         const double want = rate * e->tau_s[j];
         const double rel = fabs(e->phi_hat[j] - want) / want;
-        printf("rate %.4g/s: tau %.4g s, phi_hat %.1f lines, insertions x tau %.1f, %.1f%%, q_max %.3f\n",
-               e->rates[j], e->tau_s[j], e->phi_hat[j], want, 100 * rel, e->q_max[j]);
+        printf(
+            "rate %.4g/s: tau %.4g s, phi_hat %.1f lines, insertions x tau %.1f, %.1f%%, q_max %.3f\n",
+            e->rates[j], e->tau_s[j], e->phi_hat[j], want, 100 * rel, e->q_max[j]);
         assert_true(e->q_max[j] <= LLC_PROFILE_PROBE_Q_LINEAR);
         assert_true(rel <= 0.05);
     }

@@ -29,11 +29,18 @@ static const double api[3] = {0.4, 0.3, 0.5}, cpi0[3] = {0.8, 1.1, 0.9};
 static void make(struct llc_profile *p, int with_probe)
 {
     char err[LLC_ERRLEN];
-    const struct psyn_profile_spec s = {.name = "synth", .preset = "intel8", .n_phases = 3,
-                                        .mixes = mixes, .api = api, .cpi0 = cpi0,
-                                        .windows_per_phase = 4, .n_cycles = 2,
-                                        .window_instructions = 1000000, .samples = 20000,
-                                        .with_probe = with_probe, .probe_cv = 0.2};
+    const struct psyn_profile_spec s = {.name = "synth",
+                                        .preset = "intel8",
+                                        .n_phases = 3,
+                                        .mixes = mixes,
+                                        .api = api,
+                                        .cpi0 = cpi0,
+                                        .windows_per_phase = 4,
+                                        .n_cycles = 2,
+                                        .window_instructions = 1000000,
+                                        .samples = 20000,
+                                        .with_probe = with_probe,
+                                        .probe_cv = 0.2};
     int rc = psyn_profile(&s, p, err, sizeof err);
     if (rc)
         fail_msg("psyn_profile: %s", err);
@@ -85,7 +92,8 @@ static void same_profile(const struct llc_profile *a, const struct llc_profile *
     assert_int_equal(a->probe.ok, b->probe.ok);
     assert_int_equal(a->probe.n_phases, b->probe.n_phases);
     for (size_t k = 0; k < a->probe.n_phases; k++) {
-        const struct llc_profile_probe_phase *x = &a->probe.per_phase[k], *y = &b->probe.per_phase[k];
+        const struct llc_profile_probe_phase *x = &a->probe.per_phase[k],
+                                             *y = &b->probe.per_phase[k];
         assert_int_equal(x->n_rates, y->n_rates);
         for (size_t j = 0; j < x->n_rates; j++)
             assert_true(x->phi_hat[j] == y->phi_hat[j] && x->tau_s[j] == y->tau_s[j]);
@@ -146,16 +154,46 @@ static json_t *phase(json_t *doc, size_t i)
     return json_array_get(json_object_get(doc, "phases"), i);
 }
 
-static void d_rdhist(json_t *d) { json_object_set_new(phase(d, 1), "rdhist", json_string("rdhist 1 inf=x")); }
-static void d_rdhist_type(json_t *d) { json_object_set_new(phase(d, 2), "rdhist", json_integer(3)); }
-static void d_samples(json_t *d) { json_object_set_new(phase(d, 0), "samples", json_real(5)); }
-static void d_phase_of_len(json_t *d) { json_array_remove(at(d, "windows", "phase_of"), 0); }
-static void d_phase_of_id(json_t *d) { json_array_set_new(at(d, "windows", "phase_of"), 3, json_integer(7)); }
-static void d_sets(json_t *d) { json_object_set_new(at(d, "machine", "llc"), "sets", json_integer(1000)); }
-static void d_format(json_t *d) { json_object_set_new(d, "format", json_string("llcprobe-map")); }
-static void d_version(json_t *d) { json_object_set_new(d, "version", json_integer(2)); }
-static void d_mr(json_t *d) { json_object_set_new(json_object_get(phase(d, 0), "solo"), "llc_miss_ratio", json_real(1.5)); }
-static void d_cpi0(json_t *d) { json_object_set_new(phase(d, 2), "cpi0", json_real(99)); }
+static void d_rdhist(json_t *d)
+{
+    json_object_set_new(phase(d, 1), "rdhist", json_string("rdhist 1 inf=x"));
+}
+static void d_rdhist_type(json_t *d)
+{
+    json_object_set_new(phase(d, 2), "rdhist", json_integer(3));
+}
+static void d_samples(json_t *d)
+{
+    json_object_set_new(phase(d, 0), "samples", json_real(5));
+}
+static void d_phase_of_len(json_t *d)
+{
+    json_array_remove(at(d, "windows", "phase_of"), 0);
+}
+static void d_phase_of_id(json_t *d)
+{
+    json_array_set_new(at(d, "windows", "phase_of"), 3, json_integer(7));
+}
+static void d_sets(json_t *d)
+{
+    json_object_set_new(at(d, "machine", "llc"), "sets", json_integer(1000));
+}
+static void d_format(json_t *d)
+{
+    json_object_set_new(d, "format", json_string("llcprobe-map"));
+}
+static void d_version(json_t *d)
+{
+    json_object_set_new(d, "version", json_integer(2));
+}
+static void d_mr(json_t *d)
+{
+    json_object_set_new(json_object_get(phase(d, 0), "solo"), "llc_miss_ratio", json_real(1.5));
+}
+static void d_cpi0(json_t *d)
+{
+    json_object_set_new(phase(d, 2), "cpi0", json_real(99));
+}
 static void d_qmax(json_t *d)
 {
     json_t *e = json_array_get(at(d, "probe", "per_phase"), 1);
@@ -165,14 +203,38 @@ static void d_probe_phase(json_t *d)
 {
     json_object_set_new(json_array_get(at(d, "probe", "per_phase"), 2), "phase", json_integer(0));
 }
-static void d_sha(json_t *d) { json_object_set_new(at(d, "program", NULL), "sha256", json_string("xyz")); }
-static void d_mlp(json_t *d) { json_object_del(at(d, "timing", NULL), "mlp"); }
-static void d_id(json_t *d) { json_object_set_new(phase(d, 1), "id", json_integer(0)); }
-static void d_rpi(json_t *d) { json_object_set_new(phase(d, 1), "refs_per_instruction", json_real(0.9)); }
-static void d_policy(json_t *d) { json_object_set_new(at(d, "machine", "llc"), "policy", json_string("fifo")); }
-static void d_win(json_t *d) { json_object_set_new(phase(d, 0), "windows", json_integer(3)); }
-static void d_status(json_t *d) { json_object_set_new(at(d, "probe", NULL), "status", json_string("maybe")); }
-static void d_nan_ins(json_t *d) { json_array_set_new(at(d, "windows", "instructions"), 2, json_integer(-4)); }
+static void d_sha(json_t *d)
+{
+    json_object_set_new(at(d, "program", NULL), "sha256", json_string("xyz"));
+}
+static void d_mlp(json_t *d)
+{
+    json_object_del(at(d, "timing", NULL), "mlp");
+}
+static void d_id(json_t *d)
+{
+    json_object_set_new(phase(d, 1), "id", json_integer(0));
+}
+static void d_rpi(json_t *d)
+{
+    json_object_set_new(phase(d, 1), "refs_per_instruction", json_real(0.9));
+}
+static void d_policy(json_t *d)
+{
+    json_object_set_new(at(d, "machine", "llc"), "policy", json_string("fifo"));
+}
+static void d_win(json_t *d)
+{
+    json_object_set_new(phase(d, 0), "windows", json_integer(3));
+}
+static void d_status(json_t *d)
+{
+    json_object_set_new(at(d, "probe", NULL), "status", json_string("maybe"));
+}
+static void d_nan_ins(json_t *d)
+{
+    json_array_set_new(at(d, "windows", "instructions"), 2, json_integer(-4));
+}
 
 static const struct damage {
     void (*apply)(json_t *doc);

@@ -32,17 +32,30 @@ static struct llc_reusefile_window two_windows[2] = {
     {.thread = 0, .pcs = 12, .refs = 40000, .counts = {[5] = 12}},
 };
 static struct llc_reusefile_sample ten_samples[10] = {
-    {0, 0}, {0, 0}, {1, 0}, {0, 5000}, {1, 5000}, {1, 123456789},
-    {0, LLC_REUSEFILE_NEVER_REUSED}, {0, LLC_REUSEFILE_NEVER_REUSED}, {1, LLC_REUSEFILE_NEVER_REUSED},
+    {0, 0},
+    {0, 0},
+    {1, 0},
+    {0, 5000},
+    {1, 5000},
+    {1, 123456789},
+    {0, LLC_REUSEFILE_NEVER_REUSED},
+    {0, LLC_REUSEFILE_NEVER_REUSED},
+    {1, LLC_REUSEFILE_NEVER_REUSED},
     {1, LLC_REUSEFILE_NEVER_REUSED},
 };
-static const struct llc_reusefile_windows sample_windows = {
-    .length = 60000, .pcs_per_window = 400, .complete = true, .n_windows = 2,
-    .n_samples = 10, .windows = two_windows, .samples = ten_samples};
+static const struct llc_reusefile_windows sample_windows = {.length = 60000,
+                                                            .pcs_per_window = 400,
+                                                            .complete = true,
+                                                            .n_windows = 2,
+                                                            .n_samples = 10,
+                                                            .windows = two_windows,
+                                                            .samples = ten_samples};
 
-/* noinline: inlined, gcc -O3 mistakes the open_memstream buffer for the local `buf` and warns of a dangling pointer. */
-__attribute__((noinline)) static char *write_with(const struct llc_reusefile_info *info, const struct llc_statmodel_hist *h,
-                        const struct llc_reusefile_windows *w)
+/* noinline: inlined, gcc -O3 mistakes the open_memstream buffer for the local `buf` and warns of a
+ * dangling pointer. */
+__attribute__((noinline)) static char *write_with(const struct llc_reusefile_info *info,
+                                                  const struct llc_statmodel_hist *h,
+                                                  const struct llc_reusefile_windows *w)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -64,8 +77,8 @@ static void test_roundtrip(void **state)
 {
     (void)state;
     struct llc_statmodel_hist *h = sample_hist(), *back = NULL;
-    struct llc_reusefile_info info = {.rate = 1e-4, .seed = 42, .refs = 100000,
-                                      .samples = 10, .threads = 2};
+    struct llc_reusefile_info info = {
+        .rate = 1e-4, .seed = 42, .refs = 100000, .samples = 10, .threads = 2};
     snprintf(info.command, sizeof info.command, "./app with\nnewline");
     char *text = write_to_string(&info, h);
     assert_int_equal(llc_statmodel_hist_create(&back, NULL, 0), 0);
@@ -101,8 +114,8 @@ static void test_roundtrip(void **state)
 static void expect_refused(const char *from, const char *to, const char *why)
 {
     struct llc_statmodel_hist *h = sample_hist();
-    const struct llc_reusefile_info info = {.rate = 1e-4, .seed = 1, .refs = 100000,
-                                            .samples = 10, .threads = 1, .command = "./a"};
+    const struct llc_reusefile_info info = {
+        .rate = 1e-4, .seed = 1, .refs = 100000, .samples = 10, .threads = 1, .command = "./a"};
     char *text = write_to_string(&info, h);
     char *at = strstr(text, from);
     assert_non_null(at);
@@ -154,8 +167,12 @@ static void test_lines(void **state)
 {
     (void)state;
     struct llc_statmodel_hist *h = sample_hist();
-    const struct llc_reusefile_info info = {.rate = 1e-4, .seed = 1, .refs = 100000,
-                                            .samples = 10, .lines = 777, .threads = 1,
+    const struct llc_reusefile_info info = {.rate = 1e-4,
+                                            .seed = 1,
+                                            .refs = 100000,
+                                            .samples = 10,
+                                            .lines = 777,
+                                            .threads = 1,
                                             .command = "./a"};
     char *text = write_to_string(&info, h);
     assert_non_null(strstr(text, "\nsamples 10\nlines 777\nthreads 1\n"));
@@ -163,8 +180,10 @@ static void test_lines(void **state)
     char err[LLC_ERRLEN];
     assert_int_equal(llc_reusefile_parse(text, "p", &got, h, NULL, err, sizeof err), 0);
     assert_int_equal(got.lines, 777);
-    const char *bad[][2] = {{"lines 777", "lines 100001"}, {"lines 777", "lines 0"},
-                            {"lines 777", "lines x"}, {"rdhist 1 inf=4", "rdhist 1 inf=-4"}};
+    const char *bad[][2] = {{"lines 777", "lines 100001"},
+                            {"lines 777", "lines 0"},
+                            {"lines 777", "lines x"},
+                            {"rdhist 1 inf=4", "rdhist 1 inf=-4"}};
     const char *why[] = {"line 6: bad lines", "line 6: bad lines", "line 6: bad lines", "line 9:"};
     for (size_t i = 0; i < LLC_ARRAY_LEN(bad); i++) {
         char *at = strstr(text, bad[i][0]);
@@ -173,7 +192,8 @@ static void test_lines(void **state)
         assert_non_null(t);
         sprintf(t, "%.*s%s%s", (int)(at - text), text, bad[i][1], at + strlen(bad[i][0]));
         err[0] = '\0';
-        if (llc_reusefile_parse(t, "p", &got, h, NULL, err, sizeof err) >= 0 || !strstr(err, why[i]))
+        if (llc_reusefile_parse(t, "p", &got, h, NULL, err, sizeof err) >= 0 ||
+            !strstr(err, why[i]))
             fail_msg("'%s': message '%s' (wanted '%s')", bad[i][1], err, why[i]);
         free(t);
     }
@@ -195,8 +215,8 @@ static void test_versions(void **state)
 {
     (void)state;
     struct llc_statmodel_hist *h = sample_hist();
-    const struct llc_reusefile_info info = {.rate = 1e-4, .seed = 1, .refs = 100000,
-                                            .samples = 10, .threads = 1, .command = "./a"};
+    const struct llc_reusefile_info info = {
+        .rate = 1e-4, .seed = 1, .refs = 100000, .samples = 10, .threads = 1, .command = "./a"};
     char err[LLC_ERRLEN] = "";
     struct llc_reusefile_info got;
     struct llc_reusefile_windows w;
@@ -254,12 +274,9 @@ static void test_read_missing_file(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip),
-        cmocka_unit_test(test_lines),
-        cmocka_unit_test(test_damage),
-        cmocka_unit_test(test_truncated),
-        cmocka_unit_test(test_versions),
-        cmocka_unit_test(test_read_missing_file),
+        cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_lines),
+        cmocka_unit_test(test_damage),    cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_versions),  cmocka_unit_test(test_read_missing_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -105,7 +105,8 @@ static void test_filter_and_table(void **state)
     assert_true(llc_statmodel_hist_count(t->hist, llc_statmodel_bucket_of(N + 100 - 0 - 1)) == 1);
     bool shared = false;
     for (int i = 1; i < N; i++)
-        shared |= rt_pos(watched[i], t->filter_bits_log2) == rt_pos(watched[0], t->filter_bits_log2);
+        shared |=
+            rt_pos(watched[i], t->filter_bits_log2) == rt_pos(watched[0], t->filter_bits_log2);
     assert_true(rt_filter_hit(&h, watched[0]) == shared);
     for (int i = 1; i < N; i++)
         assert_true(rt_filter_hit(&h, watched[i]));

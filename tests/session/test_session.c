@@ -193,19 +193,22 @@ static void test_sample(void **state)
     assert_null(llc_session_info(s)->baseline); /* the map's, not sample's */
     uint32_t *units = NULL;
     size_t n = 0;
-    assert_int_equal(llc_sample_pick(s, LLC_SAMPLE_RANDOM, 9000, 0, NULL, 0, &units, &n, err, sizeof(err)),
-                     LLC_SESSION_EUSAGE);
-    assert_int_equal(llc_sample_pick(s, LLC_SAMPLE_RANDOM, 40, 0, NULL, 0, &units, &n, err, sizeof(err)), 0);
+    assert_int_equal(
+        llc_sample_pick(s, LLC_SAMPLE_RANDOM, 9000, 0, NULL, 0, &units, &n, err, sizeof(err)),
+        LLC_SESSION_EUSAGE);
+    assert_int_equal(
+        llc_sample_pick(s, LLC_SAMPLE_RANDOM, 40, 0, NULL, 0, &units, &n, err, sizeof(err)), 0);
     assert_int_equal(n, 40);
-    const struct llc_sample_config sc = {.method = LLC_SAMPLE_RANDOM, .units = units, .n = n, .interval = 0.002,
-                                         .intervals = 3};
+    const struct llc_sample_config sc = {
+        .method = LLC_SAMPLE_RANDOM, .units = units, .n = n, .interval = 0.002, .intervals = 3};
     struct llc_sample_result r;
     assert_int_equal(llc_sample_run(s, &sc, &r, err, sizeof(err)), 0);
     assert_int_equal(r.count, 3);
     assert_true(r.truth);
     for (size_t i = 0; i < r.count; i++) {
         assert_true(r.iv[i].sampled > 0);
-        assert_true(fabs(r.iv[i].scale_up - 8192.0 / 40 * r.iv[i].sampled) < 1e-6 * r.iv[i].scale_up);
+        assert_true(fabs(r.iv[i].scale_up - 8192.0 / 40 * r.iv[i].sampled) <
+                    1e-6 * r.iv[i].scale_up);
         assert_true(isnan(r.iv[i].stratified)); /* no strata without a fit */
         assert_true(r.iv[i].true_occ_lines > 0);
     }
@@ -228,8 +231,12 @@ static void test_sample(void **state)
     assert_non_null(units);
     for (size_t i = 0; i < sel->n; i++)
         units[i] = (uint32_t)sel->unit[i];
-    const struct llc_sample_config gc = {.method = LLC_SAMPLE_GAUSSIAN, .units = units, .n = sel->n, .sel = sel,
-                                         .interval = 0.002, .intervals = 2};
+    const struct llc_sample_config gc = {.method = LLC_SAMPLE_GAUSSIAN,
+                                         .units = units,
+                                         .n = sel->n,
+                                         .sel = sel,
+                                         .interval = 0.002,
+                                         .intervals = 2};
     assert_int_equal(llc_sample_run(s, &gc, &r, err, sizeof(err)), 0);
     for (size_t i = 0; i < r.count; i++)
         assert_true(fabs(r.iv[i].stratified / r.iv[i].scale_up - 1) < 0.3);
@@ -244,12 +251,9 @@ static void test_sample(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_open_map_close),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_baseline),
-        cmocka_unit_test(test_stop),
-        cmocka_unit_test(test_calibrate),
-        cmocka_unit_test(test_sample),
+        cmocka_unit_test(test_open_map_close), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_baseline),       cmocka_unit_test(test_stop),
+        cmocka_unit_test(test_calibrate),      cmocka_unit_test(test_sample),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -104,8 +104,8 @@ static int bench(const char *label, enum llc_sim_policy policy, const uint64_t *
     printf("%s: %llu accesses in %.3f s; L2 hit %.3f, L3 hit %.3f of L3 lookups, "
            "DRAM %.3f of accesses, L3 occupancy %llu lines\n",
            label, (unsigned long long)done, t1 - t0, (double)st.l2_hits / st.accesses,
-           (double)st.llc_hits / (st.llc_hits + st.llc_misses),
-           (double)st.llc_misses / st.accesses, (unsigned long long)st.llc_occupancy);
+           (double)st.llc_hits / (st.llc_hits + st.llc_misses), (double)st.llc_misses / st.accesses,
+           (unsigned long long)st.llc_occupancy);
 out:
     if (rc < 0)
         fprintf(stderr, "bench_sim: %s: %s\n", label, rc == -ENOMEM ? "out of memory" : err);
@@ -144,8 +144,7 @@ static int bench_corun4(uint64_t *const streams[4], size_t n, double *rate, doub
     *cpu_rate = (double)done / (clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0);
     printf("amd32 corun4 lru: %llu accesses in %.3f s; slowest program %.3f cycles/instr, "
            "LLC miss ratio %.3f\n",
-           (unsigned long long)done, t1 - t0,
-           r->corun[0].cycles / (double)r->corun[0].instructions,
+           (unsigned long long)done, t1 - t0, r->corun[0].cycles / (double)r->corun[0].instructions,
            (double)r->corun[0].llc_misses / (double)r->corun[0].llc_accesses);
     llc_corun_free(r);
 out:

@@ -65,7 +65,7 @@ static void test_amd32_hash(void **state)
     assert_int_equal(locate(&c, (1ULL << 18) | (1ULL << 19)).slice, 3);
     /* Balanced over random line addresses: each slice near 1/8. */
     struct llc_sim *sim = make_sim(&c);
-    unsigned count[8] = { 0 };
+    unsigned count[8] = {0};
     uint64_t x = 88172645463325252ULL;
     for (unsigned i = 0; i < 80000; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -90,7 +90,7 @@ static void test_modulo_hash(void **state)
     assert_int_equal(l.index, 3);
     assert_int_equal(l.set, 1024 + 3);
     assert_int_equal(l.tag, 5);
-    c.llc.slices = 3;  /* not a power of two: plain modulo */
+    c.llc.slices = 3; /* not a power of two: plain modulo */
     assert_int_equal(locate(&c, paddr).slice, 2);
     char err[LLC_ERRLEN];
     assert_int_equal(llc_sim_geometry_check(&c.llc, err, sizeof(err)), 0);
@@ -180,7 +180,7 @@ static void test_pages_unique(void **state)
     assert_int_equal(llc_sim_pages_used(p), FRAMES);
     qsort(frames, FRAMES, sizeof(*frames), cmp_u64);
     for (unsigned i = 0; i < FRAMES; i++)
-        assert_int_equal(frames[i], i);  /* a permutation of all frames */
+        assert_int_equal(frames[i], i); /* a permutation of all frames */
     uint64_t pa;
     assert_int_equal(llc_sim_pages_translate(p, 0, 1ULL << 40, &pa), -ENOMEM);
     assert_int_equal(llc_sim_pages_translate(p, 3, 0, &pa), -EINVAL);

@@ -22,7 +22,7 @@
 #endif
 #include "model/sim/rng.h"
 
-#define MAX_RUN 700      /* longer than the batch paths' chunks and rings */
+#define MAX_RUN 700 /* longer than the batch paths' chunks and rings */
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -39,9 +39,9 @@ static uint64_t stats_digest(struct llc_sim *sim, uint64_t h)
     for (int a = LLC_SIM_ALL_AGENTS; a < (int)c->agents; a++) {
         struct llc_sim_agent_stats st;
         llc_sim_agent_stats(sim, a, &st);
-        const uint64_t v[] = { st.accesses, st.l2_hits, st.l2_misses, st.llc_hits,
-                               st.llc_misses, st.llc_fills, st.llc_evicted, st.back_invals,
-                               st.llc_occupancy, st.l2_occupancy };
+        const uint64_t v[] = {st.accesses,      st.l2_hits,     st.l2_misses,   st.llc_hits,
+                              st.llc_misses,    st.llc_fills,   st.llc_evicted, st.back_invals,
+                              st.llc_occupancy, st.l2_occupancy};
         for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
             h = mix(h, v[i]);
         llc_sim_set_stats(sim, a, ss, n);
@@ -75,7 +75,7 @@ static uint64_t single(struct llc_sim *sim, unsigned agent, const uint64_t *a, u
                            : llc_sim_access(sim, agent, a[i], &res);
         h = mix(h, (uint64_t)(int64_t)l);
         if (l >= 0) {
-            const uint64_t v[] = { res.level, res.latency, res.set, res.paddr, res.llc_victim };
+            const uint64_t v[] = {res.level, res.latency, res.set, res.paddr, res.llc_victim};
             for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++)
                 h = mix(h, v[j]);
         }
@@ -83,8 +83,7 @@ static uint64_t single(struct llc_sim *sim, unsigned agent, const uint64_t *a, u
     return h;
 }
 
-static uint64_t workload(const struct llc_sim_config *c, uint64_t seed, unsigned n,
-                         uint64_t span)
+static uint64_t workload(const struct llc_sim_config *c, uint64_t seed, unsigned n, uint64_t span)
 {
     char err[LLC_ERRLEN];
     struct llc_sim *sim = NULL;
@@ -113,7 +112,7 @@ static uint64_t workload(const struct llc_sim_config *c, uint64_t seed, unsigned
             h = mix(mix(h, llc_sim_where(sim, agent, a[0] & low, &owner)), owner);
         } else {
             if (op < 10 && phys)
-                a[k / 2] = 1ULL << 60;  /* fails mid-run */
+                a[k / 2] = 1ULL << 60; /* fails mid-run */
             if (op < 50) {
                 h = single(sim, agent, a, k, phys, h);
             } else {
@@ -231,8 +230,8 @@ static void test_golden_digests(void **state)
             const uint64_t h = workload(&c, 5 + i, ACCESSES, span);
             if (h != golden[i])
                 fail_msg("configuration %u, instruction set level %d: digest %016llx, "
-                         "expected %016llx", i, isa, (unsigned long long)h,
-                         (unsigned long long)golden[i]);
+                         "expected %016llx",
+                         i, isa, (unsigned long long)h, (unsigned long long)golden[i]);
         }
     }
     sim_isa_limit(best);

@@ -90,9 +90,9 @@ static void test_exclusive_victim_fill(void **state)
     assert_int_equal(st.llc_occupancy, 1);
     assert_int_equal(st.llc_fills, 2);
     /* Victims fill the 2-way LLC, then evict its LRU line (2). */
-    assert_int_equal(touch(sim, 0, X(4), &v), LLC_SIM_HIT_DRAM);  /* L2 victim 3 */
+    assert_int_equal(touch(sim, 0, X(4), &v), LLC_SIM_HIT_DRAM); /* L2 victim 3 */
     assert_int_equal(v, NONE);
-    assert_int_equal(touch(sim, 0, X(5), &v), LLC_SIM_HIT_DRAM);  /* L2 victim 1 */
+    assert_int_equal(touch(sim, 0, X(5), &v), LLC_SIM_HIT_DRAM); /* L2 victim 1 */
     assert_int_equal(v, X(2));
     assert_int_equal(llc_sim_where(sim, 0, X(2), NULL), 0u);
     /* Capacity is L2 + LLC: 4 distinct lines all live somewhere. */
@@ -114,7 +114,7 @@ static void test_nine(void **state)
     for (uint64_t n = 1; n <= 3; n++)
         assert_int_equal(touch(sim, 0, X(n), &v), LLC_SIM_HIT_DRAM);
     assert_int_equal(v, X(1));
-    assert_int_equal(llc_sim_where(sim, 0, X(1), NULL), 1u);  /* L2 keeps it */
+    assert_int_equal(llc_sim_where(sim, 0, X(1), NULL), 1u); /* L2 keeps it */
     assert_int_equal(touch(sim, 0, X(1), NULL), LLC_SIM_HIT_L2);
     struct llc_sim_agent_stats st;
     llc_sim_agent_stats(sim, 0, &st);
@@ -230,7 +230,7 @@ static void run_random_stream(struct llc_sim *sim, uint64_t seed, unsigned n, ui
     struct sim_rng r = sim_rng_stream(seed, 11);
     for (unsigned i = 0; i < n; i++) {
         const unsigned agent = sim_rng_below(&r, sim->cfg.agents);
-        const uint64_t vaddr = (uint64_t)sim_rng_below(&r, 1u << 22) * 8;  /* 32 MiB */
+        const uint64_t vaddr = (uint64_t)sim_rng_below(&r, 1u << 22) * 8; /* 32 MiB */
         struct llc_sim_result res;
         const int level = llc_sim_access(sim, agent, vaddr, &res);
         assert_true(level >= 0);
@@ -268,8 +268,8 @@ static void test_occupancy_recount(void **state)
     (void)state;
     for (int p = LLC_SIM_LRU; p <= LLC_SIM_DRRIP; p++)
         for (int inc = LLC_SIM_INCLUSIVE; inc <= LLC_SIM_NINE; inc++) {
-            struct llc_sim_config c = small_sliced((enum llc_sim_policy)p,
-                                                   (enum llc_sim_inclusion)inc, true);
+            struct llc_sim_config c =
+                small_sliced((enum llc_sim_policy)p, (enum llc_sim_inclusion)inc, true);
             struct llc_sim *sim = make_sim(&c);
             run_random_stream(sim, (uint64_t)(p * 10 + inc), 30000, NULL, NULL);
             check_occupancy(sim);
@@ -298,8 +298,7 @@ static void test_reproducible(void **state)
     static uint8_t lv[3][N];
     static uint32_t lat[3][N];
     for (int i = 0; i < 3; i++) {
-        struct llc_sim_config c = small_sliced(LLC_SIM_RANDOM,
-                                               LLC_SIM_INCLUSIVE, true);
+        struct llc_sim_config c = small_sliced(LLC_SIM_RANDOM, LLC_SIM_INCLUSIVE, true);
         c.l2_policy = LLC_SIM_BRRIP;
         c.latency.enabled = true;
         c.seed = i == 2 ? 8 : 7;
@@ -323,7 +322,7 @@ static void test_run_equals_single(void **state)
     struct llc_sim_config c;
     assert_int_equal(llc_sim_preset("amd32", &c, err, sizeof(err)), 0);
     c.llc_policy = LLC_SIM_DRRIP;
-    c.llc.sets_per_slice = 256;  /* small, so the stream exercises evictions */
+    c.llc.sets_per_slice = 256; /* small, so the stream exercises evictions */
     uint64_t *addrs = test_malloc(N * sizeof(*addrs));
     uint8_t *a = test_malloc(N), *b = test_malloc(N);
     struct sim_rng r = sim_rng_stream(4, 4);
@@ -382,8 +381,8 @@ static void test_latency_model(void **state)
     c.latency.enabled = true;
     c.latency.outlier_prob = 0;
     struct llc_sim *sim = make_sim(&c);
-    double sum[3] = { 0 }, sq[3] = { 0 };
-    unsigned n[3] = { 0 }, lo[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX }, hi[3] = { 0 };
+    double sum[3] = {0}, sq[3] = {0};
+    unsigned n[3] = {0}, lo[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX}, hi[3] = {0};
     struct sim_rng r = sim_rng_stream(6, 6);
     for (unsigned i = 0; i < 30000; i++) {
         struct llc_sim_result res;
@@ -394,7 +393,7 @@ static void test_latency_model(void **state)
         lo[level] = res.latency < lo[level] ? res.latency : lo[level];
         hi[level] = res.latency > hi[level] ? res.latency : hi[level];
     }
-    const double mean[3] = { 40, 100, 420 }, sd[3] = { 3, 8, 40 };
+    const double mean[3] = {40, 100, 420}, sd[3] = {3, 8, 40};
     for (int l = 0; l < 3; l++) {
         assert_true(n[l] > 50);
         const double m = sum[l] / n[l];
@@ -454,13 +453,13 @@ static void test_narrow_widens(void **state)
 {
     (void)state;
     enum { N = 3000 };
-    static const enum llc_sim_policy policies[] = { LLC_SIM_LRU, LLC_SIM_DRRIP, LLC_SIM_RANDOM };
+    static const enum llc_sim_policy policies[] = {LLC_SIM_LRU, LLC_SIM_DRRIP, LLC_SIM_RANDOM};
     for (int inc = 0; inc < 3; inc++) {
         for (size_t pi = 0; pi < sizeof(policies) / sizeof(policies[0]); pi++) {
             char err[LLC_ERRLEN];
             struct llc_sim_config c;
             assert_int_equal(llc_sim_preset("amd32", &c, err, sizeof(err)), 0);
-            c.llc.sets_per_slice = 64;   /* tags: paddr >> 12, 16 bits below 2^28 */
+            c.llc.sets_per_slice = 64; /* tags: paddr >> 12, 16 bits below 2^28 */
             c.l2_sets = 64;
             c.inclusion = (enum llc_sim_inclusion)inc;
             c.llc_policy = policies[pi];

@@ -66,7 +66,7 @@ static void test_random(void **state)
     c.seed = 77;
     struct llc_sim *sim = make_sim(&c);
     struct sim_rng r = sim_rng_stream(77, 1);
-    uint64_t content[4] = { A, B, C, D };
+    uint64_t content[4] = {A, B, C, D};
     fill_abcd(sim, 5);
     for (uint64_t x = E; x < E + 40; x++) {
         const uint32_t way = sim_rng_below(&r, 4);
@@ -110,15 +110,15 @@ static void test_srrip(void **state)
     struct llc_sim_config c = tiny_config(SETS, 4, LLC_SIM_SRRIP);
     struct llc_sim *sim = make_sim(&c);
     uint64_t v;
-    fill_abcd(sim, 1);                                     /* RRPV 2 2 2 2 */
-    assert_int_equal(touch(sim, 0, L(1, A), NULL), LLC_SIM_HIT_LLC);  /* 0 2 2 2 */
-    assert_int_equal(touch(sim, 0, L(1, E), &v), LLC_SIM_HIT_DRAM);   /* age: 1 3 3 3 */
-    assert_int_equal(v, L(1, B));                                     /* 1 2 3 3 */
+    fill_abcd(sim, 1);                                               /* RRPV 2 2 2 2 */
+    assert_int_equal(touch(sim, 0, L(1, A), NULL), LLC_SIM_HIT_LLC); /* 0 2 2 2 */
+    assert_int_equal(touch(sim, 0, L(1, E), &v), LLC_SIM_HIT_DRAM);  /* age: 1 3 3 3 */
+    assert_int_equal(v, L(1, B));                                    /* 1 2 3 3 */
     assert_int_equal(touch(sim, 0, L(1, F), &v), LLC_SIM_HIT_DRAM);
-    assert_int_equal(v, L(1, C));                                     /* 1 2 2 3 */
+    assert_int_equal(v, L(1, C)); /* 1 2 2 3 */
     assert_int_equal(touch(sim, 0, L(1, G), &v), LLC_SIM_HIT_DRAM);
-    assert_int_equal(v, L(1, D));                                     /* 1 2 2 2 */
-    assert_int_equal(touch(sim, 0, L(1, H), &v), LLC_SIM_HIT_DRAM);   /* age: 2 3 3 3 */
+    assert_int_equal(v, L(1, D));                                   /* 1 2 2 2 */
+    assert_int_equal(touch(sim, 0, L(1, H), &v), LLC_SIM_HIT_DRAM); /* age: 2 3 3 3 */
     assert_int_equal(v, L(1, E));
     /* The once-reused A outlived a scan of four new lines. */
     assert_int_equal(touch(sim, 0, L(1, A), NULL), LLC_SIM_HIT_LLC);
@@ -129,10 +129,10 @@ static void test_srrip(void **state)
 static void check_brrip_sequence(struct llc_sim *sim, uint32_t s)
 {
     uint64_t v;
-    fill_abcd(sim, s);                                                 /* 3 3 3 3 */
-    assert_int_equal(touch(sim, 0, L(s, A), NULL), LLC_SIM_HIT_LLC);   /* 0 3 3 3 */
+    fill_abcd(sim, s);                                               /* 3 3 3 3 */
+    assert_int_equal(touch(sim, 0, L(s, A), NULL), LLC_SIM_HIT_LLC); /* 0 3 3 3 */
     assert_int_equal(touch(sim, 0, L(s, E), &v), LLC_SIM_HIT_DRAM);
-    assert_int_equal(v, L(s, B));                                      /* 0 3 3 3 */
+    assert_int_equal(v, L(s, B)); /* 0 3 3 3 */
     assert_int_equal(touch(sim, 0, L(s, F), &v), LLC_SIM_HIT_DRAM);
     assert_int_equal(v, L(s, E));
 }
@@ -165,7 +165,7 @@ static void test_brrip(void **state)
     unsigned longs = 0;
     for (unsigned i = 0; i < 32000; i++)
         longs += (sim_rng_next(&r) & 31u) == 0;
-    assert_in_range(longs, 1000 - 95, 1000 + 95);  /* 3 sd of Binomial(32000, 1/32) */
+    assert_in_range(longs, 1000 - 95, 1000 + 95); /* 3 sd of Binomial(32000, 1/32) */
 
     c = tiny_config(SETS, 4, LLC_SIM_BRRIP);
     struct llc_sim *brrip = make_sim(&c);
@@ -243,9 +243,9 @@ static void test_policy_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lru),   cmocka_unit_test(test_random),
-        cmocka_unit_test(test_plru),  cmocka_unit_test(test_srrip),
-        cmocka_unit_test(test_brrip), cmocka_unit_test(test_drrip),
+        cmocka_unit_test(test_lru),          cmocka_unit_test(test_random),
+        cmocka_unit_test(test_plru),         cmocka_unit_test(test_srrip),
+        cmocka_unit_test(test_brrip),        cmocka_unit_test(test_drrip),
         cmocka_unit_test(test_policy_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,14 +26,15 @@
 static void tiny(struct llc_sim_config *c, uint32_t sets, uint32_t ways)
 {
     llc_sim_config_default(c);
-    c->llc = (struct llc_sim_geometry){
-        .line_size = 64, .sets_per_slice = sets, .slices = 1, .ways = ways,
-        .hash = LLC_SIM_HASH_MODULO};
+    c->llc = (struct llc_sim_geometry){.line_size = 64,
+                                       .sets_per_slice = sets,
+                                       .slices = 1,
+                                       .ways = ways,
+                                       .hash = LLC_SIM_HASH_MODULO};
 }
 
-static struct llc_corun_result *run(const struct llc_sim_config *c,
-                                    const struct llc_corun_agent *a, unsigned n,
-                                    const struct llc_corun_params *p)
+static struct llc_corun_result *run(const struct llc_sim_config *c, const struct llc_corun_agent *a,
+                                    unsigned n, const struct llc_corun_params *p)
 {
     char err[LLC_ERRLEN] = "";
     struct llc_corun_result *r = NULL;
@@ -44,8 +45,8 @@ static struct llc_corun_result *run(const struct llc_sim_config *c,
 
 static struct llc_corun_agent array_agent(const uint64_t *addrs, const uint32_t *instr, size_t n)
 {
-    struct llc_corun_agent a = {.source = LLC_CORUN_ARRAY, .addrs = addrs, .instr = instr,
-                                .n = n, .phys = true};
+    struct llc_corun_agent a = {
+        .source = LLC_CORUN_ARRAY, .addrs = addrs, .instr = instr, .n = n, .phys = true};
     llc_corun_agent_default(&a);
     return a;
 }
@@ -172,8 +173,8 @@ static void test_restart_keeps_pressure(void **state)
 
 static struct llc_corun_agent workload(const char *spec, uint64_t instructions)
 {
-    struct llc_corun_agent a = {.source = LLC_CORUN_WORKLOAD, .spec = spec,
-                                .instructions = instructions};
+    struct llc_corun_agent a = {
+        .source = LLC_CORUN_WORKLOAD, .spec = spec, .instructions = instructions};
     llc_corun_agent_default(&a);
     return a;
 }
@@ -226,8 +227,8 @@ static void test_hungry_pair_slows_down(void **state)
         assert_int_equal(co->instructions, so->instructions);
         assert_int_equal(co->n, so->n);
         const double slowdown = co->cycles / so->cycles;
-        printf("program %u: slowdown %.4f, miss ratio %.4f alone, %.4f together\n", i,
-               slowdown, (double)so->llc_misses / so->llc_accesses,
+        printf("program %u: slowdown %.4f, miss ratio %.4f alone, %.4f together\n", i, slowdown,
+               (double)so->llc_misses / so->llc_accesses,
                (double)co->llc_misses / co->llc_accesses);
         assert_true(slowdown >= 1.05);
         assert_true(co->llc_misses > so->llc_misses);
@@ -334,8 +335,10 @@ static void ref_now(struct llc_sim *sim, unsigned i, const struct ref_agent *a,
 {
     struct llc_sim_agent_stats st;
     llc_sim_agent_stats(sim, (int)i, &st);
-    *w = (struct llc_corun_window){.instructions = a->ins, .llc_accesses = st.llc_hits + st.llc_misses,
-                                   .llc_misses = st.llc_misses, .occupancy = st.llc_occupancy,
+    *w = (struct llc_corun_window){.instructions = a->ins,
+                                   .llc_accesses = st.llc_hits + st.llc_misses,
+                                   .llc_misses = st.llc_misses,
+                                   .occupancy = st.llc_occupancy,
                                    .cycles = a->clock};
 }
 
@@ -346,12 +349,12 @@ static void ref_close(struct llc_sim *sim, unsigned i, struct ref_agent *a)
     if (now.instructions == a->start.instructions)
         return;
     assert_true(a->nw < 64);
-    a->w[a->nw++] = (struct llc_corun_window){
-        .instructions = now.instructions - a->start.instructions,
-        .llc_accesses = now.llc_accesses - a->start.llc_accesses,
-        .llc_misses = now.llc_misses - a->start.llc_misses,
-        .occupancy = now.occupancy,
-        .cycles = now.cycles - a->start.cycles};
+    a->w[a->nw++] =
+        (struct llc_corun_window){.instructions = now.instructions - a->start.instructions,
+                                  .llc_accesses = now.llc_accesses - a->start.llc_accesses,
+                                  .llc_misses = now.llc_misses - a->start.llc_misses,
+                                  .occupancy = now.occupancy,
+                                  .cycles = now.cycles - a->start.cycles};
     a->start = now;
 }
 
@@ -431,10 +434,13 @@ static void test_matches_simple_driver(void **state)
                 in[i] = array_agent(addr[i], instr[i], len[i]);
                 in[i].cpi = cpi[i];
                 in[i].mlp = mlp[i];
-                ref[i] = (struct ref_agent){.addr = addr[i], .instr = instr[i], .n = len[i],
-                                            .cpi = cpi[i], .win_end = REF_WINDOW,
-                                            .cost = {p.lat_l2 / mlp[i], p.lat_llc / mlp[i],
-                                                     p.lat_mem / mlp[i]}};
+                ref[i] = (struct ref_agent){
+                    .addr = addr[i],
+                    .instr = instr[i],
+                    .n = len[i],
+                    .cpi = cpi[i],
+                    .win_end = REF_WINDOW,
+                    .cost = {p.lat_l2 / mlp[i], p.lat_llc / mlp[i], p.lat_mem / mlp[i]}};
             }
             struct llc_corun_result *r = run(&c, in, REF_AGENTS, &p);
             ref_run(&c, &p, ref, REF_AGENTS);

@@ -72,8 +72,8 @@ static int cb_next(void *ctx, const struct llc_sim_result *prev, uint64_t *addr,
     if (a->calls == 0)
         a->prev_ok = prev == NULL;
     else
-        a->prev_ok &= prev != NULL && prev->paddr == a->last_addr &&
-                      prev->level == LLC_SIM_HIT_DRAM;
+        a->prev_ok &=
+            prev != NULL && prev->paddr == a->last_addr && prev->level == LLC_SIM_HIT_DRAM;
     if (a->log->n == LLC_ARRAY_LEN(a->log->who))
         return 0;
     a->log->who[a->log->n++] = a->id;
@@ -94,10 +94,18 @@ static void clock_order_and_callbacks(void **state)
     struct cb_agent a0 = {.log = &log, .id = 0, .next_addr = (uint64_t)1 << 41};
     struct cb_agent a1 = {.log = &log, .id = 1, .next_addr = (uint64_t)1 << 42};
     const struct llc_simrun_agent agents[] = {
-        {.role = LLC_SIMRUN_PROBE, .source = LLC_SIMRUN_CALLBACK, .next = cb_next, .ctx = &a0,
-         .physical = true, .rate = 1},
-        {.role = LLC_SIMRUN_PROBE, .source = LLC_SIMRUN_CALLBACK, .next = cb_next, .ctx = &a1,
-         .physical = true, .rate = 2},
+        {.role = LLC_SIMRUN_PROBE,
+         .source = LLC_SIMRUN_CALLBACK,
+         .next = cb_next,
+         .ctx = &a0,
+         .physical = true,
+         .rate = 1},
+        {.role = LLC_SIMRUN_PROBE,
+         .source = LLC_SIMRUN_CALLBACK,
+         .next = cb_next,
+         .ctx = &a1,
+         .physical = true,
+         .rate = 2},
     };
     struct llc_simrun *r = make(&c, agents, 2);
     /* No targets: every access counts; the callbacks end after 64. */
@@ -125,11 +133,17 @@ static void clock_fairness(void **state)
     struct llc_sim_config c;
     preset("intel8", &c);
     const struct llc_simrun_agent agents[] = {
-        {.role = LLC_SIMRUN_TARGET, .source = LLC_SIMRUN_WORKLOAD, .spec = "stream:size=1M",
+        {.role = LLC_SIMRUN_TARGET,
+         .source = LLC_SIMRUN_WORKLOAD,
+         .spec = "stream:size=1M",
          .rate = 1},
-        {.role = LLC_SIMRUN_NOISE, .source = LLC_SIMRUN_WORKLOAD, .spec = "uniform:size=4M",
+        {.role = LLC_SIMRUN_NOISE,
+         .source = LLC_SIMRUN_WORKLOAD,
+         .spec = "uniform:size=4M",
          .rate = 2},
-        {.role = LLC_SIMRUN_NOISE, .source = LLC_SIMRUN_WORKLOAD, .spec = "uniform:size=4M",
+        {.role = LLC_SIMRUN_NOISE,
+         .source = LLC_SIMRUN_WORKLOAD,
+         .spec = "uniform:size=4M",
          .rate = 0.25},
     };
     struct llc_simrun *r = make(&c, agents, 3);
@@ -235,10 +249,8 @@ static void trace_replay_equals_direct(void **state)
     const size_t n = write_trace(&addrs, &writes, &instr);
     struct llc_sim_config c;
     preset("intel8", &c);
-    const struct llc_simrun_agent agent = {.role = LLC_SIMRUN_TARGET,
-                                           .source = LLC_SIMRUN_TRACE,
-                                           .trace_path = trace_path,
-                                           .rate = 1};
+    const struct llc_simrun_agent agent = {
+        .role = LLC_SIMRUN_TARGET, .source = LLC_SIMRUN_TRACE, .trace_path = trace_path, .rate = 1};
     struct llc_simrun *r = make(&c, &agent, 1);
     assert_int_equal(run(r, 0, 0), 1); /* the trace ended */
 
@@ -298,10 +310,8 @@ static void trace_errors(void **state)
         fputc(0xA5 ^ (int)off, f);
     }
     fclose(f);
-    const struct llc_simrun_agent agent = {.role = LLC_SIMRUN_TARGET,
-                                           .source = LLC_SIMRUN_TRACE,
-                                           .trace_path = trace_path,
-                                           .rate = 1};
+    const struct llc_simrun_agent agent = {
+        .role = LLC_SIMRUN_TARGET, .source = LLC_SIMRUN_TRACE, .trace_path = trace_path, .rate = 1};
     char err[LLC_ERRLEN] = "";
     struct llc_simrun *r = NULL;
     int rc = llc_simrun_create(&c, &agent, 1, &r, err, sizeof(err));
@@ -324,10 +334,14 @@ static void trace_errors(void **state)
 /* --- determinism, time series, batching ------------------------------- */
 
 static const struct llc_simrun_agent mixed[] = {
-    {.role = LLC_SIMRUN_TARGET, .source = LLC_SIMRUN_WORKLOAD,
-     .spec = "phased:zipf:size=8M,alpha=0.9@20000;stream:size=16M@10000", .rate = 1},
-    {.role = LLC_SIMRUN_NOISE, .source = LLC_SIMRUN_WORKLOAD,
-     .spec = "gaussian:size=8M,cv=0.3,write=0.2", .rate = 1.5},
+    {.role = LLC_SIMRUN_TARGET,
+     .source = LLC_SIMRUN_WORKLOAD,
+     .spec = "phased:zipf:size=8M,alpha=0.9@20000;stream:size=16M@10000",
+     .rate = 1},
+    {.role = LLC_SIMRUN_NOISE,
+     .source = LLC_SIMRUN_WORKLOAD,
+     .spec = "gaussian:size=8M,cv=0.3,write=0.2",
+     .rate = 1.5},
 };
 
 static void compare_runs(struct llc_simrun *a, struct llc_simrun *b, bool expect_equal)
@@ -398,9 +412,13 @@ static void gaussian_shape_in_the_llc(void **state)
     preset("intel8", &c);
     c.l2_sets = 0; /* every access is an LLC lookup */
     const struct llc_simrun_agent agents[] = {
-        {.role = LLC_SIMRUN_TARGET, .source = LLC_SIMRUN_WORKLOAD,
-         .spec = "gaussian:size=16M,cv=0.3", .rate = 1},
-        {.role = LLC_SIMRUN_NOISE, .source = LLC_SIMRUN_WORKLOAD, .spec = "uniform:size=16M",
+        {.role = LLC_SIMRUN_TARGET,
+         .source = LLC_SIMRUN_WORKLOAD,
+         .spec = "gaussian:size=16M,cv=0.3",
+         .rate = 1},
+        {.role = LLC_SIMRUN_NOISE,
+         .source = LLC_SIMRUN_WORKLOAD,
+         .spec = "uniform:size=16M",
          .rate = 1},
     };
     struct llc_simrun *r = make(&c, agents, 2);
@@ -439,8 +457,10 @@ static void page_size_per_agent(void **state)
     struct llc_sim_config c;
     preset("intel8", &c);
     c.l2_sets = 0;
-    struct llc_simrun_agent agent = {.role = LLC_SIMRUN_TARGET, .source = LLC_SIMRUN_WORKLOAD,
-                                     .spec = "stream:size=2M", .rate = 1,
+    struct llc_simrun_agent agent = {.role = LLC_SIMRUN_TARGET,
+                                     .source = LLC_SIMRUN_WORKLOAD,
+                                     .spec = "stream:size=2M",
+                                     .rate = 1,
                                      .page_size = 2u << 20};
     const uint32_t sets = 8192;
     struct llc_sim_set_stats *s = calloc(sets, sizeof(*s));
@@ -474,8 +494,10 @@ static void bad_input(void **state)
     preset("intel8", &c);
     char err[LLC_ERRLEN];
     struct llc_simrun *r = NULL;
-    struct llc_simrun_agent a = {.role = LLC_SIMRUN_TARGET, .source = LLC_SIMRUN_WORKLOAD,
-                                 .spec = "zipf:size=1M", .rate = 1};
+    struct llc_simrun_agent a = {.role = LLC_SIMRUN_TARGET,
+                                 .source = LLC_SIMRUN_WORKLOAD,
+                                 .spec = "zipf:size=1M",
+                                 .rate = 1};
     assert_int_equal(llc_simrun_create(&c, &a, 1, &r, err, sizeof(err)), -EINVAL);
     assert_non_null(strstr(err, "target0: zipf: missing alpha"));
     assert_null(r);

@@ -60,7 +60,8 @@ int main(void)
     llc_statmodel_sampler_stats(smp, &st);
     const struct llc_statmodel_hist *h = llc_statmodel_groups_hist(g, 0);
     size_t nonempty = 0;
-    for (size_t b = llc_statmodel_hist_next(h, 0); b < LLC_STATMODEL_BUCKETS; b = llc_statmodel_hist_next(h, b + 1))
+    for (size_t b = llc_statmodel_hist_next(h, 0); b < LLC_STATMODEL_BUCKETS;
+         b = llc_statmodel_hist_next(h, b + 1))
         nonempty++;
     if (llc_statmodel_prepare(h, &m, err, sizeof err))
         return fail("prepare", err);
@@ -85,7 +86,8 @@ int main(void)
     /* The docs/METHODS.md §7.3 reference (Brent from scratch per size), once, for scale. */
     const double tb = now_ms();
     for (int k = 0; k < POINTS; k++)
-        if (llc_statmodel_statcache(m, lines[k], LLC_STATMODEL_COLD_COUNT, &pts[k], err, sizeof err))
+        if (llc_statmodel_statcache(m, lines[k], LLC_STATMODEL_COLD_COUNT, &pts[k], err,
+                                    sizeof err))
             return fail("reference", err);
     const double t_brent = now_ms() - tb;
 

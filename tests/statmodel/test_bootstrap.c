@@ -72,19 +72,22 @@ static void band_contains_point_estimate(void **state)
             bc.replicates = 100;
             bc.seed = 17;
             assert_int_equal(llc_statmodel_curve(m, &o, grid, (size_t)ng, pt, err, sizeof err), 0);
-            assert_int_equal(llc_statmodel_bootstrap(h, &bc, &o, grid, (size_t)ng, lo, hi, err, sizeof err), 0);
-            assert_int_equal(llc_statmodel_bootstrap(h, &bc, &o, grid, (size_t)ng, lo2, hi2, err, sizeof err), 0);
+            assert_int_equal(
+                llc_statmodel_bootstrap(h, &bc, &o, grid, (size_t)ng, lo, hi, err, sizeof err), 0);
+            assert_int_equal(
+                llc_statmodel_bootstrap(h, &bc, &o, grid, (size_t)ng, lo2, hi2, err, sizeof err),
+                0);
             assert_memory_equal(lo, lo2, (size_t)ng * sizeof *lo);
             assert_memory_equal(hi, hi2, (size_t)ng * sizeof *hi);
             for (int k = 0; k < ng; k++) {
                 if (!(lo[k] <= pt[k].r_total && pt[k].r_total <= hi[k]))
-                    fail_msg("rate %g method %d L %g: %.5f outside [%.5f, %.5f]", rates[ri], method, grid[k],
-                             pt[k].r_total, lo[k], hi[k]);
+                    fail_msg("rate %g method %d L %g: %.5f outside [%.5f, %.5f]", rates[ri], method,
+                             grid[k], pt[k].r_total, lo[k], hi[k]);
                 width[ri] += (hi[k] - lo[k]) / ng / 2;
             }
         }
-        print_message("bootstrap: %.0f samples, mean 5-95%% band width %.4f\n", llc_statmodel_hist_total(h),
-                      width[ri]);
+        print_message("bootstrap: %.0f samples, mean 5-95%% band width %.4f\n",
+                      llc_statmodel_hist_total(h), width[ri]);
         llc_statmodel_release(m);
         llc_statmodel_hist_destroy(h);
     }
@@ -98,9 +101,13 @@ static void band_contains_point_estimate(void **state)
     assert_int_equal(llc_statmodel_hist_create(&empty, err, sizeof err), 0);
     struct llc_statmodel_options o;
     llc_statmodel_options_default(&o);
-    assert_int_equal(llc_statmodel_bootstrap(empty, &bc, &o, grid, (size_t)ng, lo, hi, err, sizeof err), -EINVAL);
+    assert_int_equal(
+        llc_statmodel_bootstrap(empty, &bc, &o, grid, (size_t)ng, lo, hi, err, sizeof err),
+        -EINVAL);
     bc.replicates = 10;
-    assert_int_equal(llc_statmodel_bootstrap(empty, &bc, &o, grid, (size_t)ng, lo, hi, err, sizeof err), -ENODATA);
+    assert_int_equal(
+        llc_statmodel_bootstrap(empty, &bc, &o, grid, (size_t)ng, lo, hi, err, sizeof err),
+        -ENODATA);
     llc_statmodel_hist_destroy(empty);
     free(grid);
     free(lo);
@@ -135,7 +142,8 @@ static void exact_cold_fraction_has_no_spread(void **state)
     assert_int_equal(llc_statmodel_bootstrap(h, &bc, &o, sizes, 2, lo, hi, err, sizeof err), 0);
     assert_true(hi[1] - lo[1] > 1e-3);
     bc.cold_fraction = 1;
-    assert_int_equal(llc_statmodel_bootstrap(h, &bc, &o, sizes, 2, lo, hi, err, sizeof err), -EINVAL);
+    assert_int_equal(llc_statmodel_bootstrap(h, &bc, &o, sizes, 2, lo, hi, err, sizeof err),
+                     -EINVAL);
     llc_statmodel_hist_destroy(h);
 }
 

@@ -82,7 +82,8 @@ static void curves_are_monotone_and_order_free(void **state)
     assert_int_equal(llc_statmodel_sampler_access_batch(smp, lines, n, err, sizeof err), 0);
     assert_int_equal(llc_statmodel_sampler_finish(smp, err, sizeof err), 0);
     struct llc_statmodel_model *m = NULL;
-    assert_int_equal(llc_statmodel_prepare(llc_statmodel_groups_hist(g, 0), &m, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_prepare(llc_statmodel_groups_hist(g, 0), &m, err, sizeof err),
+                     0);
 
     struct llc_statmodel_grid_config gc;
     llc_statmodel_grid_config_default(&gc);
@@ -91,7 +92,8 @@ static void curves_are_monotone_and_order_free(void **state)
     assert_int_equal(llc_statmodel_grid(&gc, grid, (size_t)ng, err, sizeof err), ng);
     for (int k = 0; k < ng; k++)
         rev[k] = grid[ng - 1 - k];
-    struct llc_statmodel_point *a = malloc((size_t)ng * sizeof *a), *b = malloc((size_t)ng * sizeof *b);
+    struct llc_statmodel_point *a = malloc((size_t)ng * sizeof *a),
+                               *b = malloc((size_t)ng * sizeof *b);
     for (int method = 0; method < 2; method++) {
         struct llc_statmodel_options o;
         llc_statmodel_options_default(&o);

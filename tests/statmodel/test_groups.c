@@ -27,7 +27,8 @@ static void group_set_operations(void **state)
     for (int i = 0; i < 5; i++) {
         assert_int_equal(llc_statmodel_groups_ensure(g, ids[i], &h, err, sizeof err), 0);
         assert_int_equal(llc_statmodel_hist_add(h, (uint64_t)(10 + i), 1, err, sizeof err), 0);
-        assert_int_equal(llc_statmodel_groups_add_refs(g, ids[i], 100.0 * (i + 1), err, sizeof err), 0);
+        assert_int_equal(llc_statmodel_groups_add_refs(g, ids[i], 100.0 * (i + 1), err, sizeof err),
+                         0);
     }
     assert_int_equal(llc_statmodel_groups_count(g), 5);
     const int sorted[] = {-2, -1, 0, 5, 9};
@@ -60,7 +61,8 @@ static void mixture_is_the_weighted_mean(void **state)
     struct llc_statmodel_hist *h = NULL;
     struct llc_statmodel_model *m[2];
     assert_int_equal(llc_statmodel_hist_create(&h, err, sizeof err), 0);
-    const struct llc_statmodel_bucket_count a[] = {{5, 10}, {2000, 10}}, b[] = {{100, 3}, {2500, 7}};
+    const struct llc_statmodel_bucket_count a[] = {{5, 10}, {2000, 10}},
+                                            b[] = {{100, 3}, {2500, 7}};
     assert_int_equal(llc_statmodel_hist_set_pairs(h, a, 2, 2, err, sizeof err), 0);
     assert_int_equal(llc_statmodel_prepare(h, &m[0], err, sizeof err), 0);
     assert_int_equal(llc_statmodel_hist_set_pairs(h, b, 2, 0, err, sizeof err), 0);
@@ -72,20 +74,24 @@ static void mixture_is_the_weighted_mean(void **state)
         o.method = method;
         struct llc_statmodel_point mix[3], p0[3], p1[3];
         const double w[] = {1, 3};
-        assert_int_equal(llc_statmodel_mixture_curve((const struct llc_statmodel_model *const *)m, w, 2,
-                                                     &o, lines, 3, mix, err, sizeof err), 0);
+        assert_int_equal(llc_statmodel_mixture_curve((const struct llc_statmodel_model *const *)m,
+                                                     w, 2, &o, lines, 3, mix, err, sizeof err),
+                         0);
         assert_int_equal(llc_statmodel_curve(m[0], &o, lines, 3, p0, err, sizeof err), 0);
         assert_int_equal(llc_statmodel_curve(m[1], &o, lines, 3, p1, err, sizeof err), 0);
         for (int k = 0; k < 3; k++) {
             assert_true(fabs(mix[k].r_total - (p0[k].r_total + 3 * p1[k].r_total) / 4) < 1e-15);
-            assert_true(fabs(mix[k].r_capacity - (p0[k].r_capacity + 3 * p1[k].r_capacity) / 4) < 1e-15);
+            assert_true(fabs(mix[k].r_capacity - (p0[k].r_capacity + 3 * p1[k].r_capacity) / 4) <
+                        1e-15);
             assert_true(mix[k].lines == lines[k]);
         }
         const double zero[] = {0, 0}, neg[] = {1, -1};
-        assert_int_equal(llc_statmodel_mixture_curve((const struct llc_statmodel_model *const *)m, zero, 2,
-                                                     &o, lines, 3, mix, err, sizeof err), -ENODATA);
-        assert_int_equal(llc_statmodel_mixture_curve((const struct llc_statmodel_model *const *)m, neg, 2,
-                                                     &o, lines, 3, mix, err, sizeof err), -EINVAL);
+        assert_int_equal(llc_statmodel_mixture_curve((const struct llc_statmodel_model *const *)m,
+                                                     zero, 2, &o, lines, 3, mix, err, sizeof err),
+                         -ENODATA);
+        assert_int_equal(llc_statmodel_mixture_curve((const struct llc_statmodel_model *const *)m,
+                                                     neg, 2, &o, lines, 3, mix, err, sizeof err),
+                         -EINVAL);
     }
     llc_statmodel_release(m[0]);
     llc_statmodel_release(m[1]);
@@ -135,7 +141,8 @@ static void phase_models_track_windows(void **state)
     char err[LLC_ERRLEN];
     const size_t n = (size_t)WINDOW * WINDOWS;
     uint64_t *lines = malloc(n * sizeof *lines);
-    const struct synth_mix phase_mix[2] = {{0.9, 0.1, 0, 100, 1000, 1}, {0.1, 0.7, 0, 100, 6000, 1}};
+    const struct synth_mix phase_mix[2] = {{0.9, 0.1, 0, 100, 1000, 1},
+                                           {0.1, 0.7, 0, 100, 6000, 1}};
     struct synth_rng r = {77};
     uint64_t next = 0;
     int phase_of[WINDOWS];
@@ -146,7 +153,8 @@ static void phase_models_track_windows(void **state)
     const double sizes[] = {256, 1024, 4096};
     double sim_win[3][WINDOWS], sim_all[3];
     for (int k = 0; k < 3; k++)
-        sim_all[k] = synth_random_cache_windows(lines, n, (size_t)sizes[k], 5 + k, WINDOW, sim_win[k]);
+        sim_all[k] =
+            synth_random_cache_windows(lines, n, (size_t)sizes[k], 5 + k, WINDOW, sim_win[k]);
 
     /* Sample with the phase as group, and in time slots of one window. */
     struct llc_statmodel_groups *phases = NULL, *slots = NULL;
@@ -162,10 +170,12 @@ static void phase_models_track_windows(void **state)
     assert_int_equal(llc_statmodel_sampler_create(&cfg, slots, &ss, err, sizeof err), 0);
     for (int w = 0; w < WINDOWS; w++) {
         assert_int_equal(llc_statmodel_sampler_set_group(sp, phase_of[w], err, sizeof err), 0);
-        assert_int_equal(llc_statmodel_sampler_access_batch(sp, &lines[(size_t)w * WINDOW], WINDOW, err,
-                                                            sizeof err), 0);
-        assert_int_equal(llc_statmodel_sampler_access_batch(ss, &lines[(size_t)w * WINDOW], WINDOW, err,
-                                                            sizeof err), 0);
+        assert_int_equal(llc_statmodel_sampler_access_batch(sp, &lines[(size_t)w * WINDOW], WINDOW,
+                                                            err, sizeof err),
+                         0);
+        assert_int_equal(llc_statmodel_sampler_access_batch(ss, &lines[(size_t)w * WINDOW], WINDOW,
+                                                            err, sizeof err),
+                         0);
     }
     assert_int_equal(llc_statmodel_sampler_finish(sp, err, sizeof err), 0);
     assert_int_equal(llc_statmodel_sampler_finish(ss, err, sizeof err), 0);
@@ -177,11 +187,13 @@ static void phase_models_track_windows(void **state)
     llc_statmodel_options_default(&o);
     struct llc_statmodel_point whole[3], slot_avg[3], pooled[3], per_phase[2][3];
     size_t skipped = 99;
-    assert_int_equal(llc_statmodel_groups_curve(phases, LLC_STATMODEL_WEIGHT_REFS, &o, sizes, 3, whole,
-                                                &skipped, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_groups_curve(phases, LLC_STATMODEL_WEIGHT_REFS, &o, sizes, 3,
+                                                whole, &skipped, err, sizeof err),
+                     0);
     assert_int_equal(skipped, 0);
-    assert_int_equal(llc_statmodel_groups_curve(slots, LLC_STATMODEL_WEIGHT_REFS, &o, sizes, 3, slot_avg,
-                                                &skipped, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_groups_curve(slots, LLC_STATMODEL_WEIGHT_REFS, &o, sizes, 3,
+                                                slot_avg, &skipped, err, sizeof err),
+                     0);
     struct llc_statmodel_hist *pool = NULL;
     struct llc_statmodel_model *m = NULL;
     assert_int_equal(llc_statmodel_hist_create(&pool, err, sizeof err), 0);
@@ -190,7 +202,8 @@ static void phase_models_track_windows(void **state)
     assert_int_equal(llc_statmodel_curve(m, &o, sizes, 3, pooled, err, sizeof err), 0);
     llc_statmodel_release(m);
     for (int p = 0; p < 2; p++) {
-        assert_int_equal(llc_statmodel_prepare(llc_statmodel_groups_hist(phases, p), &m, err, sizeof err), 0);
+        assert_int_equal(
+            llc_statmodel_prepare(llc_statmodel_groups_hist(phases, p), &m, err, sizeof err), 0);
         assert_int_equal(llc_statmodel_curve(m, &o, sizes, 3, per_phase[p], err, sizeof err), 0);
         llc_statmodel_release(m);
     }
@@ -201,18 +214,23 @@ static void phase_models_track_windows(void **state)
             est_phase[w] = per_phase[phase_of[w]][k].r_total;
             est_pooled[w] = pooled[k].r_total;
         }
-        assert_int_equal(llc_statmodel_cdf_error(sim_win[k], est_phase, NULL, WINDOWS, &e, err, sizeof err), 0);
+        assert_int_equal(
+            llc_statmodel_cdf_error(sim_win[k], est_phase, NULL, WINDOWS, &e, err, sizeof err), 0);
         cdf_phase += e / 3;
-        assert_int_equal(llc_statmodel_cdf_error(sim_win[k], est_pooled, NULL, WINDOWS, &e, err, sizeof err), 0);
+        assert_int_equal(
+            llc_statmodel_cdf_error(sim_win[k], est_pooled, NULL, WINDOWS, &e, err, sizeof err), 0);
         cdf_pooled += e / 3;
         abs_phase += fabs(whole[k].r_total - sim_all[k]) / 3;
         abs_slots += fabs(slot_avg[k].r_total - sim_all[k]) / 3;
         abs_pooled += fabs(pooled[k].r_total - sim_all[k]) / 3;
-        print_message("  L %5.0f: sim %.4f, phase-weighted %.4f, slot average %.4f, pooled %.4f\n", sizes[k],
-                      sim_all[k], whole[k].r_total, slot_avg[k].r_total, pooled[k].r_total);
+        print_message("  L %5.0f: sim %.4f, phase-weighted %.4f, slot average %.4f, pooled %.4f\n",
+                      sizes[k], sim_all[k], whole[k].r_total, slot_avg[k].r_total,
+                      pooled[k].r_total);
     }
-    print_message("phases: CDF error %.4f (pooled %.4f); whole-program |err| phase %.4f, slots %.4f, "
-                  "pooled %.4f\n", cdf_phase, cdf_pooled, abs_phase, abs_slots, abs_pooled);
+    print_message(
+        "phases: CDF error %.4f (pooled %.4f); whole-program |err| phase %.4f, slots %.4f, "
+        "pooled %.4f\n",
+        cdf_phase, cdf_pooled, abs_phase, abs_slots, abs_pooled);
     assert_true(cdf_phase < 0.02);
     assert_true(cdf_phase < cdf_pooled / 3);
     assert_true(abs_phase < 0.02);
@@ -262,8 +280,8 @@ static void regroup_windows_by_phase(void **state)
     assert_int_equal(llc_statmodel_sampler_create(&cfg, windows, &s, err, sizeof err), 0);
     for (size_t w = 0; w < n / window; w++) {
         assert_int_equal(llc_statmodel_sampler_set_group(s, (int)w, err, sizeof err), 0);
-        assert_int_equal(llc_statmodel_sampler_access_batch(s, &lines[w * window], window, err,
-                                                            sizeof err), 0);
+        assert_int_equal(
+            llc_statmodel_sampler_access_batch(s, &lines[w * window], window, err, sizeof err), 0);
     }
     assert_int_equal(llc_statmodel_sampler_finish(s, err, sizeof err), 0);
     enum { NW = 2 * PHASE_WINDOWS };
@@ -287,8 +305,9 @@ static void regroup_windows_by_phase(void **state)
     o.method = LLC_STATMODEL_STATSTACK;
     struct llc_statmodel_point mix[NS], pooled[NS];
     size_t skipped = 99;
-    assert_int_equal(llc_statmodel_groups_curve(phases, LLC_STATMODEL_WEIGHT_REFS, &o, sizes, NS, mix,
-                                                &skipped, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_groups_curve(phases, LLC_STATMODEL_WEIGHT_REFS, &o, sizes, NS,
+                                                mix, &skipped, err, sizeof err),
+                     0);
     assert_int_equal(skipped, 0);
     struct llc_statmodel_hist *pool = NULL;
     struct llc_statmodel_model *m = NULL;
@@ -351,7 +370,8 @@ static void groups_set_cold_makes_the_mixture_exact(void **state)
     const double c1 = llc_statmodel_hist_dangling(h1) / llc_statmodel_hist_total(h1);
     assert_true(fabs(((c0 + 3 * c1) / 4) - (0.01)) < 1e-9);
     /* One factor: the dangling counts keep their ratio 2 : 10. */
-    assert_true(fabs((llc_statmodel_hist_dangling(h1) / llc_statmodel_hist_dangling(h0)) - (5)) < 1e-9);
+    assert_true(fabs((llc_statmodel_hist_dangling(h1) / llc_statmodel_hist_dangling(h0)) - (5)) <
+                1e-9);
     /* The mixture's large-cache end is that fraction; with the distinct
      * lines given, so is any cache holding them all (phase 1's footprint
      * would go on growing past them). */
@@ -361,12 +381,14 @@ static void groups_set_cold_makes_the_mixture_exact(void **state)
     const double lines[] = {20000, 40000, 1e9};
     struct llc_statmodel_point p[3], capped[3];
     assert_int_equal(llc_statmodel_groups_curve(g, LLC_STATMODEL_WEIGHT_REFS, &o, lines, 3, p, NULL,
-                                                err, sizeof err), 0);
+                                                err, sizeof err),
+                     0);
     assert_true(fabs((p[2].r_total) - (0.01)) < 1e-9);
     assert_true(p[1].r_total > 0.01 + 1e-3);
     o.distinct_lines = 40000;
     assert_int_equal(llc_statmodel_groups_curve(g, LLC_STATMODEL_WEIGHT_REFS, &o, lines, 3, capped,
-                                                NULL, err, sizeof err), 0);
+                                                NULL, err, sizeof err),
+                     0);
     assert_true(fabs((capped[0].r_total) - (p[0].r_total)) < 1e-12);
     assert_true(fabs((capped[1].r_total) - (0.01)) < 1e-9);
     assert_true(fabs((capped[1].r_capacity) - (0)) < 1e-12);
@@ -397,12 +419,14 @@ static void splice_follows_the_pool_past_the_span(void **state)
     assert_int_equal(llc_statmodel_prepare(a, &ma, err, sizeof err), 0);
     assert_int_equal(llc_statmodel_prepare(p, &mp, err, sizeof err), 0);
     const double span = 10000;
-    const double f_half = llc_statmodel_footprint(ma, span / 2), f_span = llc_statmodel_footprint(ma, span);
+    const double f_half = llc_statmodel_footprint(ma, span / 2),
+                 f_span = llc_statmodel_footprint(ma, span);
     const double f_far = llc_statmodel_footprint(ma, 1500000);
     llc_statmodel_splice(ma, mp, span);
     /* Anchored at a bucket edge in (span / 2, span]: unchanged below it. */
     assert_true(fabs(llc_statmodel_footprint(ma, span / 2) - f_half) < 1e-9 * f_half);
-    const double want = f_span + llc_statmodel_footprint(mp, 1500000) - llc_statmodel_footprint(mp, span);
+    const double want =
+        f_span + llc_statmodel_footprint(mp, 1500000) - llc_statmodel_footprint(mp, span);
     assert_true(fabs(llc_statmodel_footprint(ma, 1500000) - want) < 0.05 * want);
     assert_true(llc_statmodel_footprint(ma, 1500000) < 0.5 * f_far);
     /* The tail is a's own: the miss ratio of a cache the long reuses

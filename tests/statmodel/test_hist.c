@@ -40,7 +40,8 @@ static void bucket_edges_follow_the_format(void **state)
             assert_true(w * 32 <= lo);
     }
     const size_t last = LLC_STATMODEL_BUCKETS - 1;
-    assert_true(llc_statmodel_bucket_lo(last) + (llc_statmodel_bucket_width(last) - 1) == UINT64_MAX);
+    assert_true(llc_statmodel_bucket_lo(last) + (llc_statmodel_bucket_width(last) - 1) ==
+                UINT64_MAX);
 }
 
 static void add_merge_scale_and_iterate(void **state)
@@ -100,7 +101,8 @@ static void text_round_trip_is_exact(void **state)
     struct llc_statmodel_hist *a = NULL, *b = NULL;
     assert_int_equal(llc_statmodel_hist_create(&a, err, sizeof err), 0);
     assert_int_equal(llc_statmodel_hist_create(&b, err, sizeof err), 0);
-    const uint64_t ds[] = {0, 1, 17, 1023, 1024, 5000, 123456789, UINT64_C(1) << 50, UINT64_MAX - 1};
+    const uint64_t ds[] = {
+        0, 1, 17, 1023, 1024, 5000, 123456789, UINT64_C(1) << 50, UINT64_MAX - 1};
     for (size_t i = 0; i < LLC_ARRAY_LEN(ds); i++)
         assert_int_equal(llc_statmodel_hist_add(a, ds[i], (double)(i + 1), err, sizeof err), 0);
     assert_int_equal(llc_statmodel_hist_add_dangling(a, 3, err, sizeof err), 0);
@@ -137,7 +139,8 @@ static void parser_rejects_malformed_text(void **state)
     char err[LLC_ERRLEN];
     struct llc_statmodel_hist *h = NULL;
     assert_int_equal(llc_statmodel_hist_create(&h, err, sizeof err), 0);
-    assert_int_equal(llc_statmodel_hist_parse("rdhist 1 inf=2 3:1 1024:2.5", h, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_parse("rdhist 1 inf=2 3:1 1024:2.5", h, err, sizeof err),
+                     0);
     assert_true(llc_statmodel_hist_total(h) == 5.5);
     static const char *const bad[] = {
         "",

@@ -178,7 +178,8 @@ static void same_seed_same_samples_other_seed_other_samples(void **state)
         const struct llc_statmodel_hist *h = llc_statmodel_groups_hist(g, 0);
         const int len = llc_statmodel_hist_format(h, NULL, 0, err, sizeof err);
         text[k] = malloc((size_t)len + 1);
-        assert_int_equal(llc_statmodel_hist_format(h, text[k], (size_t)len + 1, err, sizeof err), len);
+        assert_int_equal(llc_statmodel_hist_format(h, text[k], (size_t)len + 1, err, sizeof err),
+                         len);
         llc_statmodel_sampler_destroy(smp);
         llc_statmodel_groups_destroy(g);
     }
@@ -319,7 +320,8 @@ static void distinct_lines_are_exact(void **state)
     struct llc_statmodel_model *m = NULL;
     assert_int_equal(llc_statmodel_prepare(h, &m, err, sizeof err), 0);
     struct llc_statmodel_point pc, ps;
-    assert_int_equal(llc_statmodel_statcache(m, 1e12, LLC_STATMODEL_COLD_COUNT, &pc, err, sizeof err), 0);
+    assert_int_equal(
+        llc_statmodel_statcache(m, 1e12, LLC_STATMODEL_COLD_COUNT, &pc, err, sizeof err), 0);
     assert_int_equal(llc_statmodel_statstack(m, 1e12, &ps, err, sizeof err), 0);
     /* StatCache's root finder stops at about 1e-8 relative. */
     assert_true(fabs(pc.r_total - frac) < 1e-6 * frac);

@@ -52,14 +52,16 @@ static void single_distance_matches_lambert_w(void **state)
         for (double l = d / 20; l < d * 3; l *= 1.13)
             lines[n++] = l < 2 ? 2 : l;
         struct llc_statmodel_point pts[64];
-        assert_int_equal(llc_statmodel_curve(m, &(struct llc_statmodel_options){0}, lines, n, pts, err,
-                                             sizeof err), 0);
+        assert_int_equal(llc_statmodel_curve(m, &(struct llc_statmodel_options){0}, lines, n, pts,
+                                             err, sizeof err),
+                         0);
         for (size_t k = 0; k < n; k++) {
             const double y = -log1p(-1 / lines[k]) * d;
             const double want = y > 1 ? 1 + gsl_sf_lambert_W0(-y * exp(-y)) / y : 0;
             struct llc_statmodel_point ref;
-            assert_int_equal(llc_statmodel_statcache(m, lines[k], LLC_STATMODEL_COLD_COUNT, &ref, err,
-                                                     sizeof err), 0);
+            assert_int_equal(llc_statmodel_statcache(m, lines[k], LLC_STATMODEL_COLD_COUNT, &ref,
+                                                     err, sizeof err),
+                             0);
             /* Lambert W near the branch point (y -> 1) loses digits. */
             const double lam_tol = 1e-9 + (fabs(y - 1) < 0.05 ? 1e-6 : 0);
             assert_true(fabs(ref.r_total - want) < lam_tol);
@@ -95,7 +97,9 @@ static void dangling_samples_match_bisection(void **state)
 {
     (void)state;
     char err[LLC_ERRLEN];
-    const struct llc_statmodel_bucket_count pairs[] = {{0, 50}, {7, 300}, {900, 200},
+    const struct llc_statmodel_bucket_count pairs[] = {{0, 50},
+                                                       {7, 300},
+                                                       {900, 200},
                                                        {llc_statmodel_bucket_of(40000), 120},
                                                        {llc_statmodel_bucket_of(3000000), 30}};
     double d[5], h[5];
@@ -106,13 +110,16 @@ static void dangling_samples_match_bisection(void **state)
     struct llc_statmodel_model *m = model_of_pairs(pairs, 5, 100);
     const double lines[] = {1, 2, 16, 100, 1000, 12345.5, 1e5, 1e6, 1e7};
     struct llc_statmodel_point pts[9];
-    assert_int_equal(llc_statmodel_curve(m, &(struct llc_statmodel_options){0}, lines, 9, pts, err,
-                                         sizeof err), 0);
+    assert_int_equal(
+        llc_statmodel_curve(m, &(struct llc_statmodel_options){0}, lines, 9, pts, err, sizeof err),
+        0);
     for (size_t k = 0; k < 9; k++) {
-        const double want = lines[k] == 1 ? (100.0 + 650) / 800 : bisect_pow(d, h, 5, 100, lines[k]);
+        const double want =
+            lines[k] == 1 ? (100.0 + 650) / 800 : bisect_pow(d, h, 5, 100, lines[k]);
         struct llc_statmodel_point ref;
-        assert_int_equal(llc_statmodel_statcache(m, lines[k], LLC_STATMODEL_COLD_COUNT, &ref, err,
-                                                 sizeof err), 0);
+        assert_int_equal(
+            llc_statmodel_statcache(m, lines[k], LLC_STATMODEL_COLD_COUNT, &ref, err, sizeof err),
+            0);
         assert_true(fabs(ref.r_total - want) < 1e-9);
         assert_true(fabs(pts[k].r_total - want) < 1e-9);
         assert_true(fabs(pts[k].r_capacity - (pts[k].r_total - 100.0 / 800)) < 1e-15);
@@ -130,7 +137,8 @@ static void degenerate_histograms(void **state)
     const struct llc_statmodel_bucket_count zero = {0, 30};
     struct llc_statmodel_model *m = model_of_pairs(&zero, 1, 10);
     for (double l = 1; l < 1e6; l *= 10) {
-        assert_int_equal(llc_statmodel_statcache(m, l, LLC_STATMODEL_COLD_COUNT, &p, err, sizeof err), 0);
+        assert_int_equal(
+            llc_statmodel_statcache(m, l, LLC_STATMODEL_COLD_COUNT, &p, err, sizeof err), 0);
         assert_true(fabs(p.r_total - 0.25) < 1e-12);
     }
     assert_int_equal(llc_statmodel_statcache(m, 0.5, LLC_STATMODEL_COLD_COUNT, &p, err, sizeof err),
@@ -138,7 +146,8 @@ static void degenerate_histograms(void **state)
     llc_statmodel_release(m);
     /* Only dangling samples: every reference misses; ignoring them leaves nothing. */
     m = model_of_pairs(NULL, 0, 10);
-    assert_int_equal(llc_statmodel_statcache(m, 64, LLC_STATMODEL_COLD_COUNT, &p, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_statcache(m, 64, LLC_STATMODEL_COLD_COUNT, &p, err, sizeof err),
+                     0);
     assert_true(p.r_total == 1);
     assert_int_equal(llc_statmodel_statcache(m, 64, LLC_STATMODEL_COLD_IGNORE, &p, err, sizeof err),
                      -ENODATA);
@@ -166,7 +175,8 @@ static struct llc_statmodel_hist *sampled_hist(const uint64_t *lines, size_t n, 
     assert_int_equal(llc_statmodel_sampler_finish(smp, err, sizeof err), 0);
     struct llc_statmodel_hist *h = NULL;
     assert_int_equal(llc_statmodel_hist_create(&h, err, sizeof err), 0);
-    assert_int_equal(llc_statmodel_hist_merge(h, llc_statmodel_groups_hist(g, 0), err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_merge(h, llc_statmodel_groups_hist(g, 0), err, sizeof err),
+                     0);
     llc_statmodel_sampler_destroy(smp);
     llc_statmodel_groups_destroy(g);
     return h;
@@ -206,23 +216,26 @@ static void fast_curve_agrees_with_reference_solver(void **state)
                 struct llc_statmodel_options o;
                 llc_statmodel_options_default(&o);
                 o.cold = cold;
-                assert_int_equal(llc_statmodel_curve(m, &o, grid, (size_t)ng, pts, err, sizeof err), 0);
+                assert_int_equal(llc_statmodel_curve(m, &o, grid, (size_t)ng, pts, err, sizeof err),
+                                 0);
                 for (int k = 0; k < ng; k++) {
                     struct llc_statmodel_point ref;
-                    assert_int_equal(llc_statmodel_statcache(m, grid[k], cold, &ref, err, sizeof err), 0);
+                    assert_int_equal(
+                        llc_statmodel_statcache(m, grid[k], cold, &ref, err, sizeof err), 0);
                     const double diff = fabs(pts[k].r_total - ref.r_total);
                     if (diff > worst)
                         worst = diff;
                     if (diff > tol2(ref.r_total))
-                        fail_msg("mix %zu rate %d cold %d L %g: fast %.15g ref %.15g", t, rate_k, cold,
-                                 grid[k], pts[k].r_total, ref.r_total);
+                        fail_msg("mix %zu rate %d cold %d L %g: fast %.15g ref %.15g", t, rate_k,
+                                 cold, grid[k], pts[k].r_total, ref.r_total);
                 }
             }
             llc_statmodel_release(m);
             llc_statmodel_hist_destroy(h);
         }
     }
-    print_message("statcache: fast vs Brent, worst difference %.3g over %d sizes x 12 curves\n", worst, ng);
+    print_message("statcache: fast vs Brent, worst difference %.3g over %d sizes x 12 curves\n",
+                  worst, ng);
     free(grid);
     free(pts);
     free(lines);
@@ -267,8 +280,8 @@ static void matches_random_replacement_simulation(void **state)
         print_message("statcache vs random replacement (rate %g, %.0f samples, %.1f%% dangling): "
                       "MAE %.4f (max %.4f), cold=ignore MAE %.4f\n",
                       rates[rk], llc_statmodel_hist_total(h),
-                      100 * llc_statmodel_hist_dangling(h) / llc_statmodel_hist_total(h), mae, worst,
-                      mae_ignore);
+                      100 * llc_statmodel_hist_dangling(h) / llc_statmodel_hist_total(h), mae,
+                      worst, mae_ignore);
         assert_true(mae < 0.01);
         /* docs/METHODS.md §7.2: counting cold samples as misses is the better model. */
         assert_true(mae < mae_ignore);

@@ -104,7 +104,8 @@ static void footprint_is_nondecreasing_and_concave(void **state)
     double slope;
     llc_statmodel_footprint_table(m, &edges, &q, &f, &ne, &slope);
     assert_true(ne > 1024);
-    assert_true(fabs(slope - llc_statmodel_model_dangling(m) / llc_statmodel_model_total(m)) < 1e-15);
+    assert_true(fabs(slope - llc_statmodel_model_dangling(m) / llc_statmodel_model_total(m)) <
+                1e-15);
     double prev_rate = INFINITY;
     for (size_t i = 1; i < ne; i++) {
         assert_true(edges[i] > edges[i - 1]);
@@ -125,9 +126,9 @@ static void matches_exact_lru(void **state)
     (void)state;
     char err[LLC_ERRLEN];
     const struct synth_mix mixes[] = {
-        {0.6, 0.3, 0.0, 200, 3000, 1},        /* hot + medium + 10% streaming */
-        {0.4, 0.3, 0.2, 150, 2500, 60000},    /* with a large set */
-        {0.8, 0.0, 0.0, 1000, 1, 1},          /* hot + 20% streaming */
+        {0.6, 0.3, 0.0, 200, 3000, 1},     /* hot + medium + 10% streaming */
+        {0.4, 0.3, 0.2, 150, 2500, 60000}, /* with a large set */
+        {0.8, 0.0, 0.0, 1000, 1, 1},       /* hot + 20% streaming */
     };
     const size_t n = 300000;
     uint64_t *lines = malloc(n * sizeof *lines), *stack = malloc(n * sizeof *stack);
@@ -142,7 +143,8 @@ static void matches_exact_lru(void **state)
         synth_stream(&mixes[t], &r, &next, lines, n);
         assert_int_equal(llc_statmodel_exact_distances(lines, n, NULL, stack, err, sizeof err), 0);
         double exact[40];
-        assert_int_equal(llc_statmodel_exact_lru_curve(stack, n, sizes, ns, exact, err, sizeof err), 0);
+        assert_int_equal(llc_statmodel_exact_lru_curve(stack, n, sizes, ns, exact, err, sizeof err),
+                         0);
         struct llc_statmodel_model *m = model_of_stream(lines, n);
         struct llc_statmodel_point pts[40];
         struct llc_statmodel_options o;
@@ -153,12 +155,14 @@ static void matches_exact_lru(void **state)
         for (size_t k = 0; k < ns; k++) {
             const double e = fabs(pts[k].r_total - exact[k]);
             if (getenv("SM_VERBOSE"))
-                print_message("    C %5.0f exact %.5f statstack %.5f\n", sizes[k], exact[k], pts[k].r_total);
+                print_message("    C %5.0f exact %.5f statstack %.5f\n", sizes[k], exact[k],
+                              pts[k].r_total);
             worst = e > worst ? e : worst;
             mean += e / ns;
         }
-        print_message("statstack vs exact LRU, mix %zu: max |err| %.5f, mean %.5f (C = 100..5000)\n", t,
-                      worst, mean);
+        print_message(
+            "statstack vs exact LRU, mix %zu: max |err| %.5f, mean %.5f (C = 100..5000)\n", t,
+            worst, mean);
         worst_all = worst > worst_all ? worst : worst_all;
         llc_statmodel_release(m);
     }
@@ -218,19 +222,22 @@ static void associativity_correction_tracks_set_associative_lru(void **state)
             const double sim = set_assoc_lru(lines, n, sets, ways[wi]);
             struct llc_statmodel_point fa, as;
             assert_int_equal(llc_statmodel_statstack(m, c, &fa, err, sizeof err), 0);
-            assert_int_equal(llc_statmodel_statstack_assoc(m, c, ways[wi], &as, err, sizeof err), 0);
+            assert_int_equal(llc_statmodel_statstack_assoc(m, c, ways[wi], &as, err, sizeof err),
+                             0);
             if (getenv("SM_VERBOSE"))
-                print_message("  %2u-way %5zu sets: sim %.4f, assoc model %.4f, fully assoc model %.4f\n",
-                              ways[wi], sets, sim, as.r_total, fa.r_total);
+                print_message(
+                    "  %2u-way %5zu sets: sim %.4f, assoc model %.4f, fully assoc model %.4f\n",
+                    ways[wi], sets, sim, as.r_total, fa.r_total);
             mae_assoc += fabs(as.r_total - sim) / 6;
             mae_fa += fabs(fa.r_total - sim) / 6;
             worst = fabs(as.r_total - sim) > worst ? fabs(as.r_total - sim) : worst;
             /* Conflicts only add misses. */
             assert_true(as.r_total >= fa.r_total - 0.002);
         }
-        print_message("statstack %2u-way vs set-associative LRU (64..2048 sets): corrected MAE %.4f "
-                      "(max %.4f), fully associative MAE %.4f\n",
-                      ways[wi], mae_assoc, worst, mae_fa);
+        print_message(
+            "statstack %2u-way vs set-associative LRU (64..2048 sets): corrected MAE %.4f "
+            "(max %.4f), fully associative MAE %.4f\n",
+            ways[wi], mae_assoc, worst, mae_fa);
         assert_true(mae_assoc < 0.016);
         if (ways[wi] == 1)
             assert_true(mae_assoc < 0.6 * mae_fa);

@@ -18,14 +18,15 @@ static struct llc_cpu_info cpu;
 static void load(const char *name)
 {
     char path[512], err[LLC_ERRLEN];
-    if (llc_cpuid_dump_read(fixture_path(path, sizeof(path), "cpuid", name, ".txt"), &dump, err, sizeof(err)) < 0)
+    if (llc_cpuid_dump_read(fixture_path(path, sizeof(path), "cpuid", name, ".txt"), &dump, err,
+                            sizeof(err)) < 0)
         fail_msg("%s", err);
     if (llc_cpuid_decode(&dump, &cpu, err, sizeof(err)) < 0)
         fail_msg("%s", err);
 }
 
-static void expect_cache(unsigned i, unsigned level, enum llc_cache_type type, unsigned ways, unsigned sets,
-                         uint64_t size, bool inclusive, unsigned sharing)
+static void expect_cache(unsigned i, unsigned level, enum llc_cache_type type, unsigned ways,
+                         unsigned sets, uint64_t size, bool inclusive, unsigned sharing)
 {
     const struct llc_cpuid_cache *c = &cpu.caches[i];
     assert_int_equal(c->level, level);
@@ -44,13 +45,14 @@ static void test_parse_format(void **state)
 {
     (void)state;
     char err[LLC_ERRLEN];
-    const char *text = "# comment\n"
-                       "CPU 0:\n"
-                       "   0x00000000 0x00: eax=0x0000000d ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69\n"
-                       "\n"
-                       "   0x00000004 0x01: eax=0x1c004122 ebx=0x01c0003f ecx=0x0000003f edx=0x00000000  \n"
-                       "CPU 1:\n"
-                       "   0x00000001 0x00: eax=0x1 ebx=0x2 ecx=0x3 edx=0x4\n";
+    const char *text =
+        "# comment\n"
+        "CPU 0:\n"
+        "   0x00000000 0x00: eax=0x0000000d ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69\n"
+        "\n"
+        "   0x00000004 0x01: eax=0x1c004122 ebx=0x01c0003f ecx=0x0000003f edx=0x00000000  \n"
+        "CPU 1:\n"
+        "   0x00000001 0x00: eax=0x1 ebx=0x2 ecx=0x3 edx=0x4\n";
     assert_int_equal(llc_cpuid_dump_parse(text, &dump, err, sizeof(err)), 0);
     assert_int_equal(dump.n, 2);
     const struct llc_cpuid_leaf *l = llc_cpuid_get(&dump, 4, 1);
@@ -65,10 +67,12 @@ static void test_parse_errors(void **state)
 {
     (void)state;
     char err[LLC_ERRLEN];
-    assert_int_equal(llc_cpuid_dump_parse("0x0 0x0: eax=0x1 ebx=0x2 ecx=0x3\n", &dump, err, sizeof(err)), -EINVAL);
+    assert_int_equal(
+        llc_cpuid_dump_parse("0x0 0x0: eax=0x1 ebx=0x2 ecx=0x3\n", &dump, err, sizeof(err)),
+        -EINVAL);
     assert_non_null(strstr(err, "line 1"));
-    assert_int_equal(llc_cpuid_dump_parse("# x\n0x0 0x0: eax=0x1 ebx=0x2 ecx=0x3 edx=0x4 junk\n", &dump, err,
-                                          sizeof(err)),
+    assert_int_equal(llc_cpuid_dump_parse("# x\n0x0 0x0: eax=0x1 ebx=0x2 ecx=0x3 edx=0x4 junk\n",
+                                          &dump, err, sizeof(err)),
                      -EINVAL);
     assert_non_null(strstr(err, "line 2"));
     assert_int_equal(llc_cpuid_dump_parse("0x0 0x0: eax=0x1 ebx=0x2 ecx=0x3 edx=0x4\n"
@@ -82,7 +86,9 @@ static void test_parse_errors(void **state)
     assert_non_null(strstr(err, "/nonexistent.txt"));
 
     /* Leaf 0 is the one thing decoding cannot do without. */
-    assert_int_equal(llc_cpuid_dump_parse("0x1 0x0: eax=0x1 ebx=0x2 ecx=0x3 edx=0x4\n", &dump, err, sizeof(err)), 0);
+    assert_int_equal(
+        llc_cpuid_dump_parse("0x1 0x0: eax=0x1 ebx=0x2 ecx=0x3 edx=0x4\n", &dump, err, sizeof(err)),
+        0);
     assert_int_equal(llc_cpuid_decode(&dump, &cpu, err, sizeof(err)), -EINVAL);
     assert_non_null(strstr(err, "leaf 0"));
 }
@@ -153,9 +159,10 @@ static void test_decode_tsc_from_leaf15(void **state)
     (void)state;
     char err[LLC_ERRLEN];
     /* Skylake-style: 24 MHz crystal, ratio 300/2 -> 3.6 GHz. */
-    const char *text = "0x00000000 0x00: eax=0x00000016 ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69\n"
-                       "0x00000015 0x00: eax=0x00000002 ebx=0x0000012c ecx=0x016e3600 edx=0x00000000\n"
-                       "0x00000016 0x00: eax=0x00000e10 ebx=0x00001324 ecx=0x00000064 edx=0x00000000\n";
+    const char *text =
+        "0x00000000 0x00: eax=0x00000016 ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69\n"
+        "0x00000015 0x00: eax=0x00000002 ebx=0x0000012c ecx=0x016e3600 edx=0x00000000\n"
+        "0x00000016 0x00: eax=0x00000e10 ebx=0x00001324 ecx=0x00000064 edx=0x00000000\n";
     assert_int_equal(llc_cpuid_dump_parse(text, &dump, err, sizeof(err)), 0);
     assert_int_equal(llc_cpuid_decode(&dump, &cpu, err, sizeof(err)), 0);
     assert_int_equal(cpu.tsc_hz, 3600000000ull);
@@ -164,9 +171,10 @@ static void test_decode_tsc_from_leaf15(void **state)
     assert_int_equal(cpu.n_caches, 0);
 
     /* Without a crystal frequency, the base frequency of leaf 0x16. */
-    const char *text16 = "0x00000000 0x00: eax=0x00000016 ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69\n"
-                         "0x00000015 0x00: eax=0x00000002 ebx=0x0000012c ecx=0x00000000 edx=0x00000000\n"
-                         "0x00000016 0x00: eax=0x00000e10 ebx=0x00001324 ecx=0x00000064 edx=0x00000000\n";
+    const char *text16 =
+        "0x00000000 0x00: eax=0x00000016 ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69\n"
+        "0x00000015 0x00: eax=0x00000002 ebx=0x0000012c ecx=0x00000000 edx=0x00000000\n"
+        "0x00000016 0x00: eax=0x00000e10 ebx=0x00001324 ecx=0x00000064 edx=0x00000000\n";
     assert_int_equal(llc_cpuid_dump_parse(text16, &dump, err, sizeof(err)), 0);
     assert_int_equal(llc_cpuid_decode(&dump, &cpu, err, sizeof(err)), 0);
     assert_int_equal(cpu.tsc_hz, 3600000000ull);

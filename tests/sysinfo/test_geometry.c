@@ -26,8 +26,10 @@ static struct machine *load(const char *name)
     char path[512], err[LLC_ERRLEN];
     assert_non_null(m);
     assert_non_null(d);
-    if (llc_sysfs_read_caches(fixture_path(path, sizeof(path), "sysfs", name, ""), &m->topo, err, sizeof(err)) < 0 ||
-        llc_cpuid_dump_read(fixture_path(path, sizeof(path), "cpuid", name, ".txt"), d, err, sizeof(err)) < 0 ||
+    if (llc_sysfs_read_caches(fixture_path(path, sizeof(path), "sysfs", name, ""), &m->topo, err,
+                              sizeof(err)) < 0 ||
+        llc_cpuid_dump_read(fixture_path(path, sizeof(path), "cpuid", name, ".txt"), d, err,
+                            sizeof(err)) < 0 ||
         llc_cpuid_decode(d, &m->cpu, err, sizeof(err)) < 0)
         fail_msg("%s: %s", name, err);
     free(d);
@@ -128,7 +130,8 @@ static void test_real_kvm_non_inclusive(void **state)
     free(m);
 }
 
-static const struct llc_geometry_mismatch *find(const struct llc_geometry *g, unsigned level, const char *field)
+static const struct llc_geometry_mismatch *find(const struct llc_geometry *g, unsigned level,
+                                                const char *field)
 {
     for (unsigned i = 0; i < g->n_mismatches; i++)
         if (g->mismatches[i].level == level && strcmp(g->mismatches[i].field, field) == 0)
@@ -207,11 +210,13 @@ static void test_clock_and_backend(void **state)
 
     struct llc_pmu_check pmu = {0};
     struct llc_backend_choice b;
-    snprintf(pmu.reason, sizeof(pmu.reason), "perf_event_open(x) failed: No such file or directory (no PMU)");
+    snprintf(pmu.reason, sizeof(pmu.reason),
+             "perf_event_open(x) failed: No such file or directory (no PMU)");
     llc_backend_choose(&pmu, &clock, &b);
     assert_int_equal(b.backend, LLC_BACKEND_TIMING);
-    assert_string_equal(b.reason, "pmu: perf_event_open(x) failed: No such file or directory (no PMU); "
-                                  "timing: invariant TSC, fenced by serialising lfence");
+    assert_string_equal(b.reason,
+                        "pmu: perf_event_open(x) failed: No such file or directory (no PMU); "
+                        "timing: invariant TSC, fenced by serialising lfence");
 
     pmu.opened = true;
     snprintf(pmu.reason, sizeof(pmu.reason), "perf_event_open(x) succeeded");
@@ -245,12 +250,9 @@ static void test_clock_and_backend(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_intel_inclusive),
-        cmocka_unit_test(test_amd_victim),
-        cmocka_unit_test(test_two_domains),
-        cmocka_unit_test(test_real_kvm_non_inclusive),
-        cmocka_unit_test(test_mismatches),
-        cmocka_unit_test(test_without_cpuid),
+        cmocka_unit_test(test_intel_inclusive),   cmocka_unit_test(test_amd_victim),
+        cmocka_unit_test(test_two_domains),       cmocka_unit_test(test_real_kvm_non_inclusive),
+        cmocka_unit_test(test_mismatches),        cmocka_unit_test(test_without_cpuid),
         cmocka_unit_test(test_clock_and_backend),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

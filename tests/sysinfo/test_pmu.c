@@ -64,13 +64,17 @@ static void test_forced_intel(void **state)
 static void test_forced_amd(void **state)
 {
     (void)state;
-    expect("amd64_fam17h", "amd64_fam17h::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C", 0x0864);
-    expect("amd64_fam17h_zen2",
-           "amd64_fam17h_zen2::DATA_CACHE_REFILLS_FROM_SYSTEM:LS_MABRESP_LCL_DRAM:LS_MABRESP_RMT_DRAM", 0x4843);
-    expect("amd64_fam19h_zen3", "amd64_fam19h_zen3::DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM:MEM_IO_LCL:MEM_IO_RMT",
-           0x4843);
+    expect("amd64_fam17h", "amd64_fam17h::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C",
+           0x0864);
+    expect(
+        "amd64_fam17h_zen2",
+        "amd64_fam17h_zen2::DATA_CACHE_REFILLS_FROM_SYSTEM:LS_MABRESP_LCL_DRAM:LS_MABRESP_RMT_DRAM",
+        0x4843);
+    expect("amd64_fam19h_zen3",
+           "amd64_fam19h_zen3::DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM:MEM_IO_LCL:MEM_IO_RMT", 0x4843);
     expect("amd64_fam19h_zen4",
-           "amd64_fam19h_zen4::DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM:DRAM_IO_NEAR:DRAM_IO_FAR", 0x4843);
+           "amd64_fam19h_zen4::DEMAND_DATA_CACHE_FILLS_FROM_SYSTEM:DRAM_IO_NEAR:DRAM_IO_FAR",
+           0x4843);
 }
 
 /* Every PMU named in the table that this libpfm4 knows must encode its
@@ -78,10 +82,29 @@ static void test_forced_amd(void **state)
 static void test_every_table_entry_encodes(void **state)
 {
     (void)state;
-    static const char *const pmus[] = {"snb", "snb_ep", "ivb", "ivb_ep", "hsw", "hsw_ep", "bdw", "bdw_ep",
-                                       "skl", "skx", "clx", "icl", "icx", "spr", "nhm", "nhm_ex", "wsm",
-                                       "wsm_dp", "amd64_fam17h", "amd64_fam17h_zen1", "amd64_fam17h_zen2",
-                                       "amd64_fam19h_zen3", "amd64_fam19h_zen4"};
+    static const char *const pmus[] = {"snb",
+                                       "snb_ep",
+                                       "ivb",
+                                       "ivb_ep",
+                                       "hsw",
+                                       "hsw_ep",
+                                       "bdw",
+                                       "bdw_ep",
+                                       "skl",
+                                       "skx",
+                                       "clx",
+                                       "icl",
+                                       "icx",
+                                       "spr",
+                                       "nhm",
+                                       "nhm_ex",
+                                       "wsm",
+                                       "wsm_dp",
+                                       "amd64_fam17h",
+                                       "amd64_fam17h_zen1",
+                                       "amd64_fam17h_zen2",
+                                       "amd64_fam19h_zen3",
+                                       "amd64_fam19h_zen4"};
     for (size_t i = 0; i < sizeof(pmus) / sizeof(pmus[0]); i++) {
         struct llc_pmu_check c;
         forced(pmus[i], &c);
@@ -90,7 +113,8 @@ static void test_every_table_entry_encodes(void **state)
         const char *ev = llc_pmu_llc_miss_event(pmus[i], NULL);
         assert_non_null(ev);
         if (!c.encoded || !strstr(c.event, ev))
-            fail_msg("%s: table event %s did not encode (%s; used %s)", pmus[i], ev, c.encode_error, c.event);
+            fail_msg("%s: table event %s did not encode (%s; used %s)", pmus[i], ev, c.encode_error,
+                     c.event);
     }
 }
 

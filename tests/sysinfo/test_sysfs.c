@@ -57,13 +57,14 @@ struct expect_cache {
     const char *first_domain;
 };
 
-static void check_topo(const char *name, const struct expect_cache *want, unsigned n, const char *online,
-                       unsigned slice_pmus)
+static void check_topo(const char *name, const struct expect_cache *want, unsigned n,
+                       const char *online, unsigned slice_pmus)
 {
     char root[512], err[LLC_ERRLEN];
     struct llc_cache_topo *t = calloc(1, sizeof(*t));
     assert_non_null(t);
-    const int rc = llc_sysfs_read_caches(fixture_path(root, sizeof(root), "sysfs", name, ""), t, err, sizeof(err));
+    const int rc = llc_sysfs_read_caches(fixture_path(root, sizeof(root), "sysfs", name, ""), t,
+                                         err, sizeof(err));
     if (rc < 0)
         fail_msg("%s: %s", name, err);
     assert_string_equal(fmt_set(&t->online), online);
@@ -122,9 +123,10 @@ static void test_intel_hsx_two_domains(void **state)
     char root[512], err[LLC_ERRLEN];
     struct llc_cache_topo *t = calloc(1, sizeof(*t));
     assert_non_null(t);
-    assert_int_equal(llc_sysfs_read_caches(fixture_path(root, sizeof(root), "sysfs", "intel-hsx-2x6c", ""), t, err,
-                                           sizeof(err)),
-                     0);
+    assert_int_equal(
+        llc_sysfs_read_caches(fixture_path(root, sizeof(root), "sysfs", "intel-hsx-2x6c", ""), t,
+                              err, sizeof(err)),
+        0);
     assert_string_equal(fmt_set(&t->caches[3].domains[1]), "6-11,18-23");
     assert_string_equal(fmt_set(&t->caches[2].domains[11]), "11,23");
     free(t);
@@ -193,7 +195,8 @@ static void remove_tree(void)
     assert_int_equal(system(cmd), 0);
 }
 
-static void expect_error(const char *rel, const char *text, const char *file_part, const char *why_part)
+static void expect_error(const char *rel, const char *text, const char *file_part,
+                         const char *why_part)
 {
     make_small_tree();
     if (text)
@@ -234,17 +237,19 @@ static void test_malformed(void **state)
     (void)state;
     expect_error("devices/system/cpu/cpu0/cache/index1/ways_of_associativity", "sixteen\n",
                  "cpu0/cache/index1/ways_of_associativity", "expected a whole number");
-    expect_error("devices/system/cpu/cpu0/cache/index1/size", "12X\n", "index1/size", "expected a size");
+    expect_error("devices/system/cpu/cpu0/cache/index1/size", "12X\n", "index1/size",
+                 "expected a size");
     expect_error("devices/system/cpu/cpu0/cache/index1/type", "Victim\n", "index1/type", "Unified");
-    expect_error("devices/system/cpu/cpu0/cache/index0/number_of_sets", NULL, "index0/number_of_sets",
-                 "No such file");
-    expect_error("devices/system/cpu/cpu0/cache/index0/number_of_sets", "0\n", "index0", "non-zero");
+    expect_error("devices/system/cpu/cpu0/cache/index0/number_of_sets", NULL,
+                 "index0/number_of_sets", "No such file");
+    expect_error("devices/system/cpu/cpu0/cache/index0/number_of_sets", "0\n", "index0",
+                 "non-zero");
     expect_error("devices/system/cpu/cpu1/cache/index0/shared_cpu_list", "0\n", "cpu1/cache/index0",
                  "does not include cpu1");
     expect_error("devices/system/cpu/cpu1/cache/index1/shared_cpu_list", "1\n", "cpu1/cache/index1",
                  "overlap");
-    expect_error("devices/system/cpu/cpu1/cache/index0/shared_cpu_list", "1-\n", "cpu1/cache/index0",
-                 "bad CPU list");
+    expect_error("devices/system/cpu/cpu1/cache/index0/shared_cpu_list", "1-\n",
+                 "cpu1/cache/index0", "bad CPU list");
     expect_error("devices/system/cpu/online", "", "online", "no online CPUs");
 }
 
@@ -263,9 +268,10 @@ static void test_hugepage_pools(void **state)
     (void)state;
     char root[512], err[LLC_ERRLEN];
     struct llc_hugepages h;
-    assert_int_equal(llc_hugepages_query(fixture_path(root, sizeof(root), "sysfs", "intel-snb-4c", ""), false,
-                                         false, &h, err, sizeof(err)),
-                     0);
+    assert_int_equal(
+        llc_hugepages_query(fixture_path(root, sizeof(root), "sysfs", "intel-snb-4c", ""), false,
+                            false, &h, err, sizeof(err)),
+        0);
     assert_int_equal(h.n, 2);
     assert_false(h.live);
     assert_int_equal(h.sizes[0].size, 2u << 20);
@@ -285,14 +291,10 @@ static void test_hugepage_pools(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cpuset_parse),
-        cmocka_unit_test(test_intel_snb),
-        cmocka_unit_test(test_amd_zen4),
-        cmocka_unit_test(test_intel_hsx_two_domains),
-        cmocka_unit_test(test_real_kvm_guest),
-        cmocka_unit_test(test_small_tree_ok),
-        cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_missing_root),
+        cmocka_unit_test(test_cpuset_parse),   cmocka_unit_test(test_intel_snb),
+        cmocka_unit_test(test_amd_zen4),       cmocka_unit_test(test_intel_hsx_two_domains),
+        cmocka_unit_test(test_real_kvm_guest), cmocka_unit_test(test_small_tree_ok),
+        cmocka_unit_test(test_malformed),      cmocka_unit_test(test_missing_root),
         cmocka_unit_test(test_hugepage_pools),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

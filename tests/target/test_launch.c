@@ -203,8 +203,8 @@ static void test_stop_kills_group(void **state)
      * writes its pid itself, after the trap, so the test cannot signal it
      * before the trap holds (that happened on a loaded machine). */
     snprintf(script, sizeof(script),
-             "sh -c 'trap \"\" TERM; echo $$ > %s.tmp; mv %s.tmp %s; exec sleep 30' & wait", pidfile,
-             pidfile, pidfile);
+             "sh -c 'trap \"\" TERM; echo $$ > %s.tmp; mv %s.tmp %s; exec sleep 30' & wait",
+             pidfile, pidfile, pidfile);
     char *argv[] = {"sh", "-c", script, NULL};
     const struct llc_target_options o = plain();
     struct llc_target *t = NULL;

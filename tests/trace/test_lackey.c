@@ -54,8 +54,9 @@ static size_t reference_parse(const char *text, struct llc_trace_rec *out, size_
             out[n++] = (struct llc_trace_rec){.kind = LLC_TRACE_INSTR, .addr = addr, .size = size};
             pc = addr;
         } else if (sscanf(buf, " %c %llx,%u%c", &kind, &addr, &size, &tail) == 3 && buf[0] == ' ') {
-            const uint8_t k = kind == 'L' ? LLC_TRACE_LOAD : kind == 'S' ? LLC_TRACE_STORE
-                                                                         : LLC_TRACE_MODIFY;
+            const uint8_t k = kind == 'L'   ? LLC_TRACE_LOAD
+                              : kind == 'S' ? LLC_TRACE_STORE
+                                            : LLC_TRACE_MODIFY;
             out[n++] = (struct llc_trace_rec){.kind = k, .addr = addr, .size = size, .pc = pc};
         } else if (buf[0] == buf[1] && (buf[0] == '=' || buf[0] == '-')) {
             (*valgrind_lines)++;
@@ -144,8 +145,10 @@ static void test_edge_lines(void **state)
     (void)state;
     static struct collected c;
     struct llc_lackey_parser p;
-    const char *bad[] = {"I  xyz,3\n", "I  0401,\n", "I  ,4\n", " L 12345678901234567,8\n",
-                         " X 1000,8\n", "I  1000,99999999999\n", "I 1000,4\n", "hello\n"};
+    const char *bad[] = {"I  xyz,3\n",  "I  0401,\n",
+                         "I  ,4\n",     " L 12345678901234567,8\n",
+                         " X 1000,8\n", "I  1000,99999999999\n",
+                         "I 1000,4\n",  "hello\n"};
     for (size_t i = 0; i < LLC_ARRAY_LEN(bad); i++) {
         parse_in_chunks(bad[i], strlen(bad[i]), 1, &c, &p);
         if (c.n != 0 || p.other_lines != 1)

@@ -42,10 +42,12 @@ static struct llc_trace_rec *make_stream(uint64_t seed, size_t n)
             uint64_t a = ip;
             for (size_t k = 0; k < body; k++) {
                 const uint32_t sz = 1 + rnd() % 15;
-                block[len++] = (struct llc_trace_rec){.kind = LLC_TRACE_INSTR, .addr = a, .size = sz};
+                block[len++] =
+                    (struct llc_trace_rec){.kind = LLC_TRACE_INSTR, .addr = a, .size = sz};
                 if (rnd() % 2)
                     block[len++] = (struct llc_trace_rec){.kind = (uint8_t)(1 + rnd() % 3),
-                                                          .addr = base + k * 64, .pc = a,
+                                                          .addr = base + k * 64,
+                                                          .pc = a,
                                                           .size = data_sizes[rnd() % 7]};
                 a += sz;
             }
@@ -58,8 +60,10 @@ static struct llc_trace_rec *make_stream(uint64_t seed, size_t n)
                 }
             ip = a;
         } else if (what < 75) {
-            v[i++] = (struct llc_trace_rec){.kind = LLC_TRACE_INSTR, .addr = ip,
-                                            .size = instr_sizes[rnd() % LLC_ARRAY_LEN(instr_sizes)]};
+            v[i++] =
+                (struct llc_trace_rec){.kind = LLC_TRACE_INSTR,
+                                       .addr = ip,
+                                       .size = instr_sizes[rnd() % LLC_ARRAY_LEN(instr_sizes)]};
             ip = rnd() % 2 ? rnd() : ip + (uint64_t)((int64_t)(rnd() % 2000) - 1000);
         } else {
             const uint64_t pcs[] = {ip, 0, rnd(), ip - 1};
@@ -130,7 +134,8 @@ static void test_data_only_and_uniform(void **state)
     assert_non_null(v);
     rng_state = 99;
     for (size_t i = 0; i < n; i++)
-        v[i] = (struct llc_trace_rec){.kind = (uint8_t)(1 + i % 3), .pc = 0x500000 + (i % 37) * 4,
+        v[i] = (struct llc_trace_rec){.kind = (uint8_t)(1 + i % 3),
+                                      .pc = 0x500000 + (i % 37) * 4,
                                       .addr = 0x10000000 + (i % 37) * 4096 + (i / 37) * 8,
                                       .size = 8};
     check_roundtrip(v, n, 0);
@@ -156,8 +161,8 @@ static void test_compact(void **state)
     for (size_t i = 0; i < n; i += 4) {
         const uint64_t it = i / 4;
         v[i] = (struct llc_trace_rec){.kind = LLC_TRACE_INSTR, .addr = 0x401000, .size = 4};
-        v[i + 1] = (struct llc_trace_rec){.kind = LLC_TRACE_LOAD, .addr = 0x7000000 + it * 8,
-                                          .pc = 0x401000, .size = 8};
+        v[i + 1] = (struct llc_trace_rec){
+            .kind = LLC_TRACE_LOAD, .addr = 0x7000000 + it * 8, .pc = 0x401000, .size = 8};
         v[i + 2] = (struct llc_trace_rec){.kind = LLC_TRACE_INSTR, .addr = 0x401004, .size = 3};
         v[i + 3] = (struct llc_trace_rec){.kind = LLC_TRACE_INSTR, .addr = 0x401007, .size = 2};
     }

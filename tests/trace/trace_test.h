@@ -34,8 +34,8 @@ static inline void trace_test_rmdir(const char *dir)
 static inline void trace_test_write(const char *path, const struct llc_trace_rec *recs, size_t n,
                                     int exit_status)
 {
-    struct llc_trace_info info = {.recorder = "synthetic", .command = "test --seed 1",
-                                  .page_size = 4096};
+    struct llc_trace_info info = {
+        .recorder = "synthetic", .command = "test --seed 1", .page_size = 4096};
     struct llc_trace_writer *w = NULL;
     char err[LLC_ERRLEN] = "";
     assert_int_equal(llc_trace_writer_open(path, &info, &w, err, sizeof(err)), 0);

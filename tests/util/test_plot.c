@@ -62,7 +62,8 @@ static void test_missing_gnuplot(void **state)
 {
     (void)state;
     char err[256] = "";
-    assert_true(llc_plot_png("/nonexistent/gnuplot", png, 300, 200, emit_line, NULL, err, sizeof(err)) < 0);
+    assert_true(
+        llc_plot_png("/nonexistent/gnuplot", png, 300, 200, emit_line, NULL, err, sizeof(err)) < 0);
     assert_non_null(strstr(err, "is not installed"));
     assert_int_not_equal(access(png, F_OK), 0);
 }

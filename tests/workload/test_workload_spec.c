@@ -105,8 +105,7 @@ static void create_errors(void **state)
     (void)state;
     char err[LLC_ERRLEN] = "";
     struct llc_workload *w = NULL;
-    assert_int_equal(llc_workload_create("gaussian:size=16M,cv=0.3", NULL, 1, &w, err,
-                                         sizeof(err)),
+    assert_int_equal(llc_workload_create("gaussian:size=16M,cv=0.3", NULL, 1, &w, err, sizeof(err)),
                      -EINVAL);
     assert_null(w);
     assert_non_null(strstr(err, "geometry"));
@@ -114,15 +113,15 @@ static void create_errors(void **state)
     struct llc_sim_config c;
     assert_int_equal(llc_sim_preset("intel8", &c, err, sizeof(err)), 0);
     const struct llc_workload_target t = {.geometry = &c.llc, .phys_base = (uint64_t)1 << 40};
-    assert_int_equal(llc_workload_create("hotsets:size=64K,frac=0.1,weight=0.9", &t, 1, &w, err,
-                                         sizeof(err)),
-                     -EINVAL);
+    assert_int_equal(
+        llc_workload_create("hotsets:size=64K,frac=0.1,weight=0.9", &t, 1, &w, err, sizeof(err)),
+        -EINVAL);
     assert_non_null(strstr(err, "one line in each of the 8192 LLC sets"));
     assert_int_equal(llc_workload_create("bogus:size=1M", &t, 1, &w, err, sizeof(err)), -EINVAL);
     assert_non_null(strstr(err, "unknown workload kind"));
 
-    assert_int_equal(llc_workload_create("phased:uniform:size=1M@10;zipf:size=2M,alpha=1@5", &t,
-                                         1, &w, err, sizeof(err)),
+    assert_int_equal(llc_workload_create("phased:uniform:size=1M@10;zipf:size=2M,alpha=1@5", &t, 1,
+                                         &w, err, sizeof(err)),
                      0);
     assert_false(llc_workload_is_physical(w));
     assert_int_equal(llc_workload_footprint(w), 3u << 20);
@@ -134,8 +133,8 @@ static void help_lists_every_kind(void **state)
 {
     (void)state;
     const char *h = llc_workload_help();
-    static const char *const kinds[] = {"uniform:", "stream:", "zipf:", "hotsets:", "gaussian:",
-                                        "phased:", "write="};
+    static const char *const kinds[] = {
+        "uniform:", "stream:", "zipf:", "hotsets:", "gaussian:", "phased:", "write="};
     for (size_t i = 0; i < LLC_ARRAY_LEN(kinds); i++)
         assert_non_null(strstr(h, kinds[i]));
 }
