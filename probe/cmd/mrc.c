@@ -178,7 +178,7 @@ static int name_index(const char *s, const char *const *names, size_t n)
     return -1;
 }
 
-static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
+static enum llc_parse parse_args(int argc, char **argv, struct mrc_args *a)
 {
     enum {
         OPT_TRACE = 256,
@@ -344,8 +344,8 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
             a->quiet = true;
             break;
         case 'h':
-            *help = true;
-            return 0;
+            usage(stdout);
+            return LLC_PARSE_HELP;
         default:
             return llc_cli_usage("mrc", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -377,7 +377,7 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
      * whose rate was chosen when they were written, nor with --phases). */
     if (!a->rate_given && !a->profile && !a->phases)
         a->band = true;
-    return 0;
+    return LLC_PARSE_RUN;
 }
 
 static int input_from_trace(const struct mrc_args *a, const char *path, struct mrc_input *in,
@@ -896,14 +896,12 @@ static void free_result(struct llc_mrc_result *r)
 int llc_cmd_mrc(int argc, char **argv)
 {
     struct mrc_args a;
-    bool help = false;
-    int status = parse_args(argc, argv, &a, &help);
-    if (status || help) {
-        if (help)
-            usage(stdout);
+    const enum llc_parse p = parse_args(argc, argv, &a);
+    if (p != LLC_PARSE_RUN) {
         free(a.sizes);
-        return status;
+        return llc_parse_exit(p);
     }
+    int status = LLC_EXIT_OK;
     char err[LLC_ERRLEN];
     struct mrc_input in = {0};
     struct llc_statmodel_model *model = NULL;
