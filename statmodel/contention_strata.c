@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "llcprobe/common.h"
@@ -15,6 +16,15 @@
 
 /* Programs in one equilibrium at most (as the tuple solver). */
 #define MAXN 64
+
+/* Cells always solved, and the share of the references the cells left out
+ * beyond them may hold (docs/METHODS.md §12.6). */
+#ifndef LLC_CONTENTION_STRATA_SOLVED
+#define LLC_CONTENTION_STRATA_SOLVED 16
+#endif
+#ifndef LLC_CONTENTION_STRATA_TAIL
+#define LLC_CONTENTION_STRATA_TAIL 0.02
+#endif
 
 int llc_contention_strata_check(const struct llc_contention_strata *st, char *err, size_t errlen)
 {
@@ -82,6 +92,66 @@ static void stratum_party(const struct llc_contention_party *base,
         q->steady = llc_contention_steady_share(s->model, references);
 }
 
+/* The party of each stratified program in cell c (stratum (c / product of
+ * the earlier programs' counts) mod its count); returns the cell's share
+ * of the sets. */
+static double cell_parties(const struct llc_contention_party *p,
+                           const struct llc_contention_strata *const *st, const size_t *strat,
+                           size_t ns, size_t c, const double *references,
+                           struct llc_contention_party *q)
+{
+    double share = 1;
+    for (size_t k = 0; k < ns; k++) {
+        const size_t i = strat[k], g = c % st[i]->n;
+        c /= st[i]->n;
+        stratum_party(&p[i], st[i], g, references ? references[i] : 0, &q[i]);
+        share *= st[i]->s[g].sets;
+    }
+    return share;
+}
+
+struct cell {
+    size_t c;
+    double mass; /* the largest share of a program's references (or of the sets) in it */
+};
+
+static int by_mass(const void *a, const void *b)
+{
+    const double x = ((const struct cell *)a)->mass, y = ((const struct cell *)b)->mass;
+    return (x < y) - (x > y);
+}
+
+/* The cells worth an equilibrium, heaviest first: all of them up to
+ * LLC_CONTENTION_STRATA_SOLVED, else the heaviest until those left out hold
+ * at most LLC_CONTENTION_STRATA_TAIL of every program's references and of
+ * the sets (at least LLC_CONTENTION_STRATA_SOLVED cells). */
+static size_t cells_to_solve(const struct llc_contention_party *p,
+                             const struct llc_contention_strata *const *st, const size_t *strat,
+                             size_t ns, size_t cells, struct cell *cell)
+{
+    for (size_t c = 0; c < cells; c++) {
+        double share = 1, w = 1;
+        for (size_t k = 0, rest = c; k < ns; k++) {
+            const struct llc_contention_stratum *s = &st[strat[k]]->s[rest % st[strat[k]]->n];
+            rest /= st[strat[k]]->n;
+            share *= s->sets;
+            if (p[strat[k]].weight > 0)
+                w = fmax(w, s->refs / s->sets);
+        }
+        cell[c] = (struct cell){.c = c, .mass = share * w};
+    }
+    if (cells <= LLC_CONTENTION_STRATA_SOLVED)
+        return cells;
+    qsort(cell, cells, sizeof(*cell), by_mass);
+    /* Left-out mass bounds each program's and the sets' share left out. */
+    double tail = 0;
+    size_t k = cells;
+    while (k > LLC_CONTENTION_STRATA_SOLVED &&
+           tail + cell[k - 1].mass <= LLC_CONTENTION_STRATA_TAIL)
+        tail += cell[--k].mass;
+    return k;
+}
+
 int llc_contention_strata_equilibrium(const struct llc_contention_party *p,
                                       const struct llc_contention_strata *const *st,
                                       const double *references, size_t n, double capacity,
@@ -112,27 +182,32 @@ int llc_contention_strata_equilibrium(const struct llc_contention_party *p,
     for (size_t i = 0; i < n; i++)
         out[i] =
             (struct llc_contention_share){.rate = p[i].model ? p[i].rate : p[i].lambda, .cpi = NAN};
-    double best = -1;
-    for (size_t c = 0; c < cells; c++) {
-        /* Cell c: stratum (c / prod of earlier counts) mod count of each. */
-        double share = 1; /* of the cache's sets */
-        size_t rest = c;
-        for (size_t k = 0; k < ns; k++) {
-            const size_t i = strat[k], g = rest % st[i]->n;
-            rest /= st[i]->n;
-            stratum_party(&p[i], st[i], g, references ? references[i] : 0, &q[i]);
-            share *= st[i]->s[g].sets;
-        }
-        int rc = sm_contention_equilibrium(q, n, capacity, base, 0, ways, tmp, &ci, err, errlen);
+    struct cell cell[LLC_CONTENTION_STRATA_CELLS];
+    const size_t solved = cells_to_solve(p, st, strat, ns, cells, cell);
+    /* The cells left out: each program's figures are the mean over the
+     * solved ones, their weights scaled up to the whole. */
+    double ref_kept[MAXN], set_kept = 0;
+    for (size_t i = 0; i < n; i++)
+        ref_kept[i] = 0;
+    double best = -1, mu = 0;
+    for (size_t k = 0; k < solved; k++) {
+        const double share = cell_parties(p, st, strat, ns, cell[k].c, references, q);
+        /* Cells come in order of weight: the previous one's miss rate is
+         * a near start for the random model's root search. */
+        int rc = sm_contention_equilibrium(q, n, capacity, base, mu, ways, tmp, &ci, err, errlen);
         if (rc)
             return rc;
+        mu = ci.mu;
+        set_kept += share;
         /* Program i's references in the cell: share x weight / base weight. */
         for (size_t i = 0; i < n; i++) {
             const double w = p[i].weight > 0 ? q[i].weight / p[i].weight : 0;
-            if (p[i].model && w > 0)
+            if (p[i].model && w > 0) {
                 out[i].miss_ratio += share * w * tmp[i].miss_ratio;
-            else if (!p[i].model)
+                ref_kept[i] += share * w;
+            } else if (!p[i].model) {
                 out[i].miss_rate += share * tmp[i].miss_rate;
+            }
             out[i].occupancy += share * tmp[i].occupancy;
         }
         in.mu += share * ci.mu;
@@ -141,6 +216,15 @@ int llc_contention_strata_equilibrium(const struct llc_contention_party *p,
             best = share;
             in.t_star = ci.t_star;
         }
+    }
+    if (solved < cells) {
+        for (size_t i = 0; i < n; i++) {
+            if (ref_kept[i] > 0)
+                out[i].miss_ratio /= ref_kept[i];
+            out[i].miss_rate /= set_kept;
+            out[i].occupancy /= set_kept;
+        }
+        in.mu /= set_kept;
     }
     for (size_t i = 0; i < n; i++) {
         if (p[i].model) {
