@@ -121,10 +121,11 @@ static int by_mass(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-/* The cells worth an equilibrium, heaviest first: all of them up to
+/* The cells worth an equilibrium, first in cell[]: all of them up to
  * LLC_CONTENTION_STRATA_SOLVED, else the heaviest until those left out hold
  * at most LLC_CONTENTION_STRATA_TAIL of every program's references and of
- * the sets (at least LLC_CONTENTION_STRATA_SOLVED cells). */
+ * the sets (at least LLC_CONTENTION_STRATA_SOLVED cells), and the heaviest
+ * of each stratum none of those holds. */
 static size_t cells_to_solve(const struct llc_contention_party *p,
                              const struct llc_contention_strata *const *st, const size_t *strat,
                              size_t ns, size_t cells, struct cell *cell)
@@ -149,6 +150,20 @@ static size_t cells_to_solve(const struct llc_contention_party *p,
     while (k > LLC_CONTENTION_STRATA_SOLVED &&
            tail + cell[k - 1].mass <= LLC_CONTENTION_STRATA_TAIL)
         tail += cell[--k].mass;
+    /* Every stratum of every program in one cell solved at least (its
+     * figures are its solved cells' mean): its heaviest cell left out. */
+    for (size_t m = 0, div = 1; m < ns; div *= st[strat[m]]->n, m++) {
+        for (size_t g = 0; g < st[strat[m]]->n; g++) {
+            size_t j = 0;
+            while (j < cells && cell[j].c / div % st[strat[m]]->n != g)
+                j++;
+            if (j < k || j == cells)
+                continue;
+            const struct cell x = cell[j];
+            cell[j] = cell[k];
+            cell[k++] = x;
+        }
+    }
     return k;
 }
 
@@ -184,31 +199,46 @@ int llc_contention_strata_equilibrium(const struct llc_contention_party *p,
             (struct llc_contention_share){.rate = p[i].model ? p[i].rate : p[i].lambda, .cpi = NAN};
     struct cell cell[LLC_CONTENTION_STRATA_CELLS];
     const size_t solved = cells_to_solve(p, st, strat, ns, cells, cell);
-    /* The cells left out: each program's figures are the mean over the
-     * solved ones, their weights scaled up to the whole. */
-    double ref_kept[MAXN], set_kept = 0;
-    for (size_t i = 0; i < n; i++)
-        ref_kept[i] = 0;
-    double best = -1, mu = 0;
-    for (size_t k = 0; k < solved; k++) {
-        const double share = cell_parties(p, st, strat, ns, cell[k].c, references, q);
+    /* Sums over the solved cells, per stratum of each stratified program
+     * (post-stratified: a stratum's figures are the mean over its solved
+     * cells, weighted by its own share) and over all for the others. */
+    double num[MAXN][LLC_CONTENTION_STRATA_MAX] = {{0}},
+           refw[MAXN][LLC_CONTENTION_STRATA_MAX] = {{0}};
+    double occ[MAXN][LLC_CONTENTION_STRATA_MAX] = {{0}},
+           setw[MAXN][LLC_CONTENTION_STRATA_MAX] = {{0}};
+    size_t row[MAXN], gi[MAXN];
+    for (size_t i = 0, u = ns; i < n; i++) {
+        row[i] = u++; /* uniform programs: rows ns.. */
+        gi[i] = 0;
+    }
+    for (size_t k = 0; k < ns; k++)
+        row[strat[k]] = k;
+    double best = -1, mu = 0, kept = 0;
+    for (size_t j = 0; j < solved; j++) {
+        const double share = cell_parties(p, st, strat, ns, cell[j].c, references, q);
+        for (size_t k = 0, rest = cell[j].c; k < ns; k++) {
+            gi[strat[k]] = rest % st[strat[k]]->n;
+            rest /= st[strat[k]]->n;
+        }
         /* Cells come in order of weight: the previous one's miss rate is
          * a near start for the random model's root search. */
         int rc = sm_contention_equilibrium(q, n, capacity, base, mu, ways, tmp, &ci, err, errlen);
         if (rc)
             return rc;
         mu = ci.mu;
-        set_kept += share;
+        kept += share;
         /* Program i's references in the cell: share x weight / base weight. */
         for (size_t i = 0; i < n; i++) {
             const double w = p[i].weight > 0 ? q[i].weight / p[i].weight : 0;
+            const size_t r = row[i], g = gi[i];
             if (p[i].model && w > 0) {
-                out[i].miss_ratio += share * w * tmp[i].miss_ratio;
-                ref_kept[i] += share * w;
+                num[r][g] += share * w * tmp[i].miss_ratio;
+                refw[r][g] += share * w;
             } else if (!p[i].model) {
                 out[i].miss_rate += share * tmp[i].miss_rate;
             }
-            out[i].occupancy += share * tmp[i].occupancy;
+            occ[r][g] += share * tmp[i].occupancy;
+            setw[r][g] += share;
         }
         in.mu += share * ci.mu;
         in.occ_error = fmax(in.occ_error, ci.occ_error);
@@ -217,15 +247,19 @@ int llc_contention_strata_equilibrium(const struct llc_contention_party *p,
             in.t_star = ci.t_star;
         }
     }
-    if (solved < cells) {
-        for (size_t i = 0; i < n; i++) {
-            if (ref_kept[i] > 0)
-                out[i].miss_ratio /= ref_kept[i];
-            out[i].miss_rate /= set_kept;
-            out[i].occupancy /= set_kept;
+    for (size_t i = 0; i < n; i++) {
+        const size_t r = row[i];
+        const size_t ng = r < ns ? st[i]->n : 1;
+        for (size_t g = 0; g < ng; g++) {
+            const double rs = r < ns ? st[i]->s[g].refs : 1, ss = r < ns ? st[i]->s[g].sets : 1;
+            if (refw[r][g] > 0)
+                out[i].miss_ratio += rs * num[r][g] / refw[r][g];
+            if (setw[r][g] > 0)
+                out[i].occupancy += ss * occ[r][g] / setw[r][g];
         }
-        in.mu /= set_kept;
+        out[i].miss_rate /= kept;
     }
+    in.mu /= kept;
     for (size_t i = 0; i < n; i++) {
         if (p[i].model) {
             out[i].miss_ratio = fmin(1, out[i].miss_ratio);
