@@ -253,9 +253,11 @@ static void tuple_uses_strata(void **state)
 }
 
 /* Three programs of 5 strata each (125 cells) are solved on the heaviest
- * cells only; the figures stay within 0.005 in miss ratio and 0.5% of the
+ * cells only; the figures stay within 0.004 in miss ratio and 0.8% of the
  * cache in occupancy of every cell solved (here by hand: one equilibrium
- * per cell, each program weighted by refs / sets of its stratum). */
+ * per cell, each program weighted by refs / sets of its stratum). The
+ * reduced solve is off by up to 0.0025 and 0.6% here; solving 4 cells
+ * (the rest up to 25% of the references) is off by more. */
 static void reduced_near_full(void **state)
 {
     (void)state;
@@ -302,8 +304,8 @@ static void reduced_near_full(void **state)
                 }
             }
             for (int i = 0; i < 3; i++) {
-                NEAR(out[i].miss_ratio, full[i].miss_ratio, 0.005);
-                NEAR(out[i].occupancy, full[i].occupancy, 0.005 * c);
+                NEAR(out[i].miss_ratio, full[i].miss_ratio, 0.004);
+                NEAR(out[i].occupancy, full[i].occupancy, 0.008 * c);
             }
         }
     }
