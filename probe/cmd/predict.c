@@ -358,7 +358,7 @@ int llc_cmd_predict(int argc, char **argv)
     if ((rc = choose_machine(&a, progs, &m, &a.o)) != 0)
         goto out;
     for (size_t i = 0; i < a.n; i++)
-        if (pred_prog_build(&progs[i], a.o.probe, err, sizeof(err)) < 0) {
+        if (pred_prog_build(&progs[i], a.o.probe, a.o.cold, err, sizeof(err)) < 0) {
             rc = llc_cli_fail("predict", "%s", err);
             goto out;
         }
