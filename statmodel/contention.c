@@ -40,6 +40,13 @@ void llc_contention_config_default(struct llc_contention_config *cfg)
                                           .skew = true};
 }
 
+/* fmin(1, x) inline (libm's is a call in the hot loops): the same value,
+ * NaN included (1). */
+static inline double min1(double x)
+{
+    return x < 1 ? x : 1;
+}
+
 /* ---- footprints ---------------------------------------------------------- */
 
 /* F at d, including d = +inf (the table's last value when nothing dangles). */
@@ -316,7 +323,7 @@ static double pois_hit(double x, unsigned w)
         term *= x / k;
         sum += term;
     }
-    return fmin(1, sum);
+    return min1(sum);
 }
 
 /* A party's tables for the grid below: its distances only grow along it,
@@ -353,18 +360,25 @@ static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, 
     size_t i = u->i;
     if (u->e[i] > x)
         i = 0;
-    for (unsigned s = 0; i + 1 < u->ne && u->e[i + 1] <= x; i++)
-        if (++s == 16) { /* far ahead: bisect the rest */
-            size_t hi = u->ne;
-            while (hi - i > 1) {
-                const size_t mid = i + (hi - i) / 2;
-                if (u->e[mid] <= x)
-                    i = mid;
-                else
-                    hi = mid;
-            }
-            break;
+    /* the last edge at or below x: gallop from the last bucket (steps 1,
+     * 2, 4, ...), then bisect the step that overshot */
+    if (i + 1 < u->ne && u->e[i + 1] <= x) {
+        size_t step = 1, hi = i + 1;
+        while (hi < u->ne && u->e[hi] <= x) {
+            i = hi;
+            step *= 2;
+            hi = i + step;
         }
+        if (hi > u->ne)
+            hi = u->ne;
+        while (hi - i > 1) {
+            const size_t mid = i + (hi - i) / 2;
+            if (u->e[mid] <= x)
+                i = mid;
+            else
+                hi = mid;
+        }
+    }
     u->i = i;
     double f, q;
     if (i + 1 >= u->ne) {
@@ -376,7 +390,7 @@ static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, 
         q = u->q[i] + t * (u->q[i + 1] - u->q[i]);
     }
     *fp = p->cold ? p->steady * x + u->k * (f - u->c * x) : f;
-    *tail = p->cold ? fmin(1, p->steady + u->k * (q - u->c)) : q;
+    *tail = p->cold ? min1(p->steady + u->k * (q - u->c)) : q;
 }
 
 /* The equilibrium of a W-way cache of C / W sets: a reuse spanning t

@@ -111,39 +111,83 @@ static int check_phases(const struct llc_contention_phase *const *ph, const doub
  * step moves no rate by more than 1e-6 of it. beta = 1 first (the plain
  * iteration: Psi is usually a strong contraction, miss ratios moving
  * little with the rates; 30 steps), then the method's 0.5, halving to 1/16,
- * each restarted from the start rates after 200 steps without convergence. */
+ * each restarted from the start rates after 200 steps without convergence.
+ * The undamped try is accelerated (Anderson mixing of depth 1, the secant
+ * method for one program: each equilibrium costs far more than the step):
+ * the next rates are Psi(a_k) - g (Psi(a_k) - Psi(a_{k-1})), g minimising
+ * the linearised residual in units of the start rates. The stopping rule is
+ * the plain step's (|Psi(a) - a| <= 1e-6 a, then a = Psi(a)), so the rates
+ * meet the same tolerance; the mixing stops for good if a mixed step ends
+ * with a larger residual than the step before it. */
 static int couple(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
                   const struct llc_contention_config *cfg, const double *start,
                   struct llc_contention_share *out, struct llc_contention_info *info, char *err,
                   size_t errlen)
 {
-    double a[MAXN], hint[1 + MAXN * LLC_CONTENTION_STRATA] = {0};
+    double a[MAXN], psi[MAXN], psi_prev[MAXN], f_prev[MAXN],
+        hint[1 + MAXN * LLC_CONTENTION_STRATA] = {0};
     unsigned total = 0;
     for (double beta = 1; beta >= 1.0 / 16; beta /= 2) {
         for (size_t i = 0; i < n; i++)
             a[i] = start[i];
+        bool have_prev = false, mix = beta == 1, mixed = false;
+        double res_prev = INFINITY;
         /* The undamped try gets 30 steps: where it works it needs a few. */
         for (unsigned it = 1; it <= (beta == 1 ? 30u : 200u); it++) {
             int rc = shares_at(ph, a, n, cfg, out, info, hint, err, errlen);
             if (rc)
                 return rc;
             total++;
-            double worst = 0;
+            double worst = 0, res = 0;
             for (size_t i = 0; i < n; i++) {
+                psi[i] = a[i];
                 if (!ph[i]->model)
                     continue;
-                const double psi = ph[i]->api * freq[i] / cpi_of(ph[i], out[i].miss_ratio);
-                const double next = (1 - beta) * a[i] + beta * psi;
+                psi[i] = ph[i]->api * freq[i] / cpi_of(ph[i], out[i].miss_ratio);
+                const double next = (1 - beta) * a[i] + beta * psi[i];
                 worst = fmax(worst, fabs(next - a[i]) / a[i]);
-                a[i] = next;
+                const double r = (psi[i] - a[i]) / start[i];
+                res += r * r;
             }
             if (worst < 1e-6) {
+                for (size_t i = 0; i < n; i++)
+                    a[i] = ph[i]->model ? (1 - beta) * a[i] + beta * psi[i] : a[i];
                 rc = shares_at(ph, a, n, cfg, out, info, hint, err, errlen);
                 info->iterations = total;
                 info->beta = beta;
                 info->converged = true;
                 return rc;
             }
+            if (mixed && res > res_prev)
+                mix = false;
+            double g = 0;
+            bool use = false;
+            if (mix && have_prev) {
+                double num = 0, den = 0;
+                for (size_t i = 0; i < n; i++) {
+                    if (!ph[i]->model)
+                        continue;
+                    const double f = (psi[i] - a[i]) / start[i];
+                    const double df = f - f_prev[i];
+                    num += df * f;
+                    den += df * df;
+                }
+                g = num / den;
+                use = den > 0 && isfinite(g);
+                for (size_t i = 0; use && i < n; i++)
+                    use = !ph[i]->model || psi[i] - g * (psi[i] - psi_prev[i]) > 0;
+            }
+            for (size_t i = 0; i < n; i++) {
+                if (!ph[i]->model)
+                    continue;
+                f_prev[i] = (psi[i] - a[i]) / start[i];
+                a[i] =
+                    use ? psi[i] - g * (psi[i] - psi_prev[i]) : (1 - beta) * a[i] + beta * psi[i];
+                psi_prev[i] = psi[i];
+            }
+            have_prev = true;
+            mixed = use;
+            res_prev = res;
         }
     }
     info->iterations = total;
