@@ -277,4 +277,21 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
                             struct llc_contention_run **out, char *err, size_t errlen);
 void llc_contention_run_free(struct llc_contention_run *r);
 
+/* Phases solved alone, shared by the timelines of many groups of the same
+ * programs (a study): each phase alone, warm and at each young age class,
+ * is solved once for all of them (the timeline solves it the same way
+ * without the cache: the figures are the same). Keyed by the phase's
+ * address and clock: the phases must stay in place and unchanged while
+ * the cache is used, and every timeline given it must have the same
+ * configuration (-EINVAL otherwise). */
+struct llc_contention_solo_cache;
+int llc_contention_solo_cache_create(struct llc_contention_solo_cache **out, char *err,
+                                     size_t errlen);
+void llc_contention_solo_cache_free(struct llc_contention_solo_cache *c);
+/* llc_contention_timeline with a solo cache (NULL: none). */
+int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size_t n,
+                                   const struct llc_contention_config *cfg,
+                                   struct llc_contention_solo_cache *cache,
+                                   struct llc_contention_run **out, char *err, size_t errlen);
+
 #endif
