@@ -533,6 +533,34 @@ double sm_contention_random_r(const struct llc_statmodel_model *m, double x, dou
             hi = mid;
     }
     const double e1 = exp(-k);
+    /* four interleaved exp chains (el at i, i + 1, i + 2, i + 3, each
+     * stepped by e^-4k) and partial sums: the same terms to rounding (a
+     * chain's products differ from one chain's in the last bits, ~1e-13 of
+     * R after 1,024 edges), four times shorter dependency chains */
+    if (end - i >= 8) {
+        const double e4 = (e1 * e1) * (e1 * e1);
+        double l0 = el, l1 = el * e1, l2 = l1 * e1, l3 = l2 * e1;
+        double r0 = 0, r1 = 0, r2 = 0, r3 = 0, d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+        for (; i + 4 <= end; i += 4) {
+            const double m0 = q[i] - q[i + 1], m1 = q[i + 1] - q[i + 2], m2 = q[i + 2] - q[i + 3],
+                         m3 = q[i + 3] - q[i + 4];
+            r0 += m0 * (1 - l0);
+            r1 += m1 * (1 - l1);
+            r2 += m2 * (1 - l2);
+            r3 += m3 * (1 - l3);
+            d0 += m0 * e[i] * l0;
+            d1 += m1 * e[i + 1] * l1;
+            d2 += m2 * e[i + 2] * l2;
+            d3 += m3 * e[i + 3] * l3;
+            l0 *= e4;
+            l1 *= e4;
+            l2 *= e4;
+            l3 *= e4;
+        }
+        r += (r0 + r1) + (r2 + r3);
+        d += c_log * ((d0 + d1) + (d2 + d3));
+        el = l0;
+    }
     for (; i < end; i++) {
         const double mass = q[i] - q[i + 1];
         r += mass * (1 - el);
