@@ -197,7 +197,8 @@ static int memo_rehash(struct memo *m, const struct llc_contention_run *r)
  * docs/METHODS.md §12.2): a tuple is met again only at the same ages. */
 static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, const int *ph,
                   const struct llc_contention_prog *progs, const struct llc_contention_config *cfg,
-                  struct llc_contention_solo_cache *cache, size_t *index, char *err, size_t errlen)
+                  struct llc_contention_solo_cache *cache, size_t prev_index, size_t *index,
+                  char *err, size_t errlen)
 {
     const size_t n = m->n;
     size_t s = hash_tuple(ph, 2 * n) & (m->cap - 1);
@@ -259,8 +260,18 @@ static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, co
         m->solved[k] = rc == 0;
         t->solo[i] = m->solo[k];
     }
+    /* The coupling starts from the previous tuple's slowdowns (each
+     * program's co-run / solo rate then) applied to the solo rates here:
+     * the tuples a program meets in turn differ in one phase or age class. */
+    const struct llc_contention_tuple_result *prev =
+        prev_index < r->n_tuples ? &r->tuples[prev_index] : NULL;
+    double guess[64];
+    for (size_t i = 0; prev && i < n; i++)
+        guess[i] =
+            prev->solo[i].rate > 0 ? t->solo[i].rate * prev->share[i].rate / prev->solo[i].rate : 0;
     if (rc == 0)
-        rc = llc_contention_corun(tp, freq, n, cfg, t->solo, t->share, &t->info, err, errlen);
+        rc = sm_contention_corun_guess(tp, freq, n, cfg, t->solo, prev ? guess : NULL, t->share,
+                                       &t->info, err, errlen);
     if (rc < 0)
         return rc;
     m->slot[s] = r->n_tuples;
@@ -424,7 +435,9 @@ int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size
             ph[n + i] = sm_contention_age_class(
                 p, age[m.base[i] + (size_t)ph[i]] + 0.5 * left[i] * p->api, cfg->capacity);
         }
-        if ((rc = lookup(&m, r, &tcap, ph, progs, cfg, cache, &k, err, errlen)) < 0)
+        if ((rc = lookup(&m, r, &tcap, ph, progs, cfg, cache,
+                         r->n_segments ? r->segments[r->n_segments - 1].tuple : SIZE_MAX, &k, err,
+                         errlen)) < 0)
             goto out;
         struct llc_contention_tuple_result *tr = &r->tuples[k];
         double dt = INFINITY, shortest = INFINITY;

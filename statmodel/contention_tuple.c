@@ -216,8 +216,8 @@ static int solve_alone(const struct llc_contention_phase *ph, double freq,
 /* The co-run from the solo rates: coupled, or (without coupling) at them. */
 static int solve(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
                  const struct llc_contention_config *cfg, const struct llc_contention_share *solo,
-                 struct llc_contention_share *out, struct llc_contention_info *info, char *err,
-                 size_t errlen)
+                 const double *guess, struct llc_contention_share *out,
+                 struct llc_contention_info *info, char *err, size_t errlen)
 {
     double a[MAXN];
     struct llc_contention_info in = {0};
@@ -225,6 +225,9 @@ static int solve(const struct llc_contention_phase *const *ph, const double *fre
     for (size_t i = 0; i < n; i++)
         a[i] = solo[i].rate;
     if (cfg->coupling) {
+        for (size_t i = 0; guess && i < n; i++)
+            if (ph[i]->model && guess[i] > 0 && isfinite(guess[i]))
+                a[i] = guess[i];
         rc = couple(ph, freq, n, cfg, a, out, &in, err, errlen);
     } else {
         rc = shares_at(ph, a, n, cfg, out, &in, NULL, err, errlen);
@@ -253,7 +256,17 @@ int llc_contention_corun(const struct llc_contention_phase *const *ph, const dou
                          struct llc_contention_info *info, char *err, size_t errlen)
 {
     int rc = check_phases(ph, freq, n, cfg, err, errlen);
-    return rc ? rc : solve(ph, freq, n, cfg, solo, out, info, err, errlen);
+    return rc ? rc : solve(ph, freq, n, cfg, solo, NULL, out, info, err, errlen);
+}
+
+int sm_contention_corun_guess(const struct llc_contention_phase *const *ph, const double *freq,
+                              size_t n, const struct llc_contention_config *cfg,
+                              const struct llc_contention_share *solo, const double *guess,
+                              struct llc_contention_share *out, struct llc_contention_info *info,
+                              char *err, size_t errlen)
+{
+    int rc = check_phases(ph, freq, n, cfg, err, errlen);
+    return rc ? rc : solve(ph, freq, n, cfg, solo, guess, out, info, err, errlen);
 }
 
 int llc_contention_tuple(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
@@ -267,6 +280,6 @@ int llc_contention_tuple(const struct llc_contention_phase *const *ph, const dou
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = solve_alone(ph[i], freq[i], cfg, &s1[i], err, errlen);
     if (rc == 0)
-        rc = solve(ph, freq, n, cfg, s1, out, info, err, errlen);
+        rc = solve(ph, freq, n, cfg, s1, NULL, out, info, err, errlen);
     return rc;
 }
