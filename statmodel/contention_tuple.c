@@ -116,9 +116,10 @@ static int check_phases(const struct llc_contention_phase *const *ph, const doub
  * method for one program: each equilibrium costs far more than the step):
  * the next rates are Psi(a_k) - g (Psi(a_k) - Psi(a_{k-1})), g minimising
  * the linearised residual in units of the start rates. The stopping rule is
- * the plain step's (|Psi(a) - a| <= 1e-6 a, then a = Psi(a)), so the rates
- * meet the same tolerance; the mixing stops for good if a mixed step ends
- * with a larger residual than the step before it. */
+ * the plain step's, |Psi(a) - a| <= 1e-6 a, and the shares are those at
+ * that a (one equilibrium fewer than at Psi(a): the same tolerance); the
+ * mixing stops for good if a mixed step ends with a larger residual than
+ * the step before it. */
 static int couple(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
                   const struct llc_contention_config *cfg, const double *start,
                   struct llc_contention_share *out, struct llc_contention_info *info, char *err,
@@ -149,14 +150,11 @@ static int couple(const struct llc_contention_phase *const *ph, const double *fr
                 const double r = (psi[i] - a[i]) / start[i];
                 res += r * r;
             }
-            if (worst < 1e-6) {
-                for (size_t i = 0; i < n; i++)
-                    a[i] = ph[i]->model ? (1 - beta) * a[i] + beta * psi[i] : a[i];
-                rc = shares_at(ph, a, n, cfg, out, info, hint, err, errlen);
+            if (worst < 1e-6) { /* out holds the shares at these rates */
                 info->iterations = total;
                 info->beta = beta;
                 info->converged = true;
-                return rc;
+                return 0;
             }
             if (mixed && res > res_prev)
                 mix = false;
