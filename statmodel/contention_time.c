@@ -260,11 +260,16 @@ static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, co
         m->solved[k] = rc == 0;
         t->solo[i] = m->solo[k];
     }
-    /* The coupling starts from the previous tuple's slowdowns (each
-     * program's co-run / solo rate then) applied to the solo rates here:
-     * the tuples a program meets in turn differ in one phase or age class. */
+    /* A young tuple's coupling starts from the previous tuple's slowdowns
+     * (each program's co-run / solo rate then) applied to the solo rates
+     * here: the tuples a program meets in turn differ in one phase or age
+     * class. A warm one starts from the solo rates, so it is the same
+     * whatever came before (predict's phase-pair grid copies it). */
+    bool warm = true;
+    for (size_t i = 0; i < n; i++)
+        warm &= ph[n + i] < 0;
     const struct llc_contention_tuple_result *prev =
-        prev_index < r->n_tuples ? &r->tuples[prev_index] : NULL;
+        prev_index < r->n_tuples && !warm ? &r->tuples[prev_index] : NULL;
     double guess[64];
     for (size_t i = 0; prev && i < n; i++)
         guess[i] =
