@@ -123,7 +123,7 @@ static bool same_cfg(const struct llc_contention_config *a, const struct llc_con
 {
     return a->capacity == b->capacity && a->ways == b->ways && a->policy == b->policy &&
            a->coupling == b->coupling && a->anchor == b->anchor && a->skew == b->skew &&
-           a->together == b->together && a->assoc == b->assoc;
+           a->together == b->together && a->assoc == b->assoc && a->guess_warm == b->guess_warm;
 }
 
 /* ph alone (tp: ph at its age class cls, -1 = warm) from the cache, or
@@ -263,13 +263,13 @@ static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, co
     /* A young tuple's coupling starts from the previous tuple's slowdowns
      * (each program's co-run / solo rate then) applied to the solo rates
      * here: the tuples a program meets in turn differ in one phase or age
-     * class. A warm one starts from the solo rates, so it is the same
-     * whatever came before (predict's phase-pair grid copies it). */
+     * class. A warm one starts from the solo rates (unless cfg->guess_warm),
+     * so it is the same whatever came before (predict's pair grid copies it). */
     bool warm = true;
     for (size_t i = 0; i < n; i++)
         warm &= ph[n + i] < 0;
     const struct llc_contention_tuple_result *prev =
-        prev_index < r->n_tuples && !warm ? &r->tuples[prev_index] : NULL;
+        prev_index < r->n_tuples && (!warm || cfg->guess_warm) ? &r->tuples[prev_index] : NULL;
     double guess[64];
     for (size_t i = 0; prev && i < n; i++)
         guess[i] =

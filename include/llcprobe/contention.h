@@ -98,6 +98,13 @@ struct llc_contention_config {
      * hits with P(Pois(G(t) / sets) < ways) rather than iff G(t) < C
      * (docs/METHODS.md §12.2). Random replacement stays fully associative. */
     bool assoc;
+    /* Timeline: warm tuples' coupling too starts from the previous tuple's
+     * slowdowns (young ones' always does), not from the solo rates: fewer
+     * steps to the same tolerance, but a warm tuple's figures then depend
+     * (within that tolerance) on the tuple before it. For callers that do
+     * not compare tuples with fresh solves (study; predict's pair grid
+     * copies warm tuples). */
+    bool guess_warm;
 };
 
 void llc_contention_config_default(struct llc_contention_config *cfg);

@@ -309,6 +309,7 @@ static void machine_of(struct study *s)
      * (cfg.together off): a co-schedule keeps its cores busy, which is what
      * `sim --corun --restart` simulates (docs/METHODS.md §14). */
     s->cfg.assoc = true;
+    s->cfg.guess_warm = true; /* no tuple is compared with a fresh solve */
 }
 
 /* Reads every profile of files (taking them); unreadable ones go to
