@@ -187,30 +187,35 @@ static double pressure(const struct llc_contention_party *p, size_t n, double t)
     return g;
 }
 
-/* Every party's footprint has stopped growing at t (G(t) = G(inf)).
- * fp: the parties' uncapped footprints at t if known, else NULL. */
-static bool saturated(const struct llc_contention_party *p, size_t n, double t, const double *fp)
+/* Party p's footprint still grows at t (fpu: its uncapped footprint there
+ * if known, else NULL; e_last and slope: its table's last edge and slope
+ * past it). */
+static bool party_grows(const struct llc_contention_party *p, double t, const double *fpu,
+                        double e_last, double slope)
+{
+    if (!(p->weight > 0))
+        return false;
+    if (!p->model)
+        return p->lambda > 0;
+    const double d = p->gamma * p->rate * t;
+    if (p->lines_max > 0 && p->rate > 0 && (fpu ? *fpu : party_footprint(p, d)) >= p->lines_max)
+        return false; /* at its cap */
+    if (p->cold && p->age > 0 && d >= p->age)
+        return false; /* all it has touched so far */
+    const bool grows = p->cold ? p->steady > 0 : slope > 0;
+    return p->rate > 0 && (grows || d < e_last);
+}
+
+/* Every party's footprint has stopped growing at t (G(t) = G(inf)). */
+static bool saturated(const struct llc_contention_party *p, size_t n, double t)
 {
     for (size_t i = 0; i < n; i++) {
-        if (!(p[i].weight > 0))
-            continue;
-        if (!p[i].model) {
-            if (p[i].lambda > 0)
-                return false;
-            continue;
-        }
-        const double *e, *q, *f;
-        size_t ne;
-        double slope;
-        llc_statmodel_footprint_table(p[i].model, &e, &q, &f, &ne, &slope);
-        const double d = p[i].gamma * p[i].rate * t;
-        if (p[i].lines_max > 0 && p[i].rate > 0 &&
-            (fp ? fp[i] : party_footprint(&p[i], d)) >= p[i].lines_max)
-            continue; /* at its cap */
-        if (p[i].cold && p[i].age > 0 && d >= p[i].age)
-            continue; /* all it has touched so far */
-        const bool grows = p[i].cold ? p[i].steady > 0 : slope > 0;
-        if (p[i].rate > 0 && (grows || d < e[ne - 1]))
+        const double *e = NULL, *q, *f;
+        size_t ne = 1;
+        double slope = 0;
+        if (p[i].model)
+            llc_statmodel_footprint_table(p[i].model, &e, &q, &f, &ne, &slope);
+        if (party_grows(&p[i], t, NULL, e ? e[ne - 1] : 0, slope))
             return false;
     }
     return true;
@@ -277,7 +282,7 @@ static double lru_tstar(const struct llc_contention_party *p, size_t n, double c
         return INFINITY;
     double lo = c / sum, hi = lo, ghi;
     for (int k = 0; (ghi = pressure(p, n, hi)) < c; k++) {
-        if (saturated(p, n, hi, NULL) || k > 600)
+        if (saturated(p, n, hi) || k > 600)
             return INFINITY;
         lo = hi;
         hi *= 4;
@@ -338,7 +343,7 @@ struct cursor {
 static void cursor_init(const struct llc_contention_party *p, struct cursor *u)
 {
     u->i = 0;
-    u->c = u->k = 0;
+    u->c = u->k = u->slope = 0;
     if (!p->model)
         return;
     llc_statmodel_footprint_table(p->model, &u->e, &u->q, &u->f, &u->ne, &u->slope);
@@ -358,10 +363,16 @@ static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, 
         return;
     }
     size_t i = u->i;
-    if (u->e[i] > x)
+    /* the last edge at or below x: the tables' edges are the histogram's
+     * bucket bounds, so it is x's bucket (checked: a table built otherwise
+     * takes the search below, which finds the same edge) */
+    const size_t b = x < u->e[u->ne - 1] ? llc_statmodel_bucket_of((uint64_t)x) : u->ne;
+    if (b + 1 < u->ne && u->e[b] <= x && x < u->e[b + 1])
+        i = b;
+    else if (u->e[i] > x)
         i = 0;
-    /* the last edge at or below x: gallop from the last bucket (steps 1,
-     * 2, 4, ...), then bisect the step that overshot */
+    /* else gallop from the last bucket (steps 1, 2, 4, ...), then bisect
+     * the step that overshot */
     if (i + 1 < u->ne && u->e[i + 1] <= x) {
         size_t step = 1, hi = i + 1;
         while (hi < u->ne && u->e[hi] <= x) {
@@ -449,8 +460,17 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         if (g >= c && isinf(*t_star))
             *t_star = t;
         gprev = g;
-        /* P(Pois(x) < W) >= 1/e > 1e-12 while x <= W: no need to sum it */
-        if ((g / sets > ways && pois_hit(g / sets, ways) < 1e-12) || saturated(p, n, t, unow))
+        /* P(Pois(x) < W) >= 1/e > 1e-12 while x <= W, and >= e^-x > 1e-12
+         * while x <= 27.5: no need to sum it */
+        const double x = g / sets;
+        bool done = x > ways && x > 27.5 && pois_hit(x, ways) < 1e-12;
+        if (!done) { /* saturated(), on the cursors' tables and footprints */
+            done = true;
+            for (size_t i = 0; done && i < n; i++)
+                done = !party_grows(&p[i], t, &unow[i], p[i].model ? cur[i].e[cur[i].ne - 1] : 0,
+                                    cur[i].slope);
+        }
+        if (done)
             break;
     }
     /* past the grid G is flat (or every line gone): the rest of each tail
