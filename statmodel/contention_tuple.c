@@ -8,6 +8,7 @@
 
 #include "llcprobe/common.h"
 #include "contention_internal.h"
+#include "contention_strata.h"
 
 /* Programs in one tuple at most (the CLI takes 2 to 8). */
 #define MAXN 64
@@ -46,6 +47,9 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
     const enum llc_contention_policy base = llc_contention_base_policy(cfg->policy);
     parties_of(ph, rate, n, cfg, p);
     const unsigned ways = cfg->assoc ? cfg->ways : 0;
+    if (sm_contention_has_strata(ph, n)) /* supersedes the CV skew */
+        return sm_contention_strata_shares(ph, p, n, cfg->capacity, base, ways, out, info, err,
+                                           errlen);
     int rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hint ? hint[0] : 0, ways, out,
                                        info, err, errlen);
     if (rc == 0 && hint)

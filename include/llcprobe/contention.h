@@ -45,6 +45,8 @@ int llc_contention_policy_parse(const char *s);
 /* The model a policy is predicted with: LRU or RANDOM. */
 enum llc_contention_policy llc_contention_base_policy(enum llc_contention_policy p);
 
+struct llc_contention_strata;
+
 /* One program in one phase. */
 struct llc_contention_phase {
     /* StatStack model of the phase (not owned). NULL = unprofiled: the
@@ -70,6 +72,9 @@ struct llc_contention_phase {
     double references;
     /* Own references of the phase so far (0 = warm); set by the timeline. */
     double age;
+    /* Per-stratum reuse (docs/METHODS.md §12.6; not owned): when set, the
+     * phase is solved per stratum of sets instead of with `model` and `cv`. */
+    const struct llc_contention_strata *strata;
 };
 
 /* Share of a phase's references that are first touches of new data at any
@@ -206,6 +211,49 @@ double llc_contention_unprofiled_lambda(const double *tau, const double *phi_hat
 #define LLC_CONTENTION_STRATA 5
 extern const double llc_contention_stratum_z[LLC_CONTENTION_STRATA];
 extern const double llc_contention_stratum_pi[LLC_CONTENTION_STRATA];
+
+/* ---- per-stratum reuse (docs/METHODS.md §12.6) ----------------------------------------- */
+
+/* A program's sets grouped by how often it uses them: each stratum has its
+ * share of the LLC's sets, its share of the phase's references, and the
+ * reuse of those references (distances counted in all of the phase's own
+ * references, so a stratum's footprint in d references is refs x F_g(d)). */
+struct llc_contention_stratum {
+    const struct llc_statmodel_model *model; /* not owned; may be NULL when refs = 0 */
+    double sets;                             /* (0, 1], adding up to 1 */
+    double refs;                             /* [0, 1], adding up to 1 */
+};
+struct llc_contention_strata {
+    size_t n; /* 1..LLC_CONTENTION_STRATA_MAX */
+    const struct llc_contention_stratum *s;
+};
+#define LLC_CONTENTION_STRATA_MAX 8
+/* Stratum combinations solved per equilibrium at most: programs whose
+ * strata would exceed it are taken as uniform (their whole model). */
+#define LLC_CONTENTION_STRATA_CELLS 256
+
+/* 0, or -EINVAL / -ENODATA naming what is wrong (shares not adding up to 1,
+ * a stratum with references and no samples). NULL or n = 0 is valid. */
+int llc_contention_strata_check(const struct llc_contention_strata *st, char *err, size_t errlen);
+
+/* One equilibrium with per-stratum reuse. st[i] (st may be NULL; NULL or
+ * n = 0: one histogram for all sets) stratifies program i, whose party
+ * p[i] gives rate, gamma, weight, cold start and lines cap; references[i]
+ * (may be NULL) are its phase's references for the cold start's steady
+ * share. The sets of the cache fall into cells, one per combination of
+ * the stratified programs' strata (their strata independent of each
+ * other), a cell holding the product of their set shares. Each cell is
+ * the equilibrium of llc_contention_equilibrium (set-associative LRU with
+ * ways > 0 and base LRU) over the whole cache, program i's party weighted
+ * by refs_g / sets_g of its stratum in the cell (1 for uniform ones); the
+ * miss ratio of i is the mean over cells weighted by i's references in
+ * each, occupancy the sum over cells of the cell's share of its lines. */
+int llc_contention_strata_equilibrium(const struct llc_contention_party *p,
+                                      const struct llc_contention_strata *const *st,
+                                      const double *references, size_t n, double capacity,
+                                      enum llc_contention_policy base, unsigned ways,
+                                      struct llc_contention_share *out,
+                                      struct llc_contention_info *info, char *err, size_t errlen);
 
 /* ---- baselines (docs/METHODS.md §12.8) ---------------------------------------------------- */
 

@@ -94,6 +94,19 @@ struct llc_profile_solo {
     double occupancy_lines;            /* >= 0 or NaN */
 };
 
+/* Per-stratum reuse of a phase (docs/METHODS.md §12.6): the LLC's sets
+ * grouped by how often the phase references them, each group with the
+ * reuse histogram of its references (distances in all of the phase's
+ * references). Optional in the file ("strata"; older profiles have none). */
+#define LLC_PROFILE_MAX_STRATA 8
+struct llc_profile_stratum {
+    double sets;                       /* share of the LLC's sets, (0, 1]; adding up to 1 */
+    double refs;                       /* share of the phase's references, [0, 1]; adding up to 1 */
+    double rate_lo, rate_hi;           /* references per line of its sets, lowest and highest */
+    double samples;                    /* = llc_statmodel_hist_total(rdhist); > 0 when refs > 0 */
+    struct llc_statmodel_hist *rdhist; /* owned */
+};
+
 struct llc_profile_phase {
     int id;                            /* >= 0, unique */
     uint64_t windows;                  /* windows with phase_of == id */
@@ -102,7 +115,9 @@ struct llc_profile_phase {
     double samples;                    /* reuse samples = llc_statmodel_hist_total(rdhist) */
     struct llc_statmodel_hist *rdhist; /* owned; text form in the file */
     struct llc_profile_solo solo;
-    double cpi0; /* CPI with no LLC misses, > 0 */
+    double cpi0;                        /* CPI with no LLC misses, > 0 */
+    size_t n_strata;                    /* 0 = none */
+    struct llc_profile_stratum *strata; /* owned, n_strata entries */
 };
 
 /* docs/METHODS.md §12.6 probe readings of one phase. */
@@ -154,6 +169,9 @@ int llc_profile_alloc_windows(struct llc_profile *p, size_t n, char *err, size_t
 /* Allocates n phases (ids 0..n-1, each with an empty rdhist, NaN solo
  * figures), replacing any old ones. */
 int llc_profile_alloc_phases(struct llc_profile *p, size_t n, char *err, size_t errlen);
+/* Allocates n strata of a phase (zeroed, each with an empty rdhist),
+ * replacing any old ones; n = 0 removes them. */
+int llc_profile_alloc_strata(struct llc_profile_phase *ph, size_t n, char *err, size_t errlen);
 /* Allocates n probe entries (zeroed, no sets), replacing any old ones. */
 int llc_profile_alloc_probe(struct llc_profile *p, size_t n, char *err, size_t errlen);
 
@@ -218,5 +236,28 @@ struct llc_profile_probe_run {
 int llc_profile_probe_sim(const struct llc_sim_config *cfg, const struct llc_profile_probe_run *run,
                           const struct llc_profile_probe_config *pc, struct llc_profile *p,
                           char *err, size_t errlen);
+
+/* ---- per-stratum reuse in the simulator (docs/METHODS.md §12.6) ------- */
+
+/* Strata per phase at most by default, and the noise-corrected per-set CV
+ * of a phase's reference counts below which it keeps none. */
+#define LLC_PROFILE_STRATA_DEFAULT 5
+#define LLC_PROFILE_STRATA_MIN_CV 0.1
+
+struct llc_profile_strata_config {
+    size_t max_strata; /* 2..LLC_PROFILE_MAX_STRATA */
+    double min_cv;
+};
+void llc_profile_strata_config_default(struct llc_profile_strata_config *c);
+
+/* Fills the strata of every phase of p (windows, phases and sampler
+ * filled) from the trace its phases were sampled from: references located
+ * in cfg's LLC (workload: the synthetic workload spec the trace was written
+ * from, whose addresses may be physical; NULL for a recorded trace, whose
+ * pages the simulator places), sets of each phase grouped by their
+ * reference counts, and the reuse sampler run again per phase and group. */
+int llc_profile_strata_sim(const struct llc_sim_config *cfg, const char *trace,
+                           const char *workload, const struct llc_profile_strata_config *sc,
+                           struct llc_profile *p, char *err, size_t errlen);
 
 #endif

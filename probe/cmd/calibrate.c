@@ -253,9 +253,9 @@ int llc_cmd_calibrate(int argc, char **argv)
     const struct map_cmd_extra x = {
         .longopts = extra, .on_extra = on_extra, .ctx = &cc, .usage = usage, .own_target = true};
     struct map_opts o;
-    const enum map_parse p = llc_map_cmd_parse("calibrate", argc, argv, &o, &x);
-    if (p != MAP_PARSE_RUN)
-        return p == MAP_PARSE_HELP ? LLC_EXIT_OK : LLC_EXIT_USAGE;
+    const enum llc_parse p = llc_map_cmd_parse("calibrate", argc, argv, &o, &x);
+    if (p != LLC_PARSE_RUN)
+        return llc_parse_exit(p);
     const bool sim = strcmp(o.backend, "sim") == 0;
     if (o.mode_given || o.per_set_runs || o.repeat || o.attach_pid >= 0)
         return llc_cli_usage("calibrate",

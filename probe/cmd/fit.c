@@ -240,7 +240,8 @@ int llc_fit_parse_key_mode(const char *s, enum llc_fit_key_mode *out)
     return 0;
 }
 
-static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, const char **map)
+static enum llc_parse parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include,
+                            const char **map)
 {
     static const struct option longopts[] = {{"mode", required_argument, 0, O_MODE},
                                              {"points", required_argument, 0, O_POINTS},
@@ -314,7 +315,7 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, c
         case 'h':
         case O_HELP:
             usage(stdout);
-            return 1;
+            return LLC_PARSE_HELP;
         default:
             return llc_cli_usage("fit", "unknown option");
         }
@@ -322,7 +323,7 @@ static int parse(int argc, char **argv, struct fit_cmd_opts *o, bool *include, c
     if (optind + 1 != argc)
         return llc_cli_usage("fit", optind == argc ? "no map file given" : "one map file, please");
     *map = argv[optind];
-    return 0;
+    return LLC_PARSE_RUN;
 }
 
 /* The map's exclusion mask (written by its baseline sweep, docs/METHODS.md §1.2; the
@@ -373,9 +374,9 @@ int llc_cmd_fit(int argc, char **argv)
     struct fit_cmd_opts o;
     const char *path = NULL;
     bool include = false;
-    const int prc = parse(argc, argv, &o, &include, &path);
-    if (prc)
-        return prc == 1 ? LLC_EXIT_OK : prc;
+    const enum llc_parse prc = parse(argc, argv, &o, &include, &path);
+    if (prc != LLC_PARSE_RUN)
+        return llc_parse_exit(prc);
     char err[LLC_ERRLEN], prefix[4200];
     struct llc_mapfile *m = NULL;
     struct llc_fit_selection *sel = NULL;

@@ -344,7 +344,7 @@ static int check(const char *cmd, struct map_opts *o, bool own_target)
     return 0;
 }
 
-enum map_parse llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o,
+enum llc_parse llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o,
                                  const struct map_cmd_extra *x)
 {
     static const struct option map_longopts[MAP_LONGOPTS] = {
@@ -400,7 +400,7 @@ enum map_parse llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct 
     while (rc == 0 && (c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
         if (c == 'h' || c == O_HELP) {
             (x && x->usage ? x->usage : usage)(stdout);
-            return MAP_PARSE_HELP;
+            return LLC_PARSE_HELP;
         }
         rc = x && c >= 512 ? x->on_extra(x->ctx, c, optarg) : parse_one(cmd, c, optarg, o);
     }
@@ -408,7 +408,7 @@ enum map_parse llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct 
         o->argv = optind < argc ? argv + optind : NULL;
         rc = check(cmd, o, x && x->own_target);
     }
-    return rc ? MAP_PARSE_USAGE : MAP_PARSE_RUN;
+    return rc ? LLC_PARSE_USAGE : LLC_PARSE_RUN;
 }
 
 static void show_progress(void *ctx, double f)
@@ -561,8 +561,8 @@ out:
 int llc_cmd_map(int argc, char **argv)
 {
     struct map_opts o;
-    const enum map_parse p = llc_map_cmd_parse("map", argc, argv, &o, NULL);
-    if (p != MAP_PARSE_RUN)
-        return p == MAP_PARSE_HELP ? LLC_EXIT_OK : LLC_EXIT_USAGE;
+    const enum llc_parse p = llc_map_cmd_parse("map", argc, argv, &o, NULL);
+    if (p != LLC_PARSE_RUN)
+        return llc_parse_exit(p);
     return map_run(&o);
 }

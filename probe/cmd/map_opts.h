@@ -11,6 +11,7 @@
 
 #include "llcprobe/map.h"
 #include "llcprobe/session.h"
+#include "util/cli.h"
 
 enum map_rate_mode { MAP_RATE_GIVEN = 0, MAP_RATE_AUTO, MAP_RATE_LINEAR };
 
@@ -48,12 +49,8 @@ struct map_cmd_extra {
     bool own_target; /* the command supplies its target (calibrate) */
 };
 
-/* What the option parser found: go on, help printed (exit 0), or a usage
- * error (exit 2, the message printed). */
-enum map_parse { MAP_PARSE_RUN = 0, MAP_PARSE_HELP, MAP_PARSE_USAGE };
-
 /* Parses map's options (and extra ones) for command cmd. */
-enum map_parse llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o,
+enum llc_parse llc_map_cmd_parse(const char *cmd, int argc, char **argv, struct map_opts *o,
                                  const struct map_cmd_extra *x);
 /* SIGINT/SIGTERM set *stop (returned). */
 volatile sig_atomic_t *llc_map_cmd_signals(void);

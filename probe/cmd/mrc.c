@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "cmd/mrc_cmd.h"
 #include "llcprobe/common.h"
 #include "llcprobe/statmodel.h"
 #include "llcprobe/trace.h"
@@ -88,45 +89,6 @@ static void usage(FILE *out)
         "128 + N when stopped by signal N.\n");
 }
 
-/* In the order of --sampler's names. */
-enum sampler { SAMPLER_AUTO, SAMPLER_RT, SAMPLER_TRACE, SAMPLER_PMU, SAMPLER_QEMU };
-
-struct mrc_args {
-    const char *trace, *profile, *prefix, *gnuplot;
-    char **argv;
-    enum sampler sampler;
-    double rate;
-    bool rate_given;
-    uint64_t samples; /* without --rate: samples to aim at */
-    uint64_t seed;
-    double *sizes; /* lines, from --sizes */
-    size_t n_sizes;
-    bool statcache, statstack, band, quiet;
-    enum llc_statmodel_cold cold;
-    unsigned ways, replicates;
-    unsigned time_slots; /* 0: off */
-    bool phases;
-    uint64_t phase_window;
-    bool phase_window_given;
-    enum llc_mrc_window_unit phase_unit;
-};
-
-/* What the samples are and where they came from. */
-struct mrc_input {
-    struct llc_statmodel_hist *hist;
-    const char *source;
-    char input[1024];
-    uint64_t refs;
-    uint64_t lines; /* distinct lines, exact; 0: not counted */
-    double rate;
-    uint64_t seed;
-    /* Time-slot mode: the same samples grouped by slot. */
-    struct llc_statmodel_groups *slots;
-    uint64_t slot_refs;
-    /* Phase mode: windows, their phases, one histogram per phase. */
-    struct llc_mrc_phase_run phase_run;
-};
-
 static int cmp_double(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -178,7 +140,7 @@ static int name_index(const char *s, const char *const *names, size_t n)
     return -1;
 }
 
-static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
+static enum llc_parse parse_args(int argc, char **argv, struct mrc_args *a)
 {
     enum {
         OPT_TRACE = 256,
@@ -344,8 +306,8 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
             a->quiet = true;
             break;
         case 'h':
-            *help = true;
-            return 0;
+            usage(stdout);
+            return LLC_PARSE_HELP;
         default:
             return llc_cli_usage("mrc", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -377,424 +339,7 @@ static int parse_args(int argc, char **argv, struct mrc_args *a, bool *help)
      * whose rate was chosen when they were written, nor with --phases). */
     if (!a->rate_given && !a->profile && !a->phases)
         a->band = true;
-    return 0;
-}
-
-static int input_from_trace(const struct mrc_args *a, const char *path, struct mrc_input *in,
-                            char *err, size_t errlen)
-{
-    struct llc_statmodel_sampler_config cfg;
-    llc_statmodel_sampler_config_default(&cfg);
-    cfg.rate = a->rate;
-    cfg.seed = a->seed;
-    if (!a->rate_given) {
-        /* Rate by sample count: a first pass counts the references (it
-         * samples almost nothing), the rate gives about --samples. */
-        struct llc_mrc_trace_stats st;
-        struct llc_statmodel_hist *h = NULL;
-        cfg.rate = 1e-12;
-        int rc = llc_statmodel_hist_create(&h, err, errlen);
-        if (rc == 0)
-            rc = llc_mrc_sample_trace(path, &cfg, h, &st, err, errlen);
-        llc_statmodel_hist_destroy(h);
-        if (rc < 0)
-            return rc;
-        cfg.rate = st.refs > a->samples ? (double)a->samples / (double)st.refs : 1;
-        printf("mrc: rate %.3g chosen for about %" PRIu64 " samples of %" PRIu64 " references\n",
-               cfg.rate, a->samples, st.refs);
-    }
-    in->rate = cfg.rate;
-    in->seed = a->seed;
-    if (a->phases) {
-        /* One pass: the windows' samples, pooled, are the plain run's. */
-        struct llc_mrc_phase_config pc;
-        llc_mrc_phase_config_default(&pc);
-        pc.sampler = cfg;
-        pc.unit = a->phase_unit;
-        pc.window = a->phase_window;
-        pc.ip_seed = a->seed;
-        const int prc = llc_mrc_sample_trace_phases(path, &pc, &in->phase_run, err, errlen);
-        if (prc < 0)
-            return prc;
-        in->refs = in->phase_run.stats.refs;
-        in->lines = in->phase_run.stats.sampler.lines;
-        return llc_statmodel_hist_merge(in->hist, in->phase_run.pooled, err, errlen);
-    }
-    struct llc_mrc_trace_stats st;
-    int rc = llc_mrc_sample_trace(path, &cfg, in->hist, &st, err, errlen);
-    if (rc < 0)
-        return rc;
-    in->refs = st.refs;
-    in->lines = st.sampler.lines;
-    if (!a->time_slots)
-        return 0;
-    /* Second pass, same seed: the same samples (the sampler is deterministic
-     * on the same stream), now grouped by slot of equal references. */
-    in->slot_refs = (st.refs + a->time_slots - 1) / a->time_slots;
-    if (in->slot_refs == 0)
-        return llc_errf(err, errlen, -ENODATA, "%s: no references to split into time slots", path);
-    cfg.slot_refs = in->slot_refs;
-    rc = llc_statmodel_groups_create(&in->slots, err, errlen);
-    if (rc < 0)
-        return rc;
-    return llc_mrc_sample_trace_groups(path, &cfg, in->slots, &st, err, errlen);
-}
-
-static int input_from_lackey(const struct mrc_args *a, struct mrc_input *in, char *err,
-                             size_t errlen)
-{
-    char dir[4096], path[4200];
-    int rc = llc_tempdir_create("llcprobe-mrc", dir, sizeof dir, err, errlen);
-    if (rc < 0)
-        return rc;
-    snprintf(path, sizeof path, "%s/run.trace", dir);
-    const struct llc_trace_record_opts o = {
-        .output = path, .argv = a->argv, .stop = &llc_stop_signal};
-    struct llc_trace_record_stats s;
-    rc = llc_trace_record_lackey(&o, &s, err, errlen);
-    if (rc == 0) {
-        if (s.exit_status != 0)
-            llc_cli_warn(a->quiet, "%s exited with status %d", a->argv[0], s.exit_status);
-        rc = input_from_trace(a, path, in, err, errlen);
-    }
-    unlink(path);
-    rmdir(dir);
-    return rc;
-}
-
-/* A profile's samples (already in in->hist), and with --phases its windows
- * classified and grouped as the trace path does. */
-static int input_from_profile(const struct mrc_args *a, const char *name,
-                              const struct llc_reusefile_info *info,
-                              const struct llc_reusefile_windows *pw, struct mrc_input *in,
-                              char *err, size_t errlen)
-{
-    in->refs = info->refs;
-    in->lines = info->lines;
-    in->rate = info->rate;
-    in->seed = info->seed;
-    if (!a->phases)
-        return 0;
-    struct llc_mrc_phase_config pc;
-    llc_mrc_phase_config_default(&pc);
-    pc.unit = a->phase_unit;
-    pc.window = a->phase_window_given ? a->phase_window : 0;
-    return llc_mrc_profile_phases(name, info, pw, &pc, &in->phase_run, err, errlen);
-}
-
-/* A program run by the runtime or the QEMU plugin: both write the profile. */
-typedef int (*profile_run_fn)(char *const *argv, const struct llc_mrc_rt_config *cfg,
-                              struct llc_statmodel_hist *h, struct llc_reusefile_info *info,
-                              struct llc_reusefile_windows *w, int *exit_status, char *err,
-                              size_t errlen);
-
-static int input_from_run(const struct mrc_args *a, profile_run_fn run, struct mrc_input *in,
-                          char *err, size_t errlen)
-{
-    struct llc_reusefile_info info;
-    struct llc_reusefile_windows pw = {0};
-    int status = 0;
-    const struct llc_mrc_rt_config cfg = {
-        .rate = a->rate,
-        .seed = a->seed,
-        .window = a->phases ? a->phase_window : 0,
-        .stop = &llc_stop_signal,
-        .samples = run != llc_mrc_run_rt || a->rate_given || a->phases ? 0 : a->samples};
-    int rc = run(a->argv, &cfg, in->hist, &info, &pw, &status, err, errlen);
-    if (rc < 0)
-        return rc;
-    if (status != 0)
-        llc_cli_warn(a->quiet, "%s exited with status %d", a->argv[0], status);
-    rc = input_from_profile(a, a->argv[0], &info, &pw, in, err, errlen);
-    llc_reusefile_windows_free(&pw);
-    return rc;
-}
-
-static int input_from_rt(const struct mrc_args *a, struct mrc_input *in, char *err, size_t errlen)
-{
-    return input_from_run(a, llc_mrc_run_rt, in, err, errlen);
-}
-
-static int input_from_qemu(const struct mrc_args *a, struct mrc_input *in, char *err, size_t errlen)
-{
-    return input_from_run(a, llc_mrc_run_qemu, in, err, errlen);
-}
-
-static int input_from_pmu(const struct mrc_args *a, struct mrc_input *in, char *err, size_t errlen)
-{
-    struct llc_mrc_pmu_stats st;
-    const int rc = llc_mrc_sample_pmu(a->argv, a->rate, a->seed, in->hist, &st, err, errlen);
-    if (rc < 0)
-        return rc;
-    if (st.exit_status != 0)
-        llc_cli_warn(a->quiet, "%s exited with status %d", a->argv[0], st.exit_status);
-    if (st.dropped || st.lost)
-        llc_cli_warn(a->quiet,
-                     "pmu: %" PRIu64 " samples dropped (all watchpoints busy), %" PRIu64 " lost",
-                     st.dropped, st.lost);
-    in->refs = st.refs;
-    in->rate = a->rate;
-    in->seed = a->seed;
-    return 0;
-}
-
-static int gather(const struct mrc_args *a, struct mrc_input *in, char *err, size_t errlen)
-{
-    if (a->trace) {
-        in->source = "trace";
-        snprintf(in->input, sizeof in->input, "%s", a->trace);
-        return input_from_trace(a, a->trace, in, err, errlen);
-    }
-    if (a->profile) {
-        struct llc_reusefile_info info;
-        struct llc_reusefile_windows pw = {0};
-        int rc =
-            llc_reusefile_read(a->profile, &info, in->hist, a->phases ? &pw : NULL, err, errlen);
-        if (rc < 0)
-            return rc;
-        in->source = "profile";
-        snprintf(in->input, sizeof in->input, "%s", info.command[0] ? info.command : a->profile);
-        rc = input_from_profile(a, a->profile, &info, &pw, in, err, errlen);
-        llc_reusefile_windows_free(&pw);
-        return rc;
-    }
-    llc_join_argv(a->argv, in->input, sizeof in->input);
-    enum sampler s = a->sampler;
-    if (s == SAMPLER_AUTO) {
-        const int has = llc_mrc_has_runtime(a->argv[0], err, errlen);
-        if (has < 0)
-            return has;
-        if (has && a->time_slots)
-            return llc_errf(err, errlen, -EINVAL,
-                            "--time-slots needs the trace sampler, and the program is linked "
-                            "with libllcprobe-rt (add --sampler trace to trace it under lackey)");
-        char qemu[4096], plugin[4096], why[LLC_ERRLEN];
-        const bool qemu_ok =
-            !has && !a->time_slots &&
-            llc_mrc_qemu_find(qemu, sizeof qemu, plugin, sizeof plugin, why, sizeof why) == 0;
-        s = has ? SAMPLER_RT : qemu_ok ? SAMPLER_QEMU : SAMPLER_TRACE;
-        llc_cli_warn(a->quiet, "sampler: %s (%s)",
-                     has       ? "rt"
-                     : qemu_ok ? "qemu"
-                               : "trace",
-                     has       ? "the program is linked with libllcprobe-rt"
-                     : qemu_ok ? "the program is not linked with libllcprobe-rt; running it "
-                                 "under qemu-x86_64 with llcprobe's plugin"
-                               : "the program is not linked with libllcprobe-rt; tracing it with "
-                                 "valgrind's lackey, about 4000x slower than native");
-    }
-    switch (s) {
-    case SAMPLER_RT:
-        in->source = "rt";
-        return input_from_rt(a, in, err, errlen);
-    case SAMPLER_PMU:
-        in->source = "pmu";
-        return input_from_pmu(a, in, err, errlen);
-    case SAMPLER_QEMU:
-        in->source = "qemu";
-        return input_from_qemu(a, in, err, errlen);
-    default:
-        in->source = "lackey";
-        return input_from_lackey(a, in, err, errlen);
-    }
-}
-
-/* The sizes to solve: --sizes, or the default grid plus the machine's caches. */
-static int size_grid(const struct mrc_args *a, const struct llc_mrc_cache *caches, size_t n_caches,
-                     double **out, size_t *n, char *err, size_t errlen)
-{
-    if (a->sizes) {
-        *out = malloc(a->n_sizes * sizeof **out);
-        if (!*out)
-            return llc_errf(err, errlen, -ENOMEM, "out of memory");
-        memcpy(*out, a->sizes, a->n_sizes * sizeof **out);
-        *n = a->n_sizes;
-        return 0;
-    }
-    double extra[3];
-    struct llc_statmodel_grid_config g;
-    llc_statmodel_grid_config_default(&g);
-    for (size_t i = 0; i < n_caches; i++)
-        extra[i] = (double)caches[i].bytes / 64.0;
-    g.extra_lines = extra;
-    g.n_extra = n_caches;
-    const int count = llc_statmodel_grid(&g, NULL, 0, err, errlen);
-    if (count < 0)
-        return count;
-    *out = malloc((size_t)count * sizeof **out);
-    if (!*out)
-        return llc_errf(err, errlen, -ENOMEM, "out of memory");
-    const int rc = llc_statmodel_grid(&g, *out, (size_t)count, err, errlen);
-    if (rc < 0) {
-        free(*out);
-        *out = NULL;
-        return rc;
-    }
-    *n = (size_t)rc;
-    return 0;
-}
-
-/* distinct: the run's distinct lines when exact (else 0): no reuse sees more. */
-static void series_options(const struct mrc_args *a, uint64_t distinct, enum llc_statmodel_method m,
-                           struct llc_statmodel_options *o)
-{
-    llc_statmodel_options_default(o);
-    o->method = m;
-    o->cold = a->cold;
-    o->assoc_ways = m == LLC_STATMODEL_STATSTACK ? a->ways : 0;
-    o->distinct_lines = (double)distinct;
-}
-
-static int solve(const struct mrc_args *a, const struct llc_statmodel_hist *h,
-                 const struct llc_statmodel_model *model, struct llc_mrc_result *r, char *err,
-                 size_t errlen)
-{
-    const enum llc_statmodel_method methods[] = {LLC_STATMODEL_STATCACHE, LLC_STATMODEL_STATSTACK};
-    const bool want[] = {a->statcache, a->statstack};
-    for (size_t i = 0; i < LLC_ARRAY_LEN(methods); i++) {
-        if (!want[i])
-            continue;
-        struct llc_mrc_series *s = &r->series[r->n_series++];
-        s->method = methods[i];
-        s->points = calloc(r->n, sizeof *s->points);
-        if (!s->points)
-            return llc_errf(err, errlen, -ENOMEM, "out of memory");
-        struct llc_statmodel_options o;
-        series_options(a, r->distinct_lines, s->method, &o);
-        int rc = llc_statmodel_curve(model, &o, r->lines, r->n, s->points, err, errlen);
-        if (rc < 0)
-            return rc;
-        if (!a->band)
-            continue;
-        s->band_lo = calloc(r->n, sizeof *s->band_lo);
-        s->band_hi = calloc(r->n, sizeof *s->band_hi);
-        if (!s->band_lo || !s->band_hi)
-            return llc_errf(err, errlen, -ENOMEM, "out of memory");
-        struct llc_statmodel_bootstrap_config b;
-        llc_statmodel_bootstrap_config_default(&b);
-        b.replicates = a->replicates;
-        if (r->distinct_lines && r->distinct_lines < r->refs)
-            b.cold_fraction = (double)r->distinct_lines / (double)r->refs;
-        b.seed = a->seed;
-        rc =
-            llc_statmodel_bootstrap(h, &b, &o, r->lines, r->n, s->band_lo, s->band_hi, err, errlen);
-        if (rc < 0)
-            return rc;
-    }
-    return 0;
-}
-
-/* One curve per group that has samples, and the groups' reference-weighted
- * mean: the slot average of docs/METHODS.md §7.5 (slots are equal but for the last, shorter
- * one) or the phase mixture of docs/METHODS.md §9. */
-static int solve_groups(const struct mrc_args *a, const struct llc_statmodel_groups *groups,
-                        const struct llc_statmodel_model *splice, double span,
-                        struct llc_mrc_result *r, struct llc_mrc_groupset *gs, char *err,
-                        size_t errlen)
-{
-    const size_t n = llc_statmodel_groups_count(groups);
-    struct llc_statmodel_model *model = NULL;
-    int rc = 0;
-    gs->groups = calloc(n ? n : 1, sizeof *gs->groups);
-    if (!gs->groups)
-        return llc_errf(err, errlen, -ENOMEM, "out of memory");
-    gs->n = n;
-    for (unsigned i = 0; i < r->n_series; i++) {
-        struct llc_statmodel_options o;
-        series_options(a, r->distinct_lines, r->series[i].method, &o);
-        o.splice = splice;
-        o.splice_span = span;
-        gs->mean[i] = calloc(r->n, sizeof *gs->mean[i]);
-        if (!gs->mean[i]) {
-            rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
-            goto out;
-        }
-        rc = llc_statmodel_groups_curve(groups, LLC_STATMODEL_WEIGHT_REFS, &o, r->lines, r->n,
-                                        gs->mean[i], &gs->skipped, err, errlen);
-        if (rc < 0)
-            goto out;
-    }
-    for (size_t j = 0; j < n; j++) {
-        struct llc_mrc_group *g = &gs->groups[j];
-        g->id = llc_statmodel_groups_id_at(groups, j);
-        const struct llc_statmodel_hist *h = llc_statmodel_groups_hist(groups, g->id);
-        g->refs = llc_statmodel_groups_refs(groups, g->id);
-        g->samples = llc_statmodel_hist_total(h);
-        g->dangling = llc_statmodel_hist_dangling(h);
-        if (!(g->samples > 0))
-            continue;
-        rc = llc_statmodel_prepare(h, &model, err, errlen);
-        if (rc < 0)
-            goto out;
-        if (splice)
-            llc_statmodel_splice(model, splice, span);
-        for (unsigned i = 0; i < r->n_series; i++) {
-            struct llc_statmodel_options o;
-            series_options(a, r->distinct_lines, r->series[i].method, &o);
-            g->points[i] = calloc(r->n, sizeof *g->points[i]);
-            if (!g->points[i]) {
-                rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
-                goto out;
-            }
-            rc = llc_statmodel_curve(model, &o, r->lines, r->n, g->points[i], err, errlen);
-            if (rc < 0)
-                goto out;
-        }
-        llc_statmodel_release(model);
-        model = NULL;
-    }
-out:
-    llc_statmodel_release(model);
-    return rc;
-}
-
-/* Mean window length in references: past it a reuse spans other windows,
- * whose phases the pooled footprint stands for. */
-static double phase_span(const struct mrc_input *in)
-{
-    const size_t n = in->phase_run.n_windows;
-    return n ? (double)in->refs / (double)n : 0;
-}
-
-/* docs/METHODS.md §9: per-phase curves; their mixture becomes the headline series and the
- * pooled curves move aside. */
-static int solve_phases(const struct mrc_args *a, const struct mrc_input *in,
-                        const struct llc_statmodel_model *pooled, struct llc_mrc_result *r,
-                        char *err, size_t errlen)
-{
-    const struct llc_mrc_phase_run *pr = &in->phase_run;
-    r->phase_run = pr;
-    r->phase_window = pr->window;
-    const int rc = solve_groups(a, pr->phases, pooled, phase_span(in), r, &r->phases, err, errlen);
-    if (rc < 0)
-        return rc;
-    for (size_t j = 0; j < r->phases.n; j++) {
-        struct llc_mrc_group *g = &r->phases.groups[j];
-        g->windows = llc_mrc_phase_windows_of(pr, g->id);
-        double own = 0;
-        for (size_t w = 0; w < pr->n_windows; w++)
-            own += pr->windows[w].phase == g->id ? pr->windows[w].samples : 0;
-        g->pooled = g->id < 0 || !(own > 0);
-    }
-    for (unsigned i = 0; i < r->n_series; i++) {
-        struct llc_statmodel_point *mix = malloc(r->n * sizeof *mix);
-        if (!mix)
-            return llc_errf(err, errlen, -ENOMEM, "out of memory");
-        memcpy(mix, r->phases.mean[i], r->n * sizeof *mix);
-        r->pooled[i] = r->series[i].points;
-        r->series[i].points = mix;
-    }
-    return 0;
-}
-
-static void free_groups(struct llc_mrc_groupset *gs)
-{
-    for (size_t j = 0; gs->groups && j < gs->n; j++)
-        for (unsigned i = 0; i < LLC_MRC_MAX_MODELS; i++)
-            free(gs->groups[j].points[i]);
-    for (unsigned i = 0; i < LLC_MRC_MAX_MODELS; i++)
-        free(gs->mean[i]);
-    free(gs->groups);
+    return LLC_PARSE_RUN;
 }
 
 /* Index of `lines` in the grid, or r->n if --sizes left it out. */
@@ -860,7 +405,7 @@ static void print_machine(const struct mrc_args *a, uint64_t distinct, double sp
             if (!want[k])
                 continue;
             struct llc_statmodel_options o;
-            series_options(a, distinct, methods[k], &o);
+            mrc_series_options(a, distinct, methods[k], &o);
             o.splice = phases ? model : NULL;
             o.splice_span = span;
             struct llc_statmodel_point p, pooled;
@@ -896,14 +441,12 @@ static void free_result(struct llc_mrc_result *r)
 int llc_cmd_mrc(int argc, char **argv)
 {
     struct mrc_args a;
-    bool help = false;
-    int status = parse_args(argc, argv, &a, &help);
-    if (status || help) {
-        if (help)
-            usage(stdout);
+    const enum llc_parse p = parse_args(argc, argv, &a);
+    if (p != LLC_PARSE_RUN) {
         free(a.sizes);
-        return status;
+        return llc_parse_exit(p);
     }
+    int status = LLC_EXIT_OK;
     char err[LLC_ERRLEN];
     struct mrc_input in = {0};
     struct llc_statmodel_model *model = NULL;
@@ -915,7 +458,7 @@ int llc_cmd_mrc(int argc, char **argv)
     struct llc_stop_saved saved_signals;
     llc_stop_install(&saved_signals);
     if (llc_statmodel_hist_create(&in.hist, err, sizeof err) < 0 ||
-        gather(&a, &in, err, sizeof err) < 0 || llc_stop_requested()) {
+        mrc_gather(&a, &in, err, sizeof err) < 0 || llc_stop_requested()) {
         if (llc_stop_requested()) {
             fprintf(stderr, "llcprobe: mrc: stopped by signal %d; nothing was written\n",
                     (int)llc_stop_signal);
@@ -965,8 +508,8 @@ int llc_cmd_mrc(int argc, char **argv)
     if (n_caches < 0)
         llc_cli_warn(a.quiet, "this machine's cache sizes are unknown: %s", err);
     if (llc_statmodel_prepare(in.hist, &model, err, sizeof err) < 0 ||
-        size_grid(&a, caches, n_caches > 0 ? (size_t)n_caches : 0, &lines, &r.n, err, sizeof err) <
-            0) {
+        mrc_size_grid(&a, caches, n_caches > 0 ? (size_t)n_caches : 0, &lines, &r.n, err,
+                      sizeof err) < 0) {
         status = llc_cli_fail("mrc", "%s", err);
         goto out;
     }
@@ -980,25 +523,25 @@ int llc_cmd_mrc(int argc, char **argv)
     r.dangling = dangling;
     r.cold = a.cold;
     r.band_replicates = a.band ? a.replicates : 0;
-    if (solve(&a, in.hist, model, &r, err, sizeof err) < 0) {
+    if (mrc_solve(&a, in.hist, model, &r, err, sizeof err) < 0) {
         status = llc_cli_fail("mrc", "%s", err);
         goto out;
     }
     if (in.slots) {
         r.slot_refs = in.slot_refs;
-        if (solve_groups(&a, in.slots, NULL, 0, &r, &r.slots, err, sizeof err) < 0) {
+        if (mrc_solve_groups(&a, in.slots, NULL, 0, &r, &r.slots, err, sizeof err) < 0) {
             status = llc_cli_fail("mrc", "time slots: %s", err);
             goto out;
         }
     }
-    if (a.phases && solve_phases(&a, &in, model, &r, err, sizeof err) < 0) {
+    if (a.phases && mrc_solve_phases(&a, &in, model, &r, err, sizeof err) < 0) {
         status = llc_cli_fail("mrc", "phases: %s", err);
         goto out;
     }
     if (a.phases)
         print_phases(&r);
     if (n_caches > 0)
-        print_machine(&a, r.distinct_lines, phase_span(&in), model,
+        print_machine(&a, r.distinct_lines, mrc_phase_span(&in), model,
                       a.phases ? in.phase_run.phases : NULL, caches, (size_t)n_caches);
     if (in.slots)
         print_slots(&r, caches, n_caches > 0 ? (size_t)n_caches : 0);
@@ -1033,8 +576,8 @@ int llc_cmd_mrc(int argc, char **argv)
     }
 out:
     llc_stop_restore(&saved_signals);
-    free_groups(&r.slots);
-    free_groups(&r.phases);
+    mrc_free_groups(&r.slots);
+    mrc_free_groups(&r.phases);
     free_result(&r);
     llc_statmodel_groups_destroy(in.slots);
     llc_mrc_phase_run_free(&in.phase_run);

@@ -128,7 +128,7 @@ static int parse_source(const char *s, enum llc_sampling_source *out)
 }
 
 /* 0 = parsed, -1 = --help printed, else the exit status. */
-static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_arg)
+static enum llc_parse parse_args(int argc, char **argv, struct phase_opts *o, int *first_arg)
 {
     enum {
         O_WINDOW = 256,
@@ -285,7 +285,7 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
             break;
         case 'h':
             usage(stdout);
-            return -1;
+            return LLC_PARSE_HELP;
         case ':':
             return llc_cli_usage("phase", "%s needs a value", argv[optind - 1]);
         default:
@@ -314,7 +314,7 @@ static int parse_args(int argc, char **argv, struct phase_opts *o, int *first_ar
     o->cfg.samp.max_multiplier = o->cfg.det.dynamic_rate ? o->cfg.det.max_multiplier : 1;
     if (o->cfg.trace && o->cfg.samp.samples_per_window == 0)
         o->cfg.samp.samples_per_window = 400; /* instruction addresses, like EIPV */
-    return 0;
+    return LLC_PARSE_RUN;
 }
 
 static void print_summary(const struct phase_opts *o, const struct llc_phaserun *r,
@@ -423,15 +423,15 @@ int llc_cmd_phase(int argc, char **argv)
 {
     struct phase_opts o;
     int first = 0;
-    int rc = parse_args(argc, argv, &o, &first);
-    if (rc != 0)
-        return rc < 0 ? LLC_EXIT_OK : rc;
+    const enum llc_parse p = parse_args(argc, argv, &o, &first);
+    if (p != LLC_PARSE_RUN)
+        return llc_parse_exit(p);
     char err[LLC_ERRLEN];
     struct llc_phaserun r;
     llc_phaserun_init(&r, !o.cfg.trace);
     struct llc_stop_saved saved_signals;
     llc_stop_install(&saved_signals);
-    rc = llc_phaserun_run(&o.cfg, argv + first, &r, err, sizeof(err));
+    const int rc = llc_phaserun_run(&o.cfg, argv + first, &r, err, sizeof(err));
     int status;
     if (llc_stop_requested() && (rc < 0 || r.n == 0)) {
         fprintf(stderr, "llcprobe: phase: stopped by signal %d; nothing was written\n",

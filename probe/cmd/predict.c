@@ -46,6 +46,9 @@ static void usage(FILE *out)
         "                    the LRU equilibrium, and the output says so\n"
         "  --no-coupling     keep each program at its solo access rate (no CPI feedback)\n"
         "  --no-probe        ignore probe readings: uniform set usage, no anchor\n"
+        "  --no-strata       ignore the profiles' per-stratum reuse (phases[].strata:\n"
+        "                    sets grouped by how often the phase uses them, solved per\n"
+        "                    group, in place of the probe's CV skew)\n"
         "  --stationary      no cold start: spread each phase's first touches over its\n"
         "                    run instead of starting with an empty cache\n"
         "  --fully-associative  LRU: one threshold for the whole cache instead of\n"
@@ -80,6 +83,7 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
         O_NO_PROBE,
         O_STATIONARY,
         O_FULLY_ASSOC,
+        O_NO_STRATA,
         O_FORCE,
         O_NO_PLOT,
         O_GNUPLOT
@@ -92,6 +96,7 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
         {"no-probe", no_argument, NULL, O_NO_PROBE},
         {"stationary", no_argument, NULL, O_STATIONARY},
         {"fully-associative", no_argument, NULL, O_FULLY_ASSOC},
+        {"no-strata", no_argument, NULL, O_NO_STRATA},
         {"force", no_argument, NULL, O_FORCE},
         {"output", required_argument, NULL, 'o'},
         {"no-plot", no_argument, NULL, O_NO_PLOT},
@@ -105,6 +110,7 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
                              .probe = true,
                              .cold = true,
                              .assoc = true,
+                             .strata = true,
                              .plot = true}};
     bool no_plot = false, gnuplot = false;
     optind = 1;
@@ -140,6 +146,9 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
             break;
         case O_FULLY_ASSOC:
             a->o.assoc = false;
+            break;
+        case O_NO_STRATA:
+            a->o.strata = false;
             break;
         case O_FORCE:
             a->o.force = true;

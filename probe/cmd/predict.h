@@ -42,6 +42,7 @@ struct pred_prog {
     double *window_ins;
     size_t n_windows;
     bool probe_used;
+    struct pred_strata *strata; /* predict_strata.c; NULL: the profile has none */
 };
 
 /* Results of the prediction. */
@@ -68,6 +69,7 @@ struct pred_opts {
     bool policy_given, coupling, probe, force, plot, quiet;
     bool cold;        /* cold start (not --stationary) */
     bool assoc;       /* LRU in W-way sets (not --fully-associative) */
+    bool strata;      /* per-stratum reuse where profiles have it (not --no-strata) */
     char forced[512]; /* what --force let through, "" if nothing */
 };
 
@@ -84,6 +86,14 @@ void pred_prog_free(struct pred_prog *p);
 int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
              const struct pred_opts *o, struct pred_result *r, char *err, size_t errlen);
 void pred_result_free(struct pred_result *r);
+
+/* predict_strata.c: per-stratum reuse (docs/METHODS.md §12.6) of the
+ * profile's phases as models (build once after pred_prog_build), hung on
+ * the phases or taken off (use), and how many phases carry them. */
+int pred_strata_build(struct pred_prog *p, char *err, size_t errlen);
+void pred_strata_use(struct pred_prog *p, bool on);
+size_t pred_strata_phases(const struct pred_prog *p);
+void pred_strata_free(struct pred_prog *p);
 
 /* predict_out.c: PREFIX.prediction.json, .csv, .tuples.csv; and stdout */
 int pred_write(const char *prefix, const struct pred_prog *progs, size_t n,

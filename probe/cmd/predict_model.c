@@ -10,6 +10,7 @@
 
 void pred_prog_free(struct pred_prog *p)
 {
+    pred_strata_free(p);
     for (size_t k = 0; p->models && k < p->n_phases; k++)
         llc_statmodel_release(p->models[k]);
     free(p->models);
@@ -177,6 +178,8 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, char *err, s
         set_cold(p, cold);
     if (rc == 0)
         rc = windows(p, f->n_phases, err, errlen);
+    if (rc == 0)
+        rc = pred_strata_build(p, err, errlen);
     return rc;
 }
 
@@ -351,6 +354,8 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
     cfg.assoc = o->assoc;
     cfg.anchor = false;
     memset(r, 0, sizeof(*r));
+    for (size_t i = 0; i < n; i++)
+        pred_strata_use(&progs[i], o->strata);
     fill_progs(progs, n, false, cp);
     int rc = llc_contention_timeline(cp, n, &cfg, &r->run, err, errlen);
     bool any_probe = false;

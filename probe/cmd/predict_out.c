@@ -74,12 +74,23 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
     if (o->forced[0])
         add_flag(&v, &k, "--force: %s", o->forced);
     for (size_t i = 0; i < n; i++) {
+        const size_t ns = pred_strata_phases(&progs[i]);
+        if (ns)
+            add_flag(&v, &k,
+                     "%s: per-stratum reuse in %zu of %zu phases: sets grouped by how often "
+                     "the phase references them, the cache solved per group (in place of the "
+                     "probe's CV skew)",
+                     name_of(&progs[i]), ns, progs[i].n_phases);
+    }
+    for (size_t i = 0; i < n; i++) {
         const struct pred_prog *p = &progs[i];
         if (!o->probe)
             continue;
         if (!p->probe_used)
-            add_flag(&v, &k, "%s: no probe readings (%s): uniform set usage assumed, no anchor",
-                     name_of(p), p->prof.probe.reason ? p->prof.probe.reason : "none recorded");
+            add_flag(&v, &k, "%s: no probe readings (%s): %s, no anchor", name_of(p),
+                     p->prof.probe.reason ? p->prof.probe.reason : "none recorded",
+                     pred_strata_phases(p) ? "set usage from the strata only"
+                                           : "uniform set usage assumed");
         for (size_t q = 0; p->probe_used && q < p->prof.probe.n_phases; q++)
             if (p->prof.probe.per_phase[q].note)
                 add_flag(&v, &k, "%s: phase %d: probe readings: %s", name_of(p),
@@ -335,9 +346,9 @@ int pred_write(const char *prefix, const struct pred_prog *progs, size_t n,
                                   m->inclusion, "policy", llc_contention_policy_name(o->policy),
                                   "model_policy", llc_contention_policy_name(base)));
     json_object_set_new(doc, "options",
-                        json_pack("{s:b, s:b, s:b, s:b, s:b}", "coupling", o->coupling, "probe",
-                                  o->probe, "cold_start", o->cold, "set_associative", o->assoc,
-                                  "force", o->force));
+                        json_pack("{s:b, s:b, s:b, s:b, s:b, s:b}", "coupling", o->coupling,
+                                  "probe", o->probe, "cold_start", o->cold, "set_associative",
+                                  o->assoc, "strata", o->strata, "force", o->force));
     json_object_set_new(doc, "programs", programs_json(progs, n, m, r));
     json_object_set_new(doc, "tuples", tuples_json(progs, n, r));
     json_object_set_new(doc, "pair_grid", grid_json(progs, r));

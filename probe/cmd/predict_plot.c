@@ -90,6 +90,16 @@ static void emit_missratio(void *vctx, FILE *gp)
     fprintf(gp, "\n");
 }
 
+/* A heatmap axis label: the phase id, or "unclassified" for ScarPhase's
+ * windows between phases (id -1). */
+static void phase_tic(FILE *gp, size_t at, int id)
+{
+    if (id < 0)
+        fprintf(gp, "%s'unclassified' %zu", at ? ", " : "", at);
+    else
+        fprintf(gp, "%s'%d' %zu", at ? ", " : "", id, at);
+}
+
 static void emit_heatmap(void *vctx, FILE *gp)
 {
     const struct ctx *c = vctx;
@@ -102,10 +112,10 @@ static void emit_heatmap(void *vctx, FILE *gp)
     fprintf(gp, "set xrange [-0.5:%g]\nset yrange [-0.5:%g]\n", na - 0.5, nb - 0.5);
     fprintf(gp, "set xtics (");
     for (size_t a = 0; a < na; a++)
-        fprintf(gp, "%s'%d' %zu", a ? ", " : "", c->progs[0].phase_id[a], a);
+        phase_tic(gp, a, c->progs[0].phase_id[a]);
     fprintf(gp, ")\nset ytics (");
     for (size_t b = 0; b < nb; b++)
-        fprintf(gp, "%s'%d' %zu", b ? ", " : "", c->progs[1].phase_id[b], b);
+        phase_tic(gp, b, c->progs[1].phase_id[b]);
     fprintf(gp, ")\n");
     for (int j = 0; j < 2; j++) {
         fprintf(gp, "$g%d << EOD\n", j);

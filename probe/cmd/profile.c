@@ -43,6 +43,7 @@ static void usage(FILE *out)
         "usage: llcprobe profile [-o PREFIX] --backend sim --preset P (--workload SPEC | --trace FILE)\n"
         "       llcprobe profile [-o PREFIX] -- PROGRAM [ARGS...]\n"
         "         [--rate R] [--seed S] [--window N] [--name NAME] [--no-probe] [--quiet]\n"
+        "         [--strata N | --no-strata]\n"
         "         [--policy P] [--inclusion I] [--no-l2] [--instructions N] [--ipa X]\n"
         "         [--cpi X] [--mlp X] [--latency L2,LLC,MEM] [--freq HZ]\n\n"
         "Profiles one program alone into PREFIX.profile.json (format llcprobe-profile\n"
@@ -68,6 +69,11 @@ static void usage(FILE *out)
         "ratio <= 0.1; an entry's note says when no rate is): Phi_hat(tau) per rate, the\n"
         "anchor and set-skew input of 'predict'. Live runs record probe.status\n"
         "\"missing\" and why ('predict' then assumes uniform set usage).\n\n"
+        "With --backend sim, each phase's LLC sets are also grouped by how often the\n"
+        "phase references each of their lines (up to --strata groups, cut where that\n"
+        "differs most; none when its noise-corrected CV is below %g), and each group\n"
+        "gets its own reuse histogram (phases[].strata): 'predict' then solves the\n"
+        "cache per group of sets.\n\n"
         "  -o, --output PREFIX  output prefix (default: the program's name)\n"
         "  --backend B          sim (with --preset), or live with -- PROGRAM (default)\n"
         "  --preset P           simulator preset: intel8 amd32\n"
@@ -89,6 +95,9 @@ static void usage(FILE *out)
         "                       without instruction records), 1000..1e12 (default %d)\n"
         "  --name NAME          the program's label in predictions\n"
         "  --no-probe           skip the probe readings (recorded as missing)\n"
+        "  --strata N           per-stratum reuse: at most N groups of sets per phase,\n"
+        "                       2..%d (default %d; sim backend)\n"
+        "  --no-strata          no per-stratum reuse\n"
         "  --probe-rates R,R,R  probe accesses per set per simulated second, 2..8 rates\n"
         "                       each [10, 1e9] (default: 3 spanning 10x, the lowest with\n"
         "                       the hottest selected set's miss ratio near 0.08)\n"
@@ -98,9 +107,10 @@ static void usage(FILE *out)
         "  -q, --quiet          no progress line\n"
         "  -h, --help           this text\n\n"
         "exit status: 0 ok, 1 failure (bad trace or workload, failed run), 2 usage.\n",
-        (unsigned long long)DEFAULT_INSTRUCTIONS, LLC_CORUN_DEFAULT_IPA, LLC_CORUN_DEFAULT_CPI,
-        LLC_CORUN_DEFAULT_MLP, LLC_CORUN_DEFAULT_LAT_L2, LLC_CORUN_DEFAULT_LAT_LLC,
-        LLC_CORUN_DEFAULT_LAT_MEM, DEFAULT_FREQ, DEFAULT_RATE, LLC_REUSEFILE_WINDOW_DEFAULT,
+        LLC_PROFILE_STRATA_MIN_CV, (unsigned long long)DEFAULT_INSTRUCTIONS, LLC_CORUN_DEFAULT_IPA,
+        LLC_CORUN_DEFAULT_CPI, LLC_CORUN_DEFAULT_MLP, LLC_CORUN_DEFAULT_LAT_L2,
+        LLC_CORUN_DEFAULT_LAT_LLC, LLC_CORUN_DEFAULT_LAT_MEM, DEFAULT_FREQ, DEFAULT_RATE,
+        LLC_REUSEFILE_WINDOW_DEFAULT, LLC_PROFILE_MAX_STRATA, LLC_PROFILE_STRATA_DEFAULT,
         LLC_PROFILE_PROBE_MAP_SETS, LLC_PROFILE_PROBE_MAP_EVENTS);
 }
 
@@ -109,6 +119,7 @@ struct prof_opts {
     const char *out, *backend, *workload, *trace, *name;
     const char *latency;
     bool no_probe, quiet;
+    uint64_t strata; /* 0 = none */
     uint64_t instructions, seed, window;
     double ipa, cpi, mlp, freq, rate;
     double lat[3];
@@ -164,6 +175,8 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
         O_WINDOW,
         O_NAME,
         O_NOPROBE,
+        O_STRATA,
+        O_NOSTRATA,
         O_PRATES,
         O_PSETS,
         O_PEVENTS
@@ -184,6 +197,8 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
         {"window", required_argument, 0, O_WINDOW},
         {"name", required_argument, 0, O_NAME},
         {"no-probe", no_argument, 0, O_NOPROBE},
+        {"strata", required_argument, 0, O_STRATA},
+        {"no-strata", no_argument, 0, O_NOSTRATA},
         {"probe-rates", required_argument, 0, O_PRATES},
         {"probe-map-sets", required_argument, 0, O_PSETS},
         {"probe-events", required_argument, 0, O_PEVENTS},
@@ -195,6 +210,7 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
     *o = (struct prof_opts){
         .instructions = DEFAULT_INSTRUCTIONS,
         .seed = 1,
+        .strata = LLC_PROFILE_STRATA_DEFAULT,
         .window = LLC_REUSEFILE_WINDOW_DEFAULT,
         .ipa = LLC_CORUN_DEFAULT_IPA,
         .cpi = LLC_CORUN_DEFAULT_CPI,
@@ -256,6 +272,12 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
             break;
         case O_NOPROBE:
             o->no_probe = true;
+            break;
+        case O_STRATA:
+            rc = llc_opt_u64(CMD, "strata", optarg, 2, LLC_PROFILE_MAX_STRATA, &o->strata);
+            break;
+        case O_NOSTRATA:
+            o->strata = 0;
             break;
         case O_PRATES:
             rc = parse_rates(optarg, &o->probe);
@@ -716,6 +738,13 @@ static int run_sim(const struct prof_opts *o, struct llc_profile *p, struct llc_
         (rc = fill_phases(p, run, &sw, o, err, errlen)) < 0)
         goto fail;
     set_machine_preset(p, o->sim.preset, &cfg);
+    if (o->strata) {
+        struct llc_profile_strata_config sc;
+        llc_profile_strata_config_default(&sc);
+        sc.max_strata = (size_t)o->strata;
+        if ((rc = llc_profile_strata_sim(&cfg, trace, o->workload, &sc, p, err, errlen)) < 0)
+            goto fail;
+    }
     if (o->no_probe)
         set_probe_missing(p, o, NULL);
     else if ((rc = probe_sim(o, &cfg, &res->corun[0], p, err, errlen)) < 0)

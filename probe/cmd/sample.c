@@ -435,9 +435,9 @@ int llc_cmd_sample(int argc, char **argv)
     const struct map_cmd_extra x = {
         .longopts = extra, .on_extra = on_extra, .ctx = &so, .usage = usage};
     struct map_opts o;
-    const enum map_parse p = llc_map_cmd_parse("sample", argc, argv, &o, &x);
-    if (p != MAP_PARSE_RUN)
-        return p == MAP_PARSE_HELP ? LLC_EXIT_OK : LLC_EXIT_USAGE;
+    const enum llc_parse p = llc_map_cmd_parse("sample", argc, argv, &o, &x);
+    if (p != LLC_PARSE_RUN)
+        return llc_parse_exit(p);
     uint32_t *sets = NULL, *units = NULL;
     size_t n_sets = 0;
     struct llc_fitfile *ff = NULL;

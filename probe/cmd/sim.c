@@ -88,7 +88,7 @@ static void usage(FILE *out)
 #define SIM_COUNT_MAX UINT64_C(1000000000000)
 
 /* 0 = parsed, otherwise the exit status. -1 = --help printed. */
-static int parse_args(int argc, char **argv, struct sim_opts *o)
+static enum llc_parse parse_args(int argc, char **argv, struct sim_opts *o)
 {
     enum {
         O_WORKLOAD = 256,
@@ -168,7 +168,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
             break;
         case O_LIST:
             fputs(llc_workload_help(), stdout);
-            return -1;
+            return LLC_PARSE_HELP;
         case 'o':
             o->out = optarg;
             break;
@@ -177,7 +177,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
             break;
         case 'h':
             usage(stdout);
-            return -1;
+            return LLC_PARSE_HELP;
         case ':':
             return llc_cli_usage("sim", "%s needs a value", argv[optind - 1]);
         default:
@@ -194,7 +194,7 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
         return llc_cli_usage("sim", "give exactly one of --workload and --trace");
     if (!o->out)
         return llc_cli_usage("sim", "-o OUT.json is required");
-    return 0;
+    return LLC_PARSE_RUN;
 }
 
 bool llc_sim_cmd_opt(int c, const char *arg, struct llc_sim_cmd_opts *o)
@@ -362,9 +362,9 @@ int llc_cmd_sim(int argc, char **argv)
         if (strcmp(argv[i], "--corun") == 0)
             return llc_cmd_sim_corun(argc, argv);
     struct sim_opts o;
-    int rc = parse_args(argc, argv, &o);
-    if (rc)
-        return rc < 0 ? LLC_EXIT_OK : rc;
+    const enum llc_parse p = parse_args(argc, argv, &o);
+    if (p != LLC_PARSE_RUN)
+        return llc_parse_exit(p);
     char err[LLC_ERRLEN];
     if (o.workload && llc_workload_check(o.workload, err, sizeof(err)) < 0)
         return llc_cli_fail("--workload", "%s", err);
@@ -372,7 +372,7 @@ int llc_cmd_sim(int argc, char **argv)
         if (llc_workload_check(o.noise[i], err, sizeof(err)) < 0)
             return llc_cli_fail("--noise", "%s", err);
     struct llc_sim_config cfg;
-    rc = build_config(&o, &cfg);
+    int rc = build_config(&o, &cfg);
     if (rc)
         return rc;
     /* The run bounds a trace by its trailer's counts, read by seeking to the

@@ -56,10 +56,21 @@ static void free_windows(struct llc_profile_windows *w)
     w->count = 0;
 }
 
+static void free_strata(struct llc_profile_phase *ph)
+{
+    for (size_t g = 0; g < ph->n_strata; g++)
+        llc_statmodel_hist_destroy(ph->strata[g].rdhist);
+    free(ph->strata);
+    ph->strata = NULL;
+    ph->n_strata = 0;
+}
+
 static void free_phases(struct llc_profile *p)
 {
-    for (size_t i = 0; i < p->n_phases; i++)
+    for (size_t i = 0; i < p->n_phases; i++) {
         llc_statmodel_hist_destroy(p->phases[i].rdhist);
+        free_strata(&p->phases[i]);
+    }
     free(p->phases);
     p->phases = NULL;
     p->n_phases = 0;
@@ -143,6 +154,25 @@ int llc_profile_alloc_phases(struct llc_profile *p, size_t n, char *err, size_t 
         const int rc = llc_statmodel_hist_create(&p->phases[i].rdhist, err, errlen);
         if (rc < 0) {
             free_phases(p);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int llc_profile_alloc_strata(struct llc_profile_phase *ph, size_t n, char *err, size_t errlen)
+{
+    free_strata(ph);
+    if (n == 0)
+        return 0;
+    ph->strata = calloc(n, sizeof(*ph->strata));
+    if (!ph->strata)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory (%zu strata)", n);
+    ph->n_strata = n;
+    for (size_t g = 0; g < n; g++) {
+        const int rc = llc_statmodel_hist_create(&ph->strata[g].rdhist, err, errlen);
+        if (rc < 0) {
+            free_strata(ph);
             return rc;
         }
     }
@@ -330,6 +360,48 @@ static int check_phase_id(const struct llc_profile *p, size_t i, const char *nam
     return 0;
 }
 
+/* Shares in range and adding up to 1, samples matching each histogram. */
+static int check_strata(const struct llc_profile *p, size_t i, const char *name, char *err,
+                        size_t errlen)
+{
+    const struct llc_profile_phase *ph = &p->phases[i];
+    char field[96];
+    if (ph->n_strata == 0)
+        return 0;
+    if (ph->n_strata > LLC_PROFILE_MAX_STRATA || !ph->strata) {
+        snprintf(field, sizeof(field), "phases[%zu].strata", i);
+        return FAIL(field, "%zu entries (1..%d)", ph->n_strata, LLC_PROFILE_MAX_STRATA);
+    }
+    double sets = 0, refs = 0;
+    for (size_t g = 0; g < ph->n_strata; g++) {
+        const struct llc_profile_stratum *s = &ph->strata[g];
+#define SFIELD(f) (snprintf(field, sizeof(field), "phases[%zu].strata[%zu].%s", i, g, f), field)
+        if (!(s->sets > 0 && s->sets <= 1))
+            return FAIL(SFIELD("sets"), "%g is outside (0, 1]", s->sets);
+        if (!(s->refs >= 0 && s->refs <= 1))
+            return FAIL(SFIELD("refs"), "%g is outside [0, 1]", s->refs);
+        if (!nonneg(s->rate_lo) || !nonneg(s->rate_hi) || s->rate_hi < s->rate_lo)
+            return FAIL(SFIELD("rate"), "[%g, %g] is not a range of non-negative numbers",
+                        s->rate_lo, s->rate_hi);
+        if (!s->rdhist)
+            return FAIL(SFIELD("rdhist"), "missing");
+        const double total = llc_statmodel_hist_total(s->rdhist);
+        if (!nonneg(s->samples) || !close_to(s->samples, total, 1e-9))
+            return FAIL(SFIELD("samples"), "%g is not the histogram's sample count %g", s->samples,
+                        total);
+        if (s->refs > 0 && !(s->samples > 0))
+            return FAIL(SFIELD("samples"), "0, but the stratum has references");
+#undef SFIELD
+        sets += s->sets;
+        refs += s->refs;
+    }
+    snprintf(field, sizeof(field), "phases[%zu].strata", i);
+    if (!close_to(sets, 1, 1e-6) || !close_to(refs, 1, 1e-6))
+        return FAIL(field, "set shares add up to %.9g, reference shares to %.9g (not 1)", sets,
+                    refs);
+    return 0;
+}
+
 static int check_phase(const struct llc_profile *p, size_t i, const char *name, char *err,
                        size_t errlen)
 {
@@ -374,7 +446,7 @@ static int check_phase(const struct llc_profile *p, size_t i, const char *name, 
         return FAIL(PFIELD("cpi0"), "%g is not a positive number <= solo.cpi (%g)", ph->cpi0,
                     ph->solo.cpi);
 #undef PFIELD
-    return 0;
+    return check_strata(p, i, name, err, errlen);
 }
 
 static int check_probe_phase(const struct llc_profile *p, size_t i, const char *name, char *err,

@@ -198,6 +198,52 @@ static int read_windows(const struct jget *g, const json_t *doc, struct llc_prof
     return rc;
 }
 
+/* phases[i].strata (optional): [{sets, refs, rate: [lo, hi], samples, rdhist}]. */
+static int read_strata(const struct jget *g, const json_t *o, size_t i,
+                       struct llc_profile_phase *ph)
+{
+    char f[128], e2[LLC_ERRLEN];
+    json_t *arr, *rate;
+    snprintf(f, sizeof(f), "phases[%zu].strata", i);
+    int rc = get_array(g, o, "strata", f, &arr);
+    if (rc == 0 && (json_array_size(arr) == 0 || json_array_size(arr) > LLC_PROFILE_MAX_STRATA))
+        rc = jget_fail(g, -EINVAL, f, "%zu entries (1..%d)", json_array_size(arr),
+                       LLC_PROFILE_MAX_STRATA);
+    if (rc == 0)
+        rc = llc_profile_alloc_strata(ph, json_array_size(arr), g->err, g->errlen);
+    for (size_t k = 0; rc == 0 && k < ph->n_strata; k++) {
+        const json_t *s = json_array_get(arr, k);
+        struct llc_profile_stratum *st = &ph->strata[k];
+        const char *text;
+#define F(name) (snprintf(f, sizeof(f), "phases[%zu].strata[%zu].%s", i, k, name), f)
+        if (!json_is_object(s))
+            return jget_fail(g, -EINVAL,
+                             (snprintf(f, sizeof(f), "phases[%zu].strata[%zu]", i, k), f),
+                             "not an object");
+        rc = get_num(g, s, "sets", F("sets"), false, &st->sets);
+        if (rc == 0)
+            rc = get_num(g, s, "refs", F("refs"), false, &st->refs);
+        if (rc == 0)
+            rc = get_array(g, s, "rate", F("rate"), &rate);
+        if (rc == 0 && json_array_size(rate) != 2)
+            rc = jget_fail(g, -EINVAL, F("rate"), "%zu entries, expected [lowest, highest]",
+                           json_array_size(rate));
+        double lohi[2];
+        if (rc == 0)
+            rc = jget_reals(g, rate, F("rate"), 2, lohi);
+        st->rate_lo = lohi[0];
+        st->rate_hi = lohi[1];
+        if (rc == 0)
+            rc = get_num(g, s, "samples", F("samples"), false, &st->samples);
+        if (rc == 0)
+            rc = jget_string(g, s, "rdhist", F("rdhist"), &text);
+        if (rc == 0 && llc_statmodel_hist_parse(text, st->rdhist, e2, sizeof(e2)) < 0)
+            rc = jget_fail(g, -EINVAL, F("rdhist"), "%s", e2);
+#undef F
+    }
+    return rc;
+}
+
 static int read_phase(const struct jget *g, const json_t *o, size_t i, struct llc_profile_phase *ph)
 {
     char f[96], e2[LLC_ERRLEN];
@@ -241,6 +287,8 @@ static int read_phase(const struct jget *g, const json_t *o, size_t i, struct ll
                      &ph->solo.occupancy_lines);
     if (rc == 0)
         rc = get_num(g, o, "cpi0", F("cpi0"), false, &ph->cpi0);
+    if (rc == 0 && json_object_get(o, "strata"))
+        rc = read_strata(g, o, i, ph);
 #undef F
     return rc;
 }

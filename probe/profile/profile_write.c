@@ -115,15 +115,44 @@ static json_t *windows_json(const struct llc_profile_windows *w, bool *bad)
     return o;
 }
 
-static json_t *phase_json(const struct llc_profile_phase *ph, bool *bad, char *err, size_t errlen)
+/* The histogram's text form as a JSON string (NULL and *bad on failure). */
+static json_t *hist_json(const struct llc_statmodel_hist *h, bool *bad, char *err, size_t errlen)
 {
-    const int len = llc_statmodel_hist_format(ph->rdhist, NULL, 0, err, errlen);
+    const int len = llc_statmodel_hist_format(h, NULL, 0, err, errlen);
     char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
-    if (!text || llc_statmodel_hist_format(ph->rdhist, text, (size_t)len + 1, err, errlen) < 0) {
+    if (!text || llc_statmodel_hist_format(h, text, (size_t)len + 1, err, errlen) < 0) {
         free(text);
         *bad = true;
         return NULL;
     }
+    json_t *s = json_string(text);
+    free(text);
+    return s;
+}
+
+static json_t *strata_json(const struct llc_profile_phase *ph, bool *bad, char *err, size_t errlen)
+{
+    json_t *arr = json_array();
+    for (size_t g = 0; g < ph->n_strata; g++) {
+        const struct llc_profile_stratum *s = &ph->strata[g];
+        json_t *o = json_object(), *rate = json_array();
+        push(rate, jnum(s->rate_lo), bad);
+        push(rate, jnum(s->rate_hi), bad);
+        put(o, "sets", json_real(s->sets), bad);
+        put(o, "refs", json_real(s->refs), bad);
+        put(o, "rate", rate, bad);
+        put(o, "samples", jnum(s->samples), bad);
+        put(o, "rdhist", hist_json(s->rdhist, bad, err, errlen), bad);
+        push(arr, o, bad);
+    }
+    return arr;
+}
+
+static json_t *phase_json(const struct llc_profile_phase *ph, bool *bad, char *err, size_t errlen)
+{
+    json_t *text = hist_json(ph->rdhist, bad, err, errlen);
+    if (!text)
+        return NULL;
     json_t *o = json_object(), *solo = json_object();
     put(solo, "cpi", jnum(ph->solo.cpi), bad);
     put(solo, "llc_miss_ratio", jnum(ph->solo.llc_miss_ratio), bad);
@@ -135,10 +164,11 @@ static json_t *phase_json(const struct llc_profile_phase *ph, bool *bad, char *e
     put(o, "references", jnum(ph->references), bad);
     put(o, "refs_per_instruction", json_real(ph->refs_per_instruction), bad);
     put(o, "samples", jnum(ph->samples), bad);
-    put(o, "rdhist", json_string(text), bad);
+    put(o, "rdhist", text, bad);
     put(o, "solo", solo, bad);
     put(o, "cpi0", json_real(ph->cpi0), bad);
-    free(text);
+    if (ph->n_strata)
+        put(o, "strata", strata_json(ph, bad, err, errlen), bad);
     return o;
 }
 

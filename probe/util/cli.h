@@ -13,6 +13,17 @@
 /* Exit codes of the program. */
 enum { LLC_EXIT_OK = 0, LLC_EXIT_FAIL = 1, LLC_EXIT_USAGE = 2 };
 
+/* What every command's argument parser returns: run the command, the help
+ * was printed (exit 0), or a usage error was printed (exit 2). A parser may
+ * return llc_cli_usage()'s value directly: it is LLC_PARSE_USAGE. */
+enum llc_parse { LLC_PARSE_RUN = 0, LLC_PARSE_HELP = 1, LLC_PARSE_USAGE = LLC_EXIT_USAGE };
+
+/* The exit status for a parse that does not run the command. */
+static inline int llc_parse_exit(enum llc_parse p)
+{
+    return p == LLC_PARSE_HELP ? LLC_EXIT_OK : LLC_EXIT_USAGE;
+}
+
 /* Prints `llcprobe: <what>: <why>` on stderr; returns LLC_EXIT_FAIL. */
 int llc_cli_fail(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints `llcprobe: <cmd>: <why> (see 'llcprobe <cmd> --help')`; returns LLC_EXIT_USAGE. */

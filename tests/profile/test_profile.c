@@ -1,5 +1,6 @@
 /* llcprobe-profile files: write -> read round trip, and one damaged field
- * at a time, each refused with a message naming the file and the field. */
+ * at a time, each refused with a message naming the file and the field;
+ * the same for the optional per-stratum reuse, absent from older files. */
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -336,12 +337,177 @@ static void writer_checks_and_predictable(void **state)
     llc_profile_free(&p); /* twice is fine */
 }
 
+/* ---- per-stratum reuse (phases[].strata, docs/METHODS.md §12.6) ------- */
+
+/* Phase 0 gets 3 strata (hot, middle, cold sets); the others none. */
+static void add_strata(struct llc_profile *p)
+{
+    char err[LLC_ERRLEN];
+    struct llc_profile_phase *ph = &p->phases[0];
+    assert_int_equal(llc_profile_alloc_strata(ph, 3, err, sizeof err), 0);
+    const double sets[3] = {0.625, 0.25, 0.125}, refs[3] = {0.25, 0.25, 0.5};
+    for (size_t g = 0; g < 3; g++) {
+        struct llc_profile_stratum *x = &ph->strata[g];
+        x->sets = sets[g];
+        x->refs = refs[g];
+        x->rate_lo = 10.0 * (double)(g + 1);
+        x->rate_hi = 10.0 * (double)(g + 1) + 4.5;
+        assert_int_equal(llc_statmodel_hist_add(x->rdhist, 7 + 100 * g, 30, err, sizeof err), 0);
+        assert_int_equal(llc_statmodel_hist_add(x->rdhist, 40000, 5, err, sizeof err), 0);
+        assert_int_equal(llc_statmodel_hist_add_dangling(x->rdhist, 2 + (double)g, err, sizeof err),
+                         0);
+        x->samples = llc_statmodel_hist_total(x->rdhist);
+    }
+}
+
+static void unlink_both(const char *path)
+{
+    char *csv = llc_profile_csv_path(path);
+    unlink(csv);
+    unlink(path);
+    free(csv);
+}
+
+static void strata_round_trip(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_profile p, q;
+    make(&p, 0);
+    add_strata(&p);
+    char *path = tmp_path("srt");
+    assert_int_equal(llc_profile_write(path, &p, err, sizeof err), 0);
+    if (llc_profile_read(path, &q, err, sizeof err))
+        fail_msg("read back: %s", err);
+    assert_int_equal(q.phases[0].n_strata, 3);
+    assert_int_equal(q.phases[1].n_strata, 0);
+    for (size_t g = 0; g < 3; g++) {
+        const struct llc_profile_stratum *x = &p.phases[0].strata[g], *y = &q.phases[0].strata[g];
+        assert_true(x->sets == y->sets && x->refs == y->refs);
+        assert_true(x->rate_lo == y->rate_lo && x->rate_hi == y->rate_hi);
+        assert_true(x->samples == y->samples);
+        char *hx = hist_text(x->rdhist), *hy = hist_text(y->rdhist);
+        assert_string_equal(hx, hy);
+        free(hx);
+        free(hy);
+    }
+    assert_int_equal(llc_profile_check_predictable(&q, path, err, sizeof err), 0);
+    unlink_both(path);
+    free(path);
+    llc_profile_free(&p);
+    llc_profile_free(&q);
+}
+
+/* A file without "strata" (as written before them) reads, with none. */
+static void strata_absent(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_profile p, q;
+    make(&p, 0);
+    char *path = tmp_path("sold");
+    assert_int_equal(llc_profile_write(path, &p, err, sizeof err), 0);
+    json_t *doc = json_load_file(path, 0, NULL);
+    assert_non_null(doc);
+    assert_null(json_object_get(json_array_get(json_object_get(doc, "phases"), 0), "strata"));
+    json_decref(doc);
+    assert_int_equal(llc_profile_read(path, &q, err, sizeof err), 0);
+    assert_int_equal(q.phases[0].n_strata, 0);
+    assert_null(q.phases[0].strata);
+    unlink_both(path);
+    free(path);
+    llc_profile_free(&p);
+    llc_profile_free(&q);
+}
+
+static json_t *stratum_of(json_t *d, size_t g)
+{
+    json_t *ph = json_array_get(json_object_get(d, "phases"), 0);
+    return json_array_get(json_object_get(ph, "strata"), g);
+}
+static void ds_sets(json_t *d)
+{
+    json_object_set_new(stratum_of(d, 1), "sets", json_real(0.3));
+}
+static void ds_refs(json_t *d)
+{
+    json_object_set_new(stratum_of(d, 2), "refs", json_real(-0.5));
+}
+static void ds_rdhist(json_t *d)
+{
+    json_object_set_new(stratum_of(d, 0), "rdhist", json_string("rdhist 1 inf=x"));
+}
+static void ds_samples(json_t *d)
+{
+    json_object_set_new(stratum_of(d, 1), "samples", json_integer(3));
+}
+static void ds_rate(json_t *d)
+{
+    json_object_set_new(stratum_of(d, 0), "rate", json_pack("[f]", 1.0));
+}
+static void ds_empty(json_t *d)
+{
+    json_object_set_new(json_array_get(json_object_get(d, "phases"), 0), "strata", json_array());
+}
+static void ds_not_object(json_t *d)
+{
+    json_array_set_new(json_object_get(json_array_get(json_object_get(d, "phases"), 0), "strata"),
+                       1, json_integer(4));
+}
+
+static const struct damage strata_damages[] = {
+    {ds_sets, "phases[0].strata: set shares add up to 1.05"},
+    {ds_refs, "phases[0].strata[2].refs: -0.5 is outside [0, 1]"},
+    {ds_rdhist, "phases[0].strata[0].rdhist: "},
+    {ds_samples, "phases[0].strata[1].samples: 3 is not the histogram's sample count"},
+    {ds_rate, "phases[0].strata[0].rate: 1 entries, expected [lowest, highest]"},
+    {ds_empty, "phases[0].strata: 0 entries (1..8)"},
+    {ds_not_object, "phases[0].strata[1]: not an object"},
+};
+
+static void strata_damaged(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN], want[LLC_ERRLEN + 300];
+    struct llc_profile p, q;
+    make(&p, 0);
+    add_strata(&p);
+    char *path = tmp_path("sgood"), *bad = tmp_path("sbad");
+    assert_int_equal(llc_profile_write(path, &p, err, sizeof err), 0);
+    for (size_t i = 0; i < LLC_ARRAY_LEN(strata_damages); i++) {
+        json_t *doc = json_load_file(path, 0, NULL);
+        assert_non_null(doc);
+        strata_damages[i].apply(doc);
+        assert_int_equal(json_dump_file(doc, bad, JSON_INDENT(1)), 0);
+        json_decref(doc);
+        err[0] = 0;
+        const int rc = llc_profile_read(bad, &q, err, sizeof err);
+        snprintf(want, sizeof want, "%s: %s", bad, strata_damages[i].expect);
+        if (rc >= 0 || strncmp(err, want, strlen(want)) != 0)
+            fail_msg("damage %zu: rc %d, message '%s', expected it to start with '%s'", i, rc, err,
+                     want);
+        assert_null(q.phases);
+    }
+    /* The writer refuses what the reader would. */
+    p.phases[0].strata[0].refs = 0.5;
+    assert_int_equal(llc_profile_write(bad, &p, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "phases[0].strata: "));
+    unlink_both(path);
+    unlink(bad);
+    free(path);
+    free(bad);
+    llc_profile_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip),
         cmocka_unit_test(damaged_fields),
         cmocka_unit_test(writer_checks_and_predictable),
+        cmocka_unit_test(strata_round_trip),
+        cmocka_unit_test(strata_absent),
+        cmocka_unit_test(strata_damaged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

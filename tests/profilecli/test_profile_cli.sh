@@ -30,11 +30,12 @@ jcheck "probe readings: footprints grow with tau, in the linear regime" ph.profi
   'all(e["phi_hat"][0] > e["phi_hat"][1] > e["phi_hat"][2] > 0 and max(e["q_max"]) <= 0.1 for e in d["probe"]["per_phase"])'
 grep -q "probe map: window" err && ok "probe progress lines" || bad "no probe progress lines: $(cat err)"
 # predict reads the readings: per-phase cv and anchor, and --no-probe drops them
-"$bin" predict ph.profile.json ph.profile.json -o pr --no-plot -q >/dev/null 2>&1
+# --no-strata: the per-stratum reuse (test_profile_strata.sh) would take the CV skew's place
+"$bin" predict ph.profile.json ph.profile.json --no-strata -o pr --no-plot -q >/dev/null 2>&1
 check_rc "predict with the readings" 0 $?
 jcheck "predict: every profiled phase anchored from the readings, its cv the map's" pr.prediction.json \
   'all(q["anchor"] in ("ok", "flagged") and abs(q["cv"] - [e["cv"] for e in json.load(open("ph.profile.json"))["probe"]["per_phase"] if e["phase"] == q["phase"]][0]) < 1e-9 for p in d["programs"] for q in p["phases"] if q["phase"] >= 0)'
-"$bin" predict ph.profile.json ph.profile.json --no-probe -o nopr --no-plot -q >/dev/null 2>&1
+"$bin" predict ph.profile.json ph.profile.json --no-strata --no-probe -o nopr --no-plot -q >/dev/null 2>&1
 check_rc "predict --no-probe" 0 $?
 jcheck "predict: the set skew of the readings (cv > 0) moves the miss ratio; --no-probe does not use them" pr.prediction.json \
   'all(p["probe_used"] for p in d["programs"]) and not any(p["probe_used"] for p in json.load(open("nopr.prediction.json"))["programs"]) and abs(d["programs"][0]["model"]["miss_ratio"] - json.load(open("nopr.prediction.json"))["programs"][0]["model"]["miss_ratio"]) > 1e-4'
