@@ -29,7 +29,8 @@
 #   fails the script: no headline from part of the suite.
 #
 # Usage: scripts/eval-mrc-real.sh [--quick] [--no-suite] [--program NAME=CMD]...
-#            [--rt-program NAME=CMD]... [--headlines FILE] [BUILD_DIR]
+#            [--rt-program NAME=CMD]... [--samplers LIST] [--headlines FILE]
+#            [BUILD_DIR]
 #   --quick        a small suite: xz -1 on 1 MiB (qemu) and a pointer walk
 #                  built here with cc and with llcprobe-cc (qemu and rt);
 #                  sizes 512 KiB, 2 MiB, 8 MiB; one seed (ctest runs this)
@@ -38,6 +39,8 @@
 #                  with stdin /dev/null) with the qemu sampler
 #   --rt-program NAME=CMD  CMD runs NAME's build with libllcprobe-rt: also
 #                  measured with the rt sampler against NAME's reference
+#   --samplers LIST  qemu, rt or qemu,rt (default): the samplers measured
+#                  (qemu alone builds no instrumented package)
 #   --headlines FILE  write the headline lines there instead of printing them
 # Environment: EVAL_REAL_SEEDS (default 1,2,3), EVAL_REAL_RATE (default: the
 # tool's own choice), EVAL_REAL_WAYS (default 16; 0: fully associative
@@ -51,14 +54,11 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "eval-mrc-real: $*" >&2; exit 1; }
-quick=0 suite=1 headlines=
-user=() user_rt=()
+headlines=
+. "$root/scripts/eval-mrc-opts.sh"
 while (($#)); do
+  real_opt "$@" && { shift "$real_shift"; continue; }
   case "$1" in
-    --quick) quick=1; shift ;;
-    --no-suite) suite=0; shift ;;
-    --program) user+=("${2:?--program needs NAME=CMD}"); shift 2 ;;
-    --rt-program) user_rt+=("${2:?--rt-program needs NAME=CMD}"); shift 2 ;;
     --headlines) headlines=${2:?--headlines needs a file}; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "eval-mrc-real: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -169,6 +169,7 @@ elif ((suite)); then
   )
   # Rebuilds: package, then the command with the rebuilt executable.
   pkgs=(xz-utils bzip2 libzstd gawk sqlite3)
+  [[ ,$samplers, == *,rt,* ]] || pkgs=()
   missing=()
   for p in "${pkgs[@]}"; do [ -f "$inst/$p/.stamp" ] || missing+=("$p"); done
   if ((${#missing[@]})); then
@@ -295,9 +296,10 @@ names=()
 for sp in "${specs[@]}"; do
   name=${sp%%|*} cmd=${sp#*|}
   reference "$name" "$cmd"
-  measure qemu "$name" "$cmd"
+  [[ ,$samplers, == *,qemu,* ]] && measure qemu "$name" "$cmd"
   names+=("$name")
 done
+[[ ,$samplers, == *,rt,* ]] || rt_specs=()
 for sp in "${rt_specs[@]}"; do
   name=${sp%%|*} cmd=${sp#*|}
   [ -n "${cg_line[$name]:-}" ] || die "--rt-program $name: no --program $name (the reference runs the uninstrumented build)"
