@@ -41,17 +41,6 @@ if command -v gnuplot >/dev/null; then
   check "PNG" "[ -s '$tmp/pc.mrc.png' ]"
 fi
 
-# Windows of 1000 references, shorter than B's reuses (2000) but in runs of
-# 20 windows per phase visit: B's curve follows its own footprint over the
-# run (the span is the mean run, docs/METHODS.md §9), so 1500 lines still
-# miss B (0.5004); the span of one window spliced in the pooled footprint
-# at 1000 and gave 0.105.
-"$bin" mrc --trace "$tmp/pc.trace" --phases --phase-window 1000 --rate 1 --sizes $sizes \
-  --model statstack --gnuplot "$tmp/no-gnuplot" -o "$tmp/short" >"$tmp/out" 2>&1
-check_rc "mrc --phases, windows shorter than the reuses" 0 $?
-check "short windows: the phase runs set the span (1500 lines: 0.5004)" \
-  "awk -F, 'NR == 4 { exit !(\$3 > 0.5 && \$3 < 0.501) }' '$tmp/short.mrc.csv'"
-
 # Lackey-like trace (instruction records): instruction windows, the same
 # labels as phase --trace with the same window (full rate, seed 1).
 nogp=(--gnuplot "$tmp/no-gnuplot") # PNGs take seconds here: one is enough
