@@ -165,32 +165,12 @@ out:
     return rc;
 }
 
-/* How far a reuse stays among windows of its own phase, in references:
- * past it, it spans windows of other phases, whose mix the pooled
- * footprint stands for (docs/METHODS.md §9). A phase's windows come in
- * runs of consecutive windows; a reference taken at random lies in a run
- * of L references with probability proportional to L, so the span is the
- * reference-weighted mean run length, sum L^2 / sum L (unclassified and
- * transition windows end runs, and count as runs of their own). With one
- * window per run this is the mean window length, the span before: a
- * database whose phases last 10-700 windows of 100000 references had its
- * per-phase curves replaced by the pooled one from 512 KiB on. */
+/* Mean window length in references: past it a reuse spans other windows,
+ * whose phases the pooled footprint stands for. */
 double mrc_phase_span(const struct mrc_input *in)
 {
-    const struct llc_mrc_phase_run *pr = &in->phase_run;
-    double sum = 0, sum2 = 0, run = 0;
-    for (size_t i = 0; i < pr->n_windows; i++) {
-        const struct llc_mrc_phase_window *w = &pr->windows[i];
-        const bool joins = i > 0 && w->phase >= 0 && w->phase == pr->windows[i - 1].phase;
-        if (!joins) {
-            sum2 += run * run;
-            run = 0;
-        }
-        run += w->refs;
-        sum += w->refs;
-    }
-    sum2 += run * run;
-    return sum > 0 ? sum2 / sum : 0;
+    const size_t n = in->phase_run.n_windows;
+    return n ? (double)in->refs / (double)n : 0;
 }
 
 /* docs/METHODS.md §9: per-phase curves; their mixture becomes the headline series and the
