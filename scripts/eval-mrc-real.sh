@@ -48,9 +48,10 @@
 # (statstack or statcache), EVAL_REAL_PHASES (default 1: mrc --phases; 0:
 # one histogram per run), EVAL_REAL_RT_LIBS (LD_LIBRARY_PATH of the rt runs
 # only, for --rt-program builds with their own rebuilt libraries).
-# Last lines: mrc_rel_err_pct_real_qemu, mrc_rel_err_pct_real_rt_misses
-#             (the runtime's miss counts), mrc_rel_err_pct_real_rt,
-#             mrc_rel_err_pct_real.
+# Last lines: mrc_rel_err_pct_real_qemu_misses (the qemu sampler's miss
+#             counts, as _rt_misses), mrc_rel_err_pct_real_qemu,
+#             mrc_rel_err_pct_real_rt_misses (the runtime's miss counts),
+#             mrc_rel_err_pct_real_rt, mrc_rel_err_pct_real.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "eval-mrc-real: $*" >&2; exit 1; }
@@ -308,7 +309,7 @@ done
 
 printf '%-8s %-10s %11s %8s %8s %7s %9s %s\n' program curve drefs refs_pct samples err_pct err_n_pct \
   "$(for k in "${sizes_k[@]}"; do if ((k >= 1024)); then printf '%9s' "$((k / 1024))M"; else printf '%9s' "${k}K"; fi; done)"
-sum_q=0 n_q=0 sum_r=0 n_r=0 sum_rn=0
+sum_q=0 n_q=0 sum_qn=0 sum_r=0 n_r=0 sum_rn=0
 for name in "${names[@]}"; do
   read -r d ms <<<"${cg_line[$name]}"
   printf '%-8s %-10s %11s %8s %8s %7s %9s %s\n' "$name" cachegrind "$d" - - - - \
@@ -321,6 +322,7 @@ for name in "${names[@]}"; do
     e=${err[$sampler.$name]}
     [ "$e" = - ] && continue
     if [ "$sampler" = qemu ]; then sum_q=$(awk -v a="$sum_q" -v b="$e" 'BEGIN { print a + b }'); n_q=$((n_q + 1))
+      sum_qn=$(awk -v a="$sum_qn" -v b="${errn[$sampler.$name]}" 'BEGIN { print a + b }')
     else
       sum_r=$(awk -v a="$sum_r" -v b="$e" 'BEGIN { print a + b }'); n_r=$((n_r + 1))
       sum_rn=$(awk -v a="$sum_rn" -v b="${errn[$sampler.$name]}" 'BEGIN { print a + b }')
@@ -339,6 +341,7 @@ echo " the 16-way correction of StatStack assumes uniformly spread sets, cachegr
 echo " sets by address bits.)"
 ((n_q + n_r)) || die "no size with a cachegrind miss ratio >= 1e-3 in any program: no figure"
 {
+  ((n_q)) && awk -v a="$sum_qn" -v n="$n_q" 'BEGIN { printf "mrc_rel_err_pct_real_qemu_misses: %.1f %%\n", a / n }'
   ((n_q)) && awk -v a="$sum_q" -v n="$n_q" 'BEGIN { printf "mrc_rel_err_pct_real_qemu: %.1f %%\n", a / n }'
   ((n_r)) && awk -v a="$sum_rn" -v n="$n_r" 'BEGIN { printf "mrc_rel_err_pct_real_rt_misses: %.1f %%\n", a / n }'
   ((n_r)) && awk -v a="$sum_r" -v n="$n_r" 'BEGIN { printf "mrc_rel_err_pct_real_rt: %.1f %%\n", a / n }'
