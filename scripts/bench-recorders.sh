@@ -7,9 +7,10 @@
 #   floor     the plugin in mode=floor: hist mode's instrumentation with
 #             memory callbacks that return at once (QEMU's cost of calling
 #             a plugin on every access: what no sampler can go below)
-#   plugin    the plugin sampling at rate 1e-4 and writing its profile
-#   sampler   llcprobe mrc --sampler qemu (plugin sampling at rate 1e-4, the
-#             profile read and the curves solved: what a user runs)
+#   plugin    the plugin sampling at rate 1e-3 (mrc's default for qemu) and
+#             writing its profile
+#   sampler   llcprobe mrc --sampler qemu (plugin sampling at its default
+#             rate, the profile read and the curves solved: what a user runs)
 #   rt        llcprobe mrc --sampler rt on the program rebuilt with
 #             scripts/llcprobe-cc, where scripts/build-workloads.sh built it
 #   lackey    llcprobe mrc --sampler trace (valgrind lackey), on an input
@@ -118,7 +119,7 @@ for p in $programs; do
     tn+=("$(cpu "${argv[@]}")")
     tq+=("$(cpu qemu-x86_64 "${argv[@]}")")
     tf+=("$(cpu qemu-x86_64 -plugin "$plugin,mode=floor" "${argv[@]}")")
-    tp+=("$(cpu qemu-x86_64 -plugin "$plugin,out=$tmp/profile,window=0" "${argv[@]}")")
+    tp+=("$(cpu qemu-x86_64 -plugin "$plugin,out=$tmp/profile,window=0,rate=0.001" "${argv[@]}")")
     ts+=("$(cpu "$bin" mrc -q --sampler qemu -- "${argv[@]}")")
     if [ -n "$rt" ]; then
       tr+=("$(cpu "$bin" mrc -q --sampler rt -- "$rt" "${argv[@]:1}")")
