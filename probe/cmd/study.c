@@ -94,7 +94,7 @@ struct args {
     bool force, quiet, stationary;
 };
 
-static int parse_args(int argc, char **argv, struct args *a, bool *help)
+static enum llc_parse parse_args(int argc, char **argv, struct args *a)
 {
     enum {
         O_PROFILES = 256,
@@ -179,8 +179,8 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
             a->quiet = true;
             break;
         case 'h':
-            *help = true;
-            return 0;
+            usage(stdout);
+            return LLC_PARSE_HELP;
         default:
             return llc_cli_usage("study", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -201,7 +201,7 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
         return llc_cli_usage("study", "--slurm and --reuse-only go with programs after '--'");
     if ((a->partition || a->sbatch_args) && !a->slurm)
         return llc_cli_usage("study", "--partition and --sbatch-args go with --slurm");
-    return 0;
+    return LLC_PARSE_RUN;
 }
 
 /* ---- inputs ---------------------------------------------------------------- */
@@ -370,14 +370,10 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
 int llc_cmd_study(int argc, char **argv)
 {
     struct args a;
-    bool help = false;
-    int rc = parse_args(argc, argv, &a, &help);
-    if (help) {
-        usage(stdout);
-        return LLC_EXIT_OK;
-    }
-    if (rc)
-        return rc;
+    const enum llc_parse parsed = parse_args(argc, argv, &a);
+    if (parsed != LLC_PARSE_RUN)
+        return llc_parse_exit(parsed);
+    int rc = 0;
     char err[LLC_ERRLEN];
     struct study s = {.k = a.k, .metric = a.metric};
     if (llc_mkdir_as_invoker(a.out, 0777) < 0 && errno != EEXIST) {
