@@ -77,11 +77,14 @@ int llc_sim_timed_prepare(struct llc_sim *sim, unsigned agent, struct llc_sim_ti
     if (sim->mode == SIM_MODE_INCLUSIVE)
         return 0;
     for (uint32_t i = ag->pos; i < ag->len; i++) {
-        if (ag->paddr[i] & sim->paddr_reject)
+        const uint64_t paddr = ag->paddr[i];
+        if (paddr & sim->paddr_reject)
             return -ERANGE;
-        const int rc = sim_make_room(sim, ag->paddr[i]);
-        if (rc < 0)
-            return rc;
+        if (paddr & sim->narrow_reject) {
+            const int rc = sim_make_room(sim, paddr);
+            if (rc < 0)
+                return rc;
+        }
     }
     const int rc = timed_l2(sim, agent, ag);
     if (rc < 0)

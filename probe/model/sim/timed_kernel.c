@@ -121,6 +121,13 @@ SIM_INLINE void timed_skip_hits(struct llc_sim_timed_agent *g)
     g->levels[LLC_SIM_HIT_L2] += hits;
 }
 
+/* Whether agent x runs before agent y: the earlier clock, ties to the
+ * lower index. */
+SIM_INLINE bool timed_before(const struct llc_sim_timed_agent *ag, unsigned x, unsigned y)
+{
+    return ag[x].clock < ag[y].clock || (ag[x].clock == ag[y].clock && x < y);
+}
+
 /* fast: the common geometry (timed_fast) with an L2 of l2w ways. */
 SIM_INLINE void timed_paths(struct llc_sim *sim, struct sim_path *p, unsigned n, enum sim_mode mode,
                             enum llc_sim_policy lp, bool fast, uint32_t l2w)
@@ -148,28 +155,24 @@ SIM_INLINE int timed_run(struct llc_sim *sim, struct llc_sim_timed_agent *ag, un
              r++)
             timed_prefetch_victim(&p[i], &q->miss[q->misses[r]]);
     }
-    for (unsigned i = 0; i < n; i++)
-        if (!ag[i].done)
-            timed_skip_hits(&ag[i]);
+    /* The agents still running in clock order, ties to the lower index:
+     * ord[0] issues next. Only its clock moves, and only forward, so after
+     * its turn it goes back to its place among the others by insertion. */
+    unsigned ord[LLC_SIM_MAX_AGENTS], m = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (ag[i].done)
+            continue;
+        timed_skip_hits(&ag[i]);
+        unsigned j = m++;
+        for (; j > 0 && timed_before(ag, i, ord[j - 1]); j--)
+            ord[j] = ord[j - 1];
+        ord[j] = i;
+    }
+    if (m == 0)
+        return (int)n;
     for (;;) {
-        int a = -1, b = -1;
-        double ta = 0, tb = 0;
-        for (unsigned i = 0; i < n; i++) {
-            if (ag[i].done)
-                continue;
-            const double t = ag[i].clock;
-            if (a < 0 || t < ta) {
-                b = a;
-                tb = ta;
-                a = (int)i;
-                ta = t;
-            } else if (b < 0 || t < tb) {
-                b = (int)i;
-                tb = t;
-            }
-        }
-        if (a < 0)
-            return (int)n;
+        const int a = (int)ord[0], b = m > 1 ? (int)ord[1] : -1;
+        const double tb = b >= 0 ? ag[b].clock : 0;
         struct llc_sim_timed_agent *g = &ag[a];
         const struct sim_path *pa = &p[a];
         if (g->pos == g->len)
@@ -216,6 +219,10 @@ SIM_INLINE int timed_run(struct llc_sim *sim, struct llc_sim_timed_agent *ag, un
             if (b >= 0 && !(g->clock < tb || (g->clock == tb && a < b)))
                 break;
         }
+        unsigned j = 1;
+        for (; j < m && timed_before(ag, ord[j], (unsigned)a); j++)
+            ord[j - 1] = ord[j];
+        ord[j - 1] = (unsigned)a;
     }
 }
 
