@@ -64,7 +64,7 @@ summary() {   # figure -> "median_new median_base median_ratio min_ratio max_rat
     local n b
     n=$(awk -v f="$f:" '$1 == f { print $2 }' "$out/new.$r")
     b=$(awk -v f="$f:" '$1 == f { print $2 }' "$out/base.$r")
-    [ -n "$n" ] && [ -n "$b" ] && echo "$n $b"
+    if [ -n "$n" ] && [ -n "$b" ]; then echo "$n $b"; fi
   done | awk '
     function median(a, n,   i, j, t) {
       for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
