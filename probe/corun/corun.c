@@ -136,9 +136,8 @@ static int open_agent(struct cr_agent *a, const struct llc_sim_config *c, char *
 /* The instructions before accesses k..k+n-1 of an ipa stream into
  * instr[0..n): floor((j + 1) * ipa) - floor(j * ipa) before access j, so
  * those before access j add up to floor(j * ipa); each floor computed
- * once. A whole
- * ipa whose products stay below 2^53 (exact in a double) gives ipa every
- * time, without the floors. */
+ * once. A whole ipa whose products stay below 2^53 (exact in a double)
+ * gives ipa every time, without the floors. */
 static void ipa_instr_fill(double ipa, uint64_t k, uint32_t *instr, uint32_t n)
 {
     if (ipa == floor(ipa) && ipa <= UINT32_MAX && (double)(k + n) * ipa < 0x1p53) {
