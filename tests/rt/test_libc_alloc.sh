@@ -11,6 +11,7 @@ set -o pipefail
 src=${LLCPROBE_SOURCE_DIR:?}
 cc=$src/scripts/llcprobe-cc
 command -v clang >/dev/null || { echo "skip: no clang"; exit 77; }
+command -v gawk >/dev/null || { echo "skip: no gawk (strtonum)"; exit 77; }
 [ -f "${LLCPROBE_RT_LIB:-}" ] || { echo "skip: libllcprobe-rt.a not built"; exit 77; }
 
 cat >"$tmp/prog.c" <<'C'
@@ -28,7 +29,8 @@ static size_t lines(const void *p, size_t n)
     const uintptr_t a = (uintptr_t)p;
     return n ? ((a + n - 1) >> 6) - (a >> 6) + 1 : 0;
 }
-/* Prints: moved, then the lines the copy reads and writes (0 0 if none). */
+/* Prints: moved, the lines the copy reads and writes (0 0 if none), and
+ * the old block, the new one and the bytes copied. */
 int main(int argc, char **argv)
 {
     const int k = argc > 1 ? atoi(argv[1]) : 0;
@@ -57,7 +59,8 @@ int main(int argc, char **argv)
     }
     const int moved = k == 1 && q != p;
     const size_t c = old < n ? old : n;
-    printf("%d %zu %zu\n", moved, moved ? lines(p, c) : 0, moved ? lines(q, c) : 0);
+    printf("%d %zu %zu %lx %lx %zu\n", moved, moved ? lines(p, c) : 0, moved ? lines(q, c) : 0,
+           (unsigned long)(uintptr_t)p, (unsigned long)(uintptr_t)q, moved ? c : 0);
     return 0;
 }
 C
@@ -73,14 +76,23 @@ counts() {
 read -r l0 s0 < <(counts 0)
 for k in 1 2 3 4; do
   read -r l s < <(counts "$k")
-  read -r moved el es <"$tmp/out.$k"
+  read -r moved el es from to bytes <"$tmp/out.$k"
   dl=$((l - l0)) ds=$((s - s0))
   case $k in
     1) check "realloc that moves: moved" "[ '$moved' = 1 ]"
        check "realloc that moves: 64008 bytes ($el lines) read ($dl, at most 4 more)" \
          "[ $el -ge 1001 ] && [ $dl -ge $el ] && [ $dl -le $((el + 4)) ]"
        check "realloc that moves: $es lines written ($ds, at most 4 more)" \
-         "[ $es -ge 1001 ] && [ $ds -ge $es ] && [ $ds -le $((es + 4)) ]" ;;
+         "[ $es -ge 1001 ] && [ $ds -ge $es ] && [ $ds -le $((es + 4)) ]"
+       # The accesses' sizes: the bytes of each line the copy covers.
+       "$bin" trace --show "$tmp/t1.trace" --dump 1000000 2>/dev/null | gawk -v f="$from" -v t="$to" -v c="$bytes" '
+         BEGIN { f = strtonum("0x" f); t = strtonum("0x" t) }
+         /^ [LS] / { split($2, x, ","); a = strtonum("0x" x[1])
+           if ($1 == "L" && a >= f && a < f + c) l += x[2]; if ($1 == "S" && a >= t && a < t + c) s += x[2] }
+         END { print l + 0, s + 0 }' >"$tmp/sizes"
+       read -r lb sb <"$tmp/sizes"
+       check "realloc that moves: the loads' sizes sum to the $bytes bytes copied ($lb)" "[ '$lb' = '$bytes' ]"
+       check "realloc that moves: the stores' sizes sum to them too ($sb)" "[ '$sb' = '$bytes' ]" ;;
     *) what=([2]="in place" [3]="mapped (mremap)" [4]="of NULL")
        check "realloc ${what[$k]}: nothing fed (loads +$dl, stores +$ds)" "[ $dl -le 4 ] && [ $ds -le 4 ]" ;;
   esac
