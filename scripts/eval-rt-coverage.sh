@@ -16,7 +16,7 @@
 #               (docs/RUNTIME-coverage.md, "Counting").
 #   split     = where cachegrind-style data references are made, from
 #               `valgrind --tool=lackey --trace-mem=yes` on a reduced input
-#               (1/32 of the text, 3000 rows): stack (the main thread's
+#               (1/32 of the text, 5000 rows): stack (the main thread's
 #               stack, whatever code touches it: spills, saved registers,
 #               return addresses, locals) and, off the stack, by the code
 #               object making them: the program (its executable and its
@@ -144,7 +144,7 @@ else
   sql 100000 "$in/db.sql"
   mkdir -p "$in/small"
   text 131072 "$in/small/text"
-  sql 3000 "$in/small/db.sql"
+  sql 5000 "$in/small/db.sql"
   specs=(
     "xz|xz-utils|@BIN@/xz -1 -T1 -c @IN@/text"
     "bzip2|bzip2|@BIN@/bzip2 -9 -c @IN@/text"
