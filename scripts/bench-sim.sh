@@ -6,10 +6,11 @@
 # process CPU time, steadier on a loaded host). Builds bench_sim in build/
 # (configuring it if missing; BUILD_DIR=dir to use another build tree).
 #
-#   scripts/bench-sim.sh                      one run; last three lines:
+#   scripts/bench-sim.sh                      one run; last four lines:
 #     sim_lru_accesses_per_s: N 1/s
 #     sim_drrip_accesses_per_s: N 1/s
 #     sim_corun4_accesses_per_s: N 1/s
+#     sim_corun4_vs_single_x: R x    (co-run / single-agent LRU, CPU time)
 #   scripts/bench-sim.sh --baseline BIN [--rounds N]
 #     N rounds (default 5) of this tree's bench_sim and BIN (another
 #     build's bench_sim) interleaved, alternating which goes first; prints
@@ -17,7 +18,7 @@
 #     ratios new/baseline and their range, one line FIGURE_vs_baseline: R x
 #     per figure (the figures that are ratios themselves, such as
 #     sim_corun4_cpu_ratio, included), and ends with this tree's medians as
-#     the three headline lines. On a loaded host the paired ratios are the
+#     the four headline lines. On a loaded host the paired ratios are the
 #     figure to trust, not the absolute rates.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,14 +64,20 @@ summary() {   # figure -> "median_new median_base median_ratio min_ratio max_rat
     local n b
     n=$(awk -v f="$f:" '$1 == f { print $2 }' "$out/new.$r")
     b=$(awk -v f="$f:" '$1 == f { print $2 }' "$out/base.$r")
-    [ -n "$n" ] && [ -n "$b" ] && echo "$n $b"
+    if [ -n "$n" ] && [ -n "$b" ]; then echo "$n $b"; fi
   done | awk '
     function median(a, n,   i, j, t) {
       for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
       return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
     }
     { k++; nw[k] = $1; bs[k] = $2; ra[k] = $1 / $2; if (k == 1 || ra[k] < lo) lo = ra[k]; if (k == 1 || ra[k] > hi) hi = ra[k] }
-    END { if (k) printf "%.0f %.0f %.4f %.4f %.4f\n", median(nw, k), median(bs, k), median(ra, k), lo, hi }'
+    function fmt(v) { return v >= 1000 ? sprintf("%.0f", v) : sprintf("%.4f", v) }
+    END { if (k) printf "%s %s %.4f %.4f %.4f\n", fmt(median(nw, k)), fmt(median(bs, k)), median(ra, k), lo, hi }'
+}
+median_new() {   # figure -> median of this tree's values over the rounds
+  for r in $(seq 1 "$rounds"); do
+    awk -v f="$1:" '$1 == f { print $2 }' "$out/new.$r"
+  done | sort -g | awk '{ v[++k] = $1 } END { if (k) printf "%.4f\n", k % 2 ? v[(k+1)/2] : (v[k/2] + v[k/2+1]) / 2 }'
 }
 headline=
 for f in $figures; do
@@ -85,3 +92,6 @@ for f in $figures; do
 done
 cat "$out/ratios"
 printf '%s' "$headline"
+# This tree's own ratio (a baseline may not print it).
+ratio=$(median_new sim_corun4_vs_single_x)
+if [ -n "$ratio" ]; then echo "sim_corun4_vs_single_x: $ratio x"; fi

@@ -29,7 +29,8 @@
 #   fails the script: no headline from part of the suite.
 #
 # Usage: scripts/eval-mrc-real.sh [--quick] [--no-suite] [--program NAME=CMD]...
-#            [--rt-program NAME=CMD]... [--headlines FILE] [BUILD_DIR]
+#            [--rt-program NAME=CMD]... [--samplers LIST] [--headlines FILE]
+#            [BUILD_DIR]
 #   --quick        a small suite: xz -1 on 1 MiB (qemu) and a pointer walk
 #                  built here with cc and with llcprobe-cc (qemu and rt);
 #                  sizes 512 KiB, 2 MiB, 8 MiB; one seed (ctest runs this)
@@ -38,6 +39,8 @@
 #                  with stdin /dev/null) with the qemu sampler
 #   --rt-program NAME=CMD  CMD runs NAME's build with libllcprobe-rt: also
 #                  measured with the rt sampler against NAME's reference
+#   --samplers LIST  qemu, rt or qemu,rt (default): the samplers measured
+#                  (qemu alone builds no instrumented package)
 #   --headlines FILE  write the headline lines there instead of printing them
 # Environment: EVAL_REAL_SEEDS (default 1,2,3), EVAL_REAL_RATE (default: the
 # tool's own choice), EVAL_REAL_WAYS (default 16; 0: fully associative
@@ -45,20 +48,18 @@
 # (statstack or statcache), EVAL_REAL_PHASES (default 1: mrc --phases; 0:
 # one histogram per run), EVAL_REAL_RT_LIBS (LD_LIBRARY_PATH of the rt runs
 # only, for --rt-program builds with their own rebuilt libraries).
-# Last lines: mrc_rel_err_pct_real_qemu, mrc_rel_err_pct_real_rt_misses
-#             (the runtime's miss counts), mrc_rel_err_pct_real_rt,
-#             mrc_rel_err_pct_real.
+# Last lines: mrc_rel_err_pct_real_qemu_misses (the qemu sampler's miss
+#             counts, as _rt_misses), mrc_rel_err_pct_real_qemu,
+#             mrc_rel_err_pct_real_rt_misses (the runtime's miss counts),
+#             mrc_rel_err_pct_real_rt, mrc_rel_err_pct_real.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "eval-mrc-real: $*" >&2; exit 1; }
-quick=0 suite=1 headlines=
-user=() user_rt=()
+headlines=
+. "$root/scripts/eval-mrc-opts.sh"
 while (($#)); do
+  real_opt "$@" && { shift "$real_shift"; continue; }
   case "$1" in
-    --quick) quick=1; shift ;;
-    --no-suite) suite=0; shift ;;
-    --program) user+=("${2:?--program needs NAME=CMD}"); shift 2 ;;
-    --rt-program) user_rt+=("${2:?--rt-program needs NAME=CMD}"); shift 2 ;;
     --headlines) headlines=${2:?--headlines needs a file}; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "eval-mrc-real: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -169,6 +170,7 @@ elif ((suite)); then
   )
   # Rebuilds: package, then the command with the rebuilt executable.
   pkgs=(xz-utils bzip2 libzstd gawk sqlite3)
+  [[ ,$samplers, == *,rt,* ]] || pkgs=()
   missing=()
   for p in "${pkgs[@]}"; do [ -f "$inst/$p/.stamp" ] || missing+=("$p"); done
   if ((${#missing[@]})); then
@@ -295,9 +297,10 @@ names=()
 for sp in "${specs[@]}"; do
   name=${sp%%|*} cmd=${sp#*|}
   reference "$name" "$cmd"
-  measure qemu "$name" "$cmd"
+  [[ ,$samplers, == *,qemu,* ]] && measure qemu "$name" "$cmd"
   names+=("$name")
 done
+[[ ,$samplers, == *,rt,* ]] || rt_specs=()
 for sp in "${rt_specs[@]}"; do
   name=${sp%%|*} cmd=${sp#*|}
   [ -n "${cg_line[$name]:-}" ] || die "--rt-program $name: no --program $name (the reference runs the uninstrumented build)"
@@ -306,7 +309,7 @@ done
 
 printf '%-8s %-10s %11s %8s %8s %7s %9s %s\n' program curve drefs refs_pct samples err_pct err_n_pct \
   "$(for k in "${sizes_k[@]}"; do if ((k >= 1024)); then printf '%9s' "$((k / 1024))M"; else printf '%9s' "${k}K"; fi; done)"
-sum_q=0 n_q=0 sum_r=0 n_r=0 sum_rn=0
+sum_q=0 n_q=0 sum_qn=0 sum_r=0 n_r=0 sum_rn=0
 for name in "${names[@]}"; do
   read -r d ms <<<"${cg_line[$name]}"
   printf '%-8s %-10s %11s %8s %8s %7s %9s %s\n' "$name" cachegrind "$d" - - - - \
@@ -319,6 +322,7 @@ for name in "${names[@]}"; do
     e=${err[$sampler.$name]}
     [ "$e" = - ] && continue
     if [ "$sampler" = qemu ]; then sum_q=$(awk -v a="$sum_q" -v b="$e" 'BEGIN { print a + b }'); n_q=$((n_q + 1))
+      sum_qn=$(awk -v a="$sum_qn" -v b="${errn[$sampler.$name]}" 'BEGIN { print a + b }')
     else
       sum_r=$(awk -v a="$sum_r" -v b="$e" 'BEGIN { print a + b }'); n_r=$((n_r + 1))
       sum_rn=$(awk -v a="$sum_rn" -v b="${errn[$sampler.$name]}" 'BEGIN { print a + b }')
@@ -337,6 +341,7 @@ echo " the 16-way correction of StatStack assumes uniformly spread sets, cachegr
 echo " sets by address bits.)"
 ((n_q + n_r)) || die "no size with a cachegrind miss ratio >= 1e-3 in any program: no figure"
 {
+  ((n_q)) && awk -v a="$sum_qn" -v n="$n_q" 'BEGIN { printf "mrc_rel_err_pct_real_qemu_misses: %.1f %%\n", a / n }'
   ((n_q)) && awk -v a="$sum_q" -v n="$n_q" 'BEGIN { printf "mrc_rel_err_pct_real_qemu: %.1f %%\n", a / n }'
   ((n_r)) && awk -v a="$sum_rn" -v n="$n_r" 'BEGIN { printf "mrc_rel_err_pct_real_rt_misses: %.1f %%\n", a / n }'
   ((n_r)) && awk -v a="$sum_r" -v n="$n_r" 'BEGIN { printf "mrc_rel_err_pct_real_rt: %.1f %%\n", a / n }'

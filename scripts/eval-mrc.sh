@@ -30,7 +30,8 @@
 #     runtime: scripts/eval-mrc-real.sh, run last (its options pass through;
 #     its headline lines come last, after parts 1 and 2's).
 # Usage: scripts/eval-mrc.sh [--quick] [--real-only] [--no-suite]
-#            [--program NAME=CMD]... [--rt-program NAME=CMD]... [BUILD_DIR]
+#            [--program NAME=CMD]... [--rt-program NAME=CMD]...
+#            [--samplers LIST] [BUILD_DIR]
 #   --quick, --real-only: only part 3 (--quick: its small suite, for ctest);
 #   the other options are eval-mrc-real.sh's.
 # Last lines: mrc_mae_statcache_vs_random, mrc_mae_statstack_vs_lru (per
@@ -39,20 +40,19 @@
 #             then part 3's, mrc_rel_err_pct_real last.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-real_args=() real_only=0
+real_only=0
+. "$root/scripts/eval-mrc-opts.sh"
 while (($#)); do
+  real_opt "$@" && { shift "$real_shift"; continue; }
   case "$1" in
-    --quick) real_args+=("$1"); real_only=1; shift ;;
     --real-only) real_only=1; shift ;;
-    --no-suite) real_args+=("$1"); shift ;;
-    --program|--rt-program) real_args+=("$1" "${2:?$1 needs NAME=CMD}"); shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "eval-mrc: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) break ;;
   esac
 done
 build=$(cd "${1:-$root/build}" && pwd)
-if ((real_only)); then
+if ((real_only || quick)); then
   exec "$root/scripts/eval-mrc-real.sh" "${real_args[@]}" "$build"
 fi
 bin=$build/llcprobe

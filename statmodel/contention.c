@@ -40,6 +40,13 @@ void llc_contention_config_default(struct llc_contention_config *cfg)
                                           .skew = true};
 }
 
+/* fmin(1, x) inline (libm's is a call in the hot loops): the same value,
+ * NaN included (1). */
+static inline double min1(double x)
+{
+    return x < 1 ? x : 1;
+}
+
 /* ---- footprints ---------------------------------------------------------- */
 
 /* F at d, including d = +inf (the table's last value when nothing dangles). */
@@ -180,30 +187,35 @@ static double pressure(const struct llc_contention_party *p, size_t n, double t)
     return g;
 }
 
-/* Every party's footprint has stopped growing at t (G(t) = G(inf)).
- * fp: the parties' uncapped footprints at t if known, else NULL. */
-static bool saturated(const struct llc_contention_party *p, size_t n, double t, const double *fp)
+/* Party p's footprint still grows at t (fpu: its uncapped footprint there
+ * if known, else NULL; e_last and slope: its table's last edge and slope
+ * past it). */
+static bool party_grows(const struct llc_contention_party *p, double t, const double *fpu,
+                        double e_last, double slope)
+{
+    if (!(p->weight > 0))
+        return false;
+    if (!p->model)
+        return p->lambda > 0;
+    const double d = p->gamma * p->rate * t;
+    if (p->lines_max > 0 && p->rate > 0 && (fpu ? *fpu : party_footprint(p, d)) >= p->lines_max)
+        return false; /* at its cap */
+    if (p->cold && p->age > 0 && d >= p->age)
+        return false; /* all it has touched so far */
+    const bool grows = p->cold ? p->steady > 0 : slope > 0;
+    return p->rate > 0 && (grows || d < e_last);
+}
+
+/* Every party's footprint has stopped growing at t (G(t) = G(inf)). */
+static bool saturated(const struct llc_contention_party *p, size_t n, double t)
 {
     for (size_t i = 0; i < n; i++) {
-        if (!(p[i].weight > 0))
-            continue;
-        if (!p[i].model) {
-            if (p[i].lambda > 0)
-                return false;
-            continue;
-        }
-        const double *e, *q, *f;
-        size_t ne;
-        double slope;
-        llc_statmodel_footprint_table(p[i].model, &e, &q, &f, &ne, &slope);
-        const double d = p[i].gamma * p[i].rate * t;
-        if (p[i].lines_max > 0 && p[i].rate > 0 &&
-            (fp ? fp[i] : party_footprint(&p[i], d)) >= p[i].lines_max)
-            continue; /* at its cap */
-        if (p[i].cold && p[i].age > 0 && d >= p[i].age)
-            continue; /* all it has touched so far */
-        const bool grows = p[i].cold ? p[i].steady > 0 : slope > 0;
-        if (p[i].rate > 0 && (grows || d < e[ne - 1]))
+        const double *e = NULL, *q, *f;
+        size_t ne = 1;
+        double slope = 0;
+        if (p[i].model)
+            llc_statmodel_footprint_table(p[i].model, &e, &q, &f, &ne, &slope);
+        if (party_grows(&p[i], t, NULL, e ? e[ne - 1] : 0, slope))
             return false;
     }
     return true;
@@ -270,7 +282,7 @@ static double lru_tstar(const struct llc_contention_party *p, size_t n, double c
         return INFINITY;
     double lo = c / sum, hi = lo, ghi;
     for (int k = 0; (ghi = pressure(p, n, hi)) < c; k++) {
-        if (saturated(p, n, hi, NULL) || k > 600)
+        if (saturated(p, n, hi) || k > 600)
             return INFINITY;
         lo = hi;
         hi *= 4;
@@ -316,7 +328,7 @@ static double pois_hit(double x, unsigned w)
         term *= x / k;
         sum += term;
     }
-    return fmin(1, sum);
+    return min1(sum);
 }
 
 /* A party's tables for the grid below: its distances only grow along it,
@@ -331,7 +343,7 @@ struct cursor {
 static void cursor_init(const struct llc_contention_party *p, struct cursor *u)
 {
     u->i = 0;
-    u->c = u->k = 0;
+    u->c = u->k = u->slope = 0;
     if (!p->model)
         return;
     llc_statmodel_footprint_table(p->model, &u->e, &u->q, &u->f, &u->ne, &u->slope);
@@ -351,20 +363,33 @@ static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, 
         return;
     }
     size_t i = u->i;
-    if (u->e[i] > x)
+    /* the last edge at or below x: the tables' edges are the histogram's
+     * bucket bounds, so it is x's bucket (checked: a table built otherwise
+     * takes the search below, which finds the same edge) */
+    const size_t b = x < u->e[u->ne - 1] ? llc_statmodel_bucket_of((uint64_t)x) : u->ne;
+    if (b + 1 < u->ne && u->e[b] <= x && x < u->e[b + 1])
+        i = b;
+    else if (u->e[i] > x)
         i = 0;
-    for (unsigned s = 0; i + 1 < u->ne && u->e[i + 1] <= x; i++)
-        if (++s == 16) { /* far ahead: bisect the rest */
-            size_t hi = u->ne;
-            while (hi - i > 1) {
-                const size_t mid = i + (hi - i) / 2;
-                if (u->e[mid] <= x)
-                    i = mid;
-                else
-                    hi = mid;
-            }
-            break;
+    /* else gallop from the last bucket (steps 1, 2, 4, ...), then bisect
+     * the step that overshot */
+    if (i + 1 < u->ne && u->e[i + 1] <= x) {
+        size_t step = 1, hi = i + 1;
+        while (hi < u->ne && u->e[hi] <= x) {
+            i = hi;
+            step *= 2;
+            hi = i + step;
         }
+        if (hi > u->ne)
+            hi = u->ne;
+        while (hi - i > 1) {
+            const size_t mid = i + (hi - i) / 2;
+            if (u->e[mid] <= x)
+                i = mid;
+            else
+                hi = mid;
+        }
+    }
     u->i = i;
     double f, q;
     if (i + 1 >= u->ne) {
@@ -376,7 +401,7 @@ static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, 
         q = u->q[i] + t * (u->q[i + 1] - u->q[i]);
     }
     *fp = p->cold ? p->steady * x + u->k * (f - u->c * x) : f;
-    *tail = p->cold ? fmin(1, p->steady + u->k * (q - u->c)) : q;
+    *tail = p->cold ? min1(p->steady + u->k * (q - u->c)) : q;
 }
 
 /* The equilibrium of a W-way cache of C / W sets: a reuse spanning t
@@ -435,8 +460,17 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         if (g >= c && isinf(*t_star))
             *t_star = t;
         gprev = g;
-        /* P(Pois(x) < W) >= 1/e > 1e-12 while x <= W: no need to sum it */
-        if ((g / sets > ways && pois_hit(g / sets, ways) < 1e-12) || saturated(p, n, t, unow))
+        /* P(Pois(x) < W) >= 1/e > 1e-12 while x <= W, and >= e^-x > 1e-12
+         * while x <= 27.5: no need to sum it */
+        const double x = g / sets;
+        bool done = x > ways && x > 27.5 && pois_hit(x, ways) < 1e-12;
+        if (!done) { /* saturated(), on the cursors' tables and footprints */
+            done = true;
+            for (size_t i = 0; done && i < n; i++)
+                done = !party_grows(&p[i], t, &unow[i], p[i].model ? cur[i].e[cur[i].ne - 1] : 0,
+                                    cur[i].slope);
+        }
+        if (done)
             break;
     }
     /* past the grid G is flat (or every line gone): the rest of each tail
@@ -519,6 +553,34 @@ double sm_contention_random_r(const struct llc_statmodel_model *m, double x, dou
             hi = mid;
     }
     const double e1 = exp(-k);
+    /* four interleaved exp chains (el at i, i + 1, i + 2, i + 3, each
+     * stepped by e^-4k) and partial sums: the same terms to rounding (a
+     * chain's products differ from one chain's in the last bits, ~1e-13 of
+     * R after 1,024 edges), four times shorter dependency chains */
+    if (end - i >= 8) {
+        const double e4 = (e1 * e1) * (e1 * e1);
+        double l0 = el, l1 = el * e1, l2 = l1 * e1, l3 = l2 * e1;
+        double r0 = 0, r1 = 0, r2 = 0, r3 = 0, d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+        for (; i + 4 <= end; i += 4) {
+            const double m0 = q[i] - q[i + 1], m1 = q[i + 1] - q[i + 2], m2 = q[i + 2] - q[i + 3],
+                         m3 = q[i + 3] - q[i + 4];
+            r0 += m0 * (1 - l0);
+            r1 += m1 * (1 - l1);
+            r2 += m2 * (1 - l2);
+            r3 += m3 * (1 - l3);
+            d0 += m0 * e[i] * l0;
+            d1 += m1 * e[i + 1] * l1;
+            d2 += m2 * e[i + 2] * l2;
+            d3 += m3 * e[i + 3] * l3;
+            l0 *= e4;
+            l1 *= e4;
+            l2 *= e4;
+            l3 *= e4;
+        }
+        r += (r0 + r1) + (r2 + r3);
+        d += c_log * ((d0 + d1) + (d2 + d3));
+        el = l0;
+    }
     for (; i < end; i++) {
         const double mass = q[i] - q[i + 1];
         r += mass * (1 - el);

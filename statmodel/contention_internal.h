@@ -27,4 +27,14 @@ int sm_contention_age_class(const struct llc_contention_phase *ph, double age, d
 double sm_contention_random_r(const struct llc_statmodel_model *m, double x, double c_log,
                               double age, double *dr);
 
+/* llc_contention_corun with the coupling started from guess[i] (NULL, or a
+ * rate <= 0: the solo rate) instead of the solo rates: a nearby solution
+ * (the timeline's previous tuple) saves steps; the result meets the same
+ * tolerance (docs/METHODS.md §12.5). Without coupling the guess is unused. */
+int sm_contention_corun_guess(const struct llc_contention_phase *const *ph, const double *freq,
+                              size_t n, const struct llc_contention_config *cfg,
+                              const struct llc_contention_share *solo, const double *guess,
+                              struct llc_contention_share *out, struct llc_contention_info *info,
+                              char *err, size_t errlen);
+
 #endif

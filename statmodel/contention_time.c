@@ -35,6 +35,122 @@ struct memo {
     bool *young_solved;
 };
 
+/* A solo cache entry: a phase (address), its clock and age class. */
+struct solo_key {
+    const struct llc_contention_phase *ph;
+    double freq;
+    int cls;
+};
+
+struct llc_contention_solo_cache {
+    struct llc_contention_config cfg; /* of the first timeline */
+    bool has_cfg;
+    size_t n, cap; /* entries, slots (power of two) */
+    struct solo_key *key;
+    struct llc_contention_share *share;
+    bool *used;
+};
+
+int llc_contention_solo_cache_create(struct llc_contention_solo_cache **out, char *err,
+                                     size_t errlen)
+{
+    *out = calloc(1, sizeof(**out));
+    return *out ? 0 : llc_errf(err, errlen, -ENOMEM, "solo cache: out of memory");
+}
+
+void llc_contention_solo_cache_free(struct llc_contention_solo_cache *c)
+{
+    if (!c)
+        return;
+    free(c->key);
+    free(c->share);
+    free(c->used);
+    free(c);
+}
+
+static uint64_t hash_key(const struct solo_key *k)
+{
+    uint64_t f;
+    memcpy(&f, &k->freq, sizeof(f));
+    uint64_t h = (uint64_t)(uintptr_t)k->ph * 0x9E3779B97F4A7C15ull;
+    h ^= (f + (uint64_t)(uint32_t)k->cls * 0xBF58476D1CE4E5B9ull) + (h << 6) + (h >> 2);
+    h *= 0x94D049BB133111EBull;
+    return h ^ (h >> 29);
+}
+
+/* The slot of key k: where it is, or the empty one it would go to. */
+static size_t cache_slot(const struct llc_contention_solo_cache *c, const struct solo_key *k)
+{
+    size_t s = hash_key(k) & (c->cap - 1);
+    while (c->used[s] && !(c->key[s].ph == k->ph && c->key[s].cls == k->cls &&
+                           memcmp(&c->key[s].freq, &k->freq, sizeof(k->freq)) == 0))
+        s = (s + 1) & (c->cap - 1);
+    return s;
+}
+
+static int cache_grow(struct llc_contention_solo_cache *c)
+{
+    const size_t cap = c->cap ? 2 * c->cap : 256;
+    struct llc_contention_solo_cache g = {.cap = cap,
+                                          .key = malloc(cap * sizeof(*g.key)),
+                                          .share = malloc(cap * sizeof(*g.share)),
+                                          .used = calloc(cap, sizeof(*g.used))};
+    if (!g.key || !g.share || !g.used) {
+        free(g.key);
+        free(g.share);
+        free(g.used);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < c->cap; i++)
+        if (c->used[i]) {
+            const size_t s = cache_slot(&g, &c->key[i]);
+            g.used[s] = true;
+            g.key[s] = c->key[i];
+            g.share[s] = c->share[i];
+        }
+    free(c->key);
+    free(c->share);
+    free(c->used);
+    c->key = g.key;
+    c->share = g.share;
+    c->used = g.used;
+    c->cap = cap;
+    return 0;
+}
+
+/* The configuration fields a solo solve reads (policy, options, cache). */
+static bool same_cfg(const struct llc_contention_config *a, const struct llc_contention_config *b)
+{
+    return a->capacity == b->capacity && a->ways == b->ways && a->policy == b->policy &&
+           a->coupling == b->coupling && a->anchor == b->anchor && a->skew == b->skew &&
+           a->together == b->together && a->assoc == b->assoc && a->guess_warm == b->guess_warm;
+}
+
+/* ph alone (tp: ph at its age class cls, -1 = warm) from the cache, or
+ * solved and kept. */
+static int cache_solo(struct llc_contention_solo_cache *c, const struct llc_contention_phase *ph,
+                      const struct llc_contention_phase *tp, int cls, double freq,
+                      const struct llc_contention_config *cfg, struct llc_contention_share *out,
+                      char *err, size_t errlen)
+{
+    if (2 * (c->n + 1) > c->cap && cache_grow(c) < 0)
+        return llc_errf(err, errlen, -ENOMEM, "solo cache: out of memory");
+    const struct solo_key k = {.ph = ph, .freq = freq, .cls = cls};
+    const size_t s = cache_slot(c, &k);
+    if (c->used[s]) {
+        *out = c->share[s];
+        return 0;
+    }
+    int rc = llc_contention_solo(tp, freq, cfg, out, err, errlen);
+    if (rc < 0)
+        return rc;
+    c->used[s] = true;
+    c->key[s] = k;
+    c->share[s] = *out;
+    c->n++;
+    return 0;
+}
+
 static uint64_t hash_tuple(const int *ph, size_t n)
 {
     uint64_t h = 0x9E3779B97F4A7C15ull;
@@ -81,7 +197,8 @@ static int memo_rehash(struct memo *m, const struct llc_contention_run *r)
  * docs/METHODS.md §12.2): a tuple is met again only at the same ages. */
 static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, const int *ph,
                   const struct llc_contention_prog *progs, const struct llc_contention_config *cfg,
-                  size_t *index, char *err, size_t errlen)
+                  struct llc_contention_solo_cache *cache, size_t prev_index, size_t *index,
+                  char *err, size_t errlen)
 {
     const size_t n = m->n;
     size_t s = hash_tuple(ph, 2 * n) & (m->cap - 1);
@@ -121,6 +238,11 @@ static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, co
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         const size_t k = m->base[i] + (size_t)ph[i];
+        if (cache && ph[n + i] < YOUNG_CLASSES) {
+            rc = cache_solo(cache, &progs[i].phases[ph[i]], tp[i], ph[n + i], freq[i], cfg,
+                            &t->solo[i], err, errlen);
+            continue;
+        }
         if (ph[n + i] >= YOUNG_CLASSES) {
             rc = llc_contention_solo(tp[i], freq[i], cfg, &t->solo[i], err, errlen);
             continue;
@@ -138,8 +260,23 @@ static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, co
         m->solved[k] = rc == 0;
         t->solo[i] = m->solo[k];
     }
+    /* A young tuple's coupling starts from the previous tuple's slowdowns
+     * (each program's co-run / solo rate then) applied to the solo rates
+     * here: the tuples a program meets in turn differ in one phase or age
+     * class. A warm one starts from the solo rates (unless cfg->guess_warm),
+     * so it is the same whatever came before (predict's pair grid copies it). */
+    bool warm = true;
+    for (size_t i = 0; i < n; i++)
+        warm &= ph[n + i] < 0;
+    const struct llc_contention_tuple_result *prev =
+        prev_index < r->n_tuples && (!warm || cfg->guess_warm) ? &r->tuples[prev_index] : NULL;
+    double guess[64];
+    for (size_t i = 0; prev && i < n; i++)
+        guess[i] =
+            prev->solo[i].rate > 0 ? t->solo[i].rate * prev->share[i].rate / prev->solo[i].rate : 0;
     if (rc == 0)
-        rc = llc_contention_corun(tp, freq, n, cfg, t->solo, t->share, &t->info, err, errlen);
+        rc = sm_contention_corun_guess(tp, freq, n, cfg, t->solo, prev ? guess : NULL, t->share,
+                                       &t->info, err, errlen);
     if (rc < 0)
         return rc;
     m->slot[s] = r->n_tuples;
@@ -239,10 +376,25 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
                             const struct llc_contention_config *cfg,
                             struct llc_contention_run **out, char *err, size_t errlen)
 {
+    return llc_contention_timeline_cached(progs, n, cfg, NULL, out, err, errlen);
+}
+
+int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size_t n,
+                                   const struct llc_contention_config *cfg,
+                                   struct llc_contention_solo_cache *cache,
+                                   struct llc_contention_run **out, char *err, size_t errlen)
+{
     *out = NULL;
     int rc = check_progs(progs, n, err, errlen);
     if (rc)
         return rc;
+    if (cache && cache->has_cfg && !same_cfg(&cache->cfg, cfg))
+        return llc_errf(err, errlen, -EINVAL,
+                        "timeline: the solo cache was filled with another configuration");
+    if (cache && !cache->has_cfg) {
+        cache->cfg = *cfg;
+        cache->has_cfg = true;
+    }
     struct llc_contention_run *r = calloc(1, sizeof(*r));
     struct memo m = {.n = n};
     double *run_ins[64] = {NULL};
@@ -288,7 +440,9 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
             ph[n + i] = sm_contention_age_class(
                 p, age[m.base[i] + (size_t)ph[i]] + 0.5 * left[i] * p->api, cfg->capacity);
         }
-        if ((rc = lookup(&m, r, &tcap, ph, progs, cfg, &k, err, errlen)) < 0)
+        if ((rc = lookup(&m, r, &tcap, ph, progs, cfg, cache,
+                         r->n_segments ? r->segments[r->n_segments - 1].tuple : SIZE_MAX, &k, err,
+                         errlen)) < 0)
             goto out;
         struct llc_contention_tuple_result *tr = &r->tuples[k];
         double dt = INFINITY, shortest = INFINITY;

@@ -115,39 +115,81 @@ static int check_phases(const struct llc_contention_phase *const *ph, const doub
  * step moves no rate by more than 1e-6 of it. beta = 1 first (the plain
  * iteration: Psi is usually a strong contraction, miss ratios moving
  * little with the rates; 30 steps), then the method's 0.5, halving to 1/16,
- * each restarted from the start rates after 200 steps without convergence. */
+ * each restarted from the start rates after 200 steps without convergence.
+ * The undamped try is accelerated (Anderson mixing of depth 1, the secant
+ * method for one program: each equilibrium costs far more than the step):
+ * the next rates are Psi(a_k) - g (Psi(a_k) - Psi(a_{k-1})), g minimising
+ * the linearised residual in units of the start rates. The stopping rule is
+ * the plain step's, |Psi(a) - a| <= 1e-6 a, and the shares are those at
+ * that a (one equilibrium fewer than at Psi(a): the same tolerance); the
+ * mixing stops for good if a mixed step ends with a larger residual than
+ * the step before it. */
 static int couple(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
                   const struct llc_contention_config *cfg, const double *start,
                   struct llc_contention_share *out, struct llc_contention_info *info, char *err,
                   size_t errlen)
 {
-    double a[MAXN], hint[1 + MAXN * LLC_CONTENTION_STRATA] = {0};
+    double a[MAXN], psi[MAXN], psi_prev[MAXN], f_prev[MAXN],
+        hint[1 + MAXN * LLC_CONTENTION_STRATA] = {0};
     unsigned total = 0;
     for (double beta = 1; beta >= 1.0 / 16; beta /= 2) {
         for (size_t i = 0; i < n; i++)
             a[i] = start[i];
+        bool have_prev = false, mix = beta == 1, mixed = false;
+        double res_prev = INFINITY;
         /* The undamped try gets 30 steps: where it works it needs a few. */
         for (unsigned it = 1; it <= (beta == 1 ? 30u : 200u); it++) {
             int rc = shares_at(ph, a, n, cfg, out, info, hint, err, errlen);
             if (rc)
                 return rc;
             total++;
-            double worst = 0;
+            double worst = 0, res = 0;
             for (size_t i = 0; i < n; i++) {
+                psi[i] = a[i];
                 if (!ph[i]->model)
                     continue;
-                const double psi = ph[i]->api * freq[i] / cpi_of(ph[i], out[i].miss_ratio);
-                const double next = (1 - beta) * a[i] + beta * psi;
+                psi[i] = ph[i]->api * freq[i] / cpi_of(ph[i], out[i].miss_ratio);
+                const double next = (1 - beta) * a[i] + beta * psi[i];
                 worst = fmax(worst, fabs(next - a[i]) / a[i]);
-                a[i] = next;
+                const double r = (psi[i] - a[i]) / start[i];
+                res += r * r;
             }
-            if (worst < 1e-6) {
-                rc = shares_at(ph, a, n, cfg, out, info, hint, err, errlen);
+            if (worst < 1e-6) { /* out holds the shares at these rates */
                 info->iterations = total;
                 info->beta = beta;
                 info->converged = true;
-                return rc;
+                return 0;
             }
+            if (mixed && res > res_prev)
+                mix = false;
+            double g = 0;
+            bool use = false;
+            if (mix && have_prev) {
+                double num = 0, den = 0;
+                for (size_t i = 0; i < n; i++) {
+                    if (!ph[i]->model)
+                        continue;
+                    const double f = (psi[i] - a[i]) / start[i];
+                    const double df = f - f_prev[i];
+                    num += df * f;
+                    den += df * df;
+                }
+                g = num / den;
+                use = den > 0 && isfinite(g);
+                for (size_t i = 0; use && i < n; i++)
+                    use = !ph[i]->model || psi[i] - g * (psi[i] - psi_prev[i]) > 0;
+            }
+            for (size_t i = 0; i < n; i++) {
+                if (!ph[i]->model)
+                    continue;
+                f_prev[i] = (psi[i] - a[i]) / start[i];
+                a[i] =
+                    use ? psi[i] - g * (psi[i] - psi_prev[i]) : (1 - beta) * a[i] + beta * psi[i];
+                psi_prev[i] = psi[i];
+            }
+            have_prev = true;
+            mixed = use;
+            res_prev = res;
         }
     }
     info->iterations = total;
@@ -176,8 +218,8 @@ static int solve_alone(const struct llc_contention_phase *ph, double freq,
 /* The co-run from the solo rates: coupled, or (without coupling) at them. */
 static int solve(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
                  const struct llc_contention_config *cfg, const struct llc_contention_share *solo,
-                 struct llc_contention_share *out, struct llc_contention_info *info, char *err,
-                 size_t errlen)
+                 const double *guess, struct llc_contention_share *out,
+                 struct llc_contention_info *info, char *err, size_t errlen)
 {
     double a[MAXN];
     struct llc_contention_info in = {0};
@@ -185,6 +227,9 @@ static int solve(const struct llc_contention_phase *const *ph, const double *fre
     for (size_t i = 0; i < n; i++)
         a[i] = solo[i].rate;
     if (cfg->coupling) {
+        for (size_t i = 0; guess && i < n; i++)
+            if (ph[i]->model && guess[i] > 0 && isfinite(guess[i]))
+                a[i] = guess[i];
         rc = couple(ph, freq, n, cfg, a, out, &in, err, errlen);
     } else {
         rc = shares_at(ph, a, n, cfg, out, &in, NULL, err, errlen);
@@ -213,7 +258,17 @@ int llc_contention_corun(const struct llc_contention_phase *const *ph, const dou
                          struct llc_contention_info *info, char *err, size_t errlen)
 {
     int rc = check_phases(ph, freq, n, cfg, err, errlen);
-    return rc ? rc : solve(ph, freq, n, cfg, solo, out, info, err, errlen);
+    return rc ? rc : solve(ph, freq, n, cfg, solo, NULL, out, info, err, errlen);
+}
+
+int sm_contention_corun_guess(const struct llc_contention_phase *const *ph, const double *freq,
+                              size_t n, const struct llc_contention_config *cfg,
+                              const struct llc_contention_share *solo, const double *guess,
+                              struct llc_contention_share *out, struct llc_contention_info *info,
+                              char *err, size_t errlen)
+{
+    int rc = check_phases(ph, freq, n, cfg, err, errlen);
+    return rc ? rc : solve(ph, freq, n, cfg, solo, guess, out, info, err, errlen);
 }
 
 int llc_contention_tuple(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
@@ -227,6 +282,6 @@ int llc_contention_tuple(const struct llc_contention_phase *const *ph, const dou
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = solve_alone(ph[i], freq[i], cfg, &s1[i], err, errlen);
     if (rc == 0)
-        rc = solve(ph, freq, n, cfg, s1, out, info, err, errlen);
+        rc = solve(ph, freq, n, cfg, s1, NULL, out, info, err, errlen);
     return rc;
 }

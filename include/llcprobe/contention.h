@@ -103,6 +103,13 @@ struct llc_contention_config {
      * hits with P(Pois(G(t) / sets) < ways) rather than iff G(t) < C
      * (docs/METHODS.md §12.2). Random replacement stays fully associative. */
     bool assoc;
+    /* Timeline: warm tuples' coupling too starts from the previous tuple's
+     * slowdowns (young ones' always does), not from the solo rates: fewer
+     * steps to the same tolerance, but a warm tuple's figures then depend
+     * (within that tolerance) on the tuple before it. For callers that do
+     * not compare tuples with fresh solves (study; predict's pair grid
+     * copies warm tuples). */
+    bool guess_warm;
 };
 
 void llc_contention_config_default(struct llc_contention_config *cfg);
@@ -324,5 +331,22 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
                             const struct llc_contention_config *cfg,
                             struct llc_contention_run **out, char *err, size_t errlen);
 void llc_contention_run_free(struct llc_contention_run *r);
+
+/* Phases solved alone, shared by the timelines of many groups of the same
+ * programs (a study): each phase alone, warm and at each young age class,
+ * is solved once for all of them (the timeline solves it the same way
+ * without the cache: the figures are the same). Keyed by the phase's
+ * address and clock: the phases must stay in place and unchanged while
+ * the cache is used, and every timeline given it must have the same
+ * configuration (-EINVAL otherwise). */
+struct llc_contention_solo_cache;
+int llc_contention_solo_cache_create(struct llc_contention_solo_cache **out, char *err,
+                                     size_t errlen);
+void llc_contention_solo_cache_free(struct llc_contention_solo_cache *c);
+/* llc_contention_timeline with a solo cache (NULL: none). */
+int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size_t n,
+                                   const struct llc_contention_config *cfg,
+                                   struct llc_contention_solo_cache *cache,
+                                   struct llc_contention_run **out, char *err, size_t errlen);
 
 #endif

@@ -43,7 +43,7 @@ static void usage(FILE *out)
         "                    llcprobe's plugin, which samples as the runtime does; each\n"
         "                    thread on its own)\n"
         "  --rate R          sampling rate in (0, 1] (default: chosen for --samples;\n"
-        "                    1e-4 for pmu and qemu, and for rt with --phases)\n"
+        "                    1e-4 for pmu, and for rt with --phases; 1e-3 for qemu)\n"
         "  --samples N       without --rate: aim at N samples, 100 to 100000000 (default\n"
         "                    20000): traces are counted in a first pass, the runtime\n"
         "                    halves its rate as samples pile up; adds --band\n"

@@ -73,7 +73,7 @@ struct args {
     struct pred_opts o;
 };
 
-static int parse_args(int argc, char **argv, struct args *a, bool *help)
+static enum llc_parse parse_args(int argc, char **argv, struct args *a)
 {
     enum {
         O_PRESET = 256,
@@ -167,8 +167,8 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
             a->o.quiet = true;
             break;
         case 'h':
-            *help = true;
-            return 0;
+            usage(stdout);
+            return LLC_PARSE_HELP;
         default:
             return llc_cli_usage("predict", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -185,7 +185,7 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
     if ((no_plot || gnuplot) && !a->o.prefix)
         return llc_cli_usage("predict", "--no-plot and --gnuplot go with -o");
     a->o.plot = !no_plot;
-    return 0;
+    return LLC_PARSE_RUN;
 }
 
 /* ---- machines ----------------------------------------------------------- */
@@ -343,14 +343,10 @@ int pred_prog_load(struct pred_prog *p, const char *file, char *err, size_t errl
 int llc_cmd_predict(int argc, char **argv)
 {
     struct args a;
-    bool help = false;
-    int rc = parse_args(argc, argv, &a, &help);
-    if (help) {
-        usage(stdout);
-        return LLC_EXIT_OK;
-    }
-    if (rc)
-        return rc;
+    const enum llc_parse parsed = parse_args(argc, argv, &a);
+    if (parsed != LLC_PARSE_RUN)
+        return llc_parse_exit(parsed);
+    int rc = 0;
     char err[LLC_ERRLEN];
     struct pred_prog progs[PRED_MAX_PROGRAMS];
     struct pred_result r = {0};
@@ -367,7 +363,7 @@ int llc_cmd_predict(int argc, char **argv)
     if ((rc = choose_machine(&a, progs, &m, &a.o)) != 0)
         goto out;
     for (size_t i = 0; i < a.n; i++)
-        if (pred_prog_build(&progs[i], a.o.probe, err, sizeof(err)) < 0) {
+        if (pred_prog_build(&progs[i], a.o.probe, a.o.cold, err, sizeof(err)) < 0) {
             rc = llc_cli_fail("predict", "%s", err);
             goto out;
         }

@@ -77,11 +77,11 @@ struct pred_opts {
  * p->file, which stays the caller's); the machine a profile was made on. */
 int pred_prog_load(struct pred_prog *p, const char *file, char *err, size_t errlen);
 void pred_machine_of_profile(const struct llc_profile *p, struct pred_machine *m);
-/* Cold start (docs/METHODS.md §12.2) on, or off for the stationary model. */
-void pred_prog_set_cold(struct pred_prog *p, bool cold);
 
-/* predict_model.c */
-int pred_prog_build(struct pred_prog *p, bool use_probe, char *err, size_t errlen);
+/* predict_model.c: the model inputs of a loaded profile; cold: the cold
+ * start of docs/METHODS.md §12.2 (each phase's references in its profile),
+ * else the stationary model. */
+int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, char *err, size_t errlen);
 void pred_prog_free(struct pred_prog *p);
 int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
              const struct pred_opts *o, struct pred_result *r, char *err, size_t errlen);

@@ -112,7 +112,21 @@ static int windows(struct pred_prog *p, size_t pooled_index, char *err, size_t e
     return 0;
 }
 
-int pred_prog_build(struct pred_prog *p, bool use_probe, char *err, size_t errlen)
+/* Cold start (docs/METHODS.md §12.2): each phase's references in its profile (the pooled
+ * phase: all of them), or 0 for the stationary model. */
+static void set_cold(struct pred_prog *p, bool cold)
+{
+    double all = 0;
+    for (size_t j = 0; j < p->prof.n_phases; j++)
+        all += p->prof.phases[j].references;
+    for (size_t k = 0; k < p->n_phases; k++) {
+        const double refs = !cold ? 0 : k < p->prof.n_phases ? p->prof.phases[k].references : all;
+        p->plain[k].references = refs;
+        p->anchored[k].references = refs;
+    }
+}
+
+int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, char *err, size_t errlen)
 {
     const struct llc_profile *f = &p->prof;
     bool unclassified = false;
@@ -161,24 +175,12 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, char *err, size_t errle
         p->anchored[k].gamma = p->gamma[k];
     }
     if (rc == 0)
+        set_cold(p, cold);
+    if (rc == 0)
         rc = windows(p, f->n_phases, err, errlen);
     if (rc == 0)
         rc = pred_strata_build(p, err, errlen);
     return rc;
-}
-
-/* Cold start (docs/METHODS.md §12.2): each phase's references in its profile (the pooled
- * phase: all of them), or 0 for the stationary model. */
-void pred_prog_set_cold(struct pred_prog *p, bool cold)
-{
-    double all = 0;
-    for (size_t j = 0; j < p->prof.n_phases; j++)
-        all += p->prof.phases[j].references;
-    for (size_t k = 0; k < p->n_phases; k++) {
-        const double refs = !cold ? 0 : k < p->prof.n_phases ? p->prof.phases[k].references : all;
-        p->plain[k].references = refs;
-        p->anchored[k].references = refs;
-    }
 }
 
 static void fill_progs(struct pred_prog *progs, size_t n, bool anchored,
@@ -352,10 +354,8 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
     cfg.assoc = o->assoc;
     cfg.anchor = false;
     memset(r, 0, sizeof(*r));
-    for (size_t i = 0; i < n; i++) {
-        pred_prog_set_cold(&progs[i], o->cold);
+    for (size_t i = 0; i < n; i++)
         pred_strata_use(&progs[i], o->strata);
-    }
     fill_progs(progs, n, false, cp);
     int rc = llc_contention_timeline(cp, n, &cfg, &r->run, err, errlen);
     bool any_probe = false;

@@ -94,7 +94,7 @@ struct args {
     bool force, quiet, stationary;
 };
 
-static int parse_args(int argc, char **argv, struct args *a, bool *help)
+static enum llc_parse parse_args(int argc, char **argv, struct args *a)
 {
     enum {
         O_PROFILES = 256,
@@ -179,8 +179,8 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
             a->quiet = true;
             break;
         case 'h':
-            *help = true;
-            return 0;
+            usage(stdout);
+            return LLC_PARSE_HELP;
         default:
             return llc_cli_usage("study", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -201,7 +201,7 @@ static int parse_args(int argc, char **argv, struct args *a, bool *help)
         return llc_cli_usage("study", "--slurm and --reuse-only go with programs after '--'");
     if ((a->partition || a->sbatch_args) && !a->slurm)
         return llc_cli_usage("study", "--partition and --sbatch-args go with --slurm");
-    return 0;
+    return LLC_PARSE_RUN;
 }
 
 /* ---- inputs ---------------------------------------------------------------- */
@@ -309,6 +309,7 @@ static void machine_of(struct study *s)
      * (cfg.together off): a co-schedule keeps its cores busy, which is what
      * `sim --corun --restart` simulates (docs/METHODS.md §14). */
     s->cfg.assoc = true;
+    s->cfg.guess_warm = true; /* no tuple is compared with a fresh solve */
 }
 
 /* Reads every profile of files (taking them); unreadable ones go to
@@ -328,7 +329,7 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
         const char *file = files[i];
         files[i] = NULL;
         if (pred_prog_load(p, file, why, sizeof(why)) < 0 ||
-            pred_prog_build(p, true, why, sizeof(why)) < 0) {
+            pred_prog_build(p, true, !a->stationary, why, sizeof(why)) < 0) {
             llc_cli_warn(a->quiet, "study: left out: %s", why);
             rc = study_add_failed(s, "%s", why);
             pred_prog_free(p);
@@ -336,7 +337,6 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
             p->file = NULL;
             continue;
         }
-        pred_prog_set_cold(p, !a->stationary);
         if (s->n > 0) {
             study_machine_differs(&p->prof, &s->progs[0].prof, diff, sizeof(diff));
             if (diff[0] && !a->force) {
@@ -370,14 +370,10 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
 int llc_cmd_study(int argc, char **argv)
 {
     struct args a;
-    bool help = false;
-    int rc = parse_args(argc, argv, &a, &help);
-    if (help) {
-        usage(stdout);
-        return LLC_EXIT_OK;
-    }
-    if (rc)
-        return rc;
+    const enum llc_parse parsed = parse_args(argc, argv, &a);
+    if (parsed != LLC_PARSE_RUN)
+        return llc_parse_exit(parsed);
+    int rc = 0;
     char err[LLC_ERRLEN];
     struct study s = {.k = a.k, .metric = a.metric};
     if (llc_mkdir_as_invoker(a.out, 0777) < 0 && errno != EEXIST) {

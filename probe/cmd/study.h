@@ -76,6 +76,8 @@ struct study {
     /* the best co-schedule's groups over time (one run per group) */
     struct llc_contention_run **runs;
     size_t warn_groups; /* groups where the equilibrium warning fired */
+    /* every group's phases alone, solved once (s->progs' phases, s->cfg) */
+    struct llc_contention_solo_cache *solo_cache;
     /* programs that could not be profiled or read: "name: why" */
     char **failed;
     size_t n_failed;

@@ -31,8 +31,8 @@ bool study_metric_higher_better(enum study_metric m)
 
 /* One group's timeline (each program's phases co-simulated; phase tuples
  * memoised inside the run). */
-static int run_group(const struct study *s, const uint8_t *m, size_t k,
-                     struct llc_contention_run **run, char *err, size_t errlen)
+static int run_group(struct study *s, const uint8_t *m, size_t k, struct llc_contention_run **run,
+                     char *err, size_t errlen)
 {
     struct llc_contention_prog cp[STUDY_MAX_K];
     for (size_t i = 0; i < k; i++) {
@@ -44,7 +44,9 @@ static int run_group(const struct study *s, const uint8_t *m, size_t k,
                                              .window_instructions = p->window_ins,
                                              .n_windows = p->n_windows};
     }
-    return llc_contention_timeline(cp, k, &s->cfg, run, err, errlen);
+    if (!s->solo_cache && llc_contention_solo_cache_create(&s->solo_cache, err, errlen) < 0)
+        return -ENOMEM;
+    return llc_contention_timeline_cached(cp, k, &s->cfg, s->solo_cache, run, err, errlen);
 }
 
 static int predict_one(struct study *s, struct study_group *g, char *err, size_t errlen)
@@ -184,5 +186,6 @@ void study_free(struct study *s)
     for (size_t i = 0; i < s->n_failed; i++)
         free(s->failed[i]);
     free(s->failed);
+    llc_contention_solo_cache_free(s->solo_cache);
     memset(s, 0, sizeof(*s));
 }

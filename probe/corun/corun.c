@@ -133,11 +133,31 @@ static int open_agent(struct cr_agent *a, const struct llc_sim_config *c, char *
     return llc_errf(err, errlen, -EINVAL, "%s: unknown source", a->name);
 }
 
-/* Instructions before access k of an ipa stream: whole numbers that add up
- * to floor(k * ipa). */
+/* The instructions before accesses k..k+n-1 of an ipa stream into
+ * instr[0..n): floor((j + 1) * ipa) - floor(j * ipa) before access j, so
+ * those before access j add up to floor(j * ipa); each floor computed
+ * once. A whole ipa whose products stay below 2^53 (exact in a double)
+ * gives ipa every time, without the floors. */
+static void ipa_instr_fill(double ipa, uint64_t k, uint32_t *instr, uint32_t n)
+{
+    if (ipa == floor(ipa) && ipa <= UINT32_MAX && (double)(k + n) * ipa < 0x1p53) {
+        for (uint32_t j = 0; j < n; j++)
+            instr[j] = (uint32_t)ipa;
+        return;
+    }
+    double below = floor((double)k * ipa);
+    for (uint32_t j = 0; j < n; j++) {
+        const double upto = floor((double)(k + j + 1) * ipa);
+        instr[j] = (uint32_t)(upto - below);
+        below = upto;
+    }
+}
+
 uint32_t llc_corun_ipa_instr(double ipa, uint64_t k)
 {
-    return (uint32_t)(floor((double)(k + 1) * ipa) - floor((double)k * ipa));
+    uint32_t instr;
+    ipa_instr_fill(ipa, k, &instr, 1);
+    return instr;
 }
 
 static int fill_trace(struct cr_agent *a, uint32_t *len, uint32_t line_size, char *err,
@@ -205,13 +225,7 @@ static int refill(struct llc_sim *sim, unsigned i, struct cr_agent *a,
         a->array_pos += n;
     }
     if ((!a->tr || a->trace_no_instr) && !(a->in->source == LLC_CORUN_ARRAY && in->instr)) {
-        /* llc_corun_ipa_instr, each floor computed once */
-        double below = floor((double)a->emitted * in->ipa);
-        for (uint32_t k = 0; k < n; k++) {
-            const double upto = floor((double)(a->emitted + k + 1) * in->ipa);
-            a->instr[k] = (uint32_t)(upto - below);
-            below = upto;
-        }
+        ipa_instr_fill(in->ipa, a->emitted, a->instr, n);
     }
     /* Nothing beyond the access that spends the budget: the L2 half of a
      * buffer is done ahead of the clock (llc_sim_timed_prepare). */

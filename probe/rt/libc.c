@@ -22,6 +22,7 @@
 #endif
 #include <ctype.h>
 #include <dlfcn.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -641,4 +642,48 @@ EXPORT char *strndup(const char *s, size_t max)
         rt_range(d + k, ST, NULL, 0, 1, PC());
     }
     return d;
+}
+
+/* ---- the allocator's copy --------------------------------------------- */
+
+/* realloc that moves a block copies it inside libc, where no wrapper sees
+ * it: min(the old block's usable size, n) bytes, read from the old block
+ * and written to the new one (glibc's _int_realloc). A block glibc mapped
+ * by itself (bit 2 of the size word before it) moves with mremap: the
+ * kernel remaps the pages, nothing is copied. Only with glibc's allocator
+ * (malloc as the program sees it is libc's): with another one the next
+ * realloc in the search order is called and nothing is fed. Weak: a
+ * program that defines realloc itself keeps its own. */
+void *__libc_malloc(size_t n);
+void *__libc_realloc(void *p, size_t n);
+
+static void *(*real_realloc)(void *, size_t);
+
+static void *(*realloc_fn(void))(void *, size_t)
+{
+    void *(*f)(void *, size_t) = __atomic_load_n(&real_realloc, __ATOMIC_RELAXED);
+    if (f)
+        return f;
+    if (resolving) /* dlsym allocating: glibc's allocator is the only one that early */
+        return __libc_realloc;
+    resolving++;
+    if (dlsym(RTLD_DEFAULT, "malloc") == (void *)__libc_malloc)
+        f = __libc_realloc;
+    else
+        f = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+    resolving--;
+    __atomic_store_n(&real_realloc, f ? f : __libc_realloc, __ATOMIC_RELAXED);
+    return f ? f : __libc_realloc;
+}
+
+__attribute__((weak)) EXPORT void *realloc(void *p, size_t n)
+{
+    void *(*const f)(void *, size_t) = realloc_fn();
+    const bool glibc = f == __libc_realloc;
+    const bool copies = p && glibc && !(((const size_t *)p)[-1] & 2);
+    const size_t old = copies ? malloc_usable_size(p) : 0;
+    void *const q = f(p, n);
+    if (copies && q && q != p)
+        copy(q, p, old < n ? old : n, PC());
+    return q;
 }

@@ -16,19 +16,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/contention.h"
 #include "llcprobe/statmodel.h"
-
-static struct llc_statmodel_model *model_of(const struct llc_statmodel_bucket_count *pairs,
-                                            size_t n, double n_inf)
-{
-    char err[LLC_ERRLEN];
-    struct llc_statmodel_hist *h = NULL;
-    struct llc_statmodel_model *m = NULL;
-    assert_int_equal(llc_statmodel_hist_create(&h, err, sizeof err), 0);
-    assert_int_equal(llc_statmodel_hist_set_pairs(h, pairs, n, n_inf, err, sizeof err), 0);
-    assert_int_equal(llc_statmodel_prepare(h, &m, err, sizeof err), 0);
-    llc_statmodel_hist_destroy(h);
-    return m;
-}
+#include "synth.h"
 
 /* Geometric reuse of a uniformly used set of `lines` lines with access
  * probability p (the rest streams): h(d) ~ p r (1-r)^d, r = p / lines. */
@@ -56,13 +44,6 @@ static struct llc_statmodel_model *model_uniform(double p, double lines, double 
     return m;
 }
 
-#define NEAR(a, b, tol)                                                                 \
-    do {                                                                                \
-        const double a_ = (a), b_ = (b);                                                \
-        if (!(fabs(a_ - b_) <= (tol)))                                                  \
-            fail_msg("%s = %.12g, expected %.12g (tol %g)", #a, a_, b_, (double)(tol)); \
-    } while (0)
-
 static void lru_hand_solved(void **state)
 {
     (void)state;
@@ -73,7 +54,7 @@ static void lru_hand_solved(void **state)
      * so T* = 15/7, MR1 = Q(15/7) = .75 - .25/7, MR2 = .5,
      * O1 = 1.75 + .75/7, O2 = 1 + 15/7. */
     const struct llc_statmodel_bucket_count pairs[] = {{0, 1}, {2, 1}};
-    struct llc_statmodel_model *m = model_of(pairs, 2, 2);
+    struct llc_statmodel_model *m = synth_model_of_pairs(pairs, 2, 2);
     struct llc_contention_party p[2] = {{.model = m, .rate = 1, .gamma = 1, .weight = 1},
                                         {.model = m, .rate = 2, .gamma = 1, .weight = 1}};
     struct llc_contention_share s[2];
@@ -99,7 +80,7 @@ static void lru_hand_solved(void **state)
 
     /* Everything fits, nothing dangles: T* = inf, MR = 0, O = F(inf). */
     const struct llc_statmodel_bucket_count small[] = {{3, 5}, {10, 5}};
-    m = model_of(small, 2, 0);
+    m = synth_model_of_pairs(small, 2, 0);
     p[0] = (struct llc_contention_party){.model = m, .rate = 1, .gamma = 1, .weight = 1};
     p[1] = (struct llc_contention_party){.model = m, .rate = 7, .gamma = 1, .weight = 1};
     assert_int_equal(
@@ -185,7 +166,7 @@ static void random_hand_solved(void **state)
     char err[LLC_ERRLEN];
     /* Two streamers (every reference a first touch): R = 1, mu = a1 + a2,
      * occupancy in proportion to the rates. */
-    struct llc_statmodel_model *s1 = model_of(NULL, 0, 10);
+    struct llc_statmodel_model *s1 = synth_model_of_pairs(NULL, 0, 10);
     struct llc_contention_party p[3] = {{.model = s1, .rate = 1, .gamma = 1, .weight = 1},
                                         {.model = s1, .rate = 3, .gamma = 1, .weight = 1}};
     struct llc_contention_share s[3];
@@ -207,7 +188,7 @@ static void random_hand_solved(void **state)
      * rate b: R = 1 - (1 - 1/C)^(10 mu / a), mu = b + a R. With a = 1,
      * b = 1, C = 20 solve by fixed-point iteration here. */
     const struct llc_statmodel_bucket_count ten[] = {{10, 1}};
-    struct llc_statmodel_model *m = model_of(ten, 1, 0);
+    struct llc_statmodel_model *m = synth_model_of_pairs(ten, 1, 0);
     p[0] = (struct llc_contention_party){.model = m, .rate = 1, .gamma = 1, .weight = 1};
     p[1] = (struct llc_contention_party){.model = s1, .rate = 1, .gamma = 1, .weight = 1};
     double mu = 1;
@@ -228,7 +209,7 @@ static void unprofiled_equals_streamer(void **state)
     (void)state;
     char err[LLC_ERRLEN];
     struct llc_statmodel_model *a = model_uniform(0.7, 5000, 1e5);
-    struct llc_statmodel_model *st = model_of(NULL, 0, 10);
+    struct llc_statmodel_model *st = synth_model_of_pairs(NULL, 0, 10);
     const double lambda = 2.5e7;
     for (int pol = 0; pol < 2; pol++) {
         const enum llc_contention_policy base = pol ? LLC_CONTENTION_RANDOM : LLC_CONTENTION_LRU;
@@ -443,7 +424,8 @@ static void baselines_by_hand(void **state)
      * LRU position 4. Program 2: half at distance 0 (position 1), half at
      * distance 9 (F(9) = 1 + 8 / 2 = 5: position 6). */
     const struct llc_statmodel_bucket_count p1[] = {{3, 1}}, p2[] = {{0, 1}, {9, 1}};
-    struct llc_statmodel_model *m1 = model_of(p1, 1, 0), *m2 = model_of(p2, 2, 0);
+    struct llc_statmodel_model *m1 = synth_model_of_pairs(p1, 1, 0),
+                               *m2 = synth_model_of_pairs(p2, 2, 0);
     struct llc_contention_phase a = {
         .model = m1, .api = 0.2, .cpi0 = 1, .penalty = 100, .gamma = 1};
     struct llc_contention_phase b = {

@@ -3,7 +3,10 @@
  * lifetimes, the age cut in the same loop) against a bucket-by-bucket sum
  * with an exp per bucket over the whole table (and R at 0 by search), and
  * the set-associative LRU grid (bucket cursors) against the same grid on llc_statmodel_footprint
- * and llc_statmodel_tail, for warm, young and capped parties. */
+ * and llc_statmodel_tail, for warm, young and capped parties; the solo
+ * cache of a study against the timeline without it, and the accelerated
+ * coupling against its fixed point. */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -241,11 +244,150 @@ static void assoc_grid_matches_direct(void **state)
     llc_statmodel_release(b);
 }
 
+/* Two cold-start programs of two phases on an 8-way cache. */
+struct two_progs {
+    struct llc_statmodel_model *a, *b;
+    struct llc_contention_phase pa[2], pb[2];
+    int wa[4], wb[3];
+    double ia[4], ib[3];
+    struct llc_contention_prog progs[2];
+};
+
+static void two_progs_init(struct two_progs *t)
+{
+    t->a = model_power(0.05);
+    t->b = model_power(0.3);
+    for (int k = 0; k < 2; k++) {
+        t->pa[k] = (struct llc_contention_phase){.model = k ? t->b : t->a,
+                                                 .api = 0.3 + 0.1 * k,
+                                                 .cpi0 = 1,
+                                                 .penalty = 150,
+                                                 .gamma = 1,
+                                                 .lines = 3e5,
+                                                 .references = 4e7};
+        t->pb[k] = t->pa[k];
+        t->pb[k].api = 0.2 + 0.2 * k;
+        t->pb[k].model = k ? t->a : t->b;
+    }
+    const int wa[4] = {0, 1, 0, 1}, wb[3] = {1, 0, 1};
+    for (int w = 0; w < 4; w++) {
+        t->wa[w] = wa[w];
+        t->ia[w] = 5e7;
+    }
+    for (int w = 0; w < 3; w++) {
+        t->wb[w] = wb[w];
+        t->ib[w] = 6e7;
+    }
+    for (int i = 0; i < 2; i++)
+        t->progs[i] = (struct llc_contention_prog){.freq_hz = 3e9,
+                                                   .phases = i ? t->pb : t->pa,
+                                                   .n_phases = 2,
+                                                   .window_phase = i ? t->wb : t->wa,
+                                                   .window_instructions = i ? t->ib : t->ia,
+                                                   .n_windows = i ? 3 : 4};
+}
+
+static void cfg_assoc(struct llc_contention_config *cfg)
+{
+    llc_contention_config_default(cfg);
+    cfg->capacity = 65536;
+    cfg->ways = 8;
+    cfg->assoc = true;
+    cfg->anchor = false;
+    cfg->skew = false;
+}
+
+/* A study's solo cache: the same timeline bit for bit, whether the cache is
+ * empty, already filled by another timeline of the same phases, or absent;
+ * another configuration is refused. */
+static void solo_cache_same_timeline(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct two_progs t;
+    two_progs_init(&t);
+    struct llc_contention_config cfg;
+    cfg_assoc(&cfg);
+    struct llc_contention_solo_cache *c = NULL;
+    assert_int_equal(llc_contention_solo_cache_create(&c, err, sizeof err), 0);
+    struct llc_contention_run *plain = NULL, *r = NULL;
+    assert_int_equal(llc_contention_timeline(t.progs, 2, &cfg, &plain, err, sizeof err), 0);
+    assert_true(plain->n_tuples > 2); /* young tuples: the cache holds age classes too */
+    for (int pass = 0; pass < 2; pass++) {
+        assert_int_equal(llc_contention_timeline_cached(t.progs, 2, &cfg, c, &r, err, sizeof err),
+                         0);
+        assert_int_equal(r->n_tuples, plain->n_tuples);
+        assert_int_equal(r->n_segments, plain->n_segments);
+        for (size_t k = 0; k < r->n_tuples; k++) {
+            assert_memory_equal(r->tuples[k].phase, plain->tuples[k].phase, 4 * sizeof(int));
+            assert_memory_equal(r->tuples[k].solo, plain->tuples[k].solo,
+                                2 * sizeof(*r->tuples[k].solo));
+            assert_memory_equal(r->tuples[k].share, plain->tuples[k].share,
+                                2 * sizeof(*r->tuples[k].share));
+        }
+        assert_memory_equal(r->summary, plain->summary, 2 * sizeof(*r->summary));
+        llc_contention_run_free(r);
+        r = NULL;
+    }
+    /* one program alone from the filled cache: its solo figures as before */
+    assert_int_equal(llc_contention_timeline_cached(&t.progs[1], 1, &cfg, c, &r, err, sizeof err),
+                     0);
+    llc_contention_run_free(r);
+    r = NULL;
+    cfg.ways = 16;
+    assert_int_equal(llc_contention_timeline_cached(t.progs, 2, &cfg, c, &r, err, sizeof err),
+                     -EINVAL);
+    assert_null(r);
+    llc_contention_run_free(plain);
+    llc_contention_solo_cache_free(c);
+    llc_statmodel_release(t.a);
+    llc_statmodel_release(t.b);
+}
+
+/* The coupled co-run (accelerated) stops at the fixed point of docs/METHODS.md
+ * §12.5: each rate is API f / CPI(MR) of its own miss ratio to the stopping
+ * rule's 1e-6, as the plain iteration's would be, alone and together. */
+static void coupling_reaches_fixed_point(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct two_progs t;
+    two_progs_init(&t);
+    struct llc_contention_config cfg;
+    cfg_assoc(&cfg);
+    for (int pol = 0; pol < 2; pol++) {
+        cfg.policy = pol ? LLC_CONTENTION_RANDOM : LLC_CONTENTION_LRU;
+        for (int k = 0; k < 2; k++) {
+            const struct llc_contention_phase *ph[2] = {&t.pa[k], &t.pb[1 - k]};
+            const double freq[2] = {3e9, 3e9};
+            struct llc_contention_share out[2], solo[2];
+            struct llc_contention_info info;
+            assert_int_equal(
+                llc_contention_tuple(ph, freq, 2, &cfg, out, solo, &info, err, sizeof err), 0);
+            assert_true(info.converged);
+            for (int i = 0; i < 2; i++) {
+                const struct llc_contention_share *s[2] = {&out[i], &solo[i]};
+                for (int j = 0; j < 2; j++) {
+                    const double want = ph[i]->api * freq[i] / s[j]->cpi;
+                    if (!(fabs(s[j]->rate - want) <= 2e-6 * want))
+                        fail_msg("policy %d, tuple %d, program %d %s: rate %.9g, API f / CPI %.9g",
+                                 pol, k, i, j ? "alone" : "co-run", s[j]->rate, want);
+                }
+                assert_true(out[i].miss_ratio >= solo[i].miss_ratio - 1e-9);
+            }
+        }
+    }
+    llc_statmodel_release(t.a);
+    llc_statmodel_release(t.b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_r_matches_direct),
         cmocka_unit_test(assoc_grid_matches_direct),
+        cmocka_unit_test(solo_cache_same_timeline),
+        cmocka_unit_test(coupling_reaches_fixed_point),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

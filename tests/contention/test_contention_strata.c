@@ -16,26 +16,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/contention.h"
 #include "llcprobe/statmodel.h"
-
-static struct llc_statmodel_model *model_of(const struct llc_statmodel_bucket_count *pairs,
-                                            size_t n, double n_inf)
-{
-    char err[LLC_ERRLEN];
-    struct llc_statmodel_hist *h = NULL;
-    struct llc_statmodel_model *m = NULL;
-    assert_int_equal(llc_statmodel_hist_create(&h, err, sizeof err), 0);
-    assert_int_equal(llc_statmodel_hist_set_pairs(h, pairs, n, n_inf, err, sizeof err), 0);
-    assert_int_equal(llc_statmodel_prepare(h, &m, err, sizeof err), 0);
-    llc_statmodel_hist_destroy(h);
-    return m;
-}
-
-#define NEAR(a, b, tol)                                                                 \
-    do {                                                                                \
-        const double a_ = (a), b_ = (b);                                                \
-        if (!(fabs(a_ - b_) <= (tol)))                                                  \
-            fail_msg("%s = %.12g, expected %.12g (tol %g)", #a, a_, b_, (double)(tol)); \
-    } while (0)
+#include "synth.h"
 
 /* Every reference reuses its line 800 references later (no dangling):
  * F(inf) = 801 lines. 90% of the references go to half of the sets.
@@ -50,7 +31,7 @@ static void hand_solved_hot_half(void **state)
     (void)state;
     char err[LLC_ERRLEN];
     const struct llc_statmodel_bucket_count pairs[] = {{800, 1000}};
-    struct llc_statmodel_model *m = model_of(pairs, 1, 0);
+    struct llc_statmodel_model *m = synth_model_of_pairs(pairs, 1, 0);
     const struct llc_contention_stratum s[2] = {{.model = m, .sets = 0.5, .refs = 0.9},
                                                 {.model = m, .sets = 0.5, .refs = 0.1}};
     const struct llc_contention_strata st = {.n = 2, .s = s};
@@ -84,8 +65,8 @@ static void hand_solved_with_streamer(void **state)
     (void)state;
     char err[LLC_ERRLEN];
     const struct llc_statmodel_bucket_count pairs[] = {{800, 1000}};
-    struct llc_statmodel_model *m = model_of(pairs, 1, 0);
-    struct llc_statmodel_model *str = model_of(NULL, 0, 1000);
+    struct llc_statmodel_model *m = synth_model_of_pairs(pairs, 1, 0);
+    struct llc_statmodel_model *str = synth_model_of_pairs(NULL, 0, 1000);
     const struct llc_contention_stratum s[2] = {{.model = m, .sets = 0.5, .refs = 0.9},
                                                 {.model = m, .sets = 0.5, .refs = 0.1}};
     const struct llc_contention_strata st = {.n = 2, .s = s};
@@ -117,7 +98,7 @@ static struct llc_statmodel_model *model_mixed(double scale)
         pairs[n++] = (struct llc_statmodel_bucket_count){llc_statmodel_bucket_of(d),
                                                          100.0 * exp(-0.1 * (double)b)};
     }
-    return model_of(pairs, n, 50);
+    return synth_model_of_pairs(pairs, n, 50);
 }
 
 /* One stratum, or strata with the same reuse and refs = sets, is the plain
@@ -231,7 +212,7 @@ static void tuple_uses_strata(void **state)
     (void)state;
     char err[LLC_ERRLEN];
     const struct llc_statmodel_bucket_count pairs[] = {{800, 1000}};
-    struct llc_statmodel_model *m = model_of(pairs, 1, 0);
+    struct llc_statmodel_model *m = synth_model_of_pairs(pairs, 1, 0);
     const struct llc_contention_stratum s[2] = {{.model = m, .sets = 0.5, .refs = 0.9},
                                                 {.model = m, .sets = 0.5, .refs = 0.1}};
     const struct llc_contention_strata st = {.n = 2, .s = s};

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/eval-mrc-real.sh --quick (what scripts/eval-mrc.sh --quick runs):
 # the real-program accuracy check against cachegrind runs end to end with
-# the qemu sampler and the runtime and ends with its three headline lines;
-# a program that cannot run fails it with no headline.
+# the qemu sampler and the runtime and ends with its five headline lines;
+# a program that cannot run fails it with no headline; eval-mrc.sh shares
+# its option parsing.
 . "$(dirname "$0")/../cli_lib.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(dirname "$bin")
@@ -14,11 +15,12 @@ command -v qemu-x86_64 >/dev/null || { echo "skip: qemu-x86_64 is not installed 
 
 "$script" --quick "$build" >"$tmp/out" 2>"$tmp/err"
 check_rc "eval-mrc-real --quick" 0 $?
-check "the last four lines are the headline" \
-  "tail -4 '$tmp/out' | awk 'NR == 1 && /^mrc_rel_err_pct_real_qemu: [0-9.]+ %\$/ { a = 1 }
-     NR == 2 && /^mrc_rel_err_pct_real_rt_misses: [0-9.]+ %\$/ { d = 1 }
-     NR == 3 && /^mrc_rel_err_pct_real_rt: [0-9.]+ %\$/ { b = 1 }
-     NR == 4 && /^mrc_rel_err_pct_real: [0-9.]+ %\$/ { c = 1 } END { exit !(a && b && c && d) }'"
+check "the last five lines are the headline" \
+  "tail -5 '$tmp/out' | awk 'NR == 1 && /^mrc_rel_err_pct_real_qemu_misses: [0-9.]+ %\$/ { e = 1 }
+     NR == 2 && /^mrc_rel_err_pct_real_qemu: [0-9.]+ %\$/ { a = 1 }
+     NR == 3 && /^mrc_rel_err_pct_real_rt_misses: [0-9.]+ %\$/ { d = 1 }
+     NR == 4 && /^mrc_rel_err_pct_real_rt: [0-9.]+ %\$/ { b = 1 }
+     NR == 5 && /^mrc_rel_err_pct_real: [0-9.]+ %\$/ { c = 1 } END { exit !(a && b && c && d && e) }'"
 check "xz and the walk against cachegrind, the walk with both samplers" \
   "grep -q '^xz  *cachegrind' '$tmp/out' && grep -q '^walk  *cachegrind' '$tmp/out' &&
    [ \$(grep -c '^  *qemu ' '$tmp/out') = 2 ] && [ \$(grep -c '^  *rt ' '$tmp/out') = 1 ]"
@@ -36,6 +38,10 @@ check "the failure names the program" "grep -q 'broken' '$tmp/err2'"
 check_rc "a missing --program fails the script" 1 $?
 "$script" --quick --no-suite --rt-program 'x=true' "$build" >/dev/null 2>"$tmp/err4"
 check_rc "--rt-program without its --program fails" 1 $?
+"$script" --quick --samplers cpu "$build" >/dev/null 2>"$tmp/err5"
+check_rc "--samplers takes qemu and rt only" 2 $?
+"$root/scripts/eval-mrc.sh" --quick --program >/dev/null 2>"$tmp/err6"
+check_rc "eval-mrc.sh parses the same options (--program without its value)" 2 $?
 "$script" --bogus >/dev/null 2>&1
 check_rc "unknown option: usage error" 2 $?
 exit $fail

@@ -19,6 +19,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/corun.h"
 #include "llcprobe/sim.h"
+#include "model/sim/hierarchy.h"
 
 #define assert_double_equal(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 
@@ -266,6 +267,48 @@ static void test_deterministic(void **state)
     llc_corun_free(z);
 }
 
+/* Every instruction-set copy of the timed kernel this host runs
+ * (sim/timed_kernel.c) gives the same co-run, on both hierarchies and the
+ * policies the kernel has copies for. */
+static void test_isa_copies_agree(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *preset;
+        enum llc_sim_policy policy;
+    } cfgs[] = {{"amd32", LLC_SIM_LRU},
+                {"amd32", LLC_SIM_RANDOM},
+                {"amd32", LLC_SIM_DRRIP},
+                {"intel8", LLC_SIM_LRU},
+                {"intel8", LLC_SIM_DRRIP}};
+    const struct llc_corun_agent ag[4] = {
+        workload("zipf:size=24M,alpha=0.7", 300000), workload("stream:size=16M", 200000),
+        workload("uniform:size=8M", 250000), workload("uniform:size=40M", 150000)};
+    struct llc_corun_params p;
+    llc_corun_params_default(&p);
+    p.window = 40000;
+    p.restart = true;
+    const enum sim_isa best = sim_isa_best();
+    for (size_t k = 0; k < sizeof(cfgs) / sizeof(cfgs[0]); k++) {
+        struct llc_sim_config c;
+        char err[LLC_ERRLEN];
+        assert_int_equal(llc_sim_preset(cfgs[k].preset, &c, err, sizeof(err)), 0);
+        c.llc_policy = cfgs[k].policy;
+        struct llc_corun_result *ref = run(&c, ag, 4, &p);
+        for (int isa = SIM_ISA_BASE; isa < (int)best; isa++) {
+            sim_isa_limit((enum sim_isa)isa);
+            struct llc_corun_result *r = run(&c, ag, 4, &p);
+            sim_isa_limit(best);
+            for (unsigned i = 0; i < 4; i++) {
+                assert_series_equal(&ref->corun[i], &r->corun[i]);
+                assert_series_equal(&ref->solo[i], &r->solo[i]);
+            }
+            llc_corun_free(r);
+        }
+        llc_corun_free(ref);
+    }
+}
+
 /* One program alone through the timed kernel (access by access on the
  * inclusive intel8, L2 half ahead on the exclusive amd32) ends in the same
  * state as llc_sim_run on the same stream. */
@@ -511,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_matches_simple_driver),
         cmocka_unit_test(test_stop_and_errors),
         cmocka_unit_test(test_restart_keeps_pressure),
+        cmocka_unit_test(test_isa_copies_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,3 +1,4 @@
+#include "llcprobe/common.h"
 #include "synth.h"
 
 #include <stdlib.h>
@@ -116,4 +117,18 @@ double synth_random_cache_windows(const uint64_t *lines, size_t n, size_t cache_
 double synth_random_cache(const uint64_t *lines, size_t n, size_t cache_lines, uint64_t seed)
 {
     return synth_random_cache_windows(lines, n, cache_lines, seed, 0, NULL);
+}
+
+struct llc_statmodel_model *synth_model_of_pairs(const struct llc_statmodel_bucket_count *pairs,
+                                                 size_t n, double n_inf)
+{
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_hist *h = NULL;
+    struct llc_statmodel_model *m = NULL;
+    if (llc_statmodel_hist_create(&h, err, sizeof err) == 0 &&
+        llc_statmodel_hist_set_pairs(h, pairs, n, n_inf, err, sizeof err) == 0 &&
+        llc_statmodel_prepare(h, &m, err, sizeof err) != 0)
+        m = NULL;
+    llc_statmodel_hist_destroy(h);
+    return m;
 }

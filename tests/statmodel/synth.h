@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "llcprobe/statmodel.h"
+
 /* Each reference picks a uniformly random line of the hot set with
  * probability p_hot, of the medium set with p_med, of the large set with
  * p_large, else the next never-seen line (streaming). */
@@ -34,5 +36,18 @@ double synth_random_cache(const uint64_t *lines, size_t n, size_t cache_lines, u
  * [k * window, (k + 1) * window). Returns the whole-stream ratio. */
 double synth_random_cache_windows(const uint64_t *lines, size_t n, size_t cache_lines,
                                   uint64_t seed, size_t window, double *miss);
+
+/* The prepared model of a histogram given as (bucket, count) pairs and
+ * n_inf dangling samples; NULL if the library refuses it. */
+struct llc_statmodel_model *synth_model_of_pairs(const struct llc_statmodel_bucket_count *pairs,
+                                                 size_t n, double n_inf);
+
+/* In a cmocka test: fails unless |a - b| <= tol, naming a and both values. */
+#define NEAR(a, b, tol)                                                                 \
+    do {                                                                                \
+        const double a_ = (a), b_ = (b);                                                \
+        if (!(fabs(a_ - b_) <= (tol)))                                                  \
+            fail_msg("%s = %.12g, expected %.12g (tol %g)", #a, a_, b_, (double)(tol)); \
+    } while (0)
 
 #endif

@@ -17,19 +17,6 @@
 #include "llcprobe/statmodel.h"
 #include "synth.h"
 
-static struct llc_statmodel_model *model_of_pairs(const struct llc_statmodel_bucket_count *pairs,
-                                                  size_t n, double n_inf)
-{
-    char err[LLC_ERRLEN];
-    struct llc_statmodel_hist *h = NULL;
-    struct llc_statmodel_model *m = NULL;
-    assert_int_equal(llc_statmodel_hist_create(&h, err, sizeof err), 0);
-    assert_int_equal(llc_statmodel_hist_set_pairs(h, pairs, n, n_inf, err, sizeof err), 0);
-    assert_int_equal(llc_statmodel_prepare(h, &m, err, sizeof err), 0);
-    llc_statmodel_hist_destroy(h);
-    return m;
-}
-
 /* Tolerance of one solve (docs/METHODS.md §7.3), for comparing two solves. */
 static double tol2(double r)
 {
@@ -45,7 +32,7 @@ static void single_distance_matches_lambert_w(void **state)
     const size_t buckets[] = {500, llc_statmodel_bucket_of(50000)};
     for (size_t t = 0; t < 2; t++) {
         const struct llc_statmodel_bucket_count pair = {buckets[t], 1000};
-        struct llc_statmodel_model *m = model_of_pairs(&pair, 1, 0);
+        struct llc_statmodel_model *m = synth_model_of_pairs(&pair, 1, 0);
         const double d = llc_statmodel_bucket_mid(buckets[t]);
         double lines[64];
         size_t n = 0;
@@ -107,7 +94,7 @@ static void dangling_samples_match_bisection(void **state)
         d[i] = llc_statmodel_bucket_mid(pairs[i].bucket);
         h[i] = pairs[i].count;
     }
-    struct llc_statmodel_model *m = model_of_pairs(pairs, 5, 100);
+    struct llc_statmodel_model *m = synth_model_of_pairs(pairs, 5, 100);
     const double lines[] = {1, 2, 16, 100, 1000, 12345.5, 1e5, 1e6, 1e7};
     struct llc_statmodel_point pts[9];
     assert_int_equal(
@@ -135,7 +122,7 @@ static void degenerate_histograms(void **state)
     struct llc_statmodel_point p;
     /* Only d = 0: the cold share, whatever the size. */
     const struct llc_statmodel_bucket_count zero = {0, 30};
-    struct llc_statmodel_model *m = model_of_pairs(&zero, 1, 10);
+    struct llc_statmodel_model *m = synth_model_of_pairs(&zero, 1, 10);
     for (double l = 1; l < 1e6; l *= 10) {
         assert_int_equal(
             llc_statmodel_statcache(m, l, LLC_STATMODEL_COLD_COUNT, &p, err, sizeof err), 0);
@@ -145,7 +132,7 @@ static void degenerate_histograms(void **state)
                      -EINVAL);
     llc_statmodel_release(m);
     /* Only dangling samples: every reference misses; ignoring them leaves nothing. */
-    m = model_of_pairs(NULL, 0, 10);
+    m = synth_model_of_pairs(NULL, 0, 10);
     assert_int_equal(llc_statmodel_statcache(m, 64, LLC_STATMODEL_COLD_COUNT, &p, err, sizeof err),
                      0);
     assert_true(p.r_total == 1);
@@ -153,7 +140,7 @@ static void degenerate_histograms(void **state)
                      -ENODATA);
     llc_statmodel_release(m);
     /* No samples at all. */
-    m = model_of_pairs(NULL, 0, 0);
+    m = synth_model_of_pairs(NULL, 0, 0);
     assert_int_equal(llc_statmodel_statcache(m, 64, LLC_STATMODEL_COLD_COUNT, &p, err, sizeof err),
                      -ENODATA);
     llc_statmodel_release(m);

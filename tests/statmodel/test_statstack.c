@@ -16,19 +16,6 @@
 #include "llcprobe/statmodel.h"
 #include "synth.h"
 
-static struct llc_statmodel_model *model_of_pairs(const struct llc_statmodel_bucket_count *pairs,
-                                                  size_t n, double n_inf)
-{
-    char err[LLC_ERRLEN];
-    struct llc_statmodel_hist *h = NULL;
-    struct llc_statmodel_model *m = NULL;
-    assert_int_equal(llc_statmodel_hist_create(&h, err, sizeof err), 0);
-    assert_int_equal(llc_statmodel_hist_set_pairs(h, pairs, n, n_inf, err, sizeof err), 0);
-    assert_int_equal(llc_statmodel_prepare(h, &m, err, sizeof err), 0);
-    llc_statmodel_hist_destroy(h);
-    return m;
-}
-
 static struct llc_statmodel_model *model_of_stream(const uint64_t *lines, size_t n)
 {
     char err[LLC_ERRLEN];
@@ -51,7 +38,7 @@ static void hand_computed_small_case(void **state)
     char err[LLC_ERRLEN];
     /* h(0) = 1, h(2) = 1, n_inf = 2: Q = 1, .75, .75, .5; F = 0, 1, 1.75, 2.5 */
     const struct llc_statmodel_bucket_count pairs[] = {{0, 1}, {2, 1}};
-    struct llc_statmodel_model *m = model_of_pairs(pairs, 2, 2);
+    struct llc_statmodel_model *m = synth_model_of_pairs(pairs, 2, 2);
     const double q[] = {1, 0.75, 0.75, 0.5}, f[] = {0, 1, 1.75, 2.5};
     for (int d = 0; d < 4; d++) {
         assert_true(fabs(llc_statmodel_tail(m, d) - q[d]) < 1e-15);
@@ -78,7 +65,7 @@ static void hand_computed_small_case(void **state)
 
     /* Everything fits and nothing dangles: miss ratio 0. */
     const struct llc_statmodel_bucket_count small[] = {{3, 5}, {10, 5}};
-    m = model_of_pairs(small, 2, 0);
+    m = synth_model_of_pairs(small, 2, 0);
     assert_int_equal(llc_statmodel_statstack(m, 12, &p, err, sizeof err), 0);
     assert_true(p.r_total == 0);
     assert_int_equal(llc_statmodel_statstack(m, 2, &p, err, sizeof err), 0);
