@@ -144,7 +144,7 @@ static int parse_rates(const char *arg, struct llc_profile_probe_config *pc)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, struct prof_opts *o)
+static enum llc_parse parse_args(int argc, char **argv, struct prof_opts *o)
 {
     enum {
         O_BACKEND = 256,
@@ -286,7 +286,7 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
             break;
         case 'h':
             usage(stdout);
-            return -1;
+            return LLC_PARSE_HELP;
         case ':':
             return llc_cli_usage(CMD, "%s needs a value", argv[optind - 1]);
         default:
@@ -318,7 +318,7 @@ static int parse_args(int argc, char **argv, struct prof_opts *o)
             return llc_cli_usage(CMD, "give --backend sim --preset P (--workload SPEC | --trace "
                                       "FILE) or -- PROGRAM [ARGS...]");
     }
-    return 0;
+    return LLC_PARSE_RUN;
 }
 
 static void print_summary(const struct llc_profile *p, const char *path)
@@ -348,9 +348,10 @@ static void print_summary(const struct llc_profile *p, const char *path)
 int llc_cmd_profile(int argc, char **argv)
 {
     struct prof_opts o;
-    int rc = parse_args(argc, argv, &o);
-    if (rc)
-        return rc < 0 ? LLC_EXIT_OK : rc;
+    const enum llc_parse parsed = parse_args(argc, argv, &o);
+    if (parsed != LLC_PARSE_RUN)
+        return llc_parse_exit(parsed);
+    int rc = 0;
     char err[LLC_ERRLEN];
     if (o.workload && llc_workload_check(o.workload, err, sizeof(err)) < 0)
         return llc_cli_fail(CMD, "--workload: %s", err);

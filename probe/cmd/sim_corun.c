@@ -96,7 +96,7 @@ static int parse_list(const char *opt, const char *arg, unsigned n, double lo, b
     return 0;
 }
 
-static int parse_args(int argc, char **argv, struct corun_opts *o)
+static enum llc_parse parse_args(int argc, char **argv, struct corun_opts *o)
 {
     enum {
         O_SEED = 256,
@@ -176,7 +176,7 @@ static int parse_args(int argc, char **argv, struct corun_opts *o)
             break;
         case 'h':
             llc_sim_corun_usage(stdout);
-            return -1;
+            return LLC_PARSE_HELP;
         case ':':
             return llc_cli_usage(CMD, "%s needs a value", argv[optind - 1]);
         default:
@@ -196,7 +196,7 @@ static int parse_args(int argc, char **argv, struct corun_opts *o)
         return llc_cli_usage(CMD, "--preset is required");
     if (!o->out)
         return llc_cli_usage(CMD, "-o OUT.json is required");
-    return 0;
+    return LLC_PARSE_RUN;
 }
 
 /* Fills agents from the targets and the per-target lists. */
@@ -291,9 +291,10 @@ static void print_summary(const struct llc_corun_result *r)
 int llc_cmd_sim_corun(int argc, char **argv)
 {
     struct corun_opts o;
-    int rc = parse_args(argc, argv, &o);
-    if (rc)
-        return rc < 0 ? LLC_EXIT_OK : rc;
+    const enum llc_parse parsed = parse_args(argc, argv, &o);
+    if (parsed != LLC_PARSE_RUN)
+        return llc_parse_exit(parsed);
+    int rc = 0;
     struct llc_corun_params p;
     llc_corun_params_default(&p);
     p.window = o.window;
