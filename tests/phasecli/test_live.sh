@@ -47,8 +47,10 @@ check "csv has a row per window" '[ "$lines" = $((wins + 1)) ]'
 
 # The default source. Where it is the tick (tracepoint permitted, the tick
 # runs), the same two phases at its rate: 50 samples per window (200 ms of
-# CPU time at HZ 250), 12 windows.
-"$bin" phase --no-plot -o "$tmp/tk" --samples 50 -- "$helpers/phasecli_twophase" 600 2 >"$tmp/out" 2>"$tmp/err"
+# CPU time at HZ 250), 20 windows: 5 per half-round, so that a half's
+# first window (which straddles the switch) leaves it 4 whole ones (with 3
+# per half, 12 windows, a half was once split into two phases).
+"$bin" phase --no-plot -o "$tmp/tk" --samples 50 -- "$helpers/phasecli_twophase" 1000 2 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 cat "$tmp/out" "$tmp/err"
 check "default source: exit 0" '[ $rc = 0 ]'
