@@ -45,8 +45,11 @@ PY
 
 # The same with the default source where it is the tick: the rate switch
 # (enabling and disabling inherited tracepoint events) must reach the
-# children too. 25 samples per window: 100 ms at HZ 250.
-"$bin" phase --no-plot -o "$tmp/ft" --samples 25 -- "$helpers/phasecli_twophase" 500 2 fork >"$tmp/out" 2>&1
+# children too. 25 samples per window: 100 ms at HZ 250. Phases of 1 s
+# give about 10 low-rate windows (80 samples wanted): with 500 ms there
+# were 2 (8 wanted), and on a loaded machine, whose tick reaches a busy
+# CPU irregularly, one CI run counted 16 (2.1x) with the rate switched.
+"$bin" phase --no-plot -o "$tmp/ft" --samples 25 -- "$helpers/phasecli_twophase" 1000 2 fork >"$tmp/out" 2>&1
 rc=$?
 cat "$tmp/out"
 check "fork, default source: exit 0" '[ $rc = 0 ]'
