@@ -655,9 +655,9 @@ static double party_r(const struct rnd *z, size_t i, double mu, double *dr)
     llc_statmodel_footprint_table(p->model, &e, &q, &f, &ne, &slope);
     /* at mu = 0 no caller uses the derivative (Newton's steps start right
      * of 0): R alone costs a search instead of the table */
-    double r = sm_contention_random_r(
-        p->model, x, z->c_log, p->cold && p->age > 0 && p->age < e[ne - 1] ? p->age : INFINITY,
-        x == 0 ? NULL : dr);
+    double r = sm_contention_random_r_tab(
+        p->tables, p->model, x, z->c_log,
+        p->cold && p->age > 0 && p->age < e[ne - 1] ? p->age : INFINITY, x == 0 ? NULL : dr);
     if (x == 0)
         *dr = NAN;
     if (p->cold) {

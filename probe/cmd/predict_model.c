@@ -354,10 +354,17 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
     cfg.assoc = o->assoc;
     cfg.anchor = false;
     memset(r, 0, sizeof(*r));
+    /* The random model's R tabulated per phase, shared by every solve of
+     * this prediction (the models stay in place until pred_prog_free). */
+    int rc = cfg.policy == LLC_CONTENTION_RANDOM
+                 ? llc_contention_tables_create(&cfg.tables, err, errlen)
+                 : 0;
+    if (rc < 0)
+        return rc;
     for (size_t i = 0; i < n; i++)
         pred_strata_use(&progs[i], o->strata);
     fill_progs(progs, n, false, cp);
-    int rc = llc_contention_timeline(cp, n, &cfg, &r->run, err, errlen);
+    rc = llc_contention_timeline(cp, n, &cfg, &r->run, err, errlen);
     bool any_probe = false;
     for (size_t i = 0; i < n; i++)
         any_probe |= progs[i].probe_used;
@@ -372,5 +379,6 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
     /* The phase-pair grid is for the files (JSON and heatmap) only. */
     if (rc == 0 && n >= 2 && o->prefix)
         rc = pair_grid(progs, n, &cfg, r, err, errlen);
+    llc_contention_tables_free(cfg.tables);
     return rc;
 }
