@@ -319,16 +319,100 @@ static void lru_shares(const struct llc_contention_party *p, size_t n, double t,
 /* P(Pois(x) <= w - 1): a line survives while fewer than w distinct others
  * of its set were touched, x of them expected (lines spread over the sets
  * at random, the binomial count with many sets). */
+/* 1 / k! (k < 64) for the polynomial below. */
+static const double inv_fact[64] = {1,
+                                    1,
+                                    0.5,
+                                    0.16666666666666666,
+                                    0.041666666666666664,
+                                    0.0083333333333333332,
+                                    0.0013888888888888889,
+                                    0.00019841269841269841,
+                                    2.4801587301587302e-05,
+                                    2.7557319223985893e-06,
+                                    2.7557319223985888e-07,
+                                    2.505210838544172e-08,
+                                    2.08767569878681e-09,
+                                    1.6059043836821613e-10,
+                                    1.1470745597729725e-11,
+                                    7.6471637318198164e-13,
+                                    4.7794773323873853e-14,
+                                    2.8114572543455206e-15,
+                                    1.5619206968586225e-16,
+                                    8.2206352466243295e-18,
+                                    4.1103176233121648e-19,
+                                    1.9572941063391263e-20,
+                                    8.8967913924505741e-22,
+                                    3.8681701706306841e-23,
+                                    1.6117375710961184e-24,
+                                    6.4469502843844736e-26,
+                                    2.4795962632247976e-27,
+                                    9.183689863795546e-29,
+                                    3.2798892370698378e-30,
+                                    1.1309962886447716e-31,
+                                    3.7699876288159054e-33,
+                                    1.2161250415535179e-34,
+                                    3.8003907548547434e-36,
+                                    1.1516335620771951e-37,
+                                    3.3871575355211618e-39,
+                                    9.6775929586318907e-41,
+                                    2.6882202662866363e-42,
+                                    7.2654601791530714e-44,
+                                    1.911963205040282e-45,
+                                    4.9024697565135435e-47,
+                                    1.2256174391283858e-48,
+                                    2.9893108271424046e-50,
+                                    7.117406731291439e-52,
+                                    1.6552108677421951e-53,
+                                    3.7618428812322616e-55,
+                                    8.3596508471828045e-57,
+                                    1.817315401561479e-58,
+                                    3.866628513960594e-60,
+                                    8.0554760707512364e-62,
+                                    1.6439747083165791e-63,
+                                    3.287949416633158e-65,
+                                    6.4469596404571724e-67,
+                                    1.2397999308571486e-68,
+                                    2.3392451525606576e-70,
+                                    4.3319354677049218e-72,
+                                    7.8762463049180392e-74,
+                                    1.4064725544496498e-75,
+                                    2.4674957095607893e-77,
+                                    4.2543029475186022e-79,
+                                    7.2106829618959365e-81,
+                                    1.2017804936493226e-82,
+                                    1.9701319568021682e-84,
+                                    3.1776321883905942e-86,
+                                    5.0438606164930067e-88};
+
+/* e^-x sum_{k<w} x^k / k!, the sum as four Horner chains in x^4 (k = r
+ * mod 4, combined as (A + x B) + x^2 (C + x D)): a quarter of the forward
+ * sum's chain of dependent multiplications, which was most of the
+ * set-associative grid's time; positive terms, so the same value to a few
+ * ulps. Past x = 745 e^-x is 0, as the forward sum gives. */
 static double pois_hit(double x, unsigned w)
 {
     if (!(x > 0))
         return 1;
-    double term = exp(-x), sum = term;
-    for (unsigned k = 1; k < w; k++) {
-        term *= x / k;
-        sum += term;
+    if (x > 745)
+        return 0;
+    if (w > LLC_ARRAY_LEN(inv_fact)) {
+        double term = exp(-x), sum = term;
+        for (unsigned k = 1; k < w; k++) {
+            term *= x / k;
+            sum += term;
+        }
+        return min1(sum);
     }
-    return min1(sum);
+    const double x2 = x * x, x4 = x2 * x2;
+    double a = 0, b = 0, c = 0, d = 0;
+    for (unsigned k = (w + 3) & ~3u; k >= 4; k -= 4) {
+        a = a * x4 + (k - 4 < w ? inv_fact[k - 4] : 0);
+        b = b * x4 + (k - 3 < w ? inv_fact[k - 3] : 0);
+        c = c * x4 + (k - 2 < w ? inv_fact[k - 2] : 0);
+        d = d * x4 + (k - 1 < w ? inv_fact[k - 1] : 0);
+    }
+    return min1(exp(-x) * ((a + x * b) + x2 * (c + x * d)));
 }
 
 /* A party's tables for the grid below: its distances only grow along it,
