@@ -724,6 +724,9 @@ struct rnd {
     const struct llc_contention_party *p;
     size_t n;
     double c, c_log;
+    /* party_lines of each party, computed once per equilibrium (a search
+     * in its footprint table, else at every Newton step); NULL: on the fly */
+    const double *lines;
 };
 
 /* Miss ratio of party i at total miss rate mu; *dr its derivative in
@@ -783,7 +786,7 @@ static double party_ins_r(const struct rnd *z, size_t i, double mu, double r, do
 {
     const struct llc_contention_party *p = &z->p[i];
     const double ins = p->weight * p->rate * r;
-    const double l = party_lines(p);
+    const double l = z->lines ? z->lines[i] : party_lines(p);
     if (isfinite(l) && p->weight * l * mu / z->c < ins) {
         *d = p->weight * l / z->c;
         return p->weight * l * mu / z->c;
@@ -884,7 +887,8 @@ static void random_shares(const struct rnd *z, double mu, double c,
                                ? c * party_ins_r(z, i, mu, s->miss_ratio, dr, &di) / mu
                                : 0;
         else /* nothing is evicted: every line the party touches stays */
-            s->occupancy = p->weight * fmin(party_lines(p), party_footprint(p, INFINITY));
+            s->occupancy = p->weight * fmin(z->lines ? z->lines[i] : party_lines(p),
+                                            party_footprint(p, INFINITY));
     }
     /* mu = 0 (the reuse says every reuse hits) with more weighted lines than
      * the cache: a skew stratum's weight w > 1 multiplies a program's lines
@@ -955,8 +959,14 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
         return rc;
     struct llc_contention_info in = {.beta = 1, .converged = true};
     if (base == LLC_CONTENTION_RANDOM) {
-        const struct rnd z = {
-            .p = p, .n = n, .c = capacity, .c_log = -log1p(-1 / fmax(capacity, 1 + 1e-9))};
+        double lines[64];
+        for (size_t i = 0; n <= LLC_ARRAY_LEN(lines) && i < n; i++)
+            lines[i] = party_lines(&p[i]);
+        const struct rnd z = {.p = p,
+                              .n = n,
+                              .c = capacity,
+                              .c_log = -log1p(-1 / fmax(capacity, 1 + 1e-9)),
+                              .lines = n <= LLC_ARRAY_LEN(lines) ? lines : NULL};
         in.mu = random_mu(&z, mu_hint);
         in.t_star = in.mu > 0 ? capacity / in.mu : INFINITY;
         random_shares(&z, in.mu, capacity, out);

@@ -8,8 +8,8 @@
  * Interpolation: cubic Hermite in v = ln x with the exact slopes dR/dv =
  * x dR/dx at both nodes. Each term of R is 1 - exp(-e^(v + ln(c d))), whose
  * v-derivatives are bounded (max |d^4/dv^4| = 1.12), so the error is
- * below h^4 / 384 x 1.12 of R's finite-reuse mass: with 64 nodes per
- * octave, h = ln 2 / 64, about 4e-11 (a bucket's mean over its distances
+ * below h^4 / 384 x 1.12 of R's finite-reuse mass: with 32 nodes per
+ * octave, h = ln 2 / 32, about 6.4e-10 (a bucket's mean over its distances
  * is a mean of such terms: the same bound). Below the grid, see below();
  * x = 0 and x past the grid (every finite reuse misses: R flat) take the
  * exact sum, which is then cheap. */
@@ -24,7 +24,7 @@
 #include "llcprobe/common.h"
 #include "contention_internal.h"
 
-#define NODES_PER_OCTAVE 64
+#define NODES_PER_OCTAVE 32
 
 /* One function R(x): a model at one capacity (c_log) and age. */
 struct rtab {

@@ -200,7 +200,7 @@ int llc_contention_corun(const struct llc_contention_phase *const *ph, const dou
 
 /* A prediction solves many random-replacement equilibria with the same
  * reuse models; each model's R(x) (at a capacity and an age) is then
- * interpolated between nodes of a grid in ln x (64 per octave, cubic
+ * interpolated between nodes of a grid in ln x (32 per octave, cubic
  * Hermite on the exact R and dR/dx), each node computed once, when a
  * query first needs it. Within 1e-9 of R's exact sum for warm phases
  * (tests/contention/test_contention_rtab.c states the bounds it checks).
