@@ -288,6 +288,22 @@ static const struct llc_contention_tuple_result *run_tuple(const struct llc_cont
     return t;
 }
 
+/* Program i's phase k alone as the run solved it in a tuple that met the
+ * phase warm (the timeline solves each warm phase alone once, with the
+ * configuration the grid uses). */
+static bool run_solo(const struct llc_contention_run *run, size_t i, size_t k,
+                     struct llc_contention_share *out)
+{
+    for (size_t t = 0; t < run->n_tuples; t++) {
+        const int *ph = run->tuples[t].phase;
+        if ((size_t)ph[i] == k && ph[run->n + i] < 0) {
+            *out = run->tuples[t].solo[i];
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Every phase pair of the first two programs, the two alone together. */
 static int pair_grid(struct pred_prog *progs, size_t n, const struct llc_contention_config *cfg,
                      struct pred_result *r, char *err, size_t errlen)
@@ -312,13 +328,17 @@ static int pair_grid(struct pred_prog *progs, size_t n, const struct llc_content
     }
     const double freq[2] = {progs[0].prof.timing.freq_hz, progs[1].prof.timing.freq_hz};
     int rc = 0;
-    /* Each phase alone once, then every pair from those solo rates. */
+    /* Each phase alone once (the run's, where it met the phase warm: the
+     * same solve, alone does not depend on the others), then every pair
+     * from those solo rates. */
     for (size_t a = 0; rc == 0 && a < na; a++)
-        rc = llc_contention_solo(&progs[0].plain[a], freq[0], cfg, &r->grid_solo[a * nb * 2], err,
-                                 errlen);
+        if (!run_solo(run, 0, a, &r->grid_solo[a * nb * 2]))
+            rc = llc_contention_solo(&progs[0].plain[a], freq[0], cfg, &r->grid_solo[a * nb * 2],
+                                     err, errlen);
     for (size_t b = 0; rc == 0 && b < nb; b++)
-        rc = llc_contention_solo(&progs[1].plain[b], freq[1], cfg, &r->grid_solo[b * 2 + 1], err,
-                                 errlen);
+        if (!run_solo(run, 1, b, &r->grid_solo[b * 2 + 1]))
+            rc = llc_contention_solo(&progs[1].plain[b], freq[1], cfg, &r->grid_solo[b * 2 + 1],
+                                     err, errlen);
     for (size_t a = 0; rc == 0 && a < na; a++)
         for (size_t b = 0; rc == 0 && b < nb; b++) {
             const struct llc_contention_phase *ph[2] = {&progs[0].plain[a], &progs[1].plain[b]};
