@@ -225,10 +225,24 @@ static int baselines(struct pred_prog *progs, size_t n, const struct llc_content
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     double freq[PRED_MAX_PROGRAMS];
     int rc = 0;
+    /* The baselines see phases, not ages: a tuple met before at other
+     * ages, and a phase met before alone, are copied, not solved again. */
     for (size_t t = 0; rc == 0 && t < nt; t++) {
+        const int *tp = run->tuples[t].phase;
+        size_t same = t;
+        for (size_t u = 0; same == t && u < t; u++)
+            if (memcmp(run->tuples[u].phase, tp, n * sizeof(*tp)) == 0)
+                same = u;
+        if (same < t) {
+            memcpy(&r->foa[t * n], &r->foa[same * n], n * sizeof(*r->foa));
+            memcpy(&r->sdc[t * n], &r->sdc[same * n], n * sizeof(*r->sdc));
+            memcpy(&r->foa_solo[t * n], &r->foa_solo[same * n], n * sizeof(*r->foa_solo));
+            memcpy(&r->sdc_solo[t * n], &r->sdc_solo[same * n], n * sizeof(*r->sdc_solo));
+            continue;
+        }
         const struct llc_contention_phase *ph[PRED_MAX_PROGRAMS];
         for (size_t i = 0; i < n; i++) {
-            ph[i] = &progs[i].plain[run->tuples[t].phase[i]];
+            ph[i] = &progs[i].plain[tp[i]];
             freq[i] = progs[i].prof.timing.freq_hz;
         }
         rc = llc_contention_baseline(ph, freq, n, cfg, LLC_CONTENTION_FOA, &r->foa[t * n], err,
@@ -237,8 +251,14 @@ static int baselines(struct pred_prog *progs, size_t n, const struct llc_content
             rc = llc_contention_baseline(ph, freq, n, cfg, LLC_CONTENTION_SDC, &r->sdc[t * n], err,
                                          errlen);
         for (size_t i = 0; rc == 0 && i < n; i++) {
-            rc = llc_contention_baseline(&ph[i], &freq[i], 1, cfg, LLC_CONTENTION_FOA,
-                                         &r->foa_solo[t * n + i], err, errlen);
+            size_t u = 0; /* an earlier tuple with program i in the same phase */
+            while (u < t && run->tuples[u].phase[i] != tp[i])
+                u++;
+            if (u < t)
+                r->foa_solo[t * n + i] = r->foa_solo[u * n + i];
+            else
+                rc = llc_contention_baseline(&ph[i], &freq[i], 1, cfg, LLC_CONTENTION_FOA,
+                                             &r->foa_solo[t * n + i], err, errlen);
             r->sdc_solo[t * n + i] = r->foa_solo[t * n + i]; /* alone both give all ways */
         }
     }
