@@ -390,7 +390,7 @@ static const double inv_fact[64] = {1,
  * sum's chain of dependent multiplications, which was most of the
  * set-associative grid's time; positive terms, so the same value to a few
  * ulps. Past x = 745 e^-x is 0, as the forward sum gives. */
-static double pois_hit(double x, unsigned w)
+static inline double pois_hit(double x, unsigned w)
 {
     if (!(x > 0))
         return 1;
@@ -500,6 +500,9 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
                              unsigned ways, struct llc_contention_share *out, double *t_star)
 {
     const double sets = c / ways;
+    /* multiplications, not a division on each step's path to pois_hit (the
+     * same x to an ulp) */
+    const double per_set = 1 / sets, half_per_set = 0.5 / sets;
     double sum = 0, fprev[64], qprev[64], mr[64], occ[64], fnow[64], qnow[64], unow[64];
     struct cursor cur[64];
     for (size_t i = 0; i < n; i++) {
@@ -532,7 +535,7 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
             }
             g += fnow[i];
         }
-        ph = pois_hit(0.5 * (gprev + g) / sets, ways);
+        ph = pois_hit((gprev + g) * half_per_set, ways);
         for (size_t i = 0; i < n; i++) {
             occ[i] += ph * (fnow[i] - fprev[i]);
             fprev[i] = fnow[i];
@@ -546,7 +549,7 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         gprev = g;
         /* P(Pois(x) < W) >= 1/e > 1e-12 while x <= W, and >= e^-x > 1e-12
          * while x <= 27.5: no need to sum it */
-        const double x = g / sets;
+        const double x = g * per_set;
         bool done = x > ways && x > 27.5 && pois_hit(x, ways) < 1e-12;
         if (!done) { /* saturated(), on the cursors' tables and footprints */
             done = true;
@@ -559,7 +562,7 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
     }
     /* past the grid G is flat (or every line gone): the rest of each tail
      * misses as often as at its end; cold and past-age distances always */
-    const double pend = pois_hit(gprev / sets, ways);
+    const double pend = pois_hit(gprev * per_set, ways);
     for (size_t i = 0; i < n; i++) {
         struct llc_contention_share *s = &out[i];
         s->cpi = NAN;
