@@ -202,8 +202,10 @@ int llc_contention_corun(const struct llc_contention_phase *const *ph, const dou
  * reuse models; each model's R(x) (at a capacity and an age) is then
  * interpolated between nodes of a grid in ln x (32 per octave, cubic
  * Hermite on the exact R and dR/dx), each node computed once, when a
- * query first needs it. Within 1e-9 of R's exact sum for warm phases
- * (tests/contention/test_contention_rtab.c states the bounds it checks).
+ * query first needs it. Within 1e-9 of R's exact sum for warm phases,
+ * 2e-8 for young ones (tests/contention/test_contention_rtab.c states the
+ * bounds it checks); an ill-conditioned equilibrium (Phi nearly flat at
+ * its root) can amplify that: docs/METHODS.md §12.3 gives what it moved.
  * Filled as it is used: one thread at a time, and the models must stay
  * in place and unchanged while the tables live. */
 struct llc_contention_tables;
