@@ -319,16 +319,100 @@ static void lru_shares(const struct llc_contention_party *p, size_t n, double t,
 /* P(Pois(x) <= w - 1): a line survives while fewer than w distinct others
  * of its set were touched, x of them expected (lines spread over the sets
  * at random, the binomial count with many sets). */
-static double pois_hit(double x, unsigned w)
+/* 1 / k! (k < 64) for the polynomial below. */
+static const double inv_fact[64] = {1,
+                                    1,
+                                    0.5,
+                                    0.16666666666666666,
+                                    0.041666666666666664,
+                                    0.0083333333333333332,
+                                    0.0013888888888888889,
+                                    0.00019841269841269841,
+                                    2.4801587301587302e-05,
+                                    2.7557319223985893e-06,
+                                    2.7557319223985888e-07,
+                                    2.505210838544172e-08,
+                                    2.08767569878681e-09,
+                                    1.6059043836821613e-10,
+                                    1.1470745597729725e-11,
+                                    7.6471637318198164e-13,
+                                    4.7794773323873853e-14,
+                                    2.8114572543455206e-15,
+                                    1.5619206968586225e-16,
+                                    8.2206352466243295e-18,
+                                    4.1103176233121648e-19,
+                                    1.9572941063391263e-20,
+                                    8.8967913924505741e-22,
+                                    3.8681701706306841e-23,
+                                    1.6117375710961184e-24,
+                                    6.4469502843844736e-26,
+                                    2.4795962632247976e-27,
+                                    9.183689863795546e-29,
+                                    3.2798892370698378e-30,
+                                    1.1309962886447716e-31,
+                                    3.7699876288159054e-33,
+                                    1.2161250415535179e-34,
+                                    3.8003907548547434e-36,
+                                    1.1516335620771951e-37,
+                                    3.3871575355211618e-39,
+                                    9.6775929586318907e-41,
+                                    2.6882202662866363e-42,
+                                    7.2654601791530714e-44,
+                                    1.911963205040282e-45,
+                                    4.9024697565135435e-47,
+                                    1.2256174391283858e-48,
+                                    2.9893108271424046e-50,
+                                    7.117406731291439e-52,
+                                    1.6552108677421951e-53,
+                                    3.7618428812322616e-55,
+                                    8.3596508471828045e-57,
+                                    1.817315401561479e-58,
+                                    3.866628513960594e-60,
+                                    8.0554760707512364e-62,
+                                    1.6439747083165791e-63,
+                                    3.287949416633158e-65,
+                                    6.4469596404571724e-67,
+                                    1.2397999308571486e-68,
+                                    2.3392451525606576e-70,
+                                    4.3319354677049218e-72,
+                                    7.8762463049180392e-74,
+                                    1.4064725544496498e-75,
+                                    2.4674957095607893e-77,
+                                    4.2543029475186022e-79,
+                                    7.2106829618959365e-81,
+                                    1.2017804936493226e-82,
+                                    1.9701319568021682e-84,
+                                    3.1776321883905942e-86,
+                                    5.0438606164930067e-88};
+
+/* e^-x sum_{k<w} x^k / k!, the sum as four Horner chains in x^4 (k = r
+ * mod 4, combined as (A + x B) + x^2 (C + x D)): a quarter of the forward
+ * sum's chain of dependent multiplications, which was most of the
+ * set-associative grid's time; positive terms, so the same value to a few
+ * ulps. Past x = 745 e^-x is 0, as the forward sum gives. */
+static inline double pois_hit(double x, unsigned w)
 {
     if (!(x > 0))
         return 1;
-    double term = exp(-x), sum = term;
-    for (unsigned k = 1; k < w; k++) {
-        term *= x / k;
-        sum += term;
+    if (x > 745)
+        return 0;
+    if (w > LLC_ARRAY_LEN(inv_fact)) {
+        double term = exp(-x), sum = term;
+        for (unsigned k = 1; k < w; k++) {
+            term *= x / k;
+            sum += term;
+        }
+        return min1(sum);
     }
-    return min1(sum);
+    const double x2 = x * x, x4 = x2 * x2;
+    double a = 0, b = 0, c = 0, d = 0;
+    for (unsigned k = (w + 3) & ~3u; k >= 4; k -= 4) {
+        a = a * x4 + (k - 4 < w ? inv_fact[k - 4] : 0);
+        b = b * x4 + (k - 3 < w ? inv_fact[k - 3] : 0);
+        c = c * x4 + (k - 2 < w ? inv_fact[k - 2] : 0);
+        d = d * x4 + (k - 1 < w ? inv_fact[k - 1] : 0);
+    }
+    return min1(exp(-x) * ((a + x * b) + x2 * (c + x * d)));
 }
 
 /* A party's tables for the grid below: its distances only grow along it,
@@ -416,6 +500,9 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
                              unsigned ways, struct llc_contention_share *out, double *t_star)
 {
     const double sets = c / ways;
+    /* multiplications, not a division on each step's path to pois_hit (the
+     * same x to an ulp) */
+    const double per_set = 1 / sets, half_per_set = 0.5 / sets;
     double sum = 0, fprev[64], qprev[64], mr[64], occ[64], fnow[64], qnow[64], unow[64];
     struct cursor cur[64];
     for (size_t i = 0; i < n; i++) {
@@ -448,7 +535,7 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
             }
             g += fnow[i];
         }
-        ph = pois_hit(0.5 * (gprev + g) / sets, ways);
+        ph = pois_hit((gprev + g) * half_per_set, ways);
         for (size_t i = 0; i < n; i++) {
             occ[i] += ph * (fnow[i] - fprev[i]);
             fprev[i] = fnow[i];
@@ -462,7 +549,7 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         gprev = g;
         /* P(Pois(x) < W) >= 1/e > 1e-12 while x <= W, and >= e^-x > 1e-12
          * while x <= 27.5: no need to sum it */
-        const double x = g / sets;
+        const double x = g * per_set;
         bool done = x > ways && x > 27.5 && pois_hit(x, ways) < 1e-12;
         if (!done) { /* saturated(), on the cursors' tables and footprints */
             done = true;
@@ -475,7 +562,7 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
     }
     /* past the grid G is flat (or every line gone): the rest of each tail
      * misses as often as at its end; cold and past-age distances always */
-    const double pend = pois_hit(gprev / sets, ways);
+    const double pend = pois_hit(gprev * per_set, ways);
     for (size_t i = 0; i < n; i++) {
         struct llc_contention_share *s = &out[i];
         s->cpi = NAN;
@@ -640,6 +727,9 @@ struct rnd {
     const struct llc_contention_party *p;
     size_t n;
     double c, c_log;
+    /* party_lines of each party, computed once per equilibrium (a search
+     * in its footprint table, else at every Newton step); NULL: on the fly */
+    const double *lines;
 };
 
 /* Miss ratio of party i at total miss rate mu; *dr its derivative in
@@ -655,9 +745,9 @@ static double party_r(const struct rnd *z, size_t i, double mu, double *dr)
     llc_statmodel_footprint_table(p->model, &e, &q, &f, &ne, &slope);
     /* at mu = 0 no caller uses the derivative (Newton's steps start right
      * of 0): R alone costs a search instead of the table */
-    double r = sm_contention_random_r(
-        p->model, x, z->c_log, p->cold && p->age > 0 && p->age < e[ne - 1] ? p->age : INFINITY,
-        x == 0 ? NULL : dr);
+    double r = sm_contention_random_r_tab(
+        p->tables, p->model, x, z->c_log,
+        p->cold && p->age > 0 && p->age < e[ne - 1] ? p->age : INFINITY, x == 0 ? NULL : dr);
     if (x == 0)
         *dr = NAN;
     if (p->cold) {
@@ -699,7 +789,7 @@ static double party_ins_r(const struct rnd *z, size_t i, double mu, double r, do
 {
     const struct llc_contention_party *p = &z->p[i];
     const double ins = p->weight * p->rate * r;
-    const double l = party_lines(p);
+    const double l = z->lines ? z->lines[i] : party_lines(p);
     if (isfinite(l) && p->weight * l * mu / z->c < ins) {
         *d = p->weight * l / z->c;
         return p->weight * l * mu / z->c;
@@ -800,7 +890,8 @@ static void random_shares(const struct rnd *z, double mu, double c,
                                ? c * party_ins_r(z, i, mu, s->miss_ratio, dr, &di) / mu
                                : 0;
         else /* nothing is evicted: every line the party touches stays */
-            s->occupancy = p->weight * fmin(party_lines(p), party_footprint(p, INFINITY));
+            s->occupancy = p->weight * fmin(z->lines ? z->lines[i] : party_lines(p),
+                                            party_footprint(p, INFINITY));
     }
     /* mu = 0 (the reuse says every reuse hits) with more weighted lines than
      * the cache: a skew stratum's weight w > 1 multiplies a program's lines
@@ -871,8 +962,14 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
         return rc;
     struct llc_contention_info in = {.beta = 1, .converged = true};
     if (base == LLC_CONTENTION_RANDOM) {
-        const struct rnd z = {
-            .p = p, .n = n, .c = capacity, .c_log = -log1p(-1 / fmax(capacity, 1 + 1e-9))};
+        double lines[64];
+        for (size_t i = 0; n <= LLC_ARRAY_LEN(lines) && i < n; i++)
+            lines[i] = party_lines(&p[i]);
+        const struct rnd z = {.p = p,
+                              .n = n,
+                              .c = capacity,
+                              .c_log = -log1p(-1 / fmax(capacity, 1 + 1e-9)),
+                              .lines = n <= LLC_ARRAY_LEN(lines) ? lines : NULL};
         in.mu = random_mu(&z, mu_hint);
         in.t_star = in.mu > 0 ? capacity / in.mu : INFINITY;
         random_shares(&z, in.mu, capacity, out);

@@ -12,7 +12,10 @@
 /* C[1..ways] (hits at LRU position k, per reference) and C[ways + 1]
  * (misses): each reuse bucket's mass goes to position floor(F(d) / sets)
  * + 1, F the expected stack distance at the bucket's distance (its single
- * distance, or its middle); dangling samples miss. */
+ * distance, or its middle); dangling samples miss. F is read off the table
+ * as llc_statmodel_footprint interpolates it (the same value: the bucket's
+ * edge, or the mean of its two ends, the edges being integers), without
+ * its search. */
 static void set_profile(const struct llc_statmodel_model *m, unsigned ways, double sets, double *c)
 {
     const double *e, *q, *f;
@@ -27,8 +30,8 @@ static void set_profile(const struct llc_statmodel_model *m, unsigned ways, doub
         if (!(mass > 0))
             continue;
         const double w = e[i + 1] - e[i];
-        const double d = w <= 1 ? e[i] : e[i] + 0.5 * w;
-        const double pos = floor(llc_statmodel_footprint(m, d) / sets) + 1;
+        const double fd = w > 1 ? f[i] + 0.5 * (f[i + 1] - f[i]) : e[i] > 0 ? f[i] : 0;
+        const double pos = floor(fd / sets) + 1;
         c[pos > ways ? ways + 1 : (unsigned)pos] += mass;
     }
 }

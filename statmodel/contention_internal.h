@@ -27,6 +27,14 @@ int sm_contention_age_class(const struct llc_contention_phase *ph, double age, d
 double sm_contention_random_r(const struct llc_statmodel_model *m, double x, double c_log,
                               double age, double *dr);
 
+/* sm_contention_random_r from the tables t (NULL: the exact sum):
+ * interpolated on the (model, c_log, age) table, filled node by node as
+ * queries need them. Queries the table does not cover (x = 0, or outside
+ * the range where R varies) take the exact sum. contention_rtab.c. */
+double sm_contention_random_r_tab(struct llc_contention_tables *t,
+                                  const struct llc_statmodel_model *m, double x, double c_log,
+                                  double age, double *dr);
+
 /* llc_contention_corun with the coupling started from guess[i] (NULL, or a
  * rate <= 0: the solo rate) instead of the solo rates: a nearby solution
  * (the timeline's previous tuple) saves steps; the result meets the same

@@ -78,7 +78,7 @@ static double line_scale(const struct llc_contention_strata *st, size_t g)
  * footprint weighted by refs / sets (references per set of the stratum
  * against the average set), its lines cap by its share of the lines. */
 static void stratum_party(const struct llc_contention_party *base,
-                          const struct llc_contention_strata *st, size_t g, double references,
+                          const struct llc_contention_strata *st, size_t g, double steady,
                           struct llc_contention_party *q)
 {
     const struct llc_contention_stratum *s = &st->s[g];
@@ -93,7 +93,7 @@ static void stratum_party(const struct llc_contention_party *base,
      * growing by itself. */
     q->lines_max = base->lines_max > 0 ? base->lines_max * line_scale(st, g) : 0;
     if (q->cold)
-        q->steady = llc_contention_steady_share(s->model, references);
+        q->steady = steady;
 }
 
 /* The party of each stratified program in cell c (stratum (c / product of
@@ -101,14 +101,14 @@ static void stratum_party(const struct llc_contention_party *base,
  * of the sets. */
 static double cell_parties(const struct llc_contention_party *p,
                            const struct llc_contention_strata *const *st, const size_t *strat,
-                           size_t ns, size_t c, const double *references,
+                           size_t ns, size_t c, double (*steady)[LLC_CONTENTION_STRATA_MAX],
                            struct llc_contention_party *q)
 {
     double share = 1;
     for (size_t k = 0; k < ns; k++) {
         const size_t i = strat[k], g = c % st[i]->n;
         c /= st[i]->n;
-        stratum_party(&p[i], st[i], g, references ? references[i] : 0, &q[i]);
+        stratum_party(&p[i], st[i], g, steady[i][g], &q[i]);
         share *= st[i]->s[g].sets;
     }
     return share;
@@ -217,9 +217,20 @@ int llc_contention_strata_equilibrium(const struct llc_contention_party *p,
     }
     for (size_t k = 0; k < ns; k++)
         row[strat[k]] = k;
+    /* Each cold stratum's steady share of first touches, once for all
+     * cells (a search in its footprint table). */
+    double steady[MAXN][LLC_CONTENTION_STRATA_MAX];
+    for (size_t k = 0; k < ns; k++) {
+        const size_t i = strat[k];
+        for (size_t g = 0; g < st[i]->n; g++)
+            steady[i][g] =
+                p[i].cold && st[i]->s[g].refs > 0
+                    ? llc_contention_steady_share(st[i]->s[g].model, references ? references[i] : 0)
+                    : 0;
+    }
     double best = -1, mu = 0, kept = 0;
     for (size_t j = 0; j < solved; j++) {
-        const double share = cell_parties(p, st, strat, ns, cell[j].c, references, q);
+        const double share = cell_parties(p, st, strat, ns, cell[j].c, steady, q);
         for (size_t k = 0, rest = cell[j].c; k < ns; k++) {
             gi[strat[k]] = rest % st[strat[k]]->n;
             rest /= st[strat[k]]->n;

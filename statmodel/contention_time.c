@@ -123,7 +123,8 @@ static bool same_cfg(const struct llc_contention_config *a, const struct llc_con
 {
     return a->capacity == b->capacity && a->ways == b->ways && a->policy == b->policy &&
            a->coupling == b->coupling && a->anchor == b->anchor && a->skew == b->skew &&
-           a->together == b->together && a->assoc == b->assoc && a->guess_warm == b->guess_warm;
+           a->together == b->together && a->assoc == b->assoc && a->guess_warm == b->guess_warm &&
+           a->tables == b->tables;
 }
 
 /* ph alone (tp: ph at its age class cls, -1 = warm) from the cache, or

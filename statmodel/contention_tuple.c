@@ -27,7 +27,8 @@ static void parties_of(const struct llc_contention_phase *const *ph, const doubl
             .lines_max = ph[i]->lines,
             .cold = cold,
             .steady = cold ? llc_contention_steady_share(ph[i]->model, ph[i]->references) : 0,
-            .age = ph[i]->age};
+            .age = ph[i]->age,
+            .tables = cfg->tables};
     }
 }
 

@@ -110,6 +110,10 @@ struct llc_contention_config {
      * not compare tuples with fresh solves (study; predict's pair grid
      * copies warm tuples). */
     bool guess_warm;
+    /* Random replacement: R interpolated on tables filled as the solves
+     * need them, instead of the sum over each histogram at every step
+     * (not owned; NULL = the exact sums). See llc_contention_tables. */
+    struct llc_contention_tables *tables;
 };
 
 void llc_contention_config_default(struct llc_contention_config *cfg);
@@ -151,6 +155,8 @@ struct llc_contention_party {
     bool cold;
     double steady;
     double age;
+    /* Random replacement's R from these tables (NULL: the exact sum). */
+    struct llc_contention_tables *tables;
 };
 
 /* Solves one equilibrium; out[i] gets miss ratio, miss rate, occupancy and
@@ -189,6 +195,25 @@ int llc_contention_corun(const struct llc_contention_phase *const *ph, const dou
                          const struct llc_contention_config *cfg,
                          const struct llc_contention_share *solo, struct llc_contention_share *out,
                          struct llc_contention_info *info, char *err, size_t errlen);
+
+/* ---- tables of the random model's R (docs/METHODS.md §12.3) ------------------ */
+
+/* A prediction solves many random-replacement equilibria with the same
+ * reuse models; each model's R(x) (at a capacity and an age) is then
+ * interpolated between nodes of a grid in ln x (32 per octave, cubic
+ * Hermite on the exact R and dR/dx), each node computed once, when a
+ * query first needs it. Within 1e-9 of R's exact sum for warm phases,
+ * 2e-8 for young ones (tests/contention/test_contention_rtab.c states the
+ * bounds it checks); an ill-conditioned equilibrium (Phi nearly flat at
+ * its root) can amplify that: docs/METHODS.md §12.3 gives what it moved.
+ * Filled as it is used: one thread at a time, and the models must stay
+ * in place and unchanged while the tables live. */
+struct llc_contention_tables;
+int llc_contention_tables_create(struct llc_contention_tables **out, char *err, size_t errlen);
+void llc_contention_tables_free(struct llc_contention_tables *t);
+/* Tables made, nodes computed, queries interpolated so far. */
+void llc_contention_tables_stats(const struct llc_contention_tables *t, size_t *tables,
+                                 size_t *nodes, size_t *queries);
 
 /* ---- probe combination (docs/METHODS.md §12.6) ----------------------------------------- */
 

@@ -362,12 +362,15 @@ int llc_cmd_predict(int argc, char **argv)
     }
     if ((rc = choose_machine(&a, progs, &m, &a.o)) != 0)
         goto out;
+    /* The prediction's time: the models built from the profiles' histograms
+     * and probe readings, and every solve; not reading the files or
+     * writing the results. */
+    const double t0 = llc_now();
     for (size_t i = 0; i < a.n; i++)
         if (pred_prog_build(&progs[i], a.o.probe, a.o.cold, err, sizeof(err)) < 0) {
             rc = llc_cli_fail("predict", "%s", err);
             goto out;
         }
-    const double t0 = llc_now();
     if (pred_run(progs, a.n, &m, &a.o, &r, err, sizeof(err)) < 0) {
         rc = llc_cli_fail("predict", "%s", err);
         goto out;

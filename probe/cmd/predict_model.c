@@ -225,10 +225,24 @@ static int baselines(struct pred_prog *progs, size_t n, const struct llc_content
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     double freq[PRED_MAX_PROGRAMS];
     int rc = 0;
+    /* The baselines see phases, not ages: a tuple met before at other
+     * ages, and a phase met before alone, are copied, not solved again. */
     for (size_t t = 0; rc == 0 && t < nt; t++) {
+        const int *tp = run->tuples[t].phase;
+        size_t same = t;
+        for (size_t u = 0; same == t && u < t; u++)
+            if (memcmp(run->tuples[u].phase, tp, n * sizeof(*tp)) == 0)
+                same = u;
+        if (same < t) {
+            memcpy(&r->foa[t * n], &r->foa[same * n], n * sizeof(*r->foa));
+            memcpy(&r->sdc[t * n], &r->sdc[same * n], n * sizeof(*r->sdc));
+            memcpy(&r->foa_solo[t * n], &r->foa_solo[same * n], n * sizeof(*r->foa_solo));
+            memcpy(&r->sdc_solo[t * n], &r->sdc_solo[same * n], n * sizeof(*r->sdc_solo));
+            continue;
+        }
         const struct llc_contention_phase *ph[PRED_MAX_PROGRAMS];
         for (size_t i = 0; i < n; i++) {
-            ph[i] = &progs[i].plain[run->tuples[t].phase[i]];
+            ph[i] = &progs[i].plain[tp[i]];
             freq[i] = progs[i].prof.timing.freq_hz;
         }
         rc = llc_contention_baseline(ph, freq, n, cfg, LLC_CONTENTION_FOA, &r->foa[t * n], err,
@@ -237,8 +251,14 @@ static int baselines(struct pred_prog *progs, size_t n, const struct llc_content
             rc = llc_contention_baseline(ph, freq, n, cfg, LLC_CONTENTION_SDC, &r->sdc[t * n], err,
                                          errlen);
         for (size_t i = 0; rc == 0 && i < n; i++) {
-            rc = llc_contention_baseline(&ph[i], &freq[i], 1, cfg, LLC_CONTENTION_FOA,
-                                         &r->foa_solo[t * n + i], err, errlen);
+            size_t u = 0; /* an earlier tuple with program i in the same phase */
+            while (u < t && run->tuples[u].phase[i] != tp[i])
+                u++;
+            if (u < t)
+                r->foa_solo[t * n + i] = r->foa_solo[u * n + i];
+            else
+                rc = llc_contention_baseline(&ph[i], &freq[i], 1, cfg, LLC_CONTENTION_FOA,
+                                             &r->foa_solo[t * n + i], err, errlen);
             r->sdc_solo[t * n + i] = r->foa_solo[t * n + i]; /* alone both give all ways */
         }
     }
@@ -288,6 +308,22 @@ static const struct llc_contention_tuple_result *run_tuple(const struct llc_cont
     return t;
 }
 
+/* Program i's phase k alone as the run solved it in a tuple that met the
+ * phase warm (the timeline solves each warm phase alone once, with the
+ * configuration the grid uses). */
+static bool run_solo(const struct llc_contention_run *run, size_t i, size_t k,
+                     struct llc_contention_share *out)
+{
+    for (size_t t = 0; t < run->n_tuples; t++) {
+        const int *ph = run->tuples[t].phase;
+        if ((size_t)ph[i] == k && ph[run->n + i] < 0) {
+            *out = run->tuples[t].solo[i];
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Every phase pair of the first two programs, the two alone together. */
 static int pair_grid(struct pred_prog *progs, size_t n, const struct llc_contention_config *cfg,
                      struct pred_result *r, char *err, size_t errlen)
@@ -312,13 +348,17 @@ static int pair_grid(struct pred_prog *progs, size_t n, const struct llc_content
     }
     const double freq[2] = {progs[0].prof.timing.freq_hz, progs[1].prof.timing.freq_hz};
     int rc = 0;
-    /* Each phase alone once, then every pair from those solo rates. */
+    /* Each phase alone once (the run's, where it met the phase warm: the
+     * same solve, alone does not depend on the others), then every pair
+     * from those solo rates. */
     for (size_t a = 0; rc == 0 && a < na; a++)
-        rc = llc_contention_solo(&progs[0].plain[a], freq[0], cfg, &r->grid_solo[a * nb * 2], err,
-                                 errlen);
+        if (!run_solo(run, 0, a, &r->grid_solo[a * nb * 2]))
+            rc = llc_contention_solo(&progs[0].plain[a], freq[0], cfg, &r->grid_solo[a * nb * 2],
+                                     err, errlen);
     for (size_t b = 0; rc == 0 && b < nb; b++)
-        rc = llc_contention_solo(&progs[1].plain[b], freq[1], cfg, &r->grid_solo[b * 2 + 1], err,
-                                 errlen);
+        if (!run_solo(run, 1, b, &r->grid_solo[b * 2 + 1]))
+            rc = llc_contention_solo(&progs[1].plain[b], freq[1], cfg, &r->grid_solo[b * 2 + 1],
+                                     err, errlen);
     for (size_t a = 0; rc == 0 && a < na; a++)
         for (size_t b = 0; rc == 0 && b < nb; b++) {
             const struct llc_contention_phase *ph[2] = {&progs[0].plain[a], &progs[1].plain[b]};
@@ -354,10 +394,17 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
     cfg.assoc = o->assoc;
     cfg.anchor = false;
     memset(r, 0, sizeof(*r));
+    /* The random model's R tabulated per phase, shared by every solve of
+     * this prediction (the models stay in place until pred_prog_free). */
+    int rc = cfg.policy == LLC_CONTENTION_RANDOM
+                 ? llc_contention_tables_create(&cfg.tables, err, errlen)
+                 : 0;
+    if (rc < 0)
+        return rc;
     for (size_t i = 0; i < n; i++)
         pred_strata_use(&progs[i], o->strata);
     fill_progs(progs, n, false, cp);
-    int rc = llc_contention_timeline(cp, n, &cfg, &r->run, err, errlen);
+    rc = llc_contention_timeline(cp, n, &cfg, &r->run, err, errlen);
     bool any_probe = false;
     for (size_t i = 0; i < n; i++)
         any_probe |= progs[i].probe_used;
@@ -372,5 +419,6 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
     /* The phase-pair grid is for the files (JSON and heatmap) only. */
     if (rc == 0 && n >= 2 && o->prefix)
         rc = pair_grid(progs, n, &cfg, r, err, errlen);
+    llc_contention_tables_free(cfg.tables);
     return rc;
 }

@@ -1,0 +1,231 @@
+/* Tables of the random model's R (docs/METHODS.md §12.3) for a prediction
+ * that meets the same phases in many equilibria: R(x) of a reuse model
+ * (at a fixed capacity and age) is one smooth function of x = mu / (gamma
+ * a), so instead of the sum over the histogram at every Newton step it is
+ * interpolated between nodes of a grid in ln x, each node the exact sum
+ * (R and dR/dx) computed the first time a query needs it.
+ *
+ * Interpolation: cubic Hermite in v = ln x with the exact slopes dR/dv =
+ * x dR/dx at both nodes. Each term of R is 1 - exp(-e^(v + ln(c d))), whose
+ * v-derivatives are bounded (max |d^4/dv^4| = 1.12), so the error is
+ * below h^4 / 384 x 1.12 of R's finite-reuse mass: with 32 nodes per
+ * octave, h = ln 2 / 32, about 6.4e-10 (a bucket's mean over its distances
+ * is a mean of such terms: the same bound). Below the grid, see below();
+ * x = 0 and x past the grid (every finite reuse misses: R flat) take the
+ * exact sum, which is then cheap. */
+#include "llcprobe/contention.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llcprobe/common.h"
+#include "contention_internal.h"
+
+#define NODES_PER_OCTAVE 32
+
+/* One function R(x): a model at one capacity (c_log) and age. */
+struct rtab {
+    const struct llc_statmodel_model *m;
+    double c_log, age;
+    double v0, inv_h, h; /* node j at v = v0 + j h */
+    size_t nodes;
+    double *r, *g;         /* R and dR/dv at node j; g NaN = not computed yet */
+    double r_zero, d_zero; /* R(0) and dR/dx at 0+; d_zero NaN = not yet */
+};
+
+struct llc_contention_tables {
+    size_t n, cap; /* tables, slots (power of two) */
+    struct rtab *slot;
+    /* A table that cannot be allocated is kept without nodes: its queries
+     * take the exact sum (a query never fails). */
+    size_t computed, queries; /* nodes computed, queries interpolated */
+};
+
+int llc_contention_tables_create(struct llc_contention_tables **out, char *err, size_t errlen)
+{
+    *out = calloc(1, sizeof(**out));
+    return *out ? 0 : llc_errf(err, errlen, -ENOMEM, "R tables: out of memory");
+}
+
+void llc_contention_tables_free(struct llc_contention_tables *t)
+{
+    if (!t)
+        return;
+    for (size_t s = 0; s < t->cap; s++) {
+        free(t->slot[s].r);
+        free(t->slot[s].g);
+    }
+    free(t->slot);
+    free(t);
+}
+
+void llc_contention_tables_stats(const struct llc_contention_tables *t, size_t *tables,
+                                 size_t *nodes, size_t *queries)
+{
+    *tables = t ? t->n : 0;
+    *nodes = t ? t->computed : 0;
+    *queries = t ? t->queries : 0;
+}
+
+static uint64_t bits(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof(b));
+    return b;
+}
+
+static uint64_t hash3(const void *m, double c_log, double age)
+{
+    uint64_t h = (uint64_t)(uintptr_t)m * 0x9E3779B97F4A7C15ull;
+    h ^= bits(c_log) + 0xBF58476D1CE4E5B9ull + (h << 6) + (h >> 2);
+    h ^= bits(age) + 0x94D049BB133111EBull + (h << 6) + (h >> 2);
+    h *= 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 31);
+}
+
+static bool same(const struct rtab *a, const struct llc_statmodel_model *m, double c_log,
+                 double age)
+{
+    return a->m == m && bits(a->c_log) == bits(c_log) && bits(a->age) == bits(age);
+}
+
+static size_t slot_of(const struct llc_contention_tables *t, const struct llc_statmodel_model *m,
+                      double c_log, double age)
+{
+    size_t s = hash3(m, c_log, age) & (t->cap - 1);
+    while (t->slot[s].m && !same(&t->slot[s], m, c_log, age))
+        s = (s + 1) & (t->cap - 1);
+    return s;
+}
+
+static int grow(struct llc_contention_tables *t)
+{
+    const size_t cap = t->cap ? 2 * t->cap : 64;
+    struct rtab *slot = calloc(cap, sizeof(*slot));
+    if (!slot)
+        return -ENOMEM;
+    struct llc_contention_tables g = {.cap = cap, .slot = slot};
+    for (size_t s = 0; s < t->cap; s++)
+        if (t->slot[s].m)
+            slot[slot_of(&g, t->slot[s].m, t->slot[s].c_log, t->slot[s].age)] = t->slot[s];
+    free(t->slot);
+    t->slot = slot;
+    t->cap = cap;
+    return 0;
+}
+
+/* The grid of a model: from x where k d = 1e-4 for its longest finite
+ * reuse d (below, R - R(0) is so small that the nodes' rounding, ~1e-14,
+ * would show in the slopes between them: the exact sum answers) to x
+ * where k d > 40 for its shortest (every finite reuse misses: R flat),
+ * k = c_log x. NULL when
+ * out of memory or the model has no finite reuse (no table needed). */
+static struct rtab *table_of(struct llc_contention_tables *t, const struct llc_statmodel_model *m,
+                             double c_log, double age)
+{
+    if (2 * (t->n + 1) > t->cap && grow(t) < 0)
+        return NULL;
+    const size_t s = slot_of(t, m, c_log, age);
+    struct rtab *r = &t->slot[s];
+    if (r->m)
+        return r->nodes ? r : NULL;
+    const double *e, *q, *f;
+    size_t ne;
+    double slope;
+    llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
+    *r = (struct rtab){.m = m, .c_log = c_log, .age = age};
+    t->n++;
+    const double lo = fmax(e[0], 1), hi = fmin(e[ne - 1], isfinite(age) ? fmax(age, 1) : INFINITY);
+    if (ne < 2 || !(c_log > 0) || !(hi > 0))
+        return NULL;
+    const double h = log(2.0) / NODES_PER_OCTAVE;
+    const double v0 = log(1e-4 / (c_log * hi)), v1 = log(40 / (c_log * lo));
+    const double span = ceil((v1 - v0) / h) + 1;
+    if (!(span >= 2 && span < 1e6))
+        return NULL;
+    const size_t nodes = (size_t)span;
+    double *rv = malloc(nodes * sizeof(double)), *gv = malloc(nodes * sizeof(double));
+    if (!rv || !gv) {
+        free(rv);
+        free(gv);
+        return NULL;
+    }
+    for (size_t j = 0; j < nodes; j++)
+        gv[j] = NAN;
+    r->d_zero = NAN;
+    r->v0 = v0;
+    r->h = h;
+    r->inv_h = 1 / h;
+    r->nodes = nodes;
+    r->r = rv;
+    r->g = gv;
+    return r;
+}
+
+static void node(struct llc_contention_tables *t, struct rtab *r, size_t j)
+{
+    if (!isnan(r->g[j]))
+        return;
+    const double x = exp(r->v0 + (double)j * r->h);
+    double dr;
+    r->r[j] = sm_contention_random_r(r->m, x, r->c_log, r->age, &dr);
+    r->g[j] = x * dr;
+    t->computed++;
+}
+
+/* Cubic Hermite on [0, 1] from values and slopes (in u) at both ends;
+ * *dv its derivative in u. */
+static double hermite(double r0, double g0, double r1, double g1, double u, double *dv)
+{
+    const double u2 = u * u, um = 1 - u;
+    *dv = (6 * u2 - 6 * u) * (r0 - r1) + g0 * (3 * u2 - 4 * u + 1) + g1 * (3 * u2 - 2 * u);
+    return r0 * (1 + 2 * u) * um * um + g0 * u * um * um + r1 * u2 * (3 - 2 * u) +
+           g1 * u2 * (u - 1);
+}
+
+/* Below the first node x0 (k d <= 1e-4 for every reuse d the table
+ * counts; met where Newton's method probes near mu = 0): Hermite in x
+ * itself between R(0) with its slope at 0+ (the exact sum's at 1e-9 x0,
+ * the same to 1e-13) and node 0. R's fourth derivative there is at most
+ * (k d)^4 of its mass: the error is below 1e-18. */
+static double below(struct llc_contention_tables *t, struct rtab *r, double x, double *dr)
+{
+    const double x0 = exp(r->v0);
+    if (isnan(r->d_zero)) {
+        r->r_zero = sm_contention_random_r(r->m, 0, r->c_log, r->age, NULL);
+        sm_contention_random_r(r->m, x0 * 1e-9, r->c_log, r->age, &r->d_zero);
+    }
+    node(t, r, 0);
+    double du;
+    const double val = hermite(r->r_zero, r->d_zero * x0, r->r[0], r->g[0], x / x0, &du);
+    if (dr)
+        *dr = du / x0;
+    return val;
+}
+
+double sm_contention_random_r_tab(struct llc_contention_tables *t,
+                                  const struct llc_statmodel_model *m, double x, double c_log,
+                                  double age, double *dr)
+{
+    struct rtab *r = t && x > 0 && isfinite(x) ? table_of(t, m, c_log, age) : NULL;
+    if (!r)
+        return sm_contention_random_r(m, x, c_log, age, dr);
+    const double s = (log(x) - r->v0) * r->inv_h;
+    if (!(s < (double)(r->nodes - 1)))
+        return sm_contention_random_r(m, x, c_log, age, dr);
+    t->queries++;
+    if (!(s >= 0))
+        return below(t, r, x, dr);
+    const size_t j = (size_t)s;
+    node(t, r, j);
+    node(t, r, j + 1);
+    double du; /* dR/du, u = (ln x - v_j) / h */
+    const double val =
+        hermite(r->r[j], r->g[j] * r->h, r->r[j + 1], r->g[j + 1] * r->h, s - (double)j, &du);
+    if (dr)
+        *dr = du * r->inv_h / x;
+    return val;
+}
