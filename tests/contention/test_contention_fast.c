@@ -20,30 +20,7 @@
 #include "llcprobe/contention.h"
 #include "llcprobe/statmodel.h"
 #include "contention_internal.h"
-
-/* A reuse histogram over the exact and the octave buckets: a power law
- * h(d) ~ d^-1.3 up to 2^22, and a share of cold samples. */
-static struct llc_statmodel_model *model_power(double cold)
-{
-    char err[LLC_ERRLEN];
-    struct llc_statmodel_hist *h = NULL;
-    struct llc_statmodel_model *m = NULL;
-    assert_int_equal(llc_statmodel_hist_create(&h, err, sizeof err), 0);
-    double total = 0;
-    for (size_t b = 0; b < LLC_STATMODEL_BUCKETS; b++) {
-        const uint64_t lo = llc_statmodel_bucket_lo(b);
-        if (lo > (1u << 22))
-            break;
-        const double mass = 1e6 * (double)llc_statmodel_bucket_width(b) * pow((double)lo + 1, -1.3);
-        assert_int_equal(llc_statmodel_hist_add(h, lo, mass, err, sizeof err), 0);
-        total += mass;
-    }
-    assert_int_equal(llc_statmodel_hist_add_dangling(h, cold * total / (1 - cold), err, sizeof err),
-                     0);
-    assert_int_equal(llc_statmodel_prepare(h, &m, err, sizeof err), 0);
-    llc_statmodel_hist_destroy(h);
-    return m;
-}
+#include "synth.h"
 
 /* R directly: every bucket, exp(-k e) afresh, the same quadrature per
  * bucket (point masses of width 1; a bucket's mean of 1 - e^(-kt), at its
@@ -95,7 +72,7 @@ static double direct_r(const struct llc_statmodel_model *m, double x, double c_l
 static void random_r_matches_direct(void **state)
 {
     (void)state;
-    struct llc_statmodel_model *m = model_power(0.05);
+    struct llc_statmodel_model *m = synth_model_power(0.05);
     const double cap = 131072, c_log = -log1p(-1 / cap);
     const double ages[] = {INFINITY, 300.5, 1024, 5000.25, 3e6};
     size_t cut = 0;
@@ -206,7 +183,7 @@ static void assoc_grid_matches_direct(void **state)
 {
     (void)state;
     char err[LLC_ERRLEN];
-    struct llc_statmodel_model *a = model_power(0.02), *b = model_power(0.3);
+    struct llc_statmodel_model *a = synth_model_power(0.02), *b = synth_model_power(0.3);
     const double cap = 16384;
     const struct llc_contention_party base[3] = {
         {.model = a, .rate = 2e8, .gamma = 1, .weight = 1},
@@ -255,8 +232,8 @@ struct two_progs {
 
 static void two_progs_init(struct two_progs *t)
 {
-    t->a = model_power(0.05);
-    t->b = model_power(0.3);
+    t->a = synth_model_power(0.05);
+    t->b = synth_model_power(0.3);
     for (int k = 0; k < 2; k++) {
         t->pa[k] = (struct llc_contention_phase){.model = k ? t->b : t->a,
                                                  .api = 0.3 + 0.1 * k,

@@ -30,25 +30,6 @@
 #include "contention_internal.h"
 #include "synth.h"
 
-/* h(d) ~ d^-1.3 on every bucket below 2^22 (lo of each), cold share. */
-static struct llc_statmodel_model *model_power(double cold)
-{
-    struct llc_statmodel_bucket_count pairs[LLC_STATMODEL_BUCKETS];
-    size_t n = 0;
-    double total = 0;
-    for (size_t b = 0; b < LLC_STATMODEL_BUCKETS; b++) {
-        const uint64_t lo = llc_statmodel_bucket_lo(b);
-        if (lo > (1u << 22))
-            break;
-        const double mass = 1e6 * (double)llc_statmodel_bucket_width(b) * pow((double)lo + 1, -1.3);
-        pairs[n++] = (struct llc_statmodel_bucket_count){.bucket = b, .count = mass};
-        total += mass;
-    }
-    struct llc_statmodel_model *m = synth_model_of_pairs(pairs, n, cold * total / (1 - cold));
-    assert_non_null(m);
-    return m;
-}
-
 /* A few point masses with empty buckets between them: at 3, 40, 1000 and
  * in two octave buckets far apart. */
 static struct llc_statmodel_model *model_sparse(void)
@@ -113,8 +94,8 @@ static size_t compare(const struct llc_statmodel_model *m, double cap, double ag
 static void tab_matches_exact(void **state)
 {
     (void)state;
-    struct llc_statmodel_model *ms[] = {model_power(0.05), model_power(0), model_sparse(),
-                                        model_single()};
+    struct llc_statmodel_model *ms[] = {synth_model_power(0.05), synth_model_power(0),
+                                        model_sparse(), model_single()};
     const double caps[] = {131072, 16, 2};
     const double ages[] = {INFINITY, 2.5, 300.5, 1024, 5000.25, 3e6};
     for (size_t k = 0; k < LLC_ARRAY_LEN(ms); k++)
@@ -159,7 +140,8 @@ static void tab_equilibrium_same(void **state)
 {
     (void)state;
     char err[LLC_ERRLEN];
-    struct llc_statmodel_model *a = model_power(0.05), *b = model_sparse(), *c = model_power(0);
+    struct llc_statmodel_model *a = synth_model_power(0.05), *b = model_sparse(),
+                               *c = synth_model_power(0);
     struct llc_contention_tables *t = NULL;
     assert_int_equal(llc_contention_tables_create(&t, err, sizeof err), 0);
     const double caps[] = {131072, 4096, 16};
@@ -207,7 +189,8 @@ static void tab_timeline_same(void **state)
 {
     (void)state;
     char err[LLC_ERRLEN];
-    struct llc_statmodel_model *a = model_power(0.05), *b = model_sparse(), *c = model_power(0.01);
+    struct llc_statmodel_model *a = synth_model_power(0.05), *b = model_sparse(),
+                               *c = synth_model_power(0.01);
     struct llc_contention_phase pa[2] = {
         {.model = a,
          .api = 0.4,

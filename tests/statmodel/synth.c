@@ -1,6 +1,7 @@
 #include "llcprobe/common.h"
 #include "synth.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 uint64_t synth_next(struct synth_rng *r)
@@ -131,4 +132,20 @@ struct llc_statmodel_model *synth_model_of_pairs(const struct llc_statmodel_buck
         m = NULL;
     llc_statmodel_hist_destroy(h);
     return m;
+}
+
+struct llc_statmodel_model *synth_model_power(double cold)
+{
+    struct llc_statmodel_bucket_count pairs[LLC_STATMODEL_BUCKETS];
+    size_t n = 0;
+    double total = 0;
+    for (size_t b = 0; b < LLC_STATMODEL_BUCKETS; b++) {
+        const uint64_t lo = llc_statmodel_bucket_lo(b);
+        if (lo > (1u << 22))
+            break;
+        const double mass = 1e6 * (double)llc_statmodel_bucket_width(b) * pow((double)lo + 1, -1.3);
+        pairs[n++] = (struct llc_statmodel_bucket_count){.bucket = b, .count = mass};
+        total += mass;
+    }
+    return synth_model_of_pairs(pairs, n, cold * total / (1 - cold));
 }

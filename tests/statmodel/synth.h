@@ -42,6 +42,10 @@ double synth_random_cache_windows(const uint64_t *lines, size_t n, size_t cache_
 struct llc_statmodel_model *synth_model_of_pairs(const struct llc_statmodel_bucket_count *pairs,
                                                  size_t n, double n_inf);
 
+/* A power law h(d) ~ d^-1.3 on every bucket up to 2^22 (at the bucket's
+ * low edge, times its width) and a share `cold` of dangling samples. */
+struct llc_statmodel_model *synth_model_power(double cold);
+
 /* In a cmocka test: fails unless |a - b| <= tol, naming a and both values. */
 #define NEAR(a, b, tol)                                                                 \
     do {                                                                                \
