@@ -371,7 +371,8 @@ struct llc_statmodel_timeline_config {
     size_t max_runs;    /* runs walked back from a reuse's end; the part of the reuse
                          * beyond them uses the reference-weighted mean footprint
                          * (default 64). Cost per sample bucket: positions * 2
-                         * walks of at most max_runs + 1 footprint differences. */
+                         * walks of at most max_runs footprint differences and
+                         * 3 mean footprints (one look-up per phase each). */
 };
 
 void llc_statmodel_timeline_config_default(struct llc_statmodel_timeline_config *cfg);
