@@ -25,7 +25,7 @@ struct llc_statmodel_timeline {
     size_t ng;
     double *refs, *n_inf, *total; /* per phase */
     bool *pooled;                 /* modelled by every window's samples */
-    struct seglist *own;          /* ng + 1: [ng] holds every window's samples */
+    struct seglist *own;          /* per phase: the samples taken in its windows */
 };
 
 struct run {
@@ -51,7 +51,7 @@ void llc_statmodel_timeline_destroy(struct llc_statmodel_timeline *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; t->own && i <= t->ng; i++)
+    for (size_t i = 0; t->own && i < t->ng; i++)
         free(t->own[i].v);
     free(t->own);
     free(t->refs);
@@ -107,20 +107,6 @@ static double stack_distance(const struct walk *k, double t1, double d)
     return sd;
 }
 
-static int push(struct seglist *l, struct seg s)
-{
-    if (l->n == l->cap) {
-        const size_t cap = l->cap ? 2 * l->cap : 256;
-        struct seg *v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return -ENOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
-    l->v[l->n++] = s;
-    return 0;
-}
-
 static int cmp_seg(const void *a, const void *b)
 {
     const struct seg *x = a, *y = b;
@@ -147,6 +133,25 @@ static void merge(struct seglist *l)
             l->v[n++] = l->v[i];
     }
     l->n = n;
+}
+
+static int push(struct seglist *l, struct seg s)
+{
+    /* Merging first keeps memory near the distinct segments; growing
+     * when it frees less than half keeps the sorts O(log n) a push. */
+    if (l->n == l->cap) {
+        merge(l);
+        if (2 * l->n >= l->cap) {
+            const size_t cap = l->cap ? 2 * l->cap : 256;
+            struct seg *v = realloc(l->v, cap * sizeof *v);
+            if (!v)
+                return -ENOMEM;
+            l->v = v;
+            l->cap = cap;
+        }
+    }
+    l->v[l->n++] = s;
+    return 0;
 }
 
 static size_t group_index(const struct llc_statmodel_groups *g, int id, size_t ng)
@@ -178,12 +183,12 @@ static int add_samples(struct llc_statmodel_timeline *t, const struct walk *k,
                 const double a = stack_distance(k, t1, lo), z = stack_distance(k, t1, lo + width);
                 const struct seg s = {
                     .lo = a, .hi = z, .mid = a + tm * (z - a), .mass = c / positions};
-                if (push(&t->own[t->ng], s) || (!t->pooled[wg[i]] && push(&t->own[wg[i]], s)))
+                if (push(&t->own[wg[i]], s))
                     return -ENOMEM;
             }
         }
     }
-    for (size_t g = 0; g <= t->ng; g++)
+    for (size_t g = 0; g < t->ng; g++)
         merge(&t->own[g]);
     return 0;
 }
@@ -215,7 +220,7 @@ int llc_statmodel_timeline_create(const struct llc_statmodel_groups *phases,
     t->n_inf = calloc(ng, sizeof *t->n_inf);
     t->total = calloc(ng, sizeof *t->total);
     t->pooled = calloc(ng, sizeof *t->pooled);
-    t->own = calloc(ng + 1, sizeof *t->own);
+    t->own = calloc(ng, sizeof *t->own);
     if (!t->refs || !t->n_inf || !t->total || !t->pooled || !t->own) {
         rc = llc_errf(err, errlen, -ENOMEM, "phase timeline: out of memory");
         goto out;
@@ -331,10 +336,12 @@ int llc_statmodel_timeline_curve(const struct llc_statmodel_timeline *t,
     for (size_t g = 0; g < t->ng; g++)
         wsum += t->refs[g];
     for (size_t g = 0; g < t->ng; g++) {
-        const struct seglist *l = &t->own[t->pooled[g] ? t->ng : g];
         const double cold = t->n_inf[g] / t->total[g];
         for (size_t k = 0; k < n; k++) {
-            const double r = (t->n_inf[g] + missing(l, lines[k], o->assoc_ways)) / t->total[g];
+            double m = 0;
+            for (size_t h = t->pooled[g] ? 0 : g; h < (t->pooled[g] ? t->ng : g + 1); h++)
+                m += missing(&t->own[h], lines[k], o->assoc_ways);
+            const double r = (t->n_inf[g] + m) / t->total[g];
             tmp[k] = (struct llc_statmodel_point){
                 .lines = lines[k], .bytes = lines[k] * 64.0, .r_total = r, .r_capacity = r - cold};
         }
