@@ -102,6 +102,18 @@ int llc_statmodel_check_monotone(const struct llc_statmodel_point *pts, size_t n
 /* Two solves, each within the docs/METHODS.md §7.3 tolerance (R <= 1). */
 #define SM_MONOTONE_TOL (2 * (SM_EPSABS + SM_EPSREL))
 
+int sm_curve_finish(const struct llc_statmodel_options *o, const double *lines, size_t n,
+                    struct llc_statmodel_point *out, char *err, size_t errlen)
+{
+    for (size_t k = 0; k < n && o->distinct_lines > 0; k++) {
+        if (lines[k] >= o->distinct_lines && out[k].r_capacity > 0) {
+            out[k].r_total -= out[k].r_capacity;
+            out[k].r_capacity = 0;
+        }
+    }
+    return llc_statmodel_check_monotone(out, n, SM_MONOTONE_TOL, err, errlen);
+}
+
 int llc_statmodel_curve(const struct llc_statmodel_model *m, const struct llc_statmodel_options *o,
                         const double *lines, size_t n, struct llc_statmodel_point *out, char *err,
                         size_t errlen)
@@ -122,13 +134,7 @@ int llc_statmodel_curve(const struct llc_statmodel_model *m, const struct llc_st
     }
     if (rc)
         return rc;
-    for (size_t k = 0; k < n && o->distinct_lines > 0; k++) {
-        if (lines[k] >= o->distinct_lines && out[k].r_capacity > 0) {
-            out[k].r_total -= out[k].r_capacity;
-            out[k].r_capacity = 0;
-        }
-    }
-    return llc_statmodel_check_monotone(out, n, SM_MONOTONE_TOL, err, errlen);
+    return sm_curve_finish(o, lines, n, out, err, errlen);
 }
 
 int llc_statmodel_mixture_curve(const struct llc_statmodel_model *const *models,

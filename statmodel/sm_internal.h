@@ -68,6 +68,13 @@ int sm_statcache_curve(const struct llc_statmodel_model *m, enum llc_statmodel_c
 void sm_point_finish(const struct llc_statmodel_model *m, double lines, double r_total,
                      struct llc_statmodel_point *out);
 
+/* Distinct-lines clamp and monotonicity check of a solved curve (curve.c). */
+int sm_curve_finish(const struct llc_statmodel_options *o, const double *lines, size_t n,
+                    struct llc_statmodel_point *out, char *err, size_t errlen);
+/* docs/METHODS.md §8.4: P(miss) of a reuse with expected stack distance sd in a
+ * `ways`-way cache of `lines` lines (statstack.c). */
+double sm_assoc_miss(double sd, double lines, unsigned ways);
+
 /* Uniform on (0, 1]: never 0, so log() is finite. */
 static inline double sm_rng_open0(struct llc_xoshiro *r)
 {

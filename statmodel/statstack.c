@@ -97,6 +97,19 @@ int llc_statmodel_statstack(const struct llc_statmodel_model *m, double lines,
     return 0;
 }
 
+double sm_assoc_miss(double sd, double lines, unsigned ways)
+{
+    double sets = floor(lines / ways);
+    if (sets < 1)
+        sets = 1;
+    const double p = 1 / sets;
+    const double fd = nearbyint(sd);
+    const unsigned trials = fd >= (double)UINT_MAX ? UINT_MAX : (unsigned)fd;
+    if (trials < ways)
+        return 0;
+    return p >= 1 ? 1.0 : gsl_cdf_binomial_Q(ways - 1, p, trials);
+}
+
 int llc_statmodel_statstack_assoc(const struct llc_statmodel_model *m, double lines, unsigned ways,
                                   struct llc_statmodel_point *out, char *err, size_t errlen)
 {
@@ -105,19 +118,10 @@ int llc_statmodel_statstack_assoc(const struct llc_statmodel_model *m, double li
         return rc;
     if (ways == 0)
         return llc_errf(err, errlen, -EINVAL, "StatStack: associativity of 0 ways");
-    double sets = floor(lines / ways);
-    if (sets < 1)
-        sets = 1;
-    const double p = 1 / sets;
     double misses = m->n_inf;
-    for (size_t i = 0; i < m->nz; i++) {
-        const double fd = nearbyint(llc_statmodel_footprint(m, m->nz_mid[i]));
-        const unsigned trials = fd >= (double)UINT_MAX ? UINT_MAX : (unsigned)fd;
-        if (trials < ways)
-            continue;
-        const double pmiss = p >= 1 ? 1.0 : gsl_cdf_binomial_Q(ways - 1, p, trials);
-        misses += m->nz_count[i] * pmiss;
-    }
+    for (size_t i = 0; i < m->nz; i++)
+        misses +=
+            m->nz_count[i] * sm_assoc_miss(llc_statmodel_footprint(m, m->nz_mid[i]), lines, ways);
     sm_point_finish(m, lines, misses / m->total, out);
     return 0;
 }

@@ -356,6 +356,50 @@ int llc_statmodel_groups_curve(const struct llc_statmodel_groups *g,
                                struct llc_statmodel_point *out, size_t *skipped, char *err,
                                size_t errlen);
 
+/* ---- StatStack on the phase timeline (docs/METHODS.md §9) --------------------------------- */
+
+/* A reuse (t1, t2) has expected stack distance sum over the references t
+ * in between of S_ph(t)(t2 - t): each reference's forward-reuse tail is
+ * that of the phase of its window. Over a run of windows of one phase at
+ * distances [a, b) back from t2 that is F_p(b) - F_p(a), so a sample's
+ * stack distance needs each phase's footprint F_p and the sequence of
+ * windows (phase, references). */
+struct llc_statmodel_timeline;
+
+struct llc_statmodel_timeline_config {
+    unsigned positions; /* start points of a sample spread over its window (default 4) */
+    size_t max_runs;    /* runs walked back from a reuse's end; the part of the reuse
+                         * beyond them uses the reference-weighted mean footprint
+                         * (default 64). Cost per sample bucket: positions * 2
+                         * walks of at most max_runs footprint differences and
+                         * 3 mean footprints (one look-up per phase each). */
+};
+
+void llc_statmodel_timeline_config_default(struct llc_statmodel_timeline_config *cfg);
+/* phases: one group per phase id as llc_statmodel_groups_regroup made it
+ * (unclassified and sample-less phases hold the pooled histogram), their
+ * dangling counts final (llc_statmodel_groups_set_cold). windows: one group
+ * per window, ids in time order, with the window's references and the
+ * samples taken in it; labels[i] the phase id of the i-th window (a group
+ * of phases). A phase with its own samples is modelled by the samples
+ * taken in its windows, a pooled group by every window's samples; every
+ * sample is walked from its own window. */
+int llc_statmodel_timeline_create(const struct llc_statmodel_groups *phases,
+                                  const struct llc_statmodel_groups *windows, const int *labels,
+                                  const struct llc_statmodel_timeline_config *cfg,
+                                  struct llc_statmodel_timeline **out, char *err, size_t errlen);
+void llc_statmodel_timeline_destroy(struct llc_statmodel_timeline *t);
+/* StatStack curves (o->method must be STATSTACK; o->assoc_ways and
+ * o->distinct_lines apply as in llc_statmodel_curve): mean (may be NULL)
+ * the reference-weighted mixture over the phases with samples, as
+ * llc_statmodel_groups_curve; groups (may be NULL) one array per phase in
+ * id order, filled for phases with samples (NULL entries skipped). */
+int llc_statmodel_timeline_curve(const struct llc_statmodel_timeline *t,
+                                 const struct llc_statmodel_options *o, const double *lines,
+                                 size_t n, struct llc_statmodel_point *mean,
+                                 struct llc_statmodel_point *const *groups, char *err,
+                                 size_t errlen);
+
 /* docs/METHODS.md §9.1 CDF error at one size: mean |ref_sorted[k] - est_sorted[k]| over n
  * windows (1-Wasserstein distance). weights (may be NULL = equal) give
  * unequal windows; each window's weight goes with its value through the

@@ -67,8 +67,10 @@ static void usage(FILE *out)
         "                    phase the samples taken in its windows, and report the\n"
         "                    phases' reference-weighted mixture as the curve (the pooled\n"
         "                    curve beside it). A reuse that ends in a later window\n"
-        "                    belongs to the window where it was sampled; unclassified\n"
-        "                    windows are modelled with all samples. Trace, rt and qemu\n"
+        "                    belongs to the window where it was sampled; StatStack\n"
+        "                    counts the lines it sees with the footprints of the phases\n"
+        "                    of the windows it spans; unclassified windows are modelled\n"
+        "                    with all samples. Trace, rt and qemu\n"
         "                    samplers and profiles (the runtime records windows of references and\n"
         "                    signatures of 400 sampled code addresses per window); with\n"
         "                    -o writes PREFIX.phases.csv; not with --band or --time-slots\n"
@@ -392,6 +394,7 @@ static void print_phases(const struct llc_mrc_result *r)
 static void print_machine(const struct mrc_args *a, uint64_t distinct, double span,
                           const struct llc_statmodel_model *model,
                           const struct llc_statmodel_groups *phases,
+                          const struct llc_statmodel_timeline *tl,
                           const struct llc_mrc_cache *caches, size_t n_caches)
 {
     for (size_t i = 0; i < n_caches; i++) {
@@ -406,13 +409,15 @@ static void print_machine(const struct mrc_args *a, uint64_t distinct, double sp
                 continue;
             struct llc_statmodel_options o;
             mrc_series_options(a, distinct, methods[k], &o);
-            o.splice = phases ? model : NULL;
+            o.splice = phases && !tl ? model : NULL;
             o.splice_span = span;
             struct llc_statmodel_point p, pooled;
             char err[LLC_ERRLEN];
             int rc = llc_statmodel_curve(model, &o, &lines, 1, &pooled, err, sizeof err);
             p = pooled;
-            if (rc >= 0 && phases)
+            if (rc >= 0 && phases && tl && o.method == LLC_STATMODEL_STATSTACK)
+                rc = llc_statmodel_timeline_curve(tl, &o, &lines, 1, &p, NULL, err, sizeof err);
+            else if (rc >= 0 && phases)
                 rc = llc_statmodel_groups_curve(phases, LLC_STATMODEL_WEIGHT_REFS, &o, &lines, 1,
                                                 &p, NULL, err, sizeof err);
             if (rc < 0)
@@ -450,6 +455,7 @@ int llc_cmd_mrc(int argc, char **argv)
     char err[LLC_ERRLEN];
     struct mrc_input in = {0};
     struct llc_statmodel_model *model = NULL;
+    struct llc_statmodel_timeline *timeline = NULL;
     struct llc_mrc_result r = {0};
     double *lines = NULL;
     const char *what = a.trace ? a.trace : a.profile ? a.profile : a.argv[0];
@@ -529,12 +535,13 @@ int llc_cmd_mrc(int argc, char **argv)
     }
     if (in.slots) {
         r.slot_refs = in.slot_refs;
-        if (mrc_solve_groups(&a, in.slots, NULL, 0, &r, &r.slots, err, sizeof err) < 0) {
+        if (mrc_solve_groups(&a, in.slots, NULL, 0, NULL, &r, &r.slots, err, sizeof err) < 0) {
             status = llc_cli_fail("mrc", "time slots: %s", err);
             goto out;
         }
     }
-    if (a.phases && mrc_solve_phases(&a, &in, model, &r, err, sizeof err) < 0) {
+    if (a.phases && (mrc_phase_timeline(&in, &timeline, err, sizeof err) < 0 ||
+                     mrc_solve_phases(&a, &in, model, timeline, &r, err, sizeof err) < 0)) {
         status = llc_cli_fail("mrc", "phases: %s", err);
         goto out;
     }
@@ -542,7 +549,7 @@ int llc_cmd_mrc(int argc, char **argv)
         print_phases(&r);
     if (n_caches > 0)
         print_machine(&a, r.distinct_lines, mrc_phase_span(&in), model,
-                      a.phases ? in.phase_run.phases : NULL, caches, (size_t)n_caches);
+                      a.phases ? in.phase_run.phases : NULL, timeline, caches, (size_t)n_caches);
     if (in.slots)
         print_slots(&r, caches, n_caches > 0 ? (size_t)n_caches : 0);
     if (llc_stop_requested()) {
@@ -583,6 +590,7 @@ out:
     llc_mrc_phase_run_free(&in.phase_run);
     free(lines);
     llc_statmodel_release(model);
+    llc_statmodel_timeline_destroy(timeline);
     llc_statmodel_hist_destroy(in.hist);
     free(a.sizes);
     return status;

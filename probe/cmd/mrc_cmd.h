@@ -68,13 +68,21 @@ int mrc_solve(const struct mrc_args *a, const struct llc_statmodel_hist *h,
  * mean: the slot average of docs/METHODS.md §7.5 or the phase mixture of §9. */
 int mrc_solve_groups(const struct mrc_args *a, const struct llc_statmodel_groups *groups,
                      const struct llc_statmodel_model *splice, double span,
-                     struct llc_mrc_result *r, struct llc_mrc_groupset *gs, char *err,
-                     size_t errlen);
+                     const struct llc_statmodel_timeline *tl, struct llc_mrc_result *r,
+                     struct llc_mrc_groupset *gs, char *err, size_t errlen);
+/* StatStack on the phase timeline (docs/METHODS.md §9), built from the
+ * phases' final histograms (after exact cold misses); *out NULL when the
+ * run has no per-window samples or LLCPROBE_MRC_PHASE_SPLICE=1 asks for the
+ * older splice rule (kept for comparison). */
+int mrc_phase_timeline(const struct mrc_input *in, struct llc_statmodel_timeline **out, char *err,
+                       size_t errlen);
 /* Mean window length in references: past it a reuse spans other windows. */
 double mrc_phase_span(const struct mrc_input *in);
-/* docs/METHODS.md §9: per-phase curves; their mixture becomes the headline series. */
+/* docs/METHODS.md §9: per-phase curves; their mixture becomes the headline
+ * series. tl (may be NULL: the splice rule) gives the StatStack series. */
 int mrc_solve_phases(const struct mrc_args *a, const struct mrc_input *in,
-                     const struct llc_statmodel_model *pooled, struct llc_mrc_result *r, char *err,
+                     const struct llc_statmodel_model *pooled,
+                     const struct llc_statmodel_timeline *tl, struct llc_mrc_result *r, char *err,
                      size_t errlen);
 void mrc_free_groups(struct llc_mrc_groupset *gs);
 

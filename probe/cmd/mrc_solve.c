@@ -101,13 +101,38 @@ int mrc_solve(const struct mrc_args *a, const struct llc_statmodel_hist *h,
     return 0;
 }
 
+/* Series i of every phase with samples, and their mixture, on the timeline. */
+static int timeline_curves(const struct llc_statmodel_timeline *tl,
+                           const struct llc_statmodel_options *o, const struct llc_mrc_result *r,
+                           const struct llc_statmodel_groups *groups, struct llc_mrc_groupset *gs,
+                           unsigned i, char *err, size_t errlen)
+{
+    struct llc_statmodel_point **pts = calloc(gs->n ? gs->n : 1, sizeof *pts);
+    if (!pts)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    int rc = 0;
+    for (size_t j = 0; j < gs->n && rc == 0; j++) {
+        const int id = llc_statmodel_groups_id_at(groups, j);
+        if (!(llc_statmodel_hist_total(llc_statmodel_groups_hist(groups, id)) > 0))
+            continue;
+        pts[j] = gs->groups[j].points[i] = calloc(r->n, sizeof *pts[j]);
+        if (!pts[j])
+            rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+    }
+    gs->skipped = 0;
+    if (rc == 0)
+        rc = llc_statmodel_timeline_curve(tl, o, r->lines, r->n, gs->mean[i], pts, err, errlen);
+    free(pts);
+    return rc;
+}
+
 /* One curve per group that has samples, and the groups' reference-weighted
  * mean: the slot average of docs/METHODS.md §7.5 (slots are equal but for the last, shorter
  * one) or the phase mixture of docs/METHODS.md §9. */
 int mrc_solve_groups(const struct mrc_args *a, const struct llc_statmodel_groups *groups,
                      const struct llc_statmodel_model *splice, double span,
-                     struct llc_mrc_result *r, struct llc_mrc_groupset *gs, char *err,
-                     size_t errlen)
+                     const struct llc_statmodel_timeline *tl, struct llc_mrc_result *r,
+                     struct llc_mrc_groupset *gs, char *err, size_t errlen)
 {
     const size_t n = llc_statmodel_groups_count(groups);
     struct llc_statmodel_model *model = NULL;
@@ -126,8 +151,11 @@ int mrc_solve_groups(const struct mrc_args *a, const struct llc_statmodel_groups
             rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
             goto out;
         }
-        rc = llc_statmodel_groups_curve(groups, LLC_STATMODEL_WEIGHT_REFS, &o, r->lines, r->n,
-                                        gs->mean[i], &gs->skipped, err, errlen);
+        if (tl && o.method == LLC_STATMODEL_STATSTACK)
+            rc = timeline_curves(tl, &o, r, groups, gs, i, err, errlen);
+        else
+            rc = llc_statmodel_groups_curve(groups, LLC_STATMODEL_WEIGHT_REFS, &o, r->lines, r->n,
+                                            gs->mean[i], &gs->skipped, err, errlen);
         if (rc < 0)
             goto out;
     }
@@ -148,6 +176,8 @@ int mrc_solve_groups(const struct mrc_args *a, const struct llc_statmodel_groups
         for (unsigned i = 0; i < r->n_series; i++) {
             struct llc_statmodel_options o;
             mrc_series_options(a, r->distinct_lines, r->series[i].method, &o);
+            if (g->points[i])
+                continue; /* solved on the timeline */
             g->points[i] = calloc(r->n, sizeof *g->points[i]);
             if (!g->points[i]) {
                 rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
@@ -165,8 +195,30 @@ out:
     return rc;
 }
 
+int mrc_phase_timeline(const struct mrc_input *in, struct llc_statmodel_timeline **out, char *err,
+                       size_t errlen)
+{
+    *out = NULL;
+    const struct llc_mrc_phase_run *pr = &in->phase_run;
+    const char *splice = getenv("LLCPROBE_MRC_PHASE_SPLICE");
+    if (!pr->window_hists || (splice && strcmp(splice, "1") == 0))
+        return 0;
+    int *labels = malloc((pr->n_windows ? pr->n_windows : 1) * sizeof *labels);
+    if (!labels)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    for (size_t w = 0; w < pr->n_windows; w++)
+        labels[w] = pr->windows[w].phase;
+    struct llc_statmodel_timeline_config cfg;
+    llc_statmodel_timeline_config_default(&cfg);
+    const int rc =
+        llc_statmodel_timeline_create(pr->phases, pr->window_hists, labels, &cfg, out, err, errlen);
+    free(labels);
+    return rc;
+}
+
 /* Mean window length in references: past it a reuse spans other windows,
- * whose phases the pooled footprint stands for. */
+ * whose phases the pooled footprint stands for (the splice rule, kept for
+ * comparison: LLCPROBE_MRC_PHASE_SPLICE=1). */
 double mrc_phase_span(const struct mrc_input *in)
 {
     const size_t n = in->phase_run.n_windows;
@@ -176,14 +228,15 @@ double mrc_phase_span(const struct mrc_input *in)
 /* docs/METHODS.md §9: per-phase curves; their mixture becomes the headline series and the
  * pooled curves move aside. */
 int mrc_solve_phases(const struct mrc_args *a, const struct mrc_input *in,
-                     const struct llc_statmodel_model *pooled, struct llc_mrc_result *r, char *err,
+                     const struct llc_statmodel_model *pooled,
+                     const struct llc_statmodel_timeline *tl, struct llc_mrc_result *r, char *err,
                      size_t errlen)
 {
     const struct llc_mrc_phase_run *pr = &in->phase_run;
     r->phase_run = pr;
     r->phase_window = pr->window;
-    const int rc =
-        mrc_solve_groups(a, pr->phases, pooled, mrc_phase_span(in), r, &r->phases, err, errlen);
+    const int rc = mrc_solve_groups(a, pr->phases, tl ? NULL : pooled, mrc_phase_span(in), tl, r,
+                                    &r->phases, err, errlen);
     if (rc < 0)
         return rc;
     for (size_t j = 0; j < r->phases.n; j++) {

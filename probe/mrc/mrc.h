@@ -95,6 +95,9 @@ struct llc_mrc_phase_run {
     /* One group per phase id, plus LLC_PHASE_UNCLASSIFIED / TRANSITION
      * groups modelled with the pooled histogram (statmodel regroup). */
     struct llc_statmodel_groups *phases;
+    /* One group per window (ids in time order): the samples taken in it
+     * and its references, for StatStack on the timeline. */
+    struct llc_statmodel_groups *window_hists;
     size_t pooled_groups;              /* groups given the pooled histogram */
     struct llc_statmodel_hist *pooled; /* every sample */
     struct llc_phase_summary summary;

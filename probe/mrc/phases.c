@@ -162,6 +162,7 @@ size_t llc_mrc_phase_windows_of(const struct llc_mrc_phase_run *r, int phase)
 void llc_mrc_phase_run_free(struct llc_mrc_phase_run *r)
 {
     free(r->windows);
+    llc_statmodel_groups_destroy(r->window_hists);
     llc_statmodel_groups_destroy(r->phases);
     llc_statmodel_hist_destroy(r->pooled);
     *r = (struct llc_mrc_phase_run){0};
@@ -170,10 +171,11 @@ void llc_mrc_phase_run_free(struct llc_mrc_phase_run *r)
 /* Shared by traces and profiles: the windows' groups (one per window, in
  * order) and their labels become out's windows, per-phase groups and
  * pooled histogram. */
-static int finish_run(const struct llc_statmodel_groups *windows, const int *labels,
-                      size_t n_labels, const struct llc_phase_detector *det, const char *name,
+static int finish_run(struct llc_statmodel_groups **owned, const int *labels, size_t n_labels,
+                      const struct llc_phase_detector *det, const char *name,
                       struct llc_mrc_phase_run *out, char *err, size_t errlen)
 {
+    const struct llc_statmodel_groups *windows = *owned;
     const size_t n = llc_statmodel_groups_count(windows);
     if (n != n_labels)
         return llc_errf(err, errlen, -EIO, "%s: %zu windows sampled but %zu classified", name, n,
@@ -200,6 +202,8 @@ static int finish_run(const struct llc_statmodel_groups *windows, const int *lab
     if (rc < 0)
         return rc;
     out->pooled_groups = (size_t)rc;
+    out->window_hists = *owned;
+    *owned = NULL;
     return 0;
 }
 
@@ -251,7 +255,7 @@ int llc_mrc_sample_trace_phases(const char *path, const struct llc_mrc_phase_con
         rc = close_refs_window(&w, err, errlen);
     if (rc < 0)
         goto out;
-    rc = finish_run(windows, w.labels, w.n, w.det, path, out, err, errlen);
+    rc = finish_run(&windows, w.labels, w.n, w.det, path, out, err, errlen);
     out->window = cfg->window;
 out:
     if (rc < 0)
@@ -320,7 +324,7 @@ int llc_mrc_profile_phases(const char *name, const struct llc_reusefile_info *in
                  : llc_statmodel_hist_add(h, x->distance, 1.0, err, errlen);
     }
     if (rc == 0)
-        rc = finish_run(windows, labels, pw->n_windows, det, name, out, err, errlen);
+        rc = finish_run(&windows, labels, pw->n_windows, det, name, out, err, errlen);
     if (rc == 0) {
         out->stats.refs = info->refs;
         out->window = pw->length;

@@ -7,7 +7,8 @@
  * §7.5 (one histogram per slot of SLOT_REFS references, the slots' reference-
  * weighted mean), from the same samples; then both per phase (docs/METHODS.md §9,
  * `mrc --phases`: windows of PHASE_WINDOW classified by ScarPhase, one
- * histogram per phase, the phases' reference-weighted mixture).
+ * histogram per phase, the phases' reference-weighted mixture; StatStack
+ * on the phase timeline, without mrc's exact cold misses).
  * Usage: mrc_eval_truth TRACE RATE SEEDS SLOT_REFS PHASE_WINDOW SIZE_LINES...
  *   SEEDS comma-separated (the references are computed once); PHASE_WINDOW
  *   0 = mrc --phases' default; a suffix i or r picks the unit (instructions,
@@ -170,13 +171,30 @@ static int model_curves(const char *trace, double rate, uint64_t seed, uint64_t 
     struct llc_mrc_phase_run run = {0};
     if (rc == 0)
         rc = llc_mrc_sample_trace_phases(trace, &pc, &run, err, errlen);
+    /* StatStack per phase on the phase timeline, as mrc --phases. */
+    struct llc_statmodel_timeline *tl = NULL;
+    int *labels = NULL;
+    if (rc == 0) {
+        labels = calloc(run.n_windows ? run.n_windows : 1, sizeof *labels);
+        rc = labels ? 0 : llc_errf(err, errlen, -ENOMEM, "out of memory");
+    }
+    for (size_t w = 0; rc == 0 && w < run.n_windows; w++)
+        labels[w] = run.windows[w].phase;
+    struct llc_statmodel_timeline_config tc;
+    llc_statmodel_timeline_config_default(&tc);
+    if (rc == 0)
+        rc = llc_statmodel_timeline_create(run.phases, run.window_hists, labels, &tc, &tl, err,
+                                           errlen);
     for (int k = 0; k < 6 && rc == 0; k++) {
         o.method = k % 2 ? LLC_STATMODEL_STATSTACK : LLC_STATMODEL_STATCACHE;
-        rc = k < 2
-                 ? llc_statmodel_curve(m, &o, sizes, n_sizes, out[k], err, errlen)
-                 : llc_statmodel_groups_curve(k < 4 ? slots : run.phases, LLC_STATMODEL_WEIGHT_REFS,
-                                              &o, sizes, n_sizes, out[k], &skipped, err, errlen);
+        rc = k < 2 ? llc_statmodel_curve(m, &o, sizes, n_sizes, out[k], err, errlen)
+             : k < 5
+                 ? llc_statmodel_groups_curve(k < 4 ? slots : run.phases, LLC_STATMODEL_WEIGHT_REFS,
+                                              &o, sizes, n_sizes, out[k], &skipped, err, errlen)
+                 : llc_statmodel_timeline_curve(tl, &o, sizes, n_sizes, out[k], NULL, err, errlen);
     }
+    llc_statmodel_timeline_destroy(tl);
+    free(labels);
     if (rc == 0) {
         printf("# seed %llu: %.0f samples; %zu slots of %llu references; %zu windows of %llu "
                "%s, %zu phases, %llu unclassified:",
