@@ -147,19 +147,15 @@ static void thread_end(struct vcpu *v)
  *
  * "watched" is set (under bits_lock) after a thread takes a sample on the
  * line, and cleared when no thread watches it any more: at once while one
- * thread samples; with more, the line waits on a list and a sweep clears
- * the bits of those no thread watches (rt_core_watched), so a stale bit
- * costs slow-path calls, never a missed reuse. */
+ * thread samples; with more, when the resolving thread finds no other
+ * thread's watch on it (rt_core_watched). A bit left set (another thread's
+ * watch; a watch the adaptive rate thinned out) costs a slow-path call and
+ * the thread's own filter test, never a missed reuse. */
 #define MAP_BYTES (RT_LINES_MAX / 4)
-#define STALE_MAX 4096
 
 static uint64_t *line_map; /* NULL: not mapped, hist mode uses rt's filter */
 static bool lines_lost;    /* a reference above the map: counts inexact */
-static struct {
-    pthread_mutex_t lock;
-    uint64_t line[STALE_MAX];
-    size_t n;
-} bits = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static pthread_mutex_t bits_lock = PTHREAD_MUTEX_INITIALIZER; /* the watched bits */
 
 static void map_lines(void)
 {
@@ -175,9 +171,9 @@ static inline uint64_t map_bits(uint64_t line)
 
 static void set_watched(uint64_t line)
 {
-    pthread_mutex_lock(&bits.lock);
+    pthread_mutex_lock(&bits_lock);
     __atomic_fetch_or(&line_map[line >> 5], UINT64_C(2) << ((line & 31) * 2), __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&bits.lock);
+    pthread_mutex_unlock(&bits_lock);
 }
 
 static void clear_watched_locked(uint64_t line)
@@ -190,22 +186,16 @@ static void clear_watched_locked(uint64_t line)
  * theirs). */
 static COLD void unwatched(uint64_t line, bool resolved)
 {
-    pthread_mutex_lock(&bits.lock);
+    pthread_mutex_lock(&bits_lock);
     /* n_threads only grows, and a thread's first watch is set under
-     * bits.lock after it was counted: one thread read here is the only one
-     * that can have watches. */
-    if (__atomic_load_n(&g.core.n_threads, __ATOMIC_RELAXED) <= 1) {
+     * bits_lock after it was counted: one thread read here is the only one
+     * that can have watches. With more, the bit stays while any thread
+     * watches the line: a thread that adds a watch on it sets the bit
+     * after this (bits_lock). */
+    if (__atomic_load_n(&g.core.n_threads, __ATOMIC_RELAXED) <= 1 ||
+        (resolved && !rt_core_watched(&g.core, line)))
         clear_watched_locked(line);
-    } else if (resolved) {
-        bits.line[bits.n++] = line;
-        if (bits.n == STALE_MAX) {
-            for (size_t i = 0; i < bits.n; i++)
-                if (!rt_core_watched(&g.core, bits.line[i]))
-                    clear_watched_locked(bits.line[i]);
-            bits.n = 0;
-        }
-    }
-    pthread_mutex_unlock(&bits.lock);
+    pthread_mutex_unlock(&bits_lock);
 }
 
 /* A sample due (the countdown reached zero) at a reference to line. Returns
@@ -252,7 +242,10 @@ static COLD void slow(struct vcpu *v, uint64_t line, const struct insn *in, bool
         if (!(__atomic_fetch_or(&line_map[line >> 5], touched, __ATOMIC_RELAXED) & touched))
             __atomic_fetch_add(&h->lines, 1, __ATOMIC_RELAXED);
     }
-    if (b & 2) {
+    /* With more than one thread the bit may be another thread's: the
+     * thread's own filter (no false negatives) spares it the lock. */
+    if ((b & 2) &&
+        (__atomic_load_n(&g.core.n_threads, __ATOMIC_RELAXED) <= 1 || rt_filter_hit(h, line))) {
         const uint64_t watches = h->thread ? h->thread->n_watch : 0;
         rt_core_hit(&g.core, h, line);
         unwatched(line, h->thread && h->thread->n_watch != watches);
