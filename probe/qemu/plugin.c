@@ -22,9 +22,9 @@
  * line. An "instruction execution" is told apart from the next by a
  * counter every translation block adds its instruction count to inline
  * (QEMU runs each iteration of a rep-prefixed instruction as its own
- * block), so the per-access work is: the merge test, two bits of the line
- * map (counted, watched: see "hist mode" below) and a countdown;
- * everything else is the out-of-line slow path, as in the runtime.
+ * block), so the per-access work is: the merge test, a hash and one bit of
+ * the watch filter, and a countdown; everything else is the out-of-line
+ * slow path, as in the runtime.
  *
  * Threads: each guest thread (QEMU vCPU) samples its own reference stream
  * (hist mode), as the runtime does. trace mode records one thread only: a
@@ -35,7 +35,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,10 +75,6 @@ struct vcpu {
  * unmerged reference). */
 static uint64_t insn_clock;
 
-/* The callbacks index this array directly (one load less than through a
- * pointer); only the pages of vCPUs that ran are ever touched. vcpus[i]
- * points to vcpu_state[i] once vCPU i started. */
-static struct vcpu vcpu_state[MAX_VCPUS];
 static struct vcpu *vcpus[MAX_VCPUS];
 
 static struct {
@@ -132,148 +127,33 @@ static void thread_end(struct vcpu *v)
     v->pending = false;
 }
 
-/* ---- hist mode -----------------------------------------------------------
- *
- * The line map: two bits per line of the guest's address space below 2^47
- * (RT_LINES_MAX lines), in one reservation of 512 GiB (MAP_NORESERVE) that
- * the kernel backs only where lines were touched (1/256 of the data):
- * bit 2i "touched" (line i's first reference by any thread has been
- * counted: the exact distinct lines), bit 2i+1 "watched" (some thread may
- * have a watch on line i). A reference tests both with one load: touched
- * and not watched is the common case; anything else is the slow path. This
- * replaces the runtime's two tables (rt_lines_touch's bitmap and the
- * thread's hashed watch filter) on the per-access path: one load from one
- * table, no hash, and no false positives in a single-threaded program.
- *
- * "watched" is set (under bits_lock) after a thread takes a sample on the
- * line, and cleared when no thread watches it any more: at once while one
- * thread samples; with more, when the resolving thread finds no other
- * thread's watch on it (rt_core_watched). A bit left set (another thread's
- * watch; a watch the adaptive rate thinned out) costs a slow-path call and
- * the thread's own filter test, never a missed reuse. */
-#define MAP_BYTES (RT_LINES_MAX / 4)
-
-static uint64_t *line_map; /* NULL: not mapped, hist mode uses rt's filter */
-static bool lines_lost;    /* a reference above the map: counts inexact */
-static pthread_mutex_t bits_lock = PTHREAD_MUTEX_INITIALIZER; /* the watched bits */
-
-static void map_lines(void)
-{
-    void *const p = mmap(NULL, MAP_BYTES, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    line_map = p == MAP_FAILED ? NULL : p;
-}
-
-static inline uint64_t map_bits(uint64_t line)
-{
-    return (__atomic_load_n(&line_map[line >> 5], __ATOMIC_RELAXED) >> ((line & 31) * 2)) & 3;
-}
-
-static void set_watched(uint64_t line)
-{
-    pthread_mutex_lock(&bits_lock);
-    __atomic_fetch_or(&line_map[line >> 5], UINT64_C(2) << ((line & 31) * 2), __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&bits_lock);
-}
-
-static void clear_watched_locked(uint64_t line)
-{
-    __atomic_fetch_and(&line_map[line >> 5], ~(UINT64_C(2) << ((line & 31) * 2)), __ATOMIC_RELAXED);
-}
-
-/* The calling thread watches line no more: resolved says its watch on it
- * resolved now (else it had none, and with other threads the bit is
- * theirs). */
-static COLD void unwatched(uint64_t line, bool resolved)
-{
-    pthread_mutex_lock(&bits_lock);
-    /* n_threads only grows, and a thread's first watch is set under
-     * bits_lock after it was counted: one thread read here is the only one
-     * that can have watches. With more, the bit stays while any thread
-     * watches the line: a thread that adds a watch on it sets the bit
-     * after this (bits_lock). */
-    if (__atomic_load_n(&g.core.n_threads, __ATOMIC_RELAXED) <= 1 ||
-        (resolved && !rt_core_watched(&g.core, line)))
-        clear_watched_locked(line);
-    pthread_mutex_unlock(&bits_lock);
-}
-
-/* A sample due (the countdown reached zero) at a reference to line. Returns
- * whether the thread took one on it, which watches the line. */
-static bool due_at(struct vcpu *v, uint64_t line, const struct insn *in)
-{
-    struct rt_hot *const h = &v->hot;
-    if (g.finished || h->countdown != 0)
-        return false;
-    const uint64_t taken = h->thread ? h->thread->taken : 0;
-    rt_core_due(&g.core, h, line, in->pc);
-    /* The line may be watched now: its next reference takes the full
-     * path (see mem_hist). */
-    v->quiet_line = NO_LINE;
-    return h->thread && h->thread->taken != taken;
-}
-
-/* A filter hit (hit: the slow path without the line map, for a line above
- * it or with no map, tests the thread's own filter, as the runtime does),
- * then the countdown's end (due): a sample taken on a line of the map
- * sets its bit. */
 static COLD void rare(struct vcpu *v, uint64_t line, const struct insn *in, bool hit, bool due)
 {
+    struct rt_hot *const h = &v->hot;
     /* The reuse first: a new sample on a watched line resolves the old one. */
     if (hit)
-        rt_core_hit(&g.core, &v->hot, line);
-    if (due && due_at(v, line, in) && line_map && line < RT_LINES_MAX)
-        set_watched(line);
-}
-
-/* The slow path of a reference with the line map: a line not yet counted,
- * a watched line or the countdown's end. */
-static COLD void slow(struct vcpu *v, uint64_t line, const struct insn *in, bool due)
-{
-    struct rt_hot *const h = &v->hot;
-    if (line >= RT_LINES_MAX) {
-        lines_lost = true;
-        rare(v, line, in, rt_filter_hit(h, line), due);
-        return;
-    }
-    const uint64_t b = map_bits(line);
-    if (!(b & 1)) {
-        const uint64_t touched = UINT64_C(1) << ((line & 31) * 2);
-        if (!(__atomic_fetch_or(&line_map[line >> 5], touched, __ATOMIC_RELAXED) & touched))
-            __atomic_fetch_add(&h->lines, 1, __ATOMIC_RELAXED);
-    }
-    /* With more than one thread the bit may be another thread's: the
-     * thread's own filter (no false negatives) spares it the lock. */
-    if ((b & 2) &&
-        (__atomic_load_n(&g.core.n_threads, __ATOMIC_RELAXED) <= 1 || rt_filter_hit(h, line))) {
-        const uint64_t watches = h->thread ? h->thread->n_watch : 0;
         rt_core_hit(&g.core, h, line);
-        unwatched(line, h->thread && h->thread->n_watch != watches);
+    if (due && !g.finished && h->countdown == 0) {
+        rt_core_due(&g.core, h, line, in->pc);
+        /* The line may be watched now: its next reference takes the full
+         * path (see reference). */
+        v->quiet_line = NO_LINE;
     }
-    if (due)
-        rare(v, line, in, false, true);
 }
 
-/* The per-reference work, inlined into the callbacks. Every call out of
- * it is a tail call, so the common path is a leaf: no stack frame, no
- * saved registers. map: a constant in each callback (mapped or not). */
-static inline __attribute__((always_inline)) void reference(struct vcpu *v, uint64_t line,
-                                                            const struct insn *in, uint64_t clock,
-                                                            bool map)
+/* The per-reference work, inlined into the callbacks with the rare case
+ * as a tail call, so the common path needs no stack frame. */
+static inline void reference(struct vcpu *v, uint64_t line, const struct insn *in, uint64_t clock)
 {
     struct rt_hot *const h = &v->hot;
     v->last_insn = in;
     v->last_clock = clock;
     v->last_line = v->quiet_line = line;
+    rt_lines_touch(h, line);
+    const bool hit = rt_filter_hit(h, line);
     const bool due = --h->countdown == 0;
-    if (map) {
-        if (__builtin_expect((line >= RT_LINES_MAX || map_bits(line) != 1) | due, 0))
-            slow(v, line, in, due);
-    } else {
-        const bool hit = rt_filter_hit(h, line);
-        if (__builtin_expect(hit | due, 0))
-            rare(v, line, in, hit, due);
-    }
+    if (__builtin_expect(hit | due, 0))
+        rare(v, line, in, hit, due);
 }
 
 static inline bool same_execution(const struct vcpu *v, uint64_t line, const struct insn *in,
@@ -288,26 +168,26 @@ static inline bool same_execution(const struct vcpu *v, uint64_t line, const str
 static COLD void crossing(struct vcpu *v, qemu_plugin_meminfo_t info, uint64_t vaddr,
                           const struct insn *in, uint64_t clock)
 {
-    const bool map = line_map != NULL;
     const uint64_t line = vaddr >> 6;
     const uint64_t last = (vaddr + (UINT64_C(1) << qemu_plugin_mem_size_shift(info)) - 1) >> 6;
     if (!same_execution(v, line, in, clock))
-        reference(v, line, in, clock, map);
+        reference(v, line, in, clock);
     if (last != line)
-        reference(v, last, in, clock, map);
+        reference(v, last, in, clock);
 }
 
 /* A reference to the line of the thread's last reference (the next field
  * of a structure, the next push; about half of all references) skips the
- * line map: the last reference counted the line, and the line is not
- * watched by this thread, since the last reference resolved any watch on
- * it, and due_at() clears quiet_line when it sets one (another thread's
- * watch on it is that thread's business). */
-static inline __attribute__((always_inline)) void mem_hist(unsigned int vcpu_index,
-                                                           qemu_plugin_meminfo_t info,
-                                                           uint64_t vaddr, void *udata, bool map)
+ * line map and the watch filter: the last reference set the line's bit,
+ * and the line is not watched, since the last reference resolved any
+ * watch on it, and rare() clears quiet_line when it sets one. That saves
+ * the two loads from tables that grow with the data (the map, 1/512 of
+ * it; the filter, 32 bits per watch), whose cache misses were much of the
+ * sampler's own cost. */
+static void on_mem_hist(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
+                        void *udata)
 {
-    struct vcpu *const v = &vcpu_state[vcpu_index];
+    struct vcpu *const v = vcpus[vcpu_index];
     const struct insn *const in = udata;
     const uint64_t clock = __atomic_load_n(&insn_clock, __ATOMIC_RELAXED);
     /* Accesses are at most 8 bytes: only those near a line's end cross. */
@@ -327,20 +207,7 @@ static inline __attribute__((always_inline)) void mem_hist(unsigned int vcpu_ind
     }
     if (same_execution(v, line, in, clock))
         return;
-    reference(v, line, in, clock, map);
-}
-
-static void on_mem_hist(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
-                        void *udata)
-{
-    mem_hist(vcpu_index, info, vaddr, udata, true);
-}
-
-/* The line map could not be mapped: no lines counted, rt's filter. */
-static void on_mem_hist_nomap(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
-                              void *udata)
-{
-    mem_hist(vcpu_index, info, vaddr, udata, false);
+    reference(v, line, in, clock);
 }
 
 static void on_mem_floor(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
@@ -449,10 +316,7 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             qemu_plugin_register_vcpu_mem_cb(qi, on_mem_trace, QEMU_PLUGIN_CB_NO_REGS,
                                              QEMU_PLUGIN_MEM_RW, in);
         } else {
-            qemu_plugin_register_vcpu_mem_cb(qi,
-                                             g.floor    ? on_mem_floor
-                                             : line_map ? on_mem_hist
-                                                        : on_mem_hist_nomap,
+            qemu_plugin_register_vcpu_mem_cb(qi, g.floor ? on_mem_floor : on_mem_hist,
                                              QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, in);
         }
     }
@@ -474,9 +338,16 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     if (g.mode == RT_TRACE)
         g.trace_threads++;
     pthread_mutex_unlock(&g.core.lock);
-    struct vcpu *v = &vcpu_state[vcpu_index];
-    if (!vcpus[vcpu_index])
+    struct vcpu *v = vcpus[vcpu_index];
+    if (!v) {
+        v = aligned_alloc(64, sizeof *v);
+        if (!v) {
+            warn("out of memory for a thread");
+            abort();
+        }
+        memset(v, 0, sizeof *v);
         __atomic_store_n(&vcpus[vcpu_index], v, __ATOMIC_RELEASE);
+    }
     thread_end(v); /* an index QEMU reuses for a new thread starts afresh */
     if (g.mode == RT_OFF || g.finished)
         rt_hot_idle(&v->hot);
@@ -503,7 +374,7 @@ static void on_exit_cb(qemu_plugin_id_t id, void *p)
     (void)p;
     pthread_mutex_lock(&g.core.lock);
     if (!g.finished && g.mode == RT_HIST)
-        rt_core_write_profile(&g.core, g.output, line_map && !lines_lost);
+        rt_core_write_profile(&g.core, g.output, rt_lines_exact());
     if (g.mode == RT_TRACE && g.writer) {
         for (unsigned i = 0; i < MAX_VCPUS; i++)
             if (vcpus[i])
@@ -620,7 +491,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         }
     }
     if (g.mode == RT_HIST)
-        map_lines();
+        rt_lines_map();
     pthread_atfork(NULL, NULL, in_forked_child);
     qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
     qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);

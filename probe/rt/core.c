@@ -210,19 +210,6 @@ void rt_core_hit(struct rt_core *c, struct rt_hot *h, uint64_t line)
     }
 }
 
-bool rt_core_watched(struct rt_core *c, uint64_t line)
-{
-    bool found = false;
-    pthread_mutex_lock(&c->lock);
-    for (struct rt_thread *t = c->threads; t && !found; t = t->next) {
-        pthread_mutex_lock(&t->lock);
-        found = t->key && rt_watch_has(t, line);
-        pthread_mutex_unlock(&t->lock);
-    }
-    pthread_mutex_unlock(&c->lock);
-    return found;
-}
-
 void rt_core_thread_end(struct rt_hot *h)
 {
     struct rt_thread *t = h->thread;

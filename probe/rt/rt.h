@@ -93,8 +93,6 @@ int rt_watch_init(struct rt_thread *t);
 int rt_watch_add(struct rt_thread *t, uint64_t line, uint64_t pos);
 /* If line is watched, records its reuse distance and unwatches it. */
 int rt_watch_hit(struct rt_thread *t, uint64_t line, uint64_t pos);
-/* Whether t watches line. */
-bool rt_watch_has(const struct rt_thread *t, uint64_t line);
 void rt_watch_free(struct rt_thread *t);
 /* Keeps each watch with probability 2^-halvings (1 <= halvings < 64), as if
  * it had been sampled at that fraction of the rate. -ENOMEM. */
@@ -210,8 +208,6 @@ void rt_hot_idle(struct rt_hot *h);
 struct rt_thread *rt_core_due(struct rt_core *c, struct rt_hot *h, uint64_t line, uint64_t pc);
 /* A watched line's filter bit was set: resolves the watch, if any. */
 void rt_core_hit(struct rt_core *c, struct rt_hot *h, uint64_t line);
-/* Whether any thread watches line (takes c->lock, then each thread's). */
-bool rt_core_watched(struct rt_core *c, uint64_t line);
 /* h's thread ended: its sampler stays in the registry with its counts. */
 void rt_core_thread_end(struct rt_hot *h);
 /* Writes the profile of every thread (c->lock held) to path; lines: the

@@ -196,15 +196,6 @@ int rt_watch_hit(struct rt_thread *t, uint64_t line, uint64_t pos)
     return rc;
 }
 
-bool rt_watch_has(const struct rt_thread *t, uint64_t line)
-{
-    const uint64_t key = line + 1;
-    for (uint64_t j = slot_of(t, key); t->key[j]; j = (j + 1) & t->mask)
-        if (t->key[j] == key)
-            return true;
-    return false;
-}
-
 void rt_watch_free(struct rt_thread *t)
 {
     free(t->key);
