@@ -22,7 +22,12 @@
 #
 #     scripts/bench-recorders.sh [BUILD_DIR]     (default build/)
 # Environment: REPS (default 3), SMALL (default 64), PROGRAMS (default all:
-# xz bzip2 gzip zstd sqlite3 perl gawk sort), NO_LACKEY=1 skips lackey.
+# xz bzip2 gzip zstd sqlite3 perl gawk sort), NO_LACKEY=1 skips lackey,
+# OLD_PLUGIN=FILE: another build of libllcprobe-qemu.so (an earlier commit's)
+# run in the same repetitions as columns old_plugin_x, old_sampler_x and
+# old_over_floor (the sampler through LLCPROBE_QEMU_PLUGIN), with headlines
+# qemu_sampler_overhead_old_x and qemu_sampler_over_floor_old_x: old and new
+# compared within one run.
 # Last lines: geometric means over the programs of floor, plugin and
 # sampler CPU / native CPU (qemu_callback_floor_x, qemu_plugin_overhead_x,
 # qemu_sampler_overhead_x), the sampler's largest ratio, and the share that
@@ -43,6 +48,9 @@ die() { echo "bench-recorders: $*" >&2; exit 1; }
 command -v qemu-x86_64 >/dev/null || die "qemu-x86_64 missing (Debian package qemu-user; scripts/setup.sh)"
 plugin=$build/lib/libllcprobe-qemu.so
 [ -f "$plugin" ] || die "$build/lib/libllcprobe-qemu.so missing (scripts/setup.sh)"
+old_plugin=${OLD_PLUGIN:-}
+[ -z "$old_plugin" ] || [ -f "$old_plugin" ] || die "OLD_PLUGIN $old_plugin missing"
+[ -z "$old_plugin" ] || old_plugin=$(cd "$(dirname "$old_plugin")" && pwd)/$(basename "$old_plugin")
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-recorders.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -106,21 +114,27 @@ print("%.4f" % (r.ru_utime + r.ru_stime))' "$@"
 }
 median() { "$python" -c 'import statistics, sys; print("%.4f" % statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
-printf '%-8s %9s %8s %8s %8s %9s %8s %8s %10s %s\n' program native_s qemu_x floor_x plugin_x sampler_x rt_x \
-  lackey_x lackey_nat_s over_floor
-ratios=() floors=() plugins=() overs=()
+old_head=
+[ -z "$old_plugin" ] || old_head=$(printf ' %12s %13s %14s' old_plugin_x old_sampler_x old_over_floor)
+printf '%-8s %9s %8s %8s %8s %9s %8s %8s %10s%s %s\n' program native_s qemu_x floor_x plugin_x sampler_x rt_x \
+  lackey_x lackey_nat_s "$old_head" over_floor
+ratios=() floors=() plugins=() overs=() old_ratios=() old_overs=()
 for p in $programs; do
   full=$(cmd "$p" full)
   # shellcheck disable=SC2206
   argv=($full)
   rt=$(rt_bin "$p")
-  declare -a tn=() tq=() tf=() tp=() ts=() tr=()
+  declare -a tn=() tq=() tf=() tp=() ts=() tr=() to=() tos=()
   for ((i = 0; i < reps; i++)); do
     tn+=("$(cpu "${argv[@]}")")
     tq+=("$(cpu qemu-x86_64 "${argv[@]}")")
     tf+=("$(cpu qemu-x86_64 -plugin "$plugin,mode=floor" "${argv[@]}")")
     tp+=("$(cpu qemu-x86_64 -plugin "$plugin,out=$tmp/profile,window=0,rate=0.001" "${argv[@]}")")
     ts+=("$(cpu "$bin" mrc -q --sampler qemu -- "${argv[@]}")")
+    if [ -n "$old_plugin" ]; then
+      to+=("$(cpu qemu-x86_64 -plugin "$old_plugin,out=$tmp/profile,window=0,rate=0.001" "${argv[@]}")")
+      tos+=("$(LLCPROBE_QEMU_PLUGIN=$old_plugin cpu "$bin" mrc -q --sampler qemu -- "${argv[@]}")")
+    fi
     if [ -n "$rt" ]; then
       tr+=("$(cpu "$bin" mrc -q --sampler rt -- "$rt" "${argv[@]:1}")")
     fi
@@ -146,15 +160,27 @@ for p in $programs; do
   plugins+=("$px")
   ox=$(ratio "$s" "$(median "${tf[@]}")")
   overs+=("$ox")
+  old_cols=
+  if [ -n "$old_plugin" ]; then
+    os=$(median "${tos[@]}")
+    old_ratios+=("$(ratio "$os" "$n")")
+    old_overs+=("$(ratio "$os" "$(median "${tf[@]}")")")
+    old_cols=$(printf ' %12s %13s %14s' "$(ratio "$(median "${to[@]}")" "$n")" "$(ratio "$os" "$n")" \
+      "$(ratio "$os" "$(median "${tf[@]}")")")
+  fi
   above=$("$python" -c 'import sys; print(" (floor > 10x)" if float(sys.argv[1]) > 10 else "")' "$fx")
-  printf '%-8s %9s %8s %8s %8s %9s %8s %8s %10s %s\n' "$p" "$n" "$(ratio "$q" "$n")" "$fx" "$px" "$sx" \
-    "$rx" "$lx" "$ln" "$ox$above"
+  printf '%-8s %9s %8s %8s %8s %9s %8s %8s %10s%s %s\n' "$p" "$n" "$(ratio "$q" "$n")" "$fx" "$px" "$sx" \
+    "$rx" "$lx" "$ln" "$old_cols" "$ox$above"
 done
 echo "(over_floor: sampler CPU / floor CPU, what llcprobe adds to QEMU's own cost of calling a"
 echo " plugin on every access; '(floor > 10x)': no sampler can meet 10x native there on this QEMU)"
 geomean() { "$python" -c 'import math, sys; v = [float(x) for x in sys.argv[1:]]; print("%.2f" % math.exp(sum(map(math.log, v)) / len(v)))' "$@"; }
 gm=$(geomean "${ratios[@]}")
 mx=$("$python" -c 'import sys; print("%.2f" % max(float(x) for x in sys.argv[1:]))' "${ratios[@]}")
+if [ -n "$old_plugin" ]; then
+  echo "qemu_sampler_over_floor_old_x: $(geomean "${old_overs[@]}") x"
+  echo "qemu_sampler_overhead_old_x: $(geomean "${old_ratios[@]}") x"
+fi
 echo "qemu_callback_floor_x: $(geomean "${floors[@]}") x"
 echo "qemu_plugin_overhead_x: $(geomean "${plugins[@]}") x"
 echo "qemu_sampler_over_floor_x: $(geomean "${overs[@]}") x"

@@ -81,6 +81,16 @@ fi
 check_rc "qemu sampler on two threads" 0 $?
 # Each thread: 20 passes x 4096 lines x (load + store) of its own buffer.
 jcheck "both threads' references counted" "$tmp/t2.mrc.json" 'd["references"] >= 2 * 163840'
+# Two threads walking one buffer: each samples its own stream, and a line
+# both watch stays watched for the thread that has not reused it yet. 1000
+# passes: about 82,000 samples per thread, each reused a pass later but
+# the last pass's (Binomial(2 x 4096, 0.01), mean 82; 109 measured). A
+# plugin that unwatched a line for both threads at the first one's reuse
+# (tried: a shared watched bit cleared then) left 1082 dangling.
+"$bin" mrc -q --sampler qemu --rate 0.01 -o "$tmp/t3" -- "$threads" shared 1000 >/dev/null 2>&1
+check_rc "qemu sampler on two threads sharing lines" 0 $?
+jcheck "no reuse lost between threads" "$tmp/t3.mrc.json" \
+  'd["samples"] > 150000 and d["dangling"] < 250'
 "$bin" trace -o "$tmp/t2.trace" --recorder qemu -- "$threads" 2 1 >"$tmp/t2.out" 2>&1
 check "qemu recorder refuses a second thread" \
   "grep -q 'second thread' '$tmp/t2.out' && [ ! -e '$tmp/t2.trace' ]"

@@ -3,7 +3,9 @@
  * QEMU sampler samples each thread's stream; the QEMU trace recorder
  * refuses a second thread (one thread per trace). argv[1] "fork": one
  * thread, and a forked child that walks 10 times as often and exits
- * (the QEMU sampler records the parent only). */
+ * (the QEMU sampler records the parent only). argv[1] "shared": two
+ * threads walking the same buffer (each samples its own stream; a line
+ * both watch must stay watched for the one that has not reused it yet). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +28,8 @@ static void *walk(void *arg)
 
 int main(int argc, char **argv)
 {
-    const int two = argc > 1 && atoi(argv[1]) == 2;
+    const int shared = argc > 1 && strcmp(argv[1], "shared") == 0;
+    const int two = shared || (argc > 1 && atoi(argv[1]) == 2);
     if (argc > 2)
         passes = atoi(argv[2]);
     char *a = calloc(LINES, 64), *b = calloc(LINES, 64);
@@ -43,7 +46,7 @@ int main(int argc, char **argv)
         if (child < 0 || waitpid(child, NULL, 0) != child)
             return 1;
     }
-    walk(b);
+    walk(shared ? a : b);
     if (two)
         pthread_join(t, NULL);
     printf("%d\n", a[0] + b[0]);
