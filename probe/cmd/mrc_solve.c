@@ -199,21 +199,10 @@ int mrc_phase_timeline(const struct mrc_input *in, struct llc_statmodel_timeline
                        size_t errlen)
 {
     *out = NULL;
-    const struct llc_mrc_phase_run *pr = &in->phase_run;
     const char *splice = getenv("LLCPROBE_MRC_PHASE_SPLICE");
-    if (!pr->window_hists || (splice && strcmp(splice, "1") == 0))
+    if (splice && strcmp(splice, "1") == 0)
         return 0;
-    int *labels = malloc((pr->n_windows ? pr->n_windows : 1) * sizeof *labels);
-    if (!labels)
-        return llc_errf(err, errlen, -ENOMEM, "out of memory");
-    for (size_t w = 0; w < pr->n_windows; w++)
-        labels[w] = pr->windows[w].phase;
-    struct llc_statmodel_timeline_config cfg;
-    llc_statmodel_timeline_config_default(&cfg);
-    const int rc =
-        llc_statmodel_timeline_create(pr->phases, pr->window_hists, labels, &cfg, out, err, errlen);
-    free(labels);
-    return rc;
+    return llc_mrc_phase_timeline(&in->phase_run, out, err, errlen);
 }
 
 /* Mean window length in references: past it a reuse spans other windows,

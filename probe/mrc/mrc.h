@@ -118,6 +118,10 @@ int llc_mrc_profile_phases(const char *name, const struct llc_reusefile_info *in
 void llc_mrc_phase_run_free(struct llc_mrc_phase_run *r);
 /* Windows of phase id (any label) in r. */
 size_t llc_mrc_phase_windows_of(const struct llc_mrc_phase_run *r, int phase);
+/* StatStack on r's phase timeline (docs/METHODS.md §9), default
+ * configuration; *out is NULL if r kept no per-window histograms. */
+int llc_mrc_phase_timeline(const struct llc_mrc_phase_run *r, struct llc_statmodel_timeline **out,
+                           char *err, size_t errlen);
 
 /* ---- Running programs ----------------------------------------------------- */
 

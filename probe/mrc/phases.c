@@ -159,6 +159,25 @@ size_t llc_mrc_phase_windows_of(const struct llc_mrc_phase_run *r, int phase)
     return n;
 }
 
+int llc_mrc_phase_timeline(const struct llc_mrc_phase_run *r, struct llc_statmodel_timeline **out,
+                           char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!r->window_hists)
+        return 0;
+    int *labels = malloc((r->n_windows ? r->n_windows : 1) * sizeof *labels);
+    if (!labels)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    for (size_t w = 0; w < r->n_windows; w++)
+        labels[w] = r->windows[w].phase;
+    struct llc_statmodel_timeline_config cfg;
+    llc_statmodel_timeline_config_default(&cfg);
+    const int rc =
+        llc_statmodel_timeline_create(r->phases, r->window_hists, labels, &cfg, out, err, errlen);
+    free(labels);
+    return rc;
+}
+
 void llc_mrc_phase_run_free(struct llc_mrc_phase_run *r)
 {
     free(r->windows);

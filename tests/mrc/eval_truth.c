@@ -173,18 +173,10 @@ static int model_curves(const char *trace, double rate, uint64_t seed, uint64_t 
         rc = llc_mrc_sample_trace_phases(trace, &pc, &run, err, errlen);
     /* StatStack per phase on the phase timeline, as mrc --phases. */
     struct llc_statmodel_timeline *tl = NULL;
-    int *labels = NULL;
-    if (rc == 0) {
-        labels = calloc(run.n_windows ? run.n_windows : 1, sizeof *labels);
-        rc = labels ? 0 : llc_errf(err, errlen, -ENOMEM, "out of memory");
-    }
-    for (size_t w = 0; rc == 0 && w < run.n_windows; w++)
-        labels[w] = run.windows[w].phase;
-    struct llc_statmodel_timeline_config tc;
-    llc_statmodel_timeline_config_default(&tc);
     if (rc == 0)
-        rc = llc_statmodel_timeline_create(run.phases, run.window_hists, labels, &tc, &tl, err,
-                                           errlen);
+        rc = llc_mrc_phase_timeline(&run, &tl, err, errlen);
+    if (rc == 0 && !tl)
+        rc = llc_errf(err, errlen, -ENODATA, "no per-window histograms for the phase timeline");
     for (int k = 0; k < 6 && rc == 0; k++) {
         o.method = k % 2 ? LLC_STATMODEL_STATSTACK : LLC_STATMODEL_STATCACHE;
         rc = k < 2 ? llc_statmodel_curve(m, &o, sizes, n_sizes, out[k], err, errlen)
@@ -194,7 +186,6 @@ static int model_curves(const char *trace, double rate, uint64_t seed, uint64_t 
                  : llc_statmodel_timeline_curve(tl, &o, sizes, n_sizes, out[k], NULL, err, errlen);
     }
     llc_statmodel_timeline_destroy(tl);
-    free(labels);
     if (rc == 0) {
         printf("# seed %llu: %.0f samples; %zu slots of %llu references; %zu windows of %llu "
                "%s, %zu phases, %llu unclassified:",
