@@ -253,25 +253,21 @@ int llc_statmodel_timeline_create(const struct llc_statmodel_groups *phases,
         t->n_inf[g] = llc_statmodel_hist_dangling(h);
         t->total[g] = llc_statmodel_hist_total(h);
         t->pooled[g] = id < 0 || !(own_samples[g] > 0);
-        rc = llc_statmodel_prepare(h, &models[g], err, errlen);
-        if (rc)
-            goto out;
-        if (t->total[g] > 0) {
-            w[g] = t->refs[g];
-            wsum += w[g];
-        }
-    }
-    for (size_t g = 0; g < ng; g++) {
         /* A phase without samples is given the pooled histogram by
          * regroup; one still empty has no footprint to walk. */
         if (!(t->total[g] > 0)) {
             rc = llc_errf(err, errlen, -ENODATA,
-                          "phase timeline: phase %d has no samples (not regrouped?)",
-                          llc_statmodel_groups_id_at(phases, g));
+                          "phase timeline: phase %d has no samples (not regrouped?)", id);
             goto out;
         }
-        w[g] = wsum > 0 ? w[g] / wsum : 1.0 / (double)ng;
+        rc = llc_statmodel_prepare(h, &models[g], err, errlen);
+        if (rc)
+            goto out;
+        w[g] = t->refs[g];
+        wsum += w[g];
     }
+    for (size_t g = 0; g < ng; g++)
+        w[g] = wsum > 0 ? w[g] / wsum : 1.0 / (double)ng;
     const struct walk k = {.runs = runs,
                            .nr = nr,
                            .end = pos,
