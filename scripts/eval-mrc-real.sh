@@ -88,30 +88,14 @@ trap 'rm -rf "$tmp"' EXIT
 in=$tmp/in
 mkdir -p "$in"
 
-# Inputs, the same on every machine: words drawn from a 20000-word
-# vocabulary, the word of rank k with probability ~ k^(-2/3) (a cube of a
-# uniform), 61-ish characters a line.
-text_bytes=$((quick ? 1048576 : 4194304))
-awk -v bytes="$text_bytes" 'BEGIN {
-  srand(12345); nw = 20000
-  for (i = 0; i < nw; i++) { w = ""; l = 2 + int(rand() * 9)
-    for (j = 0; j < l; j++) w = w sprintf("%c", 97 + int(rand() * 26)); word[i] = w }
-  out = 0; line = ""
-  while (out < bytes) { r = rand(); line = line word[int(nw * r * r * r)] " "
-    if (length(line) > 60) { print line; out += length(line) + 1; line = "" } } }' >"$in/text"
-truncate -s "$text_bytes" "$in/text"
+# Inputs, the same on every machine (scripts/eval-inputs.sh).
+. "$root/scripts/eval-inputs.sh"
+eval_text $((quick ? 1048576 : 4194304)) "$in/text"
 awk 'BEGIN { srand(7); printf "["
   for (i = 0; i < 60000; i++) printf "%s{\"id\":%d,\"k\":%d,\"name\":\"n%d\",\"v\":[%d,%d]}", i ? "," : "", i,
     int(rand() * 1000), int(rand() * 100000), i % 7, i % 13
   print "]" }' >"$in/data.json"
-cat >"$in/db.sql" <<'SQL'
-CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER, v TEXT);
-WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000)
-  INSERT INTO t SELECT x, (x * 7919) % 10007, printf('row %d %d', x, x * x) FROM c;
-CREATE INDEX tk ON t(k);
-SELECT count(*), sum(length(v)) FROM t WHERE k BETWEEN 100 AND 5000;
-SELECT k % 100, count(*) FROM t GROUP BY k % 100 ORDER BY 2 DESC LIMIT 3;
-SQL
+eval_sql 100000 "$in/db.sql"
 cat >"$in/words.tcl" <<'TCL'
 set f [open [lindex $argv 0]]
 while {[gets $f line] >= 0} { foreach w $line { incr c($w) } }

@@ -60,28 +60,8 @@ trap 'rm -rf "$work"' EXIT
 in=$work/in
 mkdir -p "$in"
 
-# Inputs as scripts/eval-mrc-real.sh makes them: words drawn from a
-# 20000-word vocabulary with a skewed rank distribution; an SQL script.
-text() { # BYTES FILE
-  awk -v bytes="$1" 'BEGIN {
-    srand(12345); nw = 20000
-    for (i = 0; i < nw; i++) { w = ""; l = 2 + int(rand() * 9)
-      for (j = 0; j < l; j++) w = w sprintf("%c", 97 + int(rand() * 26)); word[i] = w }
-    out = 0; line = ""
-    while (out < bytes) { r = rand(); line = line word[int(nw * r * r * r)] " "
-      if (length(line) > 60) { print line; out += length(line) + 1; line = "" } } }' >"$2"
-  truncate -s "$1" "$2"
-}
-sql() { # ROWS FILE
-  cat >"$2" <<SQL
-CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER, v TEXT);
-WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < $1)
-  INSERT INTO t SELECT x, (x * 7919) % 10007, printf('row %d %d', x, x * x) FROM c;
-CREATE INDEX tk ON t(k);
-SELECT count(*), sum(length(v)) FROM t WHERE k BETWEEN 100 AND 5000;
-SELECT k % 100, count(*) FROM t GROUP BY k % 100 ORDER BY 2 DESC LIMIT 3;
-SQL
-}
+# Inputs as scripts/eval-mrc-real.sh makes them.
+. "$root/scripts/eval-inputs.sh"
 
 # name|package|command (@IN@: the input directory; @BIN@: the program's
 # directory, /usr/bin or the rebuild's). The reduced run (split) reads
@@ -135,16 +115,16 @@ C
   mkdir -p "$work/quick-rt/bin"
   LLCPROBE_RT_LIB=${LLCPROBE_RT_LIB:-$build/lib/libllcprobe-rt.a} "$root/scripts/llcprobe-cc" -O2 \
     -o "$work/quick-rt/bin/q" "$work/q.c" || die "llcprobe-cc failed on the quick program"
-  text 262144 "$in/text"
+  eval_text 262144 "$in/text"
   mkdir -p "$in/small"
-  text 65536 "$in/small/text"
+  eval_text 65536 "$in/small/text"
   specs=("quick|quick|@BIN@/q @IN@/text")
 else
-  text 4194304 "$in/text"
-  sql 100000 "$in/db.sql"
+  eval_text 4194304 "$in/text"
+  eval_sql 100000 "$in/db.sql"
   mkdir -p "$in/small"
-  text 131072 "$in/small/text"
-  sql 5000 "$in/small/db.sql"
+  eval_text 131072 "$in/small/text"
+  eval_sql 5000 "$in/small/db.sql"
   specs=(
     "xz|xz-utils|@BIN@/xz -1 -T1 -c @IN@/text"
     "bzip2|bzip2|@BIN@/bzip2 -9 -c @IN@/text"
