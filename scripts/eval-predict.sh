@@ -90,7 +90,14 @@ for a in "${user_programs[@]}" "${user_traces[@]}"; do
   [[ $a =~ ^[A-Za-z0-9_.-]+=.+ ]] || usage "'$a' is not NAME=VALUE (NAME: letters, digits, _ . -)"
 done
 [ -x "$bin" ] || die "$bin: not built (scripts/setup.sh)"
-out=${out:-$(mktemp -d /tmp/eval-predict.XXXXXX)}
+made_out=
+if [ -z "$out" ]; then
+  out=$(mktemp -d /tmp/eval-predict.XXXXXX)
+  made_out=$out
+  # A directory of its own making goes when nothing worth keeping is in it:
+  # after a usage error (exit 2) or a dry run. A failed run keeps its logs.
+  trap 'rc=$?; if [ $rc = 2 ] || [ $dry = 1 ]; then rm -rf "$made_out"; fi; exit $rc' EXIT
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 echo "# results in $out" >&2

@@ -20,8 +20,8 @@ static void usage(FILE *out)
     fprintf(
         out,
         "usage: llcprobe predict A.profile.json B.profile.json ... [--preset P | --machine INFO.json]\n"
-        "                        [--policy P] [--no-coupling] [--no-probe] [--stationary]\n"
-        "                        [--fully-associative] [--force]\n"
+        "                        [--policy P] [--no-coupling] [--no-probe] [--anchored]\n"
+        "                        [--no-strata] [--stationary] [--fully-associative] [--force]\n"
         "                        [-o PREFIX [--no-plot] [--gnuplot PATH]] [--quiet]\n\n"
         "Predicts what happens when 1 to 8 programs, each profiled alone with\n"
         "'llcprobe profile', share one last-level cache: per program the LLC miss\n"
@@ -33,8 +33,8 @@ static void usage(FILE *out)
         "eviction rate; CPI and access rates solved together; phases co-simulated\n"
         "on instruction progress. Where a profile has the stress probe's readings,\n"
         "each phase's uneven set usage (per-set CV) is modelled over 5 strata and\n"
-        "the probe's footprint anchors an 'anchored' variant (gamma, flagged when\n"
-        "outside [0.8, 1.25]). Summary on stdout; with -o writes\n"
+        "the probe's footprint gives an anchor gamma per phase (flagged when outside\n"
+        "[0.8, 1.25]). Summary on stdout; with -o writes\n"
         "PREFIX.prediction.json (format llcprobe-prediction v1), PREFIX.prediction.csv\n"
         "(per co-run segment and program), PREFIX.tuples.csv (per phase tuple) and\n"
         "PREFIX.occupancy.png, PREFIX.missratio.png, PREFIX.slowdown.png (gnuplot).\n\n"
@@ -46,6 +46,8 @@ static void usage(FILE *out)
         "                    the LRU equilibrium, and the output says so\n"
         "  --no-coupling     keep each program at its solo access rate (no CPI feedback)\n"
         "  --no-probe        ignore probe readings: uniform set usage, no anchor\n"
+        "  --anchored        also predict the 'anchored' variant: every phase's rate in\n"
+        "                    its footprint scaled by its anchor gamma (a second timeline)\n"
         "  --no-strata       ignore the profiles' per-stratum reuse (phases[].strata:\n"
         "                    sets grouped by how often the phase uses them, solved per\n"
         "                    group, in place of the probe's CV skew)\n"
@@ -81,6 +83,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         O_POLICY,
         O_NO_COUPLING,
         O_NO_PROBE,
+        O_ANCHORED,
         O_STATIONARY,
         O_FULLY_ASSOC,
         O_NO_STRATA,
@@ -94,6 +97,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         {"policy", required_argument, NULL, O_POLICY},
         {"no-coupling", no_argument, NULL, O_NO_COUPLING},
         {"no-probe", no_argument, NULL, O_NO_PROBE},
+        {"anchored", no_argument, NULL, O_ANCHORED},
         {"stationary", no_argument, NULL, O_STATIONARY},
         {"fully-associative", no_argument, NULL, O_FULLY_ASSOC},
         {"no-strata", no_argument, NULL, O_NO_STRATA},
@@ -141,6 +145,9 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         case O_NO_PROBE:
             a->o.probe = false;
             break;
+        case O_ANCHORED:
+            a->o.anchored = true;
+            break;
         case O_STATIONARY:
             a->o.cold = false;
             break;
@@ -182,6 +189,8 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         return llc_cli_usage("predict", "give --preset or --machine, not both");
     if (a->o.prefix && !*a->o.prefix)
         return llc_cli_usage("predict", "-o wants a non-empty prefix");
+    if (a->o.anchored && !a->o.probe)
+        return llc_cli_usage("predict", "--anchored needs the probe readings --no-probe ignores");
     if ((no_plot || gnuplot) && !a->o.prefix)
         return llc_cli_usage("predict", "--no-plot and --gnuplot go with -o");
     a->o.plot = !no_plot;

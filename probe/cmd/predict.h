@@ -70,6 +70,7 @@ struct pred_opts {
     bool cold;        /* cold start (not --stationary) */
     bool assoc;       /* LRU in W-way sets (not --fully-associative) */
     bool strata;      /* per-stratum reuse where profiles have it (not --no-strata) */
+    bool anchored;    /* the anchored variant's timeline too (--anchored) */
     char forced[512]; /* what --force let through, "" if nothing */
 };
 

@@ -408,7 +408,8 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
     bool any_probe = false;
     for (size_t i = 0; i < n; i++)
         any_probe |= progs[i].probe_used;
-    if (rc == 0 && o->probe && any_probe) {
+    /* A second timeline, on request only: no headline figure uses it. */
+    if (rc == 0 && o->probe && o->anchored && any_probe) {
         cfg.anchor = true;
         fill_progs(progs, n, true, cp);
         rc = llc_contention_timeline(cp, n, &cfg, &r->anchored, err, errlen);

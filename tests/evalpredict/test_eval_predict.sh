@@ -35,7 +35,9 @@ for b in timing pmu; do
     'head -3 "$tmp/$b.plan" | grep -q -- "map --backend $b --mode sets" && grep -q "hwloc-calc --number-of core l3cache:0" "$tmp/$b.plan" && grep -q -- "profile -o $tmp/$b/hw/xz -q --name xz -- xz -1 -c -T1 $tmp/$b/input.bin" "$tmp/$b.plan" && grep -q "l3cache:0.core:1" "$tmp/$b.plan" && ! grep -q -- "--backend sim\|sim --corun" "$tmp/$b.plan"'
 done
 
-# Option checks (usage errors, exit 2).
+# Option checks (usage errors, exit 2). Without --out the script makes its
+# own directory; a usage error or a dry run leaves none behind.
+before=$(ls -d /tmp/eval-predict.* 2>/dev/null | sort)
 bash "$eval" --bin "$bin" --backend warp --dry-run >/dev/null 2>&1; check_rc "unknown backend" 2 $?
 bash "$eval" --bin "$bin" --preset skylake --dry-run >/dev/null 2>&1; check_rc "unknown preset" 2 $?
 bash "$eval" --bin "$bin" --policies lru,fifo --dry-run >/dev/null 2>&1; check_rc "unknown policy" 2 $?
@@ -43,6 +45,9 @@ bash "$eval" --bin "$bin" --jobs 0 --dry-run >/dev/null 2>&1; check_rc "--jobs 0
 bash "$eval" --bin "$bin" --trace nofile --dry-run >/dev/null 2>&1; check_rc "--trace without NAME=" 2 $?
 bash "$eval" --bin "$bin" --trace zipf32=/x.trace --dry-run >/dev/null 2>&1; check_rc "a name given twice" 2 $?
 bash "$eval" --bin "$bin" --subset uniform6,nosuch --dry-run >/dev/null 2>&1; check_rc "--subset of an unknown program" 2 $?
+bash "$eval" --bin "$bin" --dry-run --preset intel8 --policies lru >/dev/null 2>&1; check_rc "dry run without --out" 0 $?
+check "no directory of its own left by usage errors or a dry run" \
+  '[ "$(ls -d /tmp/eval-predict.* 2>/dev/null | sort)" = "$before" ]'
 bash "$eval" --bin "$bin" --out "$tmp/m" --trace mine="$tmp/missing.trace" >/dev/null 2>"$tmp/m.err"
 check_rc "a missing user trace" 1 $?
 check "names it" 'grep -q "^eval-predict.sh: --trace mine: .*missing.trace: no such trace" "$tmp/m.err"'

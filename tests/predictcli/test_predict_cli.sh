@@ -20,8 +20,8 @@ jcheck "per program: model, FOA, SDC, occupancy in lines/bytes/%" "$tmp/ab.predi
   'len(d["programs"])==2 and all(0<p["model"]["miss_ratio"]<1 and p["model"]["slowdown"]>=1 and abs(p["model"]["occupancy_bytes"]-64*p["model"]["occupancy_lines"])<1e-6*p["model"]["occupancy_bytes"] and p["foa"]["miss_ratio"]>0 and p["sdc"]["slowdown"]>=1 for p in d["programs"])'
 jcheck "occupancies share the cache (within 1%)" "$tmp/ab.prediction.json" \
   'abs(sum(p["model"]["occupancy_pct_llc"] for p in d["programs"])-100)<1'
-jcheck "A's probe gives it an anchored variant and cv" "$tmp/ab.prediction.json" \
-  'd["programs"][0]["probe_used"] and d["programs"][0]["anchored"] is not None and all(abs(q["cv"]-0.2)<1e-12 and q["anchor"]=="ok" for q in d["programs"][0]["phases"]) and not d["programs"][1]["probe_used"]'
+jcheck "A's probe gives it an anchor and cv; no anchored timeline unasked" "$tmp/ab.prediction.json" \
+  'd["programs"][0]["probe_used"] and d["programs"][0]["anchored"] is None and not d["options"]["anchored"] and all(abs(q["cv"]-0.2)<1e-12 and q["anchor"]=="ok" for q in d["programs"][0]["phases"]) and not d["programs"][1]["probe_used"]'
 jcheck "tuples: every phase pair met is solved once per age, converged" "$tmp/ab.prediction.json" \
   'len(d["tuples"])>=2 and len(set((tuple(t["phases"]), tuple(t["ages"])) for t in d["tuples"]))==len(d["tuples"]) and all(t["converged"] for t in d["tuples"]) and d["options"]["cold_start"]'
 jcheck "cold start: the first tuple is young, every age positive" "$tmp/ab.prediction.json" \
@@ -113,6 +113,20 @@ check "drrip note on stderr" 'grep -q "warning: policy drrip" "$tmp/dr.err"'
 jcheck "gamma 1.6 is recovered and flagged" "$tmp/g.prediction.json" \
   'all(q["anchor"]=="flagged" and abs(q["gamma"]-1.6)<1e-3 for q in d["programs"][0]["phases"])'
 check "gamma flag on stderr" 'grep -q "warning: G: phase 0: gamma 1.6 outside \[0.80, 1.25\]" "$tmp/g.err"'
+# --anchored: a second timeline with G's rate scaled by 1.6 in its footprint
+# (a larger footprint: more of the cache, more misses); B, not anchored,
+# loses lines to it. The main figures stay those of the run without.
+"$bin" predict "$tmp/g.profile.json" "$tmp/b.profile.json" --anchored -o "$tmp/ga" --no-plot -q >/dev/null
+check_rc "predict --anchored" 0 $?
+"$python" - "$tmp/g.prediction.json" "$tmp/ga.prediction.json" <<'PY' && ok "--anchored: variant beside unchanged figures" || bad "--anchored"
+import json, sys
+g, a = (json.load(open(f)) for f in sys.argv[1:3])
+pg, pa = g["programs"], a["programs"]
+sys.exit(0 if a["options"]["anchored"] and pg[0]["anchored"] is None
+         and all(x["model"] == y["model"] for x, y in zip(pg, pa))
+         and pa[0]["anchored"]["occupancy_lines"] > pa[0]["model"]["occupancy_lines"]
+         and pa[1]["anchored"]["occupancy_lines"] < pa[1]["model"]["occupancy_lines"] else 1)
+PY
 "$bin" predict "$tmp/g.profile.json" "$tmp/b.profile.json" -q >/dev/null 2>"$tmp/q.err"
 check "--quiet: no warnings" '[ ! -s "$tmp/q.err" ]'
 
@@ -185,6 +199,7 @@ jcheck "... as the pooled phase -1" "$tmp/u.prediction.json" \
 # --- usage ------------------------------------------------------------------------
 for args in "" "--policy fifo $tmp/a.profile.json" "--preset intel8 --machine $tmp/info.json $tmp/a.profile.json" \
             "--no-plot $tmp/a.profile.json" "--bogus $tmp/a.profile.json" \
+            "--anchored --no-probe $tmp/a.profile.json" \
             "$(for i in 1 2 3 4 5 6 7 8 9; do printf '%s ' "$tmp/a.profile.json"; done)"; do
   "$bin" predict $args >/dev/null 2>"$tmp/u.err"
   rc=$?
