@@ -21,7 +21,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: llcprobe study --cores K --profiles DIR -o DIR [--metric M] [--force]\n"
-            "                      [--budget N] [--stationary] [--quiet]\n"
+            "                      [--budget N] [--stationary] [--no-strata] [--quiet]\n"
             "       llcprobe study --cores K -o DIR [--profiles CACHE] [--jobs J] [options]\n"
             "                      -- PROGRAM [ARGS] ';;' PROGRAM [ARGS] ';;' ...\n\n"
             "Which programs should share a last-level cache, and what a bad choice costs.\n"
@@ -73,6 +73,7 @@ static void usage(FILE *out)
             "  --force           study profiles of different machines together\n"
             "  --stationary      no cold start: programs predicted warm from the first\n"
             "                    instruction (faster; as predict --stationary)\n"
+            "  --no-strata       ignore the profiles' per-stratum reuse (as predict --no-strata)\n"
             "  -q, --quiet       no progress or warnings on stderr\n"
             "  -h, --help        this text\n\n"
             "A profile that cannot be read or predicted is left out and reported (stderr,\n"
@@ -91,7 +92,7 @@ struct args {
     size_t n_cmds;
     enum study_metric metric;
     const char *profiles, *out;
-    bool force, quiet, stationary;
+    bool force, quiet, stationary, no_strata;
 };
 
 static enum llc_parse parse_args(int argc, char **argv, struct args *a)
@@ -105,7 +106,8 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         O_SLURM,
         O_PARTITION,
         O_SBATCH,
-        O_STATIONARY
+        O_STATIONARY,
+        O_NO_STRATA
     };
     static const struct option longopts[] = {
         {"cores", required_argument, NULL, 'k'},
@@ -115,6 +117,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         {"budget", required_argument, NULL, O_BUDGET},
         {"force", no_argument, NULL, O_FORCE},
         {"stationary", no_argument, NULL, O_STATIONARY},
+        {"no-strata", no_argument, NULL, O_NO_STRATA},
         {"jobs", required_argument, NULL, 'j'},
         {"reuse-only", no_argument, NULL, O_REUSE},
         {"slurm", no_argument, NULL, O_SLURM},
@@ -158,6 +161,9 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
             break;
         case O_STATIONARY:
             a->stationary = true;
+            break;
+        case O_NO_STRATA:
+            a->no_strata = true;
             break;
         case O_REUSE:
             a->reuse_only = true;
@@ -292,7 +298,7 @@ static int unique_names(struct study *s, bool quiet)
     return 0;
 }
 
-static void machine_of(struct study *s)
+static int machine_of(struct study *s, char *err, size_t errlen)
 {
     struct pred_machine *m = &s->machine;
     pred_machine_of_profile(&s->progs[0].prof, m);
@@ -310,6 +316,11 @@ static void machine_of(struct study *s)
      * `sim --corun --restart` simulates (docs/METHODS.md §14). */
     s->cfg.assoc = true;
     s->cfg.guess_warm = true; /* no tuple is compared with a fresh solve */
+    /* The random model's R tabulated per phase, as predict does, shared by
+     * every group (the models stay in place until study_free). */
+    return s->cfg.policy == LLC_CONTENTION_RANDOM
+               ? llc_contention_tables_create(&s->cfg.tables, err, errlen)
+               : 0;
 }
 
 /* Reads every profile of files (taking them); unreadable ones go to
@@ -337,6 +348,8 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
             p->file = NULL;
             continue;
         }
+        pred_strata_use(p, !a->no_strata);
+        s->strata_phases += pred_strata_phases(p);
         if (s->n > 0) {
             study_machine_differs(&p->prof, &s->progs[0].prof, diff, sizeof(diff));
             if (diff[0] && !a->force) {
@@ -363,7 +376,7 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
     if (rc == 0)
         rc = unique_names(s, a->quiet);
     if (rc == 0)
-        machine_of(s);
+        rc = machine_of(s, err, errlen);
     return rc;
 }
 

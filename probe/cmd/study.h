@@ -59,6 +59,7 @@ struct study {
     struct pred_prog *progs; /* n */
     struct pred_machine machine;
     struct llc_contention_config cfg;
+    size_t strata_phases; /* phases solved per stratum of their sets (all programs) */
     char forced[512];
     /* groups: every K-subset (and the remainder size's subsets, N % K != 0) */
     struct study_group *groups;

@@ -187,5 +187,6 @@ void study_free(struct study *s)
         free(s->failed[i]);
     free(s->failed);
     llc_contention_solo_cache_free(s->solo_cache);
+    llc_contention_tables_free(s->cfg.tables);
     memset(s, 0, sizeof(*s));
 }

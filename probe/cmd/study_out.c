@@ -83,6 +83,11 @@ size_t study_assumptions(const struct study *s, char lines[][STUDY_LINE], size_t
     for (size_t i = 0; i < s->n; i++)
         probe += s->progs[i].probe_used;
     ADD("%zu of %zu profiles have probe readings", probe, s->n);
+    size_t phases = 0;
+    for (size_t i = 0; i < s->n; i++)
+        phases += s->progs[i].n_phases;
+    ADD("%zu of %zu phases solved per stratum of their sets (per-stratum reuse of the profiles)",
+        s->strata_phases, phases);
     if (s->warn_groups)
         ADD("warning: in %zu of %zu groups the cache equilibrium (T*) is slower than 10%% of a phase run",
             s->warn_groups, s->n_groups);

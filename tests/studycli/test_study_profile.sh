@@ -25,6 +25,24 @@ check_rc "rerun" 0 $?
 check "rerun reuses the 3 profiles" 'grep -q "3 of 5 profiles reused" err2'
 check "rerun: the same best co-schedule" 'diff <(grep "^best" out) <(grep "^best" out2) >/dev/null'
 
+# Per-stratum reuse, as predict uses it: the sim profiles carry strata
+# (zipf's sets are used unevenly), the study solves those phases per
+# stratum and says so; --no-strata does not, and the figures move.
+"$bin" study -k 2 --profiles s/profiles -o st -q >/dev/null && "$bin" study -k 2 --profiles s/profiles \
+  --no-strata -o ns -q >/dev/null
+check_rc "study of the profiles, with and without --no-strata" 0 $?
+"$python" - st/study.json ns/study.json s/profiles <<'PY' && ok "strata used and reported; --no-strata moves the figures" || bad "strata in study"
+import glob, json, re, sys
+st, ns = (json.load(open(f)) for f in sys.argv[1:3])
+n = sum(len([q for q in json.load(open(f))["phases"] if q.get("strata")])
+        for f in glob.glob(sys.argv[3] + "/*.profile.json"))
+def used(d):
+    m = [re.match(r"(\d+) of \d+ phases solved per stratum", a) for a in d["assumptions"]]
+    return [int(x.group(1)) for x in m if x]
+assert n > 0 and used(st) == [n] and used(ns) == [0], (n, used(st), used(ns))
+assert st["pairwise_slowdown"] != ns["pairwise_slowdown"]
+PY
+
 # SIGINT: one quick program, then slower ones one at a time (without the
 # probe readings, which would replay each long run twice more).
 B=(--backend sim --preset intel8 --instructions 6e7 --no-probe)
