@@ -296,50 +296,19 @@ bool sm_contention_has_strata(const struct llc_contention_phase *const *ph, size
     return false;
 }
 
-/* The CV skew of a phase without per-stratum reuse as strata of its own
- * reuse: set shares pi_g / sum pi, reference shares pi_g w_g / sum pi_h w_h
- * with w_g = max(0, 1 + z_g CV), so the weight refs / sets is w_g while no
- * w_g is cut at 0. Alone (one program) its figures are then those of the
- * skew's 5 equilibria, term by term; in a tuple beside stratified programs
- * it keeps its skew instead of turning uniform, so its co-run and its solo
- * figures come from the same description of its sets. */
-static void cv_strata(const struct llc_contention_phase *ph, struct llc_contention_stratum *s,
-                      struct llc_contention_strata *st)
-{
-    double sum_pw = 0, sum_p = 0;
-    for (size_t g = 0; g < LLC_CONTENTION_STRATA; g++) {
-        const double pi = llc_contention_stratum_pi[g];
-        sum_pw += pi * fmax(0, 1 + llc_contention_stratum_z[g] * ph->cv);
-        sum_p += pi;
-    }
-    for (size_t g = 0; g < LLC_CONTENTION_STRATA; g++) {
-        const double pi = llc_contention_stratum_pi[g];
-        const double w = fmax(0, 1 + llc_contention_stratum_z[g] * ph->cv);
-        s[g] = (struct llc_contention_stratum){
-            .model = ph->model, .sets = pi / sum_p, .refs = pi * w / sum_pw};
-    }
-    *st = (struct llc_contention_strata){.n = LLC_CONTENTION_STRATA, .s = s};
-}
-
 int sm_contention_strata_shares(const struct llc_contention_phase *const *ph,
                                 const struct llc_contention_party *p, size_t n, double capacity,
-                                enum llc_contention_policy base, unsigned ways, bool skew,
+                                enum llc_contention_policy base, unsigned ways,
                                 struct llc_contention_share *out, struct llc_contention_info *info,
                                 char *err, size_t errlen)
 {
     const struct llc_contention_strata *st[MAXN];
-    struct llc_contention_strata cv_st[MAXN];
-    struct llc_contention_stratum cv_s[MAXN][LLC_CONTENTION_STRATA];
     double refs[MAXN];
     if (n > MAXN)
         return llc_errf(err, errlen, -EINVAL, "%zu programs (1..%d)", n, MAXN);
     for (size_t i = 0; i < n; i++) {
         st[i] = ph[i]->strata;
         refs[i] = ph[i]->references;
-        if (skew && (!st[i] || st[i]->n == 0) && ph[i]->model && ph[i]->cv > 0) {
-            cv_strata(ph[i], cv_s[i], &cv_st[i]);
-            st[i] = &cv_st[i];
-        }
     }
     return llc_contention_strata_equilibrium(p, st, refs, n, capacity, base, ways, out, info, err,
                                              errlen);

@@ -9,11 +9,10 @@
 bool sm_contention_has_strata(const struct llc_contention_phase *const *ph, size_t n);
 
 /* llc_contention_strata_equilibrium for the tuple's parties p (built from
- * ph), strata and references taken from ph; with skew, a phase without
- * strata but with a set CV takes its CV skew as strata. */
+ * ph), strata and references taken from ph. */
 int sm_contention_strata_shares(const struct llc_contention_phase *const *ph,
                                 const struct llc_contention_party *p, size_t n, double capacity,
-                                enum llc_contention_policy base, unsigned ways, bool skew,
+                                enum llc_contention_policy base, unsigned ways,
                                 struct llc_contention_share *out, struct llc_contention_info *info,
                                 char *err, size_t errlen);
 

@@ -49,8 +49,8 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
     parties_of(ph, rate, n, cfg, p);
     const unsigned ways = cfg->assoc ? cfg->ways : 0;
     if (sm_contention_has_strata(ph, n)) /* supersedes the CV skew */
-        return sm_contention_strata_shares(ph, p, n, cfg->capacity, base, ways, cfg->skew, out,
-                                           info, err, errlen);
+        return sm_contention_strata_shares(ph, p, n, cfg->capacity, base, ways, out, info, err,
+                                           errlen);
     int rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hint ? hint[0] : 0, ways, out,
                                        info, err, errlen);
     if (rc == 0 && hint)

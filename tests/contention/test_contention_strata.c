@@ -233,45 +233,6 @@ static void tuple_uses_strata(void **state)
     llc_statmodel_release(m);
 }
 
-/* A phase with a CV skew and no strata, in a tuple with a stratified
- * co-runner (the strata path), keeps its skew: its figures are those of
- * the CV skew's 5 equilibria that the same tuple gives when the co-runner
- * is uniform (B's single stratum is B itself), and far from the figures
- * without the skew. */
-static void cv_phase_beside_strata(void **state)
-{
-    (void)state;
-    char err[LLC_ERRLEN];
-    const struct llc_statmodel_bucket_count pa[] = {{800, 1000}}, pb[] = {{100, 1000}};
-    struct llc_statmodel_model *a = synth_model_of_pairs(pa, 1, 0),
-                               *b = synth_model_of_pairs(pb, 1, 0);
-    const struct llc_contention_stratum sb[1] = {{.model = b, .sets = 1, .refs = 1}};
-    const struct llc_contention_strata stb = {.n = 1, .s = sb};
-    struct llc_contention_phase ph_a = {
-        .model = a, .api = 0.5, .cpi0 = 1, .penalty = 0, .gamma = 1, .cv = 0.4};
-    struct llc_contention_phase ph_b = {
-        .model = b, .api = 0.5, .cpi0 = 1, .penalty = 0, .gamma = 1, .strata = &stb};
-    const struct llc_contention_phase *ph[2] = {&ph_a, &ph_b};
-    const double freq[2] = {1e9, 1e9};
-    struct llc_contention_config cfg;
-    llc_contention_config_default(&cfg);
-    cfg.capacity = 1000;
-    cfg.ways = 16;
-    cfg.assoc = false;
-    cfg.coupling = false;
-    struct llc_contention_share st[2], cv[2], flat[2];
-    assert_int_equal(llc_contention_tuple(ph, freq, 2, &cfg, st, NULL, NULL, err, sizeof err), 0);
-    ph_b.strata = NULL;
-    assert_int_equal(llc_contention_tuple(ph, freq, 2, &cfg, cv, NULL, NULL, err, sizeof err), 0);
-    ph_a.cv = 0;
-    assert_int_equal(llc_contention_tuple(ph, freq, 2, &cfg, flat, NULL, NULL, err, sizeof err), 0);
-    assert_true(cv[0].miss_ratio > flat[0].miss_ratio + 0.05);
-    NEAR(st[0].miss_ratio, cv[0].miss_ratio, 1e-9);
-    NEAR(st[0].occupancy, cv[0].occupancy, 1e-6);
-    llc_statmodel_release(a);
-    llc_statmodel_release(b);
-}
-
 /* Three programs of 5 strata each (125 cells) are solved on the heaviest
  * cells only; the figures stay within 0.004 in miss ratio and 0.8% of the
  * cache in occupancy of every cell solved (here by hand: one equilibrium
@@ -339,7 +300,7 @@ int main(void)
         cmocka_unit_test(hand_solved_hot_half), cmocka_unit_test(hand_solved_with_streamer),
         cmocka_unit_test(reduces_to_plain),     cmocka_unit_test(corunner_halves),
         cmocka_unit_test(bad_strata),           cmocka_unit_test(tuple_uses_strata),
-        cmocka_unit_test(reduced_near_full),    cmocka_unit_test(cv_phase_beside_strata),
+        cmocka_unit_test(reduced_near_full),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
