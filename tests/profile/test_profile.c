@@ -1,6 +1,7 @@
 /* llcprobe-profile files: write -> read round trip, and one damaged field
  * at a time, each refused with a message naming the file and the field;
  * the same for the optional per-stratum reuse, absent from older files. */
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -47,11 +48,40 @@ static void make(struct llc_profile *p, int with_probe)
         fail_msg("psyn_profile: %s", err);
 }
 
+/* Every file of the tests goes in one directory, made before the group
+ * and removed after it, also when a test fails half way (cmocka leaves a
+ * failed test without running the rest of it). */
+static char tmp_dir[4096];
+
+static int tmp_dir_make(void **state)
+{
+    (void)state;
+    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(tmp_dir, sizeof(tmp_dir), "%s/llcprobe-profile-test-XXXXXX", dir);
+    return mkdtemp(tmp_dir) ? 0 : -1;
+}
+
+static int tmp_dir_remove(void **state)
+{
+    (void)state;
+    DIR *d = opendir(tmp_dir);
+    if (d) {
+        const struct dirent *e;
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                char f[8192];
+                snprintf(f, sizeof(f), "%s/%s", tmp_dir, e->d_name);
+                unlink(f);
+            }
+        closedir(d);
+    }
+    return rmdir(tmp_dir);
+}
+
 static char *tmp_path(const char *tag)
 {
-    char *path = malloc(256);
-    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(path, 256, "%s/llcprobe-profile-test-%d-%s.profile.json", dir, (int)getpid(), tag);
+    char *path = malloc(4200);
+    snprintf(path, 4200, "%s/%s.profile.json", tmp_dir, tag);
     return path;
 }
 
@@ -509,5 +539,5 @@ int main(void)
         cmocka_unit_test(strata_absent),
         cmocka_unit_test(strata_damaged),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, tmp_dir_make, tmp_dir_remove);
 }
