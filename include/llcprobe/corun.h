@@ -108,6 +108,7 @@ struct llc_corun_result {
     bool has_solo;
     uint64_t total_accesses; /* co-run, all agents */
     double wall_corun_s, wall_solo_s;
+    double cpu_corun_s; /* thread CPU time of the co-run (no solo runs) */
 };
 
 /* Runs agents[0..n) (1..LLC_CORUN_MAX_AGENTS) together on cfg (cfg->agents

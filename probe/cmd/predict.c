@@ -374,7 +374,7 @@ int llc_cmd_predict(int argc, char **argv)
     /* The prediction's time: the models built from the profiles' histograms
      * and probe readings, and every solve; not reading the files or
      * writing the results. */
-    const double t0 = llc_now();
+    const double t0 = llc_now(), c0 = llc_thread_cpu_now();
     for (size_t i = 0; i < a.n; i++)
         if (pred_prog_build(&progs[i], a.o.probe, a.o.cold, err, sizeof(err)) < 0) {
             rc = llc_cli_fail("predict", "%s", err);
@@ -385,6 +385,7 @@ int llc_cmd_predict(int argc, char **argv)
         goto out;
     }
     r.seconds = llc_now() - t0;
+    r.cpu_seconds = llc_thread_cpu_now() - c0;
     pred_print(stdout, progs, a.n, &m, &a.o, &r);
     char **flags = NULL;
     const size_t nf = pred_flags(progs, a.n, &m, &a.o, &r, &flags);

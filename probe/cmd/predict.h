@@ -60,7 +60,8 @@ struct pred_result {
      * [pa * n_b + pb][2] shares and solo shares. */
     size_t grid_a, grid_b;
     struct llc_contention_share *grid, *grid_solo;
-    double seconds; /* time the prediction took */
+    double seconds;     /* time the prediction took */
+    double cpu_seconds; /* its CPU time (the same, on an idle machine) */
 };
 
 struct pred_opts {

@@ -363,6 +363,7 @@ int pred_write(const char *prefix, const struct pred_prog *progs, size_t n,
     json_object_set_new(doc, "flags", fl);
     fl = NULL;
     json_object_set_new(doc, "prediction_ms", llc_json_finite(r->seconds * 1e3));
+    json_object_set_new(doc, "prediction_cpu_ms", llc_json_finite(r->cpu_seconds * 1e3));
     rc = llc_json_write_atomic(json, doc, err, errlen);
     if (rc == 0)
         rc = write_timeline_csv(csv, progs, n, r, err, errlen);

@@ -283,8 +283,8 @@ static void print_summary(const struct llc_corun_result *r)
         else
             printf("%8s %10llu %9s\n", "-", (unsigned long long)c->occupancy_end, "-");
     }
-    printf("simulated %llu co-run accesses in %.3f s: %.3g accesses/s\n",
-           (unsigned long long)r->total_accesses, r->wall_corun_s,
+    printf("simulated %llu co-run accesses in %.3f s (%.3f s CPU): %.3g accesses/s\n",
+           (unsigned long long)r->total_accesses, r->wall_corun_s, r->cpu_corun_s,
            r->wall_corun_s > 0 ? r->total_accesses / r->wall_corun_s : 0.0);
 }
 

@@ -503,8 +503,10 @@ int llc_corun_run(const struct llc_sim_config *cfg, const struct llc_corun_agent
             snprintf(r->name[i], sizeof(r->name[i]), "agent%u", i);
     }
     double t0 = llc_now();
+    const double c0 = llc_thread_cpu_now();
     int rc = run_group(cfg, agents, idx, n, p, r->corun, &r->total_accesses, err, errlen);
     r->wall_corun_s = llc_now() - t0;
+    r->cpu_corun_s = llc_thread_cpu_now() - c0;
     if (rc < 0 || !p->solo)
         goto out;
     t0 = llc_now();

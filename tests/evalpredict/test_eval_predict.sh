@@ -82,7 +82,7 @@ check "table rows per policy, preset and kind" \
   'grep -Eq "^lru +intel8 +synthetic +2 +[0-9.]+ " "$tmp/e.out" && grep -Eq "^all +all +all +2 " "$tmp/e.out"'
 for h in predict_slowdown_mae_pct predict_slowdown_max_pct predict_mr_mae predict_occ_mae_pct_llc \
          foa_slowdown_mae_pct sdc_mr_mae noprobe_occ_mae_pct_llc predict_slowdown_mae_pct_lru predict_cdf_error \
-         predict_speedup_x; do
+         predict_speedup_wall_x predict_corun_sim_cpu_s predict_model_cpu_s predict_speedup_x; do
   check "headline $h parses" "grep -Eq '^$h: [0-9]+(\\.[0-9]+)? [^ ]+\$' \"\$tmp/e.out\""
 done
 check "headlines are the last lines" 'tail -1 "$tmp/e.out" | grep -q "^predict_speedup_x: "'
@@ -93,5 +93,8 @@ v = {l.split(':')[0]: float(l.split()[1]) for l in open(sys.argv[1]) if l[0].isa
 assert all(x >= 0 for x in v.values()), v
 assert v['predict_slowdown_max_pct'] >= v['predict_slowdown_mae_pct']
 assert v['predict_speedup_x'] > 1
+# in CPU time: the co-run's and the predictions' recorded CPU time
+assert abs(v['predict_speedup_x'] - v['predict_corun_sim_cpu_s'] / v['predict_model_cpu_s']) <= 0.5 + 1e-9
+assert 0 < v['predict_model_cpu_s'] and 0 < v['predict_corun_sim_cpu_s'] <= 1.2 * v['predict_corun_sim_s'] + 0.05
 PY"
 exit $fail
