@@ -80,6 +80,44 @@ double llc_contention_steady_share(const struct llc_statmodel_model *m, double r
     return r > sum ? fmax(0, (c * r - sum) / (r - sum)) : 0;
 }
 
+/* First touches of a cold-start phase of r references from age a. */
+static double cold_firsts(const struct llc_statmodel_model *m, double r, double a, double c,
+                          double cs, double k)
+{
+    return cs * r + k * (footprint(m, a + r) - footprint(m, a) - c * r);
+}
+
+double llc_contention_cold_age(const struct llc_statmodel_model *m, double references, double run,
+                               double first_touches)
+{
+    const double tot = llc_statmodel_model_total(m);
+    const double c = tot > 0 ? llc_statmodel_model_dangling(m) / tot : 1;
+    const double r = run;
+    if (!(c < 1) || !(r > 0) || !isfinite(r) || !(references > 0) || !(first_touches >= 0))
+        return 0;
+    const double cs = llc_contention_steady_share(m, references), k = (1 - cs) / (1 - c);
+    if (first_touches >= cold_firsts(m, r, 0, c, cs, k))
+        return 0;
+    if (first_touches <= cs * r + 1e-9 * r)
+        return INFINITY;
+    /* cold_firsts falls with a (F concave): bracket, then bisect */
+    double lo = 0, hi = r;
+    while (cold_firsts(m, r, hi, c, cs, k) > first_touches) {
+        lo = hi;
+        hi *= 2;
+        if (!(hi < 1e18))
+            return INFINITY;
+    }
+    for (int it = 0; it < 200 && hi - lo > 1e-9 * hi; it++) {
+        const double mid = 0.5 * (lo + hi);
+        if (cold_firsts(m, r, mid, c, cs, k) > first_touches)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
 /* The party's own distance d limited by its age (references since its
  * start): a window cannot reach back before the program began. */
 static double aged(const struct llc_contention_party *p, double d)

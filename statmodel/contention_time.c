@@ -412,13 +412,17 @@ int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size
     m.solved = calloc(nph, sizeof(*m.solved));
     m.young = calloc(nph * YOUNG_CLASSES, sizeof(*m.young));
     m.young_solved = calloc(nph * YOUNG_CLASSES, sizeof(*m.young_solved));
-    /* Own references of each program's phases so far (cold start) */
+    /* Own references of each program's phases so far (cold start), from
+     * each phase's starting age */
     double *age = calloc(nph, sizeof(*age));
     if (!r || !m.solo || !m.solved || !m.young || !m.young_solved || !age ||
         !(r->summary = calloc(n, sizeof(*r->summary))) || memo_rehash(&m, r) < 0) {
         rc = llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
         goto out;
     }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < progs[i].n_phases; j++)
+            age[m.base[i] + j] = progs[i].phases[j].age0 > 0 ? progs[i].phases[j].age0 : 0;
     for (size_t i = 0; i < n; i++)
         if (!(run_ins[i] = phase_runs(&progs[i]))) {
             rc = llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");

@@ -72,6 +72,11 @@ struct llc_contention_phase {
     double references;
     /* Own references of the phase so far (0 = warm); set by the timeline. */
     double age;
+    /* The age the phase starts at (0: a start from an empty cache, each of
+     * its references' distances cut at its own references so far; larger:
+     * data earlier phases touched first; INFINITY: warm from its first
+     * window). See llc_contention_cold_age. */
+    double age0;
     /* Per-stratum reuse (docs/METHODS.md §12.6; not owned): when set, the
      * phase is solved per stratum of sets instead of with `model` and `cv`. */
     const struct llc_contention_strata *strata;
@@ -82,6 +87,16 @@ struct llc_contention_phase {
  * q(n) the first touches its warm-up explains (q the tail of the finite
  * reuse distances). 1 when nothing is reused. docs/METHODS.md §12.2. */
 double llc_contention_steady_share(const struct llc_statmodel_model *m, double references);
+
+/* The starting age a0 at which a phase that runs `run` references makes
+ * `first_touches` first touches over them, with the cold start of
+ * llc_contention_steady_share (c_s, k from `references`): c_s R + k (F(a0 +
+ * R) - F(a0) - c R), R = run, which falls from its value at a0 = 0 (as if
+ * the phase's data were its own: c R when run = references) to c_s R as a0
+ * grows. 0 when first_touches is at least the first, INFINITY when it is
+ * at most c_s R (to 1e-9 of R). docs/METHODS.md §12.2. */
+double llc_contention_cold_age(const struct llc_statmodel_model *m, double references, double run,
+                               double first_touches);
 
 /* The age (own references) of a phase in age class k >= 0 of a timeline
  * tuple: 2^((k + 0.5) / 2) - 1. */

@@ -85,6 +85,10 @@ struct llc_profile_windows {
     size_t count;    /* entries of each array */
     int *phase_of;   /* phase id, or -1 (unclassified) */
     double *instructions, *references;
+    /* Lines the program touched for the first time in each window (its cold
+     * misses in any cache); NULL = not measured. Optional in the file
+     * ("first_touches"; older profiles and live ones have none). */
+    double *first_touches;
 };
 
 struct llc_profile_solo {
@@ -166,6 +170,9 @@ int llc_profile_stamp(struct llc_profile *p, char *err, size_t errlen);
 /* Allocates the window arrays (zeroed, phase_of = -1) for n windows,
  * replacing any old ones; sets windows.count. */
 int llc_profile_alloc_windows(struct llc_profile *p, size_t n, char *err, size_t errlen);
+/* Allocates windows.first_touches (zeroed, windows.count entries),
+ * replacing an old one. */
+int llc_profile_alloc_first_touches(struct llc_profile *p, char *err, size_t errlen);
 /* Allocates n phases (ids 0..n-1, each with an empty rdhist, NaN solo
  * figures), replacing any old ones. */
 int llc_profile_alloc_phases(struct llc_profile *p, size_t n, char *err, size_t errlen);
@@ -245,13 +252,15 @@ int llc_profile_probe_sim(const struct llc_sim_config *cfg, const struct llc_pro
 #define LLC_PROFILE_STRATA_MIN_CV 0.1
 
 struct llc_profile_strata_config {
-    size_t max_strata; /* 2..LLC_PROFILE_MAX_STRATA */
+    size_t max_strata; /* 2..LLC_PROFILE_MAX_STRATA; 0 = first touches only */
     double min_cv;
 };
 void llc_profile_strata_config_default(struct llc_profile_strata_config *c);
 
 /* Fills the strata of every phase of p (windows, phases and sampler
- * filled) from the trace its phases were sampled from: references located
+ * filled) from the trace its phases were sampled from, and the windows'
+ * first touches (every line's first reference in the trace, by window;
+ * only these with sc->max_strata = 0): references located
  * in cfg's LLC (workload: the synthetic workload spec the trace was written
  * from, whose addresses may be physical; NULL for a recorded trace, whose
  * pages the simulator places), sets of each phase grouped by their

@@ -68,11 +68,12 @@ struct pred_opts {
     const char *prefix, *gnuplot;
     enum llc_contention_policy policy;
     bool policy_given, coupling, probe, force, plot, quiet;
-    bool cold;        /* cold start (not --stationary) */
-    bool assoc;       /* LRU in W-way sets (not --fully-associative) */
-    bool strata;      /* per-stratum reuse where profiles have it (not --no-strata) */
-    bool anchored;    /* the anchored variant's timeline too (--anchored) */
-    char forced[512]; /* what --force let through, "" if nothing */
+    bool cold;          /* cold start (not --stationary) */
+    bool assoc;         /* LRU in W-way sets (not --fully-associative) */
+    bool strata;        /* per-stratum reuse where profiles have it (not --no-strata) */
+    bool anchored;      /* the anchored variant's timeline too (--anchored) */
+    bool first_touches; /* phases start at the age of their measured first touches */
+    char forced[512];   /* what --force let through, "" if nothing */
 };
 
 /* predict.c: a profile read and checked as predict takes it (sets
@@ -94,6 +95,12 @@ void pred_result_free(struct pred_result *r);
  * the phases or taken off (use), and how many phases carry them. */
 int pred_strata_build(struct pred_prog *p, char *err, size_t errlen);
 void pred_strata_use(struct pred_prog *p, bool on);
+/* Cold start from the profile's first touches per window (sim profiles
+ * record them), on or off: each phase starts at the age at which the
+ * model makes as many first touches over its windows as the profiled run
+ * did (docs/METHODS.md §12.2); off (and without them) every phase starts
+ * from an empty cache. */
+void pred_first_touches_use(struct pred_prog *p, bool on);
 size_t pred_strata_phases(const struct pred_prog *p);
 void pred_strata_free(struct pred_prog *p);
 

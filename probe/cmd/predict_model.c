@@ -126,6 +126,30 @@ static void set_cold(struct pred_prog *p, bool cold)
     }
 }
 
+void pred_first_touches_use(struct pred_prog *p, bool on)
+{
+    const struct llc_profile *f = &p->prof;
+    const size_t pooled_index = f->n_phases;
+    for (size_t k = 0; k < p->n_phases; k++) {
+        double firsts = 0, run = 0;
+        for (size_t w = 0; f->windows.first_touches && w < f->windows.count; w++) {
+            const long j = f->windows.phase_of[w] < 0
+                               ? (long)pooled_index
+                               : llc_profile_phase_index(f, f->windows.phase_of[w]);
+            if (j == (long)k) {
+                firsts += f->windows.first_touches[w];
+                run += f->windows.references[w];
+            }
+        }
+        const double a0 =
+            on && f->windows.first_touches && p->plain[k].references > 0
+                ? llc_contention_cold_age(p->plain[k].model, p->plain[k].references, run, firsts)
+                : 0;
+        p->plain[k].age0 = a0;
+        p->anchored[k].age0 = a0;
+    }
+}
+
 int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, char *err, size_t errlen)
 {
     const struct llc_profile *f = &p->prof;
@@ -401,8 +425,10 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
                  : 0;
     if (rc < 0)
         return rc;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         pred_strata_use(&progs[i], o->strata);
+        pred_first_touches_use(&progs[i], o->first_touches);
+    }
     fill_progs(progs, n, false, cp);
     rc = llc_contention_timeline(cp, n, &cfg, &r->run, err, errlen);
     bool any_probe = false;

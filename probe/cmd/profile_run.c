@@ -143,13 +143,12 @@ int profile_run_sim(const struct prof_opts *o, struct llc_profile *p, struct llc
         (rc = profile_fill_phases(p, run, &sw, o, err, errlen)) < 0)
         goto fail;
     profile_set_machine_preset(p, o->sim.preset, &cfg);
-    if (o->strata) {
-        struct llc_profile_strata_config sc;
-        llc_profile_strata_config_default(&sc);
-        sc.max_strata = (size_t)o->strata;
-        if ((rc = llc_profile_strata_sim(&cfg, trace, o->workload, &sc, p, err, errlen)) < 0)
-            goto fail;
-    }
+    /* The strata (unless --no-strata) and the windows' first touches. */
+    struct llc_profile_strata_config sc;
+    llc_profile_strata_config_default(&sc);
+    sc.max_strata = (size_t)o->strata;
+    if ((rc = llc_profile_strata_sim(&cfg, trace, o->workload, &sc, p, err, errlen)) < 0)
+        goto fail;
     if (o->no_probe)
         profile_set_probe_missing(p, o, NULL);
     else if ((rc = probe_sim(o, &cfg, &res->corun[0], p, err, errlen)) < 0)

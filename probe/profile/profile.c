@@ -51,8 +51,9 @@ static void free_windows(struct llc_profile_windows *w)
     free(w->phase_of);
     free(w->instructions);
     free(w->references);
+    free(w->first_touches);
     w->phase_of = NULL;
-    w->instructions = w->references = NULL;
+    w->instructions = w->references = w->first_touches = NULL;
     w->count = 0;
 }
 
@@ -137,6 +138,15 @@ int llc_profile_alloc_windows(struct llc_profile *p, size_t n, char *err, size_t
                                               .instructions = ins,
                                               .references = refs};
     return 0;
+}
+
+int llc_profile_alloc_first_touches(struct llc_profile *p, char *err, size_t errlen)
+{
+    free(p->windows.first_touches);
+    p->windows.first_touches = calloc(p->windows.count ? p->windows.count : 1, sizeof(double));
+    return p->windows.first_touches
+               ? 0
+               : llc_errf(err, errlen, -ENOMEM, "out of memory (%zu windows)", p->windows.count);
 }
 
 int llc_profile_alloc_phases(struct llc_profile *p, size_t n, char *err, size_t errlen)
@@ -339,6 +349,10 @@ static int check_windows(const struct llc_profile *p, const char *name, char *er
         if (!nonneg(w->instructions[i]) || !nonneg(w->references[i])) {
             snprintf(field, sizeof(field), "windows.%s[%zu]",
                      nonneg(w->instructions[i]) ? "references" : "instructions", i);
+            return FAIL(field, "not a non-negative number");
+        }
+        if (w->first_touches && !nonneg(w->first_touches[i])) {
+            snprintf(field, sizeof(field), "windows.first_touches[%zu]", i);
             return FAIL(field, "not a non-negative number");
         }
     }

@@ -195,6 +195,15 @@ static int read_windows(const struct jget *g, const json_t *doc, struct llc_prof
     rc = jget_reals(g, ins, "windows.instructions", (size_t)count, p->windows.instructions);
     if (rc == 0)
         rc = jget_reals(g, refs, "windows.references", (size_t)count, p->windows.references);
+    const json_t *ft = json_object_get(o, "first_touches"); /* optional */
+    if (rc == 0 && ft && !json_is_array(ft))
+        rc = jget_fail(g, -EINVAL, "windows.first_touches", "not an array");
+    if (rc == 0 && ft && json_array_size(ft) != count)
+        rc = jget_fail(g, -EINVAL, "windows.first_touches",
+                       "%zu entries, expected windows.count = %llu", json_array_size(ft),
+                       (unsigned long long)count);
+    if (rc == 0 && ft && (rc = llc_profile_alloc_first_touches(p, g->err, g->errlen)) == 0)
+        rc = jget_reals(g, ft, "windows.first_touches", (size_t)count, p->windows.first_touches);
     return rc;
 }
 

@@ -112,6 +112,8 @@ static json_t *windows_json(const struct llc_profile_windows *w, bool *bad)
     put(o, "phase_of", ph, bad);
     put(o, "instructions", reals(w->instructions, w->count, bad), bad);
     put(o, "references", reals(w->references, w->count, bad), bad);
+    if (w->first_touches)
+        put(o, "first_touches", reals(w->first_touches, w->count, bad), bad);
     return o;
 }
 

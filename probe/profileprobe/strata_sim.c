@@ -108,12 +108,20 @@ struct counts {
     uint32_t sets;
     uint32_t *n, *lines;                /* [phase][set]: references, distinct lines */
     struct llc_statmodel_lineset *seen; /* line + (phase << 52) */
+    struct llc_statmodel_lineset *any;  /* line: the program's, for first touches */
+    double *first;                      /* [window] first touches, or NULL */
 };
 
 static int count_one(void *ctx, const struct walk *w, uint64_t line, uint32_t set)
 {
     struct counts *c = ctx;
-    if (w->phase < 0 || set >= c->sets)
+    if (c->first) {
+        const int fresh = llc_statmodel_lineset_add(c->any, line);
+        if (fresh < 0)
+            return fresh;
+        c->first[w->window] += fresh;
+    }
+    if (!c->n || w->phase < 0 || set >= c->sets)
         return 0;
     const size_t k = (size_t)w->phase * c->sets + set;
     c->n[k]++;
@@ -319,8 +327,8 @@ int llc_profile_strata_sim(const struct llc_sim_config *cfg, const char *trace,
     struct setval *v = NULL;
     struct llc_statmodel_groups *groups = NULL;
     struct reuse r = {.sets = ns, .group = -1, .err = err, .errlen = errlen};
-    if (sc->max_strata < 2 || sc->max_strata > LLC_PROFILE_MAX_STRATA)
-        return llc_errf(err, errlen, -EINVAL, "strata: %zu (2..%d)", sc->max_strata,
+    if ((sc->max_strata < 2 && sc->max_strata != 0) || sc->max_strata > LLC_PROFILE_MAX_STRATA)
+        return llc_errf(err, errlen, -EINVAL, "strata: %zu (0, or 2..%d)", sc->max_strata,
                         LLC_PROFILE_MAX_STRATA);
     if (p->n_phases >= 4096) /* the line set's key holds 12 bits of phase */
         return 0;
@@ -338,10 +346,21 @@ int llc_profile_strata_sim(const struct llc_sim_config *cfg, const char *trace,
         goto out;
     }
     if ((rc = llc_statmodel_lineset_create(&c.seen, err, errlen)) < 0 ||
-        (rc = walk_trace(&w, trace, count_one, &c, err, errlen)) < 0)
+        (rc = llc_statmodel_lineset_create(&c.any, err, errlen)) < 0 ||
+        (rc = llc_profile_alloc_first_touches(p, err, errlen)) < 0)
+        goto out;
+    c.first = p->windows.first_touches;
+    if (sc->max_strata == 0) { /* first touches only */
+        free(c.n);
+        c.n = NULL;
+    }
+    if ((rc = walk_trace(&w, trace, count_one, &c, err, errlen)) < 0)
         goto out;
     llc_statmodel_lineset_destroy(c.seen);
-    c.seen = NULL;
+    llc_statmodel_lineset_destroy(c.any);
+    c.seen = c.any = NULL;
+    if (sc->max_strata == 0)
+        goto out;
     for (size_t j = 0; rc == 0 && j < p->n_phases; j++)
         rc = make_strata(&p->phases[j], &c.n[j * ns], &c.lines[j * ns], ns, sc, &stratum[j * ns], v,
                          err, errlen);
@@ -366,6 +385,7 @@ out:
     llc_statmodel_groups_destroy(groups);
     llc_sim_destroy(w.sim);
     llc_statmodel_lineset_destroy(c.seen);
+    llc_statmodel_lineset_destroy(c.any);
     free(c.n);
     free(c.lines);
     free(stratum);

@@ -541,6 +541,68 @@ static void timeline_two_phases(void **state)
     llc_statmodel_release(big);
 }
 
+/* First touches of a cold-start phase of r references from age a, as
+ * docs/METHODS.md §12.2 writes them: c_s r + k (F(a + r) - F(a) - c r). */
+static double firsts_from(const struct llc_statmodel_model *m, double r, double a)
+{
+    const double c = llc_statmodel_model_dangling(m) / llc_statmodel_model_total(m);
+    const double cs = llc_contention_steady_share(m, r), k = (1 - cs) / (1 - c);
+    return cs * r + k * (llc_statmodel_footprint(m, a + r) - llc_statmodel_footprint(m, a) - c * r);
+}
+
+/* The starting age that reproduces a phase's measured first touches: 0
+ * for all of its last touches (its data its own), none (warm) for no more
+ * than its steady share, and in between the age whose first touches are
+ * the ones asked, falling as they rise. In a timeline the phase then
+ * starts warm, or young at that age. */
+static void cold_age_from_first_touches(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_model *m = model_uniform(0.9, 3000, 1e5);
+    const double r = 2e4, cs = llc_contention_steady_share(m, r);
+    const double full = firsts_from(m, r, 0), floor_ = cs * r;
+    assert_true(full > floor_ + 1000); /* a warm-up that explains first touches */
+    assert_true(llc_contention_cold_age(m, r, r, full) == 0);
+    assert_true(llc_contention_cold_age(m, r, r, 2 * full) == 0);
+    assert_true(isinf(llc_contention_cold_age(m, r, r, floor_)));
+    double prev = 0;
+    for (int i = 3; i >= 1; i--) {
+        const double want = floor_ + (full - floor_) * i / 4;
+        const double a0 = llc_contention_cold_age(m, r, r, want);
+        assert_true(a0 > prev && isfinite(a0));
+        NEAR(firsts_from(m, r, a0), want, 1e-6 * want);
+        prev = a0;
+    }
+    /* One phase, 4 windows of 10,000 references: young from an empty cache,
+     * warm from the start when its data is not its own. */
+    struct llc_contention_phase ph = {
+        .model = m, .api = 0.5, .cpi0 = 1, .penalty = 100, .gamma = 1, .references = 4e4};
+    const int wp[4] = {0, 0, 0, 0};
+    const double wi[4] = {2e4, 2e4, 2e4, 2e4};
+    const struct llc_contention_prog prog = {.freq_hz = 3e9,
+                                             .phases = &ph,
+                                             .n_phases = 1,
+                                             .window_phase = wp,
+                                             .window_instructions = wi,
+                                             .n_windows = 4};
+    struct llc_contention_config cfg = cfg_of(131072, LLC_CONTENTION_LRU, true, false);
+    double mr[2];
+    for (int warm = 0; warm < 2; warm++) {
+        ph.age0 = warm ? INFINITY : 0;
+        struct llc_contention_run *run = NULL;
+        assert_int_equal(llc_contention_timeline(&prog, 1, &cfg, &run, err, sizeof err), 0);
+        bool young = false;
+        for (size_t t = 0; t < run->n_tuples; t++)
+            young |= run->tuples[t].phase[1] >= 0;
+        assert_true(young == !warm);
+        mr[warm] = run->summary[0].miss_ratio;
+        llc_contention_run_free(run);
+    }
+    assert_true(mr[1] < mr[0] - 0.01);
+    llc_statmodel_release(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -555,6 +617,7 @@ int main(void)
         cmocka_unit_test(skew_empty_stratum),
         cmocka_unit_test(baselines_by_hand),
         cmocka_unit_test(timeline_two_phases),
+        cmocka_unit_test(cold_age_from_first_touches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -200,6 +200,7 @@ jcheck "... as the pooled phase -1" "$tmp/u.prediction.json" \
 for args in "" "--policy fifo $tmp/a.profile.json" "--preset intel8 --machine $tmp/info.json $tmp/a.profile.json" \
             "--no-plot $tmp/a.profile.json" "--bogus $tmp/a.profile.json" \
             "--anchored --no-probe $tmp/a.profile.json" \
+            "--first-touches --stationary $tmp/a.profile.json" \
             "$(for i in 1 2 3 4 5 6 7 8 9; do printf '%s ' "$tmp/a.profile.json"; done)"; do
   "$bin" predict $args >/dev/null 2>"$tmp/u.err"
   rc=$?

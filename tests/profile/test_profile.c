@@ -106,6 +106,9 @@ static void same_profile(const struct llc_profile *a, const struct llc_profile *
         assert_int_equal(a->windows.phase_of[i], b->windows.phase_of[i]);
         assert_true(a->windows.references[i] == b->windows.references[i]);
     }
+    assert_true(!a->windows.first_touches == !b->windows.first_touches);
+    for (size_t i = 0; a->windows.first_touches && i < a->windows.count; i++)
+        assert_true(a->windows.first_touches[i] == b->windows.first_touches[i]);
     assert_int_equal(a->n_phases, b->n_phases);
     for (size_t k = 0; k < a->n_phases; k++) {
         const struct llc_profile_phase *x = &a->phases[k], *y = &b->phases[k];
@@ -141,6 +144,11 @@ static void round_trip(void **state)
     for (int with_probe = 0; with_probe < 2; with_probe++) {
         struct llc_profile p, q;
         make(&p, with_probe);
+        if (with_probe) { /* and the optional first touches per window */
+            assert_int_equal(llc_profile_alloc_first_touches(&p, err, sizeof err), 0);
+            for (size_t i = 0; i < p.windows.count; i++)
+                p.windows.first_touches[i] = (double)(3 * i);
+        }
         char *path = tmp_path("rt");
         assert_int_equal(llc_profile_write(path, &p, err, sizeof err), 0);
         if (llc_profile_read(path, &q, err, sizeof err))
@@ -262,6 +270,20 @@ static void d_status(json_t *d)
 {
     json_object_set_new(at(d, "probe", NULL), "status", json_string("maybe"));
 }
+static void d_first_len(json_t *d)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < 23; i++)
+        json_array_append_new(a, json_real(1));
+    json_object_set_new(at(d, "windows", NULL), "first_touches", a);
+}
+static void d_first_neg(json_t *d)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < 24; i++)
+        json_array_append_new(a, json_real(i == 5 ? -1 : 1));
+    json_object_set_new(at(d, "windows", NULL), "first_touches", a);
+}
 static void d_nan_ins(json_t *d)
 {
     json_array_set_new(at(d, "windows", "instructions"), 2, json_integer(-4));
@@ -291,6 +313,8 @@ static const struct damage {
     {d_win, "phases[0].windows: 3, but windows.phase_of names it 8 times"},
     {d_status, "probe.status: 'maybe' is not ok or missing"},
     {d_nan_ins, "windows.instructions: entry 2 is not a non-negative number"},
+    {d_first_len, "windows.first_touches: 23 entries, expected windows.count = 24"},
+    {d_first_neg, "windows.first_touches: entry 5 is not a non-negative number"},
 };
 
 static void damaged_fields(void **state)

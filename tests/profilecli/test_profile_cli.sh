@@ -39,10 +39,24 @@ jcheck "predict: every profiled phase anchored from the readings, its cv the map
 check_rc "predict --no-probe" 0 $?
 jcheck "predict: the set skew of the readings (cv > 0) moves the miss ratio; --no-probe does not use them" pr.prediction.json \
   'all(p["probe_used"] for p in d["programs"]) and not any(p["probe_used"] for p in json.load(open("nopr.prediction.json"))["programs"]) and abs(d["programs"][0]["model"]["miss_ratio"] - json.load(open("nopr.prediction.json"))["programs"][0]["model"]["miss_ratio"]) > 1e-4'
-"$bin" profile --backend sim --preset intel8 --workload "$W" --instructions 4e6 -o np --no-probe -q \
+# The workload alternates 9 windows of each part: the 1M uniform's 16384
+# lines are all first touched in its first run, none in its second; the
+# 16M zipf still finds new lines in its second.
+jcheck "first touches per window: each line once, the uniform part's in its first run" ph.profile.json \
+  'len(d["windows"]["first_touches"]) == d["windows"]["count"] and all(0 <= f <= r for f, r in zip(d["windows"]["first_touches"], d["windows"]["references"])) and sum(d["windows"]["first_touches"]) <= 16384 + 262144 and 0.99 * 16384 <= sum(d["windows"]["first_touches"][:9]) <= 16384 and sum(d["windows"]["first_touches"][18:27]) == 0 and sum(d["windows"]["first_touches"][27:36]) > 0'
+# predict --first-touches: the zipf part's first run touched lines its
+# second finds again, so its second starts older; fewer young tuples.
+"$bin" predict ph.profile.json -o ft0 --no-plot -q >/dev/null && "$bin" predict ph.profile.json --first-touches \
+  -o ft1 --no-plot -q >/dev/null
+check_rc "predict with and without --first-touches" 0 $?
+jcheck "--first-touches: recorded, fewer young phase tuples" ft1.prediction.json \
+  'd["options"]["first_touches"] and not json.load(open("ft0.prediction.json"))["options"]["first_touches"] and sum(a is not None for t in d["tuples"] for a in t["ages"]) < sum(a is not None for t in json.load(open("ft0.prediction.json"))["tuples"] for a in t["ages"])'
+"$bin" profile --backend sim --preset intel8 --workload "$W" --instructions 4e6 -o np --no-probe --no-strata -q \
   >/dev/null 2>&1
 jcheck "--no-probe: probe missing, skipped" np.profile.json \
   'd["probe"]["status"] == "missing" and "--no-probe" in d["probe"]["reason"]'
+jcheck "--no-strata: no strata, the same first touches" np.profile.json \
+  'not any(p.get("strata") for p in d["phases"]) and d["windows"]["first_touches"] == json.load(open("ph.profile.json"))["windows"]["first_touches"]'
 check "CSV beside it" '[ "$(head -1 ph.profile.csv)" = "window,phase,instructions,references" ]'
 
 # The whole-run CPI of the profile is the timed solo run's.
