@@ -436,14 +436,16 @@ int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size
         first[i] = true;
     }
     double t = 0;
+    double prog_refs[64] = {0}; /* each program's references so far */
     while (running > 0) {
         size_t k = 0;
         for (size_t i = 0; i < n; i++) {
             ph[i] = progs[i].window_phase[win[i]];
             const struct llc_contention_phase *p = &progs[i].phases[ph[i]];
             /* the age halfway through the rest of the window */
-            ph[n + i] = sm_contention_age_class(
-                p, age[m.base[i] + (size_t)ph[i]] + 0.5 * left[i] * p->api, cfg->capacity);
+            const double own = age[m.base[i] + (size_t)ph[i]];
+            const double a = p->program_age ? prog_refs[i] + fmax(0, p->age0) : own;
+            ph[n + i] = sm_contention_age_class(p, a + 0.5 * left[i] * p->api, cfg->capacity);
         }
         if ((rc = lookup(&m, r, &tcap, ph, progs, cfg, cache,
                          r->n_segments ? r->segments[r->n_segments - 1].tuple : SIZE_MAX, &k, err,
@@ -483,6 +485,7 @@ int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size
             const double ins = fmin(left[i], dt * progs[i].freq_hz / s->cpi);
             left[i] -= ins;
             age[m.base[i] + (size_t)ph[i]] += ins * p->api;
+            prog_refs[i] += ins * p->api;
             if (first[i] && counts) {
                 struct llc_contention_prog_summary *u = &r->summary[i];
                 u->instructions += ins;

@@ -77,6 +77,10 @@ struct llc_contention_phase {
      * data earlier phases touched first; INFINITY: warm from its first
      * window). See llc_contention_cold_age. */
     double age0;
+    /* The phase's age is its program's references so far (plus age0), not
+     * its own: a phase of windows from anywhere in the run (the pooled
+     * one of unclassified windows), whose data is the whole program's. */
+    bool program_age;
     /* Per-stratum reuse (docs/METHODS.md §12.6; not owned): when set, the
      * phase is solved per stratum of sets instead of with `model` and `cv`. */
     const struct llc_contention_strata *strata;

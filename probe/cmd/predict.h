@@ -99,7 +99,8 @@ void pred_strata_use(struct pred_prog *p, bool on);
  * record them), on or off: each phase starts at the age at which the
  * model makes as many first touches over its windows as the profiled run
  * did (docs/METHODS.md §12.2); off (and without them) every phase starts
- * from an empty cache. */
+ * from an empty cache, except the pooled phase of unclassified windows,
+ * which is as old as its program. */
 void pred_first_touches_use(struct pred_prog *p, bool on);
 size_t pred_strata_phases(const struct pred_prog *p);
 void pred_strata_free(struct pred_prog *p);

@@ -147,6 +147,11 @@ void pred_first_touches_use(struct pred_prog *p, bool on)
                 : 0;
         p->plain[k].age0 = a0;
         p->anchored[k].age0 = a0;
+        /* The pooled phase's windows come from anywhere in the run: without
+         * its measured first touches it is as old as its program. */
+        const bool pooled = k >= f->n_phases;
+        p->plain[k].program_age = pooled && a0 == 0;
+        p->anchored[k].program_age = pooled && a0 == 0;
     }
 }
 

@@ -349,6 +349,7 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
             continue;
         }
         pred_strata_use(p, !a->no_strata);
+        pred_first_touches_use(p, false);
         s->strata_phases += pred_strata_phases(p);
         if (s->n > 0) {
             study_machine_differs(&p->prof, &s->progs[0].prof, diff, sizeof(diff));

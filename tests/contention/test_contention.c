@@ -600,6 +600,30 @@ static void cold_age_from_first_touches(void **state)
         llc_contention_run_free(run);
     }
     assert_true(mr[1] < mr[0] - 0.01);
+    /* A phase of windows from anywhere in the run (program_age) is as old
+     * as its program: after 3 windows of phase 0 its first window's class
+     * is that of 3.5 windows of references, not of half a window. */
+    struct llc_contention_phase two[2] = {ph, ph};
+    two[0].age0 = two[1].age0 = 0;
+    const int wp2[4] = {0, 0, 0, 1};
+    struct llc_contention_prog prog2 = prog;
+    prog2.phases = two;
+    prog2.n_phases = 2;
+    prog2.window_phase = wp2;
+    int cls[2];
+    for (int pa = 0; pa < 2; pa++) {
+        two[1].program_age = pa;
+        struct llc_contention_run *run = NULL;
+        assert_int_equal(llc_contention_timeline(&prog2, 1, &cfg, &run, err, sizeof err), 0);
+        cls[pa] = -2;
+        for (size_t t = 0; t < run->n_tuples; t++)
+            if (run->tuples[t].phase[0] == 1)
+                cls[pa] = run->tuples[t].phase[1];
+        llc_contention_run_free(run);
+    }
+    const double own = 0.5 * 2e4 * 0.5, all = 3.5 * 2e4 * 0.5; /* references */
+    assert_int_equal(cls[0], (int)floor(2 * log2(1 + own)));
+    assert_true(cls[1] == (int)floor(2 * log2(1 + all)) || cls[1] == -1);
     llc_statmodel_release(m);
 }
 
