@@ -9,7 +9,9 @@
 # misses per reference), the occupancy error (percent of the LLC), the same
 # for the FOA and SDC baselines and the model without the probe combination,
 # the per-window CDF error of the first pair and mix, and the speedup of the
-# prediction over the co-run simulation. Headline lines last.
+# prediction over the co-run simulation (CPU time of each; the jobs run side
+# by side, and a prediction of a few ms loses scheduler slices to them in
+# wall time). Headline lines last.
 #
 # Programs: 6 synthetic workloads (virtual-address uniform, zipf and stream,
 # the set-skewed hotsets and gaussian, and a phased one) and 4 real programs
