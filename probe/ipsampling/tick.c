@@ -165,13 +165,6 @@ static int tick_from_tracefs(const char *dir, struct perf_event_attr *attr, char
 }
 #endif
 
-static double thread_cpu_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Kernel tick rates (CONFIG_HZ choices). */
 static const unsigned kernel_hz[] = {100, 250, 300, 1000};
 
@@ -208,17 +201,17 @@ int llc_sampling_tick_selftest(const struct perf_event_attr *proto, double *meas
         return fd;
     }
     /* Until 8 interrupts have come (32 ms at HZ 250) or 200 ms of CPU. */
-    const double c0 = thread_cpu_s(), w0 = llc_now();
+    const double c0 = llc_thread_cpu_now(), w0 = llc_now();
     double cpu = 0;
     uint64_t count = 0;
     volatile uint64_t sink = 0;
     bool ok = true;
-    while (ok && count < 8 && (cpu = thread_cpu_s() - c0) < 0.2 && llc_now() - w0 < 2.0) {
+    while (ok && count < 8 && (cpu = llc_thread_cpu_now() - c0) < 0.2 && llc_now() - w0 < 2.0) {
         for (int i = 0; i < 100000; i++)
             sink += (uint64_t)i;
         ok = read(fd, &count, sizeof(count)) == (ssize_t)sizeof(count);
     }
-    cpu = thread_cpu_s() - c0;
+    cpu = llc_thread_cpu_now() - c0;
     const int e = errno;
     close(fd);
     if (!ok) {
