@@ -80,9 +80,17 @@ static void anchor_phase(struct pred_prog *p, size_t k)
         p->anchor[k] = llc_contention_anchor_ok(p->gamma[k]) ? PRED_ANCHOR_OK : PRED_ANCHOR_FLAGGED;
 }
 
+/* The model phase of profile window w: its phase's index, or the pooled
+ * phase's (after the profile's phases) for an unclassified window. */
+static long model_phase(const struct llc_profile *f, size_t w)
+{
+    return f->windows.phase_of[w] < 0 ? (long)f->n_phases
+                                      : llc_profile_phase_index(f, f->windows.phase_of[w]);
+}
+
 /* Windows with instructions, as indices into the phases; a profile without
  * windows runs each phase once for its instructions. */
-static int windows(struct pred_prog *p, size_t pooled_index, char *err, size_t errlen)
+static int windows(struct pred_prog *p, char *err, size_t errlen)
 {
     const struct llc_profile *f = &p->prof;
     const size_t nw = f->windows.count ? f->windows.count : f->n_phases;
@@ -95,8 +103,7 @@ static int windows(struct pred_prog *p, size_t pooled_index, char *err, size_t e
         long k;
         if (f->windows.count) {
             ins = f->windows.instructions[w];
-            k = f->windows.phase_of[w] < 0 ? (long)pooled_index
-                                           : llc_profile_phase_index(f, f->windows.phase_of[w]);
+            k = model_phase(f, w);
         } else {
             ins = f->phases[w].instructions;
             k = (long)w;
@@ -129,20 +136,16 @@ static void set_cold(struct pred_prog *p, bool cold)
 void pred_first_touches_use(struct pred_prog *p, bool on)
 {
     const struct llc_profile *f = &p->prof;
-    const size_t pooled_index = f->n_phases;
+    const bool use = on && f->windows.first_touches;
     for (size_t k = 0; k < p->n_phases; k++) {
         double firsts = 0, run = 0;
-        for (size_t w = 0; f->windows.first_touches && w < f->windows.count; w++) {
-            const long j = f->windows.phase_of[w] < 0
-                               ? (long)pooled_index
-                               : llc_profile_phase_index(f, f->windows.phase_of[w]);
-            if (j == (long)k) {
+        for (size_t w = 0; use && w < f->windows.count; w++)
+            if (model_phase(f, w) == (long)k) {
                 firsts += f->windows.first_touches[w];
                 run += f->windows.references[w];
             }
-        }
         const double a0 =
-            on && f->windows.first_touches && p->plain[k].references > 0
+            use && p->plain[k].references > 0
                 ? llc_contention_cold_age(p->plain[k].model, p->plain[k].references, run, firsts)
                 : 0;
         p->plain[k].age0 = a0;
@@ -206,7 +209,7 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, char *err, s
     if (rc == 0)
         set_cold(p, cold);
     if (rc == 0)
-        rc = windows(p, f->n_phases, err, errlen);
+        rc = windows(p, err, errlen);
     if (rc == 0)
         rc = pred_strata_build(p, err, errlen);
     return rc;
