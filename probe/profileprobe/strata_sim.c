@@ -109,19 +109,17 @@ struct counts {
     uint32_t *n, *lines;                /* [phase][set]: references, distinct lines */
     struct llc_statmodel_lineset *seen; /* line + (phase << 52) */
     struct llc_statmodel_lineset *any;  /* line: the program's, for first touches */
-    double *first;                      /* [window] first touches, or NULL */
+    double *first;                      /* [window] first touches */
 };
 
 static int count_one(void *ctx, const struct walk *w, uint64_t line, uint32_t set)
 {
     struct counts *c = ctx;
-    if (c->first) {
-        const int fresh = llc_statmodel_lineset_add(c->any, line);
-        if (fresh < 0)
-            return fresh;
-        c->first[w->window] += fresh;
-    }
-    if (!c->n || w->phase < 0 || set >= c->sets)
+    const int first = llc_statmodel_lineset_add(c->any, line);
+    if (first < 0)
+        return first;
+    c->first[w->window] += first;
+    if (!c->n || w->phase < 0 || set >= c->sets) /* no strata asked, or not here */
         return 0;
     const size_t k = (size_t)w->phase * c->sets + set;
     c->n[k]++;
@@ -330,36 +328,36 @@ int llc_profile_strata_sim(const struct llc_sim_config *cfg, const char *trace,
     if ((sc->max_strata < 2 && sc->max_strata != 0) || sc->max_strata > LLC_PROFILE_MAX_STRATA)
         return llc_errf(err, errlen, -EINVAL, "strata: %zu (0, or 2..%d)", sc->max_strata,
                         LLC_PROFILE_MAX_STRATA);
-    if (p->n_phases >= 4096) /* the line set's key holds 12 bits of phase */
-        return 0;
+    /* Strata too, unless only first touches are asked (the line set of
+     * the strata holds 12 bits of phase: none past 4096 phases). */
+    const bool strata = sc->max_strata > 0 && p->n_phases < 4096;
     int rc = workload ? workload_physical(cfg, workload, &w.phys, err, errlen) : 0;
     if (rc == 0)
         rc = llc_sim_create(cfg, &w.sim, err, errlen);
     if (rc < 0)
         goto out;
-    c.n = calloc((p->n_phases ? p->n_phases : 1) * (size_t)ns, sizeof(*c.n));
-    c.lines = calloc((p->n_phases ? p->n_phases : 1) * (size_t)ns, sizeof(*c.lines));
-    stratum = calloc((p->n_phases ? p->n_phases : 1) * (size_t)ns, 1);
-    v = malloc(ns * sizeof(*v));
-    if (!c.n || !c.lines || !stratum || !v) {
-        rc = llc_errf(err, errlen, -ENOMEM, "strata: out of memory");
-        goto out;
+    if (strata) {
+        c.n = calloc((p->n_phases ? p->n_phases : 1) * (size_t)ns, sizeof(*c.n));
+        c.lines = calloc((p->n_phases ? p->n_phases : 1) * (size_t)ns, sizeof(*c.lines));
+        stratum = calloc((p->n_phases ? p->n_phases : 1) * (size_t)ns, 1);
+        v = malloc(ns * sizeof(*v));
+        if (!c.n || !c.lines || !stratum || !v) {
+            rc = llc_errf(err, errlen, -ENOMEM, "strata: out of memory");
+            goto out;
+        }
+        if ((rc = llc_statmodel_lineset_create(&c.seen, err, errlen)) < 0)
+            goto out;
     }
-    if ((rc = llc_statmodel_lineset_create(&c.seen, err, errlen)) < 0 ||
-        (rc = llc_statmodel_lineset_create(&c.any, err, errlen)) < 0 ||
+    if ((rc = llc_statmodel_lineset_create(&c.any, err, errlen)) < 0 ||
         (rc = llc_profile_alloc_first_touches(p, err, errlen)) < 0)
         goto out;
     c.first = p->windows.first_touches;
-    if (sc->max_strata == 0) { /* first touches only */
-        free(c.n);
-        c.n = NULL;
-    }
     if ((rc = walk_trace(&w, trace, count_one, &c, err, errlen)) < 0)
         goto out;
     llc_statmodel_lineset_destroy(c.seen);
     llc_statmodel_lineset_destroy(c.any);
     c.seen = c.any = NULL;
-    if (sc->max_strata == 0)
+    if (!strata)
         goto out;
     for (size_t j = 0; rc == 0 && j < p->n_phases; j++)
         rc = make_strata(&p->phases[j], &c.n[j * ns], &c.lines[j * ns], ns, sc, &stratum[j * ns], v,
