@@ -64,13 +64,19 @@ static double footprint(const struct llc_statmodel_model *m, double d)
 
 /* ---- cold start (docs/METHODS.md §12.2) ------------------------------------------------ */
 
+/* c = n_inf / N_s: the share of the samples never reused (1 with none). */
+static double dangling_share(const struct llc_statmodel_model *m)
+{
+    const double tot = llc_statmodel_model_total(m);
+    return tot > 0 ? llc_statmodel_model_dangling(m) / tot : 1;
+}
+
 /* c = n_inf / N_s; q(d) = (Q(d) - c) / (1 - c) is the tail of the finite
  * reuse distances and S(R) = sum_{n < R} q(n) = (F(R) - c R) / (1 - c) the
  * first touches of a warm-up that lasts R references. */
 double llc_contention_steady_share(const struct llc_statmodel_model *m, double references)
 {
-    const double tot = llc_statmodel_model_total(m);
-    const double c = tot > 0 ? llc_statmodel_model_dangling(m) / tot : 1;
+    const double c = dangling_share(m);
     if (!(c < 1))
         return 1;
     const double r = references;
@@ -90,8 +96,7 @@ static double cold_firsts(const struct llc_statmodel_model *m, double r, double 
 double llc_contention_cold_age(const struct llc_statmodel_model *m, double references, double run,
                                double first_touches)
 {
-    const double tot = llc_statmodel_model_total(m);
-    const double c = tot > 0 ? llc_statmodel_model_dangling(m) / tot : 1;
+    const double c = dangling_share(m);
     const double r = run;
     if (!(c < 1) || !(r > 0) || !isfinite(r) || !(references > 0) || !(first_touches >= 0))
         return 0;
@@ -129,8 +134,7 @@ static double aged(const struct llc_contention_party *p, double d)
  * k (Q - c), F_t = c_s d + k (F - c d), k = (1 - c_s) / (1 - c). */
 static void cold_split(const struct llc_contention_party *p, double *c, double *k)
 {
-    const double tot = llc_statmodel_model_total(p->model);
-    *c = tot > 0 ? llc_statmodel_model_dangling(p->model) / tot : 1;
+    *c = dangling_share(p->model);
     *k = *c < 1 ? (1 - p->steady) / (1 - *c) : 0;
 }
 
