@@ -102,6 +102,8 @@ void pred_strata_use(struct pred_prog *p, bool on);
  * from an empty cache, except the pooled phase of unclassified windows,
  * which is as old as its program. */
 void pred_first_touches_use(struct pred_prog *p, bool on);
+/* p as the contention model's program (its plain or anchored phases). */
+struct llc_contention_prog pred_contention_prog(const struct pred_prog *p, bool anchored);
 size_t pred_strata_phases(const struct pred_prog *p);
 void pred_strata_free(struct pred_prog *p);
 

@@ -215,17 +215,21 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, char *err, s
     return rc;
 }
 
+struct llc_contention_prog pred_contention_prog(const struct pred_prog *p, bool anchored)
+{
+    return (struct llc_contention_prog){.freq_hz = p->prof.timing.freq_hz,
+                                        .phases = anchored ? p->anchored : p->plain,
+                                        .n_phases = p->n_phases,
+                                        .window_phase = p->window_phase,
+                                        .window_instructions = p->window_ins,
+                                        .n_windows = p->n_windows};
+}
+
 static void fill_progs(struct pred_prog *progs, size_t n, bool anchored,
                        struct llc_contention_prog *cp)
 {
     for (size_t i = 0; i < n; i++)
-        cp[i] =
-            (struct llc_contention_prog){.freq_hz = progs[i].prof.timing.freq_hz,
-                                         .phases = anchored ? progs[i].anchored : progs[i].plain,
-                                         .n_phases = progs[i].n_phases,
-                                         .window_phase = progs[i].window_phase,
-                                         .window_instructions = progs[i].window_ins,
-                                         .n_windows = progs[i].n_windows};
+        cp[i] = pred_contention_prog(&progs[i], anchored);
 }
 
 void pred_result_free(struct pred_result *r)

@@ -35,15 +35,8 @@ static int run_group(struct study *s, const uint8_t *m, size_t k, struct llc_con
                      char *err, size_t errlen)
 {
     struct llc_contention_prog cp[STUDY_MAX_K];
-    for (size_t i = 0; i < k; i++) {
-        const struct pred_prog *p = &s->progs[m[i]];
-        cp[i] = (struct llc_contention_prog){.freq_hz = p->prof.timing.freq_hz,
-                                             .phases = p->plain,
-                                             .n_phases = p->n_phases,
-                                             .window_phase = p->window_phase,
-                                             .window_instructions = p->window_ins,
-                                             .n_windows = p->n_windows};
-    }
+    for (size_t i = 0; i < k; i++)
+        cp[i] = pred_contention_prog(&s->progs[m[i]], false);
     if (!s->solo_cache && llc_contention_solo_cache_create(&s->solo_cache, err, errlen) < 0)
         return -ENOMEM;
     return llc_contention_timeline_cached(cp, k, &s->cfg, s->solo_cache, run, err, errlen);
