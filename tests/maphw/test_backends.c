@@ -67,12 +67,12 @@ static int construct(bool pmu, const struct llc_map_hw_options *o, struct llc_ma
     if (rc < 0) {
         assert_null(b);
         assert_int_equal(read_long(pool_path), pool);
-        assert_int_equal(threads_now(), threads);
+        assert_int_equal(threads_settled(threads), threads);
         printf("%s refused (%d): %s\n", pmu ? "pmu" : "timing", rc, err);
     } else {
         llc_map_backend_release(b);
         assert_int_equal(read_long(pool_path), pool);
-        assert_int_equal(threads_now(), threads);
+        assert_int_equal(threads_settled(threads), threads);
     }
     return rc;
 }
@@ -269,7 +269,7 @@ static void test_timing_full_path(void **state)
         printf("timing refused: %s\n", err);
     }
     assert_int_equal(read_long(pool_path), pool);
-    assert_int_equal(threads_now(), threads);
+    assert_int_equal(threads_settled(threads), threads);
 }
 
 int main(void)

@@ -93,7 +93,7 @@ static void test_checks_run_and_release(void **state)
         skip();
     }
     assert_int_equal(rc, 0);
-    assert_int_equal(threads_now(), threads + 1); /* the probe thread */
+    assert_int_equal(threads_settled(threads + 1), threads + 1); /* the probe thread */
     const struct llc_arena_options ao = {.page = LLC_ARENA_PAGE_SMALL};
     assert_int_equal(llc_arena_create((size_t)SETS * 64 * 64, &ao, &m->arena, err, sizeof(err)), 0);
     if (!llc_arena_frames_known(m->arena)) {
@@ -143,7 +143,7 @@ static void test_checks_run_and_release(void **state)
         assert_non_null(strstr(err, "timing: self-test failed: "));
         assert_true(!st.ran || !st.passed);
     }
-    assert_int_equal(threads_now(), threads + 1); /* the aggressor is gone */
+    assert_int_equal(threads_settled(threads + 1), threads + 1); /* the aggressor is gone */
 
     /* An oracle that calls every candidate congruent hands the aggressor
      * its lines, so the trials and the verdict run: whatever this machine
@@ -160,7 +160,7 @@ static void test_checks_run_and_release(void **state)
     assert_non_null(strstr(st.text, "% slow vs idle "));
     if (rc < 0)
         assert_string_equal(err, st.text);
-    assert_int_equal(threads_now(), threads + 1);
+    assert_int_equal(threads_settled(threads + 1), threads + 1);
 
     /* The calibration co-runner finds its lines with the same eviction
      * test: an oracle that calls nothing congruent leaves it none, one
@@ -172,19 +172,19 @@ static void test_checks_run_and_release(void **state)
     assert_int_equal(rc, -EIO);
     assert_non_null(strstr(err, "timing: calibration co-runner: only 0 of the 8 lines it needs "
                                 "tested congruent with set 3"));
-    assert_int_equal(threads_now(), threads + 1);
+    assert_int_equal(threads_settled(threads + 1), threads + 1);
     m->oracle->threshold = 0;
     assert_int_equal(llc_maphw_corunner_op(m, probed, 2, 3, 1000, err, sizeof(err)), 0);
-    assert_int_equal(threads_now(), threads + 2);
+    assert_int_equal(threads_settled(threads + 2), threads + 2);
     m->oracle->threshold = UINT32_MAX; /* the lines found stay: no new search */
     assert_int_equal(llc_maphw_corunner_op(m, probed, 2, WAYS, 1000, err, sizeof(err)), 0);
-    assert_int_equal(threads_now(), threads + 2);
+    assert_int_equal(threads_settled(threads + 2), threads + 2);
     assert_int_equal(llc_maphw_corunner_op(m, probed, 2, 0, 1000, err, sizeof(err)), 0);
-    assert_int_equal(threads_now(), threads + 1);
+    assert_int_equal(threads_settled(threads + 1), threads + 1);
     assert_int_equal(llc_maphw_corunner_op(m, probed, 2, 1, 1000, err, sizeof(err)), 0);
-    assert_int_equal(threads_now(), threads + 2); /* release joins it */
+    assert_int_equal(threads_settled(threads + 2), threads + 2); /* release joins it */
     llc_maphw_free(m);
-    assert_int_equal(threads_now(), threads);
+    assert_int_equal(threads_settled(threads), threads);
 }
 
 int main(void)

@@ -634,7 +634,7 @@ static void test_corunner_pace(void **state)
     assert_int_equal(llc_maphw_corunner_op(m, units, 2, 2, 100, err, sizeof(err)), -EINVAL);
     assert_non_null(strstr(err, "timing: set 5 has no verified eviction set"));
     assert_int_equal(llc_maphw_corunner_op(m, units, 2, 0, 100, err, sizeof(err)), 0);
-    assert_int_equal(threads_now(), threads);
+    assert_int_equal(threads_settled(threads), threads);
 
     /* the paced chase: 16 lines at 2000 accesses per second in all */
     void *lines[16];
@@ -651,7 +651,7 @@ static void test_corunner_pace(void **state)
     const double t0 = now_s();
     assert_int_equal(
         llc_maphw_aggressor_start(m->other_cpu, head, pace.period, &a, err, sizeof(err)), 0);
-    assert_int_equal(threads_now(), threads + 1);
+    assert_int_equal(threads_settled(threads + 1), threads + 1);
     const struct timespec nap = {0, 100000000};
     nanosleep(&nap, NULL);
     const uint64_t n = llc_maphw_aggressor_stop(a);
@@ -660,7 +660,7 @@ static void test_corunner_pace(void **state)
            2000 * took + 1);
     assert_true(n >= 1);
     assert_true((double)n <= 2000 * took + 1);
-    assert_int_equal(threads_now(), threads);
+    assert_int_equal(threads_settled(threads), threads);
     assert_int_equal(llc_maphw_aggressor_start(m->other_cpu, head, -1, &a, err, sizeof(err)),
                      -EINVAL);
 }

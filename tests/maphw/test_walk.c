@@ -290,27 +290,27 @@ static void test_threads(void **state)
     const int before = threads_now();
     struct llc_maphw_worker *w = NULL;
     assert_int_equal(llc_maphw_worker_start(probe, &w, err, sizeof(err)), 0);
-    assert_int_equal(threads_now(), before + 1);
+    assert_int_equal(threads_settled(before + 1), before + 1);
     for (int i = 0; i < 5; i++)
         assert_int_equal(llc_maphw_worker_call(w, where, NULL), probe);
     llc_maphw_worker_stop(w);
-    assert_int_equal(threads_now(), before);
+    assert_int_equal(threads_settled(before), before);
     /* a CPU we may not use: refused, nothing left running */
     assert_true(llc_maphw_worker_start(CPU_SETSIZE - 1, &w, err, sizeof(err)) < 0);
     assert_null(w);
     assert_non_null(strstr(err, "cannot pin the probe thread"));
-    assert_int_equal(threads_now(), before);
+    assert_int_equal(threads_settled(before), before);
 
     struct fx *f = *state;
     struct llc_maphw_aggressor *a = NULL;
     assert_int_equal(
         llc_maphw_aggressor_start(other >= 0 ? other : probe, f->head[0], 0, &a, err, sizeof(err)),
         0);
-    assert_int_equal(threads_now(), before + 1);
+    assert_int_equal(threads_settled(before + 1), before + 1);
     const struct timespec nap = {0, 2000000};
     nanosleep(&nap, NULL);
     assert_true(llc_maphw_aggressor_stop(a) > 0);
-    assert_int_equal(threads_now(), before);
+    assert_int_equal(threads_settled(before), before);
     assert_int_equal(llc_maphw_aggressor_stop(NULL), 0);
 }
 
