@@ -109,6 +109,25 @@ int llc_statmodel_hist_parse(const char *text, struct llc_statmodel_hist *h, cha
 int llc_statmodel_hist_set_cold(struct llc_statmodel_hist *h, uint64_t lines, uint64_t refs,
                                 char *err, size_t errlen);
 
+/* Reuse of a run that ended (docs/METHODS.md §7.7): the share of samples
+ * taken like the references of the stretches [start_i, start_i + len_i)
+ * of a run of `end` references whose reuse at distance d falls inside the
+ * run. */
+double llc_statmodel_seen_share(const double *start, const double *len, size_t n, double end,
+                                double d);
+/* out = h with each finite sample weighted by 1 / seen_share(its bucket's
+ * middle distance), the dangling count lowered by the weight added (N_s
+ * kept; at 0 the finite counts are scaled instead): the reuse of the run's
+ * middle, not cut by its end. With kept in [0, 1] the dangling count is
+ * kept x h's instead (a histogram of few samples taking a larger one's
+ * ratio) and the finite counts are scaled to keep N_s; any other kept
+ * (-1) estimates it from h. The stretches are in order and do not
+ * overlap. out != h. -EINVAL for stretches outside the run, out of order
+ * or holding nothing, -ENOMEM. */
+int llc_statmodel_hist_uncensor(const struct llc_statmodel_hist *h, const double *start,
+                                const double *len, size_t n, double end, double kept,
+                                struct llc_statmodel_hist *out, char *err, size_t errlen);
+
 /* ---- Distinct lines ----------------------------------------------------- */
 
 /* Exact set of the lines (address >> 6) a stream touched: a bitmap per

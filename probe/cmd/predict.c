@@ -22,7 +22,7 @@ static void usage(FILE *out)
         "usage: llcprobe predict A.profile.json B.profile.json ... [--preset P | --machine INFO.json]\n"
         "                        [--policy P] [--no-coupling] [--no-probe] [--anchored]\n"
         "                        [--no-strata] [--first-touches] [--stationary] [--fully-associative]\n"
-        "                        [--force]\n"
+        "                        [--censored] [--force]\n"
         "                        [-o PREFIX [--no-plot] [--gnuplot PATH]] [--quiet]\n\n"
         "Predicts what happens when 1 to 8 programs, each profiled alone with\n"
         "'llcprobe profile', share one last-level cache: per program the LLC miss\n"
@@ -61,6 +61,9 @@ static void usage(FILE *out)
         "                    run instead of starting with an empty cache\n"
         "  --fully-associative  LRU: one threshold for the whole cache instead of\n"
         "                    lines spread over W-way sets at random\n"
+        "  --censored        take the reuse histograms as recorded: reuses the profiled\n"
+        "                    run's end cut off stay dangling (by default each sample is\n"
+        "                    weighted by how likely its distance was to fit in the run)\n"
         "  --force           predict profiles from different machines or presets together\n"
         "                    (or for another machine); the output records what was forced\n"
         "  -o, --output PREFIX  write the files above\n"
@@ -94,6 +97,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         O_STATIONARY,
         O_FULLY_ASSOC,
         O_NO_STRATA,
+        O_CENSORED,
         O_FORCE,
         O_NO_PLOT,
         O_GNUPLOT
@@ -109,6 +113,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         {"stationary", no_argument, NULL, O_STATIONARY},
         {"fully-associative", no_argument, NULL, O_FULLY_ASSOC},
         {"no-strata", no_argument, NULL, O_NO_STRATA},
+        {"censored", no_argument, NULL, O_CENSORED},
         {"force", no_argument, NULL, O_FORCE},
         {"output", required_argument, NULL, 'o'},
         {"no-plot", no_argument, NULL, O_NO_PLOT},
@@ -123,6 +128,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
                              .cold = true,
                              .assoc = true,
                              .strata = true,
+                             .uncensor = true,
                              .plot = true}};
     bool no_plot = false, gnuplot = false;
     optind = 1;
@@ -167,6 +173,9 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
             break;
         case O_NO_STRATA:
             a->o.strata = false;
+            break;
+        case O_CENSORED:
+            a->o.uncensor = false;
             break;
         case O_FORCE:
             a->o.force = true;
@@ -390,7 +399,7 @@ int llc_cmd_predict(int argc, char **argv)
      * writing the results. */
     const double t0 = llc_now(), c0 = llc_thread_cpu_now();
     for (size_t i = 0; i < a.n; i++)
-        if (pred_prog_build(&progs[i], a.o.probe, a.o.cold, err, sizeof(err)) < 0) {
+        if (pred_prog_build(&progs[i], a.o.probe, a.o.cold, a.o.uncensor, err, sizeof(err)) < 0) {
             rc = llc_cli_fail("predict", "%s", err);
             goto out;
         }

@@ -35,13 +35,18 @@ struct pred_prog {
     struct llc_statmodel_model **models;
     struct llc_contention_phase *plain;    /* gamma 1, cv from the probe */
     struct llc_contention_phase *anchored; /* gamma from the probe */
-    int *phase_id;                         /* profile id, -1 = pooled */
+    /* FOA and SDC's inputs: plain's phases with the reuse as recorded (the
+     * end-of-run censoring kept; raw[k] NULL where models[k] is that) */
+    struct llc_contention_phase *baseline;
+    struct llc_statmodel_model **raw;
+    int *phase_id; /* profile id, -1 = pooled */
     double *gamma, *gamma_rms;
     enum pred_anchor *anchor;
     int *window_phase;
     double *window_ins;
     size_t n_windows;
     bool probe_used;
+    bool uncensor;              /* reuse models of the run's middle (docs/METHODS.md §7.7) */
     struct pred_strata *strata; /* predict_strata.c; NULL: the profile has none */
 };
 
@@ -73,6 +78,7 @@ struct pred_opts {
     bool strata;        /* per-stratum reuse where profiles have it (not --no-strata) */
     bool anchored;      /* the anchored variant's timeline too (--anchored) */
     bool first_touches; /* phases start at the age of their measured first touches */
+    bool uncensor;      /* undo end-of-run censoring of the reuse (not --censored) */
     char forced[512];   /* what --force let through, "" if nothing */
 };
 
@@ -84,7 +90,13 @@ void pred_machine_of_profile(const struct llc_profile *p, struct pred_machine *m
 /* predict_model.c: the model inputs of a loaded profile; cold: the cold
  * start of docs/METHODS.md §12.2 (each phase's references in its profile),
  * else the stationary model. */
-int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, char *err, size_t errlen);
+int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncensor, char *err,
+                    size_t errlen);
+/* The reuse model of histogram h of model phase k (the pooled phase: all
+ * windows), end-of-run censoring undone where p->uncensor and the profile
+ * says where the phase's references lie (its windows). */
+int pred_reuse_model(const struct pred_prog *p, size_t k, const struct llc_statmodel_hist *h,
+                     double kept, struct llc_statmodel_model **out, char *err, size_t errlen);
 void pred_prog_free(struct pred_prog *p);
 int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
              const struct pred_opts *o, struct pred_result *r, char *err, size_t errlen);

@@ -13,7 +13,11 @@ void pred_prog_free(struct pred_prog *p)
     pred_strata_free(p);
     for (size_t k = 0; p->models && k < p->n_phases; k++)
         llc_statmodel_release(p->models[k]);
+    for (size_t k = 0; p->raw && k < p->n_phases; k++)
+        llc_statmodel_release(p->raw[k]);
     free(p->models);
+    free(p->raw);
+    free(p->baseline);
     free(p->plain);
     free(p->anchored);
     free(p->phase_id);
@@ -39,6 +43,17 @@ static double program_lines(const struct llc_profile *f)
     return samples > 0 ? dangling / samples * refs : 0;
 }
 
+/* Model phase k's reuse models from histogram h: models[k] (censoring
+ * undone where asked) and, where that differs, raw[k] as recorded. */
+static int phase_models(struct pred_prog *p, size_t k, const struct llc_statmodel_hist *h,
+                        char *err, size_t errlen)
+{
+    int rc = pred_reuse_model(p, k, h, -1, &p->models[k], err, errlen);
+    if (rc == 0 && p->uncensor)
+        rc = llc_statmodel_prepare(h, &p->raw[k], err, errlen);
+    return rc;
+}
+
 /* The pooled phase for unclassified windows: all samples, the references
  * and instructions of every phase. */
 static int pooled(struct pred_prog *p, size_t k, char *err, size_t errlen)
@@ -54,7 +69,7 @@ static int pooled(struct pred_prog *p, size_t k, char *err, size_t errlen)
         cyc0 += f->phases[j].instructions * f->phases[j].cpi0;
     }
     if (rc == 0)
-        rc = llc_statmodel_prepare(h, &p->models[k], err, errlen);
+        rc = phase_models(p, k, h, err, errlen);
     llc_statmodel_hist_destroy(h);
     p->plain[k].api = refs / ins;
     p->plain[k].cpi0 = cyc0 / ins;
@@ -86,6 +101,38 @@ static long model_phase(const struct llc_profile *f, size_t w)
 {
     return f->windows.phase_of[w] < 0 ? (long)f->n_phases
                                       : llc_profile_phase_index(f, f->windows.phase_of[w]);
+}
+
+int pred_reuse_model(const struct pred_prog *p, size_t k, const struct llc_statmodel_hist *h,
+                     double kept, struct llc_statmodel_model **out, char *err, size_t errlen)
+{
+    const struct llc_profile *f = &p->prof;
+    const size_t nw = f->windows.count;
+    if (!p->uncensor || nw == 0 || !f->windows.references)
+        return llc_statmodel_prepare(h, out, err, errlen);
+    double *start = malloc(nw * sizeof(double)), *len = malloc(nw * sizeof(double)), end = 0;
+    struct llc_statmodel_hist *u = NULL;
+    size_t n = 0;
+    int rc = start && len ? llc_statmodel_hist_create(&u, err, errlen)
+                          : llc_errf(err, errlen, -ENOMEM, "out of memory");
+    for (size_t w = 0; rc == 0 && w < nw; w++) {
+        const double refs = f->windows.references[w];
+        if (refs > 0 && (k >= f->n_phases || model_phase(f, w) == (long)k)) {
+            start[n] = end;
+            len[n++] = refs;
+        }
+        end += refs > 0 ? refs : 0;
+    }
+    /* no window of the phase holds references: nothing says where its
+     * samples were taken */
+    if (rc == 0 && n > 0)
+        rc = llc_statmodel_hist_uncensor(h, start, len, n, end, kept, u, err, errlen);
+    if (rc == 0)
+        rc = llc_statmodel_prepare(n > 0 ? u : h, out, err, errlen);
+    llc_statmodel_hist_destroy(u);
+    free(start);
+    free(len);
+    return rc;
 }
 
 /* Windows with instructions, as indices into the phases; a profile without
@@ -158,8 +205,10 @@ void pred_first_touches_use(struct pred_prog *p, bool on)
     }
 }
 
-int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, char *err, size_t errlen)
+int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncensor, char *err,
+                    size_t errlen)
 {
+    p->uncensor = uncensor;
     const struct llc_profile *f = &p->prof;
     bool unclassified = false;
     for (size_t w = 0; w < f->windows.count; w++)
@@ -173,8 +222,10 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, char *err, s
     p->gamma = calloc(n, sizeof(double));
     p->gamma_rms = calloc(n, sizeof(double));
     p->anchor = calloc(n, sizeof(*p->anchor));
+    p->raw = calloc(n, sizeof(*p->raw));
+    p->baseline = calloc(n, sizeof(*p->baseline));
     if (!p->models || !p->plain || !p->anchored || !p->phase_id || !p->gamma || !p->gamma_rms ||
-        !p->anchor)
+        !p->anchor || !p->raw || !p->baseline)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     p->probe_used = use_probe && f->probe.ok && f->probe.n_phases > 0;
     int rc = 0;
@@ -184,7 +235,7 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, char *err, s
         p->plain[k] =
             (struct llc_contention_phase){.api = ph->refs_per_instruction, .cpi0 = ph->cpi0};
         char why[LLC_ERRLEN];
-        rc = llc_statmodel_prepare(ph->rdhist, &p->models[k], why, sizeof(why));
+        rc = phase_models(p, k, ph->rdhist, why, sizeof(why));
         if (rc < 0)
             rc = llc_errf(err, errlen, rc, "%s: phases[%zu].rdhist: %s", p->file, k, why);
     }
@@ -208,6 +259,11 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, char *err, s
     }
     if (rc == 0)
         set_cold(p, cold);
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        p->baseline[k] = p->plain[k];
+        if (p->raw[k])
+            p->baseline[k].model = p->raw[k];
+    }
     if (rc == 0)
         rc = windows(p, err, errlen);
     if (rc == 0)
@@ -278,7 +334,7 @@ static int baselines(struct pred_prog *progs, size_t n, const struct llc_content
         }
         const struct llc_contention_phase *ph[PRED_MAX_PROGRAMS];
         for (size_t i = 0; i < n; i++) {
-            ph[i] = &progs[i].plain[tp[i]];
+            ph[i] = &progs[i].baseline[tp[i]];
             freq[i] = progs[i].prof.timing.freq_hz;
         }
         rc = llc_contention_baseline(ph, freq, n, cfg, LLC_CONTENTION_FOA, &r->foa[t * n], err,

@@ -346,11 +346,11 @@ int pred_write(const char *prefix, const struct pred_prog *progs, size_t n,
                                   m->inclusion, "policy", llc_contention_policy_name(o->policy),
                                   "model_policy", llc_contention_policy_name(base)));
     json_object_set_new(doc, "options",
-                        json_pack("{s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b}", "coupling",
+                        json_pack("{s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b}", "coupling",
                                   o->coupling, "probe", o->probe, "anchored", o->anchored,
                                   "cold_start", o->cold, "first_touches", o->first_touches,
-                                  "set_associative", o->assoc, "strata", o->strata, "force",
-                                  o->force));
+                                  "set_associative", o->assoc, "strata", o->strata, "uncensored",
+                                  o->uncensor, "force", o->force));
     json_object_set_new(doc, "programs", programs_json(progs, n, m, r));
     json_object_set_new(doc, "tuples", tuples_json(progs, n, r));
     json_object_set_new(doc, "pair_grid", grid_json(progs, r));

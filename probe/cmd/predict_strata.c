@@ -50,11 +50,16 @@ int pred_strata_build(struct pred_prog *p, char *err, size_t errlen)
         const struct llc_profile_phase *ph = &f->phases[j];
         st->of_phase[j] =
             (struct llc_contention_strata){.n = ph->n_strata, .s = &st->s[st->n_models]};
+        /* a stratum's few samples cannot tell censored reuse from data
+         * never reused: its dangling samples keep the phase's ratio */
+        const double raw = llc_statmodel_hist_dangling(ph->rdhist);
+        const double kept = raw > 0 ? llc_statmodel_model_dangling(p->models[j]) / raw : -1;
         for (size_t g = 0; rc == 0 && g < ph->n_strata; g++) {
             const struct llc_profile_stratum *x = &ph->strata[g];
             struct llc_statmodel_model **m = &st->models[st->n_models];
             char why[LLC_ERRLEN];
-            if (x->samples > 0 && (rc = llc_statmodel_prepare(x->rdhist, m, why, sizeof(why))) < 0)
+            if (x->samples > 0 &&
+                (rc = pred_reuse_model(p, j, x->rdhist, kept, m, why, sizeof(why))) < 0)
                 rc = llc_errf(err, errlen, rc, "%s: phases[%zu].strata[%zu].rdhist: %s", p->file, j,
                               g, why);
             st->s[st->n_models++] =

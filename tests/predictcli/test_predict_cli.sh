@@ -68,8 +68,10 @@ if command -v gnuplot >/dev/null; then
 fi
 
 # --- alone: the model's own solo, slowdown 1, the profile's solo miss ratio ---
-# (the stationary, fully associative model: the synthetic profile's solo is StatStack's)
-"$bin" predict "$tmp/b.profile.json" -o "$tmp/b" --no-plot -q --stationary --fully-associative >/dev/null
+# (the stationary, fully associative model of the histograms as recorded: the
+# synthetic profile's solo is StatStack's of them)
+"$bin" predict "$tmp/b.profile.json" -o "$tmp/b" --no-plot -q --stationary --fully-associative \
+  --censored >/dev/null
 check_rc "predict B alone" 0 $?
 jcheck "--stationary: every tuple warm" "$tmp/b.prediction.json" \
   'not d["options"]["cold_start"] and all(t["ages"]==[None] for t in d["tuples"])'
@@ -219,4 +221,20 @@ data=$(dirname "$0")/data
 "$bin" predict "$data/hotsets16-intel8-random.profile.json" "$data/phased-intel8-random.profile.json" \
   --preset intel8 --policy random -q -o "$tmp/skewrandom" --no-plot >/dev/null 2>"$tmp/skewrandom.err"
 check_rc "random, skewed program whose lines overfill its sets" 0 $?
+
+# End-of-run censoring (docs/METHODS.md §7.7): by default the model's reuse is
+# the run's middle; --censored takes the histograms as recorded. FOA and SDC
+# get them as recorded either way.
+"$bin" predict "$data/hotsets16-intel8-random.profile.json" --preset intel8 -q -o "$tmp/unc" --no-plot \
+  >/dev/null 2>&1 && "$bin" predict "$data/hotsets16-intel8-random.profile.json" --preset intel8 -q \
+  --censored -o "$tmp/cen" --no-plot >/dev/null 2>&1
+check_rc "predict with and without --censored" 0 $?
+"$python" - "$tmp/unc.prediction.json" "$tmp/cen.prediction.json" <<'PY' && ok "--censored: model differs, FOA/SDC do not" || bad "--censored"
+import json, sys
+u, c = (json.load(open(f)) for f in sys.argv[1:3])
+pu, pc = u["programs"][0], c["programs"][0]
+sys.exit(0 if u["options"]["uncensored"] and not c["options"]["uncensored"]
+         and abs(pu["model"]["miss_ratio"] - pc["model"]["miss_ratio"]) > 1e-4
+         and pu["foa"] == pc["foa"] and pu["sdc"] == pc["sdc"] else 1)
+PY
 exit $fail
