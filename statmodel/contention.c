@@ -457,6 +457,120 @@ static inline double pois_hit(double x, unsigned w)
     return min1(exp(-x) * ((a + x * b) + x2 * (c + x * d)));
 }
 
+/* 1 / j, j = 0..64 (0 for j = 0): count_hit's terms without a division. */
+static const double inv_int[65] = {0,
+                                   1,
+                                   0.5,
+                                   0.33333333333333331,
+                                   0.25,
+                                   0.20000000000000001,
+                                   0.16666666666666666,
+                                   0.14285714285714285,
+                                   0.125,
+                                   0.1111111111111111,
+                                   0.10000000000000001,
+                                   0.090909090909090912,
+                                   0.083333333333333329,
+                                   0.076923076923076927,
+                                   0.071428571428571425,
+                                   0.066666666666666666,
+                                   0.0625,
+                                   0.058823529411764705,
+                                   0.055555555555555552,
+                                   0.052631578947368418,
+                                   0.050000000000000003,
+                                   0.047619047619047616,
+                                   0.045454545454545456,
+                                   0.043478260869565216,
+                                   0.041666666666666664,
+                                   0.040000000000000001,
+                                   0.038461538461538464,
+                                   0.037037037037037035,
+                                   0.035714285714285712,
+                                   0.034482758620689655,
+                                   0.033333333333333333,
+                                   0.032258064516129031,
+                                   0.03125,
+                                   0.030303030303030304,
+                                   0.029411764705882353,
+                                   0.028571428571428571,
+                                   0.027777777777777776,
+                                   0.027027027027027029,
+                                   0.026315789473684209,
+                                   0.02564102564102564,
+                                   0.025000000000000001,
+                                   0.024390243902439025,
+                                   0.023809523809523808,
+                                   0.023255813953488372,
+                                   0.022727272727272728,
+                                   0.022222222222222223,
+                                   0.021739130434782608,
+                                   0.021276595744680851,
+                                   0.020833333333333332,
+                                   0.020408163265306121,
+                                   0.02,
+                                   0.019607843137254902,
+                                   0.019230769230769232,
+                                   0.018867924528301886,
+                                   0.018518518518518517,
+                                   0.018181818181818181,
+                                   0.017857142857142856,
+                                   0.017543859649122806,
+                                   0.017241379310344827,
+                                   0.016949152542372881,
+                                   0.016666666666666666,
+                                   0.016393442622950821,
+                                   0.016129032258064516,
+                                   0.015873015873015872,
+                                   0.015625};
+
+/* P(Bin(n, p) <= k) for an integer n, in logs (where q^n underflows). */
+static double binom_cdf_log(double n, double p, unsigned k)
+{
+    if (!(n > k))
+        return 1;
+    const double lr = log(p) - log1p(-p);
+    double lt = n * log1p(-p), s = exp(lt);
+    for (unsigned j = 1; j <= k; j++) {
+        lt += log((n - j + 1) / j) + lr;
+        s += exp(lt);
+    }
+    return min1(s);
+}
+
+/* P(X < w) for a count of mean mu and variance var: Poisson when var >= mu
+ * (pois_hit, bit for bit), else the binomial of that mean and variance
+ * (n = mu / p, p = 1 - var / mu), linear between the integers m, m + 1
+ * around n. Both binomials' terms from q^m and q^(m+1) by products (w <=
+ * 64); where q^m is below e^-700, in logs (then n (1 - q) >= 350 if q >=
+ * 1/2: the sum is below 1e-100, but exact costs little there). */
+static double count_hit(double mu, double var, unsigned w)
+{
+    if (!(var < mu * (1 - 1e-9)))
+        return pois_hit(mu, w);
+    if (!(mu > 0))
+        return 1;
+    const double p = 1 - fmax(var, 0) / mu, n = mu / p, m = floor(n), f = n - m;
+    if (!(m + 1 > w - 1))
+        return 1;
+    if (!(p < 1))
+        return m > w - 1 ? 0 : 1 - f; /* every line touched: n lines exactly */
+    const unsigned k = w - 1;
+    const double lq = log1p(-p), r = p / (1 - p);
+    if (!(m * lq > -700) || k > 64)
+        return binom_cdf_log(m, p, k) + f * (binom_cdf_log(m + 1, p, k) - binom_cdf_log(m, p, k));
+    double a = exp(m * lq), b = a * (1 - p), sa = a, sb = b;
+    for (unsigned j = 1; j <= k; j++) {
+        const double c = inv_int[j] * r;
+        a *= (m - j + 1) * c; /* m >= w - 1 = k here: no factor is 0 */
+        b *= (m - j + 2) * c;
+        sa += a;
+        sb += b;
+    }
+    sa = min1(sa);
+    return f > 0 ? sa + f * (min1(sb) - sa) : sa;
+}
+
 /* A party's tables for the grid below: its distances only grow along it,
  * so the bucket is found by walking on from the last one, and F and Q are
  * the same interpolation as llc_statmodel_footprint / _tail (bitwise). */
@@ -537,6 +651,13 @@ static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, 
  * which add up to sets x int P(Pois(x) < W) dx = C when G grows without
  * bound. No threshold to solve: one pass over a geometric grid of t
  * (ratio 1.15, midpoint rule in G) until P_hit < 1e-12 or nothing grows.
+ * Lines laid out more evenly than at random (evenness e = 1 - variance
+ * over mean of a party's lines per set): a share p of a layout's lines
+ * touched at random has variance (1 - e p) of its mean, so the count in a
+ * reuse's set has mean G / sets and variance (G - sum_j e_j p_j G_j) /
+ * sets, less for its own party's even part (its own line is not among
+ * the others: mean e_i p_i and variance e_i p_i (1 - p_i) less), and hits
+ * with the binomial of that mean and variance (count_hit), per party.
  * *t_star gets the fully associative T* (G = C) where the grid crossed it. */
 static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, double c,
                              unsigned ways, struct llc_contention_share *out, double *t_star)
@@ -557,12 +678,26 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         mr[i] = occ[i] = 0;
     }
     *t_star = INFINITY;
-    double gprev = 0, ph = 1;
+    /* the lines each party's layout holds: its cap, else all it ever
+     * touches (none: it never stops touching new data, thinned to Poisson) */
+    bool even = false;
+    double lay[64];
+    for (size_t i = 0; i < n; i++) {
+        lay[i] = 0;
+        if (!p[i].model || p[i].evenness == 0 || !(p[i].rate > 0) || !(p[i].weight > 0))
+            continue;
+        lay[i] = p[i].lines_max > 0 ? p[i].lines_max : party_footprint(&p[i], INFINITY);
+        even |= lay[i] > 0 && isfinite(lay[i]);
+    }
+    double gprev = 0, ph = 1, eprev = 0, e = 0, pnow[64], pprev[64], phi[64];
+    for (size_t i = 0; i < n; i++)
+        pnow[i] = pprev[i] = 0;
     /* from G <= 0.05 W per set (F(d) <= d), where a miss is negligible for
      * W >= 8 (P(Pois(0.05 W) >= W) < 1e-8) */
     for (double t = sum > 0 ? 0.05 * ways * sets / sum : INFINITY; isfinite(t); t *= 1.15) {
         /* G and each F, Q once per step: party_fp and party_tail by cursor */
         double g = 0;
+        e = 0;
         for (size_t i = 0; i < n; i++) {
             fnow[i] = qnow[i] = 0;
             if (!(p[i].weight > 0))
@@ -576,9 +711,28 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
                     p[i].weight * (p[i].lines_max > 0 && u > p[i].lines_max ? p[i].lines_max : u);
             }
             g += fnow[i];
+            if (lay[i] > 0 && isfinite(lay[i])) {
+                pnow[i] = fmin(1, unow[i] / lay[i]);
+                e += p[i].evenness * pnow[i] * fnow[i];
+            }
         }
         ph = pois_hit((gprev + g) * half_per_set, ways);
+        /* the parties laid out at random share one hit probability */
+        const double others = even ? count_hit((gprev + g) * half_per_set,
+                                               (gprev + g - eprev - e) * half_per_set, ways)
+                                   : ph;
+        for (size_t i = 0; even && i < n; i++) {
+            const double pm = 0.5 * (pprev[i] + pnow[i]), own = lay[i] > 0 ? p[i].evenness : 0;
+            phi[i] =
+                own != 0
+                    ? count_hit((gprev + g) * half_per_set - own * pm,
+                                (gprev + g - eprev - e) * half_per_set - own * pm * (1 - pm), ways)
+                    : others;
+            pprev[i] = pnow[i];
+        }
         for (size_t i = 0; i < n; i++) {
+            if (even)
+                ph = phi[i];
             occ[i] += ph * (fnow[i] - fprev[i]);
             fprev[i] = fnow[i];
             if (p[i].model && p[i].rate > 0) {
@@ -589,10 +743,18 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         if (g >= c && isinf(*t_star))
             *t_star = t;
         gprev = g;
+        eprev = e;
         /* P(Pois(x) < W) >= 1/e > 1e-12 while x <= W, and >= e^-x > 1e-12
          * while x <= 27.5: no need to sum it */
         const double x = g * per_set;
-        bool done = x > ways && x > 27.5 && pois_hit(x, ways) < 1e-12;
+        /* with even layouts: every party's hit probability of this step
+         * (at its midpoint) below 1e-12; they only fall with G */
+        bool done = x > ways && x > 27.5 && !even && pois_hit(x, ways) < 1e-12;
+        for (size_t i = 0; even && i <= n; i++)
+            if (!((i < n ? phi[i] : others) < 1e-12))
+                break;
+            else if (i == n)
+                done = true;
         if (!done) { /* saturated(), on the cursors' tables and footprints */
             done = true;
             for (size_t i = 0; done && i < n; i++)
@@ -604,8 +766,13 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
     }
     /* past the grid G is flat (or every line gone): the rest of each tail
      * misses as often as at its end; cold and past-age distances always */
-    const double pend = pois_hit(gprev * per_set, ways);
+    const double pend0 = pois_hit(gprev * per_set, ways);
     for (size_t i = 0; i < n; i++) {
+        const double own = lay[i] > 0 ? p[i].evenness : 0;
+        const double pend =
+            even ? count_hit(gprev * per_set - own * pprev[i],
+                             (gprev - eprev) * per_set - own * pprev[i] * (1 - pprev[i]), ways)
+                 : pend0;
         struct llc_contention_share *s = &out[i];
         s->cpi = NAN;
         s->occupancy = occ[i];

@@ -28,7 +28,8 @@ static void parties_of(const struct llc_contention_phase *const *ph, const doubl
             .cold = cold,
             .steady = cold ? llc_contention_steady_share(ph[i]->model, ph[i]->references) : 0,
             .age = ph[i]->age,
-            .tables = cfg->tables};
+            .tables = cfg->tables,
+            .evenness = ph[i]->evenness};
     }
 }
 

@@ -84,6 +84,10 @@ struct llc_contention_phase {
     /* Per-stratum reuse (docs/METHODS.md §12.6; not owned): when set, the
      * phase is solved per stratum of sets instead of with `model` and `cv`. */
     const struct llc_contention_strata *strata;
+    /* 1 - the variance over mean of its lines per set (docs/METHODS.md
+     * §12.2): 0 for lines spread at random (Poisson), 1 for as many in
+     * every set. Used by the set-associative LRU equilibrium. */
+    double evenness;
 };
 
 /* Share of a phase's references that are first touches of new data at any
@@ -176,6 +180,7 @@ struct llc_contention_party {
     double age;
     /* Random replacement's R from these tables (NULL: the exact sum). */
     struct llc_contention_tables *tables;
+    double evenness; /* as llc_contention_phase's */
 };
 
 /* Solves one equilibrium; out[i] gets miss ratio, miss rate, occupancy and

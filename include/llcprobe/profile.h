@@ -119,7 +119,11 @@ struct llc_profile_phase {
     double samples;                    /* reuse samples = llc_statmodel_hist_total(rdhist) */
     struct llc_statmodel_hist *rdhist; /* owned; text form in the file */
     struct llc_profile_solo solo;
-    double cpi0;                        /* CPI with no LLC misses, > 0 */
+    double cpi0; /* CPI with no LLC misses, > 0 */
+    /* Variance over mean of the phase's distinct lines per LLC set
+     * (docs/METHODS.md §12.2): 1 when pages land at random, 0 when every
+     * set holds as many. NaN = not measured (optional in the file). */
+    double set_dispersion;
     size_t n_strata;                    /* 0 = none */
     struct llc_profile_stratum *strata; /* owned, n_strata entries */
 };

@@ -160,6 +160,7 @@ int llc_profile_alloc_phases(struct llc_profile *p, size_t n, char *err, size_t 
     p->n_phases = n;
     for (size_t i = 0; i < n; i++) {
         p->phases[i].id = (int)i;
+        p->phases[i].set_dispersion = NAN;
         solo_unknown(&p->phases[i].solo);
         const int rc = llc_statmodel_hist_create(&p->phases[i].rdhist, err, errlen);
         if (rc < 0) {
@@ -459,6 +460,9 @@ static int check_phase(const struct llc_profile *p, size_t i, const char *name, 
     if (!pos(ph->cpi0) || ph->cpi0 > ph->solo.cpi * (1 + 1e-9))
         return FAIL(PFIELD("cpi0"), "%g is not a positive number <= solo.cpi (%g)", ph->cpi0,
                     ph->solo.cpi);
+    if (!isnan(ph->set_dispersion) && !nonneg(ph->set_dispersion))
+        return FAIL(PFIELD("set_dispersion"), "%g is not a non-negative number (null if unknown)",
+                    ph->set_dispersion);
 #undef PFIELD
     return check_strata(p, i, name, err, errlen);
 }

@@ -296,6 +296,8 @@ static int read_phase(const struct jget *g, const json_t *o, size_t i, struct ll
                      &ph->solo.occupancy_lines);
     if (rc == 0)
         rc = get_num(g, o, "cpi0", F("cpi0"), false, &ph->cpi0);
+    if (rc == 0 && json_object_get(o, "set_dispersion"))
+        rc = get_num(g, o, "set_dispersion", F("set_dispersion"), true, &ph->set_dispersion);
     if (rc == 0 && json_object_get(o, "strata"))
         rc = read_strata(g, o, i, ph);
 #undef F

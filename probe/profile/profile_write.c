@@ -169,6 +169,8 @@ static json_t *phase_json(const struct llc_profile_phase *ph, bool *bad, char *e
     put(o, "rdhist", text, bad);
     put(o, "solo", solo, bad);
     put(o, "cpi0", json_real(ph->cpi0), bad);
+    if (!isnan(ph->set_dispersion))
+        put(o, "set_dispersion", jnum(ph->set_dispersion), bad);
     if (ph->n_strata)
         put(o, "strata", strata_json(ph, bad, err, errlen), bad);
     return o;

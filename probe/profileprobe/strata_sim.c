@@ -131,6 +131,18 @@ static int count_one(void *ctx, const struct walk *w, uint64_t line, uint32_t se
     return 0;
 }
 
+/* Variance over mean of the distinct lines per set (NaN if none). */
+static double set_dispersion(const uint32_t *lines, uint32_t ns)
+{
+    double s = 0, s2 = 0;
+    for (uint32_t i = 0; i < ns; i++) {
+        s += lines[i];
+        s2 += (double)lines[i] * lines[i];
+    }
+    const double mean = s / ns;
+    return mean > 0 ? fmax(0, s2 / ns - mean * mean) / mean : NAN;
+}
+
 struct setval {
     double x;     /* references per line */
     double noise; /* Poisson variance of x: n / lines^2 */
@@ -359,6 +371,8 @@ int llc_profile_strata_sim(const struct llc_sim_config *cfg, const char *trace,
     c.seen = c.any = NULL;
     if (!strata)
         goto out;
+    for (size_t j = 0; j < p->n_phases; j++)
+        p->phases[j].set_dispersion = set_dispersion(&c.lines[j * ns], ns);
     for (size_t j = 0; rc == 0 && j < p->n_phases; j++)
         rc = make_strata(&p->phases[j], &c.n[j * ns], &c.lines[j * ns], ns, sc, &stratum[j * ns], v,
                          err, errlen);

@@ -371,6 +371,48 @@ static void cold_start_matches_exact_stack_simulation(void **state)
     free_streams(&s);
 }
 
+/* A line's set: drawn at random (a hash), or its program's lines laid out
+ * round-robin (line l of a program in set l mod sets). */
+static size_t hashed_set(uint32_t line, size_t sets)
+{
+    uint64_t h = line * 0x9E3779B97F4A7C15ull + 77;
+    return (size_t)(next_u64(&h) % sets);
+}
+
+static size_t round_robin_set(uint32_t line, size_t sets)
+{
+    return (line - (line >= ID_B ? ID_B : 0)) % sets;
+}
+
+/* The merged stream through C / ways sets of exact LRU: misses and
+ * references per program. */
+static void set_lru(const struct streams *s, size_t c, unsigned ways,
+                    size_t (*set_of)(uint32_t line, size_t sets), double *miss, double *refs)
+{
+    const size_t sets = c / ways;
+    uint32_t *tag = malloc(c * sizeof(uint32_t));
+    assert_non_null(tag);
+    for (size_t i = 0; i < c; i++)
+        tag[i] = UINT32_MAX;
+    miss[0] = miss[1] = refs[0] = refs[1] = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const uint32_t line = (uint32_t)s->merged[i];
+        uint32_t *t = &tag[set_of(line, sets) * ways];
+        const int prog = line >= ID_B;
+        unsigned w = 0;
+        while (w < ways && t[w] != line)
+            w++;
+        refs[prog]++;
+        if (w == ways) {
+            miss[prog]++;
+            w = ways - 1; /* the LRU way goes */
+        }
+        memmove(&t[1], &t[0], w * sizeof(uint32_t)); /* MRU first */
+        t[0] = line;
+    }
+    free(tag);
+}
+
 /* docs/METHODS.md §12.2 set associativity: the merged stream through an LRU cache of
  * C / 8 sets of 8 ways, each line in a set drawn at random (a hash), exact
  * per-set LRU. The set-associative model within 0.005 of it at every size
@@ -385,29 +427,9 @@ static void assoc_matches_set_lru_simulation(void **state)
     double worst = 0, worst_fa = 0;
     printf("  ASSOC C    sim_A    assoc_A  fa_A     sim_B    assoc_B  fa_B\n");
     for (size_t k = 0; k < LLC_ARRAY_LEN(sizes); k++) {
-        const size_t c = (size_t)sizes[k], sets = c / ways;
-        uint32_t *tag = malloc(c * sizeof(uint32_t));
-        for (size_t i = 0; i < c; i++)
-            tag[i] = UINT32_MAX;
-        double miss[2] = {0, 0}, refs[2] = {0, 0};
-        for (size_t i = 0; i < s.n; i++) {
-            const uint32_t line = (uint32_t)s.merged[i];
-            uint64_t h = line * 0x9E3779B97F4A7C15ull + 77;
-            const size_t set = (size_t)(next_u64(&h) % sets);
-            uint32_t *t = &tag[set * ways];
-            const int prog = line >= ID_B;
-            unsigned w = 0;
-            while (w < ways && t[w] != line)
-                w++;
-            refs[prog]++;
-            if (w == ways) {
-                miss[prog]++;
-                w = ways - 1; /* the LRU way goes */
-            }
-            memmove(&t[1], &t[0], w * sizeof(uint32_t)); /* MRU first */
-            t[0] = line;
-        }
-        free(tag);
+        const size_t c = (size_t)sizes[k];
+        double miss[2], refs[2];
+        set_lru(&s, c, ways, hashed_set, miss, refs);
         const struct llc_contention_party p[2] = {
             {.model = s.ma, .rate = 1, .gamma = 1, .weight = 1},
             {.model = s.mb, .rate = 2, .gamma = 1, .weight = 1}};
@@ -431,6 +453,60 @@ static void assoc_matches_set_lru_simulation(void **state)
     free_streams(&s);
 }
 
+/* Lines per set variance over mean of n dense lines from base, line l in
+ * set (l - base) mod sets. */
+static double even_dispersion(size_t n, size_t sets)
+{
+    const double mean = (double)n / (double)sets, lo = floor(mean), f = mean - lo;
+    /* sets get lo or lo + 1 lines: a share f of them lo + 1 */
+    return mean > 0 ? f * (1 - f) / mean : 0;
+}
+
+/* docs/METHODS.md §12.2 evenness: two programs of uniformly reused lines
+ * (no streaming: A 3,000 lines, B 5,000), each laid out round-robin over
+ * the sets (line l of a program in set l mod sets), through an LRU cache of
+ * 8-way sets, exact per-set LRU. At C = 8,000 they fit exactly (3 + 5 lines
+ * per set): only first touches miss, where lines placed at random conflict.
+ * The model with each program's measured evenness (1 - variance over mean
+ * of its lines per set) against the Poisson one. */
+static void even_layout_matches_set_lru_simulation(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct streams s;
+    make_streams_of(&s, &(struct mix){0.3, 0.7, 200, 2800}, &(struct mix){0.4, 0.6, 100, 4900});
+    const unsigned ways = 8;
+    const double sizes[] = {4000, 6000, 8000, 10000};
+    double worst = 0, worst_poisson = 0;
+    printf("  EVEN  C    sim_A    even_A   pois_A   sim_B    even_B   pois_B\n");
+    for (size_t k = 0; k < LLC_ARRAY_LEN(sizes); k++) {
+        const size_t c = (size_t)sizes[k], sets = c / ways;
+        double miss[2], refs[2];
+        set_lru(&s, c, ways, round_robin_set, miss, refs);
+        struct llc_contention_party p[2] = {
+            {.model = s.ma, .rate = 1, .gamma = 1, .weight = 1, .lines_max = 3000},
+            {.model = s.mb, .rate = 2, .gamma = 1, .weight = 1, .lines_max = 5000}};
+        struct llc_contention_share e[2], q[2];
+        if (llc_contention_equilibrium_assoc(p, 2, (double)c, ways, q, NULL, err, sizeof err))
+            fail_msg("equilibrium: %s", err);
+        p[0].evenness = 1 - even_dispersion(3000, sets);
+        p[1].evenness = 1 - even_dispersion(5000, sets);
+        if (llc_contention_equilibrium_assoc(p, 2, (double)c, ways, e, NULL, err, sizeof err))
+            fail_msg("equilibrium: %s", err);
+        printf("  %6zu %.5f %.5f %.5f %.5f %.5f %.5f\n", c, miss[0] / refs[0], e[0].miss_ratio,
+               q[0].miss_ratio, miss[1] / refs[1], e[1].miss_ratio, q[1].miss_ratio);
+        for (int j = 0; j < 2; j++) {
+            worst = fmax(worst, fabs(e[j].miss_ratio - miss[j] / refs[j]));
+            worst_poisson = fmax(worst_poisson, fabs(q[j].miss_ratio - miss[j] / refs[j]));
+        }
+    }
+    printf("  even layout worst |model - sim| = %.5f (tolerance 0.005), Poisson model %.5f\n",
+           worst, worst_poisson);
+    assert_true(worst <= 0.005);
+    assert_true(worst < worst_poisson);
+    free_streams(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +515,7 @@ int main(void)
         cmocka_unit_test(random_cap_matches_simulation),
         cmocka_unit_test(cold_start_matches_exact_stack_simulation),
         cmocka_unit_test(assoc_matches_set_lru_simulation),
+        cmocka_unit_test(even_layout_matches_set_lru_simulation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

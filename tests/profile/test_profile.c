@@ -118,6 +118,8 @@ static void same_profile(const struct llc_profile *a, const struct llc_profile *
         assert_true(x->solo.cpi == y->solo.cpi && x->cpi0 == y->cpi0);
         assert_true(x->solo.llc_miss_ratio == y->solo.llc_miss_ratio);
         assert_true(isnan(y->solo.occupancy_lines));
+        assert_true(x->set_dispersion == y->set_dispersion ||
+                    (isnan(x->set_dispersion) && isnan(y->set_dispersion)));
         char *hx = hist_text(x->rdhist), *hy = hist_text(y->rdhist);
         assert_string_equal(hx, hy);
         free(hx);
@@ -148,6 +150,7 @@ static void round_trip(void **state)
             assert_int_equal(llc_profile_alloc_first_touches(&p, err, sizeof err), 0);
             for (size_t i = 0; i < p.windows.count; i++)
                 p.windows.first_touches[i] = (double)(3 * i);
+            p.phases[1].set_dispersion = 0.25; /* and one phase's lines per set */
         }
         char *path = tmp_path("rt");
         assert_int_equal(llc_profile_write(path, &p, err, sizeof err), 0);
@@ -284,6 +287,10 @@ static void d_first_neg(json_t *d)
         json_array_append_new(a, json_real(i == 5 ? -1 : 1));
     json_object_set_new(at(d, "windows", NULL), "first_touches", a);
 }
+static void d_dispersion(json_t *d)
+{
+    json_object_set_new(phase(d, 2), "set_dispersion", json_real(-0.5));
+}
 static void d_nan_ins(json_t *d)
 {
     json_array_set_new(at(d, "windows", "instructions"), 2, json_integer(-4));
@@ -315,6 +322,7 @@ static const struct damage {
     {d_nan_ins, "windows.instructions: entry 2 is not a non-negative number"},
     {d_first_len, "windows.first_touches: 23 entries, expected windows.count = 24"},
     {d_first_neg, "windows.first_touches: entry 5 is not a non-negative number"},
+    {d_dispersion, "phases[2].set_dispersion: -0.5 is not a non-negative number"},
 };
 
 static void damaged_fields(void **state)
