@@ -117,6 +117,26 @@ static void test_every_byte_damaged(void **state)
     free(bad);
 }
 
+static void expect_open_error(const char *path, const char *want);
+
+/* A trailer count damaged to claim far more records than the file's bytes
+ * could hold in plain records: the checksum is checked at open, so the
+ * reader refuses the file before decoding anything (it used to decode the
+ * runs the count allowed, for minutes on a small file). */
+static void test_count_claims_too_much(void **state)
+{
+    struct fixture *f = *state;
+    uint8_t *bad = malloc(f->size);
+    assert_non_null(bad);
+    memcpy(bad, f->bytes, f->size);
+    /* the store count: trailer = END tag, 4 counts, exit, CRC, end magic */
+    const size_t store_at = f->size - 8 - 4 - 4 - 4 * 8 + 2 * 8;
+    bad[store_at + 7] = 0x40; /* 2^62 and more */
+    write_copy(f, bad, f->size);
+    expect_open_error(f->copy, "checksum mismatch: the file is corrupt");
+    free(bad);
+}
+
 static void expect_open_error(const char *path, const char *want)
 {
     struct llc_trace_reader *r = NULL;
@@ -185,9 +205,8 @@ static void test_writer_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_truncated_everywhere),
-        cmocka_unit_test(test_every_byte_damaged),
-        cmocka_unit_test(test_foreign_empty_newer),
+        cmocka_unit_test(test_truncated_everywhere), cmocka_unit_test(test_count_claims_too_much),
+        cmocka_unit_test(test_every_byte_damaged),   cmocka_unit_test(test_foreign_empty_newer),
         cmocka_unit_test(test_writer_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
