@@ -60,7 +60,11 @@ if d["sampling"]["source"] != "tick":
     print("skip tick fork: source is %s" % d["sampling"]["source"])
     sys.exit(0)
 w = d["windows"][:-1]
-assert any(x["processes"] >= 2 for x in w), "samples from more than one process"
+# No check of samples from two processes in one window here: at 25 tick
+# samples a window (6 at a lowered rate), the few windows that span a switch
+# from one process to the next can get all theirs from one side on a loaded
+# machine (a CI run found none of 40). The cpu-clock run above, at hundreds
+# of samples a window, checks that the children are sampled.
 # Interrupts per CPU second at full rate, as this run saw them (the tick
 # plus other timers): a window at multiplier m should get 1/m of that. A
 # rate stuck at full in the children would give 4-8x.
