@@ -557,8 +557,10 @@ static double count_hit(double mu, double var, unsigned w)
         return m > w - 1 ? 0 : 1 - f; /* every line touched: n lines exactly */
     const unsigned k = w - 1;
     const double lq = log1p(-p), r = p / (1 - p);
-    if (!(m * lq > -700) || k > 64)
-        return binom_cdf_log(m, p, k) + f * (binom_cdf_log(m + 1, p, k) - binom_cdf_log(m, p, k));
+    if (!(m * lq > -700) || k > 64) {
+        const double lo = binom_cdf_log(m, p, k);
+        return lo + f * (binom_cdf_log(m + 1, p, k) - lo);
+    }
     double a = exp(m * lq), b = a * (1 - p), sa = a, sb = b;
     for (unsigned j = 1; j <= k; j++) {
         const double c = inv_int[j] * r;
@@ -716,27 +718,24 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
                 e += p[i].evenness * pnow[i] * fnow[i];
             }
         }
-        ph = pois_hit((gprev + g) * half_per_set, ways);
-        /* the parties laid out at random share one hit probability */
-        const double others = even ? count_hit((gprev + g) * half_per_set,
-                                               (gprev + g - eprev - e) * half_per_set, ways)
-                                   : ph;
+        /* the parties laid out at random share one hit probability (with
+         * no even part, pois_hit's bit for bit); each even one has its own,
+         * top the largest */
+        const double mid = (gprev + g) * half_per_set, var = (gprev + g - eprev - e) * half_per_set;
+        ph = count_hit(mid, var, ways);
+        double top = ph;
         for (size_t i = 0; even && i < n; i++) {
             const double pm = 0.5 * (pprev[i] + pnow[i]), own = lay[i] > 0 ? p[i].evenness : 0;
-            phi[i] =
-                own != 0
-                    ? count_hit((gprev + g) * half_per_set - own * pm,
-                                (gprev + g - eprev - e) * half_per_set - own * pm * (1 - pm), ways)
-                    : others;
+            phi[i] = own != 0 ? count_hit(mid - own * pm, var - own * pm * (1 - pm), ways) : ph;
+            top = fmax(top, phi[i]);
             pprev[i] = pnow[i];
         }
         for (size_t i = 0; i < n; i++) {
-            if (even)
-                ph = phi[i];
-            occ[i] += ph * (fnow[i] - fprev[i]);
+            const double hit = even ? phi[i] : ph;
+            occ[i] += hit * (fnow[i] - fprev[i]);
             fprev[i] = fnow[i];
             if (p[i].model && p[i].rate > 0) {
-                mr[i] += (1 - ph) * (qprev[i] - qnow[i]);
+                mr[i] += (1 - hit) * (qprev[i] - qnow[i]);
                 qprev[i] = qnow[i];
             }
         }
@@ -747,14 +746,9 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         /* P(Pois(x) < W) >= 1/e > 1e-12 while x <= W, and >= e^-x > 1e-12
          * while x <= 27.5: no need to sum it */
         const double x = g * per_set;
-        /* with even layouts: every party's hit probability of this step
-         * (at its midpoint) below 1e-12; they only fall with G */
-        bool done = x > ways && x > 27.5 && !even && pois_hit(x, ways) < 1e-12;
-        for (size_t i = 0; even && i <= n; i++)
-            if (!((i < n ? phi[i] : others) < 1e-12))
-                break;
-            else if (i == n)
-                done = true;
+        /* with even layouts: every hit probability of this step (at its
+         * midpoint) below 1e-12; they only fall with G */
+        bool done = even ? top < 1e-12 : x > ways && x > 27.5 && pois_hit(x, ways) < 1e-12;
         if (!done) { /* saturated(), on the cursors' tables and footprints */
             done = true;
             for (size_t i = 0; done && i < n; i++)
