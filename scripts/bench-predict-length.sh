@@ -11,7 +11,9 @@
 # (scripts/eval-predict.sh) is at 10^7 instructions.
 # Usage: scripts/bench-predict-length.sh [BUILD_DIR]   (default build/)
 # Environment: BENCH_LENGTHS (default "1e7 4e7 1.6e8"), BENCH_PAIR (two
-# workload specs, default "uniform:size=6M zipf:size=32M,alpha=0.8").
+# workload specs or trace files, default "uniform:size=6M
+# zipf:size=32M,alpha=0.8"; a trace is profiled whole, its co-run stops
+# at the length or its end).
 # Last lines: predict_length_<L>_speedup_x: N x per length, then
 # predict_length_speedup_x: N x at the longest.
 set -euo pipefail
@@ -30,8 +32,10 @@ for l in $lengths; do
   n=$(python3 -c 'import sys; v = float(sys.argv[1]); assert v >= 1e6; print(int(v))' "$l") ||
     { echo "bench-predict-length: length '$l' is not a number >= 1e6" >&2; exit 2; }
   for i in 0 1; do
-    "$bin" profile --backend sim --preset intel8 --policy lru --workload "${pair[$i]}" \
-      --instructions "$n" -o "$tmp/p$i" --name "p$i" -q >"$tmp/profile.log" 2>&1 ||
+    src=(--workload "${pair[$i]}" --instructions "$n")
+    [ -f "${pair[$i]}" ] && src=(--trace "${pair[$i]}")
+    "$bin" profile --backend sim --preset intel8 --policy lru "${src[@]}" \
+      -o "$tmp/p$i" --name "p$i" -q >"$tmp/profile.log" 2>&1 ||
       { echo "bench-predict-length: profile ${pair[$i]} at $n: $(tail -1 "$tmp/profile.log")" >&2; exit 1; }
   done
   "$bin" sim --corun --preset intel8 --policy lru --window 100000 --instructions "$n,$n" \
