@@ -73,17 +73,20 @@ static double dangling_share(const struct llc_statmodel_model *m)
 
 /* c = n_inf / N_s; q(d) = (Q(d) - c) / (1 - c) is the tail of the finite
  * reuse distances and S(R) = sum_{n < R} q(n) = (F(R) - c R) / (1 - c) the
- * first touches of a warm-up that lasts R references. */
-double llc_contention_steady_share(const struct llc_statmodel_model *m, double references)
+ * first touches of a warm-up that lasts R references; the run made f R in
+ * all (f = firsts, or c). */
+double llc_contention_steady_share(const struct llc_statmodel_model *m, double firsts,
+                                   double references)
 {
     const double c = dangling_share(m);
     if (!(c < 1))
         return 1;
+    const double f = firsts > 0 ? fmin(firsts, 1) : c;
     const double r = references;
     if (!(r > 0) || !isfinite(r))
-        return c;
+        return f;
     const double sum = fmin(r, (llc_statmodel_footprint(m, r) - c * r) / (1 - c));
-    return r > sum ? fmax(0, (c * r - sum) / (r - sum)) : 0;
+    return r > sum ? fmax(0, (f * r - sum) / (r - sum)) : 0;
 }
 
 /* First touches of a cold-start phase of r references from age a. */
@@ -93,14 +96,14 @@ static double cold_firsts(const struct llc_statmodel_model *m, double r, double 
     return cs * r + k * (footprint(m, a + r) - footprint(m, a) - c * r);
 }
 
-double llc_contention_cold_age(const struct llc_statmodel_model *m, double references, double run,
-                               double first_touches)
+double llc_contention_cold_age(const struct llc_statmodel_model *m, double firsts,
+                               double references, double run, double first_touches)
 {
     const double c = dangling_share(m);
     const double r = run;
     if (!(c < 1) || !(r > 0) || !isfinite(r) || !(references > 0) || !(first_touches >= 0))
         return 0;
-    const double cs = llc_contention_steady_share(m, references), k = (1 - cs) / (1 - c);
+    const double cs = llc_contention_steady_share(m, firsts, references), k = (1 - cs) / (1 - c);
     if (first_touches >= cold_firsts(m, r, 0, c, cs, k))
         return 0;
     if (first_touches <= cs * r + 1e-9 * r)
@@ -179,7 +182,7 @@ int sm_contention_age_class(const struct llc_contention_phase *ph, double age, d
     size_t ne;
     double slope;
     llc_statmodel_footprint_table(ph->model, &e, &q, &f, &ne, &slope);
-    const double cs = llc_contention_steady_share(ph->model, ph->references);
+    const double cs = llc_contention_steady_share(ph->model, ph->firsts, ph->references);
     const struct llc_contention_party p = {.model = ph->model, .cold = true, .steady = cs};
     const double touched = party_footprint(&p, age);
     /* Warm: past 4 C lines no equilibrium looks (P(Pois(4 W) < W) < 1e-9

@@ -223,10 +223,10 @@ int llc_contention_strata_equilibrium(const struct llc_contention_party *p,
     for (size_t k = 0; k < ns; k++) {
         const size_t i = strat[k];
         for (size_t g = 0; g < st[i]->n; g++)
-            steady[i][g] =
-                p[i].cold && st[i]->s[g].refs > 0
-                    ? llc_contention_steady_share(st[i]->s[g].model, references ? references[i] : 0)
-                    : 0;
+            steady[i][g] = p[i].cold && st[i]->s[g].refs > 0
+                               ? llc_contention_steady_share(st[i]->s[g].model, st[i]->s[g].firsts,
+                                                             references ? references[i] : 0)
+                               : 0;
     }
     double best = -1, mu = 0, kept = 0;
     for (size_t j = 0; j < solved; j++) {

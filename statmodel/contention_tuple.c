@@ -26,7 +26,9 @@ static void parties_of(const struct llc_contention_phase *const *ph, const doubl
             .weight = 1,
             .lines_max = ph[i]->lines,
             .cold = cold,
-            .steady = cold ? llc_contention_steady_share(ph[i]->model, ph[i]->references) : 0,
+            .steady =
+                cold ? llc_contention_steady_share(ph[i]->model, ph[i]->firsts, ph[i]->references)
+                     : 0,
             .age = ph[i]->age,
             .tables = cfg->tables,
             .evenness = ph[i]->evenness};

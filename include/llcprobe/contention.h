@@ -70,6 +70,13 @@ struct llc_contention_phase {
      * first touches a warm-up explains happen at the start (age below) and
      * only the rest (new data) are spread; see llc_contention_steady_share. */
     double references;
+    /* Share of those references that were first touches in the profiled
+     * run: the histogram's dangling share as recorded (a line's last touch
+     * stands for its first). 0 = the model's own, which is the same unless
+     * the model's histogram was uncensored (docs/METHODS.md §7.7): then the
+     * model's few dangling samples describe the reuse of an endless run,
+     * and the run's first touches still number these. */
+    double firsts;
     /* Own references of the phase so far (0 = warm); set by the timeline. */
     double age;
     /* The age the phase starts at (0: a start from an empty cache, each of
@@ -91,10 +98,13 @@ struct llc_contention_phase {
 };
 
 /* Share of a phase's references that are first touches of new data at any
- * age: c_s = max(0, (c R - S) / (R - S)), c = n_inf / N_s, S = sum_{n < R}
- * q(n) the first touches its warm-up explains (q the tail of the finite
- * reuse distances). 1 when nothing is reused. docs/METHODS.md §12.2. */
-double llc_contention_steady_share(const struct llc_statmodel_model *m, double references);
+ * age: c_s = max(0, (f R - S) / (R - S)), S = sum_{n < R} q(n) the first
+ * touches its warm-up explains (q = (Q - c) / (1 - c) the tail of the
+ * finite reuse distances, c = n_inf / N_s of m), f = firsts (the run's
+ * first touches per reference; 0 = c). 1 when nothing is reused.
+ * docs/METHODS.md §12.2. */
+double llc_contention_steady_share(const struct llc_statmodel_model *m, double firsts,
+                                   double references);
 
 /* The starting age a0 at which a phase that runs `run` references makes
  * `first_touches` first touches over them, with the cold start of
@@ -103,8 +113,8 @@ double llc_contention_steady_share(const struct llc_statmodel_model *m, double r
  * the phase's data were its own: c R when run = references) to c_s R as a0
  * grows. 0 when first_touches is at least the first, INFINITY when it is
  * at most c_s R (to 1e-9 of R). docs/METHODS.md §12.2. */
-double llc_contention_cold_age(const struct llc_statmodel_model *m, double references, double run,
-                               double first_touches);
+double llc_contention_cold_age(const struct llc_statmodel_model *m, double firsts,
+                               double references, double run, double first_touches);
 
 /* The age (own references) of a phase in age class k >= 0 of a timeline
  * tuple: 2^((k + 0.5) / 2) - 1. */
@@ -271,6 +281,8 @@ struct llc_contention_stratum {
     const struct llc_statmodel_model *model; /* not owned; may be NULL when refs = 0 */
     double sets;                             /* (0, 1], adding up to 1 */
     double refs;                             /* [0, 1], adding up to 1 */
+    double firsts;                           /* its first touches per reference (0 = the model's
+                                              * own dangling share); see llc_contention_phase */
 };
 struct llc_contention_strata {
     size_t n; /* 1..LLC_CONTENTION_STRATA_MAX */

@@ -46,7 +46,12 @@ struct pred_prog {
     double *window_ins;
     size_t n_windows;
     bool probe_used;
-    bool uncensor;              /* reuse models of the run's middle (docs/METHODS.md §7.7) */
+    bool uncensor; /* reuse models of the run's middle (docs/METHODS.md §7.7) */
+    /* The run's distinct lines: counted first touches where the profile
+     * has them, else the sampled estimate; firsts_scale = counted over
+     * sampled (1 without a count), applied to every recorded dangling
+     * share that stands for first touches. */
+    double lines, firsts_scale;
     struct pred_strata *strata; /* predict_strata.c; NULL: the profile has none */
 };
 
@@ -97,6 +102,9 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncenso
  * says where the phase's references lie (its windows). */
 int pred_reuse_model(const struct pred_prog *p, size_t k, const struct llc_statmodel_hist *h,
                      double kept, struct llc_statmodel_model **out, char *err, size_t errlen);
+/* Dangling samples per sample of h as recorded (0 without samples): the
+ * profiled run's first touches per reference. */
+double pred_recorded_firsts(const struct llc_statmodel_hist *h);
 void pred_prog_free(struct pred_prog *p);
 int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
              const struct pred_opts *o, struct pred_result *r, char *err, size_t errlen);

@@ -42,7 +42,9 @@ void pred_prog_free(struct pred_prog *p)
  * §10.6) at ten times the cost. */
 #define PRED_EVEN_LAYOUT 0.5
 
-static double program_lines(const struct llc_profile *f)
+/* The run's distinct lines as its samples estimate them: one dangling
+ * sample per line's last touch. */
+static double sampled_lines(const struct llc_profile *f)
 {
     double refs = 0, dangling = 0, samples = 0;
     for (size_t j = 0; j < f->n_phases; j++) {
@@ -53,14 +55,40 @@ static double program_lines(const struct llc_profile *f)
     return samples > 0 ? dangling / samples * refs : 0;
 }
 
+/* p->lines and p->firsts_scale: a profile that counted its windows' first
+ * touches knows its distinct lines exactly, where the dangling samples
+ * (a few hundred in a short run) carry their Poisson noise; the count
+ * rescales every phase's, so that their sum is the count. */
+static void program_lines(struct pred_prog *p)
+{
+    const struct llc_profile *f = &p->prof;
+    const double sampled = sampled_lines(f);
+    double counted = 0;
+    for (size_t w = 0; f->windows.first_touches && w < f->windows.count; w++)
+        counted += f->windows.first_touches[w];
+    const bool use = f->windows.first_touches && counted > 0 && sampled > 0;
+    p->lines = use ? counted : sampled;
+    p->firsts_scale = use ? counted / sampled : 1;
+}
+
+/* Dangling samples per sample of h as recorded: the run's first touches
+ * per reference (0 without samples). */
+double pred_recorded_firsts(const struct llc_statmodel_hist *h)
+{
+    const double tot = llc_statmodel_hist_total(h);
+    return tot > 0 ? llc_statmodel_hist_dangling(h) / tot : 0;
+}
+
 /* Model phase k's reuse models from histogram h: models[k] (censoring
- * undone where asked) and, where that differs, raw[k] as recorded. */
+ * undone where asked) and, where that differs, raw[k] as recorded, whose
+ * dangling share stays the count of the cold start's first touches. */
 static int phase_models(struct pred_prog *p, size_t k, const struct llc_statmodel_hist *h,
                         char *err, size_t errlen)
 {
     int rc = pred_reuse_model(p, k, h, -1, &p->models[k], err, errlen);
     if (rc == 0 && p->uncensor)
         rc = llc_statmodel_prepare(h, &p->raw[k], err, errlen);
+    p->plain[k].firsts = fmin(1, pred_recorded_firsts(h) * p->firsts_scale);
     return rc;
 }
 
@@ -201,10 +229,10 @@ void pred_first_touches_use(struct pred_prog *p, bool on)
                 firsts += f->windows.first_touches[w];
                 run += f->windows.references[w];
             }
-        const double a0 =
-            use && p->plain[k].references > 0
-                ? llc_contention_cold_age(p->plain[k].model, p->plain[k].references, run, firsts)
-                : 0;
+        const double a0 = use && p->plain[k].references > 0
+                              ? llc_contention_cold_age(p->plain[k].model, p->plain[k].firsts,
+                                                        p->plain[k].references, run, firsts)
+                              : 0;
         p->plain[k].age0 = a0;
         p->anchored[k].age0 = a0;
         /* The pooled phase's windows come from anywhere in the run: without
@@ -238,6 +266,7 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncenso
         !p->anchor || !p->raw || !p->baseline)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     p->probe_used = use_probe && f->probe.ok && f->probe.n_phases > 0;
+    program_lines(p);
     int rc = 0;
     for (size_t k = 0; rc == 0 && k < f->n_phases; k++) {
         const struct llc_profile_phase *ph = &f->phases[k];
@@ -252,9 +281,9 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncenso
     if (rc == 0 && unclassified)
         rc = pooled(p, f->n_phases, err, errlen);
     /* Distinct lines of the whole program, the cap of every phase's
-     * footprint: one dangling sample per line's last touch. Per phase it
-     * would be wrong: a line's last touch may fall in a later phase. */
-    const double lines = rc == 0 ? program_lines(f) : 0;
+     * footprint. Per phase it would be wrong: a line's last touch may fall
+     * in a later phase. */
+    const double lines = rc == 0 ? p->lines : 0;
     /* The pooled phase's lines are every phase's: their dispersions'
      * mean, weighted by references. */
     double disp = 0, disp_refs = 0;

@@ -543,11 +543,44 @@ static void timeline_two_phases(void **state)
 
 /* First touches of a cold-start phase of r references from age a, as
  * docs/METHODS.md §12.2 writes them: c_s r + k (F(a + r) - F(a) - c r). */
-static double firsts_from(const struct llc_statmodel_model *m, double r, double a)
+static double firsts_of(const struct llc_statmodel_model *m, double f, double r, double a)
 {
     const double c = llc_statmodel_model_dangling(m) / llc_statmodel_model_total(m);
-    const double cs = llc_contention_steady_share(m, r), k = (1 - cs) / (1 - c);
+    const double cs = llc_contention_steady_share(m, f, r), k = (1 - cs) / (1 - c);
     return cs * r + k * (llc_statmodel_footprint(m, a + r) - llc_statmodel_footprint(m, a) - c * r);
+}
+
+static double firsts_from(const struct llc_statmodel_model *m, double r, double a)
+{
+    return firsts_of(m, 0, r, a);
+}
+
+/* The run's first touches given apart from the model (an uncensored
+ * histogram's few dangling samples describe an endless run): a phase from
+ * an empty cache makes f R of them, the warm-up's and the rest spread;
+ * 0 is the model's own share, and a count below what the warm-up explains
+ * leaves no new data. */
+static void steady_share_from_recorded_firsts(void **state)
+{
+    (void)state;
+    struct llc_statmodel_model *m = model_uniform(0.9, 3000, 1e5);
+    const double r = 2e4, c = llc_statmodel_model_dangling(m) / llc_statmodel_model_total(m);
+    /* the warm-up's own first touches: more than the model's c r */
+    const double warm = firsts_of(m, 1e-9, r, 0);
+    assert_true(llc_contention_steady_share(m, 1e-9, r) == 0 && warm > c * r + 100);
+    assert_true(llc_contention_steady_share(m, 0, r) == 0);
+    NEAR(firsts_of(m, 0, r, 0), warm, 1e-9 * r);
+    for (int i = 1; i <= 3; i++) {
+        const double f = warm / r + 0.05 * i;
+        NEAR(firsts_of(m, f, r, 0), f * r, 1e-9 * r);
+        assert_true(llc_contention_steady_share(m, f, r) > 0.05 * (i - 1));
+    }
+    /* a long run: the model's own share leaves new data, and it is c */
+    const double rl = 1e6;
+    assert_true(llc_contention_steady_share(m, 0, rl) > 0);
+    assert_true(llc_contention_steady_share(m, 0, rl) == llc_contention_steady_share(m, c, rl));
+    NEAR(firsts_of(m, 0, rl, 0), c * rl, 1e-9 * rl);
+    llc_statmodel_release(m);
 }
 
 /* The starting age that reproduces a phase's measured first touches: 0
@@ -560,16 +593,16 @@ static void cold_age_from_first_touches(void **state)
     (void)state;
     char err[LLC_ERRLEN];
     struct llc_statmodel_model *m = model_uniform(0.9, 3000, 1e5);
-    const double r = 2e4, cs = llc_contention_steady_share(m, r);
+    const double r = 2e4, cs = llc_contention_steady_share(m, 0, r);
     const double full = firsts_from(m, r, 0), floor_ = cs * r;
     assert_true(full > floor_ + 1000); /* a warm-up that explains first touches */
-    assert_true(llc_contention_cold_age(m, r, r, full) == 0);
-    assert_true(llc_contention_cold_age(m, r, r, 2 * full) == 0);
-    assert_true(isinf(llc_contention_cold_age(m, r, r, floor_)));
+    assert_true(llc_contention_cold_age(m, 0, r, r, full) == 0);
+    assert_true(llc_contention_cold_age(m, 0, r, r, 2 * full) == 0);
+    assert_true(isinf(llc_contention_cold_age(m, 0, r, r, floor_)));
     double prev = 0;
     for (int i = 3; i >= 1; i--) {
         const double want = floor_ + (full - floor_) * i / 4;
-        const double a0 = llc_contention_cold_age(m, r, r, want);
+        const double a0 = llc_contention_cold_age(m, 0, r, r, want);
         assert_true(a0 > prev && isfinite(a0));
         NEAR(firsts_from(m, r, a0), want, 1e-6 * want);
         prev = a0;
@@ -642,6 +675,7 @@ int main(void)
         cmocka_unit_test(baselines_by_hand),
         cmocka_unit_test(timeline_two_phases),
         cmocka_unit_test(cold_age_from_first_touches),
+        cmocka_unit_test(steady_share_from_recorded_firsts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -193,7 +193,7 @@ static void assoc_grid_matches_direct(void **state)
          .gamma = 1,
          .weight = 1,
          .cold = true,
-         .steady = llc_contention_steady_share(a, 4e6),
+         .steady = llc_contention_steady_share(a, 0, 4e6),
          .age = 20000},
     };
     /* warm pair, warm + young, all three */

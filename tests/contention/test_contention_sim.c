@@ -318,8 +318,8 @@ static double cold_model_mr(const struct streams *s, double c, int prog, double 
         struct llc_contention_party p[2] = {
             {.model = s->ma, .rate = 1, .gamma = 1, .weight = 1, .cold = cold, .age = m / 3},
             {.model = s->mb, .rate = 2, .gamma = 1, .weight = 1, .cold = cold, .age = 2 * m / 3}};
-        p[0].steady = llc_contention_steady_share(s->ma, N_A);
-        p[1].steady = llc_contention_steady_share(s->mb, 2.0 * N_A);
+        p[0].steady = llc_contention_steady_share(s->ma, 0, N_A);
+        p[1].steady = llc_contention_steady_share(s->mb, 0, 2.0 * N_A);
         struct llc_contention_share out[2];
         if (llc_contention_equilibrium(p, 2, c, LLC_CONTENTION_LRU, out, NULL, err, sizeof err))
             fail_msg("cold start: %s", err);
