@@ -32,7 +32,7 @@
 #include "util/sha256.h"
 
 #define DEFAULT_INSTRUCTIONS 10000000ULL
-#define DEFAULT_RATE 1e-3
+#define DEFAULT_SAMPLES 20000
 #define DEFAULT_FREQ 3e9
 
 static void usage(FILE *out)
@@ -41,7 +41,8 @@ static void usage(FILE *out)
         out,
         "usage: llcprobe profile [-o PREFIX] --backend sim --preset P (--workload SPEC | --trace FILE)\n"
         "       llcprobe profile [-o PREFIX] -- PROGRAM [ARGS...]\n"
-        "         [--rate R] [--seed S] [--window N] [--name NAME] [--no-probe] [--quiet]\n"
+        "         [--rate R | --samples N] [--seed S] [--window N] [--name NAME] [--no-probe]\n"
+        "         [--quiet]\n"
         "         [--strata N | --no-strata]\n"
         "         [--policy P] [--inclusion I] [--no-l2] [--instructions N] [--ipa X]\n"
         "         [--cpi X] [--mlp X] [--latency L2,LLC,MEM] [--freq HZ]\n\n"
@@ -88,7 +89,10 @@ static void usage(FILE *out)
         "  --latency L2,LLC,MEM cycles per level, each (0, 1e5] (default %g,%g,%g)\n"
         "  --freq HZ            core clock recorded in the timing model and used for\n"
         "                       live CPI, [1e6, 1e11] (default %g)\n"
-        "  --rate R             reuse sampling rate, (0, 1] (default %g)\n"
+        "  --rate R             reuse sampling rate, (0, 1] (default: chosen for --samples)\n"
+        "  --samples N          without --rate: aim at N reuse samples in all, 100..1e8\n"
+        "                       (default %d; the rate is N over the trace's references,\n"
+        "                       at most 1)\n"
         "  --seed S             seed of the sampler and the simulator (default 1)\n"
         "  --window N           window length in instructions (references for traces\n"
         "                       without instruction records), 1000..1e12 (default %d)\n"
@@ -108,7 +112,7 @@ static void usage(FILE *out)
         "exit status: 0 ok, 1 failure (bad trace or workload, failed run), 2 usage.\n",
         LLC_PROFILE_STRATA_MIN_CV, (unsigned long long)DEFAULT_INSTRUCTIONS, LLC_CORUN_DEFAULT_IPA,
         LLC_CORUN_DEFAULT_CPI, LLC_CORUN_DEFAULT_MLP, LLC_CORUN_DEFAULT_LAT_L2,
-        LLC_CORUN_DEFAULT_LAT_LLC, LLC_CORUN_DEFAULT_LAT_MEM, DEFAULT_FREQ, DEFAULT_RATE,
+        LLC_CORUN_DEFAULT_LAT_LLC, LLC_CORUN_DEFAULT_LAT_MEM, DEFAULT_FREQ, DEFAULT_SAMPLES,
         LLC_REUSEFILE_WINDOW_DEFAULT, LLC_PROFILE_MAX_STRATA, LLC_PROFILE_STRATA_DEFAULT,
         LLC_PROFILE_PROBE_MAP_SETS, LLC_PROFILE_PROBE_MAP_EVENTS);
 }
@@ -157,6 +161,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct prof_opts *o)
         O_LAT,
         O_FREQ,
         O_RATE,
+        O_SAMPLES,
         O_SEED,
         O_WINDOW,
         O_NAME,
@@ -179,6 +184,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct prof_opts *o)
         {"latency", required_argument, 0, O_LAT},
         {"freq", required_argument, 0, O_FREQ},
         {"rate", required_argument, 0, O_RATE},
+        {"samples", required_argument, 0, O_SAMPLES},
         {"seed", required_argument, 0, O_SEED},
         {"window", required_argument, 0, O_WINDOW},
         {"name", required_argument, 0, O_NAME},
@@ -202,7 +208,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct prof_opts *o)
         .cpi = LLC_CORUN_DEFAULT_CPI,
         .mlp = LLC_CORUN_DEFAULT_MLP,
         .freq = DEFAULT_FREQ,
-        .rate = DEFAULT_RATE,
+        .samples = DEFAULT_SAMPLES,
         .lat = {LLC_CORUN_DEFAULT_LAT_L2, LLC_CORUN_DEFAULT_LAT_LLC, LLC_CORUN_DEFAULT_LAT_MEM}};
     llc_profile_probe_config_default(&o->probe);
     optind = 1;
@@ -246,6 +252,9 @@ static enum llc_parse parse_args(int argc, char **argv, struct prof_opts *o)
             break;
         case O_RATE:
             rc = llc_opt_double(CMD, "rate", optarg, 1e-9, 1, &o->rate);
+            break;
+        case O_SAMPLES:
+            rc = llc_opt_u64(CMD, "samples", optarg, 100, 100000000, &o->samples);
             break;
         case O_SEED:
             rc = llc_opt_u64(CMD, "seed", optarg, 0, ((uint64_t)1 << 63) - 1, &o->seed);

@@ -39,7 +39,9 @@ struct prof_opts {
     bool no_probe, quiet;
     uint64_t strata; /* 0 = none */
     uint64_t instructions, seed, window;
-    double ipa, cpi, mlp, freq, rate;
+    double ipa, cpi, mlp, freq;
+    double rate;      /* 0 = chosen for `samples` (profile_choose_rate) */
+    uint64_t samples; /* reuse samples to aim at without --rate */
     double lat[3];
     struct llc_profile_probe_config probe;
     char **argv;

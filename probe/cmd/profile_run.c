@@ -28,12 +28,40 @@
 #include "util/stopsig.h"
 #include "util/sha256.h"
 
-static int sample_phases(const char *trace, const struct prof_opts *o,
+/* --rate, or the rate that gives about --samples samples of the trace's
+ * references (its header's loads, stores and modifies: a reference that
+ * spans two lines counts once there, twice in the sampler). */
+static int sampling_rate(const char *trace, const struct prof_opts *o, double *rate, char *err,
+                         size_t errlen)
+{
+    if (o->rate > 0) {
+        *rate = o->rate;
+        return 0;
+    }
+    struct llc_trace_reader *r = NULL;
+    const int rc = llc_trace_reader_open(trace, &r, err, errlen);
+    if (rc < 0)
+        return rc;
+    const struct llc_trace_info *in = llc_trace_reader_info(r);
+    const double refs = (double)in->n_load + (double)in->n_store + (double)in->n_modify;
+    llc_trace_reader_close(r);
+    *rate = refs > (double)o->samples ? (double)o->samples / refs : 1;
+    if (!o->quiet)
+        fprintf(stderr, "llcprobe: profile: rate %.3g for about %llu samples of %.0f references\n",
+                *rate, (unsigned long long)o->samples, refs);
+    return 0;
+}
+
+/* The phases and their reuse histograms; the rate it sampled at in *rate. */
+static int sample_phases(const char *trace, const struct prof_opts *o, double *rate,
                          struct llc_mrc_phase_run *run, char *err, size_t errlen)
 {
+    const int rc = sampling_rate(trace, o, rate, err, errlen);
+    if (rc < 0)
+        return rc;
     struct llc_mrc_phase_config pc;
     llc_mrc_phase_config_default(&pc);
-    pc.sampler.rate = o->rate;
+    pc.sampler.rate = *rate;
     pc.sampler.seed = o->seed;
     pc.window = o->window;
     return llc_mrc_sample_trace_phases(trace, &pc, run, err, errlen);
@@ -113,7 +141,8 @@ int profile_run_sim(const struct prof_opts *o, struct llc_profile *p, struct llc
         snprintf(trace_cmd, sizeof(trace_cmd), "%s", llc_trace_reader_info(r)->command);
         llc_trace_reader_close(r);
     }
-    if ((rc = sample_phases(trace, o, run, err, errlen)) < 0)
+    double rate;
+    if ((rc = sample_phases(trace, o, &rate, run, err, errlen)) < 0)
         goto fail;
     /* The timed solo run: the workload itself (set shapes kept), or the trace. */
     struct llc_corun_agent ag = {.name = "solo",
@@ -142,6 +171,7 @@ int profile_run_sim(const struct prof_opts *o, struct llc_profile *p, struct llc
     if ((rc = profile_set_program(p, o, trace_cmd, err, errlen)) < 0 ||
         (rc = profile_fill_phases(p, run, &sw, o, err, errlen)) < 0)
         goto fail;
+    p->sampler.rate = rate; /* the strata sample at it too */
     profile_set_machine_preset(p, o->sim.preset, &cfg);
     /* The strata (unless --no-strata) and the windows' first touches. */
     struct llc_profile_strata_config sc;
@@ -175,7 +205,8 @@ int profile_run_live(const struct prof_opts *o, struct llc_profile *p,
         fprintf(stderr, "llcprobe: profile: tracing %s under valgrind lackey\n", o->argv[0]);
     if ((rc = llc_trace_record_lackey(&ro, &st, err, errlen)) < 0)
         goto fail;
-    if ((rc = sample_phases(tmp, o, run, err, errlen)) < 0)
+    double rate;
+    if ((rc = sample_phases(tmp, o, &rate, run, err, errlen)) < 0)
         goto fail;
     double cpu = 0;
     int status = 0;
@@ -189,6 +220,7 @@ int profile_run_live(const struct prof_opts *o, struct llc_profile *p,
         (rc = profile_fill_phases(p, run, &sw, o, err, errlen)) < 0 ||
         (rc = profile_set_machine_host(p, reason, sizeof(reason), err, errlen)) < 0)
         goto fail;
+    p->sampler.rate = rate;
     profile_set_probe_missing(p, o, reason);
     rc = 0;
 fail:

@@ -24,6 +24,18 @@ jcheck "the 16M zipf phase misses more and runs slower than the 1M one" ph.profi
 jcheck "cpi0 = cpi - misses/instr x (mem - llc) / mlp" ph.profile.json \
   'all(abs(p["cpi0"] - (p["solo"]["cpi"] - p["refs_per_instruction"] * p["solo"]["llc_miss_ratio"] * d["timing"]["miss_penalty_cycles"])) < 0.02 * p["solo"]["cpi"] for p in d["phases"])'
 jcheck "reuse samples in every phase" ph.profile.json 'all(p["samples"] > 100 for p in d["phases"])'
+# Without --rate the rate aims at --samples (20000) of the 4e6 / 3 references.
+jcheck "default rate: about 20000 samples in all" ph.profile.json \
+  'abs(d["sampler"]["rate"] - 20000 / (4e6 / 3)) < 1e-4 and 19000 < sum(p["samples"] for p in d["phases"]) < 21000'
+grep -q "profile: rate 0.015 for about 20000 samples of 1333334 references" err &&
+  ok "the chosen rate is said" || bad "no line on the chosen rate: $(head -3 err)"
+"$bin" profile --backend sim --preset intel8 --workload "$W" --instructions 4e6 -o sm --samples 2000 \
+  --no-probe --no-strata -q >/dev/null 2>&1
+jcheck "--samples 2000: ten times fewer" sm.profile.json \
+  'abs(d["sampler"]["rate"] - 2000 / (4e6 / 3)) < 1e-5 and 1800 < sum(p["samples"] for p in d["phases"]) < 2200'
+"$bin" profile --backend sim --preset intel8 --workload "$W" --instructions 4e6 -o rt --rate 1e-3 --samples 2000 \
+  --no-probe --no-strata -q >/dev/null 2>&1
+jcheck "--rate wins over --samples" rt.profile.json 'd["sampler"]["rate"] == 1e-3'
 jcheck "probe readings for every phase: 3 rates spanning 10x, tau = W / rate, 25 sets" ph.profile.json \
   'd["probe"]["status"] == "ok" and sorted(e["phase"] for e in d["probe"]["per_phase"]) == sorted(p["id"] for p in d["phases"]) and all(len(e["rates"]) == 3 and abs(e["rates"][2] / e["rates"][0] - 10) < 1e-6 and all(abs(t * r - 16) < 1e-6 for t, r in zip(e["tau_s"], e["rates"])) and sum(map(len, e["sets"])) == 25 for e in d["probe"]["per_phase"])'
 jcheck "probe readings: footprints grow with tau, in the linear regime" ph.profile.json \
@@ -120,6 +132,7 @@ expect "sim with both inputs" 2 "exactly one" -o o --backend sim --preset intel8
 expect "trace without timing" 2 "a trace alone has no timing" -o o --trace x.trace
 expect "bad backend" 2 "--backend" -o o --backend pmu -- ./prog
 expect "bad rate" 2 "rate" -o o --backend sim --preset intel8 --workload uniform:size=1M --rate 2
+expect "bad samples" 2 "samples" -o o --backend sim --preset intel8 --workload uniform:size=1M --samples 10
 expect "bad window" 2 "window" -o o --backend sim --preset intel8 --workload uniform:size=1M --window 10
 expect "one probe rate" 2 "--probe-rates" -o o --backend sim --preset intel8 --workload uniform:size=1M \
   --probe-rates 1e5
