@@ -21,7 +21,7 @@ static void usage(FILE *out)
         out,
         "usage: llcprobe predict A.profile.json B.profile.json ... [--preset P | --machine INFO.json]\n"
         "                        [--policy P] [--no-coupling] [--no-probe] [--anchored]\n"
-        "                        [--no-strata] [--first-touches] [--stationary] [--fully-associative]\n"
+        "                        [--no-strata] [--no-first-touches] [--stationary] [--fully-associative]\n"
         "                        [--censored] [--force]\n"
         "                        [-o PREFIX [--no-plot] [--gnuplot PATH]] [--quiet]\n\n"
         "Predicts what happens when 1 to 8 programs, each profiled alone with\n"
@@ -52,11 +52,12 @@ static void usage(FILE *out)
         "  --no-strata       ignore the profiles' per-stratum reuse (phases[].strata:\n"
         "                    sets grouped by how often the phase uses them, solved per\n"
         "                    group, in place of the probe's CV skew)\n"
-        "  --first-touches   start each phase at the age at which the model makes the\n"
-        "                    first touches its profile measured (sim profiles record\n"
-        "                    them): data earlier phases touched is not cold again. In\n"
-        "                    the evaluation better on the real programs, worse on the\n"
-        "                    synthetic ones (docs/RESULTS.md 10.4), so not the default\n"
+        "  --no-first-touches  start every phase's first run from an empty cache, as if\n"
+        "                    its data were its own. By default a phase starts at the age\n"
+        "                    at which the model makes the first touches its profile\n"
+        "                    counted (sim profiles count them): data earlier phases\n"
+        "                    touched is not cold again (docs/RESULTS.md 10.8)\n"
+        "  --first-touches   the default, kept for older command lines\n"
         "  --stationary      no cold start: spread each phase's first touches over its\n"
         "                    run instead of starting with an empty cache\n"
         "  --fully-associative  LRU: one threshold for the whole cache instead of\n"
@@ -94,6 +95,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         O_NO_PROBE,
         O_ANCHORED,
         O_FIRST_TOUCHES,
+        O_NO_FIRST_TOUCHES,
         O_STATIONARY,
         O_FULLY_ASSOC,
         O_NO_STRATA,
@@ -110,6 +112,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         {"no-probe", no_argument, NULL, O_NO_PROBE},
         {"anchored", no_argument, NULL, O_ANCHORED},
         {"first-touches", no_argument, NULL, O_FIRST_TOUCHES},
+        {"no-first-touches", no_argument, NULL, O_NO_FIRST_TOUCHES},
         {"stationary", no_argument, NULL, O_STATIONARY},
         {"fully-associative", no_argument, NULL, O_FULLY_ASSOC},
         {"no-strata", no_argument, NULL, O_NO_STRATA},
@@ -129,8 +132,9 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
                              .assoc = true,
                              .strata = true,
                              .uncensor = true,
+                             .first_touches = true,
                              .plot = true}};
-    bool no_plot = false, gnuplot = false;
+    bool no_plot = false, gnuplot = false, first_touches_given = false;
     optind = 1;
     opterr = 0;
     int ch;
@@ -164,6 +168,11 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
             break;
         case O_FIRST_TOUCHES:
             a->o.first_touches = true;
+            first_touches_given = true;
+            break;
+        case O_NO_FIRST_TOUCHES:
+            a->o.first_touches = false;
+            first_touches_given = false;
             break;
         case O_STATIONARY:
             a->o.cold = false;
@@ -209,9 +218,10 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         return llc_cli_usage("predict", "give --preset or --machine, not both");
     if (a->o.prefix && !*a->o.prefix)
         return llc_cli_usage("predict", "-o wants a non-empty prefix");
-    if (a->o.first_touches && !a->o.cold)
+    if (first_touches_given && !a->o.cold)
         return llc_cli_usage("predict",
                              "--first-touches places a cold start; --stationary has none");
+    a->o.first_touches = a->o.first_touches && a->o.cold;
     if (a->o.anchored && !a->o.probe)
         return llc_cli_usage("predict", "--anchored needs the probe readings --no-probe ignores");
     if ((no_plot || gnuplot) && !a->o.prefix)

@@ -208,6 +208,10 @@ for args in "" "--policy fifo $tmp/a.profile.json" "--preset intel8 --machine $t
   rc=$?
   check_rc "usage: predict $(echo "$args" | sed "s|$tmp/||g" | cut -c1-60)" 2 $rc
 done
+"$bin" predict --stationary "$tmp/a.profile.json" -o "$tmp/st" --no-plot -q >/dev/null 2>&1
+check_rc "--stationary alone (first touches are the default's, not asked for)" 0 $?
+jcheck "... records neither a cold start nor first touches" "$tmp/st.prediction.json" \
+  'not d["options"]["cold_start"] and not d["options"]["first_touches"]'
 "$bin" predict --preset nosuch "$tmp/a.profile.json" >/dev/null 2>&1
 check_rc "unknown preset" 2 $?
 "$bin" predict --help | grep -q -- "--no-coupling" && ok "--help" || bad "--help"

@@ -56,12 +56,12 @@ jcheck "predict: the set skew of the readings (cv > 0) moves the miss ratio; --n
 # 16M zipf still finds new lines in its second.
 jcheck "first touches per window: each line once, the uniform part's in its first run" ph.profile.json \
   'len(d["windows"]["first_touches"]) == d["windows"]["count"] and all(0 <= f <= r for f, r in zip(d["windows"]["first_touches"], d["windows"]["references"])) and sum(d["windows"]["first_touches"]) <= 16384 + 262144 and 0.99 * 16384 <= sum(d["windows"]["first_touches"][:9]) <= 16384 and sum(d["windows"]["first_touches"][18:27]) == 0 and sum(d["windows"]["first_touches"][27:36]) > 0'
-# predict --first-touches: the zipf part's first run touched lines its
+# predict (first touches by default): the zipf part's first run touched lines its
 # second finds again, so its second starts older; fewer young tuples.
-"$bin" predict ph.profile.json -o ft0 --no-plot -q >/dev/null && "$bin" predict ph.profile.json --first-touches \
+"$bin" predict ph.profile.json --no-first-touches -o ft0 --no-plot -q >/dev/null && "$bin" predict ph.profile.json \
   -o ft1 --no-plot -q >/dev/null
-check_rc "predict with and without --first-touches" 0 $?
-jcheck "--first-touches: recorded, fewer young phase tuples" ft1.prediction.json \
+check_rc "predict with and without --no-first-touches" 0 $?
+jcheck "first touches by default: recorded, fewer young phase tuples than --no-first-touches" ft1.prediction.json \
   'd["options"]["first_touches"] and not json.load(open("ft0.prediction.json"))["options"]["first_touches"] and sum(a is not None for t in d["tuples"] for a in t["ages"]) < sum(a is not None for t in json.load(open("ft0.prediction.json"))["tuples"] for a in t["ages"])'
 "$bin" profile --backend sim --preset intel8 --workload "$W" --instructions 4e6 -o np --no-probe --no-strata -q \
   >/dev/null 2>&1
