@@ -141,8 +141,9 @@ static void cold_split(const struct llc_contention_party *p, double *c, double *
     *k = *c < 1 ? (1 - p->steady) / (1 - *c) : 0;
 }
 
-/* Miss ratio of the party's references at own distance d. */
-static double party_tail(const struct llc_contention_party *p, double d)
+/* Miss ratio of the party's references at own distance d, the private
+ * cache's shift aside. */
+static double raw_tail(const struct llc_contention_party *p, double d)
 {
     if (!p->cold)
         return llc_statmodel_tail(p->model, d);
@@ -153,8 +154,9 @@ static double party_tail(const struct llc_contention_party *p, double d)
     return fmin(1, p->steady + k * (llc_statmodel_tail(p->model, aged(p, d)) - c));
 }
 
-/* Distinct lines in a window of d own references (unweighted, uncapped). */
-static double party_footprint(const struct llc_contention_party *p, double d)
+/* Distinct lines in a window of d own references (unweighted, uncapped),
+ * the private cache's shift aside. */
+static double raw_footprint(const struct llc_contention_party *p, double d)
 {
     if (!p->cold)
         return footprint(p->model, d);
@@ -172,6 +174,73 @@ static double party_footprint(const struct llc_contention_party *p, double d)
         return p->steady > 0 ? INFINITY : k * (f[ne - 1] - c * e[ne - 1]);
     }
     return p->steady * x + k * (footprint(p->model, x) - c * x);
+}
+
+/* The LLC's view of a party in an exclusive hierarchy (docs/METHODS.md
+ * §12.2): a line reaches the LLC `shift` own references after its last
+ * touch, when the private cache evicts it, so a reuse at own distance d
+ * spent d - shift there, and of the lines touched in the last shift + d
+ * the first F(shift) are still in the private cache. shift 0: the
+ * program's own curves; INFINITY: it all fits in the private cache. */
+static double party_tail(const struct llc_contention_party *p, double d)
+{
+    return raw_tail(p, p->shift > 0 ? d + p->shift : d);
+}
+
+/* Lines of the party in the LLC (unweighted; capped at its lines when
+ * shifted, the caller's cap then a no-op). */
+static double party_footprint(const struct llc_contention_party *p, double d)
+{
+    if (!(p->shift > 0))
+        return raw_footprint(p, d);
+    if (isinf(p->shift))
+        return 0;
+    double f = raw_footprint(p, d + p->shift);
+    if (p->lines_max > 0 && f > p->lines_max)
+        f = p->lines_max;
+    return f > p->shift_lines ? f - p->shift_lines : 0;
+}
+
+/* The own distance at which the party's raw footprint reaches `lines`
+ * (INFINITY if it never does). */
+static double own_distance_of(const struct llc_contention_party *p, double lines)
+{
+    const double top = raw_footprint(p, INFINITY);
+    if (!(top > lines) || (p->lines_max > 0 && !(p->lines_max > lines)))
+        return INFINITY;
+    double lo = 0, hi = lines; /* F(d) <= d */
+    while (raw_footprint(p, hi) < lines) {
+        lo = hi;
+        hi *= 2;
+        if (!(hi < 1e300))
+            return INFINITY;
+    }
+    for (int it = 0; it < 100 && hi - lo > 1e-9 * hi; it++) {
+        const double mid = 0.5 * (lo + hi);
+        if (raw_footprint(p, mid) < lines)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+void sm_contention_party_reshift(struct llc_contention_party *p)
+{
+    p->shift_lines = 0;
+    if (p->model && p->shift > 0 && isfinite(p->shift)) {
+        const double f = raw_footprint(p, p->shift);
+        p->shift_lines = p->lines_max > 0 && f > p->lines_max ? p->lines_max : f;
+    }
+}
+
+void llc_contention_party_private(struct llc_contention_party *p, double lines)
+{
+    p->shift = p->shift_lines = 0;
+    if (!(lines > 0) || !p->model)
+        return;
+    p->shift = own_distance_of(p, lines);
+    sm_contention_party_reshift(p);
 }
 
 int sm_contention_age_class(const struct llc_contention_phase *ph, double age, double capacity)
@@ -207,7 +276,9 @@ static double party_lines(const struct llc_contention_party *p)
 {
     double l = p->lines_max > 0 ? p->lines_max : INFINITY;
     if (p->model && p->cold && p->age > 0)
-        l = fmin(l, party_footprint(p, p->age));
+        l = fmin(l, raw_footprint(p, p->age));
+    if (p->shift > 0) /* what the private cache does not hold */
+        l = isinf(p->shift) ? 0 : fmax(0, l - p->shift_lines);
     return l;
 }
 
@@ -242,8 +313,11 @@ static bool party_grows(const struct llc_contention_party *p, double t, const do
         return false;
     if (!p->model)
         return p->lambda > 0;
-    const double d = p->gamma * p->rate * t;
-    if (p->lines_max > 0 && p->rate > 0 && (fpu ? *fpu : party_footprint(p, d)) >= p->lines_max)
+    if (isinf(p->shift))
+        return false; /* all in the private cache */
+    const double d = p->gamma * p->rate * t + (p->shift > 0 ? p->shift : 0);
+    if (p->lines_max > 0 && p->rate > 0 &&
+        (fpu && !(p->shift > 0) ? *fpu : raw_footprint(p, d)) >= p->lines_max)
         return false; /* at its cap */
     if (p->cold && p->age > 0 && d >= p->age)
         return false; /* all it has touched so far */
@@ -601,8 +675,8 @@ static void cursor_init(const struct llc_contention_party *p, struct cursor *u)
 static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, double d,
                         double *fp, double *tail)
 {
-    const double x = aged(p, d);
-    if (!(x > 0) || !isfinite(x) || (p->cold && !(u->c < 1))) {
+    const double x = aged(p, p->shift > 0 ? d + p->shift : d);
+    if (!(x > 0) || !isfinite(x) || isinf(p->shift) || (p->cold && !(u->c < 1))) {
         *fp = party_footprint(p, d);
         *tail = party_tail(p, d);
         return;
@@ -647,6 +721,11 @@ static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, 
     }
     *fp = p->cold ? p->steady * x + u->k * (f - u->c * x) : f;
     *tail = p->cold ? min1(p->steady + u->k * (q - u->c)) : q;
+    if (p->shift > 0) {
+        if (p->lines_max > 0 && *fp > p->lines_max)
+            *fp = p->lines_max;
+        *fp = *fp > p->shift_lines ? *fp - p->shift_lines : 0;
+    }
 }
 
 /* The equilibrium of a W-way cache of C / W sets: a reuse spanning t
@@ -691,7 +770,8 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         lay[i] = 0;
         if (!p[i].model || p[i].evenness == 0 || !(p[i].rate > 0) || !(p[i].weight > 0))
             continue;
-        lay[i] = p[i].lines_max > 0 ? p[i].lines_max : party_footprint(&p[i], INFINITY);
+        lay[i] = p[i].lines_max > 0 && !(p[i].shift > 0) ? p[i].lines_max
+                                                         : party_footprint(&p[i], INFINITY);
         even |= lay[i] > 0 && isfinite(lay[i]);
     }
     double gprev = 0, ph = 1, eprev = 0, e = 0, pnow[64], pprev[64], phi[64];
@@ -929,6 +1009,63 @@ double sm_contention_random_r(const struct llc_statmodel_model *m, double x, dou
     return r;
 }
 
+/* The mean over u in [a, b) of 1 - e^(-k u) (*m) and of u e^(-k u) (*mu):
+ * a bucket's miss probability and its derivative's kernel. */
+static void bucket_means(double k, double a, double b, double *m, double *mu)
+{
+    const double span = b - a;
+    if (!(k * span >= 1e-3)) {
+        const double mid = a + 0.5 * span, ex = exp(-k * mid);
+        *m = -expm1(-k * mid);
+        *mu = mid * ex;
+        return;
+    }
+    const double ea = exp(-k * a), eb = exp(-k * b);
+    *m = 1 - (ea - eb) / (k * span);
+    *mu = ((a / k + 1 / (k * k)) * ea - (b / k + 1 / (k * k)) * eb) / span;
+}
+
+double sm_contention_random_r_shifted(const struct llc_statmodel_model *m, double x, double c_log,
+                                      double age, double shift, double *dr)
+{
+    if (!(shift > 0))
+        return sm_contention_random_r(m, x, c_log, age, dr);
+    const double *e, *q, *f;
+    size_t ne;
+    double slope;
+    llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
+    const double k = c_log * x;
+    double r = q[ne - 1], d = 0; /* never reused: misses */
+    for (size_t i = 0; i + 1 < ne; i++) {
+        const double mass = q[i] - q[i + 1];
+        if (!(mass > 0))
+            continue;
+        const double lo = e[i], w = e[i + 1] - e[i];
+        if (w <= 1) { /* one distance */
+            if (lo >= age) {
+                r += mass;
+            } else if (lo > shift) {
+                const double u = lo - shift, ex = exp(-k * u);
+                r += mass * -expm1(-k * u);
+                d += mass * c_log * u * ex;
+            }
+            continue;
+        }
+        const double hi = lo + w, a = fmax(lo, shift), b = fmin(hi, age);
+        if (hi > age) /* its part at or past the age: first touches */
+            r += mass * (hi - fmax(lo, age)) / w;
+        if (b > a) { /* past the private cache, before the age */
+            double mm, mu;
+            bucket_means(k, a - shift, b - shift, &mm, &mu);
+            r += mass * (b - a) / w * mm;
+            d += mass * (b - a) / w * c_log * mu;
+        }
+    }
+    if (dr)
+        *dr = d;
+    return r;
+}
+
 struct rnd {
     const struct llc_contention_party *p;
     size_t n;
@@ -951,9 +1088,14 @@ static double party_r(const struct rnd *z, size_t i, double mu, double *dr)
     llc_statmodel_footprint_table(p->model, &e, &q, &f, &ne, &slope);
     /* at mu = 0 no caller uses the derivative (Newton's steps start right
      * of 0): R alone costs a search instead of the table */
-    double r = sm_contention_random_r_tab(
-        p->tables, p->model, x, z->c_log,
-        p->cold && p->age > 0 && p->age < e[ne - 1] ? p->age : INFINITY, x == 0 ? NULL : dr);
+    double r = isinf(p->shift) /* every reuse in the private cache: only first touches miss */
+                   ? sm_contention_random_r_shifted(p->model, x, z->c_log,
+                                                    p->cold && p->age > 0 ? p->age : INFINITY,
+                                                    1e300, x == 0 ? NULL : dr)
+                   : sm_contention_random_r_tab(
+                         p->tables, p->model, x, z->c_log,
+                         p->cold && p->age > 0 && p->age < e[ne - 1] ? p->age : INFINITY, p->shift,
+                         x == 0 ? NULL : dr);
     if (x == 0)
         *dr = NAN;
     if (p->cold) {

@@ -13,6 +13,10 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
                               struct llc_contention_share *out, struct llc_contention_info *info,
                               char *err, size_t errlen);
 
+/* shift_lines of party p for its model at its shift (a stratum's party
+ * keeps its program's shift: one private cache for all its sets). */
+void sm_contention_party_reshift(struct llc_contention_party *p);
+
 /* Age class of a phase whose own references so far are `age` (the
  * timeline's memo key): -1 once warm (past its longest finite reuse, and
  * none new, or its lines all touched, or 4 C of them), else floor(2 log2(1 + age)), whose
@@ -27,13 +31,20 @@ int sm_contention_age_class(const struct llc_contention_phase *ph, double age, d
 double sm_contention_random_r(const struct llc_statmodel_model *m, double x, double c_log,
                               double age, double *dr);
 
-/* sm_contention_random_r from the tables t (NULL: the exact sum):
- * interpolated on the (model, c_log, age) table, filled node by node as
+/* sm_contention_random_r of a party whose reuses spend `shift` own
+ * references in its private cache first (exclusive hierarchies,
+ * docs/METHODS.md §12.2): a reuse at distance d <= shift hits there, one
+ * past it is at risk for d - shift; shift 0 is sm_contention_random_r. */
+double sm_contention_random_r_shifted(const struct llc_statmodel_model *m, double x, double c_log,
+                                      double age, double shift, double *dr);
+
+/* sm_contention_random_r(_shifted) from the tables t (NULL: the exact sum):
+ * interpolated on the (model, c_log, age, shift) table, filled node by node as
  * queries need them. Queries the table does not cover (x = 0, or outside
  * the range where R varies) take the exact sum. contention_rtab.c. */
 double sm_contention_random_r_tab(struct llc_contention_tables *t,
                                   const struct llc_statmodel_model *m, double x, double c_log,
-                                  double age, double *dr);
+                                  double age, double shift, double *dr);
 
 /* llc_contention_corun with the coupling started from guess[i] (NULL, or a
  * rate <= 0: the solo rate) instead of the solo rates: a nearby solution

@@ -26,10 +26,11 @@
 
 #define NODES_PER_OCTAVE 32
 
-/* One function R(x): a model at one capacity (c_log) and age. */
+/* One function R(x): a model at one capacity (c_log), age and private
+ * cache shift. */
 struct rtab {
     const struct llc_statmodel_model *m;
-    double c_log, age;
+    double c_log, age, shift;
     double v0, inv_h, h; /* node j at v = v0 + j h */
     size_t nodes;
     double *r, *g;         /* R and dR/dv at node j; g NaN = not computed yet */
@@ -77,26 +78,28 @@ static uint64_t bits(double x)
     return b;
 }
 
-static uint64_t hash3(const void *m, double c_log, double age)
+static uint64_t hash4(const void *m, double c_log, double age, double shift)
 {
     uint64_t h = (uint64_t)(uintptr_t)m * 0x9E3779B97F4A7C15ull;
     h ^= bits(c_log) + 0xBF58476D1CE4E5B9ull + (h << 6) + (h >> 2);
     h ^= bits(age) + 0x94D049BB133111EBull + (h << 6) + (h >> 2);
+    h ^= bits(shift) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
     h *= 0xBF58476D1CE4E5B9ull;
     return h ^ (h >> 31);
 }
 
 static bool same(const struct rtab *a, const struct llc_statmodel_model *m, double c_log,
-                 double age)
+                 double age, double shift)
 {
-    return a->m == m && bits(a->c_log) == bits(c_log) && bits(a->age) == bits(age);
+    return a->m == m && bits(a->c_log) == bits(c_log) && bits(a->age) == bits(age) &&
+           bits(a->shift) == bits(shift);
 }
 
 static size_t slot_of(const struct llc_contention_tables *t, const struct llc_statmodel_model *m,
-                      double c_log, double age)
+                      double c_log, double age, double shift)
 {
-    size_t s = hash3(m, c_log, age) & (t->cap - 1);
-    while (t->slot[s].m && !same(&t->slot[s], m, c_log, age))
+    size_t s = hash4(m, c_log, age, shift) & (t->cap - 1);
+    while (t->slot[s].m && !same(&t->slot[s], m, c_log, age, shift))
         s = (s + 1) & (t->cap - 1);
     return s;
 }
@@ -110,7 +113,8 @@ static int grow(struct llc_contention_tables *t)
     struct llc_contention_tables g = {.cap = cap, .slot = slot};
     for (size_t s = 0; s < t->cap; s++)
         if (t->slot[s].m)
-            slot[slot_of(&g, t->slot[s].m, t->slot[s].c_log, t->slot[s].age)] = t->slot[s];
+            slot[slot_of(&g, t->slot[s].m, t->slot[s].c_log, t->slot[s].age, t->slot[s].shift)] =
+                t->slot[s];
     free(t->slot);
     t->slot = slot;
     t->cap = cap;
@@ -124,11 +128,11 @@ static int grow(struct llc_contention_tables *t)
  * k = c_log x. NULL when
  * out of memory or the model has no finite reuse (no table needed). */
 static struct rtab *table_of(struct llc_contention_tables *t, const struct llc_statmodel_model *m,
-                             double c_log, double age)
+                             double c_log, double age, double shift)
 {
     if (2 * (t->n + 1) > t->cap && grow(t) < 0)
         return NULL;
-    const size_t s = slot_of(t, m, c_log, age);
+    const size_t s = slot_of(t, m, c_log, age, shift);
     struct rtab *r = &t->slot[s];
     if (r->m)
         return r->nodes ? r : NULL;
@@ -136,9 +140,11 @@ static struct rtab *table_of(struct llc_contention_tables *t, const struct llc_s
     size_t ne;
     double slope;
     llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
-    *r = (struct rtab){.m = m, .c_log = c_log, .age = age};
+    *r = (struct rtab){.m = m, .c_log = c_log, .age = age, .shift = shift};
     t->n++;
-    const double lo = fmax(e[0], 1), hi = fmin(e[ne - 1], isfinite(age) ? fmax(age, 1) : INFINITY);
+    /* distances at risk: past the shift (any, from 1, beyond it) */
+    const double lo = shift > 0 ? 1 : fmax(e[0], 1),
+                 hi = fmin(e[ne - 1], isfinite(age) ? fmax(age, 1) : INFINITY) - shift;
     if (ne < 2 || !(c_log > 0) || !(hi > 0))
         return NULL;
     const double h = log(2.0) / NODES_PER_OCTAVE;
@@ -171,7 +177,7 @@ static void node(struct llc_contention_tables *t, struct rtab *r, size_t j)
         return;
     const double x = exp(r->v0 + (double)j * r->h);
     double dr;
-    r->r[j] = sm_contention_random_r(r->m, x, r->c_log, r->age, &dr);
+    r->r[j] = sm_contention_random_r_shifted(r->m, x, r->c_log, r->age, r->shift, &dr);
     r->g[j] = x * dr;
     t->computed++;
 }
@@ -195,8 +201,8 @@ static double below(struct llc_contention_tables *t, struct rtab *r, double x, d
 {
     const double x0 = exp(r->v0);
     if (isnan(r->d_zero)) {
-        r->r_zero = sm_contention_random_r(r->m, 0, r->c_log, r->age, NULL);
-        sm_contention_random_r(r->m, x0 * 1e-9, r->c_log, r->age, &r->d_zero);
+        r->r_zero = sm_contention_random_r_shifted(r->m, 0, r->c_log, r->age, r->shift, NULL);
+        sm_contention_random_r_shifted(r->m, x0 * 1e-9, r->c_log, r->age, r->shift, &r->d_zero);
     }
     node(t, r, 0);
     double du;
@@ -208,14 +214,14 @@ static double below(struct llc_contention_tables *t, struct rtab *r, double x, d
 
 double sm_contention_random_r_tab(struct llc_contention_tables *t,
                                   const struct llc_statmodel_model *m, double x, double c_log,
-                                  double age, double *dr)
+                                  double age, double shift, double *dr)
 {
-    struct rtab *r = t && x > 0 && isfinite(x) ? table_of(t, m, c_log, age) : NULL;
+    struct rtab *r = t && x > 0 && isfinite(x) ? table_of(t, m, c_log, age, shift) : NULL;
     if (!r)
-        return sm_contention_random_r(m, x, c_log, age, dr);
+        return sm_contention_random_r_shifted(m, x, c_log, age, shift, dr);
     const double s = (log(x) - r->v0) * r->inv_h;
     if (!(s < (double)(r->nodes - 1)))
-        return sm_contention_random_r(m, x, c_log, age, dr);
+        return sm_contention_random_r_shifted(m, x, c_log, age, shift, dr);
     t->queries++;
     if (!(s >= 0))
         return below(t, r, x, dr);

@@ -94,6 +94,7 @@ static void stratum_party(const struct llc_contention_party *base,
     q->lines_max = base->lines_max > 0 ? base->lines_max * line_scale(st, g) : 0;
     if (q->cold)
         q->steady = steady;
+    sm_contention_party_reshift(q);
 }
 
 /* The party of each stratified program in cell c (stratum (c / product of

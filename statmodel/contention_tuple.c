@@ -32,6 +32,10 @@ static void parties_of(const struct llc_contention_phase *const *ph, const doubl
             .age = ph[i]->age,
             .tables = cfg->tables,
             .evenness = ph[i]->evenness};
+        if (cfg->private_lines > 0 &&
+            (cfg->exclusive_lru ||
+             llc_contention_base_policy(cfg->policy) == LLC_CONTENTION_RANDOM))
+            llc_contention_party_private(&p[i], cfg->private_lines);
     }
 }
 

@@ -147,6 +147,17 @@ struct llc_contention_config {
      * need them, instead of the sum over each histogram at every step
      * (not owned; NULL = the exact sums). See llc_contention_tables. */
     struct llc_contention_tables *tables;
+    /* Lines of each core's private cache when the LLC is exclusive (a
+     * victim cache it fills): the random model sees each program's lines
+     * only once they left it (llc_contention_party_private). 0 =
+     * inclusive. The LRU models too with exclusive_lru: exact in a fully
+     * associative victim cache, but in W-way sets the lines its hits take
+     * back to the L2 leave holes that later arrivals refill, so a line's
+     * rank is not monotone in time and it is evicted at the first time
+     * it reaches W, sooner than the shifted count says (docs/METHODS.md
+     * §12.2). */
+    double private_lines;
+    bool exclusive_lru;
 };
 
 void llc_contention_config_default(struct llc_contention_config *cfg);
@@ -191,7 +202,19 @@ struct llc_contention_party {
     /* Random replacement's R from these tables (NULL: the exact sum). */
     struct llc_contention_tables *tables;
     double evenness; /* as llc_contention_phase's */
+    /* Exclusive hierarchies (docs/METHODS.md §12.2): own references a line
+     * spends in the private cache after its last touch before the LLC
+     * takes it (0 = inclusive; INFINITY = all the party touches fits
+     * there), and the party's lines the private cache holds (F at shift).
+     * Set by llc_contention_party_private. */
+    double shift, shift_lines;
 };
+
+/* Places a private cache of `lines` lines (per core, LRU) in front of an
+ * exclusive LLC for party p (its model, cold start, age and lines cap
+ * set): shift = the own distance at which its footprint reaches `lines`.
+ * lines <= 0 clears it. */
+void llc_contention_party_private(struct llc_contention_party *p, double lines);
 
 /* Solves one equilibrium; out[i] gets miss ratio, miss rate, occupancy and
  * rate (cpi NaN). base must be LRU or RANDOM. -EDOM if a check fails (sum

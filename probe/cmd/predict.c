@@ -22,7 +22,7 @@ static void usage(FILE *out)
         "usage: llcprobe predict A.profile.json B.profile.json ... [--preset P | --machine INFO.json]\n"
         "                        [--policy P] [--no-coupling] [--no-probe] [--anchored]\n"
         "                        [--no-strata] [--no-first-touches] [--stationary] [--fully-associative]\n"
-        "                        [--censored] [--force]\n"
+        "                        [--no-exclusive | --exclusive-lru] [--censored] [--force]\n"
         "                        [-o PREFIX [--no-plot] [--gnuplot PATH]] [--quiet]\n\n"
         "Predicts what happens when 1 to 8 programs, each profiled alone with\n"
         "'llcprobe profile', share one last-level cache: per program the LLC miss\n"
@@ -62,6 +62,12 @@ static void usage(FILE *out)
         "                    run instead of starting with an empty cache\n"
         "  --fully-associative  LRU: one threshold for the whole cache instead of\n"
         "                    lines spread over W-way sets at random\n"
+        "  --no-exclusive    an exclusive (victim) LLC modelled as inclusive: a program's\n"
+        "                    lines in its private L2 counted in the LLC. By default the\n"
+        "                    random model sees a line only once the L2 evicts it\n"
+        "  --exclusive-lru   the LRU model too (exact in a fully associative victim\n"
+        "                    cache; in W-way sets it misses less than the simulator,\n"
+        "                    docs/RESULTS.md 10.8)\n"
         "  --censored        take the reuse histograms as recorded: reuses the profiled\n"
         "                    run's end cut off stay dangling (by default each sample is\n"
         "                    weighted by how likely its distance was to fit in the run)\n"
@@ -96,6 +102,8 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         O_ANCHORED,
         O_FIRST_TOUCHES,
         O_NO_FIRST_TOUCHES,
+        O_NO_EXCLUSIVE,
+        O_EXCLUSIVE_LRU,
         O_STATIONARY,
         O_FULLY_ASSOC,
         O_NO_STRATA,
@@ -113,6 +121,8 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         {"anchored", no_argument, NULL, O_ANCHORED},
         {"first-touches", no_argument, NULL, O_FIRST_TOUCHES},
         {"no-first-touches", no_argument, NULL, O_NO_FIRST_TOUCHES},
+        {"no-exclusive", no_argument, NULL, O_NO_EXCLUSIVE},
+        {"exclusive-lru", no_argument, NULL, O_EXCLUSIVE_LRU},
         {"stationary", no_argument, NULL, O_STATIONARY},
         {"fully-associative", no_argument, NULL, O_FULLY_ASSOC},
         {"no-strata", no_argument, NULL, O_NO_STRATA},
@@ -130,6 +140,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
                              .probe = true,
                              .cold = true,
                              .assoc = true,
+                             .exclusive = true,
                              .strata = true,
                              .uncensor = true,
                              .first_touches = true,
@@ -180,6 +191,12 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         case O_FULLY_ASSOC:
             a->o.assoc = false;
             break;
+        case O_NO_EXCLUSIVE:
+            a->o.exclusive = false;
+            break;
+        case O_EXCLUSIVE_LRU:
+            a->o.exclusive_lru = true;
+            break;
         case O_NO_STRATA:
             a->o.strata = false;
             break;
@@ -218,6 +235,8 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         return llc_cli_usage("predict", "give --preset or --machine, not both");
     if (a->o.prefix && !*a->o.prefix)
         return llc_cli_usage("predict", "-o wants a non-empty prefix");
+    if (!a->o.exclusive && a->o.exclusive_lru)
+        return llc_cli_usage("predict", "--exclusive-lru and --no-exclusive contradict each other");
     if (first_touches_given && !a->o.cold)
         return llc_cli_usage("predict",
                              "--first-touches places a cold start; --stationary has none");
@@ -244,6 +263,12 @@ void pred_machine_of_profile(const struct llc_profile *p, struct pred_machine *m
     m->ways = pm->llc.ways;
     snprintf(m->policy, sizeof(m->policy), "%s", pm->llc.policy);
     snprintf(m->inclusion, sizeof(m->inclusion), "%s", pm->llc.inclusion);
+    /* a preset's private L2, in front of its LLC when that is exclusive */
+    struct llc_sim_config c;
+    char err[LLC_ERRLEN];
+    if (strcmp(m->kind, "preset") == 0 && strcmp(m->inclusion, "exclusive") == 0 &&
+        llc_sim_preset(m->preset, &c, err, sizeof(err)) == 0)
+        m->private_lines = (double)c.l2_sets * c.l2_ways;
     char cpu[96] = "";
     json_t *info = pm->info_json ? json_loads(pm->info_json, 0, NULL) : NULL;
     const char *brand = json_string_value(json_object_get(json_object_get(info, "cpu"), "brand"));
@@ -271,6 +296,8 @@ static int machine_of_preset(const char *name, struct pred_machine *m)
     m->bytes = m->lines * 64;
     snprintf(m->policy, sizeof(m->policy), "%s", llc_sim_policy_name(c.llc_policy));
     snprintf(m->inclusion, sizeof(m->inclusion), "%s", llc_sim_inclusion_name(c.inclusion));
+    if (c.inclusion == LLC_SIM_EXCLUSIVE)
+        m->private_lines = (double)c.l2_sets * c.l2_ways;
     return 0;
 }
 

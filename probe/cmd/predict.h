@@ -21,6 +21,9 @@ struct pred_machine {
     unsigned ways;
     char policy[16]; /* the machine's policy */
     char inclusion[16];
+    /* Lines of each core's private cache when the LLC is exclusive (a
+     * preset's L2), 0 otherwise or unknown (hosts). */
+    double private_lines;
 };
 
 enum pred_anchor { PRED_ANCHOR_NONE = 0, PRED_ANCHOR_OK, PRED_ANCHOR_FLAGGED };
@@ -80,6 +83,8 @@ struct pred_opts {
     bool policy_given, coupling, probe, force, plot, quiet;
     bool cold;          /* cold start (not --stationary) */
     bool assoc;         /* LRU in W-way sets (not --fully-associative) */
+    bool exclusive;     /* an exclusive LLC's private caches (not --no-exclusive) */
+    bool exclusive_lru; /* ... in the LRU models too (--exclusive-lru) */
     bool strata;        /* per-stratum reuse where profiles have it (not --no-strata) */
     bool anchored;      /* the anchored variant's timeline too (--anchored) */
     bool first_touches; /* phases start at the age of their measured first touches */

@@ -67,10 +67,21 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
                  "policy %s is predicted with the %s equilibrium (an approximation: "
                  "recency-based policies keep what is reused soon)",
                  llc_contention_policy_name(o->policy), llc_contention_policy_name(base));
-    if (strcmp(m->inclusion, "exclusive") == 0)
+    const bool excl = strcmp(m->inclusion, "exclusive") == 0;
+    const bool shifted = excl && o->exclusive && m->private_lines > 0 &&
+                         (o->exclusive_lru || base == LLC_CONTENTION_RANDOM);
+    if (shifted)
         add_flag(&v, &k,
-                 "exclusive (victim) LLC: the model lets every reference refresh a line's "
-                 "LLC recency, which a victim cache does not see");
+                 "exclusive (victim) LLC: a program's lines reach it once its private L2 (%.0f "
+                 "lines) evicts them, so each reuse is shifted by the L2's part",
+                 m->private_lines);
+    else if (excl)
+        add_flag(&v, &k,
+                 "exclusive (victim) LLC modelled as inclusive (%s): a program's lines in its "
+                 "private L2 are counted in the LLC",
+                 !o->exclusive             ? "--no-exclusive"
+                 : !(m->private_lines > 0) ? "its private caches are unknown"
+                                           : "the LRU model; --exclusive-lru shifts it too");
     if (o->forced[0])
         add_flag(&v, &k, "--force: %s", o->forced);
     for (size_t i = 0; i < n; i++) {
@@ -345,12 +356,15 @@ int pred_write(const char *prefix, const struct pred_prog *progs, size_t n,
                                   "sets", (json_int_t)m->sets, "ways", (int)m->ways, "inclusion",
                                   m->inclusion, "policy", llc_contention_policy_name(o->policy),
                                   "model_policy", llc_contention_policy_name(base)));
+    json_object_set_new(json_object_get(doc, "machine"), "private_lines",
+                        json_real(m->private_lines));
     json_object_set_new(doc, "options",
-                        json_pack("{s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b}", "coupling",
-                                  o->coupling, "probe", o->probe, "anchored", o->anchored,
-                                  "cold_start", o->cold, "first_touches", o->first_touches,
-                                  "set_associative", o->assoc, "strata", o->strata, "uncensored",
-                                  o->uncensor, "force", o->force));
+                        json_pack("{s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b}",
+                                  "coupling", o->coupling, "probe", o->probe, "anchored",
+                                  o->anchored, "cold_start", o->cold, "first_touches",
+                                  o->first_touches, "set_associative", o->assoc, "strata",
+                                  o->strata, "uncensored", o->uncensor, "exclusive", o->exclusive,
+                                  "exclusive_lru", o->exclusive_lru, "force", o->force));
     json_object_set_new(doc, "programs", programs_json(progs, n, m, r));
     json_object_set_new(doc, "tuples", tuples_json(progs, n, r));
     json_object_set_new(doc, "pair_grid", grid_json(progs, r));

@@ -315,6 +315,7 @@ static int machine_of(struct study *s, char *err, size_t errlen)
      * (cfg.together off): a co-schedule keeps its cores busy, which is what
      * `sim --corun --restart` simulates (docs/METHODS.md §14). */
     s->cfg.assoc = true;
+    s->cfg.private_lines = m->private_lines;
     s->cfg.guess_warm = true; /* no tuple is compared with a fresh solve */
     /* The random model's R tabulated per phase, as predict does, shared by
      * every group (the models stay in place until study_free). */

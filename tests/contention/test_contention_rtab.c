@@ -72,7 +72,7 @@ static size_t compare(const struct llc_statmodel_model *m, double cap, double ag
     const double c_log = -log1p(-1 / cap);
     for (double x = 1e-9; x < 1e7; x *= 1.0137) {
         double dt, de;
-        const double rt = sm_contention_random_r_tab(t, m, x, c_log, age, &dt);
+        const double rt = sm_contention_random_r_tab(t, m, x, c_log, age, 0, &dt);
         const double re = sm_contention_random_r(m, x, c_log, age, &de);
         if (!(fabs(rt - re) <= rtol))
             fail_msg("cap %g age %g x %.9g: R %.17g, exact %.17g", cap, age, x, rt, re);
@@ -81,9 +81,9 @@ static size_t compare(const struct llc_statmodel_model *m, double cap, double ag
             fail_msg("cap %g age %g x %.9g: dR/dx %.17g, exact %.17g", cap, age, x, dt, de);
     }
     double d0;
-    assert_true(sm_contention_random_r_tab(t, m, 0, c_log, age, NULL) ==
+    assert_true(sm_contention_random_r_tab(t, m, 0, c_log, age, 0, NULL) ==
                 sm_contention_random_r(m, 0, c_log, age, NULL));
-    assert_true(sm_contention_random_r_tab(NULL, m, 1e-3, c_log, age, &d0) ==
+    assert_true(sm_contention_random_r_tab(NULL, m, 1e-3, c_log, age, 0, &d0) ==
                 sm_contention_random_r(m, 1e-3, c_log, age, &d0));
     size_t tables, nodes, queries;
     llc_contention_tables_stats(t, &tables, &nodes, &queries);
@@ -122,7 +122,7 @@ static void tab_all_dangling(void **state)
     const double c_log = -log1p(-1 / 1024.0);
     for (double x = 1e-6; x < 1e6; x *= 3.3) {
         double dt, de;
-        const double rt = sm_contention_random_r_tab(t, m, x, c_log, INFINITY, &dt);
+        const double rt = sm_contention_random_r_tab(t, m, x, c_log, INFINITY, 0, &dt);
         assert_true(rt == sm_contention_random_r(m, x, c_log, INFINITY, &de));
         assert_true(rt == 1 && dt == de);
     }

@@ -507,6 +507,186 @@ static void even_layout_matches_set_lru_simulation(void **state)
     free_streams(&s);
 }
 
+/* An LRU list over line ids: the most recent at head. */
+struct lru_list {
+    int32_t *prev, *next;
+    uint8_t *in;
+    int32_t head, tail;
+    size_t n, cap;
+};
+
+static void lru_init(struct lru_list *l, size_t cap)
+{
+    l->prev = malloc(N_IDS * sizeof(int32_t));
+    l->next = malloc(N_IDS * sizeof(int32_t));
+    l->in = calloc(N_IDS, 1);
+    l->head = l->tail = -1;
+    l->n = 0;
+    l->cap = cap;
+}
+
+static void lru_free(struct lru_list *l)
+{
+    free(l->prev);
+    free(l->next);
+    free(l->in);
+}
+
+static void lru_unlink(struct lru_list *l, int32_t x)
+{
+    if (l->prev[x] >= 0)
+        l->next[l->prev[x]] = l->next[x];
+    else
+        l->head = l->next[x];
+    if (l->next[x] >= 0)
+        l->prev[l->next[x]] = l->prev[x];
+    else
+        l->tail = l->prev[x];
+    l->in[x] = 0;
+    l->n--;
+}
+
+/* x to the head; returns the line pushed out of a full list, or -1. */
+static int32_t lru_push(struct lru_list *l, int32_t x)
+{
+    l->prev[x] = -1;
+    l->next[x] = l->head;
+    if (l->head >= 0)
+        l->prev[l->head] = x;
+    l->head = x;
+    if (l->tail < 0)
+        l->tail = x;
+    l->in[x] = 1;
+    l->n++;
+    if (l->n <= l->cap)
+        return -1;
+    const int32_t out = l->tail;
+    lru_unlink(l, out);
+    return out;
+}
+
+/* The merged stream through private LRU caches of `priv` lines (one per
+ * program) in front of a shared victim cache of c lines that takes what
+ * they evict and gives a line back to its program on a hit, from empty
+ * caches: LLC misses and references per program. The victim cache is LRU,
+ * or with `random` evicts a random line when full (a hit frees its slot). */
+static void victim_sim(const struct streams *s, size_t c, size_t priv, bool random, uint64_t seed,
+                       double *miss, double *refs)
+{
+    struct lru_list mine[2], llc;
+    lru_init(&mine[0], priv);
+    lru_init(&mine[1], priv);
+    lru_init(&llc, c);
+    int32_t *slot = malloc(c * sizeof(int32_t)), *where = malloc(N_IDS * sizeof(int32_t));
+    size_t *free_slot = malloc(c * sizeof(size_t)), n_free = c;
+    for (size_t j = 0; j < c; j++)
+        free_slot[j] = c - 1 - j;
+    for (size_t j = 0; j < N_IDS; j++)
+        where[j] = -1;
+    miss[0] = miss[1] = refs[0] = refs[1] = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const int32_t x = (int32_t)s->merged[i];
+        const int prog = (uint64_t)x >= ID_B;
+        struct lru_list *m = &mine[prog];
+        refs[prog]++;
+        if (m->in[x]) {
+            lru_unlink(m, x);
+            lru_push(m, x);
+            continue;
+        }
+        if (random ? where[x] >= 0 : llc.in[x]) { /* back to its L2 */
+            if (random) {
+                free_slot[n_free++] = (size_t)where[x];
+                where[x] = -1;
+            } else {
+                lru_unlink(&llc, x);
+            }
+        } else {
+            miss[prog]++;
+        }
+        const int32_t out = lru_push(m, x);
+        if (out < 0)
+            continue;
+        if (!random) {
+            lru_push(&llc, out);
+            continue;
+        }
+        size_t at;
+        if (n_free > 0) {
+            at = free_slot[--n_free];
+        } else {
+            at = next_u64(&seed) % c;
+            where[slot[at]] = -1;
+        }
+        slot[at] = out;
+        where[out] = (int32_t)at;
+    }
+    lru_free(&mine[0]);
+    lru_free(&mine[1]);
+    lru_free(&llc);
+    free(slot);
+    free(where);
+    free(free_slot);
+}
+
+/* The model with each program's private shift (its lines reach the LLC
+ * once its private cache has taken `priv` lines of its own since) against
+ * victim_sim, and the model without the shift: the shift must bring the
+ * worst miss-ratio error within tol, at least 4 times below the unshifted
+ * model's. */
+static void exclusive_case(enum llc_contention_policy pol, double tol)
+{
+    char err[LLC_ERRLEN];
+    struct streams s;
+    make_streams(&s);
+    const double priv = 400;
+    const bool random = pol == LLC_CONTENTION_RANDOM;
+    double worst = 0, worst_plain = 0;
+    printf("  %s C    sim_A    model_A  plain_A  sim_B    model_B  plain_B\n",
+           random ? "EXRND" : "EXLRU");
+    for (size_t k = 0; k < LLC_ARRAY_LEN(sizes); k++) {
+        const double c = sizes[k];
+        double miss[2], refs[2];
+        victim_sim(&s, (size_t)c, (size_t)priv, random, 77 + k, miss, refs);
+        struct llc_contention_party p[2] = {{.model = s.ma, .rate = 1, .gamma = 1, .weight = 1},
+                                            {.model = s.mb, .rate = 2, .gamma = 1, .weight = 1}};
+        struct llc_contention_share plain[2], m[2];
+        if (llc_contention_equilibrium(p, 2, c, pol, plain, NULL, err, sizeof err))
+            fail_msg("equilibrium: %s", err);
+        for (int j = 0; j < 2; j++)
+            llc_contention_party_private(&p[j], priv);
+        if (llc_contention_equilibrium(p, 2, c, pol, m, NULL, err, sizeof err))
+            fail_msg("equilibrium: %s", err);
+        printf("  %6.0f %.5f %.5f %.5f %.5f %.5f %.5f\n", c, miss[0] / refs[0], m[0].miss_ratio,
+               plain[0].miss_ratio, miss[1] / refs[1], m[1].miss_ratio, plain[1].miss_ratio);
+        for (int j = 0; j < 2; j++) {
+            worst = fmax(worst, fabs(miss[j] / refs[j] - m[j].miss_ratio));
+            worst_plain = fmax(worst_plain, fabs(miss[j] / refs[j] - plain[j].miss_ratio));
+        }
+    }
+    printf("  exclusive %s worst |model - sim| = %.5f (tolerance %g), without the shift %.5f\n",
+           random ? "random" : "LRU", worst, tol, worst_plain);
+    assert_true(worst <= tol);
+    assert_true(worst_plain >= 4 * worst);
+    free_streams(&s);
+}
+
+/* docs/METHODS.md §12.2, exclusive hierarchies, LRU victim cache: within
+ * 0.0005 (the LRU model's own tolerance above). */
+static void exclusive_matches_victim_simulation(void **state)
+{
+    (void)state;
+    exclusive_case(LLC_CONTENTION_LRU, 0.0005);
+}
+
+/* ... random-replacement victim cache: within 0.004 (the random model's
+ * tolerance above). */
+static void exclusive_random_matches_victim_simulation(void **state)
+{
+    (void)state;
+    exclusive_case(LLC_CONTENTION_RANDOM, 0.004);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -516,6 +696,8 @@ int main(void)
         cmocka_unit_test(cold_start_matches_exact_stack_simulation),
         cmocka_unit_test(assoc_matches_set_lru_simulation),
         cmocka_unit_test(even_layout_matches_set_lru_simulation),
+        cmocka_unit_test(exclusive_matches_victim_simulation),
+        cmocka_unit_test(exclusive_random_matches_victim_simulation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

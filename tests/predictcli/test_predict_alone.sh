@@ -20,4 +20,39 @@ for preset in intel8 amd32; do
   jcheck "$preset: first touches counted: at least the run's share of dangling samples" z$preset.profile.json \
     'sum(d["windows"]["first_touches"]) > 0.9 * sum(d["windows"]["references"]) * int(d["phases"][0]["rdhist"].split("inf=")[1].split()[0]) / d["phases"][0]["samples"]'
 done
+
+# A program that fits its private L2 on amd32 (exclusive LLC, L2 of 16384
+# lines): uniform over 12288 lines. Its timed solo run holds almost nothing
+# in the LLC; the random model (shifted by default) says so, and so does
+# the LRU model with --exclusive-lru; as inclusive models they count its
+# lines in the LLC.
+"$bin" profile --backend sim --preset amd32 --workload "uniform:size=768K" --instructions 3e6 \
+  --no-probe -o small -q >/dev/null 2>&1
+check_rc "amd32: profile of a program that fits its L2" 0 $?
+jcheck "... its timed solo run holds under 1000 lines in the LLC" small.profile.json \
+  'd["phases"][0]["solo"]["occupancy_lines"] < 1000'
+occ() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["programs"][0]["model"]["occupancy_lines"])' "$1"; }
+for args in "--policy random" "--policy random --no-exclusive" "--policy lru" "--policy lru --exclusive-lru"; do
+  tag=$(echo "$args" | tr -d ' -')
+  "$bin" predict small.profile.json $args -o s$tag --no-plot -q >/dev/null 2>&1
+  check_rc "predict $args" 0 $?
+done
+python3 - "$tmp" <<'PY' && ok "occupancy under 1000 lines shifted, over 10000 as inclusive; the flags say which" || bad "exclusive LLC: occupancies or flags wrong"
+import json, sys, os
+d = sys.argv[1]
+def get(t):
+    return json.load(open(os.path.join(d, "s" + t + ".prediction.json")))
+want = {"policyrandom": True, "policyrandomnoexclusive": False, "policylru": False,
+        "policylruexclusivelru": True}
+for t, shifted in want.items():
+    p = get(t)
+    occ = p["programs"][0]["model"]["occupancy_lines"]
+    flags = " ".join(p["flags"])
+    if shifted != (occ < 1000) or (not shifted and occ < 10000):
+        sys.exit(f"{t}: occupancy {occ}")
+    if shifted != ("private L2 (16384 lines) evicts them" in flags):
+        sys.exit(f"{t}: flags {flags}")
+PY
+"$bin" predict small.profile.json --exclusive-lru --no-exclusive >/dev/null 2>&1
+check_rc "usage: --exclusive-lru with --no-exclusive" 2 $?
 exit $fail
