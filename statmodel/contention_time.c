@@ -439,13 +439,22 @@ int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size
     double prog_refs[64] = {0}; /* each program's references so far */
     while (running > 0) {
         size_t k = 0;
+        /* instructions each young program may run before its age leaves
+         * its class: a segment never spans two classes, so a phase's
+         * first touches, which fall steeply with its age, are not all
+         * priced at one age of a long window */
+        double young_left[64];
         for (size_t i = 0; i < n; i++) {
             ph[i] = progs[i].window_phase[win[i]];
             const struct llc_contention_phase *p = &progs[i].phases[ph[i]];
-            /* the age halfway through the rest of the window */
             const double own = age[m.base[i] + (size_t)ph[i]];
             const double a = p->program_age ? prog_refs[i] + fmax(0, p->age0) : own;
-            ph[n + i] = sm_contention_age_class(p, a + 0.5 * left[i] * p->api, cfg->capacity);
+            ph[n + i] = sm_contention_age_class(p, a, cfg->capacity);
+            young_left[i] = INFINITY;
+            if (ph[n + i] >= 0 && p->api > 0) {
+                const double end = exp2((ph[n + i] + 1) / 2.0) - 1;
+                young_left[i] = fmax(end - a, 1) / p->api;
+            }
         }
         if ((rc = lookup(&m, r, &tcap, ph, progs, cfg, cache,
                          r->n_segments ? r->segments[r->n_segments - 1].tuple : SIZE_MAX, &k, err,
@@ -455,7 +464,7 @@ int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size
         double dt = INFINITY, shortest = INFINITY;
         for (size_t i = 0; i < n; i++) {
             const double spi = tr->share[i].cpi / progs[i].freq_hz; /* seconds per instruction */
-            dt = fmin(dt, left[i] * spi);
+            dt = fmin(dt, fmin(left[i], young_left[i]) * spi);
             shortest = fmin(shortest, run_ins[i][win[i]] * spi);
         }
         if (!(dt > 0) || !isfinite(dt)) {
