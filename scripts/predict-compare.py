@@ -26,7 +26,13 @@ each group:
   slowdown error = |predicted - simulated slowdown| x 100 (percent of solo time)
   miss ratio error = |predicted - simulated LLC misses per reference|
   occupancy error = |predicted - simulated mean occupancy| / LLC lines x 100
-for the model, FOA, SDC and the model with --no-probe. CDF error (first pair
+for the model, FOA, SDC and the model with --no-probe. The simulator records
+each window's occupancy at the window's end, so the model's (and
+--no-probe's) is taken at the same points: per co-run window, the
+occupancy of the timeline segment (PREFIX.prediction.csv) in which the
+window ends, averaged over the same windows (FOA and SDC hold fixed ways:
+their figure). While a program warms up, its mean occupancy over a window
+is well below the one at the window's end. CDF error (first pair
 and first mix of 4, every preset and policy): per profile window, predicted
 miss ratio (segments weighted by instructions) and simulated one, each list
 sorted, mean absolute difference (the 1-Wasserstein distance).
@@ -95,6 +101,44 @@ def pred_figures(prog, part, path):
     p = need(prog, part, path)
     return {"slowdown": need(p, "slowdown", path), "mr": need(p, "miss_ratio", path),
             "occ": need(p, "occupancy_lines", path)}
+
+
+def pred_occ_at_ends(csv_path, i, n_win, per):
+    """Predicted occupancy of program i at the ends of its first n_win
+    co-run windows, per co-run windows to a profile window: the segment in
+    which each ends (segments weighted by instructions, dt / cpi), in the
+    program's first pass through its windows."""
+    segs = {}
+    try:
+        with open(csv_path) as f:
+            last = -1
+            for r in csv.DictReader(f):
+                if int(r["program"]) != i:
+                    continue
+                k = int(r["window"])
+                if k < last:  # started again: past its first pass
+                    break
+                last = k
+                segs.setdefault(k, []).append((float(r["dt_s"]) / float(r["cpi"]),
+                                               float(r["occupancy_lines"])))
+    except (OSError, KeyError, ValueError, ZeroDivisionError) as e:
+        raise Bad(f"{csv_path}: {e}")
+    out = []
+    for j in range(n_win):
+        k, part = divmod(j, per)
+        if k not in segs:
+            break
+        tot = sum(w for w, _ in segs[k])
+        want, acc, occ = tot * (part + 1) / per, 0.0, segs[k][-1][1]
+        for w, o in segs[k]:
+            acc += w
+            if acc >= want * (1 - 1e-9):
+                occ = o
+                break
+        out.append(occ)
+    if not out:
+        raise Bad(f"{csv_path}: program {i} has no segments")
+    return sum(out) / len(out)
 
 
 def window_instr(profile_path):
@@ -180,13 +224,19 @@ def main():
             pred_cpu += need(pred, "prediction_cpu_ms", pj) / 1e3
         else:
             have_cpu = False
+        win = need(need(corun, "timing", cj), "window_instructions", cj)
         for i, name in enumerate(progs):
             sim = sim_figures(ws[i], cj)
             row = {"preset": preset, "policy": policy, "kind": kinds[i], "group": group,
                    "name": name, "n": len(progs), "sim": sim}
+            per = max(1, round(window_instr(need(pp[i], "file", pj)) / win))
             for mdl, doc, part in (("model", pp, "model"), ("foa", pp, "foa"), ("sdc", pp, "sdc"),
                                    ("noprobe", nn, "model")):
                 pr = pred_figures(doc[i], part, pj if mdl != "noprobe" else nj)
+                if mdl in ("model", "noprobe"):
+                    d = pred if mdl == "model" else nopr
+                    pr["occ"] = pred_occ_at_ends(need(need(d, "timeline", pj), "csv", pj), i,
+                                                 len(ws[i]), per)
                 row[mdl] = {"slowdown": abs(pr["slowdown"] - sim["slowdown"]) * 100,
                             "mr": abs(pr["mr"] - sim["mr"]),
                             "occ": abs(pr["occ"] - sim["occ"]) / lines_llc * 100,
@@ -197,7 +247,6 @@ def main():
         if key not in firsts:
             firsts.add(key)
             csvp = need(need(pred, "timeline", pj), "csv", pj)
-            win = need(need(corun, "timing", cj), "window_instructions", cj)
             errs = []
             for i in range(len(progs)):
                 per = max(1, round(window_instr(need(pp[i], "file", pj)) / win))
