@@ -37,7 +37,8 @@ void llc_contention_config_default(struct llc_contention_config *cfg)
                                           .policy = LLC_CONTENTION_LRU,
                                           .coupling = true,
                                           .anchor = true,
-                                          .skew = true};
+                                          .skew = true,
+                                          .first_touch_tol = 1e-3};
 }
 
 /* fmin(1, x) inline (libm's is a call in the hot loops): the same value,
@@ -263,6 +264,17 @@ int sm_contention_age_class(const struct llc_contention_phase *ph, double age, d
         return -1;
     const double k = floor(2 * log2(1 + fmax(age, 0)));
     return k < 1e6 ? (int)k : -1;
+}
+
+double sm_contention_first_touch_error(const struct llc_contention_phase *ph, double a, double r)
+{
+    if (!ph->model || !(ph->references > 0) || !(r > 0))
+        return 0;
+    const double cs = llc_contention_steady_share(ph->model, ph->firsts, ph->references);
+    struct llc_contention_party p = {.model = ph->model, .cold = true, .steady = cs};
+    const double mean = (raw_footprint(&p, a + r) - raw_footprint(&p, a)) / r;
+    p.age = a + 0.5 * r;
+    return mean - raw_tail(&p, INFINITY);
 }
 
 double llc_contention_class_age(int k)

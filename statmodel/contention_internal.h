@@ -13,6 +13,12 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
                               struct llc_contention_share *out, struct llc_contention_info *info,
                               char *err, size_t errlen);
 
+/* A young phase's first touches per reference over its ages [a, a + r)
+ * less those at the middle age, which is where one segment of them would
+ * price them (alone, the first touches are what a cache of any size misses
+ * at those ages): the error of not cutting [a, a + r) into age classes. */
+double sm_contention_first_touch_error(const struct llc_contention_phase *ph, double a, double r);
+
 /* shift_lines of party p for its model at its shift (a stratum's party
  * keeps its program's shift: one private cache for all its sets). */
 void sm_contention_party_reshift(struct llc_contention_party *p);

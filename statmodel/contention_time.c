@@ -124,7 +124,8 @@ static bool same_cfg(const struct llc_contention_config *a, const struct llc_con
     return a->capacity == b->capacity && a->ways == b->ways && a->policy == b->policy &&
            a->coupling == b->coupling && a->anchor == b->anchor && a->skew == b->skew &&
            a->together == b->together && a->assoc == b->assoc && a->guess_warm == b->guess_warm &&
-           a->tables == b->tables;
+           a->tables == b->tables && a->private_lines == b->private_lines &&
+           a->exclusive_lru == b->exclusive_lru;
 }
 
 /* ph alone (tp: ph at its age class cls, -1 = warm) from the cache, or
@@ -439,19 +440,23 @@ int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size
     double prog_refs[64] = {0}; /* each program's references so far */
     while (running > 0) {
         size_t k = 0;
-        /* instructions each young program may run before its age leaves
-         * its class: a segment never spans two classes, so a phase's
-         * first touches, which fall steeply with its age, are not all
-         * priced at one age of a long window */
+        /* A young program's segment runs to the end of its window, priced
+         * at the age halfway through it, unless its first touches fall so
+         * steeply over those ages that the middle misprices them by more
+         * than cfg->first_touch_tol per reference: then it ends where the
+         * age leaves its class (each class priced at its middle). */
         double young_left[64];
         for (size_t i = 0; i < n; i++) {
             ph[i] = progs[i].window_phase[win[i]];
             const struct llc_contention_phase *p = &progs[i].phases[ph[i]];
             const double own = age[m.base[i] + (size_t)ph[i]];
             const double a = p->program_age ? prog_refs[i] + fmax(0, p->age0) : own;
-            ph[n + i] = sm_contention_age_class(p, a, cfg->capacity);
+            const double rest = left[i] * p->api;
+            ph[n + i] = sm_contention_age_class(p, a + 0.5 * rest, cfg->capacity);
             young_left[i] = INFINITY;
-            if (ph[n + i] >= 0 && p->api > 0) {
+            if (ph[n + i] >= 0 &&
+                !(fabs(sm_contention_first_touch_error(p, a, rest)) <= cfg->first_touch_tol)) {
+                ph[n + i] = sm_contention_age_class(p, a, cfg->capacity);
                 const double end = exp2((ph[n + i] + 1) / 2.0) - 1;
                 young_left[i] = fmax(end - a, 1) / p->api;
             }

@@ -158,6 +158,12 @@ struct llc_contention_config {
      * §12.2). */
     double private_lines;
     bool exclusive_lru;
+    /* Timeline: a young program's window (cold start) is one segment priced
+     * at its middle age unless that misprices the phase's first touches
+     * over it by more than this many per reference; then it is cut where
+     * the age leaves each age class (docs/METHODS.md §12.2). 0 cuts every
+     * young window, INFINITY none; llc_contention_config_default: 1e-3. */
+    double first_touch_tol;
 };
 
 void llc_contention_config_default(struct llc_contention_config *cfg);

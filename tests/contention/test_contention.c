@@ -647,6 +647,7 @@ static void cold_age_from_first_touches(void **state)
     prog2.window_phase = wp2;
     int lo[2], hi[2];
     size_t met[2];
+    cfg.first_touch_tol = 0; /* cut every young window at its classes */
     for (int pa = 0; pa < 2; pa++) {
         two[1].program_age = pa;
         struct llc_contention_run *run = NULL;
@@ -669,6 +670,28 @@ static void cold_age_from_first_touches(void **state)
     assert_true(met[0] + 2 >= (size_t)hi[0] + 1); /* the first classes are under a reference wide */
     assert_true(lo[1] == (int)floor(2 * log2(1 + 0.75 * all)) || lo[1] == -1);
     assert_true(hi[1] <= (int)floor(2 * log2(all)));
+    /* With the default tolerance a window is cut only where its first
+     * touches fall steeply: the phase's own first window from an empty
+     * cache is, the old phase's (3 windows of its data before) is one
+     * segment priced halfway through it. */
+    cfg.first_touch_tol = 1e-3;
+    for (int pa = 0; pa < 2; pa++) {
+        two[1].program_age = pa;
+        struct llc_contention_run *run = NULL;
+        assert_int_equal(llc_contention_timeline(&prog2, 1, &cfg, &run, err, sizeof err), 0);
+        size_t n1 = 0;
+        int c1 = -2;
+        for (size_t t = 0; t < run->n_tuples; t++)
+            if (run->tuples[t].phase[0] == 1) {
+                n1++;
+                c1 = run->tuples[t].phase[1];
+            }
+        if (pa)
+            assert_true(n1 == 1 && (c1 == (int)floor(2 * log2(1 + 0.875 * all)) || c1 == -1));
+        else
+            assert_true(n1 > 1);
+        llc_contention_run_free(run);
+    }
     llc_statmodel_release(m);
 }
 
