@@ -59,7 +59,8 @@ static void usage(FILE *out)
         "                    touched is not cold again (docs/RESULTS.md 10.8)\n"
         "  --first-touches   the default, kept for older command lines\n"
         "  --stationary      no cold start: spread each phase's first touches over its\n"
-        "                    run instead of starting with an empty cache\n"
+        "                    run instead of starting with an empty cache (the\n"
+        "                    histograms then as recorded, as with --censored)\n"
         "  --fully-associative  LRU: one threshold for the whole cache instead of\n"
         "                    lines spread over W-way sets at random\n"
         "  --no-exclusive    an exclusive (victim) LLC modelled as inclusive: a program's\n"
@@ -241,6 +242,10 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         return llc_cli_usage("predict",
                              "--first-touches places a cold start; --stationary has none");
     a->o.first_touches = a->o.first_touches && a->o.cold;
+    /* Without a cold start a run's first touches are its never-reused
+     * samples, spread over it: the histograms as recorded (uncensored ones
+     * describe a run without end, where every line comes back). */
+    a->o.uncensor = a->o.uncensor && a->o.cold;
     if (a->o.anchored && !a->o.probe)
         return llc_cli_usage("predict", "--anchored needs the probe readings --no-probe ignores");
     if ((no_plot || gnuplot) && !a->o.prefix)

@@ -345,7 +345,7 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
         const char *file = files[i];
         files[i] = NULL;
         if (pred_prog_load(p, file, why, sizeof(why)) < 0 ||
-            pred_prog_build(p, true, !a->stationary, true, why, sizeof(why)) < 0) {
+            pred_prog_build(p, true, !a->stationary, !a->stationary, why, sizeof(why)) < 0) {
             llc_cli_warn(a->quiet, "study: left out: %s", why);
             rc = study_add_failed(s, "%s", why);
             pred_prog_free(p);
