@@ -55,6 +55,7 @@ struct pred_prog {
      * sampled (1 without a count), applied to every recorded dangling
      * share that stands for first touches. */
     double lines, firsts_scale;
+    double *probe_cv;           /* each phase's per-set CV as the probe measured it */
     struct pred_strata *strata; /* predict_strata.c; NULL: the profile has none */
 };
 
@@ -110,6 +111,11 @@ int pred_reuse_model(const struct pred_prog *p, size_t k, const struct llc_statm
 /* Dangling samples per sample of h as recorded (0 without samples): the
  * profiled run's first touches per reference. */
 double pred_recorded_firsts(const struct llc_statmodel_hist *h);
+/* Each phase's set skew (plain and anchored cv) for a cache of `sets` sets
+ * and the model cfg: the probe's CV, less what lines placed at random
+ * spread over the sets when cfg's model is the set-associative LRU grid,
+ * which models that spread already (docs/METHODS.md §12.6). */
+void pred_prog_layout_cv(struct pred_prog *p, const struct llc_contention_config *cfg, double sets);
 void pred_prog_free(struct pred_prog *p);
 int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
              const struct pred_opts *o, struct pred_result *r, char *err, size_t errlen);

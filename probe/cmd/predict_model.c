@@ -23,6 +23,7 @@ void pred_prog_free(struct pred_prog *p)
     free(p->phase_id);
     free(p->gamma);
     free(p->gamma_rms);
+    free(p->probe_cv);
     free(p->anchor);
     free(p->window_phase);
     free(p->window_ins);
@@ -125,7 +126,7 @@ static void anchor_phase(struct pred_prog *p, size_t k)
     p->anchor[k] = PRED_ANCHOR_NONE;
     if (!e)
         return;
-    p->plain[k].cv = e->cv;
+    p->plain[k].cv = p->probe_cv[k] = e->cv;
     const struct llc_profile_phase *ph = &f->phases[k];
     const double a = ph->refs_per_instruction * f->timing.freq_hz / ph->solo.cpi;
     if (llc_contention_anchor(p->models[k], a, e->tau_s, e->phi_hat, e->n_rates, &p->gamma[k],
@@ -259,11 +260,12 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncenso
     p->phase_id = calloc(n, sizeof(int));
     p->gamma = calloc(n, sizeof(double));
     p->gamma_rms = calloc(n, sizeof(double));
+    p->probe_cv = calloc(n, sizeof(double));
     p->anchor = calloc(n, sizeof(*p->anchor));
     p->raw = calloc(n, sizeof(*p->raw));
     p->baseline = calloc(n, sizeof(*p->baseline));
     if (!p->models || !p->plain || !p->anchored || !p->phase_id || !p->gamma || !p->gamma_rms ||
-        !p->anchor || !p->raw || !p->baseline)
+        !p->probe_cv || !p->anchor || !p->raw || !p->baseline)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     p->probe_used = use_probe && f->probe.ok && f->probe.n_phases > 0;
     program_lines(p);
@@ -320,6 +322,22 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncenso
     if (rc == 0)
         rc = pred_strata_build(p, err, errlen);
     return rc;
+}
+
+void pred_prog_layout_cv(struct pred_prog *p, const struct llc_contention_config *cfg, double sets)
+{
+    /* lines at random in `sets` sets, lam per set, vary by a CV of
+     * 1/sqrt(lam): the grid's Poisson count; only the rest is skew. lam:
+     * the program's lines the cache can hold. */
+    const bool grid = cfg->assoc && llc_contention_base_policy(cfg->policy) == LLC_CONTENTION_LRU;
+    const double lines = p->lines > 0 ? fmin(p->lines, cfg->capacity) : cfg->capacity;
+    const double lam = sets > 0 ? lines / sets : 0;
+    for (size_t k = 0; k < p->n_phases; k++) {
+        const double cv = p->probe_cv[k], rest = cv * cv - (lam > 0 ? 1 / lam : 0);
+        const double eff = !grid ? cv : rest > 0 ? sqrt(rest) : 0;
+        p->plain[k].cv = eff;
+        p->anchored[k].cv = eff;
+    }
 }
 
 struct llc_contention_prog pred_contention_prog(const struct pred_prog *p, bool anchored)
@@ -550,6 +568,8 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
         pred_strata_use(&progs[i], o->strata);
         pred_first_touches_use(&progs[i], o->first_touches);
     }
+    for (size_t i = 0; i < n; i++)
+        pred_prog_layout_cv(&progs[i], &cfg, (double)m->sets);
     fill_progs(progs, n, false, cp);
     rc = llc_contention_timeline(cp, n, &cfg, &r->run, err, errlen);
     bool any_probe = false;

@@ -166,10 +166,11 @@ static json_t *phases_json(const struct pred_prog *p)
     json_t *a = json_array();
     for (size_t k = 0; k < p->n_phases; k++)
         json_array_append_new(a,
-                              json_pack("{s:i, s:o, s:o, s:s, s:o, s:o}", "phase", p->phase_id[k],
-                                        "gamma", llc_json_finite(p->gamma[k]), "gamma_rms_log",
-                                        llc_json_finite(p->gamma_rms[k]), "anchor",
-                                        status[p->anchor[k]], "cv", llc_json_finite(p->plain[k].cv),
+                              json_pack("{s:i, s:o, s:o, s:s, s:o, s:o, s:o}", "phase",
+                                        p->phase_id[k], "gamma", llc_json_finite(p->gamma[k]),
+                                        "gamma_rms_log", llc_json_finite(p->gamma_rms[k]), "anchor",
+                                        status[p->anchor[k]], "cv", llc_json_finite(p->probe_cv[k]),
+                                        "cv_skew", llc_json_finite(p->plain[k].cv),
                                         "refs_per_instruction", llc_json_finite(p->plain[k].api)));
     return a;
 }

@@ -383,6 +383,8 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
         rc = unique_names(s, a->quiet);
     if (rc == 0)
         rc = machine_of(s, err, errlen);
+    for (size_t i = 0; rc == 0 && i < s->n; i++)
+        pred_prog_layout_cv(&s->progs[i], &s->cfg, (double)s->machine.sets);
     return rc;
 }
 
