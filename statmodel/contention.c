@@ -188,6 +188,20 @@ static double party_tail(const struct llc_contention_party *p, double d)
     return raw_tail(p, p->shift > 0 ? d + p->shift : d);
 }
 
+/* A raw footprint f at most the party's lines cap. */
+static double capped(const struct llc_contention_party *p, double f)
+{
+    return p->lines_max > 0 && f > p->lines_max ? p->lines_max : f;
+}
+
+/* Of a shifted party's raw footprint f (at d + shift), the lines not in its
+ * private cache. */
+static double past_private(const struct llc_contention_party *p, double f)
+{
+    f = capped(p, f);
+    return f > p->shift_lines ? f - p->shift_lines : 0;
+}
+
 /* Lines of the party in the LLC (unweighted; capped at its lines when
  * shifted, the caller's cap then a no-op). */
 static double party_footprint(const struct llc_contention_party *p, double d)
@@ -196,10 +210,7 @@ static double party_footprint(const struct llc_contention_party *p, double d)
         return raw_footprint(p, d);
     if (isinf(p->shift))
         return 0;
-    double f = raw_footprint(p, d + p->shift);
-    if (p->lines_max > 0 && f > p->lines_max)
-        f = p->lines_max;
-    return f > p->shift_lines ? f - p->shift_lines : 0;
+    return past_private(p, raw_footprint(p, d + p->shift));
 }
 
 /* The own distance at which the party's raw footprint reaches `lines`
@@ -229,10 +240,8 @@ static double own_distance_of(const struct llc_contention_party *p, double lines
 void sm_contention_party_reshift(struct llc_contention_party *p)
 {
     p->shift_lines = 0;
-    if (p->model && p->shift > 0 && isfinite(p->shift)) {
-        const double f = raw_footprint(p, p->shift);
-        p->shift_lines = p->lines_max > 0 && f > p->lines_max ? p->lines_max : f;
-    }
+    if (p->model && p->shift > 0 && isfinite(p->shift))
+        p->shift_lines = capped(p, raw_footprint(p, p->shift));
 }
 
 void llc_contention_party_private(struct llc_contention_party *p, double lines)
@@ -733,11 +742,8 @@ static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, 
     }
     *fp = p->cold ? p->steady * x + u->k * (f - u->c * x) : f;
     *tail = p->cold ? min1(p->steady + u->k * (q - u->c)) : q;
-    if (p->shift > 0) {
-        if (p->lines_max > 0 && *fp > p->lines_max)
-            *fp = p->lines_max;
-        *fp = *fp > p->shift_lines ? *fp - p->shift_lines : 0;
-    }
+    if (p->shift > 0)
+        *fp = past_private(p, *fp);
 }
 
 /* The equilibrium of a W-way cache of C / W sets: a reuse spanning t

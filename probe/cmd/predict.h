@@ -108,9 +108,10 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncenso
  * says where the phase's references lie (its windows). */
 int pred_reuse_model(const struct pred_prog *p, size_t k, const struct llc_statmodel_hist *h,
                      double kept, struct llc_statmodel_model **out, char *err, size_t errlen);
-/* Dangling samples per sample of h as recorded (0 without samples): the
- * profiled run's first touches per reference. */
-double pred_recorded_firsts(const struct llc_statmodel_hist *h);
+/* Dangling samples per sample of h as recorded, scaled by p->firsts_scale
+ * (at most 1; 0 without samples): the profiled run's first touches per
+ * reference. */
+double pred_recorded_firsts(const struct pred_prog *p, const struct llc_statmodel_hist *h);
 /* Each phase's set skew (plain and anchored cv) for a cache of `sets` sets
  * and the model cfg: the probe's CV, less what lines placed at random
  * spread over the sets when cfg's model is the set-associative LRU grid,

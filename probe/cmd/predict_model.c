@@ -72,12 +72,10 @@ static void program_lines(struct pred_prog *p)
     p->firsts_scale = use ? counted / sampled : 1;
 }
 
-/* Dangling samples per sample of h as recorded: the run's first touches
- * per reference (0 without samples). */
-double pred_recorded_firsts(const struct llc_statmodel_hist *h)
+double pred_recorded_firsts(const struct pred_prog *p, const struct llc_statmodel_hist *h)
 {
     const double tot = llc_statmodel_hist_total(h);
-    return tot > 0 ? llc_statmodel_hist_dangling(h) / tot : 0;
+    return tot > 0 ? fmin(1, llc_statmodel_hist_dangling(h) / tot * p->firsts_scale) : 0;
 }
 
 /* Model phase k's reuse models from histogram h: models[k] (censoring
@@ -89,7 +87,7 @@ static int phase_models(struct pred_prog *p, size_t k, const struct llc_statmode
     int rc = pred_reuse_model(p, k, h, -1, &p->models[k], err, errlen);
     if (rc == 0 && p->uncensor)
         rc = llc_statmodel_prepare(h, &p->raw[k], err, errlen);
-    p->plain[k].firsts = fmin(1, pred_recorded_firsts(h) * p->firsts_scale);
+    p->plain[k].firsts = pred_recorded_firsts(p, h);
     return rc;
 }
 

@@ -2,7 +2,6 @@
  * §12.6) as contention-model inputs: one StatStack model per stratum,
  * hung on the phases the model solves. */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 
 #include "cmd/predict.h"
@@ -63,11 +62,11 @@ int pred_strata_build(struct pred_prog *p, char *err, size_t errlen)
                 (rc = pred_reuse_model(p, j, x->rdhist, kept, m, why, sizeof(why))) < 0)
                 rc = llc_errf(err, errlen, rc, "%s: phases[%zu].strata[%zu].rdhist: %s", p->file, j,
                               g, why);
-            st->s[st->n_models++] = (struct llc_contention_stratum){
-                .model = *m,
-                .sets = x->sets,
-                .refs = x->refs,
-                .firsts = fmin(1, pred_recorded_firsts(x->rdhist) * p->firsts_scale)};
+            st->s[st->n_models++] =
+                (struct llc_contention_stratum){.model = *m,
+                                                .sets = x->sets,
+                                                .refs = x->refs,
+                                                .firsts = pred_recorded_firsts(p, x->rdhist)};
         }
         char why[LLC_ERRLEN];
         if (rc == 0 && (rc = llc_contention_strata_check(&st->of_phase[j], why, sizeof(why))) < 0)
