@@ -39,10 +39,30 @@ static void parties_of(const struct llc_contention_phase *const *ph, const doubl
     }
 }
 
+/* One equilibrium at fixed rates: over the cells of the stratified
+ * programs' strata where some phase has them (docs/METHODS.md §12.6), else
+ * the plain one. */
+static int equilibrium(const struct llc_contention_phase *const *ph,
+                       const struct llc_contention_party *p, size_t n, bool strata,
+                       const struct llc_contention_config *cfg, double mu0,
+                       struct llc_contention_share *out, struct llc_contention_info *info,
+                       char *err, size_t errlen)
+{
+    const enum llc_contention_policy base = llc_contention_base_policy(cfg->policy);
+    const unsigned ways = cfg->assoc ? cfg->ways : 0;
+    return strata ? sm_contention_strata_shares(ph, p, n, cfg->capacity, base, ways, out, info, err,
+                                                errlen)
+                  : sm_contention_equilibrium(p, n, cfg->capacity, base, mu0, ways, out, info, err,
+                                              errlen);
+}
+
 /* Shares at fixed rates. With skew, a program whose sets are uneven (CV > 0)
- * gets its figures from 5 per-set equilibria, its footprint weighted by the
- * stratum's set share rho_g Ns = max(0, 1 + z_g CV) and the others uniform:
- * MR = sum pi_g w_g Q(T_g) / sum pi_g w_g, O = sum pi_g w_g F(T_g) / sum pi_g. */
+ * and that has no strata of its own gets its figures from 5 per-set
+ * equilibria (each over the others' strata where they have some), its
+ * footprint weighted by the stratum's set share rho_g Ns = max(0, 1 + z_g
+ * CV) and the others as in the plain one: MR = sum pi_g w_g Q(T_g) / sum
+ * pi_g w_g, O = sum pi_g w_g F(T_g) / sum pi_g. Alone or beside a
+ * stratified co-runner, the same description of the program. */
 /* hint (NULL, or 1 + 5 n entries kept across the fixed point's steps):
  * the miss rates of the last step's equilibria, uniform first. */
 static int shares_at(const struct llc_contention_phase *const *ph, const double *rate, size_t n,
@@ -52,18 +72,14 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
     struct llc_contention_party p[MAXN];
     struct llc_contention_share tmp[MAXN];
     struct llc_contention_info ti;
-    const enum llc_contention_policy base = llc_contention_base_policy(cfg->policy);
     parties_of(ph, rate, n, cfg, p);
-    const unsigned ways = cfg->assoc ? cfg->ways : 0;
-    if (sm_contention_has_strata(ph, n)) /* supersedes the CV skew */
-        return sm_contention_strata_shares(ph, p, n, cfg->capacity, base, ways, out, info, err,
-                                           errlen);
-    int rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hint ? hint[0] : 0, ways, out,
-                                       info, err, errlen);
+    const bool strata = sm_contention_has_strata(ph, n);
+    int rc = equilibrium(ph, p, n, strata, cfg, hint ? hint[0] : 0, out, info, err, errlen);
     if (rc == 0 && hint)
         hint[0] = info->mu;
     for (size_t t = 0; rc == 0 && cfg->skew && t < n; t++) {
-        if (!ph[t]->model || !(ph[t]->cv > 0) || !(rate[t] > 0))
+        if (!ph[t]->model || !(ph[t]->cv > 0) || !(rate[t] > 0) ||
+            (ph[t]->strata && ph[t]->strata->n > 0)) /* its strata supersede the CV */
             continue;
         double num = 0, den = 0, occ = 0, pis = 0;
         for (size_t g = 0; rc == 0 && g < LLC_CONTENTION_STRATA; g++) {
@@ -73,15 +89,19 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
                 pis += pi;
                 continue;
             }
-            double *hg = hint ? &hint[1 + t * LLC_CONTENTION_STRATA + g] : NULL;
-            p[t].weight = w;
-            rc = sm_contention_equilibrium(p, n, cfg->capacity, base, hg ? *hg : 0, ways, tmp, &ti,
-                                           err, errlen);
-            if (hg)
-                *hg = ti.mu;
-            num += pi * w * tmp[t].miss_ratio;
+            /* w = 1 (z = 0) is the plain equilibrium: its figures are out's */
+            const struct llc_contention_share *s = &out[t];
+            if (w != 1) {
+                double *hg = hint ? &hint[1 + t * LLC_CONTENTION_STRATA + g] : NULL;
+                p[t].weight = w;
+                rc = equilibrium(ph, p, n, strata, cfg, hg ? *hg : 0, tmp, &ti, err, errlen);
+                if (hg)
+                    *hg = ti.mu;
+                s = &tmp[t];
+            }
+            num += pi * w * s->miss_ratio;
             den += pi * w;
-            occ += pi * tmp[t].occupancy;
+            occ += pi * s->occupancy;
             pis += pi;
         }
         p[t].weight = 1;

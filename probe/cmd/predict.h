@@ -56,6 +56,7 @@ struct pred_prog {
      * share that stands for first touches. */
     double lines, firsts_scale;
     double *probe_cv;           /* each phase's per-set CV as the probe measured it */
+    double *disp;               /* each phase's lines per set, variance over mean (NAN: none) */
     struct pred_strata *strata; /* predict_strata.c; NULL: the profile has none */
 };
 

@@ -24,6 +24,7 @@ void pred_prog_free(struct pred_prog *p)
     free(p->gamma);
     free(p->gamma_rms);
     free(p->probe_cv);
+    free(p->disp);
     free(p->anchor);
     free(p->window_phase);
     free(p->window_ins);
@@ -259,11 +260,12 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncenso
     p->gamma = calloc(n, sizeof(double));
     p->gamma_rms = calloc(n, sizeof(double));
     p->probe_cv = calloc(n, sizeof(double));
+    p->disp = calloc(n, sizeof(double));
     p->anchor = calloc(n, sizeof(*p->anchor));
     p->raw = calloc(n, sizeof(*p->raw));
     p->baseline = calloc(n, sizeof(*p->baseline));
     if (!p->models || !p->plain || !p->anchored || !p->phase_id || !p->gamma || !p->gamma_rms ||
-        !p->probe_cv || !p->anchor || !p->raw || !p->baseline)
+        !p->probe_cv || !p->disp || !p->anchor || !p->raw || !p->baseline)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     p->probe_used = use_probe && f->probe.ok && f->probe.n_phases > 0;
     program_lines(p);
@@ -296,6 +298,7 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncenso
         const double d = k < f->n_phases ? f->phases[k].set_dispersion
                          : disp_refs > 0 ? disp / disp_refs
                                          : NAN;
+        p->disp[k] = d;
         p->plain[k].model = p->models[k];
         p->plain[k].lines = lines;
         p->plain[k].evenness = d < PRED_EVEN_LAYOUT ? 1 - d : 0;
@@ -326,13 +329,23 @@ void pred_prog_layout_cv(struct pred_prog *p, const struct llc_contention_config
 {
     /* lines at random in `sets` sets, lam per set, vary by a CV of
      * 1/sqrt(lam): the grid's Poisson count; only the rest is skew. lam:
-     * the program's lines the cache can hold. */
-    const bool grid = cfg->assoc && llc_contention_base_policy(cfg->policy) == LLC_CONTENTION_LRU;
+     * the program's lines the cache can hold. The random model has no
+     * grid: there the spread is at least the layout's own, CV^2 = D / lam
+     * for the phase's measured dispersion D (variance over mean of its
+     * lines per set), counted for the references that come back (a
+     * stream's lines, each touched once, press on every set alike). */
+    const enum llc_contention_policy base = llc_contention_base_policy(cfg->policy);
+    const bool grid = cfg->assoc && base == LLC_CONTENTION_LRU;
+    const bool layout = cfg->assoc && base == LLC_CONTENTION_RANDOM;
     const double lines = p->lines > 0 ? fmin(p->lines, cfg->capacity) : cfg->capacity;
     const double lam = sets > 0 ? lines / sets : 0;
     for (size_t k = 0; k < p->n_phases; k++) {
         const double cv = p->probe_cv[k], rest = cv * cv - (lam > 0 ? 1 / lam : 0);
-        const double eff = !grid ? cv : rest > 0 ? sqrt(rest) : 0;
+        double eff = !grid ? cv : rest > 0 ? sqrt(rest) : 0;
+        if (layout && lam > 0 && isfinite(p->disp[k])) {
+            const double own = p->disp[k] * (1 - p->plain[k].firsts) / lam;
+            eff = fmax(eff, sqrt(fmax(0, own)));
+        }
         p->plain[k].cv = eff;
         p->anchored[k].cv = eff;
     }
@@ -548,7 +561,7 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
     cfg.ways = m->ways;
     cfg.policy = o->policy;
     cfg.coupling = o->coupling;
-    cfg.skew = o->probe;
+    cfg.skew = true;     /* the probe's CV is 0 without it (--no-probe); the layout's stays */
     cfg.together = true; /* the figures of the stretch all programs run together */
     cfg.assoc = o->assoc;
     cfg.anchor = false;

@@ -233,6 +233,54 @@ static void tuple_uses_strata(void **state)
     llc_statmodel_release(m);
 }
 
+/* A phase with a CV and no strata keeps its skew beside a stratified
+ * co-runner: with the co-runner's strata all alike, its figures are those
+ * beside the co-runner taken whole (the 5 skewed equilibria of the plain
+ * path), not the uniform ones; alone and together it is the same program. */
+static void skew_beside_strata(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_model *a = model_mixed(3), *b = model_mixed(11);
+    const struct llc_contention_stratum halves[2] = {{.model = b, .sets = 0.5, .refs = 0.5},
+                                                     {.model = b, .sets = 0.5, .refs = 0.5}};
+    const struct llc_contention_strata sb = {.n = 2, .s = halves};
+    struct llc_contention_phase pa = {
+        .model = a, .api = 0.3, .cpi0 = 1, .penalty = 100, .gamma = 1, .cv = 0.4};
+    struct llc_contention_phase pb = {
+        .model = b, .api = 0.3, .cpi0 = 1, .penalty = 100, .gamma = 1, .strata = &sb};
+    const double freq[2] = {1e9, 1e9};
+    const enum llc_contention_policy pol[2] = {LLC_CONTENTION_LRU, LLC_CONTENTION_RANDOM};
+    for (int k = 0; k < 2; k++) {
+        struct llc_contention_config cfg;
+        llc_contention_config_default(&cfg);
+        cfg.capacity = 4000;
+        cfg.ways = 8;
+        cfg.assoc = false;
+        cfg.policy = pol[k];
+        const struct llc_contention_phase *ph[2] = {&pa, &pb};
+        struct llc_contention_share with[2], whole[2], uniform[2], solo[2];
+        struct llc_contention_info info;
+        assert_int_equal(
+            llc_contention_tuple(ph, freq, 2, &cfg, with, solo, &info, err, sizeof err), 0);
+        pb.strata = NULL;
+        assert_int_equal(
+            llc_contention_tuple(ph, freq, 2, &cfg, whole, solo, &info, err, sizeof err), 0);
+        pa.cv = 0;
+        assert_int_equal(
+            llc_contention_tuple(ph, freq, 2, &cfg, uniform, solo, &info, err, sizeof err), 0);
+        pa.cv = 0.4;
+        pb.strata = &sb;
+        NEAR(with[0].miss_ratio, whole[0].miss_ratio, 1e-7);
+        NEAR(with[0].occupancy, whole[0].occupancy, 1e-4 * cfg.capacity);
+        NEAR(with[1].miss_ratio, whole[1].miss_ratio, 1e-7);
+        /* the skew matters here: the uniform program's figures differ */
+        assert_true(fabs(uniform[0].miss_ratio - whole[0].miss_ratio) > 1e-3);
+    }
+    llc_statmodel_release(a);
+    llc_statmodel_release(b);
+}
+
 /* Three programs of 5 strata each (125 cells) are solved on the heaviest
  * cells only; the figures stay within 0.004 in miss ratio and 0.8% of the
  * cache in occupancy of every cell solved (here by hand: one equilibrium
@@ -300,7 +348,7 @@ int main(void)
         cmocka_unit_test(hand_solved_hot_half), cmocka_unit_test(hand_solved_with_streamer),
         cmocka_unit_test(reduces_to_plain),     cmocka_unit_test(corunner_halves),
         cmocka_unit_test(bad_strata),           cmocka_unit_test(tuple_uses_strata),
-        cmocka_unit_test(reduced_near_full),
+        cmocka_unit_test(reduced_near_full),    cmocka_unit_test(skew_beside_strata),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,23 @@ for preset in intel8 amd32; do
     'sum(d["windows"]["first_touches"]) > 0.9 * sum(d["windows"]["references"]) * int(d["phases"][0]["rdhist"].split("inf=")[1].split()[0]) / d["phases"][0]["samples"]'
 done
 
+# Random replacement in W-way sets: uniform over 6 MiB on intel8 (12 lines
+# per set on average, pages at random) has conflict misses in the sets
+# that draw more than 16 of its lines. The random model takes the
+# layout's spread (CV^2 = dispersion / lines per set) as set skew, with or
+# without probe readings; fully associative it sees first touches only.
+"$bin" profile --backend sim --preset intel8 --policy random --workload "uniform:size=6M" \
+  --instructions 3e6 --no-probe -o u6 -q >/dev/null 2>&1
+check_rc "intel8 random: profile of uniform over 6 MiB" 0 $?
+for args in "" "--fully-associative"; do
+  "$bin" predict u6.profile.json $args -o u6p$(echo "$args" | tr -d ' -') --no-plot -q >/dev/null 2>&1
+  check_rc "intel8 random: predict $args" 0 $?
+done
+jcheck "intel8 random: uniform 6 MiB alone within 0.003 of its timed solo run (set conflicts)" u6p.prediction.json \
+  'abs(d["programs"][0]["model"]["miss_ratio"] - json.load(open("u6.profile.json"))["phases"][0]["solo"]["llc_miss_ratio"]) < 0.003'
+jcheck "... fully associative, more than 0.008 below it (first touches only)" u6pfullyassociative.prediction.json \
+  'json.load(open("u6.profile.json"))["phases"][0]["solo"]["llc_miss_ratio"] - d["programs"][0]["model"]["miss_ratio"] > 0.008'
+
 # A program that fits its private L2 on amd32 (exclusive LLC, L2 of 16384
 # lines): uniform over 12288 lines. Its timed solo run holds almost nothing
 # in the LLC; the random model (shifted by default) says so, and so does
