@@ -97,10 +97,14 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
         const struct pred_prog *p = &progs[i];
         if (!o->probe)
             continue;
+        bool layout = false; /* the random model's skew of the layout (no probe CV here) */
+        for (size_t q = 0; !p->probe_used && q < p->n_phases; q++)
+            layout |= p->plain[q].cv > 0;
         if (!p->probe_used)
             add_flag(&v, &k, "%s: no probe readings (%s): %s, no anchor", name_of(p),
                      p->prof.probe.reason ? p->prof.probe.reason : "none recorded",
                      pred_strata_phases(p) ? "set usage from the strata only"
+                     : layout              ? "set usage from the layout's spread over the sets"
                                            : "uniform set usage assumed");
         for (size_t q = 0; p->probe_used && q < p->prof.probe.n_phases; q++)
             if (p->prof.probe.per_phase[q].note)
