@@ -1052,6 +1052,16 @@ double sm_contention_random_r_shifted(const struct llc_statmodel_model *m, doubl
     size_t ne;
     double slope;
     llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
+    /* only the first touches miss, and nothing below needs a pass (the
+     * same sum to rounding): at x = 0 (the root search's test at mu = 0,
+     * which takes no slope), or with no distance both past the private
+     * cache and before the age (a young party whose whole reach its L2
+     * holds) at any x */
+    if ((x == 0 && !dr) || !(shift < fmin(e[ne - 1], age))) {
+        if (dr)
+            *dr = 0;
+        return r_at_zero(e, q, ne, age);
+    }
     const double k = c_log * x;
     double r = q[ne - 1], d = 0; /* never reused: misses */
     for (size_t i = 0; i + 1 < ne; i++) {

@@ -102,6 +102,45 @@ static void random_r_matches_direct(void **state)
     llc_statmodel_release(m);
 }
 
+/* The shifted sum's shortcuts (only first touches miss): at x = 0 without
+ * the derivative, and where the shift reaches past every distance before
+ * the age, at any x; each against the loop it skips (x = 0 with the
+ * derivative, and a shift just below the reach, which the loop takes). */
+static void random_r_shifted_shortcuts(void **state)
+{
+    (void)state;
+    struct llc_statmodel_model *m = synth_model_power(0.05);
+    const double cap = 131072, c_log = -log1p(-1 / cap);
+    const double ages[] = {INFINITY, 300.5, 1024, 5000.25, 3e6};
+    const double shifts[] = {64, 700, 4096};
+    for (size_t a = 0; a < LLC_ARRAY_LEN(ages); a++) {
+        for (size_t s = 0; s < LLC_ARRAY_LEN(shifts); s++) {
+            double d;
+            const double fast =
+                sm_contention_random_r_shifted(m, 0, c_log, ages[a], shifts[s], NULL);
+            const double loop = sm_contention_random_r_shifted(m, 0, c_log, ages[a], shifts[s], &d);
+            if (!(fabs(fast - loop) <= 1e-12 * loop))
+                fail_msg("age %g shift %g x 0: R %.17g, loop %.17g", ages[a], shifts[s], fast,
+                         loop);
+            assert_true(d >= 0);
+        }
+        /* a young party whose L2 holds its whole reach: R flat in x */
+        if (isfinite(ages[a])) {
+            const double flat = sm_contention_random_r_shifted(m, 0, c_log, ages[a], ages[a], NULL);
+            for (double x = 1e-3; x < 1e5; x *= 7.3) {
+                double d = 1;
+                const double r = sm_contention_random_r_shifted(m, x, c_log, ages[a], ages[a], &d);
+                assert_true(r == flat && d == 0);
+                /* the loop, one distance of room below: R rises from there */
+                const double near =
+                    sm_contention_random_r_shifted(m, x, c_log, ages[a], ages[a] - 1.5, NULL);
+                assert_true(near >= flat - 1e-12 && near - flat < 1e-2);
+            }
+        }
+    }
+    llc_statmodel_release(m);
+}
+
 /* ---- the set-associative LRU grid, directly ------------------------------- */
 
 static double ref_tail(const struct llc_contention_party *p, double d)
@@ -362,6 +401,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_r_matches_direct),
+        cmocka_unit_test(random_r_shifted_shortcuts),
         cmocka_unit_test(assoc_grid_matches_direct),
         cmocka_unit_test(solo_cache_same_timeline),
         cmocka_unit_test(coupling_reaches_fixed_point),
