@@ -700,6 +700,8 @@ static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, 
     if (!(x > 0) || !isfinite(x) || isinf(p->shift) || (p->cold && !(u->c < 1))) {
         *fp = party_footprint(p, d);
         *tail = party_tail(p, d);
+        if (p->entered && p->shift > 0 && isfinite(p->shift))
+            *fp = capped(p, raw_footprint(p, d));
         return;
     }
     size_t i = u->i;
@@ -742,8 +744,8 @@ static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, 
     }
     *fp = p->cold ? p->steady * x + u->k * (f - u->c * x) : f;
     *tail = p->cold ? min1(p->steady + u->k * (q - u->c)) : q;
-    if (p->shift > 0)
-        *fp = past_private(p, *fp);
+    if (p->shift > 0) /* entered: every line the wait saw enter, not those left at its end */
+        *fp = p->entered ? capped(p, raw_footprint(p, d)) : past_private(p, *fp);
 }
 
 /* The equilibrium of a W-way cache of C / W sets: a reuse spanning t

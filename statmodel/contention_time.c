@@ -125,7 +125,7 @@ static bool same_cfg(const struct llc_contention_config *a, const struct llc_con
            a->coupling == b->coupling && a->anchor == b->anchor && a->skew == b->skew &&
            a->together == b->together && a->assoc == b->assoc && a->guess_warm == b->guess_warm &&
            a->tables == b->tables && a->private_lines == b->private_lines &&
-           a->exclusive_lru == b->exclusive_lru;
+           a->exclusive_lru == b->exclusive_lru && a->exclusive_entered == b->exclusive_entered;
 }
 
 /* ph alone (tp: ph at its age class cls, -1 = warm) from the cache, or

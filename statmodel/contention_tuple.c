@@ -32,10 +32,11 @@ static void parties_of(const struct llc_contention_phase *const *ph, const doubl
             .age = ph[i]->age,
             .tables = cfg->tables,
             .evenness = ph[i]->evenness};
-        if (cfg->private_lines > 0 &&
-            (cfg->exclusive_lru ||
-             llc_contention_base_policy(cfg->policy) == LLC_CONTENTION_RANDOM))
+        const bool lru = llc_contention_base_policy(cfg->policy) == LLC_CONTENTION_LRU;
+        if (cfg->private_lines > 0 && (cfg->exclusive_lru || !lru || cfg->exclusive_entered)) {
             llc_contention_party_private(&p[i], cfg->private_lines);
+            p[i].entered = lru && !cfg->exclusive_lru;
+        }
     }
 }
 

@@ -158,6 +158,13 @@ struct llc_contention_config {
      * §12.2). */
     double private_lines;
     bool exclusive_lru;
+    /* With private_lines and without exclusive_lru: the LRU models shifted
+     * as well, except that the set-associative grid counts every line that
+     * entered the LLC during a line's wait (whole footprints; the tail
+     * still shifted), an upper bound on the largest count above the line,
+     * which is what evicts it in a W-way victim set (docs/METHODS.md
+     * §12.2). */
+    bool exclusive_entered;
     /* Timeline: a young program's window (cold start) is one segment priced
      * at its middle age unless that misprices the phase's first touches
      * over it by more than this many per reference; then it is cut where
@@ -214,6 +221,10 @@ struct llc_contention_party {
      * there), and the party's lines the private cache holds (F at shift).
      * Set by llc_contention_party_private. */
     double shift, shift_lines;
+    /* In the set-associative LRU grid, count the party's whole footprint
+     * (every line that entered the LLC during a wait) with its tail
+     * shifted: llc_contention_config.exclusive_entered. */
+    bool entered;
 };
 
 /* Places a private cache of `lines` lines (per core, LRU) in front of an

@@ -567,6 +567,7 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
     cfg.anchor = false;
     cfg.private_lines = o->exclusive ? m->private_lines : 0;
     cfg.exclusive_lru = o->exclusive_lru;
+    cfg.exclusive_entered = true; /* LRU in W-way victim sets (docs/METHODS.md §12.2) */
     memset(r, 0, sizeof(*r));
     /* The random model's R tabulated per phase, shared by every solve of
      * this prediction (the models stay in place until pred_prog_free). */

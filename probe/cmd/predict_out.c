@@ -68,20 +68,22 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
                  "recency-based policies keep what is reused soon)",
                  llc_contention_policy_name(o->policy), llc_contention_policy_name(base));
     const bool excl = strcmp(m->inclusion, "exclusive") == 0;
-    const bool shifted = excl && o->exclusive && m->private_lines > 0 &&
-                         (o->exclusive_lru || base == LLC_CONTENTION_RANDOM);
+    const bool shifted = excl && o->exclusive && m->private_lines > 0;
+    const bool entered = shifted && base == LLC_CONTENTION_LRU && !o->exclusive_lru && o->assoc;
     if (shifted)
         add_flag(&v, &k,
                  "exclusive (victim) LLC: a program's lines reach it once its private L2 (%.0f "
-                 "lines) evicts them, so each reuse is shifted by the L2's part",
-                 m->private_lines);
+                 "lines) evicts them, so each reuse is shifted by the L2's part%s",
+                 m->private_lines,
+                 entered ? "; in W-way sets every line that entered the LLC while a line waited "
+                           "is counted against it (an upper bound; --exclusive-lru: only those "
+                           "still there)"
+                         : "");
     else if (excl)
         add_flag(&v, &k,
                  "exclusive (victim) LLC modelled as inclusive (%s): a program's lines in its "
                  "private L2 are counted in the LLC",
-                 !o->exclusive             ? "--no-exclusive"
-                 : !(m->private_lines > 0) ? "its private caches are unknown"
-                                           : "the LRU model; --exclusive-lru shifts it too");
+                 !o->exclusive ? "--no-exclusive" : "its private caches are unknown");
     if (o->forced[0])
         add_flag(&v, &k, "--force: %s", o->forced);
     for (size_t i = 0; i < n; i++) {

@@ -316,6 +316,7 @@ static int machine_of(struct study *s, char *err, size_t errlen)
      * `sim --corun --restart` simulates (docs/METHODS.md §14). */
     s->cfg.assoc = true;
     s->cfg.private_lines = m->private_lines;
+    s->cfg.exclusive_entered = true;
     /* a ranking hardly moves with how young windows are priced (tau the
      * same to 0.003 on scripts/eval-study.sh), and cutting them at every
      * age class made a study of 32 programs 6x slower */
