@@ -324,9 +324,9 @@ static double pressure(const struct llc_contention_party *p, size_t n, double t)
     return g;
 }
 
-/* Party p's footprint still grows at t (fpu: its uncapped footprint there
- * if known, else NULL; e_last and slope: its table's last edge and slope
- * past it). */
+/* Party p's footprint still grows at t (fpu: its uncapped raw footprint
+ * at its own distance there plus its shift, if known, else NULL; e_last
+ * and slope: its table's last edge and slope past it). */
 static bool party_grows(const struct llc_contention_party *p, double t, const double *fpu,
                         double e_last, double slope)
 {
@@ -337,8 +337,7 @@ static bool party_grows(const struct llc_contention_party *p, double t, const do
     if (isinf(p->shift))
         return false; /* all in the private cache */
     const double d = p->gamma * p->rate * t + (p->shift > 0 ? p->shift : 0);
-    if (p->lines_max > 0 && p->rate > 0 &&
-        (fpu && !(p->shift > 0) ? *fpu : raw_footprint(p, d)) >= p->lines_max)
+    if (p->lines_max > 0 && p->rate > 0 && (fpu ? *fpu : raw_footprint(p, d)) >= p->lines_max)
         return false; /* at its cap */
     if (p->cold && p->age > 0 && d >= p->age)
         return false; /* all it has touched so far */
@@ -673,16 +672,18 @@ static double count_hit(double mu, double var, unsigned w)
 
 /* A party's tables for the grid below: its distances only grow along it,
  * so the bucket is found by walking on from the last one, and F and Q are
- * the same interpolation as llc_statmodel_footprint / _tail (bitwise). */
+ * the same interpolation as llc_statmodel_footprint / _tail (bitwise).
+ * i: the shifted distances' bucket; ir: the unshifted ones' (a party that
+ * counts what entered its LLC, llc_contention_party.entered). */
 struct cursor {
     const double *e, *q, *f;
-    size_t ne, i;
+    size_t ne, i, ir;
     double slope, c, k;
 };
 
 static void cursor_init(const struct llc_contention_party *p, struct cursor *u)
 {
-    u->i = 0;
+    u->i = u->ir = 0;
     u->c = u->k = u->slope = 0;
     if (!p->model)
         return;
@@ -691,20 +692,10 @@ static void cursor_init(const struct llc_contention_party *p, struct cursor *u)
         cold_split(p, &u->c, &u->k);
 }
 
-/* The party's uncapped footprint and tail at own distance d, as
- * party_footprint and party_tail give them. */
-static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, double d,
-                        double *fp, double *tail)
+/* The table's F and Q at x > 0 (finite), walking on from bucket *at. */
+static void cursor_walk(const struct cursor *u, size_t *at, double x, double *fx, double *qx)
 {
-    const double x = aged(p, p->shift > 0 ? d + p->shift : d);
-    if (!(x > 0) || !isfinite(x) || isinf(p->shift) || (p->cold && !(u->c < 1))) {
-        *fp = party_footprint(p, d);
-        *tail = party_tail(p, d);
-        if (p->entered && p->shift > 0 && isfinite(p->shift))
-            *fp = capped(p, raw_footprint(p, d));
-        return;
-    }
-    size_t i = u->i;
+    size_t i = *at;
     /* the last edge at or below x: the tables' edges are the histogram's
      * bucket bounds, so it is x's bucket (checked: a table built otherwise
      * takes the search below, which finds the same edge) */
@@ -732,20 +723,52 @@ static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, 
                 hi = mid;
         }
     }
-    u->i = i;
-    double f, q;
+    *at = i;
     if (i + 1 >= u->ne) {
-        f = u->f[u->ne - 1] + (x - u->e[u->ne - 1]) * u->slope;
-        q = u->q[u->ne - 1];
+        *fx = u->f[u->ne - 1] + (x - u->e[u->ne - 1]) * u->slope;
+        *qx = u->q[u->ne - 1];
     } else {
         const double t = (x - u->e[i]) / (u->e[i + 1] - u->e[i]);
-        f = u->f[i] + t * (u->f[i + 1] - u->f[i]);
-        q = u->q[i] + t * (u->q[i + 1] - u->q[i]);
+        *fx = u->f[i] + t * (u->f[i + 1] - u->f[i]);
+        *qx = u->q[i] + t * (u->q[i + 1] - u->q[i]);
     }
-    *fp = p->cold ? p->steady * x + u->k * (f - u->c * x) : f;
+}
+
+/* A party that counts what entered its LLC: its whole footprint at own
+ * distance d (capped), as capped(raw_footprint) gives it. */
+static double cursor_entered(const struct llc_contention_party *p, struct cursor *u, double d)
+{
+    const double x = aged(p, d);
+    if (!(x > 0) || !isfinite(x) || (p->cold && !(u->c < 1)))
+        return capped(p, raw_footprint(p, d));
+    double f, q;
+    cursor_walk(u, &u->ir, x, &f, &q);
+    return capped(p, p->cold ? p->steady * x + u->k * (f - u->c * x) : f);
+}
+
+/* The party's uncapped footprint and tail at own distance d, as
+ * party_footprint and party_tail give them (entered: the whole footprint,
+ * capped), and *raw its raw footprint at d plus its shift (uncapped; what
+ * party_grows checks against its cap). */
+static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, double d,
+                        double *fp, double *tail, double *raw)
+{
+    const bool entered = p->entered && p->shift > 0 && isfinite(p->shift);
+    const double ds = p->shift > 0 ? d + p->shift : d, x = aged(p, ds);
+    if (!(x > 0) || !isfinite(x) || isinf(p->shift) || (p->cold && !(u->c < 1))) {
+        *fp = entered ? cursor_entered(p, u, d) : party_footprint(p, d);
+        *tail = party_tail(p, d);
+        *raw = raw_footprint(p, ds);
+        return;
+    }
+    double f, q;
+    cursor_walk(u, &u->i, x, &f, &q);
+    *fp = *raw = p->cold ? p->steady * x + u->k * (f - u->c * x) : f;
     *tail = p->cold ? min1(p->steady + u->k * (q - u->c)) : q;
-    if (p->shift > 0) /* entered: every line the wait saw enter, not those left at its end */
-        *fp = p->entered ? capped(p, raw_footprint(p, d)) : past_private(p, *fp);
+    if (entered) /* every line the wait saw enter, not those left at its end */
+        *fp = cursor_entered(p, u, d);
+    else if (p->shift > 0)
+        *fp = past_private(p, *fp);
 }
 
 /* The equilibrium of a W-way cache of C / W sets: a reuse spanning t
@@ -770,7 +793,7 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
     /* multiplications, not a division on each step's path to pois_hit (the
      * same x to an ulp) */
     const double per_set = 1 / sets, half_per_set = 0.5 / sets;
-    double sum = 0, fprev[64], qprev[64], mr[64], occ[64], fnow[64], qnow[64], unow[64];
+    double sum = 0, fprev[64], qprev[64], mr[64], occ[64], fnow[64], qnow[64], unow[64], rnow[64];
     struct cursor cur[64];
     for (size_t i = 0; i < n; i++) {
         cursor_init(&p[i], &cur[i]);
@@ -804,13 +827,14 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         double g = 0;
         e = 0;
         for (size_t i = 0; i < n; i++) {
-            fnow[i] = qnow[i] = 0;
+            fnow[i] = qnow[i] = rnow[i] = 0;
             if (!(p[i].weight > 0))
                 continue;
             if (!p[i].model) {
                 fnow[i] = p[i].weight * p[i].lambda * t;
             } else if (p[i].rate > 0) {
-                cursor_eval(&p[i], &cur[i], p[i].gamma * p[i].rate * t, &unow[i], &qnow[i]);
+                cursor_eval(&p[i], &cur[i], p[i].gamma * p[i].rate * t, &unow[i], &qnow[i],
+                            &rnow[i]);
                 const double u = unow[i];
                 fnow[i] =
                     p[i].weight * (p[i].lines_max > 0 && u > p[i].lines_max ? p[i].lines_max : u);
@@ -855,7 +879,7 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         if (!done) { /* saturated(), on the cursors' tables and footprints */
             done = true;
             for (size_t i = 0; done && i < n; i++)
-                done = !party_grows(&p[i], t, &unow[i], p[i].model ? cur[i].e[cur[i].ne - 1] : 0,
+                done = !party_grows(&p[i], t, &rnow[i], p[i].model ? cur[i].e[cur[i].ne - 1] : 0,
                                     cur[i].slope);
         }
         if (done)
