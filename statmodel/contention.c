@@ -692,10 +692,11 @@ static void cursor_init(const struct llc_contention_party *p, struct cursor *u)
         cold_split(p, &u->c, &u->k);
 }
 
-/* The table's F and Q at x > 0 (finite), walking on from bucket *at. */
-static void cursor_walk(const struct cursor *u, size_t *at, double x, double *fx, double *qx)
+/* The table's F and Q at x > 0 (finite), walking on from bucket i;
+ * returns x's bucket (inline: it is the grid's innermost step). */
+static inline __attribute__((always_inline)) size_t cursor_walk(const struct cursor *u, size_t i,
+                                                                double x, double *fx, double *qx)
 {
-    size_t i = *at;
     /* the last edge at or below x: the tables' edges are the histogram's
      * bucket bounds, so it is x's bucket (checked: a table built otherwise
      * takes the search below, which finds the same edge) */
@@ -723,7 +724,6 @@ static void cursor_walk(const struct cursor *u, size_t *at, double x, double *fx
                 hi = mid;
         }
     }
-    *at = i;
     if (i + 1 >= u->ne) {
         *fx = u->f[u->ne - 1] + (x - u->e[u->ne - 1]) * u->slope;
         *qx = u->q[u->ne - 1];
@@ -732,6 +732,7 @@ static void cursor_walk(const struct cursor *u, size_t *at, double x, double *fx
         *fx = u->f[i] + t * (u->f[i + 1] - u->f[i]);
         *qx = u->q[i] + t * (u->q[i + 1] - u->q[i]);
     }
+    return i;
 }
 
 /* A party that counts what entered its LLC: its whole footprint at own
@@ -742,7 +743,7 @@ static double cursor_entered(const struct llc_contention_party *p, struct cursor
     if (!(x > 0) || !isfinite(x) || (p->cold && !(u->c < 1)))
         return capped(p, raw_footprint(p, d));
     double f, q;
-    cursor_walk(u, &u->ir, x, &f, &q);
+    u->ir = cursor_walk(u, u->ir, x, &f, &q);
     return capped(p, p->cold ? p->steady * x + u->k * (f - u->c * x) : f);
 }
 
@@ -762,7 +763,7 @@ static void cursor_eval(const struct llc_contention_party *p, struct cursor *u, 
         return;
     }
     double f, q;
-    cursor_walk(u, &u->i, x, &f, &q);
+    u->i = cursor_walk(u, u->i, x, &f, &q);
     *fp = *raw = p->cold ? p->steady * x + u->k * (f - u->c * x) : f;
     *tail = p->cold ? min1(p->steady + u->k * (q - u->c)) : q;
     if (entered) /* every line the wait saw enter, not those left at its end */
