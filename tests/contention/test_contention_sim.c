@@ -86,16 +86,19 @@ struct streams {
     struct llc_statmodel_model *ma, *mb;
 };
 
-/* A B B A B B ...: rates 1 : 2. */
-static void make_streams_of(struct streams *s, const struct mix *mixa, const struct mix *mixb)
+/* Room for A's N_A references and B's 2 N_A, and their merge. */
+static void alloc_streams(struct streams *s)
 {
-    const struct mix ma = *mixa, mb = *mixb;
     s->n = 3 * (size_t)N_A;
     s->a = malloc(N_A * sizeof(uint64_t));
     s->b = malloc(2 * N_A * sizeof(uint64_t));
     s->merged = malloc(s->n * sizeof(uint64_t));
-    gen(&ma, 11, 0, s->a, N_A);
-    gen(&mb, 22, ID_B, s->b, 2 * N_A);
+    assert_true(s->a && s->b && s->merged);
+}
+
+/* A B B A B B ...: rates 1 : 2; each program's reuse model. */
+static void merge_streams(struct streams *s)
+{
     for (size_t i = 0; i < N_A; i++) {
         s->merged[3 * i] = s->a[i];
         s->merged[3 * i + 1] = s->b[2 * i];
@@ -103,6 +106,14 @@ static void make_streams_of(struct streams *s, const struct mix *mixa, const str
     }
     s->ma = model_of(s->a, N_A);
     s->mb = model_of(s->b, 2 * N_A);
+}
+
+static void make_streams_of(struct streams *s, const struct mix *mixa, const struct mix *mixb)
+{
+    alloc_streams(s);
+    gen(mixa, 11, 0, s->a, N_A);
+    gen(mixb, 22, ID_B, s->b, 2 * N_A);
+    merge_streams(s);
 }
 
 static void make_streams(struct streams *s)
@@ -745,22 +756,13 @@ static void set_victim_sim(const struct streams *s, size_t c, unsigned ways, siz
  * uni lines at random), 1 : 2. */
 static void cyclic_streams(struct streams *s, uint32_t cyc, uint32_t uni)
 {
-    s->n = 3 * (size_t)N_A;
-    s->a = malloc(N_A * sizeof(uint64_t));
-    s->b = malloc(2 * N_A * sizeof(uint64_t));
-    s->merged = malloc(s->n * sizeof(uint64_t));
+    alloc_streams(s);
     uint64_t seed = 5;
     for (size_t i = 0; i < N_A; i++)
         s->a[i] = i % cyc;
     for (size_t i = 0; i < 2 * N_A; i++)
         s->b[i] = ID_B + next_u64(&seed) % uni;
-    for (size_t i = 0; i < N_A; i++) {
-        s->merged[3 * i] = s->a[i];
-        s->merged[3 * i + 1] = s->b[2 * i];
-        s->merged[3 * i + 2] = s->b[2 * i + 1];
-    }
-    s->ma = model_of(s->a, N_A);
-    s->mb = model_of(s->b, 2 * N_A);
+    merge_streams(s);
 }
 
 /* docs/METHODS.md §12.2, exclusive hierarchies in W-way sets: the shifted
