@@ -183,7 +183,7 @@ static int memo_rehash(struct memo *m, const struct llc_contention_run *r)
     if (!slot)
         return -ENOMEM;
     for (size_t k = 0; k < r->n_tuples; k++) {
-        size_t s = hash_tuple(r->tuples[k].phase, 2 * m->n) & (cap - 1);
+        size_t s = hash_tuple(r->tuples[k].phase, 3 * m->n) & (cap - 1);
         while (slot[s])
             s = (s + 1) & (cap - 1);
         slot[s] = k + 1;
@@ -194,74 +194,131 @@ static int memo_rehash(struct memo *m, const struct llc_contention_run *r)
     return 0;
 }
 
+/* Program i's solo figures in phase index k (tp: the phase at its age
+ * class cls, -1 = warm), memoised per phase and class. */
+static int solo_of(struct memo *m, struct llc_contention_solo_cache *cache,
+                   const struct llc_contention_prog *progs, size_t i, size_t k, int cls,
+                   const struct llc_contention_phase *tp, const struct llc_contention_config *cfg,
+                   struct llc_contention_share *out, char *err, size_t errlen)
+{
+    const double freq = progs[i].freq_hz;
+    const size_t slot = m->base[i] + k;
+    if (cache && cls < YOUNG_CLASSES)
+        return cache_solo(cache, &progs[i].phases[k], tp, cls, freq, cfg, out, err, errlen);
+    if (cls >= YOUNG_CLASSES)
+        return llc_contention_solo(tp, freq, cfg, out, err, errlen);
+    int rc = 0;
+    if (cls >= 0) { /* young: alone at the same age */
+        const size_t y = slot * YOUNG_CLASSES + (size_t)cls;
+        if (!m->young_solved[y])
+            rc = llc_contention_solo(tp, freq, cfg, &m->young[y], err, errlen);
+        m->young_solved[y] = rc == 0;
+        *out = m->young[y];
+        return rc;
+    }
+    if (!m->solved[slot])
+        rc = llc_contention_solo(tp, freq, cfg, &m->solo[slot], err, errlen);
+    m->solved[slot] = rc == 0;
+    *out = m->solo[slot];
+    return rc;
+}
+
+/* Program i's phase k at age class cls (-1 = warm), in *young if young. */
+static const struct llc_contention_phase *at_age(const struct llc_contention_prog *p, size_t k,
+                                                 int cls, struct llc_contention_phase *young)
+{
+    if (cls < 0)
+        return &p->phases[k];
+    *young = p->phases[k];
+    young->age = llc_contention_class_age(cls);
+    return young;
+}
+
+/* The memo slot of key ph (3n ints), or the empty one it would go to. */
+static size_t memo_find(const struct memo *m, const struct llc_contention_run *r, const int *ph)
+{
+    const size_t n = m->n;
+    size_t s = hash_tuple(ph, 3 * n) & (m->cap - 1);
+    while (m->slot[s] && memcmp(r->tuples[m->slot[s] - 1].phase, ph, 3 * n * sizeof(int)) != 0)
+        s = (s + 1) & (m->cap - 1);
+    return s;
+}
+
+/* A new tuple of key ph at the end of r->tuples (phase set, shares and
+ * solo zeroed), or NULL out of memory. */
+static struct llc_contention_tuple_result *new_tuple(struct memo *m, struct llc_contention_run *r,
+                                                     size_t *tcap, const int *ph)
+{
+    const size_t n = m->n;
+    if (grow_tuples(r, tcap) < 0)
+        return NULL;
+    struct llc_contention_tuple_result *t = &r->tuples[r->n_tuples];
+    memset(t, 0, sizeof(*t));
+    t->phase = malloc(3 * n * sizeof(int));
+    t->share = calloc(n, sizeof(*t->share));
+    t->solo = calloc(n, sizeof(*t->solo));
+    if (!t->phase || !t->share || !t->solo) {
+        free(t->phase);
+        free(t->share);
+        free(t->solo);
+        return NULL;
+    }
+    r->n_tuples++; /* owned by the run from here on, freed with it */
+    memcpy(t->phase, ph, 3 * n * sizeof(int));
+    t->min_window_s = INFINITY;
+    return t;
+}
+
+/* The tuple of key ph: memoised (1, *index), or a new one to fill (0, *t,
+ * its memo slot *s for memo_insert); < 0 out of memory. */
+static int memo_get(struct memo *m, struct llc_contention_run *r, size_t *tcap, const int *ph,
+                    size_t *s, size_t *index, struct llc_contention_tuple_result **t, char *err,
+                    size_t errlen)
+{
+    *s = memo_find(m, r, ph);
+    if (m->slot[*s]) {
+        *index = m->slot[*s] - 1;
+        return 1;
+    }
+    *t = new_tuple(m, r, tcap, ph);
+    return *t ? 0 : llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
+}
+
+static int memo_insert(struct memo *m, struct llc_contention_run *r, size_t s, size_t *index,
+                       char *err, size_t errlen)
+{
+    m->slot[s] = r->n_tuples;
+    *index = r->n_tuples - 1;
+    if (2 * r->n_tuples > m->cap && memo_rehash(m, r) < 0)
+        return llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
+    return 0;
+}
+
 /* Index of the tuple, solving it if new. ph holds the n phases, then their
  * n age classes (-1 = warm; a cold-start phase's age otherwise,
- * docs/METHODS.md §12.2): a tuple is met again only at the same ages. */
+ * docs/METHODS.md §12.2), then n zeros (see compose): a tuple is met again
+ * only at the same ages. */
 static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, const int *ph,
                   const struct llc_contention_prog *progs, const struct llc_contention_config *cfg,
                   struct llc_contention_solo_cache *cache, size_t prev_index, size_t *index,
                   char *err, size_t errlen)
 {
     const size_t n = m->n;
-    size_t s = hash_tuple(ph, 2 * n) & (m->cap - 1);
-    for (; m->slot[s]; s = (s + 1) & (m->cap - 1))
-        if (memcmp(r->tuples[m->slot[s] - 1].phase, ph, 2 * n * sizeof(int)) == 0) {
-            *index = m->slot[s] - 1;
-            return 0;
-        }
-    if (grow_tuples(r, tcap) < 0)
-        return llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
-    struct llc_contention_tuple_result *t = &r->tuples[r->n_tuples];
-    memset(t, 0, sizeof(*t));
-    t->phase = malloc(2 * n * sizeof(int));
-    t->share = calloc(n, sizeof(*t->share));
-    t->solo = calloc(n, sizeof(*t->solo));
+    size_t s;
+    struct llc_contention_tuple_result *t;
+    int rc = memo_get(m, r, tcap, ph, &s, index, &t, err, errlen);
+    if (rc)
+        return rc > 0 ? 0 : rc;
     const struct llc_contention_phase *tp[64];
     struct llc_contention_phase young[64];
     double freq[64];
-    if (!t->phase || !t->share || !t->solo) {
-        free(t->phase);
-        free(t->share);
-        free(t->solo);
-        return llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
-    }
-    r->n_tuples++; /* owned by the run from here on, freed with it */
-    memcpy(t->phase, ph, 2 * n * sizeof(int));
-    t->min_window_s = INFINITY;
     for (size_t i = 0; i < n; i++) {
-        tp[i] = &progs[i].phases[ph[i]];
+        tp[i] = at_age(&progs[i], (size_t)ph[i], ph[n + i], &young[i]);
         freq[i] = progs[i].freq_hz;
-        if (ph[n + i] >= 0) {
-            young[i] = *tp[i];
-            young[i].age = llc_contention_class_age(ph[n + i]);
-            tp[i] = &young[i];
-        }
     }
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        const size_t k = m->base[i] + (size_t)ph[i];
-        if (cache && ph[n + i] < YOUNG_CLASSES) {
-            rc = cache_solo(cache, &progs[i].phases[ph[i]], tp[i], ph[n + i], freq[i], cfg,
-                            &t->solo[i], err, errlen);
-            continue;
-        }
-        if (ph[n + i] >= YOUNG_CLASSES) {
-            rc = llc_contention_solo(tp[i], freq[i], cfg, &t->solo[i], err, errlen);
-            continue;
-        }
-        if (ph[n + i] >= 0) { /* young: alone at the same age */
-            const size_t y = k * YOUNG_CLASSES + (size_t)ph[n + i];
-            if (!m->young_solved[y])
-                rc = llc_contention_solo(tp[i], freq[i], cfg, &m->young[y], err, errlen);
-            m->young_solved[y] = rc == 0;
-            t->solo[i] = m->young[y];
-            continue;
-        }
-        if (!m->solved[k])
-            rc = llc_contention_solo(tp[i], freq[i], cfg, &m->solo[k], err, errlen);
-        m->solved[k] = rc == 0;
-        t->solo[i] = m->solo[k];
-    }
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = solo_of(m, cache, progs, i, (size_t)ph[i], ph[n + i], tp[i], cfg, &t->solo[i], err,
+                     errlen);
     /* A young tuple's coupling starts from the previous tuple's slowdowns
      * (each program's co-run / solo rate then) applied to the solo rates
      * here: the tuples a program meets in turn differ in one phase or age
@@ -281,11 +338,51 @@ static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, co
                                        &t->info, err, errlen);
     if (rc < 0)
         return rc;
-    m->slot[s] = r->n_tuples;
-    *index = r->n_tuples - 1;
-    if (2 * r->n_tuples > m->cap && memo_rehash(m, r) < 0)
-        return llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
-    return 0;
+    t->t_star_whole = t->info.t_star;
+    return memo_insert(m, r, s, index, err, errlen);
+}
+
+/* The tuple of key ph whose marked programs (ph[2n + j] > 0) are seen by
+ * the others through their whole-program phases (docs/METHODS.md §12.7):
+ * program i's co-run figures are tuple src[i]'s (the co-run with every
+ * other marked program pooled), its solo figures and info tuple s0's (its
+ * phases, none pooled); t_star_whole is the T* with all marked pooled. */
+static int compose(struct memo *m, struct llc_contention_run *r, size_t *tcap, const int *ph,
+                   const size_t *src, size_t s0, double t_star_whole, size_t *index, char *err,
+                   size_t errlen)
+{
+    size_t s;
+    struct llc_contention_tuple_result *t;
+    const int rc = memo_get(m, r, tcap, ph, &s, index, &t, err, errlen);
+    if (rc)
+        return rc > 0 ? 0 : rc;
+    for (size_t i = 0; i < m->n; i++)
+        t->share[i] = r->tuples[src[i]].share[i];
+    memcpy(t->solo, r->tuples[s0].solo, m->n * sizeof(*t->solo));
+    t->info = r->tuples[s0].info;
+    t->t_star_whole = t_star_whole;
+    return memo_insert(m, r, s, index, err, errlen);
+}
+
+/* The plain tuple of key ph with the programs in `pooled` (a bit each) in
+ * their whole-program phases at the age classes cls[j]. */
+static int lookup_pooled(struct memo *m, struct llc_contention_run *r, size_t *tcap, const int *ph,
+                         uint64_t pooled, const int *cls, const struct llc_contention_prog *progs,
+                         const struct llc_contention_config *cfg,
+                         struct llc_contention_solo_cache *cache, size_t prev_index, size_t *index,
+                         char *err, size_t errlen)
+{
+    const size_t n = m->n;
+    int key[192];
+    memcpy(key, ph, 2 * n * sizeof(int));
+    for (size_t j = 0; j < n; j++) {
+        key[2 * n + j] = 0;
+        if (pooled >> j & 1) {
+            key[j] = (int)(progs[j].whole - progs[j].phases);
+            key[n + j] = cls[j];
+        }
+    }
+    return lookup(m, r, tcap, key, progs, cfg, cache, prev_index, index, err, errlen);
 }
 
 void llc_contention_run_free(struct llc_contention_run *r)
@@ -326,6 +423,12 @@ static int check_progs(const struct llc_contention_prog *progs, size_t n, char *
                                 "timeline: program %zu phase %d has no reuse profile", i,
                                 p->window_phase[w]);
         }
+        if (p->whole &&
+            (p->whole < p->phases || p->whole >= p->phases + p->n_phases || !p->whole->model))
+            return llc_errf(err, errlen, -EINVAL,
+                            "timeline: program %zu: its whole-program phase is not one of its "
+                            "phases with a reuse profile",
+                            i);
     }
     return 0;
 }
@@ -347,6 +450,83 @@ static double *phase_runs(const struct llc_contention_prog *p)
             run[w] = ins;
     }
     return run;
+}
+
+/* Tuple k (plain) with its programs whose current phase run is shorter
+ * than T* seen by the others through their whole-program phases: over T*,
+ * a line of theirs waits across those phase changes (docs/METHODS.md
+ * §12.7). T* is the co-run's with every such candidate pooled: with their
+ * phases now everything may fit while their other phases hold lines that
+ * outlast the run. LRU only: random replacement's lines fall at any age,
+ * most at the victims' own reuse times, not at one threshold. *k becomes
+ * the marked tuple's index, or stays. */
+static int whole_marks(struct memo *m, struct llc_contention_run *r, size_t *tcap, int *ph,
+                       const struct llc_contention_prog *progs,
+                       const struct llc_contention_config *cfg,
+                       struct llc_contention_solo_cache *cache, double *const *run_ins,
+                       const size_t *win, const double *left, const double *age,
+                       const double *prog_refs, size_t *k, char *err, size_t errlen)
+{
+    const size_t n = m->n, k0 = *k;
+    if (llc_contention_base_policy(cfg->policy) != LLC_CONTENTION_LRU)
+        return 0;
+    const double tstar0 = r->tuples[k0].info.t_star;
+    double run_s[64];
+    int cls[64];
+    uint64_t cand = 0;
+    for (size_t j = 0; j < n; j++) {
+        const struct llc_contention_phase *w = progs[j].whole;
+        run_s[j] = run_ins[j][win[j]] * r->tuples[k0].share[j].cpi / progs[j].freq_hz;
+        if (!w || w == &progs[j].phases[ph[j]] || tstar0 < run_s[j])
+            continue;
+        const double a = w->program_age ? prog_refs[j] + fmax(0, w->age0)
+                                        : age[m->base[j] + (size_t)(w - progs[j].phases)];
+        const double mid = a + 0.5 * left[j] * w->api;
+        if (!(tstar0 < INFINITY)) {
+            /* all fits now: and with the lines its whole run can hold by
+             * now in place of its phase's? then nothing changes */
+            double held = llc_statmodel_footprint(w->model, mid);
+            if (w->lines > 0)
+                held = fmin(held, w->lines);
+            for (size_t i = 0; i < n; i++)
+                if (i != j)
+                    held += r->tuples[k0].share[i].occupancy;
+            if (held <= cfg->capacity)
+                continue;
+        }
+        cls[j] = sm_contention_age_class(w, mid, cfg->capacity);
+        cand |= (uint64_t)1 << j;
+    }
+    if (!cand)
+        return 0;
+    size_t k_all;
+    int rc = lookup_pooled(m, r, tcap, ph, cand, cls, progs, cfg, cache, k0, &k_all, err, errlen);
+    if (rc < 0)
+        return rc;
+    const double tstar = r->tuples[k_all].info.t_star;
+    uint64_t marked = 0;
+    for (size_t j = 0; j < n; j++)
+        if ((cand >> j & 1) && tstar < INFINITY && tstar >= run_s[j])
+            marked |= (uint64_t)1 << j;
+    if (!marked)
+        return 0;
+    size_t src[64], k_m = k_all;
+    if (marked != cand && (rc = lookup_pooled(m, r, tcap, ph, marked, cls, progs, cfg, cache, k0,
+                                              &k_m, err, errlen)) < 0)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        src[i] = k_m;
+        if (!(marked >> i & 1))
+            continue;
+        const uint64_t others = marked & ~((uint64_t)1 << i);
+        src[i] = k0;
+        if (others && (rc = lookup_pooled(m, r, tcap, ph, others, cls, progs, cfg, cache, k0,
+                                          &src[i], err, errlen)) < 0)
+            return rc;
+    }
+    for (size_t j = 0; j < n; j++)
+        ph[2 * n + j] = marked >> j & 1 ? 2 + cls[j] : 0;
+    return compose(m, r, tcap, ph, src, k0, r->tuples[k_m].info.t_star, k, err, errlen);
 }
 
 static int push_segment(struct llc_contention_run *r, size_t *cap, double t0, double dt,
@@ -402,7 +582,7 @@ int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size
     double *run_ins[64] = {NULL};
     size_t tcap = 0, scap = 0, win[64];
     double left[64];
-    int ph[128];
+    int ph[192];
     bool first[64];
     size_t nph = 0;
     for (size_t i = 0; i < n; i++) {
@@ -461,9 +641,14 @@ int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size
                 young_left[i] = fmax(end - a, 1) / p->api;
             }
         }
+        for (size_t i = 0; i < n; i++)
+            ph[2 * n + i] = 0;
         if ((rc = lookup(&m, r, &tcap, ph, progs, cfg, cache,
                          r->n_segments ? r->segments[r->n_segments - 1].tuple : SIZE_MAX, &k, err,
                          errlen)) < 0)
+            goto out;
+        if ((rc = whole_marks(&m, r, &tcap, ph, progs, cfg, cache, run_ins, win, left, age,
+                              prog_refs, &k, err, errlen)) < 0)
             goto out;
         struct llc_contention_tuple_result *tr = &r->tuples[k];
         double dt = INFINITY, shortest = INFINITY;
@@ -479,6 +664,12 @@ int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size
         }
         tr->seconds += dt;
         tr->min_window_s = fmin(tr->min_window_s, shortest);
+        for (size_t i = 0; i < n; i++)
+            if (tr->phase[2 * n + i] > 0) {
+                r->whole_segments++;
+                r->whole_seconds += dt;
+                break;
+            }
         if (tr->info.t_star > 0.1 * shortest) {
             r->warn_segments++;
             r->warn_seconds += dt;

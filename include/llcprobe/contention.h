@@ -379,6 +379,12 @@ struct llc_contention_prog {
     const int *window_phase;           /* index into phases, per window */
     const double *window_instructions; /* > 0 */
     size_t n_windows;
+    /* The whole program as one phase (every window's reuse), one of
+     * `phases` (NULL: none). Where a tuple's T* is at least the program's
+     * current phase run, its co-runners see it through this footprint: a
+     * line of theirs waits across its phase changes (docs/METHODS.md
+     * §12.7). */
+    const struct llc_contention_phase *whole;
 };
 
 /* One interval of the co-simulation in which no program changed window. */
@@ -390,11 +396,18 @@ struct llc_contention_segment {
 /* A phase tuple solved once (memoised). */
 struct llc_contention_tuple_result {
     /* [n] phase index per program, then [n] age class per program (-1 =
-     * warm; else the phase's age is about 2^((k + 0.5) / 2) - 1 references) */
+     * warm; else the phase's age is about 2^((k + 0.5) / 2) - 1 references),
+     * then [n] per program: 0, or 2 + the age class of its `whole` phase
+     * when its co-runners see it through that (llc_contention_prog.whole;
+     * its own figures stay its phase's) */
     int *phase;
     struct llc_contention_share *share; /* [n] co-run */
     struct llc_contention_share *solo;  /* [n] alone, same phase */
     struct llc_contention_info info;
+    /* With marks: T* of the co-run in which every marked program is seen
+     * through its whole-program phase (INFINITY: all fits); info is the
+     * unmarked tuple's. Without marks: info.t_star. */
+    double t_star_whole;
     double seconds;      /* co-simulated time spent in this tuple */
     double min_window_s; /* shortest phase run (s) seen with it, see warn_* */
 };
@@ -423,6 +436,10 @@ struct llc_contention_run {
      * the cache settles once per phase change, not once per window). */
     size_t warn_segments;
     double warn_seconds, worst_tstar_ratio;
+    /* Segments and time in which some program's co-runners saw it through
+     * its whole-program phase (llc_contention_prog.whole) */
+    size_t whole_segments;
+    double whole_seconds;
 };
 
 /* Co-simulates until every program has finished its windows once

@@ -22,7 +22,8 @@ static void usage(FILE *out)
         "usage: llcprobe predict A.profile.json B.profile.json ... [--preset P | --machine INFO.json]\n"
         "                        [--policy P] [--no-coupling] [--no-probe] [--anchored]\n"
         "                        [--no-strata] [--no-first-touches] [--stationary] [--fully-associative]\n"
-        "                        [--no-exclusive | --exclusive-lru] [--censored] [--force]\n"
+        "                        [--no-exclusive | --exclusive-lru] [--phase-local] [--censored]\n"
+        "                        [--force]\n"
         "                        [-o PREFIX [--no-plot] [--gnuplot PATH]] [--quiet]\n\n"
         "Predicts what happens when 1 to 8 programs, each profiled alone with\n"
         "'llcprobe profile', share one last-level cache: per program the LLC miss\n"
@@ -73,6 +74,11 @@ static void usage(FILE *out)
         "  --exclusive-lru   LRU counts only the lines still in the LLC at the reuse\n"
         "                    (exact in a fully associative victim cache; in W-way sets\n"
         "                    it misses less than the simulator, docs/METHODS.md 12.2)\n"
+        "  --phase-local     co-runners see each program's current phase only. By\n"
+        "                    default (LRU and the policies predicted with it), where T*\n"
+        "                    is at least a program's current phase run, its co-runners\n"
+        "                    see its whole-program footprint: their lines wait across\n"
+        "                    its phase changes (docs/METHODS.md 12.7)\n"
         "  --censored        take the reuse histograms as recorded: reuses the profiled\n"
         "                    run's end cut off stay dangling (by default each sample is\n"
         "                    weighted by how likely its distance was to fit in the run)\n"
@@ -113,6 +119,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         O_FULLY_ASSOC,
         O_NO_STRATA,
         O_CENSORED,
+        O_PHASE_LOCAL,
         O_FORCE,
         O_NO_PLOT,
         O_GNUPLOT
@@ -131,6 +138,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         {"stationary", no_argument, NULL, O_STATIONARY},
         {"fully-associative", no_argument, NULL, O_FULLY_ASSOC},
         {"no-strata", no_argument, NULL, O_NO_STRATA},
+        {"phase-local", no_argument, NULL, O_PHASE_LOCAL},
         {"censored", no_argument, NULL, O_CENSORED},
         {"force", no_argument, NULL, O_FORCE},
         {"output", required_argument, NULL, 'o'},
@@ -207,6 +215,9 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
             break;
         case O_CENSORED:
             a->o.uncensor = false;
+            break;
+        case O_PHASE_LOCAL:
+            a->o.phase_local = true;
             break;
         case O_FORCE:
             a->o.force = true;
@@ -444,11 +455,13 @@ int llc_cmd_predict(int argc, char **argv)
      * and probe readings, and every solve; not reading the files or
      * writing the results. */
     const double t0 = llc_now(), c0 = llc_thread_cpu_now();
-    for (size_t i = 0; i < a.n; i++)
+    for (size_t i = 0; i < a.n; i++) {
         if (pred_prog_build(&progs[i], a.o.probe, a.o.cold, a.o.uncensor, err, sizeof(err)) < 0) {
             rc = llc_cli_fail("predict", "%s", err);
             goto out;
         }
+        progs[i].phase_local = a.o.phase_local;
+    }
     if (pred_run(progs, a.n, &m, &a.o, &r, err, sizeof(err)) < 0) {
         rc = llc_cli_fail("predict", "%s", err);
         goto out;

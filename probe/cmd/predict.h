@@ -34,7 +34,11 @@ enum pred_anchor { PRED_ANCHOR_NONE = 0, PRED_ANCHOR_OK, PRED_ANCHOR_FLAGGED };
 struct pred_prog {
     const char *file;
     struct llc_profile prof;
-    size_t n_phases; /* profile phases (+ 1 if pooled) */
+    size_t n_phases; /* profile phases (+ 1 if pooled: unclassified windows, or 2 or more phases) */
+    /* the phases outputs list: the profile's, and the pooled one where
+     * unclassified windows run it (else it only stands for the whole
+     * program to its co-runners, docs/METHODS.md §12.7) */
+    size_t n_shown;
     struct llc_statmodel_model **models;
     struct llc_contention_phase *plain;    /* gamma 1, cv from the probe */
     struct llc_contention_phase *anchored; /* gamma from the probe */
@@ -58,6 +62,9 @@ struct pred_prog {
     double *probe_cv;           /* each phase's per-set CV as the probe measured it */
     double *disp;               /* each phase's lines per set, variance over mean (NAN: none) */
     struct pred_strata *strata; /* predict_strata.c; NULL: the profile has none */
+    /* Co-runners see each phase's own footprint even where T* spans its
+     * phase runs (--phase-local; docs/METHODS.md §12.7) */
+    bool phase_local;
 };
 
 /* Results of the prediction. */
@@ -91,6 +98,7 @@ struct pred_opts {
     bool anchored;      /* the anchored variant's timeline too (--anchored) */
     bool first_touches; /* phases start at the age of their measured first touches */
     bool uncensor;      /* undo end-of-run censoring of the reuse (not --censored) */
+    bool phase_local;   /* co-runners see each phase's own footprint (--phase-local) */
     char forced[512];   /* what --force let through, "" if nothing */
 };
 

@@ -251,8 +251,11 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncenso
     bool unclassified = false;
     for (size_t w = 0; w < f->windows.count; w++)
         unclassified |= f->windows.phase_of[w] < 0;
-    const size_t n = f->n_phases + unclassified;
+    /* The pooled phase serves unclassified windows, and a program of
+     * several phases as its co-runners see it over T*s that span them */
+    const size_t n = f->n_phases + (unclassified || f->n_phases >= 2);
     p->n_phases = n;
+    p->n_shown = f->n_phases + unclassified;
     p->models = calloc(n, sizeof(*p->models));
     p->plain = calloc(n, sizeof(*p->plain));
     p->anchored = calloc(n, sizeof(*p->anchored));
@@ -280,7 +283,7 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncenso
         if (rc < 0)
             rc = llc_errf(err, errlen, rc, "%s: phases[%zu].rdhist: %s", p->file, k, why);
     }
-    if (rc == 0 && unclassified)
+    if (rc == 0 && n > f->n_phases)
         rc = pooled(p, f->n_phases, err, errlen);
     /* Distinct lines of the whole program, the cap of every phase's
      * footprint. Per phase it would be wrong: a line's last touch may fall
@@ -353,12 +356,15 @@ void pred_prog_layout_cv(struct pred_prog *p, const struct llc_contention_config
 
 struct llc_contention_prog pred_contention_prog(const struct pred_prog *p, bool anchored)
 {
+    const struct llc_contention_phase *ph = anchored ? p->anchored : p->plain;
+    const bool whole = !p->phase_local && p->n_phases >= 2 && p->n_phases > p->prof.n_phases;
     return (struct llc_contention_prog){.freq_hz = p->prof.timing.freq_hz,
-                                        .phases = anchored ? p->anchored : p->plain,
+                                        .phases = ph,
                                         .n_phases = p->n_phases,
                                         .window_phase = p->window_phase,
                                         .window_instructions = p->window_ins,
-                                        .n_windows = p->n_windows};
+                                        .n_windows = p->n_windows,
+                                        .whole = whole ? &ph[p->prof.n_phases] : NULL};
 }
 
 static void fill_progs(struct pred_prog *progs, size_t n, bool anchored,
@@ -500,7 +506,7 @@ static bool run_solo(const struct llc_contention_run *run, size_t i, size_t k,
 static int pair_grid(struct pred_prog *progs, size_t n, const struct llc_contention_config *cfg,
                      struct pred_result *r, char *err, size_t errlen)
 {
-    const size_t na = progs[0].n_phases, nb = progs[1].n_phases;
+    const size_t na = progs[0].n_shown, nb = progs[1].n_shown;
     const struct llc_contention_run *run = r->run;
     r->grid_a = na;
     r->grid_b = nb;
@@ -515,7 +521,8 @@ static int pair_grid(struct pred_prog *progs, size_t n, const struct llc_content
     /* Warm tuples only (age class -1 for both): a young one is a cold start. */
     for (size_t t = 0; at && t < run->n_tuples; t++) {
         const int *ph = run->tuples[t].phase;
-        if (ph[2] < 0 && ph[3] < 0 && !at[(size_t)ph[0] * nb + (size_t)ph[1]])
+        if (ph[2] < 0 && ph[3] < 0 && ph[4] == 0 && ph[5] == 0 &&
+            !at[(size_t)ph[0] * nb + (size_t)ph[1]])
             at[(size_t)ph[0] * nb + (size_t)ph[1]] = t + 1;
     }
     const double freq[2] = {progs[0].prof.timing.freq_hz, progs[1].prof.timing.freq_hz};

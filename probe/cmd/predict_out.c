@@ -93,14 +93,14 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
                      "%s: per-stratum reuse in %zu of %zu phases: sets grouped by how often "
                      "the phase references them, the cache solved per group (in place of the "
                      "probe's CV skew)",
-                     name_of(&progs[i]), ns, progs[i].n_phases);
+                     name_of(&progs[i]), ns, progs[i].n_shown);
     }
     for (size_t i = 0; i < n; i++) {
         const struct pred_prog *p = &progs[i];
         if (!o->probe)
             continue;
         bool layout = false; /* the random model's skew of the layout (no probe CV here) */
-        for (size_t q = 0; !p->probe_used && q < p->n_phases; q++)
+        for (size_t q = 0; !p->probe_used && q < p->n_shown; q++)
             layout |= p->plain[q].cv > 0;
         if (!p->probe_used)
             add_flag(&v, &k, "%s: no probe readings (%s): %s, no anchor", name_of(p),
@@ -112,7 +112,7 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
             if (p->prof.probe.per_phase[q].note)
                 add_flag(&v, &k, "%s: phase %d: probe readings: %s", name_of(p),
                          p->prof.probe.per_phase[q].phase, p->prof.probe.per_phase[q].note);
-        for (size_t q = 0; q < p->n_phases; q++)
+        for (size_t q = 0; q < p->n_shown; q++)
             if (p->anchor[q] == PRED_ANCHOR_FLAGGED)
                 add_flag(&v, &k,
                          "%s: phase %d: gamma %.3g outside [%.2f, %.2f]: probe and StatStack "
@@ -128,6 +128,12 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
                  "windows of one phase) in %.1f%% of the co-run (worst %.2g x the run): the "
                  "cache may not settle before the phase changes",
                  100 * run->warn_seconds / run->total_s, run->worst_tstar_ratio);
+    if (run->whole_segments)
+        add_flag(&v, &k,
+                 "phases: in %.1f%% of the co-run T* spans a program's current phase run, so "
+                 "its co-runners see its whole-program footprint there (its own figures stay "
+                 "its phase's; --phase-local: each phase's own)",
+                 100 * run->whole_seconds / run->total_s);
     size_t nc = 0;
     for (size_t t = 0; t < run->n_tuples; t++)
         nc += !run->tuples[t].info.converged;
@@ -170,7 +176,7 @@ static json_t *phases_json(const struct pred_prog *p)
 {
     static const char *const status[] = {"none", "ok", "flagged"};
     json_t *a = json_array();
-    for (size_t k = 0; k < p->n_phases; k++)
+    for (size_t k = 0; k < p->n_shown; k++)
         json_array_append_new(a,
                               json_pack("{s:i, s:o, s:o, s:s, s:o, s:o, s:o}", "phase",
                                         p->phase_id[k], "gamma", llc_json_finite(p->gamma[k]),
@@ -209,15 +215,31 @@ static json_t *share_json(const struct llc_contention_share *s,
                      llc_json_finite(solo->cpi), "slowdown", llc_json_finite(s->cpi / solo->cpi));
 }
 
+/* Not a solve of the whole program's stand-in alone (a pooled phase no
+ * window runs, solved only for its co-runners' view, docs/METHODS.md
+ * §12.7): the outputs list these. */
+static bool tuple_shown(const struct pred_prog *progs, size_t n,
+                        const struct llc_contention_tuple_result *tr)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((size_t)tr->phase[i] >= progs[i].n_shown)
+            return false;
+    return true;
+}
+
 static json_t *tuples_json(const struct pred_prog *progs, size_t n, const struct pred_result *r)
 {
     json_t *a = json_array();
     const struct llc_contention_run *run = r->run;
     for (size_t t = 0; t < run->n_tuples; t++) {
         const struct llc_contention_tuple_result *tr = &run->tuples[t];
-        json_t *ph = json_array(), *pr = json_array(), *age = json_array();
+        if (!tuple_shown(progs, n, tr))
+            continue;
+        json_t *ph = json_array(), *pr = json_array(), *age = json_array(), *wh = json_array();
         for (size_t i = 0; i < n; i++) {
             json_array_append_new(ph, json_integer(progs[i].phase_id[tr->phase[i]]));
+            /* its co-runners saw its whole-program footprint */
+            json_array_append_new(wh, json_boolean(tr->phase[2 * n + i] > 0));
             /* cold start: the phase's own references so far (null: warm) */
             json_array_append_new(
                 age, tr->phase[n + i] < 0
@@ -235,8 +257,8 @@ static json_t *tuples_json(const struct pred_prog *progs, size_t n, const struct
             json_array_append_new(pr, s);
         }
         json_array_append_new(
-            a, json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:i, s:o, s:o}", "phases", ph, "ages", age,
-                         "seconds", llc_json_finite(tr->seconds), "t_star_s",
+            a, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:i, s:o, s:o}", "phases", ph, "ages",
+                         age, "whole", wh, "seconds", llc_json_finite(tr->seconds), "t_star_s",
                          llc_json_finite(tr->info.t_star), "min_phase_run_s",
                          llc_json_finite(tr->min_window_s), "converged", tr->info.converged,
                          "iterations", (int)tr->info.iterations, "beta",
@@ -313,17 +335,17 @@ static int write_tuples_csv(const char *path, const struct pred_prog *progs, siz
     fprintf(
         s,
         "tuple,program,name,phase,seconds,t_star_s,miss_ratio,occupancy_lines,cpi,solo_cpi,slowdown,"
-        "foa_miss_ratio,foa_slowdown,sdc_miss_ratio,sdc_slowdown\n");
+        "foa_miss_ratio,foa_slowdown,sdc_miss_ratio,sdc_slowdown,whole\n");
     for (size_t t = 0; t < run->n_tuples; t++) {
         const struct llc_contention_tuple_result *tr = &run->tuples[t];
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; tuple_shown(progs, n, tr) && i < n; i++) {
             const size_t j = t * n + i;
-            fprintf(s, "%zu,%zu,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", t,
-                    i, name_of(&progs[i]), progs[i].phase_id[tr->phase[i]], tr->seconds,
+            fprintf(s, "%zu,%zu,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d\n",
+                    t, i, name_of(&progs[i]), progs[i].phase_id[tr->phase[i]], tr->seconds,
                     tr->info.t_star, tr->share[i].miss_ratio, tr->share[i].occupancy,
                     tr->share[i].cpi, tr->solo[i].cpi, tr->share[i].cpi / tr->solo[i].cpi,
                     r->foa[j].miss_ratio, r->foa[j].cpi / r->foa_solo[j].cpi, r->sdc[j].miss_ratio,
-                    r->sdc[j].cpi / r->sdc_solo[j].cpi);
+                    r->sdc[j].cpi / r->sdc_solo[j].cpi, tr->phase[2 * n + i] > 0);
         }
     }
     return llc_afile_commit(f, err, errlen);
@@ -365,13 +387,13 @@ int pred_write(const char *prefix, const struct pred_prog *progs, size_t n,
                                   "model_policy", llc_contention_policy_name(base)));
     json_object_set_new(json_object_get(doc, "machine"), "private_lines",
                         json_real(m->private_lines));
-    json_object_set_new(doc, "options",
-                        json_pack("{s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b}",
-                                  "coupling", o->coupling, "probe", o->probe, "anchored",
-                                  o->anchored, "cold_start", o->cold, "first_touches",
-                                  o->first_touches, "set_associative", o->assoc, "strata",
-                                  o->strata, "uncensored", o->uncensor, "exclusive", o->exclusive,
-                                  "exclusive_lru", o->exclusive_lru, "force", o->force));
+    json_object_set_new(
+        doc, "options",
+        json_pack("{s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b}", "coupling",
+                  o->coupling, "probe", o->probe, "anchored", o->anchored, "cold_start", o->cold,
+                  "first_touches", o->first_touches, "set_associative", o->assoc, "strata",
+                  o->strata, "uncensored", o->uncensor, "exclusive", o->exclusive, "exclusive_lru",
+                  o->exclusive_lru, "phase_local", o->phase_local, "force", o->force));
     json_object_set_new(doc, "programs", programs_json(progs, n, m, r));
     json_object_set_new(doc, "tuples", tuples_json(progs, n, r));
     json_object_set_new(doc, "pair_grid", grid_json(progs, r));
@@ -382,6 +404,8 @@ int pred_write(const char *prefix, const struct pred_prog *progs, size_t n,
                                   (json_int_t)r->run->warn_segments, "equilibrium_warn_s",
                                   llc_json_finite(r->run->warn_seconds), "worst_tstar_over_window",
                                   llc_json_finite(r->run->worst_tstar_ratio), "csv", csv));
+    json_object_set_new(json_object_get(doc, "timeline"), "whole_s",
+                        llc_json_finite(r->run->whole_seconds));
     json_object_set_new(doc, "flags", fl);
     fl = NULL;
     json_object_set_new(doc, "prediction_ms", llc_json_finite(r->seconds * 1e3));

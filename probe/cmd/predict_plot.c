@@ -95,7 +95,7 @@ static void emit_missratio(void *vctx, FILE *gp)
 static void phase_tic(FILE *gp, size_t at, int id)
 {
     if (id < 0)
-        fprintf(gp, "%s'unclassified' %zu", at ? ", " : "", at);
+        fprintf(gp, "%s'all' %zu", at ? ", " : "", at); /* the pooled phase */
     else
         fprintf(gp, "%s'%d' %zu", at ? ", " : "", id, at);
 }

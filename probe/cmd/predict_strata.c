@@ -88,7 +88,7 @@ void pred_strata_use(struct pred_prog *p, bool on)
 size_t pred_strata_phases(const struct pred_prog *p)
 {
     size_t n = 0;
-    for (size_t k = 0; k < p->n_phases; k++)
+    for (size_t k = 0; k < p->n_shown; k++)
         n += p->plain[k].strata != NULL;
     return n;
 }

@@ -85,7 +85,7 @@ size_t study_assumptions(const struct study *s, char lines[][STUDY_LINE], size_t
     ADD("%zu of %zu profiles have probe readings", probe, s->n);
     size_t phases = 0;
     for (size_t i = 0; i < s->n; i++)
-        phases += s->progs[i].n_phases;
+        phases += s->progs[i].n_shown;
     ADD("%zu of %zu phases solved per stratum of their sets (per-stratum reuse of the profiles)",
         s->strata_phases, phases);
     if (s->warn_groups)
