@@ -1,9 +1,10 @@
 /* Writes a synthetic llcprobe-profile for the predict tests and benchmark:
  *   gen_profile OUT NAME PRESET PHASES SEED [probe] [cv=X] [gamma=G] [windows=N]
+ *               [window=I]
  * Phase k of seed s uses working sets drawn from s and k (hot 50-2000
  * lines, medium 5000-400000 lines, 5-25% streaming), 0.2-0.5 references
- * per instruction, CPI0 0.7-1.3; windows of 10^7 instructions cycle
- * through the phases (N per phase, 3 cycles). */
+ * per instruction, CPI0 0.7-1.3; windows of I instructions (default 10^7)
+ * cycle through the phases (N per phase, 3 cycles). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,8 @@ int main(int argc, char **argv)
     if (argc < 6) {
         fprintf(
             stderr,
-            "usage: gen_profile OUT NAME PRESET PHASES SEED [probe] [cv=X] [gamma=G] [windows=N]\n");
+            "usage: gen_profile OUT NAME PRESET PHASES SEED [probe] [cv=X] [gamma=G] [windows=N] "
+            "[window=I]\n");
         return 2;
     }
     const size_t n = (size_t)atoi(argv[4]);
@@ -47,6 +49,8 @@ int main(int argc, char **argv)
             s.probe_gamma = atof(argv[i] + 6);
         else if (strncmp(argv[i], "windows=", 8) == 0)
             s.windows_per_phase = (unsigned)atoi(argv[i] + 8);
+        else if (strncmp(argv[i], "window=", 7) == 0)
+            s.window_instructions = strtoull(argv[i] + 7, NULL, 10);
     }
     if (n < 1 || n > 64) {
         fprintf(stderr, "gen_profile: 1 to 64 phases\n");

@@ -142,6 +142,31 @@ PY
 "$bin" predict "$tmp/g.profile.json" "$tmp/b.profile.json" -q >/dev/null 2>"$tmp/q.err"
 check "--quiet: no warnings" '[ ! -s "$tmp/q.err" ]'
 
+# Phase runs of 3x10^5 instructions, shorter than T*: the co-runners see a
+# program's whole-program footprint there (flagged, marked per tuple and in
+# the tuples CSV); its own figures stay its phase's. --phase-local: none.
+"$gen" "$tmp/sa.profile.json" SA intel8 3 21 window=300000 windows=1 &&
+  "$gen" "$tmp/sb.profile.json" SB intel8 3 22 window=300000 windows=1
+check_rc "short-run profiles written" 0 $?
+"$bin" predict "$tmp/sa.profile.json" "$tmp/sb.profile.json" -o "$tmp/sw" --no-plot >/dev/null 2>"$tmp/sw.err"
+check_rc "predict, short phase runs" 0 $?
+check "whole-program co-runners flagged" 'grep -q "warning: phases: in .* T\* spans a program.s current phase run" "$tmp/sw.err"'
+"$bin" predict "$tmp/sa.profile.json" "$tmp/sb.profile.json" --phase-local -o "$tmp/sl" --no-plot -q >/dev/null
+check_rc "predict --phase-local" 0 $?
+"$python" - "$tmp/sw.prediction.json" "$tmp/sl.prediction.json" "$tmp/sw.tuples.csv" <<'PY' && ok "whole marks: JSON, CSV; --phase-local has none and other figures" || bad "whole marks"
+import csv, json, sys
+w, l = (json.load(open(f)) for f in sys.argv[1:3])
+rows = list(csv.DictReader(open(sys.argv[3])))
+marked = [t for t in w["tuples"] if any(t["whole"])]
+sys.exit(0 if marked and w["timeline"]["whole_s"] > 0 and not w["options"]["phase_local"]
+         and any(r["whole"] == "1" for r in rows) and all(r["whole"] in "01" for r in rows)
+         and l["options"]["phase_local"] and l["timeline"]["whole_s"] == 0
+         and not any(any(t["whole"]) for t in l["tuples"])
+         and not any("whole-program footprint" in f for f in l["flags"])
+         and any(abs(a["model"]["miss_ratio"] - b["model"]["miss_ratio"]) > 1e-3
+                 for a, b in zip(w["programs"], l["programs"])) else 1)
+PY
+
 # --- machines -------------------------------------------------------------------
 "$bin" predict "$tmp/a.profile.json" "$tmp/c.profile.json" >/dev/null 2>"$tmp/mix.err"
 check_rc "intel8 + amd32 refused" 1 $?
