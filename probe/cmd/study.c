@@ -21,7 +21,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: llcprobe study --cores K --profiles DIR -o DIR [--metric M] [--force]\n"
-            "                      [--budget N] [--stationary] [--no-strata] [--quiet]\n"
+            "                      [--budget N] [--stationary] [--no-strata] [--phase-local]\n"
+            "                      [--quiet]\n"
             "       llcprobe study --cores K -o DIR [--profiles CACHE] [--jobs J] [options]\n"
             "                      -- PROGRAM [ARGS] ';;' PROGRAM [ARGS] ';;' ...\n\n"
             "Which programs should share a last-level cache, and what a bad choice costs.\n"
@@ -74,6 +75,8 @@ static void usage(FILE *out)
             "  --stationary      no cold start: programs predicted warm from the first\n"
             "                    instruction (faster; as predict --stationary)\n"
             "  --no-strata       ignore the profiles' per-stratum reuse (as predict --no-strata)\n"
+            "  --phase-local     co-runners see each program's current phase only (as predict\n"
+            "                    --phase-local)\n"
             "  -q, --quiet       no progress or warnings on stderr\n"
             "  -h, --help        this text\n\n"
             "A profile that cannot be read or predicted is left out and reported (stderr,\n"
@@ -92,7 +95,7 @@ struct args {
     size_t n_cmds;
     enum study_metric metric;
     const char *profiles, *out;
-    bool force, quiet, stationary, no_strata;
+    bool force, quiet, stationary, no_strata, phase_local;
 };
 
 static enum llc_parse parse_args(int argc, char **argv, struct args *a)
@@ -107,7 +110,8 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         O_PARTITION,
         O_SBATCH,
         O_STATIONARY,
-        O_NO_STRATA
+        O_NO_STRATA,
+        O_PHASE_LOCAL
     };
     static const struct option longopts[] = {
         {"cores", required_argument, NULL, 'k'},
@@ -118,6 +122,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         {"force", no_argument, NULL, O_FORCE},
         {"stationary", no_argument, NULL, O_STATIONARY},
         {"no-strata", no_argument, NULL, O_NO_STRATA},
+        {"phase-local", no_argument, NULL, O_PHASE_LOCAL},
         {"jobs", required_argument, NULL, 'j'},
         {"reuse-only", no_argument, NULL, O_REUSE},
         {"slurm", no_argument, NULL, O_SLURM},
@@ -164,6 +169,9 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
             break;
         case O_NO_STRATA:
             a->no_strata = true;
+            break;
+        case O_PHASE_LOCAL:
+            a->phase_local = true;
             break;
         case O_REUSE:
             a->reuse_only = true;
@@ -334,6 +342,7 @@ static int machine_of(struct study *s, char *err, size_t errlen)
 static int load(struct study *s, const struct args *a, char **files, size_t nf, const char *where,
                 char *err, size_t errlen)
 {
+    s->phase_local = a->phase_local;
     int rc = 0;
     if (nf > STUDY_MAX_PROGRAMS)
         rc = llc_errf(err, errlen, -E2BIG, "%s: %zu profiles, at most %d", where, nf,
@@ -356,6 +365,7 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
         }
         pred_strata_use(p, !a->no_strata);
         pred_first_touches_use(p, false);
+        p->phase_local = a->phase_local;
         s->strata_phases += pred_strata_phases(p);
         if (s->n > 0) {
             study_machine_differs(&p->prof, &s->progs[0].prof, diff, sizeof(diff));

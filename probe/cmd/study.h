@@ -77,6 +77,10 @@ struct study {
     /* the best co-schedule's groups over time (one run per group) */
     struct llc_contention_run **runs;
     size_t warn_groups; /* groups where the equilibrium warning fired */
+    /* groups where some program's co-runners saw its whole-program
+     * footprint (docs/METHODS.md §12.7); phase_local: none (--phase-local) */
+    size_t whole_groups;
+    bool phase_local;
     /* every group's phases alone, solved once (s->progs' phases, s->cfg) */
     struct llc_contention_solo_cache *solo_cache;
     /* programs that could not be profiled or read: "name: why" */

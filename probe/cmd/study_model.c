@@ -65,6 +65,8 @@ static int predict_one(struct study *s, struct study_group *g, char *err, size_t
     }
     if (run->warn_segments)
         s->warn_groups++;
+    if (run->whole_segments)
+        s->whole_groups++;
     llc_contention_run_free(run);
     return 0;
 }

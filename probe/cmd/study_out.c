@@ -91,6 +91,12 @@ size_t study_assumptions(const struct study *s, char lines[][STUDY_LINE], size_t
     if (s->warn_groups)
         ADD("warning: in %zu of %zu groups the cache equilibrium (T*) is slower than 10%% of a phase run",
             s->warn_groups, s->n_groups);
+    if (s->phase_local)
+        ADD("--phase-local: co-runners see each program's current phase only");
+    else
+        ADD("%zu of %zu groups: where T* spans a program's phase run, its co-runners see its "
+            "whole-program footprint",
+            s->whole_groups, s->n_groups);
     if (s->forced[0])
         ADD("forced: %.600s", s->forced);
     for (size_t i = 0; i < s->n_failed; i++)

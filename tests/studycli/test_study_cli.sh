@@ -100,6 +100,25 @@ check_rc "study with --budget 1000" 0 $?
 jcheck "budget ran out: not proven, gap = |value - bound| / value" "$tmp/s16b/study.json" \
   'not d["search"]["best_exact"] and d["search"]["best_bound"]>=d["ranked"][0]["value"] and abs(d["search"]["optimality_gap_pct"]-100*(d["search"]["best_bound"]-d["ranked"][0]["value"])/d["ranked"][0]["value"])<1e-9'
 
+# --- phase runs shorter than T*: whole-program co-runners, --phase-local -------
+mkdir -p "$tmp/pw"
+for i in 1 2 3 4; do
+  "$gen" "$tmp/pw/w$i.profile.json" "w$i" intel8 3 "$((20 + i))" window=300000 windows=1 || ok_gen=1
+done
+"$bin" study --cores 2 --profiles "$tmp/pw" -o "$tmp/sw" -q >/dev/null &&
+  "$bin" study --cores 2 --profiles "$tmp/pw" --phase-local -o "$tmp/sl" -q >/dev/null
+check_rc "study with and without --phase-local" 0 $?
+"$python" - "$tmp/sw/study.json" "$tmp/sl/study.json" <<'PY' && ok "whole-program co-runners counted; --phase-local says so and moves the figures" || bad "study --phase-local"
+import json, re, sys
+w, l = (json.load(open(f)) for f in sys.argv[1:3])
+m = [re.match(r"(\d+) of (\d+) groups: where T\* spans", a) for a in w["assumptions"]]
+m = [x for x in m if x]
+assert m and int(m[0].group(1)) > 0, w["assumptions"]
+assert any(a.startswith("--phase-local") for a in l["assumptions"]), l["assumptions"]
+assert not any("groups: where T* spans" in a for a in l["assumptions"])
+assert w["pairwise_slowdown"] != l["pairwise_slowdown"]
+PY
+
 # --- bad input ----------------------------------------------------------------
 mkdir "$tmp/two"
 cp "$tmp/p6/prog1.profile.json" "$tmp/p6/prog2.profile.json" "$tmp/two/"
