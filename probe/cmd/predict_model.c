@@ -518,11 +518,13 @@ static int pair_grid(struct pred_prog *progs, size_t n, const struct llc_content
         free(at);
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     }
-    /* Warm tuples only (age class -1 for both): a young one is a cold start. */
+    /* Warm tuples only (age class -1 for both): a young one is a cold start.
+     * Not one solved for the co-runners' view of a whole program (its
+     * pooled phase past the grid's, or marked). */
     for (size_t t = 0; at && t < run->n_tuples; t++) {
         const int *ph = run->tuples[t].phase;
-        if (ph[2] < 0 && ph[3] < 0 && ph[4] == 0 && ph[5] == 0 &&
-            !at[(size_t)ph[0] * nb + (size_t)ph[1]])
+        if ((size_t)ph[0] < na && (size_t)ph[1] < nb && ph[2] < 0 && ph[3] < 0 && ph[4] == 0 &&
+            ph[5] == 0 && !at[(size_t)ph[0] * nb + (size_t)ph[1]])
             at[(size_t)ph[0] * nb + (size_t)ph[1]] = t + 1;
     }
     const double freq[2] = {progs[0].prof.timing.freq_hz, progs[1].prof.timing.freq_hz};

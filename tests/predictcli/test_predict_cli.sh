@@ -167,6 +167,15 @@ sys.exit(0 if marked and w["timeline"]["whole_s"] > 0 and not w["options"]["phas
                  for a, b in zip(w["programs"], l["programs"])) else 1)
 PY
 
+# A pair whose whole-program stand-in is solved warm: the phase-pair grid
+# keeps to the profiles' phases (under ASan this wrote past the grid).
+"$gen" "$tmp/ga3.profile.json" GA intel8 3 41 window=1000000 windows=2 &&
+  "$gen" "$tmp/gb1.profile.json" GB intel8 1 42 window=1000000 windows=2 &&
+  "$bin" predict "$tmp/ga3.profile.json" "$tmp/gb1.profile.json" -o "$tmp/gg" --no-plot -q >/dev/null
+check_rc "pair grid beside a whole-program stand-in" 0 $?
+jcheck "pair grid 3 x 1" "$tmp/gg.prediction.json" \
+  'len(d["pair_grid"]["slowdown_a"])==3 and all(len(r)==1 for r in d["pair_grid"]["slowdown_b"])'
+
 # --- machines -------------------------------------------------------------------
 "$bin" predict "$tmp/a.profile.json" "$tmp/c.profile.json" >/dev/null 2>"$tmp/mix.err"
 check_rc "intel8 + amd32 refused" 1 $?
