@@ -111,6 +111,22 @@ def pred_figures(prog, part, path):
             "occ": need(p, "occupancy_lines", path)}
 
 
+def first_pass(csv_path, i):
+    """(profile window, row) of program i's segments in PREFIX.prediction.csv,
+    in its first pass through its windows (a program that ends starts
+    again from its first)."""
+    with open(csv_path) as f:
+        last = -1
+        for r in csv.DictReader(f):
+            if int(r["program"]) != i:
+                continue
+            k = int(r["window"])
+            if k < last:
+                return
+            last = k
+            yield k, r
+
+
 def pred_occ_at_ends(csv_path, i, n_win, per):
     """Predicted occupancy of program i at the ends of its first n_win
     co-run windows, per co-run windows to a profile window: the segment in
@@ -118,17 +134,9 @@ def pred_occ_at_ends(csv_path, i, n_win, per):
     program's first pass through its windows."""
     segs = {}
     try:
-        with open(csv_path) as f:
-            last = -1
-            for r in csv.DictReader(f):
-                if int(r["program"]) != i:
-                    continue
-                k = int(r["window"])
-                if k < last:  # started again: past its first pass
-                    break
-                last = k
-                segs.setdefault(k, []).append((float(r["dt_s"]) / float(r["cpi"]),
-                                               float(r["occupancy_lines"])))
+        for k, r in first_pass(csv_path, i):
+            segs.setdefault(k, []).append((float(r["dt_s"]) / float(r["cpi"]),
+                                           float(r["occupancy_lines"])))
     except (OSError, KeyError, ValueError, ZeroDivisionError) as e:
         raise Bad(f"{csv_path}: {e}")
     out = []
@@ -162,23 +170,17 @@ def pred_over_instructions(csv_path, i, n_instr, prof_path):
     hz = need(need(prof, "timing", prof_path), "freq_hz", prof_path)
     left, co, so, mis, ref = float(n_instr), 0.0, 0.0, 0.0, 0.0
     try:
-        with open(csv_path) as f:
-            last = -1
-            for r in csv.DictReader(f):
-                if int(r["program"]) != i:
-                    continue
-                k = int(r["window"])
-                if k < last or left <= 0:  # started again, or done
-                    break
-                last = k
-                cpi = float(r["cpi"])
-                n = min(left, float(r["dt_s"]) * hz / cpi)
-                left -= n
-                co += n * cpi
-                so += n * float(r["solo_cpi"])
-                rk = n * (rpi[k] if k < len(rpi) else 0.0)
-                ref += rk
-                mis += rk * float(r["miss_ratio"])
+        for k, r in first_pass(csv_path, i):
+            if left <= 0:
+                break
+            cpi = float(r["cpi"])
+            n = min(left, float(r["dt_s"]) * hz / cpi)
+            left -= n
+            co += n * cpi
+            so += n * float(r["solo_cpi"])
+            rk = n * (rpi[k] if k < len(rpi) else 0.0)
+            ref += rk
+            mis += rk * float(r["miss_ratio"])
     except (OSError, KeyError, ValueError, ZeroDivisionError, IndexError) as e:
         raise Bad(f"{csv_path}: {e}")
     if so <= 0 or ref <= 0:

@@ -338,7 +338,6 @@ static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, co
                                        &t->info, err, errlen);
     if (rc < 0)
         return rc;
-    t->t_star_whole = t->info.t_star;
     return memo_insert(m, r, s, index, err, errlen);
 }
 
@@ -346,10 +345,9 @@ static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, co
  * the others through their whole-program phases (docs/METHODS.md §12.7):
  * program i's co-run figures are tuple src[i]'s (the co-run with every
  * other marked program pooled), its solo figures and info tuple s0's (its
- * phases, none pooled); t_star_whole is the T* with all marked pooled. */
+ * phases, none pooled). */
 static int compose(struct memo *m, struct llc_contention_run *r, size_t *tcap, const int *ph,
-                   const size_t *src, size_t s0, double t_star_whole, size_t *index, char *err,
-                   size_t errlen)
+                   const size_t *src, size_t s0, size_t *index, char *err, size_t errlen)
 {
     size_t s;
     struct llc_contention_tuple_result *t;
@@ -360,7 +358,6 @@ static int compose(struct memo *m, struct llc_contention_run *r, size_t *tcap, c
         t->share[i] = r->tuples[src[i]].share[i];
     memcpy(t->solo, r->tuples[s0].solo, m->n * sizeof(*t->solo));
     t->info = r->tuples[s0].info;
-    t->t_star_whole = t_star_whole;
     return memo_insert(m, r, s, index, err, errlen);
 }
 
@@ -526,7 +523,7 @@ static int whole_marks(struct memo *m, struct llc_contention_run *r, size_t *tca
     }
     for (size_t j = 0; j < n; j++)
         ph[2 * n + j] = marked >> j & 1 ? 2 + cls[j] : 0;
-    return compose(m, r, tcap, ph, src, k0, r->tuples[k_m].info.t_star, k, err, errlen);
+    return compose(m, r, tcap, ph, src, k0, k, err, errlen);
 }
 
 static int push_segment(struct llc_contention_run *r, size_t *cap, double t0, double dt,

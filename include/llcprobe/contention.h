@@ -403,13 +403,9 @@ struct llc_contention_tuple_result {
     int *phase;
     struct llc_contention_share *share; /* [n] co-run */
     struct llc_contention_share *solo;  /* [n] alone, same phase */
-    struct llc_contention_info info;
-    /* With marks: T* of the co-run in which every marked program is seen
-     * through its whole-program phase (INFINITY: all fits); info is the
-     * unmarked tuple's. Without marks: info.t_star. */
-    double t_star_whole;
-    double seconds;      /* co-simulated time spent in this tuple */
-    double min_window_s; /* shortest phase run (s) seen with it, see warn_* */
+    struct llc_contention_info info;    /* with marks: the unmarked tuple's */
+    double seconds;                     /* co-simulated time spent in this tuple */
+    double min_window_s;                /* shortest phase run (s) seen with it, see warn_* */
 };
 
 struct llc_contention_prog_summary {

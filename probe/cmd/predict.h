@@ -130,6 +130,11 @@ void pred_prog_free(struct pred_prog *p);
 int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
              const struct pred_opts *o, struct pred_result *r, char *err, size_t errlen);
 void pred_result_free(struct pred_result *r);
+/* Not a solve of a whole program's stand-in (a pooled phase no window
+ * runs, solved only for its co-runners' view, docs/METHODS.md §12.7): the
+ * tuples the outputs list and the phase-pair grid may take. */
+bool pred_tuple_shown(const struct pred_prog *progs, size_t n,
+                      const struct llc_contention_tuple_result *tr);
 
 /* predict_strata.c: per-stratum reuse (docs/METHODS.md §12.6) of the
  * profile's phases as models (build once after pred_prog_build), hung on

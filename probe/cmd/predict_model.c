@@ -502,6 +502,15 @@ static bool run_solo(const struct llc_contention_run *run, size_t i, size_t k,
     return false;
 }
 
+bool pred_tuple_shown(const struct pred_prog *progs, size_t n,
+                      const struct llc_contention_tuple_result *tr)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((size_t)tr->phase[i] >= progs[i].n_shown)
+            return false;
+    return true;
+}
+
 /* Every phase pair of the first two programs, the two alone together. */
 static int pair_grid(struct pred_prog *progs, size_t n, const struct llc_contention_config *cfg,
                      struct pred_result *r, char *err, size_t errlen)
@@ -519,11 +528,11 @@ static int pair_grid(struct pred_prog *progs, size_t n, const struct llc_content
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     }
     /* Warm tuples only (age class -1 for both): a young one is a cold start.
-     * Not one solved for the co-runners' view of a whole program (its
-     * pooled phase past the grid's, or marked). */
+     * Not one solved for the co-runners' view of a whole program (marked,
+     * or its pooled phase past the grid's). */
     for (size_t t = 0; at && t < run->n_tuples; t++) {
         const int *ph = run->tuples[t].phase;
-        if ((size_t)ph[0] < na && (size_t)ph[1] < nb && ph[2] < 0 && ph[3] < 0 && ph[4] == 0 &&
+        if (pred_tuple_shown(progs, n, &run->tuples[t]) && ph[2] < 0 && ph[3] < 0 && ph[4] == 0 &&
             ph[5] == 0 && !at[(size_t)ph[0] * nb + (size_t)ph[1]])
             at[(size_t)ph[0] * nb + (size_t)ph[1]] = t + 1;
     }

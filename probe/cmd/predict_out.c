@@ -215,25 +215,13 @@ static json_t *share_json(const struct llc_contention_share *s,
                      llc_json_finite(solo->cpi), "slowdown", llc_json_finite(s->cpi / solo->cpi));
 }
 
-/* Not a solve of the whole program's stand-in alone (a pooled phase no
- * window runs, solved only for its co-runners' view, docs/METHODS.md
- * §12.7): the outputs list these. */
-static bool tuple_shown(const struct pred_prog *progs, size_t n,
-                        const struct llc_contention_tuple_result *tr)
-{
-    for (size_t i = 0; i < n; i++)
-        if ((size_t)tr->phase[i] >= progs[i].n_shown)
-            return false;
-    return true;
-}
-
 static json_t *tuples_json(const struct pred_prog *progs, size_t n, const struct pred_result *r)
 {
     json_t *a = json_array();
     const struct llc_contention_run *run = r->run;
     for (size_t t = 0; t < run->n_tuples; t++) {
         const struct llc_contention_tuple_result *tr = &run->tuples[t];
-        if (!tuple_shown(progs, n, tr))
+        if (!pred_tuple_shown(progs, n, tr))
             continue;
         json_t *ph = json_array(), *pr = json_array(), *age = json_array(), *wh = json_array();
         for (size_t i = 0; i < n; i++) {
@@ -338,7 +326,7 @@ static int write_tuples_csv(const char *path, const struct pred_prog *progs, siz
         "foa_miss_ratio,foa_slowdown,sdc_miss_ratio,sdc_slowdown,whole\n");
     for (size_t t = 0; t < run->n_tuples; t++) {
         const struct llc_contention_tuple_result *tr = &run->tuples[t];
-        for (size_t i = 0; tuple_shown(progs, n, tr) && i < n; i++) {
+        for (size_t i = 0; pred_tuple_shown(progs, n, tr) && i < n; i++) {
             const size_t j = t * n + i;
             fprintf(s, "%zu,%zu,%s,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d\n",
                     t, i, name_of(&progs[i]), progs[i].phase_id[tr->phase[i]], tr->seconds,
