@@ -818,9 +818,15 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
                                                          : party_footprint(&p[i], INFINITY);
         even |= lay[i] > 0 && isfinite(lay[i]);
     }
-    double gprev = 0, ph = 1, eprev = 0, e = 0, pnow[64], pprev[64], phi[64];
-    for (size_t i = 0; i < n; i++)
-        pnow[i] = pprev[i] = 0;
+    double gprev = 0, ph = 1, eprev = 0, e = 0, pnow[64], pprev[64], phi[64], phr[64];
+    /* lines the parties' other phases add to their own reuses (weighted),
+     * at this step and the last: a hit probability of their own each */
+    double xnow[64], xprev[64];
+    bool each = even;
+    for (size_t i = 0; i < n; i++) {
+        pnow[i] = pprev[i] = xnow[i] = xprev[i] = 0;
+        each |= p[i].excess && p[i].excess->n > 0 && p[i].model && p[i].rate > 0 && p[i].weight > 0;
+    }
     /* from G <= 0.05 W per set (F(d) <= d), where a miss is negligible for
      * W >= 8 (P(Pois(0.05 W) >= W) < 1e-8) */
     for (double t = sum > 0 ? 0.05 * ways * sets / sum : INFINITY; isfinite(t); t *= 1.15) {
@@ -841,6 +847,9 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
                     p[i].weight * (p[i].lines_max > 0 && u > p[i].lines_max ? p[i].lines_max : u);
             }
             g += fnow[i];
+            if (p[i].excess && p[i].model && p[i].rate > 0)
+                xnow[i] =
+                    p[i].weight * llc_contention_excess_at(p[i].excess, p[i].gamma * p[i].rate * t);
             if (lay[i] > 0 && isfinite(lay[i])) {
                 pnow[i] = fmin(1, unow[i] / lay[i]);
                 e += p[i].evenness * pnow[i] * fnow[i];
@@ -852,18 +861,26 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         const double mid = (gprev + g) * half_per_set, var = (gprev + g - eprev - e) * half_per_set;
         ph = count_hit(mid, var, ways);
         double top = ph;
-        for (size_t i = 0; even && i < n; i++) {
+        /* phi: a line's (its occupancy), phr: a reuse's (its miss ratio:
+         * the lines of its program's other phases count too; the lines in
+         * the cache at once are the phases' own, which add up to C) */
+        for (size_t i = 0; each && i < n; i++) {
             const double pm = 0.5 * (pprev[i] + pnow[i]), own = lay[i] > 0 ? p[i].evenness : 0;
+            const double xm = (xprev[i] + xnow[i]) * half_per_set;
             phi[i] = own != 0 ? count_hit(mid - own * pm, var - own * pm * (1 - pm), ways) : ph;
-            top = fmax(top, phi[i]);
+            phr[i] = xm != 0 ? count_hit(fmax(0, mid - own * pm + xm),
+                                         fmax(0, var - own * pm * (1 - pm) + xm), ways)
+                             : phi[i];
+            top = fmax(top, fmax(phi[i], phr[i]));
             pprev[i] = pnow[i];
+            xprev[i] = xnow[i];
         }
         for (size_t i = 0; i < n; i++) {
-            const double hit = even ? phi[i] : ph;
+            const double hit = each ? phi[i] : ph;
             occ[i] += hit * (fnow[i] - fprev[i]);
             fprev[i] = fnow[i];
             if (p[i].model && p[i].rate > 0) {
-                mr[i] += (1 - hit) * (qprev[i] - qnow[i]);
+                mr[i] += (1 - (each ? phr[i] : ph)) * (qprev[i] - qnow[i]);
                 qprev[i] = qnow[i];
             }
         }
@@ -876,7 +893,7 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         const double x = g * per_set;
         /* with even layouts: every hit probability of this step (at its
          * midpoint) below 1e-12; they only fall with G */
-        bool done = even ? top < 1e-12 : x > ways && x > 27.5 && pois_hit(x, ways) < 1e-12;
+        bool done = each ? top < 1e-12 : x > ways && x > 27.5 && pois_hit(x, ways) < 1e-12;
         if (!done) { /* saturated(), on the cursors' tables and footprints */
             done = true;
             for (size_t i = 0; done && i < n; i++)
@@ -891,10 +908,12 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
     const double pend0 = pois_hit(gprev * per_set, ways);
     for (size_t i = 0; i < n; i++) {
         const double own = lay[i] > 0 ? p[i].evenness : 0;
-        const double pend =
-            even ? count_hit(gprev * per_set - own * pprev[i],
-                             (gprev - eprev) * per_set - own * pprev[i] * (1 - pprev[i]), ways)
-                 : pend0;
+        const double xe = xprev[i] * per_set;
+        const double pend = each ? count_hit(fmax(0, gprev * per_set - own * pprev[i] + xe),
+                                             fmax(0, (gprev - eprev) * per_set -
+                                                         own * pprev[i] * (1 - pprev[i]) + xe),
+                                             ways)
+                                 : pend0;
         struct llc_contention_share *s = &out[i];
         s->cpi = NAN;
         s->occupancy = occ[i];

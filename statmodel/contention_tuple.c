@@ -31,7 +31,8 @@ static void parties_of(const struct llc_contention_phase *const *ph, const doubl
                      : 0,
             .age = ph[i]->age,
             .tables = cfg->tables,
-            .evenness = ph[i]->evenness};
+            .evenness = ph[i]->evenness,
+            .excess = ph[i]->excess};
         const bool lru = llc_contention_base_policy(cfg->policy) == LLC_CONTENTION_LRU;
         if (cfg->private_lines > 0 && (cfg->exclusive_lru || !lru || cfg->exclusive_entered)) {
             llc_contention_party_private(&p[i], cfg->private_lines);

@@ -47,6 +47,36 @@ enum llc_contention_policy llc_contention_base_policy(enum llc_contention_policy
 
 struct llc_contention_strata;
 
+/* ---- docs/METHODS.md §12.7 a phase's reuses across its program's other phases ---------------- */
+
+#define LLC_CONTENTION_EXCESS_POINTS 64
+
+/* Lines a program's other phases add to a reuse of one of its phases, by
+ * the reuse's own distance (references): the mean over the phase's
+ * windows of the lines the reuse spans, each phase's footprint over its
+ * own references in the span, less the phase's footprint at that
+ * distance. Geometric points x; 0 at distance 0, linear in log x between
+ * points, the last value past them. */
+struct llc_contention_excess {
+    size_t n; /* points (0: none) */
+    double x[LLC_CONTENTION_EXCESS_POINTS];
+    double lines[LLC_CONTENTION_EXCESS_POINTS];
+};
+
+/* The excess of phase g of a program whose windows run phases
+ * window_phase[w] (indices into models, n_phases of them) for
+ * window_refs[w] references each. Reuses start at 4 positions in each of
+ * up to 64 of g's windows (evenly spread); a span counts at most 64 runs
+ * as they ran, the rest by the phases' shares.
+ * out->n = 0 where g has no windows or every point is 0 to 1e-9 lines. */
+int llc_contention_excess_build(const struct llc_statmodel_model *const *models, size_t n_phases,
+                                const int *window_phase, const double *window_refs,
+                                size_t n_windows, size_t g, struct llc_contention_excess *out,
+                                char *err, size_t errlen);
+
+/* The excess at own distance x (0 without points). */
+double llc_contention_excess_at(const struct llc_contention_excess *e, double x);
+
 /* One program in one phase. */
 struct llc_contention_phase {
     /* StatStack model of the phase (not owned). NULL = unprofiled: the
@@ -95,6 +125,10 @@ struct llc_contention_phase {
      * §12.2): 0 for lines spread at random (Poisson), 1 for as many in
      * every set. Used by the set-associative LRU equilibrium. */
     double evenness;
+    /* The lines its program's other phases add to a reuse of this phase
+     * (docs/METHODS.md §12.7; not owned; NULL: none). Used by the
+     * set-associative LRU equilibrium. */
+    const struct llc_contention_excess *excess;
 };
 
 /* Share of a phase's references that are first touches of new data at any
@@ -225,6 +259,8 @@ struct llc_contention_party {
      * (every line that entered the LLC during a wait) with its tail
      * shifted: llc_contention_config.exclusive_entered. */
     bool entered;
+    /* As llc_contention_phase's (NULL: none). */
+    const struct llc_contention_excess *excess;
 };
 
 /* Places a private cache of `lines` lines (per core, LRU) in front of an

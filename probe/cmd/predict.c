@@ -74,11 +74,12 @@ static void usage(FILE *out)
         "  --exclusive-lru   LRU counts only the lines still in the LLC at the reuse\n"
         "                    (exact in a fully associative victim cache; in W-way sets\n"
         "                    it misses less than the simulator, docs/METHODS.md 12.2)\n"
-        "  --phase-local     co-runners see each program's current phase only. By\n"
-        "                    default (LRU and the policies predicted with it), where T*\n"
-        "                    is at least a program's current phase run, its co-runners\n"
-        "                    see its whole-program footprint: their lines wait across\n"
-        "                    its phase changes (docs/METHODS.md 12.7)\n"
+        "  --phase-local     each phase on its own. By default (LRU and the policies\n"
+        "                    predicted with it), where T* is at least a program's\n"
+        "                    current phase run, its co-runners see its whole-program\n"
+        "                    footprint (their lines wait across its phase changes), and\n"
+        "                    a phase's reuses that span its program's other phases\n"
+        "                    count the lines those touched (docs/METHODS.md 12.7)\n"
         "  --censored        take the reuse histograms as recorded: reuses the profiled\n"
         "                    run's end cut off stay dangling (by default each sample is\n"
         "                    weighted by how likely its distance was to fit in the run)\n"
@@ -461,6 +462,7 @@ int llc_cmd_predict(int argc, char **argv)
             goto out;
         }
         progs[i].phase_local = a.o.phase_local;
+        pred_cross_phase_use(&progs[i], !a.o.phase_local);
     }
     if (pred_run(progs, a.n, &m, &a.o, &r, err, sizeof(err)) < 0) {
         rc = llc_cli_fail("predict", "%s", err);

@@ -65,6 +65,9 @@ struct pred_prog {
     /* Co-runners see each phase's own footprint even where T* spans its
      * phase runs (--phase-local; docs/METHODS.md §12.7) */
     bool phase_local;
+    /* Per profile phase: the lines the program's other phases add to its
+     * reuses (docs/METHODS.md §12.7); NULL for a program of one phase */
+    struct llc_contention_excess *excess;
 };
 
 /* Results of the prediction. */
@@ -112,6 +115,9 @@ void pred_machine_of_profile(const struct llc_profile *p, struct pred_machine *m
  * else the stationary model. */
 int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncensor, char *err,
                     size_t errlen);
+/* Each profile phase's reuses count the lines of the program's other
+ * phases (on), or only its own (off: --phase-local). */
+void pred_cross_phase_use(struct pred_prog *p, bool on);
 /* The reuse model of histogram h of model phase k (the pooled phase: all
  * windows), end-of-run censoring undone where p->uncensor and the profile
  * says where the phase's references lie (its windows). */

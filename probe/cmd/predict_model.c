@@ -28,6 +28,7 @@ void pred_prog_free(struct pred_prog *p)
     free(p->anchor);
     free(p->window_phase);
     free(p->window_ins);
+    free(p->excess);
     llc_profile_free(&p->prof);
     const char *file = p->file;
     memset(p, 0, sizeof(*p));
@@ -204,6 +205,32 @@ static int windows(struct pred_prog *p, char *err, size_t errlen)
     return 0;
 }
 
+/* The lines each profile phase's reuses meet from the program's other
+ * phases (docs/METHODS.md §12.7), on the windows' references; used by
+ * default (pred_cross_phase_use). */
+static int cross_phase(struct pred_prog *p, char *err, size_t errlen)
+{
+    if (p->prof.n_phases < 2)
+        return 0;
+    double *refs = malloc(p->n_windows * sizeof(*refs));
+    p->excess = calloc(p->prof.n_phases, sizeof(*p->excess));
+    int rc = refs && p->excess ? 0 : llc_errf(err, errlen, -ENOMEM, "out of memory");
+    for (size_t w = 0; rc == 0 && w < p->n_windows; w++)
+        refs[w] = p->window_ins[w] * p->plain[p->window_phase[w]].api;
+    for (size_t k = 0; rc == 0 && k < p->prof.n_phases; k++) {
+        char why[LLC_ERRLEN];
+        rc = llc_contention_excess_build((const struct llc_statmodel_model *const *)p->models,
+                                         p->n_phases, p->window_phase, refs, p->n_windows, k,
+                                         &p->excess[k], why, sizeof(why));
+        if (rc < 0)
+            rc = llc_errf(err, errlen, rc, "%s: phases[%zu]: %s", p->file, k, why);
+    }
+    free(refs);
+    if (rc == 0)
+        pred_cross_phase_use(p, true);
+    return rc;
+}
+
 /* Cold start (docs/METHODS.md §12.2): each phase's references in its profile (the pooled
  * phase: all of them), or 0 for the stationary model. */
 static void set_cold(struct pred_prog *p, bool cold)
@@ -324,8 +351,18 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncenso
     if (rc == 0)
         rc = windows(p, err, errlen);
     if (rc == 0)
+        rc = cross_phase(p, err, errlen);
+    if (rc == 0)
         rc = pred_strata_build(p, err, errlen);
     return rc;
+}
+
+void pred_cross_phase_use(struct pred_prog *p, bool on)
+{
+    for (size_t k = 0; p->excess && k < p->prof.n_phases; k++) {
+        p->plain[k].excess = on ? &p->excess[k] : NULL;
+        p->anchored[k].excess = on ? &p->excess[k] : NULL;
+    }
 }
 
 void pred_prog_layout_cv(struct pred_prog *p, const struct llc_contention_config *cfg, double sets)

@@ -128,6 +128,15 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
                  "windows of one phase) in %.1f%% of the co-run (worst %.2g x the run): the "
                  "cache may not settle before the phase changes",
                  100 * run->warn_seconds / run->total_s, run->worst_tstar_ratio);
+    size_t crossed = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t q = 0; q < progs[i].n_shown; q++)
+            crossed += progs[i].plain[q].excess && progs[i].plain[q].excess->n > 0;
+    if (crossed && llc_contention_base_policy(o->policy) == LLC_CONTENTION_LRU && o->assoc)
+        add_flag(&v, &k,
+                 "phases: %zu phases' reuses across their programs' other phases count the "
+                 "lines those touched (phases[].cross_phase; --phase-local: each phase's own)",
+                 crossed);
     if (run->whole_segments)
         add_flag(&v, &k,
                  "phases: in %.1f%% of the co-run T* spans a program's current phase run, so "
@@ -172,18 +181,33 @@ static json_t *baseline_json(const struct pred_baseline_sum *u, const struct pre
                      llc_json_finite(u->solo_cycles > 0 ? u->cycles / u->solo_cycles : NAN));
 }
 
+/* The lines the program's other phases add to the phase's reuses, by own
+ * distance (docs/METHODS.md §12.7); null where none are added. */
+static json_t *cross_phase_json(const struct llc_contention_excess *e)
+{
+    if (!e || e->n == 0)
+        return json_null();
+    json_t *d = json_array(), *l = json_array();
+    for (size_t k = 0; k < e->n; k++) {
+        json_array_append_new(d, llc_json_finite(e->x[k]));
+        json_array_append_new(l, llc_json_finite(e->lines[k]));
+    }
+    return json_pack("{s:o, s:o}", "distances", d, "lines", l);
+}
+
 static json_t *phases_json(const struct pred_prog *p)
 {
     static const char *const status[] = {"none", "ok", "flagged"};
     json_t *a = json_array();
     for (size_t k = 0; k < p->n_shown; k++)
         json_array_append_new(a,
-                              json_pack("{s:i, s:o, s:o, s:s, s:o, s:o, s:o}", "phase",
+                              json_pack("{s:i, s:o, s:o, s:s, s:o, s:o, s:o, s:o}", "phase",
                                         p->phase_id[k], "gamma", llc_json_finite(p->gamma[k]),
                                         "gamma_rms_log", llc_json_finite(p->gamma_rms[k]), "anchor",
                                         status[p->anchor[k]], "cv", llc_json_finite(p->probe_cv[k]),
                                         "cv_skew", llc_json_finite(p->plain[k].cv),
-                                        "refs_per_instruction", llc_json_finite(p->plain[k].api)));
+                                        "refs_per_instruction", llc_json_finite(p->plain[k].api),
+                                        "cross_phase", cross_phase_json(p->plain[k].excess)));
     return a;
 }
 

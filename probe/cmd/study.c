@@ -75,7 +75,8 @@ static void usage(FILE *out)
             "  --stationary      no cold start: programs predicted warm from the first\n"
             "                    instruction (faster; as predict --stationary)\n"
             "  --no-strata       ignore the profiles' per-stratum reuse (as predict --no-strata)\n"
-            "  --phase-local     co-runners see each program's current phase only (as predict\n"
+            "  --phase-local     each phase on its own: co-runners see a program's current\n"
+            "                    phase only, its reuses its phase's lines (as predict\n"
             "                    --phase-local)\n"
             "  -q, --quiet       no progress or warnings on stderr\n"
             "  -h, --help        this text\n\n"
@@ -366,6 +367,7 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
         pred_strata_use(p, !a->no_strata);
         pred_first_touches_use(p, false);
         p->phase_local = a->phase_local;
+        pred_cross_phase_use(p, !a->phase_local);
         s->strata_phases += pred_strata_phases(p);
         if (s->n > 0) {
             study_machine_differs(&p->prof, &s->progs[0].prof, diff, sizeof(diff));

@@ -92,7 +92,8 @@ size_t study_assumptions(const struct study *s, char lines[][STUDY_LINE], size_t
         ADD("warning: in %zu of %zu groups the cache equilibrium (T*) is slower than 10%% of a phase run",
             s->warn_groups, s->n_groups);
     if (s->phase_local)
-        ADD("--phase-local: co-runners see each program's current phase only");
+        ADD("--phase-local: each phase on its own (co-runners see a program's current phase "
+            "only; a phase's reuses count only its own lines)");
     else
         ADD("%zu of %zu groups: where T* spans a program's phase run, its co-runners see its "
             "whole-program footprint",

@@ -13,6 +13,14 @@
  *    (printed).
  *  - Long phase runs (200,000 references, far more than T*): nothing is
  *    marked and both give the same figures.
+ * And J alone in a 16-way cache (docs/METHODS.md §12.7, a phase's reuses
+ * across its other phases), against an exact simulation of LRU in sets
+ * (lines placed by a hash): with runs long enough for the large phase to
+ * push the small one out, every run of the small phase starts by fetching
+ * its 200 lines again; each phase alone prices those reuses with the
+ * small phase's footprint (they hit), the lines the other phase adds make
+ * them miss. The model with them must halve the error of the small
+ * phase's miss ratio and of J's.
  * Each program's reuse histograms are exact (every reference; a phase's
  * are the references in its windows, their distances in the program's own
  * references, as a profile records them). */
@@ -208,11 +216,149 @@ static void long_runs_stay_phase_local(void **state)
     assert_true(o.whole_v == o.local_v && o.whole_j == o.local_j);
 }
 
+#define WAYS 16u
+
+/* Misses of an exact LRU simulation in CAPACITY / WAYS sets, a line's set
+ * from a hash of its number; per phase of sel (0/1), references from
+ * `from` on. */
+static void assoc_lru(const uint64_t *trace, const bool *small, size_t n, size_t from, double *miss,
+                      double *refs)
+{
+    const size_t sets = (size_t)CAPACITY / WAYS;
+    uint64_t *tag = malloc(sets * WAYS * sizeof(uint64_t)), *stamp = calloc(sets * WAYS, 8);
+    assert_true(tag && stamp);
+    for (size_t k = 0; k < sets * WAYS; k++)
+        tag[k] = UINT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = trace[i];
+        const size_t set = (size_t)(next_u64(&h) % sets);
+        uint64_t *t = &tag[set * WAYS], *st = &stamp[set * WAYS];
+        size_t way = WAYS, victim = 0;
+        for (size_t w = 0; w < WAYS; w++) {
+            if (t[w] == trace[i])
+                way = w;
+            if (st[w] < st[victim])
+                victim = w;
+        }
+        const bool hit = way < WAYS;
+        if (!hit) {
+            way = victim;
+            t[way] = trace[i];
+        }
+        st[way] = i + 1;
+        if (i >= from) {
+            refs[small[i] ? 0 : 1]++;
+            miss[small[i] ? 0 : 1] += !hit;
+        }
+    }
+    free(tag);
+    free(stamp);
+}
+
+/* Phase k's miss ratio over a run's tuples (program 0). */
+static double phase_miss_ratio(const struct llc_contention_run *r, int k)
+{
+    double m = 0, a = 0;
+    for (size_t t = 0; t < r->n_tuples; t++)
+        if (r->tuples[t].phase[0] == k) {
+            m += r->tuples[t].seconds * r->tuples[t].share[0].miss_rate;
+            a += r->tuples[t].seconds * r->tuples[t].share[0].rate;
+        }
+    return a > 0 ? m / a : NAN;
+}
+
+static void reuses_across_phases(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    static const size_t runs[] = {4000, 8000, 16000};
+    double err_with = 0, err_without = 0, err_with_j = 0, err_without_j = 0;
+    for (size_t c = 0; c < LLC_ARRAY_LEN(runs); c++) {
+        const size_t run = runs[c], windows = 320000 / run, n = run * windows;
+        uint64_t *j = malloc(n * sizeof(uint64_t)), *rj = malloc(n * sizeof(uint64_t));
+        bool *small = malloc(n * sizeof(bool)), *large = malloc(n * sizeof(bool));
+        assert_true(j && rj && small && large);
+        uint64_t seed = 11;
+        for (size_t i = 0; i < n; i++) {
+            small[i] = (i / run) % 2 == 0;
+            large[i] = !small[i];
+            j[i] = small[i] ? next_u64(&seed) % LINES_SMALL
+                            : LINES_SMALL + next_u64(&seed) % LINES_LARGE;
+        }
+        assert_int_equal(llc_statmodel_exact_distances(j, n, rj, NULL, err, sizeof err), 0);
+        double miss[2] = {0, 0}, refs[2] = {0, 0};
+        assoc_lru(j, small, n, 2 * run, miss, refs);
+        const double sim_small = miss[0] / refs[0],
+                     sim_j = (miss[0] + miss[1]) / (refs[0] + refs[1]);
+        struct llc_statmodel_model *m[3] = {model_of(rj, small, n), model_of(rj, large, n),
+                                            model_of(rj, NULL, n)};
+        int *wj = malloc(windows * sizeof(int));
+        double *ins = malloc(windows * sizeof(double));
+        assert_true(wj && ins);
+        for (size_t w = 0; w < windows; w++) {
+            wj[w] = (int)(w % 2);
+            ins[w] = (double)run;
+        }
+        struct llc_contention_excess ex[2];
+        for (size_t k = 0; k < 2; k++)
+            assert_int_equal(
+                llc_contention_excess_build((const struct llc_statmodel_model *const *)m, 3, wj,
+                                            ins, windows, k, &ex[k], err, sizeof err),
+                0);
+        struct llc_contention_phase pj[3] = {
+            {.model = m[0], .api = 1, .cpi0 = 1, .gamma = 1, .excess = &ex[0]},
+            {.model = m[1], .api = 1, .cpi0 = 1, .gamma = 1, .excess = &ex[1]},
+            {.model = m[2], .api = 1, .cpi0 = 1, .gamma = 1}};
+        const struct llc_contention_prog prog = {.freq_hz = 3e9,
+                                                 .phases = pj,
+                                                 .n_phases = 3,
+                                                 .window_phase = wj,
+                                                 .window_instructions = ins,
+                                                 .n_windows = windows};
+        struct llc_contention_config cfg;
+        llc_contention_config_default(&cfg);
+        cfg.capacity = CAPACITY;
+        cfg.ways = WAYS;
+        cfg.policy = LLC_CONTENTION_LRU;
+        cfg.coupling = false;
+        cfg.skew = false;
+        cfg.assoc = true;
+        struct llc_contention_run *r = NULL;
+        assert_int_equal(llc_contention_timeline(&prog, 1, &cfg, &r, err, sizeof err), 0);
+        const double with_small = phase_miss_ratio(r, 0), with_j = r->summary[0].miss_ratio;
+        llc_contention_run_free(r);
+        pj[0].excess = pj[1].excess = NULL;
+        assert_int_equal(llc_contention_timeline(&prog, 1, &cfg, &r, err, sizeof err), 0);
+        const double without_small = phase_miss_ratio(r, 0), without_j = r->summary[0].miss_ratio;
+        llc_contention_run_free(r);
+        printf("  J alone, runs of %5zu: small phase sim %.4f, model %.4f (each phase alone "
+               "%.4f); J sim %.4f, model %.4f (%.4f)\n",
+               run, sim_small, with_small, without_small, sim_j, with_j, without_j);
+        err_with += fabs(with_small - sim_small);
+        err_without += fabs(without_small - sim_small);
+        err_with_j += fabs(with_j - sim_j);
+        err_without_j += fabs(without_j - sim_j);
+        for (size_t k = 0; k < 3; k++)
+            llc_statmodel_release(m[k]);
+        free(wj);
+        free(ins);
+        free(j);
+        free(rj);
+        free(small);
+        free(large);
+    }
+    printf("  mean |model - sim|: small phase %.4f (each phase alone %.4f), J %.4f (%.4f)\n",
+           err_with / 3, err_without / 3, err_with_j / 3, err_without_j / 3);
+    assert_true(err_with < 0.5 * err_without);
+    assert_true(err_with_j < 0.5 * err_without_j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(short_runs_see_the_whole_program),
         cmocka_unit_test(long_runs_stay_phase_local),
+        cmocka_unit_test(reuses_across_phases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

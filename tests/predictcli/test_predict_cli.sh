@@ -166,6 +166,23 @@ sys.exit(0 if marked and w["timeline"]["whole_s"] > 0 and not w["options"]["phas
          and any(abs(a["model"]["miss_ratio"] - b["model"]["miss_ratio"]) > 1e-3
                  for a, b in zip(w["programs"], l["programs"])) else 1)
 PY
+# The same 3-phase programs: each phase's reuses across its other phases
+# (phases[].cross_phase, flagged); --phase-local: none. A 1-phase program
+# has none.
+"$python" - "$tmp/sw.prediction.json" "$tmp/sl.prediction.json" "$tmp/sw.err" <<'PY' && ok "cross-phase lines: JSON, flag; --phase-local has none" || bad "cross-phase lines"
+import json, sys
+w, l = (json.load(open(f)) for f in sys.argv[1:3])
+err = open(sys.argv[3]).read()
+def crossed(d):
+    return [ph["cross_phase"] for p in d["programs"] for ph in p["phases"] if ph["cross_phase"]]
+cw = crossed(w)
+sys.exit(0 if len(cw) == 6
+         and all(len(c["distances"]) == len(c["lines"]) == 64 for c in cw)
+         and all(b > a for c in cw for a, b in zip(c["distances"], c["distances"][1:]))
+         and any(max(c["lines"]) > 0 for c in cw)
+         and "warning: phases: 6 phases' reuses across their programs' other phases" in err
+         and not crossed(l) and not any("other phases count" in f for f in l["flags"]) else 1)
+PY
 
 # A pair whose whole-program stand-in is solved warm: the phase-pair grid
 # keeps to the profiles' phases (under ASan this wrote past the grid).

@@ -1,0 +1,173 @@
+/* A phase's reuses across its program's other phases (docs/METHODS.md
+ * §12.7): the lines those phases add, each over its own references. */
+#include "llcprobe/contention.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "llcprobe/common.h"
+
+#define EXCESS_WINDOWS 64
+#define EXCESS_POSITIONS 4
+#define EXCESS_RUNS 64
+
+/* A program's windows collapsed into runs of one phase. */
+struct run {
+    double start, end; /* references */
+    size_t g;
+};
+
+struct timeline {
+    const struct run *runs;
+    size_t nr, ng;
+    double end;      /* references in all */
+    const double *w; /* each phase's share of them */
+    const struct llc_statmodel_model *const *models;
+    double *refs; /* scratch, ng */
+};
+
+/* Lines touched by a reuse from t1 to t1 + d: each phase's footprint over
+ * its own references in between (phases touch their own data; within one
+ * run this is the phase's footprint at d). The runs it spans, at most
+ * EXCESS_RUNS, count as they ran; the rest of the span, and any part past
+ * the program's end, goes to the phases by their shares of the run. */
+static double span_lines(const struct timeline *k, size_t r, double t1, double d)
+{
+    const double t2 = t1 + d;
+    double rest = d;
+    for (size_t g = 0; g < k->ng; g++)
+        k->refs[g] = 0;
+    for (size_t walked = 0; r < k->nr && walked < EXCESS_RUNS && k->runs[r].start < t2;
+         r++, walked++) {
+        const double a = fmax(t1, k->runs[r].start), b = fmin(t2, k->runs[r].end);
+        if (b > a) {
+            k->refs[k->runs[r].g] += b - a;
+            rest -= b - a;
+        }
+    }
+    double lines = 0;
+    for (size_t g = 0; g < k->ng; g++) {
+        const double own = k->refs[g] + fmax(0, rest) * k->w[g];
+        if (own > 0)
+            lines += llc_statmodel_footprint(k->models[g], own);
+    }
+    return lines;
+}
+
+/* The points' distances: from a 32nd of the shortest run (no reuse
+ * shorter than that spans a run boundary often enough to count) to the
+ * whole program, geometric. */
+static size_t excess_grid(const struct run *runs, size_t nr, double end, double *x)
+{
+    double shortest = INFINITY;
+    for (size_t r = 0; r < nr; r++)
+        shortest = fmin(shortest, runs[r].end - runs[r].start);
+    const double lo = fmax(1, shortest / 32);
+    if (!(end > 2 * lo))
+        return 0;
+    const double ratio = pow(end / lo, 1.0 / (LLC_CONTENTION_EXCESS_POINTS - 1));
+    for (size_t k = 0; k < LLC_CONTENTION_EXCESS_POINTS; k++)
+        x[k] = lo * pow(ratio, (double)k);
+    return LLC_CONTENTION_EXCESS_POINTS;
+}
+
+int llc_contention_excess_build(const struct llc_statmodel_model *const *models, size_t n_phases,
+                                const int *window_phase, const double *window_refs,
+                                size_t n_windows, size_t g, struct llc_contention_excess *out,
+                                char *err, size_t errlen)
+{
+    out->n = 0;
+    if (g >= n_phases || !models[g])
+        return llc_errf(err, errlen, -EINVAL, "excess: phase %zu of %zu", g, n_phases);
+    int rc = 0;
+    struct run *runs = malloc((n_windows ? n_windows : 1) * sizeof(*runs));
+    double *start = malloc((n_windows ? n_windows : 1) * sizeof(*start));
+    double *w = calloc(n_phases, sizeof(*w));
+    double *scratch = calloc(n_phases, sizeof(*scratch));
+    size_t *mine = malloc((n_windows ? n_windows : 1) * sizeof(*mine)),
+           *run_of = malloc((n_windows ? n_windows : 1) * sizeof(*run_of));
+    if (!runs || !start || !w || !scratch || !mine || !run_of) {
+        rc = llc_errf(err, errlen, -ENOMEM, "excess: out of memory");
+        goto out;
+    }
+    size_t nr = 0, nm = 0;
+    double end = 0;
+    for (size_t i = 0; i < n_windows; i++) {
+        const double refs = window_refs[i];
+        if (!(refs > 0))
+            continue;
+        const int k = window_phase[i];
+        if (k < 0 || (size_t)k >= n_phases || !models[k]) {
+            rc = llc_errf(err, errlen, -EINVAL, "excess: window %zu has phase %d", i, k);
+            goto out;
+        }
+        if ((size_t)k == g)
+            mine[nm++] = i;
+        start[i] = end;
+        w[k] += refs;
+        if (nr && runs[nr - 1].g == (size_t)k)
+            runs[nr - 1].end += refs;
+        else
+            runs[nr++] = (struct run){.start = end, .end = end + refs, .g = (size_t)k};
+        run_of[i] = nr - 1;
+        end += refs;
+    }
+    if (nm == 0 || !(end > 0))
+        goto out;
+    for (size_t k = 0; k < n_phases; k++)
+        w[k] /= end;
+    const struct timeline tl = {.runs = runs,
+                                .nr = nr,
+                                .ng = n_phases,
+                                .end = end,
+                                .w = w,
+                                .models = models,
+                                .refs = scratch};
+    const size_t n = excess_grid(runs, nr, end, out->x);
+    const size_t step = nm > EXCESS_WINDOWS ? (nm + EXCESS_WINDOWS - 1) / EXCESS_WINDOWS : 1;
+    double biggest = 0;
+    for (size_t k = 0; k < n; k++) {
+        const double d = out->x[k];
+        double sum = 0, weight = 0;
+        for (size_t j = step / 2; j < nm; j += step) {
+            const size_t i = mine[j];
+            for (unsigned p = 0; p < EXCESS_POSITIONS; p++) {
+                const double t1 = start[i] + window_refs[i] * (p + 0.5) / EXCESS_POSITIONS;
+                sum += window_refs[i] * span_lines(&tl, run_of[i], t1, d);
+                weight += window_refs[i];
+            }
+        }
+        out->lines[k] = sum / weight - llc_statmodel_footprint(models[g], d);
+        biggest = fmax(biggest, fabs(out->lines[k]));
+    }
+    out->n = biggest > 1e-9 ? n : 0;
+out:
+    free(runs);
+    free(start);
+    free(w);
+    free(scratch);
+    free(mine);
+    free(run_of);
+    return rc;
+}
+
+double llc_contention_excess_at(const struct llc_contention_excess *e, double x)
+{
+    if (!e || e->n == 0 || !(x > 0))
+        return 0;
+    if (x <= e->x[0])
+        return e->lines[0] * x / e->x[0];
+    if (x >= e->x[e->n - 1])
+        return e->lines[e->n - 1];
+    size_t lo = 0, hi = e->n - 1; /* e->x[lo] < x <= e->x[hi] */
+    while (hi - lo > 1) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (e->x[mid] < x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const double t = log(x / e->x[lo]) / log(e->x[hi] / e->x[lo]);
+    return e->lines[lo] + t * (e->lines[hi] - e->lines[lo]);
+}
