@@ -822,9 +822,11 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
     /* lines the parties' other phases add to their own reuses (weighted),
      * at this step and the last: a hit probability of their own each */
     double xnow[64], xprev[64];
+    size_t xk[64];
     bool each = even;
     for (size_t i = 0; i < n; i++) {
         pnow[i] = pprev[i] = xnow[i] = xprev[i] = 0;
+        xk[i] = 0;
         each |= p[i].excess && p[i].excess->n > 0 && p[i].model && p[i].rate > 0 && p[i].weight > 0;
     }
     /* from G <= 0.05 W per set (F(d) <= d), where a miss is negligible for
@@ -848,8 +850,8 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
             }
             g += fnow[i];
             if (p[i].excess && p[i].model && p[i].rate > 0)
-                xnow[i] =
-                    p[i].weight * llc_contention_excess_at(p[i].excess, p[i].gamma * p[i].rate * t);
+                xnow[i] = p[i].weight * llc_contention_excess_next(p[i].excess, &xk[i],
+                                                                   p[i].gamma * p[i].rate * t);
             if (lay[i] > 0 && isfinite(lay[i])) {
                 pnow[i] = fmin(1, unow[i] / lay[i]);
                 e += p[i].evenness * pnow[i] * fnow[i];
@@ -867,7 +869,9 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         for (size_t i = 0; each && i < n; i++) {
             const double pm = 0.5 * (pprev[i] + pnow[i]), own = lay[i] > 0 ? p[i].evenness : 0;
             const double xm = (xprev[i] + xnow[i]) * half_per_set;
-            phi[i] = own != 0 ? count_hit(mid - own * pm, var - own * pm * (1 - pm), ways) : ph;
+            /* (own pm = 0: ph itself) */
+            phi[i] =
+                own * pm != 0 ? count_hit(mid - own * pm, var - own * pm * (1 - pm), ways) : ph;
             phr[i] = xm != 0 ? count_hit(fmax(0, mid - own * pm + xm),
                                          fmax(0, var - own * pm * (1 - pm) + xm), ways)
                              : phi[i];

@@ -152,6 +152,14 @@ out:
     return rc;
 }
 
+/* Linear between points k and k + 1 (points 1.15 apart or closer: within
+ * 1% of the line in log x). */
+static double between(const struct llc_contention_excess *e, size_t k, double x)
+{
+    const double t = (x - e->x[k]) / (e->x[k + 1] - e->x[k]);
+    return e->lines[k] + t * (e->lines[k + 1] - e->lines[k]);
+}
+
 double llc_contention_excess_at(const struct llc_contention_excess *e, double x)
 {
     if (!e || e->n == 0 || !(x > 0))
@@ -168,6 +176,20 @@ double llc_contention_excess_at(const struct llc_contention_excess *e, double x)
         else
             hi = mid;
     }
-    const double t = log(x / e->x[lo]) / log(e->x[hi] / e->x[lo]);
-    return e->lines[lo] + t * (e->lines[hi] - e->lines[lo]);
+    return between(e, lo, x);
+}
+
+double llc_contention_excess_next(const struct llc_contention_excess *e, size_t *k, double x)
+{
+    if (!e || e->n == 0 || !(x > 0))
+        return 0;
+    if (x <= e->x[0])
+        return e->lines[0] * x / e->x[0];
+    if (x >= e->x[e->n - 1])
+        return e->lines[e->n - 1];
+    if (*k >= e->n - 1 || e->x[*k] >= x)
+        *k = 0;
+    while (e->x[*k + 1] < x)
+        (*k)++;
+    return between(e, *k, x);
 }

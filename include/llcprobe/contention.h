@@ -55,7 +55,7 @@ struct llc_contention_strata;
  * the reuse's own distance (references): the mean over the phase's
  * windows of the lines the reuse spans, each phase's footprint over its
  * own references in the span, less the phase's footprint at that
- * distance. Geometric points x; 0 at distance 0, linear in log x between
+ * distance. Geometric points x; 0 at distance 0, linear between
  * points, the last value past them. */
 struct llc_contention_excess {
     size_t n; /* points (0: none) */
@@ -76,6 +76,9 @@ int llc_contention_excess_build(const struct llc_statmodel_model *const *models,
 
 /* The excess at own distance x (0 without points). */
 double llc_contention_excess_at(const struct llc_contention_excess *e, double x);
+/* The same for distances that grow from call to call: *k (0 at first)
+ * keeps the point reached. */
+double llc_contention_excess_next(const struct llc_contention_excess *e, size_t *k, double x);
 
 /* One program in one phase. */
 struct llc_contention_phase {
