@@ -163,21 +163,8 @@ static double between(const struct llc_contention_excess *e, size_t k, double x)
 
 double llc_contention_excess_at(const struct llc_contention_excess *e, double x)
 {
-    if (!e || e->n == 0 || !(x > 0))
-        return 0;
-    if (x <= e->x[0])
-        return e->lines[0] * x / e->x[0];
-    if (x >= e->x[e->n - 1])
-        return e->lines[e->n - 1];
-    size_t lo = 0, hi = e->n - 1; /* e->x[lo] < x <= e->x[hi] */
-    while (hi - lo > 1) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (e->x[mid] < x)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return between(e, lo, x);
+    size_t k = 0; /* from the first point: the same one a bisection finds */
+    return llc_contention_excess_next(e, &k, x);
 }
 
 double llc_contention_excess_next(const struct llc_contention_excess *e, size_t *k, double x)
