@@ -48,6 +48,13 @@ static inline double min1(double x)
     return x < 1 ? x : 1;
 }
 
+/* fmax inline, for the same reason: the same value, NaN included (the
+ * other argument). */
+static inline double max2(double a, double b)
+{
+    return a > b || b != b ? a : b;
+}
+
 /* ---- footprints ---------------------------------------------------------- */
 
 /* F at d, including d = +inf (the table's last value when nothing dangles). */
@@ -455,105 +462,6 @@ static void lru_shares(const struct llc_contention_party *p, size_t n, double t,
 
 /* ---- LRU with set associativity (docs/METHODS.md §12.2) ------------------------------- */
 
-/* P(Pois(x) <= w - 1): a line survives while fewer than w distinct others
- * of its set were touched, x of them expected (lines spread over the sets
- * at random, the binomial count with many sets). */
-/* 1 / k! (k < 64) for the polynomial below. */
-static const double inv_fact[64] = {1,
-                                    1,
-                                    0.5,
-                                    0.16666666666666666,
-                                    0.041666666666666664,
-                                    0.0083333333333333332,
-                                    0.0013888888888888889,
-                                    0.00019841269841269841,
-                                    2.4801587301587302e-05,
-                                    2.7557319223985893e-06,
-                                    2.7557319223985888e-07,
-                                    2.505210838544172e-08,
-                                    2.08767569878681e-09,
-                                    1.6059043836821613e-10,
-                                    1.1470745597729725e-11,
-                                    7.6471637318198164e-13,
-                                    4.7794773323873853e-14,
-                                    2.8114572543455206e-15,
-                                    1.5619206968586225e-16,
-                                    8.2206352466243295e-18,
-                                    4.1103176233121648e-19,
-                                    1.9572941063391263e-20,
-                                    8.8967913924505741e-22,
-                                    3.8681701706306841e-23,
-                                    1.6117375710961184e-24,
-                                    6.4469502843844736e-26,
-                                    2.4795962632247976e-27,
-                                    9.183689863795546e-29,
-                                    3.2798892370698378e-30,
-                                    1.1309962886447716e-31,
-                                    3.7699876288159054e-33,
-                                    1.2161250415535179e-34,
-                                    3.8003907548547434e-36,
-                                    1.1516335620771951e-37,
-                                    3.3871575355211618e-39,
-                                    9.6775929586318907e-41,
-                                    2.6882202662866363e-42,
-                                    7.2654601791530714e-44,
-                                    1.911963205040282e-45,
-                                    4.9024697565135435e-47,
-                                    1.2256174391283858e-48,
-                                    2.9893108271424046e-50,
-                                    7.117406731291439e-52,
-                                    1.6552108677421951e-53,
-                                    3.7618428812322616e-55,
-                                    8.3596508471828045e-57,
-                                    1.817315401561479e-58,
-                                    3.866628513960594e-60,
-                                    8.0554760707512364e-62,
-                                    1.6439747083165791e-63,
-                                    3.287949416633158e-65,
-                                    6.4469596404571724e-67,
-                                    1.2397999308571486e-68,
-                                    2.3392451525606576e-70,
-                                    4.3319354677049218e-72,
-                                    7.8762463049180392e-74,
-                                    1.4064725544496498e-75,
-                                    2.4674957095607893e-77,
-                                    4.2543029475186022e-79,
-                                    7.2106829618959365e-81,
-                                    1.2017804936493226e-82,
-                                    1.9701319568021682e-84,
-                                    3.1776321883905942e-86,
-                                    5.0438606164930067e-88};
-
-/* e^-x sum_{k<w} x^k / k!, the sum as four Horner chains in x^4 (k = r
- * mod 4, combined as (A + x B) + x^2 (C + x D)): a quarter of the forward
- * sum's chain of dependent multiplications, which was most of the
- * set-associative grid's time; positive terms, so the same value to a few
- * ulps. Past x = 745 e^-x is 0, as the forward sum gives. */
-static inline double pois_hit(double x, unsigned w)
-{
-    if (!(x > 0))
-        return 1;
-    if (x > 745)
-        return 0;
-    if (w > LLC_ARRAY_LEN(inv_fact)) {
-        double term = exp(-x), sum = term;
-        for (unsigned k = 1; k < w; k++) {
-            term *= x / k;
-            sum += term;
-        }
-        return min1(sum);
-    }
-    const double x2 = x * x, x4 = x2 * x2;
-    double a = 0, b = 0, c = 0, d = 0;
-    for (unsigned k = (w + 3) & ~3u; k >= 4; k -= 4) {
-        a = a * x4 + (k - 4 < w ? inv_fact[k - 4] : 0);
-        b = b * x4 + (k - 3 < w ? inv_fact[k - 3] : 0);
-        c = c * x4 + (k - 2 < w ? inv_fact[k - 2] : 0);
-        d = d * x4 + (k - 1 < w ? inv_fact[k - 1] : 0);
-    }
-    return min1(exp(-x) * ((a + x * b) + x2 * (c + x * d)));
-}
-
 /* 1 / j, j = 0..64 (0 for j = 0): count_hit's terms without a division. */
 static const double inv_int[65] = {0,
                                    1,
@@ -636,18 +544,18 @@ static double binom_cdf_log(double n, double p, unsigned k)
 }
 
 /* P(X < w) for a count of mean mu and variance var: Poisson when var >= mu
- * (pois_hit, bit for bit), else the binomial of that mean and variance
+ * (from table pt, NULL: exact), else the binomial of that mean and variance
  * (n = mu / p, p = 1 - var / mu), linear between the integers m, m + 1
  * around n. Both binomials' terms from q^m and q^(m+1) by products (w <=
  * 64); where q^m is below e^-700, in logs (then n (1 - q) >= 350 if q >=
  * 1/2: the sum is below 1e-100, but exact costs little there). */
-static double count_hit(double mu, double var, unsigned w)
+static double count_hit(double mu, double var, unsigned w, const struct sm_pois_table *pt)
 {
     if (!(var < mu * (1 - 1e-9)))
-        return pois_hit(mu, w);
+        return sm_pois_hit_tab(pt, mu, w);
     if (!(mu > 0))
         return 1;
-    const double p = 1 - fmax(var, 0) / mu, n = mu / p, m = floor(n), f = n - m;
+    const double p = 1 - max2(var, 0) / mu, n = mu / p, m = floor(n), f = n - m;
     if (!(m + 1 > w - 1))
         return 1;
     if (!(p < 1))
@@ -791,7 +699,12 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
                              unsigned ways, struct llc_contention_share *out, double *t_star)
 {
     const double sets = c / ways;
-    /* multiplications, not a division on each step's path to pois_hit (the
+    /* the hit probability tabulated when the parties bring tables (they
+     * share a prediction's) */
+    const struct sm_pois_table *pt = NULL;
+    for (size_t i = 0; !pt && i < n; i++)
+        pt = sm_contention_pois_table(p[i].tables, ways);
+    /* multiplications, not a division on each step's path to the hit probability (the
      * same x to an ulp) */
     const double per_set = 1 / sets, half_per_set = 0.5 / sets;
     double sum = 0, fprev[64], qprev[64], mr[64], occ[64], fnow[64], qnow[64], unow[64], rnow[64];
@@ -853,15 +766,15 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
                 xnow[i] = p[i].weight * llc_contention_excess_next(p[i].excess, &xk[i],
                                                                    p[i].gamma * p[i].rate * t);
             if (lay[i] > 0 && isfinite(lay[i])) {
-                pnow[i] = fmin(1, unow[i] / lay[i]);
+                pnow[i] = min1(unow[i] / lay[i]);
                 e += p[i].evenness * pnow[i] * fnow[i];
             }
         }
         /* the parties laid out at random share one hit probability (with
-         * no even part, pois_hit's bit for bit); each even one has its own,
+         * no even part, the Poisson's); each even one has its own,
          * top the largest */
         const double mid = (gprev + g) * half_per_set, var = (gprev + g - eprev - e) * half_per_set;
-        ph = count_hit(mid, var, ways);
+        ph = count_hit(mid, var, ways, pt);
         double top = ph;
         /* phi: a line's (its occupancy), phr: a reuse's (its miss ratio:
          * the lines of its program's other phases count too; the lines in
@@ -871,11 +784,11 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
             const double xm = (xprev[i] + xnow[i]) * half_per_set;
             /* (own pm = 0: ph itself) */
             phi[i] =
-                own * pm != 0 ? count_hit(mid - own * pm, var - own * pm * (1 - pm), ways) : ph;
-            phr[i] = xm != 0 ? count_hit(fmax(0, mid - own * pm + xm),
-                                         fmax(0, var - own * pm * (1 - pm) + xm), ways)
+                own * pm != 0 ? count_hit(mid - own * pm, var - own * pm * (1 - pm), ways, pt) : ph;
+            phr[i] = xm != 0 ? count_hit(max2(0, mid - own * pm + xm),
+                                         max2(0, var - own * pm * (1 - pm) + xm), ways, pt)
                              : phi[i];
-            top = fmax(top, fmax(phi[i], phr[i]));
+            top = max2(top, max2(phi[i], phr[i]));
             pprev[i] = pnow[i];
             xprev[i] = xnow[i];
         }
@@ -897,7 +810,8 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         const double x = g * per_set;
         /* with even layouts: every hit probability of this step (at its
          * midpoint) below 1e-12; they only fall with G */
-        bool done = each ? top < 1e-12 : x > ways && x > 27.5 && pois_hit(x, ways) < 1e-12;
+        bool done =
+            each ? top < 1e-12 : x > ways && x > 27.5 && sm_contention_pois_hit(x, ways) < 1e-12;
         if (!done) { /* saturated(), on the cursors' tables and footprints */
             done = true;
             for (size_t i = 0; done && i < n; i++)
@@ -909,14 +823,14 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
     }
     /* past the grid G is flat (or every line gone): the rest of each tail
      * misses as often as at its end; cold and past-age distances always */
-    const double pend0 = pois_hit(gprev * per_set, ways);
+    const double pend0 = sm_contention_pois_hit(gprev * per_set, ways);
     for (size_t i = 0; i < n; i++) {
         const double own = lay[i] > 0 ? p[i].evenness : 0;
         const double xe = xprev[i] * per_set;
         const double pend = each ? count_hit(fmax(0, gprev * per_set - own * pprev[i] + xe),
                                              fmax(0, (gprev - eprev) * per_set -
                                                          own * pprev[i] * (1 - pprev[i]) + xe),
-                                             ways)
+                                             ways, NULL)
                                  : pend0;
         struct llc_contention_share *s = &out[i];
         s->cpi = NAN;

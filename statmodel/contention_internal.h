@@ -62,4 +62,34 @@ int sm_contention_corun_guess(const struct llc_contention_phase *const *ph, cons
                               struct llc_contention_share *out, struct llc_contention_info *info,
                               char *err, size_t errlen);
 
+/* P(Pois(x) < w) exact (contention_pois.c; 1 for x <= 0 or NaN). */
+double sm_contention_pois_hit(double x, unsigned w);
+
+/* P(Pois(x) < w) tabulated on [0, x_end): c[j] the cubic in u = x / h - j
+ * on node interval j (contention_pois.c states its error). */
+#define LLC_CONTENTION_POIS_WAYS 64
+struct sm_pois_table {
+    double inv_h, x_end;
+    const double (*c)[4];
+};
+/* NULL when out of memory or w is outside 1..LLC_CONTENTION_POIS_WAYS. */
+struct sm_pois_table *sm_pois_table_new(unsigned w);
+void sm_pois_table_free(struct sm_pois_table *t);
+
+/* The table of w in t, made the first time it is asked for (NULL: t is
+ * NULL, no table for w, or out of memory; the exact sum answers).
+ * contention_rtab.c. */
+const struct sm_pois_table *sm_contention_pois_table(struct llc_contention_tables *t, unsigned w);
+
+/* P(Pois(x) < w) from table pt where it covers x, else exact. */
+static inline double sm_pois_hit_tab(const struct sm_pois_table *pt, double x, unsigned w)
+{
+    if (!pt || !(x >= 0 && x < pt->x_end))
+        return sm_contention_pois_hit(x, w);
+    const double s = x * pt->inv_h;
+    const size_t j = (size_t)s;
+    const double u = s - (double)j, *c = pt->c[j];
+    return c[0] + u * (c[1] + u * (c[2] + u * c[3]));
+}
+
 #endif

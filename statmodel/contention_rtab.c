@@ -43,6 +43,9 @@ struct llc_contention_tables {
     /* A table that cannot be allocated is kept without nodes: its queries
      * take the exact sum (a query never fails). */
     size_t computed, queries; /* nodes computed, queries interpolated */
+    /* P(Pois(x) < w) of the set-associative LRU grid, by w (contention_pois.c) */
+    struct sm_pois_table *pois[LLC_CONTENTION_POIS_WAYS + 1];
+    bool pois_failed[LLC_CONTENTION_POIS_WAYS + 1]; /* out of memory: exact */
 };
 
 int llc_contention_tables_create(struct llc_contention_tables **out, char *err, size_t errlen)
@@ -60,7 +63,20 @@ void llc_contention_tables_free(struct llc_contention_tables *t)
         free(t->slot[s].g);
     }
     free(t->slot);
+    for (size_t w = 0; w < LLC_ARRAY_LEN(t->pois); w++)
+        sm_pois_table_free(t->pois[w]);
     free(t);
+}
+
+const struct sm_pois_table *sm_contention_pois_table(struct llc_contention_tables *t, unsigned w)
+{
+    if (!t || w < 1 || w > LLC_CONTENTION_POIS_WAYS || t->pois_failed[w])
+        return NULL;
+    if (!t->pois[w]) {
+        t->pois[w] = sm_pois_table_new(w);
+        t->pois_failed[w] = !t->pois[w];
+    }
+    return t->pois[w];
 }
 
 void llc_contention_tables_stats(const struct llc_contention_tables *t, size_t *tables,

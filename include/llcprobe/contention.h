@@ -180,9 +180,10 @@ struct llc_contention_config {
      * not compare tuples with fresh solves (study; predict's pair grid
      * copies warm tuples). */
     bool guess_warm;
-    /* Random replacement: R interpolated on tables filled as the solves
-     * need them, instead of the sum over each histogram at every step
-     * (not owned; NULL = the exact sums). See llc_contention_tables. */
+    /* Random replacement's R and the set-associative LRU grid's hit
+     * probability interpolated on tables filled as the solves need them,
+     * instead of the exact sums at every step (not owned; NULL = the exact
+     * sums). See llc_contention_tables. */
     struct llc_contention_tables *tables;
     /* Lines of each core's private cache when the LLC is exclusive (a
      * victim cache it fills): the random model sees each program's lines
@@ -249,7 +250,8 @@ struct llc_contention_party {
     bool cold;
     double steady;
     double age;
-    /* Random replacement's R from these tables (NULL: the exact sum). */
+    /* Random replacement's R and the set-associative grid's hit
+     * probability from these tables (NULL: the exact sums). */
     struct llc_contention_tables *tables;
     double evenness; /* as llc_contention_phase's */
     /* Exclusive hierarchies (docs/METHODS.md §12.2): own references a line
@@ -310,6 +312,9 @@ int llc_contention_corun(const struct llc_contention_phase *const *ph, const dou
                          struct llc_contention_info *info, char *err, size_t errlen);
 
 /* ---- tables of the random model's R (docs/METHODS.md §12.3) ------------------ */
+/* (and of P(Pois(x) < W), the set-associative LRU grid's hit probability,
+ * one per W <= 64, made whole when first asked for: within 5e-13 of the
+ * exact sum at W = 16, 5e-10 at W < 8, docs/METHODS.md §12.2) */
 
 /* A prediction solves many random-replacement equilibria with the same
  * reuse models; each model's R(x) (at a capacity and an age) is then

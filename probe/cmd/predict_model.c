@@ -624,11 +624,10 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
     cfg.exclusive_lru = o->exclusive_lru;
     cfg.exclusive_entered = true; /* LRU in W-way victim sets (docs/METHODS.md §12.2) */
     memset(r, 0, sizeof(*r));
-    /* The random model's R tabulated per phase, shared by every solve of
-     * this prediction (the models stay in place until pred_prog_free). */
-    int rc = cfg.policy == LLC_CONTENTION_RANDOM
-                 ? llc_contention_tables_create(&cfg.tables, err, errlen)
-                 : 0;
+    /* The random model's R tabulated per phase, and the set-associative
+     * grid's hit probability, shared by every solve of this prediction
+     * (the models stay in place until pred_prog_free). */
+    int rc = llc_contention_tables_create(&cfg.tables, err, errlen);
     if (rc < 0)
         return rc;
     for (size_t i = 0; i < n; i++) {

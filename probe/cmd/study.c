@@ -331,11 +331,10 @@ static int machine_of(struct study *s, char *err, size_t errlen)
      * age class made a study of 32 programs 6x slower */
     s->cfg.first_touch_tol = INFINITY;
     s->cfg.guess_warm = true; /* no tuple is compared with a fresh solve */
-    /* The random model's R tabulated per phase, as predict does, shared by
-     * every group (the models stay in place until study_free). */
-    return s->cfg.policy == LLC_CONTENTION_RANDOM
-               ? llc_contention_tables_create(&s->cfg.tables, err, errlen)
-               : 0;
+    /* The random model's R tabulated per phase and the set-associative
+     * grid's hit probability, as predict does, shared by every group (the
+     * models stay in place until study_free). */
+    return llc_contention_tables_create(&s->cfg.tables, err, errlen);
 }
 
 /* Reads every profile of files (taking them); unreadable ones go to
