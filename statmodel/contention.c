@@ -352,6 +352,15 @@ static bool party_grows(const struct llc_contention_party *p, double t, const do
     return p->rate > 0 && (grows || d < e_last);
 }
 
+/* The lines its other phases add to party p's reuses still change past
+ * own distance rate t (a phase at its cap keeps meeting more of them). */
+static bool excess_grows(const struct llc_contention_party *p, double t)
+{
+    const struct llc_contention_excess *e = p->excess;
+    return e && e->n > 0 && p->model && p->rate > 0 && p->weight > 0 &&
+           p->gamma * p->rate * t < e->x[e->n - 1];
+}
+
 /* Every party's footprint has stopped growing at t (G(t) = G(inf)). */
 static bool saturated(const struct llc_contention_party *p, size_t n, double t)
 {
@@ -744,6 +753,7 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
     }
     /* from G <= 0.05 W per set (F(d) <= d), where a miss is negligible for
      * W >= 8 (P(Pois(0.05 W) >= W) < 1e-8) */
+    double t_end = INFINITY; /* where the grid stopped */
     for (double t = sum > 0 ? 0.05 * ways * sets / sum : INFINITY; isfinite(t); t *= 1.15) {
         /* G and each F, Q once per step: party_fp and party_tail by cursor */
         double g = 0;
@@ -818,8 +828,34 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
                 done = !party_grows(&p[i], t, &rnow[i], p[i].model ? cur[i].e[cur[i].ne - 1] : 0,
                                     cur[i].slope);
         }
-        if (done)
+        if (done) {
+            t_end = t;
             break;
+        }
+    }
+    /* G is flat from here on (every party saturated), but the lines a
+     * party's other phases add along its reuses may still grow: such a
+     * party goes on alone at the last G (a phase at its cap still meets
+     * them) */
+    for (size_t i = 0; i < n && isfinite(t_end); i++) {
+        const double own = lay[i] > 0 ? p[i].evenness : 0;
+        for (double tt = t_end; excess_grows(&p[i], tt);) {
+            tt *= 1.15;
+            double u, qn, raw;
+            cursor_eval(&p[i], &cur[i], p[i].gamma * p[i].rate * tt, &u, &qn, &raw);
+            const double xn = p[i].weight * llc_contention_excess_next(p[i].excess, &xk[i],
+                                                                       p[i].gamma * p[i].rate * tt);
+            const double xm = (xprev[i] + xn) * half_per_set;
+            const double hit =
+                count_hit(max2(0, gprev * per_set - own * pprev[i] + xm),
+                          max2(0, (gprev - eprev) * per_set - own * pprev[i] * (1 - pprev[i]) + xm),
+                          ways, pt);
+            mr[i] += (1 - hit) * (qprev[i] - qn);
+            qprev[i] = qn;
+            xprev[i] = xn;
+            if (hit < 1e-12)
+                break;
+        }
     }
     /* past the grid G is flat (or every line gone): the rest of each tail
      * misses as often as at its end; cold and past-age distances always */
@@ -1085,7 +1121,7 @@ static double party_r(const struct rnd *z, size_t i, double mu, double *dr)
                                                     p->cold && p->age > 0 ? p->age : INFINITY,
                                                     1e300, x == 0 ? NULL : dr)
                    : sm_contention_random_r_tab(
-                         p->tables, p->model, x, z->c_log,
+                         p->tables, p->model, p->excess, x, z->c_log,
                          p->cold && p->age > 0 && p->age < e[ne - 1] ? p->age : INFINITY, p->shift,
                          x == 0 ? NULL : dr);
     if (x == 0)
@@ -1163,17 +1199,20 @@ static double random_mu(const struct rnd *z, double hint)
                   (z->p[i].model ? (z->p[i].rate > 0 ? z->p[i].rate : 0) : z->p[i].lambda);
     if (!(hi > 0))
         return 0;
-    /* Phi(0): only certain misses (dangling samples, unprofiled streams;
-     * none from a party at its cap). */
+    /* Phi(0): only certain misses (dangling samples, unprofiled streams,
+     * the lines other phases of its program touch; none from a party at
+     * its cap). Below the root's tolerance they are none: a root that
+     * small is not found to any precision (the other phases' misses give
+     * 1e-20 of the rate to a phase that fits the cache). */
+    const double ftol = 1e-12 * hi;
     double lo = 0, phi0 = random_phi(z, 0, &d);
-    if (!(phi0 > 0)) {
+    if (!(phi0 > ftol)) {
         /* No certain misses: mu = 0 is a root; a positive one exists iff
          * Phi rises from 0 (the cache cannot hold what is reused). */
         lo = hi * 1e-12;
         if (!(random_phi(z, lo, &d) > 0))
             return 0;
     }
-    const double ftol = 1e-12 * hi;
     double x = hi, fx = 0;
     bool right = false;
     /* A nearby root (the previous step of a fixed point): start just right

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "llcprobe/common.h"
+#include "contention_internal.h"
 
 #define EXCESS_WINDOWS 64
 #define EXCESS_POSITIONS 4
@@ -24,15 +25,17 @@ struct timeline {
     double end;      /* references in all */
     const double *w; /* each phase's share of them */
     const struct llc_statmodel_model *const *models;
-    double *refs; /* scratch, ng */
+    const double *mr; /* each phase's misses per reference (NULL: none) */
+    double *refs;     /* scratch, ng */
 };
 
 /* Lines touched by a reuse from t1 to t1 + d: each phase's footprint over
  * its own references in between (phases touch their own data; within one
  * run this is the phase's footprint at d). The runs it spans, at most
  * EXCESS_RUNS, count as they ran; the rest of the span, and any part past
- * the program's end, goes to the phases by their shares of the run. */
-static double span_lines(const struct timeline *k, size_t r, double t1, double d)
+ * the program's end, goes to the phases by their shares of the run.
+ * *misses: each phase's misses over its references in between. */
+static double span_lines(const struct timeline *k, size_t r, double t1, double d, double *misses)
 {
     const double t2 = t1 + d;
     double rest = d;
@@ -47,10 +50,13 @@ static double span_lines(const struct timeline *k, size_t r, double t1, double d
         }
     }
     double lines = 0;
+    *misses = 0;
     for (size_t g = 0; g < k->ng; g++) {
         const double own = k->refs[g] + fmax(0, rest) * k->w[g];
         if (own > 0)
             lines += llc_statmodel_footprint(k->models[g], own);
+        if (k->mr)
+            *misses += k->mr[g] * own;
     }
     return lines;
 }
@@ -74,10 +80,11 @@ static size_t excess_grid(const struct run *runs, size_t nr, double end, double 
 
 int llc_contention_excess_build(const struct llc_statmodel_model *const *models, size_t n_phases,
                                 const int *window_phase, const double *window_refs,
-                                size_t n_windows, size_t g, struct llc_contention_excess *out,
-                                char *err, size_t errlen)
+                                size_t n_windows, size_t g, const double *miss_ratio,
+                                struct llc_contention_excess *out, char *err, size_t errlen)
 {
     out->n = 0;
+    out->has_misses = false;
     if (g >= n_phases || !models[g])
         return llc_errf(err, errlen, -EINVAL, "excess: phase %zu of %zu", g, n_phases);
     int rc = 0;
@@ -123,25 +130,30 @@ int llc_contention_excess_build(const struct llc_statmodel_model *const *models,
                                 .end = end,
                                 .w = w,
                                 .models = models,
+                                .mr = miss_ratio,
                                 .refs = scratch};
     const size_t n = excess_grid(runs, nr, end, out->x);
     const size_t step = nm > EXCESS_WINDOWS ? (nm + EXCESS_WINDOWS - 1) / EXCESS_WINDOWS : 1;
     double biggest = 0;
     for (size_t k = 0; k < n; k++) {
         const double d = out->x[k];
-        double sum = 0, weight = 0;
+        double sum = 0, sum_m = 0, weight = 0;
         for (size_t j = step / 2; j < nm; j += step) {
             const size_t i = mine[j];
             for (unsigned p = 0; p < EXCESS_POSITIONS; p++) {
                 const double t1 = start[i] + window_refs[i] * (p + 0.5) / EXCESS_POSITIONS;
-                sum += window_refs[i] * span_lines(&tl, run_of[i], t1, d);
+                double m;
+                sum += window_refs[i] * span_lines(&tl, run_of[i], t1, d, &m);
+                sum_m += window_refs[i] * m;
                 weight += window_refs[i];
             }
         }
         out->lines[k] = sum / weight - llc_statmodel_footprint(models[g], d);
-        biggest = fmax(biggest, fabs(out->lines[k]));
+        out->misses[k] = miss_ratio ? sum_m / weight - miss_ratio[g] * d : 0;
+        biggest = fmax(biggest, fmax(fabs(out->lines[k]), fabs(out->misses[k])));
     }
     out->n = biggest > 1e-9 ? n : 0;
+    out->has_misses = out->n > 0 && miss_ratio;
 out:
     free(runs);
     free(start);
@@ -155,10 +167,10 @@ out:
 /* Linear between points k and k + 1 (not in log x: no log per query on
  * the grid's path; the points are (end / lo)^(1/63) apart, 1.15 for a
  * program 200 times its shortest run's 32nd). */
-static double between(const struct llc_contention_excess *e, size_t k, double x)
+static double between(const struct llc_contention_excess *e, const double *v, size_t k, double x)
 {
     const double t = (x - e->x[k]) / (e->x[k + 1] - e->x[k]);
-    return e->lines[k] + t * (e->lines[k + 1] - e->lines[k]);
+    return v[k] + t * (v[k + 1] - v[k]);
 }
 
 double llc_contention_excess_at(const struct llc_contention_excess *e, double x)
@@ -167,17 +179,72 @@ double llc_contention_excess_at(const struct llc_contention_excess *e, double x)
     return llc_contention_excess_next(e, &k, x);
 }
 
-double llc_contention_excess_next(const struct llc_contention_excess *e, size_t *k, double x)
+/* v (lines or misses) at x, from point *k on */
+static double value_next(const struct llc_contention_excess *e, const double *v, size_t *k,
+                         double x)
 {
-    if (!e || e->n == 0 || !(x > 0))
-        return 0;
     if (x <= e->x[0])
-        return e->lines[0] * x / e->x[0];
+        return v[0] * x / e->x[0];
     if (x >= e->x[e->n - 1])
-        return e->lines[e->n - 1];
+        return v[e->n - 1];
     if (*k >= e->n - 1 || e->x[*k] >= x)
         *k = 0;
     while (e->x[*k + 1] < x)
         (*k)++;
-    return between(e, *k, x);
+    return between(e, v, *k, x);
+}
+
+double llc_contention_excess_next(const struct llc_contention_excess *e, size_t *k, double x)
+{
+    if (!e || e->n == 0 || !(x > 0))
+        return 0;
+    return value_next(e, e->lines, k, x);
+}
+
+double llc_contention_excess_misses_at(const struct llc_contention_excess *e, double x)
+{
+    if (!e || !e->has_misses || e->n == 0 || !(x > 0))
+        return 0;
+    size_t k = 0;
+    return value_next(e, e->misses, &k, x);
+}
+
+/* The random model's R at rate x prices a reuse of own distance d with
+ * the phase's insertions over d (survival s = e^(-k u), k = c_log x, u =
+ * d - shift: past the private cache). Where its other phases insert E(d)
+ * more over the span, the survival is s e^(-c_log E): R gains, per bucket
+ * at risk (before the age), mass s (1 - e^(-c_log E)). Where they insert
+ * fewer, the phase's own rate stays (docs/METHODS.md §12.7: the mean span
+ * misprices those reuses). A bucket counts at its middle (a one-distance
+ * bucket at its distance); once k u > 40 the rest adds nothing (s <
+ * 5e-18). */
+double sm_contention_random_r_excess(const struct llc_statmodel_model *m,
+                                     const struct llc_contention_excess *ex, double x, double c_log,
+                                     double age, double shift, double *dr)
+{
+    double r = 0, d = 0;
+    if (ex && ex->has_misses && ex->n > 0 && !isinf(shift)) {
+        const double *e, *q, *f;
+        size_t ne, at = 0;
+        double slope;
+        llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
+        const double k = c_log * x, sh = shift > 0 ? shift : 0;
+        for (size_t i = 0; i + 1 < ne; i++) {
+            const double w = e[i + 1] - e[i], dist = w <= 1 ? e[i] : e[i] + 0.5 * w;
+            const double u = dist - sh, mass = q[i] - q[i + 1];
+            if (!(dist < age) || k * u > 40)
+                break;
+            if (!(u > 0) || !(mass > 0))
+                continue;
+            const double add = value_next(ex, ex->misses, &at, dist);
+            if (!(add > 0))
+                continue;
+            const double s = exp(-k * u), g = -expm1(-c_log * add);
+            r += mass * s * g;
+            d -= mass * c_log * u * s * g;
+        }
+    }
+    if (dr)
+        *dr = d;
+    return r;
 }

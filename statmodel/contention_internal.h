@@ -44,12 +44,21 @@ double sm_contention_random_r(const struct llc_statmodel_model *m, double x, dou
 double sm_contention_random_r_shifted(const struct llc_statmodel_model *m, double x, double c_log,
                                       double age, double shift, double *dr);
 
-/* sm_contention_random_r(_shifted) from the tables t (NULL: the exact sum):
- * interpolated on the (model, c_log, age, shift) table, filled node by node as
+/* What the misses of a phase's other phases (ex, docs/METHODS.md §12.7)
+ * add to sm_contention_random_r_shifted; *dr (may be NULL) its derivative
+ * in x. 0 without ex or its misses. contention_excess.c. */
+double sm_contention_random_r_excess(const struct llc_statmodel_model *m,
+                                     const struct llc_contention_excess *ex, double x, double c_log,
+                                     double age, double shift, double *dr);
+
+/* sm_contention_random_r_shifted plus sm_contention_random_r_excess (ex
+ * NULL: none) from the tables t (NULL: the exact sums): interpolated on
+ * the (model, c_log, age, shift, ex) table, filled node by node as
  * queries need them. Queries the table does not cover (x = 0, or outside
- * the range where R varies) take the exact sum. contention_rtab.c. */
+ * the range where R varies) take the exact sums. contention_rtab.c. */
 double sm_contention_random_r_tab(struct llc_contention_tables *t,
-                                  const struct llc_statmodel_model *m, double x, double c_log,
+                                  const struct llc_statmodel_model *m,
+                                  const struct llc_contention_excess *ex, double x, double c_log,
                                   double age, double shift, double *dr);
 
 /* llc_contention_corun with the coupling started from guess[i] (NULL, or a

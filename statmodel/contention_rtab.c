@@ -30,11 +30,12 @@
  * cache shift. */
 struct rtab {
     const struct llc_statmodel_model *m;
+    const struct llc_contention_excess *ex; /* its misses added (NULL: none) */
     double c_log, age, shift;
     double v0, inv_h, h; /* node j at v = v0 + j h */
     size_t nodes;
     double *r, *g;         /* R and dR/dv at node j; g NaN = not computed yet */
-    double r_zero, d_zero; /* R(0) and dR/dx at 0+; d_zero NaN = not yet */
+    double r_zero, d_zero; /* R(0) and dR/dx at 0+; NaN = not yet */
 };
 
 struct llc_contention_tables {
@@ -94,9 +95,10 @@ static uint64_t bits(double x)
     return b;
 }
 
-static uint64_t hash4(const void *m, double c_log, double age, double shift)
+static uint64_t hash5(const void *m, const void *ex, double c_log, double age, double shift)
 {
     uint64_t h = (uint64_t)(uintptr_t)m * 0x9E3779B97F4A7C15ull;
+    h ^= (uint64_t)(uintptr_t)ex + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
     h ^= bits(c_log) + 0xBF58476D1CE4E5B9ull + (h << 6) + (h >> 2);
     h ^= bits(age) + 0x94D049BB133111EBull + (h << 6) + (h >> 2);
     h ^= bits(shift) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
@@ -104,18 +106,19 @@ static uint64_t hash4(const void *m, double c_log, double age, double shift)
     return h ^ (h >> 31);
 }
 
-static bool same(const struct rtab *a, const struct llc_statmodel_model *m, double c_log,
-                 double age, double shift)
+static bool same(const struct rtab *a, const struct llc_statmodel_model *m,
+                 const struct llc_contention_excess *ex, double c_log, double age, double shift)
 {
-    return a->m == m && bits(a->c_log) == bits(c_log) && bits(a->age) == bits(age) &&
+    return a->m == m && a->ex == ex && bits(a->c_log) == bits(c_log) && bits(a->age) == bits(age) &&
            bits(a->shift) == bits(shift);
 }
 
 static size_t slot_of(const struct llc_contention_tables *t, const struct llc_statmodel_model *m,
-                      double c_log, double age, double shift)
+                      const struct llc_contention_excess *ex, double c_log, double age,
+                      double shift)
 {
-    size_t s = hash4(m, c_log, age, shift) & (t->cap - 1);
-    while (t->slot[s].m && !same(&t->slot[s], m, c_log, age, shift))
+    size_t s = hash5(m, ex, c_log, age, shift) & (t->cap - 1);
+    while (t->slot[s].m && !same(&t->slot[s], m, ex, c_log, age, shift))
         s = (s + 1) & (t->cap - 1);
     return s;
 }
@@ -129,8 +132,8 @@ static int grow(struct llc_contention_tables *t)
     struct llc_contention_tables g = {.cap = cap, .slot = slot};
     for (size_t s = 0; s < t->cap; s++)
         if (t->slot[s].m)
-            slot[slot_of(&g, t->slot[s].m, t->slot[s].c_log, t->slot[s].age, t->slot[s].shift)] =
-                t->slot[s];
+            slot[slot_of(&g, t->slot[s].m, t->slot[s].ex, t->slot[s].c_log, t->slot[s].age,
+                         t->slot[s].shift)] = t->slot[s];
     free(t->slot);
     t->slot = slot;
     t->cap = cap;
@@ -144,11 +147,12 @@ static int grow(struct llc_contention_tables *t)
  * k = c_log x. NULL when
  * out of memory or the model has no finite reuse (no table needed). */
 static struct rtab *table_of(struct llc_contention_tables *t, const struct llc_statmodel_model *m,
-                             double c_log, double age, double shift)
+                             const struct llc_contention_excess *ex, double c_log, double age,
+                             double shift)
 {
     if (2 * (t->n + 1) > t->cap && grow(t) < 0)
         return NULL;
-    const size_t s = slot_of(t, m, c_log, age, shift);
+    const size_t s = slot_of(t, m, ex, c_log, age, shift);
     struct rtab *r = &t->slot[s];
     if (r->m)
         return r->nodes ? r : NULL;
@@ -156,7 +160,7 @@ static struct rtab *table_of(struct llc_contention_tables *t, const struct llc_s
     size_t ne;
     double slope;
     llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
-    *r = (struct rtab){.m = m, .c_log = c_log, .age = age, .shift = shift};
+    *r = (struct rtab){.m = m, .ex = ex, .c_log = c_log, .age = age, .shift = shift};
     t->n++;
     /* distances at risk: past the shift (any, from 1, beyond it) */
     const double lo = shift > 0 ? 1 : fmax(e[0], 1),
@@ -177,7 +181,7 @@ static struct rtab *table_of(struct llc_contention_tables *t, const struct llc_s
     }
     for (size_t j = 0; j < nodes; j++)
         gv[j] = NAN;
-    r->d_zero = NAN;
+    r->r_zero = r->d_zero = NAN;
     r->v0 = v0;
     r->h = h;
     r->inv_h = 1 / h;
@@ -187,13 +191,27 @@ static struct rtab *table_of(struct llc_contention_tables *t, const struct llc_s
     return r;
 }
 
+/* R of the model, plus what its other phases' misses add (ex: none if NULL) */
+static double exact(const struct llc_statmodel_model *m, const struct llc_contention_excess *ex,
+                    double x, double c_log, double age, double shift, double *dr)
+{
+    double r = sm_contention_random_r_shifted(m, x, c_log, age, shift, dr);
+    if (ex) {
+        double de;
+        r += sm_contention_random_r_excess(m, ex, x, c_log, age, shift, dr ? &de : NULL);
+        if (dr)
+            *dr += de;
+    }
+    return r;
+}
+
 static void node(struct llc_contention_tables *t, struct rtab *r, size_t j)
 {
     if (!isnan(r->g[j]))
         return;
     const double x = exp(r->v0 + (double)j * r->h);
     double dr;
-    r->r[j] = sm_contention_random_r_shifted(r->m, x, r->c_log, r->age, r->shift, &dr);
+    r->r[j] = exact(r->m, r->ex, x, r->c_log, r->age, r->shift, &dr);
     r->g[j] = x * dr;
     t->computed++;
 }
@@ -208,6 +226,14 @@ static double hermite(double r0, double g0, double r1, double g1, double u, doub
            g1 * u2 * (u - 1);
 }
 
+/* R(0), the first time asked: the exact sum. */
+static double zero(struct rtab *r)
+{
+    if (isnan(r->r_zero))
+        r->r_zero = exact(r->m, r->ex, 0, r->c_log, r->age, r->shift, NULL);
+    return r->r_zero;
+}
+
 /* Below the first node x0 (k d <= 1e-4 for every reuse d the table
  * counts; met where Newton's method probes near mu = 0): Hermite in x
  * itself between R(0) with its slope at 0+ (the exact sum's at 1e-9 x0,
@@ -217,8 +243,8 @@ static double below(struct llc_contention_tables *t, struct rtab *r, double x, d
 {
     const double x0 = exp(r->v0);
     if (isnan(r->d_zero)) {
-        r->r_zero = sm_contention_random_r_shifted(r->m, 0, r->c_log, r->age, r->shift, NULL);
-        sm_contention_random_r_shifted(r->m, x0 * 1e-9, r->c_log, r->age, r->shift, &r->d_zero);
+        zero(r);
+        exact(r->m, r->ex, x0 * 1e-9, r->c_log, r->age, r->shift, &r->d_zero);
     }
     node(t, r, 0);
     double du;
@@ -229,15 +255,21 @@ static double below(struct llc_contention_tables *t, struct rtab *r, double x, d
 }
 
 double sm_contention_random_r_tab(struct llc_contention_tables *t,
-                                  const struct llc_statmodel_model *m, double x, double c_log,
+                                  const struct llc_statmodel_model *m,
+                                  const struct llc_contention_excess *ex, double x, double c_log,
                                   double age, double shift, double *dr)
 {
-    struct rtab *r = t && x > 0 && isfinite(x) ? table_of(t, m, c_log, age, shift) : NULL;
+    if (ex && !ex->has_misses)
+        ex = NULL;
+    struct rtab *r =
+        t && x >= 0 && isfinite(x) && (x > 0 || !dr) ? table_of(t, m, ex, c_log, age, shift) : NULL;
     if (!r)
-        return sm_contention_random_r_shifted(m, x, c_log, age, shift, dr);
+        return exact(m, ex, x, c_log, age, shift, dr);
+    if (x == 0) /* (each equilibrium's Phi(0): a sum over the whole table) */
+        return zero(r);
     const double s = (log(x) - r->v0) * r->inv_h;
     if (!(s < (double)(r->nodes - 1)))
-        return sm_contention_random_r_shifted(m, x, c_log, age, shift, dr);
+        return exact(m, ex, x, c_log, age, shift, dr);
     t->queries++;
     if (!(s >= 0))
         return below(t, r, x, dr);

@@ -56,29 +56,38 @@ struct llc_contention_strata;
  * windows of the lines the reuse spans, each phase's footprint over its
  * own references in the span, less the phase's footprint at that
  * distance. Geometric points x; 0 at distance 0, linear between
- * points, the last value past them. */
+ * points, the last value past them. With the phases' miss ratios, also
+ * the misses (insertions) they add: the mean of sum_h m_h r_h over the
+ * same spans (r_h: phase h's references in the span), less m_g d; used by
+ * the random model (docs/METHODS.md §12.7). */
 struct llc_contention_excess {
     size_t n; /* points (0: none) */
     double x[LLC_CONTENTION_EXCESS_POINTS];
     double lines[LLC_CONTENTION_EXCESS_POINTS];
+    bool has_misses; /* misses[] set (the miss ratios were given) */
+    double misses[LLC_CONTENTION_EXCESS_POINTS];
 };
 
 /* The excess of phase g of a program whose windows run phases
  * window_phase[w] (indices into models, n_phases of them) for
- * window_refs[w] references each. Reuses start at 4 positions in each of
+ * window_refs[w] references each; miss_ratio[h] (NULL: no misses) each
+ * phase's misses per reference. Reuses start at 4 positions in each of
  * up to 64 of g's windows (evenly spread); a span counts at most 64 runs
  * as they ran, the rest by the phases' shares.
- * out->n = 0 where g has no windows or every point is 0 to 1e-9 lines. */
+ * out->n = 0 where g has no windows or every point is 0 to 1e-9 lines
+ * (and misses). */
 int llc_contention_excess_build(const struct llc_statmodel_model *const *models, size_t n_phases,
                                 const int *window_phase, const double *window_refs,
-                                size_t n_windows, size_t g, struct llc_contention_excess *out,
-                                char *err, size_t errlen);
+                                size_t n_windows, size_t g, const double *miss_ratio,
+                                struct llc_contention_excess *out, char *err, size_t errlen);
 
 /* The excess at own distance x (0 without points). */
 double llc_contention_excess_at(const struct llc_contention_excess *e, double x);
 /* The same for distances that grow from call to call: *k (0 at first)
  * keeps the point reached. */
 double llc_contention_excess_next(const struct llc_contention_excess *e, size_t *k, double x);
+/* The misses at own distance x (0 without them), as _at gives the lines. */
+double llc_contention_excess_misses_at(const struct llc_contention_excess *e, double x);
 
 /* One program in one phase. */
 struct llc_contention_phase {
@@ -128,10 +137,15 @@ struct llc_contention_phase {
      * §12.2): 0 for lines spread at random (Poisson), 1 for as many in
      * every set. Used by the set-associative LRU equilibrium. */
     double evenness;
-    /* The lines its program's other phases add to a reuse of this phase
-     * (docs/METHODS.md §12.7; not owned; NULL: none). Used by the
-     * set-associative LRU equilibrium. */
+    /* The lines (and misses) its program's other phases add to a reuse of
+     * this phase (docs/METHODS.md §12.7; not owned; NULL: none). The lines
+     * are used by the set-associative LRU equilibrium, the misses by the
+     * random one. */
     const struct llc_contention_excess *excess;
+    /* Its misses when the phase runs alone (NULL: excess's): its other
+     * phases miss less alone than beside co-runners, and a solo figure
+     * (the slowdown's reference) is priced with theirs alone. */
+    const struct llc_contention_excess *excess_alone;
 };
 
 /* Share of a phase's references that are first touches of new data at any
@@ -324,8 +338,9 @@ int llc_contention_corun(const struct llc_contention_phase *const *ph, const dou
  * 2e-8 for young ones (tests/contention/test_contention_rtab.c states the
  * bounds it checks); an ill-conditioned equilibrium (Phi nearly flat at
  * its root) can amplify that: docs/METHODS.md §12.3 gives what it moved.
- * Filled as it is used: one thread at a time, and the models must stay
- * in place and unchanged while the tables live. */
+ * Filled as it is used: one thread at a time, and the models (and the
+ * phases' excesses, llc_contention_phase.excess) must stay in place and
+ * unchanged while the tables live. */
 struct llc_contention_tables;
 int llc_contention_tables_create(struct llc_contention_tables **out, char *err, size_t errlen);
 void llc_contention_tables_free(struct llc_contention_tables *t);
@@ -489,6 +504,26 @@ int llc_contention_timeline(const struct llc_contention_prog *progs, size_t n,
                             const struct llc_contention_config *cfg,
                             struct llc_contention_run **out, char *err, size_t errlen);
 void llc_contention_run_free(struct llc_contention_run *r);
+
+/* ---- docs/METHODS.md §12.7 evictions of a program's phases (random replacement) ---- */
+
+/* A phase's evictions per reference alone (the miss ratios
+ * llc_contention_excess_build takes for random replacement): its
+ * equilibrium's insertions over its references, 0 where they do not
+ * evict (its lines fit: the cache never fills). ph's own excess should be
+ * unset (its own reuses only). */
+int llc_contention_evictions_alone(const struct llc_contention_phase *ph, double freq,
+                                   const struct llc_contention_config *cfg, double *ev, char *err,
+                                   size_t errlen);
+/* The same for program i's phases (indices below n_phases) in a co-run's
+ * timeline: all programs' insertions while the phase ran, where they
+ * evict, over its references then (the co-runners' count over the phase's
+ * own time: a reuse that spans a slower phase meets more of them), from
+ * the first segment on whose equilibrium fills the cache (then the
+ * lines of phases that stopped running stay in it). Phases the run did
+ * not meet keep ev[k]. -ENOMEM. */
+int llc_contention_evictions_in(const struct llc_contention_run *run, size_t i, size_t n_phases,
+                                double capacity, double *ev);
 
 /* Phases solved alone, shared by the timelines of many groups of the same
  * programs (a study): each phase alone, warm and at each young age class,

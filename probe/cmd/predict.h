@@ -66,8 +66,12 @@ struct pred_prog {
      * phase runs (--phase-local; docs/METHODS.md §12.7) */
     bool phase_local;
     /* Per profile phase: the lines the program's other phases add to its
-     * reuses (docs/METHODS.md §12.7); NULL for a program of one phase */
-    struct llc_contention_excess *excess;
+     * reuses (docs/METHODS.md §12.7); NULL for a program of one phase.
+     * With random replacement also their misses: in excess those of the
+     * co-run, in excess_alone (NULL until then) those alone, in
+     * excess_first those of each phase on its own (pred_cross_phase_misses). */
+    struct llc_contention_excess *excess, *excess_alone, *excess_first;
+    double *mr_alone; /* [n_phases] each phase's miss ratio alone (NULL: not yet) */
 };
 
 /* Results of the prediction. */
@@ -118,6 +122,15 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncenso
 /* Each profile phase's reuses count the lines of the program's other
  * phases (on), or only its own (off: --phase-local). */
 void pred_cross_phase_use(struct pred_prog *p, bool on);
+/* With random replacement (cfg's policy), the misses the program's other
+ * phases add to each phase's reuses (docs/METHODS.md §12.7), their
+ * references in the spans weighted by their miss ratios: alone, each
+ * phase's alone (both excesses); with corun (a timeline in which this is
+ * program i), each phase's time-weighted mean in that co-run (the co-run
+ * excess only; phases it did not meet keep theirs alone). A no-op for
+ * other policies, programs of one phase, and without cross-phase reuse. */
+int pred_cross_phase_misses(struct pred_prog *p, size_t i, const struct llc_contention_config *cfg,
+                            const struct llc_contention_run *corun, char *err, size_t errlen);
 /* The reuse model of histogram h of model phase k (the pooled phase: all
  * windows), end-of-run censoring undone where p->uncensor and the profile
  * says where the phase's references lie (its windows). */

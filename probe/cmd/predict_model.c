@@ -29,6 +29,9 @@ void pred_prog_free(struct pred_prog *p)
     free(p->window_phase);
     free(p->window_ins);
     free(p->excess);
+    free(p->excess_alone);
+    free(p->excess_first);
+    free(p->mr_alone);
     llc_profile_free(&p->prof);
     const char *file = p->file;
     memset(p, 0, sizeof(*p));
@@ -205,6 +208,28 @@ static int windows(struct pred_prog *p, char *err, size_t errlen)
     return 0;
 }
 
+/* Each profile phase's excess (docs/METHODS.md §12.7) on the windows'
+ * references into out[], with the phases' miss ratios mr (NULL: the
+ * lines only). */
+static int excess_all(struct pred_prog *p, const double *mr, struct llc_contention_excess *out,
+                      char *err, size_t errlen)
+{
+    double *refs = malloc(p->n_windows * sizeof(*refs));
+    int rc = refs ? 0 : llc_errf(err, errlen, -ENOMEM, "out of memory");
+    for (size_t w = 0; rc == 0 && w < p->n_windows; w++)
+        refs[w] = p->window_ins[w] * p->plain[p->window_phase[w]].api;
+    for (size_t k = 0; rc == 0 && k < p->prof.n_phases; k++) {
+        char why[LLC_ERRLEN];
+        rc = llc_contention_excess_build((const struct llc_statmodel_model *const *)p->models,
+                                         p->n_phases, p->window_phase, refs, p->n_windows, k, mr,
+                                         &out[k], why, sizeof(why));
+        if (rc < 0)
+            rc = llc_errf(err, errlen, rc, "%s: phases[%zu]: %s", p->file, k, why);
+    }
+    free(refs);
+    return rc;
+}
+
 /* The lines each profile phase's reuses meet from the program's other
  * phases (docs/METHODS.md §12.7), on the windows' references; used by
  * default (pred_cross_phase_use). */
@@ -212,22 +237,94 @@ static int cross_phase(struct pred_prog *p, char *err, size_t errlen)
 {
     if (p->prof.n_phases < 2)
         return 0;
-    double *refs = malloc(p->n_windows * sizeof(*refs));
     p->excess = calloc(p->prof.n_phases, sizeof(*p->excess));
-    int rc = refs && p->excess ? 0 : llc_errf(err, errlen, -ENOMEM, "out of memory");
-    for (size_t w = 0; rc == 0 && w < p->n_windows; w++)
-        refs[w] = p->window_ins[w] * p->plain[p->window_phase[w]].api;
+    int rc = p->excess ? excess_all(p, NULL, p->excess, err, errlen)
+                       : llc_errf(err, errlen, -ENOMEM, "out of memory");
+    if (rc == 0)
+        pred_cross_phase_use(p, true);
+    return rc;
+}
+
+/* Each phase's evictions per reference alone (llc_contention_evictions_alone). */
+static int phases_alone(struct pred_prog *p, const struct llc_contention_config *cfg, double *ev,
+                        char *err, size_t errlen)
+{
+    int rc = 0;
     for (size_t k = 0; rc == 0 && k < p->prof.n_phases; k++) {
+        struct llc_contention_phase ph = p->plain[k];
+        ph.excess = ph.excess_alone = NULL;
         char why[LLC_ERRLEN];
-        rc = llc_contention_excess_build((const struct llc_statmodel_model *const *)p->models,
-                                         p->n_phases, p->window_phase, refs, p->n_windows, k,
-                                         &p->excess[k], why, sizeof(why));
+        rc = llc_contention_evictions_alone(&ph, p->prof.timing.freq_hz, cfg, &ev[k], why,
+                                            sizeof(why));
         if (rc < 0)
             rc = llc_errf(err, errlen, rc, "%s: phases[%zu]: %s", p->file, k, why);
     }
-    free(refs);
+    return rc;
+}
+
+/* The misses alone: each phase's evictions per reference on its own
+ * first (its other phases unseen), then in its program's own timeline on
+ * those (a phase that fits misses beside its other phases, and evicts
+ * then: phased's 2 MB phase alone 0.10 of its references). The first
+ * excesses stay: the tables keep R on them. */
+static int alone(struct pred_prog *p, const struct llc_contention_config *cfg, char *err,
+                 size_t errlen)
+{
+    const size_t n = p->prof.n_phases;
+    /* one per model (the whole program's too, which no window runs) */
+    p->mr_alone = calloc(p->n_phases, sizeof(*p->mr_alone));
+    p->excess_first = calloc(n, sizeof(*p->excess_first));
+    p->excess_alone = calloc(n, sizeof(*p->excess_alone));
+    int rc = p->mr_alone && p->excess_first && p->excess_alone
+                 ? phases_alone(p, cfg, p->mr_alone, err, errlen)
+                 : llc_errf(err, errlen, -ENOMEM, "out of memory");
     if (rc == 0)
-        pred_cross_phase_use(p, true);
+        rc = excess_all(p, p->mr_alone, p->excess_first, err, errlen);
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        p->plain[k].excess = p->anchored[k].excess = &p->excess_first[k];
+        p->plain[k].excess_alone = p->anchored[k].excess_alone = NULL;
+    }
+    struct llc_contention_run *run = NULL;
+    if (rc == 0) {
+        const struct llc_contention_prog cp = pred_contention_prog(p, false);
+        rc = llc_contention_timeline(&cp, 1, cfg, &run, err, errlen);
+    }
+    if (rc == 0 && llc_contention_evictions_in(run, 0, n, cfg->capacity, p->mr_alone) < 0)
+        rc = llc_errf(err, errlen, -ENOMEM, "out of memory");
+    llc_contention_run_free(run);
+    if (rc == 0)
+        rc = excess_all(p, p->mr_alone, p->excess_alone, err, errlen);
+    return rc;
+}
+
+int pred_cross_phase_misses(struct pred_prog *p, size_t i, const struct llc_contention_config *cfg,
+                            const struct llc_contention_run *corun, char *err, size_t errlen)
+{
+    if (!p->excess || !p->plain[0].excess || cfg->policy != LLC_CONTENTION_RANDOM)
+        return 0;
+    const size_t n = p->prof.n_phases;
+    int rc = p->mr_alone ? 0 : alone(p, cfg, err, errlen);
+    if (rc < 0)
+        return rc;
+    /* until the co-run's: the misses alone for both (the tables keep R on
+     * these, so the co-run's come in a separate array) */
+    for (size_t k = 0; k < n; k++) {
+        const struct llc_contention_excess *e = &p->excess_alone[k];
+        p->plain[k].excess_alone = p->anchored[k].excess_alone = e;
+        p->plain[k].excess = p->anchored[k].excess = corun ? &p->excess[k] : e;
+    }
+    if (!corun)
+        return 0;
+    double *mr = malloc(p->n_phases * sizeof(*mr));
+    if (!mr)
+        return llc_errf(err, errlen, -ENOMEM, "out of memory");
+    memcpy(mr, p->mr_alone, p->n_phases * sizeof(*mr));
+    rc = llc_contention_evictions_in(corun, i, n, cfg->capacity, mr);
+    if (rc < 0)
+        rc = llc_errf(err, errlen, rc, "out of memory");
+    if (rc == 0)
+        rc = excess_all(p, mr, p->excess, err, errlen);
+    free(mr);
     return rc;
 }
 
@@ -362,6 +459,8 @@ void pred_cross_phase_use(struct pred_prog *p, bool on)
     for (size_t k = 0; p->excess && k < p->prof.n_phases; k++) {
         p->plain[k].excess = on ? &p->excess[k] : NULL;
         p->anchored[k].excess = on ? &p->excess[k] : NULL;
+        p->plain[k].excess_alone = on && p->excess_alone ? &p->excess_alone[k] : NULL;
+        p->anchored[k].excess_alone = p->plain[k].excess_alone;
     }
 }
 
@@ -558,9 +657,14 @@ static int pair_grid(struct pred_prog *progs, size_t n, const struct llc_content
     r->grid_b = nb;
     r->grid = calloc(na * nb * 2, sizeof(*r->grid));
     r->grid_solo = calloc(na * nb * 2, sizeof(*r->grid_solo));
+    /* With random replacement the misses of a program's other phases are
+     * those of its co-run (docs/METHODS.md §12.7), which depend on the
+     * whole group: the grid takes them alone, solved afresh, so that a
+     * pair's grid is the same in any group. */
+    const bool alone = progs[0].excess_alone || progs[1].excess_alone;
     /* A pair's run: tuple index + 1 of each phase pair it met, 0 = none. */
-    size_t *at = n == 2 ? calloc(na * nb, sizeof(*at)) : NULL;
-    if (!r->grid || !r->grid_solo || (n == 2 && !at)) {
+    size_t *at = n == 2 && !alone ? calloc(na * nb, sizeof(*at)) : NULL;
+    if (!r->grid || !r->grid_solo || (n == 2 && !alone && !at)) {
         free(at);
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     }
@@ -588,7 +692,12 @@ static int pair_grid(struct pred_prog *progs, size_t n, const struct llc_content
                                      err, errlen);
     for (size_t a = 0; rc == 0 && a < na; a++)
         for (size_t b = 0; rc == 0 && b < nb; b++) {
-            const struct llc_contention_phase *ph[2] = {&progs[0].plain[a], &progs[1].plain[b]};
+            struct llc_contention_phase pa = progs[0].plain[a], pb = progs[1].plain[b];
+            if (alone) {
+                pa.excess = pa.excess_alone ? pa.excess_alone : pa.excess;
+                pb.excess = pb.excess_alone ? pb.excess_alone : pb.excess;
+            }
+            const struct llc_contention_phase *ph[2] = {&pa, &pb};
             struct llc_contention_share *solo = &r->grid_solo[(a * nb + b) * 2];
             solo[0] = r->grid_solo[a * nb * 2];
             solo[1] = r->grid_solo[b * 2 + 1];
@@ -636,8 +745,24 @@ int pred_run(struct pred_prog *progs, size_t n, const struct pred_machine *m,
     }
     for (size_t i = 0; i < n; i++)
         pred_prog_layout_cv(&progs[i], &cfg, (double)m->sets);
+    bool again = false;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        rc = pred_cross_phase_misses(&progs[i], i, &cfg, NULL, err, errlen);
+        again |= n > 1 && progs[i].excess_alone;
+    }
     fill_progs(progs, n, false, cp);
-    rc = llc_contention_timeline(cp, n, &cfg, &r->run, err, errlen);
+    if (rc == 0)
+        rc = llc_contention_timeline(cp, n, &cfg, &r->run, err, errlen);
+    /* With random replacement the other phases' misses in the co-run come
+     * from a first timeline, priced with theirs alone: a second one on
+     * those (docs/METHODS.md §12.7) */
+    for (size_t i = 0; rc == 0 && again && i < n; i++)
+        rc = pred_cross_phase_misses(&progs[i], i, &cfg, r->run, err, errlen);
+    if (rc == 0 && again) {
+        llc_contention_run_free(r->run);
+        r->run = NULL;
+        rc = llc_contention_timeline(cp, n, &cfg, &r->run, err, errlen);
+    }
     bool any_probe = false;
     for (size_t i = 0; i < n; i++)
         any_probe |= progs[i].probe_used;

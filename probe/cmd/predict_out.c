@@ -137,6 +137,17 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
                  "phases: %zu phases' reuses across their programs' other phases count the "
                  "lines those touched (phases[].cross_phase; --phase-local: each phase's own)",
                  crossed);
+    size_t missed = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t q = 0; q < progs[i].n_shown; q++)
+            missed += progs[i].plain[q].excess && progs[i].plain[q].excess->n > 0 &&
+                      progs[i].plain[q].excess->has_misses;
+    if (missed)
+        add_flag(&v, &k,
+                 "phases: %zu phases' reuses across their programs' other phases count the "
+                 "misses those make beyond their own, beside this co-run and alone "
+                 "(phases[].cross_phase; --phase-local: each phase's own)",
+                 missed);
     if (run->whole_segments)
         add_flag(&v, &k,
                  "phases: in %.1f%% of the co-run T* spans a program's current phase run, so "
@@ -181,18 +192,31 @@ static json_t *baseline_json(const struct pred_baseline_sum *u, const struct pre
                      llc_json_finite(u->solo_cycles > 0 ? u->cycles / u->solo_cycles : NAN));
 }
 
+/* e's values v at its points, or null without them. */
+static json_t *points_json(const struct llc_contention_excess *e, const double *v, bool have)
+{
+    if (!e || !have)
+        return json_null();
+    json_t *a = json_array();
+    for (size_t k = 0; k < e->n; k++)
+        json_array_append_new(a, llc_json_finite(v[k]));
+    return a;
+}
+
 /* The lines the program's other phases add to the phase's reuses, by own
- * distance (docs/METHODS.md §12.7); null where none are added. */
-static json_t *cross_phase_json(const struct llc_contention_excess *e)
+ * distance (docs/METHODS.md §12.7), and with random replacement the
+ * misses they add beside this co-run (e) and alone (alone); null where
+ * none are added. */
+static json_t *cross_phase_json(const struct llc_contention_excess *e,
+                                const struct llc_contention_excess *alone)
 {
     if (!e || e->n == 0)
         return json_null();
-    json_t *d = json_array(), *l = json_array();
-    for (size_t k = 0; k < e->n; k++) {
-        json_array_append_new(d, llc_json_finite(e->x[k]));
-        json_array_append_new(l, llc_json_finite(e->lines[k]));
-    }
-    return json_pack("{s:o, s:o}", "distances", d, "lines", l);
+    return json_pack("{s:o, s:o, s:o, s:o}", "distances", points_json(e, e->x, true), "lines",
+                     points_json(e, e->lines, true), "misses",
+                     points_json(e, e->misses, e->has_misses), "misses_alone",
+                     points_json(alone, alone ? alone->misses : NULL,
+                                 alone && alone->has_misses && alone->n == e->n));
 }
 
 static json_t *phases_json(const struct pred_prog *p)
@@ -200,14 +224,14 @@ static json_t *phases_json(const struct pred_prog *p)
     static const char *const status[] = {"none", "ok", "flagged"};
     json_t *a = json_array();
     for (size_t k = 0; k < p->n_shown; k++)
-        json_array_append_new(a,
-                              json_pack("{s:i, s:o, s:o, s:s, s:o, s:o, s:o, s:o}", "phase",
-                                        p->phase_id[k], "gamma", llc_json_finite(p->gamma[k]),
-                                        "gamma_rms_log", llc_json_finite(p->gamma_rms[k]), "anchor",
-                                        status[p->anchor[k]], "cv", llc_json_finite(p->probe_cv[k]),
-                                        "cv_skew", llc_json_finite(p->plain[k].cv),
-                                        "refs_per_instruction", llc_json_finite(p->plain[k].api),
-                                        "cross_phase", cross_phase_json(p->plain[k].excess)));
+        json_array_append_new(
+            a,
+            json_pack("{s:i, s:o, s:o, s:s, s:o, s:o, s:o, s:o}", "phase", p->phase_id[k], "gamma",
+                      llc_json_finite(p->gamma[k]), "gamma_rms_log",
+                      llc_json_finite(p->gamma_rms[k]), "anchor", status[p->anchor[k]], "cv",
+                      llc_json_finite(p->probe_cv[k]), "cv_skew", llc_json_finite(p->plain[k].cv),
+                      "refs_per_instruction", llc_json_finite(p->plain[k].api), "cross_phase",
+                      cross_phase_json(p->plain[k].excess, p->plain[k].excess_alone)));
     return a;
 }
 

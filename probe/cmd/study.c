@@ -395,8 +395,12 @@ static int load(struct study *s, const struct args *a, char **files, size_t nf, 
         rc = unique_names(s, a->quiet);
     if (rc == 0)
         rc = machine_of(s, err, errlen);
-    for (size_t i = 0; rc == 0 && i < s->n; i++)
+    for (size_t i = 0; rc == 0 && i < s->n; i++) {
         pred_prog_layout_cv(&s->progs[i], &s->cfg, (double)s->machine.sets);
+        /* each phase's other phases' misses alone, in every group: a
+         * second timeline per group would double the study */
+        rc = pred_cross_phase_misses(&s->progs[i], 0, &s->cfg, NULL, err, errlen);
+    }
     return rc;
 }
 

@@ -42,7 +42,16 @@ static int excess_of(struct llc_statmodel_model *const *m, const int *phase, con
                      size_t g, struct llc_contention_excess *e, char *err)
 {
     return llc_contention_excess_build((const struct llc_statmodel_model *const *)m, 2, phase, refs,
-                                       WINDOWS, g, e, err, LLC_ERRLEN);
+                                       WINDOWS, g, NULL, e, err, LLC_ERRLEN);
+}
+
+/* The same with the phases' miss ratios: the misses too. */
+static int excess_misses_of(struct llc_statmodel_model *const *m, const int *phase,
+                            const double *refs, size_t g, const double *mr,
+                            struct llc_contention_excess *e, char *err)
+{
+    return llc_contention_excess_build((const struct llc_statmodel_model *const *)m, 2, phase, refs,
+                                       WINDOWS, g, mr, e, err, LLC_ERRLEN);
 }
 
 static void alternating(int *phase, double *refs)
@@ -89,6 +98,58 @@ static void hand_solved_excess(void **state)
      * footprint would have grown to 800: less than its own */
     assert_int_equal(excess_of(m, phase, refs, 1, &e, err), 0);
     assert_true(llc_contention_excess_at(&e, 5000) < 0);
+    assert_false(e.has_misses);
+    assert_true(llc_contention_excess_misses_at(&e, 5000) == 0);
+    llc_statmodel_release(m[0]);
+    llc_statmodel_release(m[1]);
+}
+
+/* With miss ratios m_A = 0.01, m_B = 0.5: where every span of A's reuse
+ * holds one whole B run of 1,000 references, sum_h m_h r_h - m_A d =
+ * m_A (d - 1000) + m_B 1000 - m_A d = (m_B - m_A) 1000 = 490 misses.
+ * Spans from the last A window run o = pos + d - 11000 past the program's
+ * end, which goes to the phases by their shares (B: 1/11): o (m_B - m_A)
+ * / 11 more, averaged over the 20 windows' 4 starts each. The lines are
+ * those without miss ratios. B's reuses across A's runs meet fewer misses
+ * than its own rate would give: negative. */
+static void hand_solved_misses(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_model *m[2] = {constant_reuse(100), constant_reuse(800)};
+    int phase[WINDOWS];
+    double refs[WINDOWS];
+    alternating(phase, refs);
+    const double mr[2] = {0.01, 0.5};
+    struct llc_contention_excess e, plain;
+    assert_int_equal(excess_misses_of(m, phase, refs, 0, mr, &e, err), 0);
+    assert_int_equal(excess_of(m, phase, refs, 0, &plain, err), 0);
+    assert_true(e.has_misses);
+    assert_int_equal(e.n, plain.n);
+    size_t flat = 0;
+    for (size_t k = 0; k < e.n; k++) {
+        assert_true(e.lines[k] == plain.lines[k]);
+        if (e.x[k] >= 9750 && e.x[k] <= 12250) {
+            double past = 0;
+            for (unsigned p = 0; p < 4; p++)
+                past += fmax(0, 10000 * (p + 0.5) / 4 + e.x[k] - 11000);
+            const double want = 490 + past / 80 * (0.5 - 0.01) / 11;
+            printf("  A at distance %.0f: %.6f misses (%.6f expected)\n", e.x[k], e.misses[k],
+                   want);
+            assert_true(fabs(e.misses[k] - want) < 1e-6);
+            flat++;
+        }
+        if (e.x[k] <= 1250)
+            assert_true(fabs(e.misses[k]) < 1e-9);
+    }
+    assert_true(flat >= 1);
+    for (size_t k = 0; k < e.n; k++) /* at the points, their values */
+        assert_true(fabs(llc_contention_excess_misses_at(&e, e.x[k]) - e.misses[k]) <=
+                    1e-9 * fmax(1, fabs(e.misses[k])));
+    assert_true(llc_contention_excess_misses_at(&e, 0) == 0);
+    assert_true(llc_contention_excess_misses_at(NULL, 5000) == 0);
+    assert_int_equal(excess_misses_of(m, phase, refs, 1, mr, &e, err), 0);
+    assert_true(llc_contention_excess_misses_at(&e, 5000) < 0);
     llc_statmodel_release(m[0]);
     llc_statmodel_release(m[1]);
 }
@@ -133,6 +194,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hand_solved_excess),
+        cmocka_unit_test(hand_solved_misses),
         cmocka_unit_test(one_phase_adds_nothing),
         cmocka_unit_test(bad_input_is_refused),
     };

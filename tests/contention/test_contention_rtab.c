@@ -72,7 +72,7 @@ static size_t compare(const struct llc_statmodel_model *m, double cap, double ag
     const double c_log = -log1p(-1 / cap);
     for (double x = 1e-9; x < 1e7; x *= 1.0137) {
         double dt, de;
-        const double rt = sm_contention_random_r_tab(t, m, x, c_log, age, 0, &dt);
+        const double rt = sm_contention_random_r_tab(t, m, NULL, x, c_log, age, 0, &dt);
         const double re = sm_contention_random_r(m, x, c_log, age, &de);
         if (!(fabs(rt - re) <= rtol))
             fail_msg("cap %g age %g x %.9g: R %.17g, exact %.17g", cap, age, x, rt, re);
@@ -81,9 +81,9 @@ static size_t compare(const struct llc_statmodel_model *m, double cap, double ag
             fail_msg("cap %g age %g x %.9g: dR/dx %.17g, exact %.17g", cap, age, x, dt, de);
     }
     double d0;
-    assert_true(sm_contention_random_r_tab(t, m, 0, c_log, age, 0, NULL) ==
+    assert_true(sm_contention_random_r_tab(t, m, NULL, 0, c_log, age, 0, NULL) ==
                 sm_contention_random_r(m, 0, c_log, age, NULL));
-    assert_true(sm_contention_random_r_tab(NULL, m, 1e-3, c_log, age, 0, &d0) ==
+    assert_true(sm_contention_random_r_tab(NULL, m, NULL, 1e-3, c_log, age, 0, &d0) ==
                 sm_contention_random_r(m, 1e-3, c_log, age, &d0));
     size_t tables, nodes, queries;
     llc_contention_tables_stats(t, &tables, &nodes, &queries);
@@ -111,6 +111,61 @@ static void tab_matches_exact(void **state)
         llc_statmodel_release(ms[k]);
 }
 
+/* With a phase's other phases' misses (docs/METHODS.md §12.7): phase 0
+ * (a power law) alternating with point masses, runs of 10,000 and 1,000
+ * references, missing 0.01 and 0.4 per reference. The tables (keyed by
+ * the excess too) against the exact sums, R and dR/dx as above, x = 0
+ * included; the misses only add (R with them >= R without, by a share
+ * that grows with x's lifetimes until every reuse they span misses). */
+static void tab_with_excess(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_model *m[2] = {synth_model_power(0.05), model_sparse()};
+    int phase[40];
+    double refs[40];
+    for (size_t w = 0; w < 40; w++) {
+        phase[w] = (int)(w % 2);
+        refs[w] = w % 2 ? 1000 : 10000;
+    }
+    const double mr[2] = {0.01, 0.4};
+    struct llc_contention_excess ex;
+    assert_int_equal(llc_contention_excess_build((const struct llc_statmodel_model *const *)m, 2,
+                                                 phase, refs, 40, 0, mr, &ex, err, sizeof err),
+                     0);
+    assert_true(ex.has_misses && ex.n > 0);
+    struct llc_contention_tables *t = NULL;
+    assert_int_equal(llc_contention_tables_create(&t, err, sizeof err), 0);
+    const double c_log = -log1p(-1 / 4096.0);
+    size_t more = 0;
+    for (double x = 1e-9; x < 1e7; x *= 1.0137) {
+        double dt, de, dx, d0;
+        const double rt = sm_contention_random_r_tab(t, m[0], &ex, x, c_log, INFINITY, 0, &dt);
+        const double r0 = sm_contention_random_r(m[0], x, c_log, INFINITY, &d0);
+        const double re = r0 + sm_contention_random_r_excess(m[0], &ex, x, c_log, INFINITY, 0, &dx);
+        de = d0 + dx;
+        if (!(fabs(rt - re) <= 1e-9))
+            fail_msg("x %.9g: R %.17g, exact %.17g", x, rt, re);
+        if (!(fabs(dt - de) <= 1e-5 * fmax(fabs(de), re / x)))
+            fail_msg("x %.9g: dR/dx %.17g, exact %.17g", x, dt, de);
+        assert_true(re >= r0);
+        more += re > r0 + 1e-6;
+    }
+    assert_true(more > 100);
+    const double z = sm_contention_random_r_tab(t, m[0], &ex, 0, c_log, INFINITY, 0, NULL);
+    assert_true(z == sm_contention_random_r(m[0], 0, c_log, INFINITY, NULL) +
+                         sm_contention_random_r_excess(m[0], &ex, 0, c_log, INFINITY, 0, NULL));
+    /* without miss ratios the excess adds nothing: the plain table */
+    struct llc_contention_excess lines_only = ex;
+    lines_only.has_misses = false;
+    double d1, d2;
+    assert_true(sm_contention_random_r_tab(t, m[0], &lines_only, 0.5, c_log, INFINITY, 0, &d1) ==
+                sm_contention_random_r_tab(t, m[0], NULL, 0.5, c_log, INFINITY, 0, &d2));
+    llc_contention_tables_free(t);
+    llc_statmodel_release(m[0]);
+    llc_statmodel_release(m[1]);
+}
+
 /* No finite reuse: no table, R = 1 exactly. */
 static void tab_all_dangling(void **state)
 {
@@ -122,7 +177,7 @@ static void tab_all_dangling(void **state)
     const double c_log = -log1p(-1 / 1024.0);
     for (double x = 1e-6; x < 1e6; x *= 3.3) {
         double dt, de;
-        const double rt = sm_contention_random_r_tab(t, m, x, c_log, INFINITY, 0, &dt);
+        const double rt = sm_contention_random_r_tab(t, m, NULL, x, c_log, INFINITY, 0, &dt);
         assert_true(rt == sm_contention_random_r(m, x, c_log, INFINITY, &de));
         assert_true(rt == 1 && dt == de);
     }
@@ -247,9 +302,8 @@ static void tab_timeline_same(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(tab_matches_exact),
-        cmocka_unit_test(tab_all_dangling),
-        cmocka_unit_test(tab_equilibrium_same),
+        cmocka_unit_test(tab_matches_exact), cmocka_unit_test(tab_all_dangling),
+        cmocka_unit_test(tab_with_excess),   cmocka_unit_test(tab_equilibrium_same),
         cmocka_unit_test(tab_timeline_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

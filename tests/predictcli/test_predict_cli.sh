@@ -183,6 +183,27 @@ sys.exit(0 if len(cw) == 6
          and "warning: phases: 6 phases' reuses across their programs' other phases" in err
          and not crossed(l) and not any("other phases count" in f for f in l["flags"]) else 1)
 PY
+# Random replacement: the misses the other phases add too, beside the
+# co-run and alone (more beside co-runners that miss); flagged; none with
+# --phase-local.
+"$bin" predict "$tmp/sa.profile.json" "$tmp/sb.profile.json" --policy random -o "$tmp/rw" --no-plot \
+  >/dev/null 2>"$tmp/rw.err" &&
+  "$bin" predict "$tmp/sa.profile.json" "$tmp/sb.profile.json" --policy random --phase-local \
+    -o "$tmp/rl" --no-plot -q >/dev/null
+check_rc "predict --policy random, short phase runs" 0 $?
+"$python" - "$tmp/rw.prediction.json" "$tmp/rl.prediction.json" "$tmp/rw.err" <<'PY' && ok "cross-phase misses (random): JSON, flag; --phase-local has none" || bad "cross-phase misses (random)"
+import json, sys
+w, l = (json.load(open(f)) for f in sys.argv[1:3])
+err = open(sys.argv[3]).read()
+cw = [ph["cross_phase"] for p in w["programs"] for ph in p["phases"] if ph["cross_phase"]]
+sys.exit(0 if len(cw) == 6
+         and all(len(c["misses"]) == len(c["misses_alone"]) == 64 for c in cw)
+         and any(max(c["misses"]) > 0 for c in cw)
+         and any(m != a for c in cw for m, a in zip(c["misses"], c["misses_alone"]))
+         and "warning: phases: 6 phases' reuses across their programs' other phases count the misses" in err
+         and not any(ph["cross_phase"] for p in l["programs"] for ph in p["phases"])
+         and not any("misses those make" in f for f in l["flags"]) else 1)
+PY
 
 # A pair whose whole-program stand-in is solved warm: the phase-pair grid
 # keeps to the profiles' phases (under ASan this wrote past the grid).
