@@ -248,3 +248,66 @@ double sm_contention_random_r_excess(const struct llc_statmodel_model *m,
         *dr = d;
     return r;
 }
+
+int sm_excess_terms_make(const struct llc_statmodel_model *m,
+                         const struct llc_contention_excess *ex, double c_log, double age,
+                         double shift, struct sm_excess_terms *out)
+{
+    *out = (struct sm_excess_terms){0};
+    if (!ex || !ex->has_misses || ex->n == 0 || isinf(shift))
+        return 0;
+    const double *e, *q, *f;
+    size_t ne, at = 0;
+    double slope;
+    llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
+    out->u = malloc((ne ? ne : 1) * sizeof(double));
+    out->w = malloc((ne ? ne : 1) * sizeof(double));
+    if (!out->u || !out->w) {
+        sm_excess_terms_free(out);
+        return -ENOMEM;
+    }
+    const double sh = shift > 0 ? shift : 0;
+    for (size_t i = 0; i + 1 < ne; i++) { /* as sm_contention_random_r_excess */
+        const double w = e[i + 1] - e[i], dist = w <= 1 ? e[i] : e[i] + 0.5 * w;
+        const double u = dist - sh, mass = q[i] - q[i + 1];
+        if (!(dist < age))
+            break;
+        if (!(u > 0) || !(mass > 0))
+            continue;
+        const double add = value_next(ex, ex->misses, &at, dist);
+        if (add > 0) {
+            out->u[out->n] = u;
+            out->w[out->n++] = mass * -expm1(-c_log * add);
+        }
+    }
+    return 0;
+}
+
+void sm_excess_terms_free(struct sm_excess_terms *t)
+{
+    free(t->u);
+    free(t->w);
+    *t = (struct sm_excess_terms){0};
+}
+
+/* e^(-k u) carried from term to term: the gaps between the buckets'
+ * middles repeat (1 in the exact region, then constant within an
+ * octave), so one exp per gap width. */
+double sm_excess_terms_r(const struct sm_excess_terms *t, double x, double c_log, double *dr)
+{
+    const double k = c_log * x;
+    double r = 0, d = 0, s = 1, at = 0, gap = -1, step = 1;
+    for (size_t j = 0; j < t->n && !(k * t->u[j] > 40); j++) {
+        if (t->u[j] - at != gap) {
+            gap = t->u[j] - at;
+            step = exp(-k * gap);
+        }
+        s *= step;
+        at = t->u[j];
+        r += t->w[j] * s;
+        d -= c_log * t->u[j] * t->w[j] * s;
+    }
+    if (dr)
+        *dr = d;
+    return r;
+}

@@ -51,6 +51,21 @@ double sm_contention_random_r_excess(const struct llc_statmodel_model *m,
                                      const struct llc_contention_excess *ex, double x, double c_log,
                                      double age, double shift, double *dr);
 
+/* The terms of sm_contention_random_r_excess that do not depend on x:
+ * per bucket at risk its distance past the private cache u and mass (1 -
+ * e^(-c_log E)); _r sums them at x, the same to rounding (a table's
+ * nodes each need one: an exp per distinct gap, not two per bucket).
+ * contention_excess.c. */
+struct sm_excess_terms {
+    size_t n;
+    double *u, *w;
+};
+int sm_excess_terms_make(const struct llc_statmodel_model *m,
+                         const struct llc_contention_excess *ex, double c_log, double age,
+                         double shift, struct sm_excess_terms *out);
+void sm_excess_terms_free(struct sm_excess_terms *t);
+double sm_excess_terms_r(const struct sm_excess_terms *t, double x, double c_log, double *dr);
+
 /* sm_contention_random_r_shifted plus sm_contention_random_r_excess (ex
  * NULL: none) from the tables t (NULL: the exact sums): interpolated on
  * the (model, c_log, age, shift, ex) table, filled node by node as

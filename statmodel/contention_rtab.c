@@ -34,8 +34,12 @@ struct rtab {
     double c_log, age, shift;
     double v0, inv_h, h; /* node j at v = v0 + j h */
     size_t nodes;
-    double *r, *g;         /* R and dR/dv at node j; g NaN = not computed yet */
-    double r_zero, d_zero; /* R(0) and dR/dx at 0+; NaN = not yet */
+    double *r, *g;             /* R and dR/dv at node j; g NaN = not computed yet */
+    double r_zero, d_zero;     /* R(0) and dR/dx at 0+; NaN = not yet */
+    struct sm_excess_terms xt; /* ex's terms at this capacity, age and shift */
+    /* with ex: the table without it (its nodes the same x), set for each
+     * query (the slots move when the tables grow) */
+    struct rtab *base;
 };
 
 struct llc_contention_tables {
@@ -62,6 +66,7 @@ void llc_contention_tables_free(struct llc_contention_tables *t)
     for (size_t s = 0; s < t->cap; s++) {
         free(t->slot[s].r);
         free(t->slot[s].g);
+        sm_excess_terms_free(&t->slot[s].xt);
     }
     free(t->slot);
     for (size_t w = 0; w < LLC_ARRAY_LEN(t->pois); w++)
@@ -174,7 +179,7 @@ static struct rtab *table_of(struct llc_contention_tables *t, const struct llc_s
         return NULL;
     const size_t nodes = (size_t)span;
     double *rv = malloc(nodes * sizeof(double)), *gv = malloc(nodes * sizeof(double));
-    if (!rv || !gv) {
+    if (!rv || !gv || sm_excess_terms_make(m, ex, c_log, age, shift, &r->xt) < 0) {
         free(rv);
         free(gv);
         return NULL;
@@ -210,9 +215,15 @@ static void node(struct llc_contention_tables *t, struct rtab *r, size_t j)
     if (!isnan(r->g[j]))
         return;
     const double x = exp(r->v0 + (double)j * r->h);
-    double dr;
-    r->r[j] = exact(r->m, r->ex, x, r->c_log, r->age, r->shift, &dr);
-    r->g[j] = x * dr;
+    double dr, dx = 0;
+    if (r->base) { /* the same grid: the model's own R from its table */
+        node(t, r->base, j);
+        r->r[j] = r->base->r[j] + sm_excess_terms_r(&r->xt, x, r->c_log, &dx);
+        r->g[j] = r->base->g[j] + x * dx;
+    } else {
+        r->r[j] = sm_contention_random_r_shifted(r->m, x, r->c_log, r->age, r->shift, &dr);
+        r->g[j] = x * dr;
+    }
     t->computed++;
 }
 
@@ -261,8 +272,13 @@ double sm_contention_random_r_tab(struct llc_contention_tables *t,
 {
     if (ex && !ex->has_misses)
         ex = NULL;
-    struct rtab *r =
-        t && x >= 0 && isfinite(x) && (x > 0 || !dr) ? table_of(t, m, ex, c_log, age, shift) : NULL;
+    const bool tab = t && x >= 0 && isfinite(x) && (x > 0 || !dr);
+    /* with ex, the table without it first: making it may move the slots */
+    struct rtab *r = tab && (!ex || table_of(t, m, NULL, c_log, age, shift))
+                         ? table_of(t, m, ex, c_log, age, shift)
+                         : NULL;
+    if (r && ex)
+        r->base = &t->slot[slot_of(t, m, NULL, c_log, age, shift)];
     if (!r)
         return exact(m, ex, x, c_log, age, shift, dr);
     if (x == 0) /* (each equilibrium's Phi(0): a sum over the whole table) */
