@@ -205,26 +205,41 @@ static void test_nops(void **state)
     struct fx *f = *state;
     need_tsc(f);
     /* Stolen time (a VM's vCPU descheduled) only ever slows a run down, so
-     * the least disturbed of several short runs is the one to compare. */
+     * the least disturbed of several short runs is the one to compare. The
+     * core clock is another matter: a VM's host moves it (0.81 and 1.67 TSC
+     * ticks per null op seen in successive runs here), so each round's walk
+     * is judged against null ops timed right before and after it, and only
+     * rounds whose clock held still (within 10%) are judged at all. */
     uint64_t flat = 0, slow = 0;
-    double t_nop = INFINITY;
+    unsigned judged = 0;
     for (int r = 0; r < 5; r++) {
-        const uint64_t a = paced_accesses(f, 0, 0, 0.004), b = paced_accesses(f, 0, 4000, 0.004);
-        const double t = llc_maphw_nop_ticks(100000);
+        const uint64_t a = paced_accesses(f, 0, 0, 0.004);
+        const double t0 = llc_maphw_nop_ticks(100000);
+        const uint64_t b = paced_accesses(f, 0, 4000, 0.004);
+        const double t1 = llc_maphw_nop_ticks(100000);
         flat = a > flat ? a : flat;
         slow = b > slow ? b : slow;
-        t_nop = t < t_nop ? t : t_nop;
+        assert_true(t0 > 0 && t1 > 0);
+        const double fast = fmin(t0, t1), lazy = fmax(t0, t1);
+        printf("round %d: %llu accesses without, %llu with 4000 null ops each (%.2f, %.2f ticks "
+               "per op before and after)\n",
+               r, (unsigned long long)a, (unsigned long long)b, t0, t1);
+        if (lazy > fast * 1.1)
+            continue;
+        judged++;
+        /* the seed's rate formula bounds the slowed rate: null ops alone
+         * take that long (20% for the measurement), and noise may cost up
+         * to 4x */
+        const double most = llc_maphw_nop_rate(0, 4000, fast, f->tsc_hz) * 0.004;
+        const double least = llc_maphw_nop_rate(0, 4000, lazy, f->tsc_hz) * 0.004;
+        assert_true(b <= most * 1.2 + 4);
+        assert_true(b >= least / 4);
     }
-    printf("4 ms, best of 5: %llu accesses without, %llu with 4000 null ops each (%.2f ticks "
-           "per op)\n",
-           (unsigned long long)flat, (unsigned long long)slow, t_nop);
-    assert_true(t_nop > 0);
     assert_true(slow * 3 < flat);
-    /* the seed's rate formula bounds the slowed rate: null ops alone take
-     * that long (20% for the measurement), and noise may cost up to 4x */
-    const double predicted = llc_maphw_nop_rate(0, 4000, t_nop, f->tsc_hz) * 0.004;
-    assert_true(slow <= predicted * 1.2 + 4);
-    assert_true(slow >= predicted / 4);
+    if (!judged) {
+        printf("null-op rate not judged: the core clock moved in every round\n");
+        skip();
+    }
 }
 
 struct fake_counter {
