@@ -209,36 +209,69 @@ double llc_contention_excess_misses_at(const struct llc_contention_excess *e, do
     return value_next(e, e->misses, &k, x);
 }
 
+/* The buckets of a model's reuse distances that another phase's misses
+ * put at risk, in order of distance: each counts at its middle (a
+ * one-distance bucket at its distance), before the age, past the private
+ * cache (u = distance - shift > 0), with mass and those misses (add > 0)
+ * over it. */
+struct bucket_walk {
+    const struct llc_contention_excess *ex;
+    const double *e, *q;
+    size_t ne, i, at;
+    double age, shift;
+};
+
+static bool walk_start(struct bucket_walk *b, const struct llc_statmodel_model *m,
+                       const struct llc_contention_excess *ex, double age, double shift)
+{
+    if (!ex || !ex->has_misses || ex->n == 0 || isinf(shift))
+        return false;
+    const double *f;
+    double slope;
+    *b = (struct bucket_walk){.ex = ex, .age = age, .shift = shift > 0 ? shift : 0};
+    llc_statmodel_footprint_table(m, &b->e, &b->q, &f, &b->ne, &slope);
+    return true;
+}
+
+static bool walk_next(struct bucket_walk *b, double *u, double *mass, double *add)
+{
+    for (; b->i + 1 < b->ne; b->i++) {
+        const double *e = b->e;
+        const size_t i = b->i;
+        const double w = e[i + 1] - e[i], dist = w <= 1 ? e[i] : e[i] + 0.5 * w;
+        *u = dist - b->shift;
+        *mass = b->q[i] - b->q[i + 1];
+        if (!(dist < b->age))
+            break;
+        if (!(*u > 0) || !(*mass > 0))
+            continue;
+        *add = value_next(b->ex, b->ex->misses, &b->at, dist);
+        if (*add > 0) {
+            b->i++;
+            return true;
+        }
+    }
+    b->i = b->ne;
+    return false;
+}
+
 /* The random model's R at rate x prices a reuse of own distance d with
  * the phase's insertions over d (survival s = e^(-k u), k = c_log x, u =
  * d - shift: past the private cache). Where its other phases insert E(d)
  * more over the span, the survival is s e^(-c_log E): R gains, per bucket
- * at risk (before the age), mass s (1 - e^(-c_log E)). Where they insert
- * fewer, the phase's own rate stays (docs/METHODS.md §12.7: the mean span
- * misprices those reuses). A bucket counts at its middle (a one-distance
- * bucket at its distance); once k u > 40 the rest adds nothing (s <
- * 5e-18). */
+ * at risk, mass s (1 - e^(-c_log E)). Where they insert fewer, the
+ * phase's own rate stays (docs/METHODS.md §12.7: the mean span misprices
+ * those reuses). Once k u > 40 the rest adds nothing (s < 5e-18). */
 double sm_contention_random_r_excess(const struct llc_statmodel_model *m,
                                      const struct llc_contention_excess *ex, double x, double c_log,
                                      double age, double shift, double *dr)
 {
     double r = 0, d = 0;
-    if (ex && ex->has_misses && ex->n > 0 && !isinf(shift)) {
-        const double *e, *q, *f;
-        size_t ne, at = 0;
-        double slope;
-        llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
-        const double k = c_log * x, sh = shift > 0 ? shift : 0;
-        for (size_t i = 0; i + 1 < ne; i++) {
-            const double w = e[i + 1] - e[i], dist = w <= 1 ? e[i] : e[i] + 0.5 * w;
-            const double u = dist - sh, mass = q[i] - q[i + 1];
-            if (!(dist < age) || k * u > 40)
-                break;
-            if (!(u > 0) || !(mass > 0))
-                continue;
-            const double add = value_next(ex, ex->misses, &at, dist);
-            if (!(add > 0))
-                continue;
+    struct bucket_walk b;
+    if (walk_start(&b, m, ex, age, shift)) {
+        const double k = c_log * x;
+        double u, mass, add;
+        while (walk_next(&b, &u, &mass, &add) && !(k * u > 40)) {
             const double s = exp(-k * u), g = -expm1(-c_log * add);
             r += mass * s * g;
             d -= mass * c_log * u * s * g;
@@ -254,31 +287,19 @@ int sm_excess_terms_make(const struct llc_statmodel_model *m,
                          double shift, struct sm_excess_terms *out)
 {
     *out = (struct sm_excess_terms){0};
-    if (!ex || !ex->has_misses || ex->n == 0 || isinf(shift))
+    struct bucket_walk b;
+    if (!walk_start(&b, m, ex, age, shift))
         return 0;
-    const double *e, *q, *f;
-    size_t ne, at = 0;
-    double slope;
-    llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
-    out->u = malloc((ne ? ne : 1) * sizeof(double));
-    out->w = malloc((ne ? ne : 1) * sizeof(double));
+    out->u = malloc((b.ne ? b.ne : 1) * sizeof(double));
+    out->w = malloc((b.ne ? b.ne : 1) * sizeof(double));
     if (!out->u || !out->w) {
         sm_excess_terms_free(out);
         return -ENOMEM;
     }
-    const double sh = shift > 0 ? shift : 0;
-    for (size_t i = 0; i + 1 < ne; i++) { /* as sm_contention_random_r_excess */
-        const double w = e[i + 1] - e[i], dist = w <= 1 ? e[i] : e[i] + 0.5 * w;
-        const double u = dist - sh, mass = q[i] - q[i + 1];
-        if (!(dist < age))
-            break;
-        if (!(u > 0) || !(mass > 0))
-            continue;
-        const double add = value_next(ex, ex->misses, &at, dist);
-        if (add > 0) {
-            out->u[out->n] = u;
-            out->w[out->n++] = mass * -expm1(-c_log * add);
-        }
+    double u, mass, add;
+    while (walk_next(&b, &u, &mass, &add)) {
+        out->u[out->n] = u;
+        out->w[out->n++] = mass * -expm1(-c_log * add);
     }
     return 0;
 }
