@@ -691,6 +691,16 @@ static inline __attribute__((always_inline)) void cursor_eval(const struct llc_c
         *fp = past_private(p, *fp);
 }
 
+/* The hit probability of a reuse once G is flat at g (e of it laid out
+ * evenly): its party's own even share pp (evenness own) out of the count,
+ * x lines of its program's other phases per set in (lru_assoc_shares). */
+static double flat_hit(double g, double e, double per_set, double own, double pp, double x,
+                       unsigned ways, const struct sm_pois_table *table)
+{
+    return count_hit(max2(0, g * per_set - own * pp + x),
+                     max2(0, (g - e) * per_set - own * pp * (1 - pp) + x), ways, table);
+}
+
 /* The equilibrium of a W-way cache of C / W sets: a reuse spanning t
  * seconds hits with P(Pois(G(t) / sets) < W) instead of iff G(t) < C, so
  *   MR_i = Q_i(inf) + int (1 - P_hit(t)) d(-Q_i(a_i t)),
@@ -851,10 +861,7 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
             cursor_eval(&p[i], &cur[i], d, &u, &qn, &raw);
             const double xn = p[i].weight * llc_contention_excess_next(p[i].excess, &xk[i], d);
             const double xm = (xprev[i] + xn) * half_per_set;
-            const double hit =
-                count_hit(max2(0, gprev * per_set - own * pprev[i] + xm),
-                          max2(0, (gprev - eprev) * per_set - own * pprev[i] * (1 - pprev[i]) + xm),
-                          ways, pt);
+            const double hit = flat_hit(gprev, eprev, per_set, own, pprev[i], xm, ways, pt);
             mr[i] += (1 - hit) * (qprev[i] - qn);
             qprev[i] = qn;
             xprev[i] = xn;
@@ -867,12 +874,10 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
     const double pend0 = sm_contention_pois_hit(gprev * per_set, ways);
     for (size_t i = 0; i < n; i++) {
         const double own = lay[i] > 0 ? p[i].evenness : 0;
-        const double xe = xprev[i] * per_set;
-        const double pend = each ? count_hit(fmax(0, gprev * per_set - own * pprev[i] + xe),
-                                             fmax(0, (gprev - eprev) * per_set -
-                                                         own * pprev[i] * (1 - pprev[i]) + xe),
-                                             ways, NULL)
-                                 : pend0;
+        /* (exact, not tabulated: once per party) */
+        const double pend =
+            each ? flat_hit(gprev, eprev, per_set, own, pprev[i], xprev[i] * per_set, ways, NULL)
+                 : pend0;
         struct llc_contention_share *s = &out[i];
         s->cpi = NAN;
         s->occupancy = occ[i];
@@ -1205,10 +1210,10 @@ static double random_mu(const struct rnd *z, double hint)
     if (!(hi > 0))
         return 0;
     /* Phi(0): only certain misses (dangling samples, unprofiled streams,
-     * the lines other phases of its program touch; none from a party at
-     * its cap). Below the root's tolerance they are none: a root that
-     * small is not found to any precision (the other phases' misses give
-     * 1e-20 of the rate to a phase that fits the cache). */
+     * the reuses other phases of its program evict by their misses; none
+     * from a party at its cap). Below the root's tolerance they are none:
+     * a root that small is not found to any precision (the other phases'
+     * misses give 1e-20 of the rate to a phase that fits the cache). */
     const double ftol = 1e-12 * hi;
     double lo = 0, phi0 = random_phi(z, 0, &d);
     if (!(phi0 > ftol)) {
