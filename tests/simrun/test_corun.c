@@ -209,6 +209,39 @@ static void test_solo_is_one_program_corun(void **state)
     llc_corun_free(one);
 }
 
+/* A window's accesses are those its clock ran through: without an L2 every
+ * one goes to the LLC, so in every window (2 agents, buffers of accesses
+ * run ahead through the private level) the two counts are equal. The
+ * simulator's own count took a buffer at once, up to a buffer early. */
+static void test_window_accesses_retired(void **state)
+{
+    (void)state;
+    struct llc_sim_config c;
+    char err[LLC_ERRLEN];
+    assert_int_equal(llc_sim_preset("intel8", &c, err, sizeof(err)), 0);
+    c.l2_sets = 0;
+    c.l2_ways = 0;
+    const struct llc_corun_agent ag[2] = {workload("zipf:size=6M,alpha=0.8", 700000),
+                                          workload("stream:size=12M", 700000)};
+    struct llc_corun_params p;
+    llc_corun_params_default(&p);
+    p.window = 99991; /* not a multiple of any buffer */
+    struct llc_corun_result *r = run(&c, ag, 2, &p);
+    for (unsigned i = 0; i < 2; i++) {
+        const struct llc_corun_series *ss[2] = {&r->corun[i], &r->solo[i]};
+        for (unsigned k = 0; k < 2; k++) {
+            uint64_t acc = 0;
+            assert_true(ss[k]->n >= 7);
+            for (size_t w = 0; w < ss[k]->n; w++) {
+                assert_int_equal(ss[k]->w[w].accesses, ss[k]->w[w].llc_accesses);
+                acc += ss[k]->w[w].accesses;
+            }
+            assert_int_equal(acc, ss[k]->accesses);
+        }
+    }
+    llc_corun_free(r);
+}
+
 /* Two programs of 6 MiB each on an 8 MiB LLC: alone each nearly fits, together
  * they do not. */
 static void test_hungry_pair_slows_down(void **state)
@@ -553,6 +586,7 @@ int main(void)
         cmocka_unit_test(test_kernel_matches_batch_path),
         cmocka_unit_test(test_matches_simple_driver),
         cmocka_unit_test(test_stop_and_errors),
+        cmocka_unit_test(test_window_accesses_retired),
         cmocka_unit_test(test_restart_keeps_pressure),
         cmocka_unit_test(test_isa_copies_agree),
     };
