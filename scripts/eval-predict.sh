@@ -215,8 +215,20 @@ rt_bin=$here/build/workloads/bin
 record+=("gzip	$(printf '%q ' "$bin" trace -q -o "$tdir/gzip.trace" -- gzip -6 -c "$tdir/input-30k.txt")")
 record+=("sqlite3	$(printf '%q ' "$bin" trace -q -o "$tdir/sqlite3.trace" -- sqlite3 :memory: \
   "create table t(a,b); with recursive c(x) as (select 1 union all select x+1 from c limit 2000) insert into t select x, hex(randomblob(40)) from c; select count(*), sum(length(b)) from t where a % 7 = 3;")")
-record+=("bzip2	LLCPROBE_RT_MODE=trace LLCPROBE_RT_OUTPUT=$tdir/bzip2.trace $rt_bin/bzip2 -9 -c $tdir/input-25k.txt")
-record+=("xz	LLCPROBE_RT_MODE=trace LLCPROBE_RT_OUTPUT=$tdir/xz.trace $rt_bin/xz -6 -T1 -c $tdir/input-12k.txt")
+# The runtime's programs run natively: with the address space laid out at
+# random (ASLR) their stack lines differ from run to run, and so do their
+# traces; setarch -R lays it out the same each time (checked: two bzip2
+# traces byte-identical with it, different without). Lackey's layout is
+# valgrind's own and repeats without it (gzip); sqlite3 seeds its own
+# random numbers from the kernel and differs from run to run regardless.
+if setarch "$(uname -m)" -R true 2>/dev/null; then
+  fixed_layout="setarch $(uname -m) -R"
+else
+  fixed_layout=""
+  echo "# setarch -R is refused here: the runtime's traces (bzip2, xz) differ from run to run" >&2
+fi
+record+=("bzip2	LLCPROBE_RT_MODE=trace LLCPROBE_RT_OUTPUT=$tdir/bzip2.trace $fixed_layout $rt_bin/bzip2 -9 -c $tdir/input-25k.txt")
+record+=("xz	LLCPROBE_RT_MODE=trace LLCPROBE_RT_OUTPUT=$tdir/xz.trace $fixed_layout $rt_bin/xz -6 -T1 -c $tdir/input-12k.txt")
 for r in "${record[@]}"; do add "${r%%	*}" real "trace:$tdir/${r%%	*}.trace"; done
 for a in "${user_programs[@]}"; do
   # the shell's word splitting and quotes, but no shell: lackey would trace the shell
