@@ -142,7 +142,7 @@ static int check_phases(const struct llc_contention_phase *const *ph, const doub
 }
 
 /* docs/METHODS.md §12.5: a <- (1 - beta) a + beta Psi(a) from the given start rates, until a
- * step moves no rate by more than 1e-6 of it. beta = 1 first (the plain
+ * step moves no rate by more than LLC_CONTENTION_COUPLING_TOL of it. beta = 1 first (the plain
  * iteration: Psi is usually a strong contraction, miss ratios moving
  * little with the rates; 30 steps), then the method's 0.5, halving to 1/16,
  * each restarted from the start rates after 200 steps without convergence.
@@ -150,7 +150,7 @@ static int check_phases(const struct llc_contention_phase *const *ph, const doub
  * method for one program: each equilibrium costs far more than the step):
  * the next rates are Psi(a_k) - g (Psi(a_k) - Psi(a_{k-1})), g minimising
  * the linearised residual in units of the start rates. The stopping rule is
- * the plain step's, |Psi(a) - a| <= 1e-6 a, and the shares are those at
+ * the plain step's, |Psi(a) - a| <= LLC_CONTENTION_COUPLING_TOL a, and the shares are those at
  * that a (one equilibrium fewer than at Psi(a): the same tolerance); the
  * mixing stops for good if a mixed step ends with a larger residual than
  * the step before it. */
@@ -184,7 +184,7 @@ static int couple(const struct llc_contention_phase *const *ph, const double *fr
                 const double r = (psi[i] - a[i]) / start[i];
                 res += r * r;
             }
-            if (worst < 1e-6) { /* out holds the shares at these rates */
+            if (worst < LLC_CONTENTION_COUPLING_TOL) { /* out holds the shares at these rates */
                 info->iterations = total;
                 info->beta = beta;
                 info->converged = true;

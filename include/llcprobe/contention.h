@@ -307,7 +307,11 @@ int llc_contention_equilibrium_assoc(const struct llc_contention_party *p, size_
 
 /* The co-run of n programs, each in phase ph[i], on cores of clock freq[i]:
  * equilibrium (+ coupling, anchor, skew as cfg says). solo[i] (may be
- * NULL) gets each program alone with the same options. */
+ * NULL) gets each program alone with the same options. Coupled, the rates
+ * stop once a step of the fixed point moves none by more than
+ * LLC_CONTENTION_COUPLING_TOL of itself (a rate within about that of
+ * API f / CPI). */
+#define LLC_CONTENTION_COUPLING_TOL 1e-4
 int llc_contention_tuple(const struct llc_contention_phase *const *ph, const double *freq, size_t n,
                          const struct llc_contention_config *cfg, struct llc_contention_share *out,
                          struct llc_contention_share *solo, struct llc_contention_info *info,

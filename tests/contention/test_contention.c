@@ -290,10 +290,11 @@ static void coupling_fixed_point(void **state)
         for (int i = 0; i < 2; i++) {
             /* CPI from the miss ratio, rate from the CPI: the fixed point holds. */
             NEAR(s[i].cpi, ph[i]->cpi0 + ph[i]->api * s[i].miss_ratio * ph[i]->penalty, 1e-12);
-            NEAR(s[i].rate / (ph[i]->api * freq[i] / s[i].cpi), 1, 3e-6);
+            NEAR(s[i].rate / (ph[i]->api * freq[i] / s[i].cpi), 1, 3 * LLC_CONTENTION_COUPLING_TOL);
             assert_true(s[i].miss_ratio >= solo[i].miss_ratio - 1e-12);
             assert_true(s[i].cpi >= solo[i].cpi - 1e-12);
-            NEAR(solo[i].rate / (ph[i]->api * freq[i] / solo[i].cpi), 1, 3e-6);
+            NEAR(solo[i].rate / (ph[i]->api * freq[i] / solo[i].cpi), 1,
+                 3 * LLC_CONTENTION_COUPLING_TOL);
         }
         /* The equilibrium at the fixed point's rates gives back the same shares. */
         struct llc_contention_party p[2] = {

@@ -385,7 +385,7 @@ static void coupling_reaches_fixed_point(void **state)
                 const struct llc_contention_share *s[2] = {&out[i], &solo[i]};
                 for (int j = 0; j < 2; j++) {
                     const double want = ph[i]->api * freq[i] / s[j]->cpi;
-                    if (!(fabs(s[j]->rate - want) <= 2e-6 * want))
+                    if (!(fabs(s[j]->rate - want) <= 2 * LLC_CONTENTION_COUPLING_TOL * want))
                         fail_msg("policy %d, tuple %d, program %d %s: rate %.9g, API f / CPI %.9g",
                                  pol, k, i, j ? "alone" : "co-run", s[j]->rate, want);
                 }

@@ -97,9 +97,9 @@ PY
 "$bin" predict "$tmp/a.profile.json" "$tmp/b.profile.json" --no-coupling --no-probe -o "$tmp/nc" --no-plot -q >/dev/null
 check_rc "--no-coupling --no-probe" 0 $?
 # Per tuple, references/s = miss rate / miss ratio: coupled, API f / CPI of
-# the co-run; without coupling, API f / CPI alone. Within 2e-5: the fixed
-# point stops when a step moves the rates by < 1e-6, i.e. a residual of
-# 1e-6 / beta (beta >= 1/16).
+# the co-run; without coupling, API f / CPI alone. Within 2e-3: the fixed
+# point stops when a step moves the rates by < 1e-4, i.e. a residual of
+# 1e-4 / beta (beta >= 1/16).
 "$python" - "$tmp/ab.prediction.json" "$tmp/nc.prediction.json" "$tmp/a.profile.json" "$tmp/b.profile.json" <<'PY' && ok "rates: coupled from the co-run CPI, --no-coupling the solo rates; --no-probe: no anchor" || bad "--no-coupling/--no-probe"
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
@@ -109,7 +109,7 @@ def ok(d, key):
         for i, (ph, p) in enumerate(zip(t["phases"], t["programs"])):
             q = next(x for x in profs[i]["phases"] if x["id"] == ph)
             want = q["refs_per_instruction"] * profs[i]["timing"]["freq_hz"] / p[key]
-            if abs(p["miss_rate_per_s"] / p["miss_ratio"] / want - 1) > 2e-5:
+            if abs(p["miss_rate_per_s"] / p["miss_ratio"] / want - 1) > 2e-3:
                 return False
     return True
 sys.exit(0 if ok(a, "cpi") and ok(b, "solo_cpi") and not ok(b, "cpi") and not b["options"]["coupling"]
