@@ -37,9 +37,6 @@ struct rtab {
     double *r, *g;             /* R and dR/dv at node j; g NaN = not computed yet */
     double r_zero, d_zero;     /* R(0) and dR/dx at 0+; NaN = not yet */
     struct sm_excess_terms xt; /* ex's terms at this capacity, age and shift */
-    /* with ex: the table without it (its nodes the same x), set for each
-     * query (the slots move when the tables grow) */
-    struct rtab *base;
 };
 
 struct llc_contention_tables {
@@ -216,10 +213,13 @@ static void node(struct llc_contention_tables *t, struct rtab *r, size_t j)
         return;
     const double x = exp(r->v0 + (double)j * r->h);
     double dr, dx = 0;
-    if (r->base) { /* the same grid: the model's own R from its table */
-        node(t, r->base, j);
-        r->r[j] = r->base->r[j] + sm_excess_terms_r(&r->xt, x, r->c_log, &dx);
-        r->g[j] = r->base->g[j] + x * dx;
+    if (r->ex) {
+        /* the table without ex has the same grid and exists (made before
+         * this one, looked up here: the slots move when the tables grow) */
+        struct rtab *b = &t->slot[slot_of(t, r->m, NULL, r->c_log, r->age, r->shift)];
+        node(t, b, j);
+        r->r[j] = b->r[j] + sm_excess_terms_r(&r->xt, x, r->c_log, &dx);
+        r->g[j] = b->g[j] + x * dx;
     } else {
         r->r[j] = sm_contention_random_r_shifted(r->m, x, r->c_log, r->age, r->shift, &dr);
         r->g[j] = x * dr;
@@ -277,8 +277,6 @@ double sm_contention_random_r_tab(struct llc_contention_tables *t,
     struct rtab *r = tab && (!ex || table_of(t, m, NULL, c_log, age, shift))
                          ? table_of(t, m, ex, c_log, age, shift)
                          : NULL;
-    if (r && ex)
-        r->base = &t->slot[slot_of(t, m, NULL, c_log, age, shift)];
     if (!r)
         return exact(m, ex, x, c_log, age, shift, dr);
     if (x == 0) /* (each equilibrium's Phi(0): a sum over the whole table) */
