@@ -46,17 +46,21 @@ fi
 echo "== fuzz: $secs s per harness"
 work=$(mktemp -d)
 trap 'rm -f "$probe"; rm -rf "$work"' EXIT
-total_execs=0 total_crashes=0 total_slow=0
 for name in "$@"; do
-  bin=$build/fuzz_$name
-  [ -x "$bin" ] || { echo "fuzz: no harness $name" >&2; exit 2; }
+  [ -x "$build/fuzz_$name" ] || { echo "fuzz: no harness $name" >&2; exit 2; }
+done
+
+# One harness for SECONDS; its figures go to $work/NAME/result, its report
+# (crash inputs, log tail) to $work/NAME/report, printed in order below.
+fuzz_one() {
+  local name=$1 bin=$build/fuzz_$1 rc=0
   mkdir -p "$work/$name/corpus" "$work/$name/crashes"
   # New inputs go to the scratch corpus (first directory); the tree's stays as it is.
   # -close_fd_mask=3: the parsers' error lines are not libFuzzer's output.
-  rc=0
   "$bin" -max_total_time="$secs" -timeout=25 -close_fd_mask=3 -print_final_stats=1 \
     -artifact_prefix="$work/$name/crashes/" "$work/$name/corpus" "tests/fuzz/corpus/$name" \
     >"$work/$name/log" 2>&1 || rc=$?
+  local execs cov crashes slow
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$name/log" | tail -n1)
   cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$work/$name/log" | tail -n1 || true)
   # crash-, leak-, timeout-, oom- inputs fail; slow-unit- ones (over 10 s, load
@@ -66,20 +70,44 @@ for name in "$@"; do
   if ((rc != 0 && crashes == 0)); then
     crashes=1 # died without leaving an input (out of memory in the harness itself, ...)
   fi
-  if ((slow > 0)); then
-    mkdir -p "$build/crashes/$name"
-    cp "$work/$name/crashes/"slow-unit-* "$build/crashes/$name/"
-    echo "fuzz: $name: $slow input(s) took over 10 s, kept in $build/crashes/$name/" >&2
+  {
+    if ((slow > 0)); then
+      mkdir -p "$build/crashes/$name"
+      cp "$work/$name/crashes/"slow-unit-* "$build/crashes/$name/"
+      echo "fuzz: $name: $slow input(s) took over 10 s, kept in $build/crashes/$name/"
+    fi
+    if ((crashes > 0)); then
+      mkdir -p "$build/crashes/$name"
+      cp "$work/$name/crashes/"* "$build/crashes/$name/" 2>/dev/null || true
+      grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' "$work/$name/log" | head -n 5 || true
+      echo "fuzz: $name: exit $rc; inputs kept in $build/crashes/$name/, log:"
+      tail -n 30 "$work/$name/log"
+    fi
+  } >"$work/$name/report"
+  echo "${execs:-0} ${crashes} ${slow} ${cov:-cov: ? ft: ?}" >"$work/$name/result"
+}
+
+# As many harnesses at once as there are cores: each is one process, and
+# the budget is wall time, so running them side by side costs no coverage
+# per harness beyond what the shared machine's load already does.
+running=0
+for name in "$@"; do
+  if ((running >= $(nproc))); then
+    wait -n || true # a harness that failed says so by leaving no result
+    running=$((running - 1))
   fi
-  if ((crashes > 0)); then
-    mkdir -p "$build/crashes/$name"
-    cp "$work/$name/crashes/"* "$build/crashes/$name/" 2>/dev/null || true
-    grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' "$work/$name/log" | head -n 5 >&2 || true
-    echo "fuzz: $name: exit $rc; inputs kept in $build/crashes/$name/, log:" >&2
-    tail -n 30 "$work/$name/log" >&2
-  fi
-  printf '%-14s execs %10s  %-22s crashes %s  slow %s\n' "$name" "${execs:-0}" "${cov:-cov: ? ft: ?}" "$crashes" "$slow"
-  total_execs=$((total_execs + ${execs:-0}))
+  fuzz_one "$name" &
+  running=$((running + 1))
+done
+wait || true
+
+total_execs=0 total_crashes=0 total_slow=0
+for name in "$@"; do
+  [ -s "$work/$name/result" ] || { echo "fuzz: $name: the harness's run left no result" >&2; exit 1; }
+  read -r execs crashes slow cov <"$work/$name/result"
+  cat "$work/$name/report" >&2
+  printf '%-14s execs %10s  %-22s crashes %s  slow %s\n' "$name" "$execs" "$cov" "$crashes" "$slow"
+  total_execs=$((total_execs + execs))
   total_crashes=$((total_crashes + crashes))
   total_slow=$((total_slow + slow))
 done
