@@ -30,6 +30,16 @@ enum llc_contention_policy llc_contention_base_policy(enum llc_contention_policy
     return p == LLC_CONTENTION_RANDOM ? LLC_CONTENTION_RANDOM : LLC_CONTENTION_LRU;
 }
 
+double llc_contention_rrip_protect(enum llc_contention_policy p, bool exclusive)
+{
+    if (exclusive)
+        return 0;
+    /* DRRIP follows SRRIP until its set dueling picks BRRIP, whose thrash
+     * protection this does not describe: it made DRRIP's amd32 co-runs of
+     * a thrashing stream worse (docs/RESULTS.md §10.14), so it stays LRU. */
+    return p == LLC_CONTENTION_SRRIP ? LLC_CONTENTION_RRIP_PROTECT : 0;
+}
+
 void llc_contention_config_default(struct llc_contention_config *cfg)
 {
     *cfg = (struct llc_contention_config){.capacity = 0,
@@ -1323,6 +1333,78 @@ static int check_parties(const struct llc_contention_party *p, size_t n, double 
     return 0;
 }
 
+/* The LRU shares, set-associative (ways > 0) or fully associative. */
+static void lru_solve(const struct llc_contention_party *p, size_t n, double c, unsigned ways,
+                      struct llc_contention_share *out, double *t_star)
+{
+    if (ways > 0) {
+        lru_assoc_shares(p, n, c, ways, out, t_star);
+    } else {
+        *t_star = lru_tstar(p, n, c);
+        lru_shares(p, n, *t_star, out);
+    }
+}
+
+/* docs/METHODS.md §12.4: RRIP's scan resistance as two LRU clocks. A line
+ * that missed is on probation; one that was hit is protected and stays
+ * k = protect times as long. Each program is two parties: its protected
+ * lines (its footprint at k times its distance, weight h) and the rest
+ * (weight 1 - h). With g_p and g_f the shares of its reuses that hit at
+ * the two clocks, a line is protected after a hit and on probation after
+ * a miss, so a reference hits with the stationary probability
+ *   h = g_f / (1 - g_p + g_f),
+ * solved by damped iteration from the LRU solution. The occupancies are
+ * the two parties' together: they still add up to C. */
+static void rrip_shares(const struct llc_contention_party *p, size_t n, double c, unsigned ways,
+                        struct llc_contention_share *out, double *t_star)
+{
+    struct llc_contention_party q[64];
+    struct llc_contention_share s[64];
+    double h[32];
+    size_t at[32];
+    lru_solve(p, n, c, ways, out, t_star);
+    for (size_t i = 0; i < n; i++)
+        h[i] = p[i].model && p[i].rate > 0 && p[i].weight > 0 ? 1 - out[i].miss_ratio : 0;
+    for (int it = 0; it < 100; it++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            at[i] = m;
+            q[m] = p[i];
+            if (!p[i].model || !(p[i].rate > 0) || !(p[i].weight > 0)) {
+                m++; /* one party: no reuse of its own to protect */
+                continue;
+            }
+            /* both parties keep a weight, so both have a miss ratio */
+            const double hp = fmin(fmax(h[i], 1e-9), 1 - 1e-9);
+            q[m].gamma *= p[i].protect;
+            q[m++].weight *= hp;
+            q[m] = p[i];
+            q[m++].weight *= 1 - hp;
+        }
+        lru_solve(q, m, c, ways, s, t_star);
+        double worst = 0;
+        for (size_t i = 0; i < n; i++) {
+            const struct llc_contention_share *sp = &s[at[i]];
+            if (!p[i].model || !(p[i].rate > 0) || !(p[i].weight > 0)) {
+                out[i] = *sp;
+                continue;
+            }
+            const struct llc_contention_share *sf = &s[at[i] + 1];
+            const double gp = 1 - sp->miss_ratio, gf = 1 - sf->miss_ratio;
+            const double hn = 1 - gp + gf > 0 ? gf / (1 - gp + gf) : 1;
+            worst = fmax(worst, fabs(hn - h[i]));
+            out[i] = (struct llc_contention_share){.miss_ratio = 1 - hn,
+                                                   .miss_rate = p[i].rate * (1 - hn),
+                                                   .occupancy = sp->occupancy + sf->occupancy,
+                                                   .cpi = NAN,
+                                                   .rate = p[i].rate};
+            h[i] = 0.5 * (h[i] + hn);
+        }
+        if (worst < 1e-7)
+            break;
+    }
+}
+
 int llc_contention_equilibrium(const struct llc_contention_party *p, size_t n, double capacity,
                                enum llc_contention_policy base, struct llc_contention_share *out,
                                struct llc_contention_info *info, char *err, size_t errlen)
@@ -1362,6 +1444,11 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
         in.mu = random_mu(&z, mu_hint);
         in.t_star = in.mu > 0 ? capacity / in.mu : INFINITY;
         random_shares(&z, in.mu, capacity, out);
+    } else if (n > 0 && n <= 32 && p[0].protect > 1) {
+        rrip_shares(p, n, capacity, ways, out, &in.t_star);
+        in.mu = 0;
+        for (size_t i = 0; i < n; i++)
+            in.mu += out[i].miss_rate * (p[i].model ? p[i].weight : 1);
     } else if (ways > 0 && n <= 64) {
         lru_assoc_shares(p, n, capacity, ways, out, &in.t_star);
         in.mu = 0;

@@ -32,7 +32,8 @@ static void parties_of(const struct llc_contention_phase *const *ph, const doubl
             .age = ph[i]->age,
             .tables = cfg->tables,
             .evenness = ph[i]->evenness,
-            .excess = n == 1 && ph[i]->excess_alone ? ph[i]->excess_alone : ph[i]->excess};
+            .excess = n == 1 && ph[i]->excess_alone ? ph[i]->excess_alone : ph[i]->excess,
+            .protect = llc_contention_rrip_protect(cfg->policy, cfg->private_lines > 0)};
         const bool lru = llc_contention_base_policy(cfg->policy) == LLC_CONTENTION_LRU;
         if (cfg->private_lines > 0 && (cfg->exclusive_lru || !lru || cfg->exclusive_entered)) {
             llc_contention_party_private(&p[i], cfg->private_lines);

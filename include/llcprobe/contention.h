@@ -280,7 +280,18 @@ struct llc_contention_party {
     bool entered;
     /* As llc_contention_phase's (NULL: none). */
     const struct llc_contention_excess *excess;
+    /* RRIP's scan resistance (docs/METHODS.md §12.4): a line that was hit
+     * stays `protect` times as long as one that was not (0 or 1: LRU).
+     * Used by the LRU equilibria; llc_contention_rrip_protect gives it. */
+    double protect;
 };
+
+/* The protection factor a policy is predicted with: LLC_CONTENTION_RRIP_PROTECT
+ * for SRRIP in an inclusive LLC, 0 (none) for the others. An exclusive
+ * (victim) LLC hands a line that hits to the private cache, so no line
+ * stays protected in it. */
+double llc_contention_rrip_protect(enum llc_contention_policy p, bool exclusive);
+#define LLC_CONTENTION_RRIP_PROTECT 1.8
 
 /* Places a private cache of `lines` lines (per core, LRU) in front of an
  * exclusive LLC for party p (its model, cold start, age and lines cap

@@ -56,19 +56,32 @@ static int add_flag(char ***v, size_t *n, const char *fmt, ...)
     return 0;
 }
 
+/* As the model takes it: none in an exclusive LLC modelled as one
+ * (cfg.private_lines > 0, predict_model.c). */
+static double pred_rrip_protect(const struct pred_machine *m, const struct pred_opts *o)
+{
+    return llc_contention_rrip_protect(o->policy, o->exclusive && m->private_lines > 0);
+}
+
 size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_machine *m,
                   const struct pred_opts *o, const struct pred_result *r, char ***out)
 {
     char **v = NULL;
     size_t k = 0;
     const enum llc_contention_policy base = llc_contention_base_policy(o->policy);
-    if (o->policy != base)
+    const bool excl = strcmp(m->inclusion, "exclusive") == 0;
+    const bool shifted = excl && o->exclusive && m->private_lines > 0;
+    const double protect = pred_rrip_protect(m, o);
+    if (protect > 1)
+        add_flag(&v, &k,
+                 "policy %s is predicted with the %s equilibrium and RRIP's protection: a line "
+                 "that was hit stays %g times as long as one that was not (an approximation)",
+                 llc_contention_policy_name(o->policy), llc_contention_policy_name(base), protect);
+    else if (o->policy != base)
         add_flag(&v, &k,
                  "policy %s is predicted with the %s equilibrium (an approximation: "
                  "recency-based policies keep what is reused soon)",
                  llc_contention_policy_name(o->policy), llc_contention_policy_name(base));
-    const bool excl = strcmp(m->inclusion, "exclusive") == 0;
-    const bool shifted = excl && o->exclusive && m->private_lines > 0;
     const bool entered = shifted && base == LLC_CONTENTION_LRU && !o->exclusive_lru && o->assoc;
     if (shifted)
         add_flag(&v, &k,
@@ -423,6 +436,8 @@ int pred_write(const char *prefix, const struct pred_prog *progs, size_t n,
                                   "model_policy", llc_contention_policy_name(base)));
     json_object_set_new(json_object_get(doc, "machine"), "private_lines",
                         json_real(m->private_lines));
+    json_object_set_new(json_object_get(doc, "machine"), "rrip_protect",
+                        json_real(pred_rrip_protect(m, o)));
     json_object_set_new(
         doc, "options",
         json_pack("{s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b}", "coupling",
