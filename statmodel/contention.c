@@ -1353,7 +1353,7 @@ static void lru_solve(const struct llc_contention_party *p, size_t n, double c, 
  * the two clocks, a line is protected after a hit and on probation after
  * a miss, so a reference hits with the stationary probability
  *   h = g_f / (1 - g_p + g_f),
- * solved by damped iteration from the LRU solution. The occupancies are
+ * solved by iteration from the LRU solution. The occupancies are
  * the two parties' together: they still add up to C. */
 static void rrip_shares(const struct llc_contention_party *p, size_t n, double c, unsigned ways,
                         struct llc_contention_share *out, double *t_star)
@@ -1365,6 +1365,9 @@ static void rrip_shares(const struct llc_contention_party *p, size_t n, double c
     lru_solve(p, n, c, ways, out, t_star);
     for (size_t i = 0; i < n; i++)
         h[i] = p[i].model && p[i].rate > 0 && p[i].weight > 0 ? 1 - out[i].miss_ratio : 0;
+    /* plain steps while they contract (a few suffice: h moves little from
+     * the LRU solution), halved once they stop contracting */
+    double beta = 1, last = INFINITY;
     for (int it = 0; it < 100; it++) {
         size_t m = 0;
         for (size_t i = 0; i < n; i++) {
@@ -1398,10 +1401,13 @@ static void rrip_shares(const struct llc_contention_party *p, size_t n, double c
                                                    .occupancy = sp->occupancy + sf->occupancy,
                                                    .cpi = NAN,
                                                    .rate = p[i].rate};
-            h[i] = 0.5 * (h[i] + hn);
+            h[i] += beta * (hn - h[i]);
         }
-        if (worst < 1e-7)
+        if (worst < 1e-6)
             break;
+        if (worst >= last)
+            beta = 0.5;
+        last = worst;
     }
 }
 
