@@ -1345,6 +1345,12 @@ static void lru_solve(const struct llc_contention_party *p, size_t n, double c, 
     }
 }
 
+/* A party with reuse of its own in the equilibrium, which RRIP splits. */
+static bool rrip_splits(const struct llc_contention_party *p)
+{
+    return p->model && p->rate > 0 && p->weight > 0;
+}
+
 /* docs/METHODS.md §12.4: RRIP's scan resistance as two LRU clocks. A line
  * that missed is on probation; one that was hit is protected and stays
  * k = protect times as long. Each program is two parties: its protected
@@ -1364,7 +1370,7 @@ static void rrip_shares(const struct llc_contention_party *p, size_t n, double c
     size_t at[32];
     lru_solve(p, n, c, ways, out, t_star);
     for (size_t i = 0; i < n; i++)
-        h[i] = p[i].model && p[i].rate > 0 && p[i].weight > 0 ? 1 - out[i].miss_ratio : 0;
+        h[i] = rrip_splits(&p[i]) ? 1 - out[i].miss_ratio : 0;
     /* plain steps while they contract (a few suffice: h moves little from
      * the LRU solution), halved once they stop contracting */
     double beta = 1, last = INFINITY;
@@ -1373,7 +1379,7 @@ static void rrip_shares(const struct llc_contention_party *p, size_t n, double c
         for (size_t i = 0; i < n; i++) {
             at[i] = m;
             q[m] = p[i];
-            if (!p[i].model || !(p[i].rate > 0) || !(p[i].weight > 0)) {
+            if (!rrip_splits(&p[i])) {
                 m++; /* one party: no reuse of its own to protect */
                 continue;
             }
@@ -1388,7 +1394,7 @@ static void rrip_shares(const struct llc_contention_party *p, size_t n, double c
         double worst = 0;
         for (size_t i = 0; i < n; i++) {
             const struct llc_contention_share *sp = &s[at[i]];
-            if (!p[i].model || !(p[i].rate > 0) || !(p[i].weight > 0)) {
+            if (!rrip_splits(&p[i])) {
                 out[i] = *sp;
                 continue;
             }
