@@ -44,8 +44,12 @@ assert st["pairwise_slowdown"] != ns["pairwise_slowdown"]
 PY
 
 # SIGINT: one quick program, then slower ones one at a time (without the
-# probe readings, which would replay each long run twice more).
-B=(--backend sim --preset intel8 --instructions 6e7 --no-probe)
+# probe readings, which would replay each long run twice more). Slow means
+# seconds of wall time: the sanitizer build simulates about 5x slower, so
+# it runs a fifth of the instructions for the same time to interrupt.
+slow_instr=6e7
+[ "${LLCPROBE_SANITIZED:-0}" = 1 ] && slow_instr=1.2e7
+B=(--backend sim --preset intel8 --instructions $slow_instr --no-probe)
 slow=("${S[@]}" --workload uniform:size=1M ';;' "${B[@]}" --workload uniform:size=3M ';;'
       "${B[@]}" --workload zipf:size=8M,alpha=1 ';;' "${B[@]}" --workload stream:size=32M)
 "$bin" study -k 2 -j 1 -o i -- "${slow[@]}" >/dev/null 2>ierr &
