@@ -300,9 +300,10 @@ static void test_deterministic(void **state)
     llc_corun_free(z);
 }
 
-/* Every instruction-set copy of the timed kernel this host runs
- * (sim/timed_kernel.c) gives the same co-run, on both hierarchies and the
- * policies the kernel has copies for. */
+/* Every instruction-set copy of the batch path this host runs
+ * (sim/variants.c: the solo runs and the timed kernel's LLC lookups) gives
+ * the same co-run, on both hierarchies and the policies the kernel has
+ * copies for. */
 static void test_isa_copies_agree(void **state)
 {
     (void)state;

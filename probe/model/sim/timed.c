@@ -1,30 +1,15 @@
 /* The timed co-run kernel's entry points (include/llcprobe/sim.h): argument
- * checks, scratch buffers, and the choice of the copy of the hot loops
- * (sim/timed_kernel.c) built for the best instruction set the host has. */
+ * checks and scratch buffers around the hot loops (sim/timed_kernel.c). */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "model/sim/timed.h"
 
-#ifdef SIM_ISA_VARIANTS
-#define TIMED_DISPATCH(f, ...)                      \
-    switch (sim_isa_best()) {                       \
-    case SIM_ISA_AVX512:                            \
-        return sim_timed_##f##_avx512(__VA_ARGS__); \
-    case SIM_ISA_AVX2:                              \
-        return sim_timed_##f##_avx2(__VA_ARGS__);   \
-    default:                                        \
-        return sim_timed_##f##_base(__VA_ARGS__);   \
-    }
-#else
-#define TIMED_DISPATCH(f, ...) return sim_timed_##f##_base(__VA_ARGS__);
-#endif
-
 int llc_sim_run_timed(struct llc_sim *sim, struct llc_sim_timed_agent *ag, unsigned n)
 {
     if (n == 0 || n > sim->cfg.agents)
         return -EINVAL;
-    TIMED_DISPATCH(run, sim, ag, n)
+    return sim_timed_run(sim, ag, n);
 }
 
 int llc_sim_locate_batch(struct llc_sim *sim, unsigned agent, const uint64_t *addrs, size_t n,
@@ -32,7 +17,7 @@ int llc_sim_locate_batch(struct llc_sim *sim, unsigned agent, const uint64_t *ad
 {
     if (agent >= sim->cfg.agents)
         return -EINVAL;
-    TIMED_DISPATCH(locate, sim, agent, addrs, n, phys, paddr, set)
+    return sim_timed_locate(sim, agent, addrs, n, phys, paddr, set);
 }
 
 int llc_sim_timed_prep_create(uint32_t cap, struct llc_sim_timed_prep **out)
@@ -64,7 +49,7 @@ void llc_sim_timed_prep_destroy(struct llc_sim_timed_prep *q)
 
 static int timed_l2(struct llc_sim *sim, unsigned agent, struct llc_sim_timed_agent *ag)
 {
-    TIMED_DISPATCH(l2, sim, agent, ag)
+    return sim_timed_l2(sim, agent, ag);
 }
 
 int llc_sim_timed_prepare(struct llc_sim *sim, unsigned agent, struct llc_sim_timed_agent *ag)

@@ -1,7 +1,5 @@
 /* The timed co-run kernel's pieces shared by sim/timed.c (the public
- * entry points) and sim/timed_kernel.c (the hot loops, built once per
- * instruction set like sim/variants.c: sim/timed_avx2.c and
- * sim/timed_avx512.c include it again). */
+ * entry points) and sim/timed_kernel.c (the hot loops). */
 #ifndef LLC_SIM_TIMED_H
 #define LLC_SIM_TIMED_H
 
@@ -17,18 +15,11 @@ struct llc_sim_timed_prep {
 };
 
 /* llc_sim_run_timed after its argument checks. */
-#define SIM_TIMED_DECLARE(isa)                                                                   \
-    int sim_timed_run_##isa(struct llc_sim *sim, struct llc_sim_timed_agent *ag, unsigned n);    \
-    /* The L2 pass of llc_sim_timed_prepare (the room for every address made). */                \
-    int sim_timed_l2_##isa(struct llc_sim *sim, unsigned agent, struct llc_sim_timed_agent *ag); \
-    /* llc_sim_locate_batch after its argument checks. */                                        \
-    int sim_timed_locate_##isa(struct llc_sim *sim, unsigned agent, const uint64_t *addrs,       \
-                               size_t n, bool phys, uint64_t *paddr, uint32_t *set);
-
-SIM_TIMED_DECLARE(base)
-#ifdef SIM_ISA_VARIANTS
-SIM_TIMED_DECLARE(avx2)
-SIM_TIMED_DECLARE(avx512)
-#endif
+int sim_timed_run(struct llc_sim *sim, struct llc_sim_timed_agent *ag, unsigned n);
+/* The L2 pass of llc_sim_timed_prepare (the room for every address made). */
+int sim_timed_l2(struct llc_sim *sim, unsigned agent, struct llc_sim_timed_agent *ag);
+/* llc_sim_locate_batch after its argument checks. */
+int sim_timed_locate(struct llc_sim *sim, unsigned agent, const uint64_t *addrs, size_t n,
+                     bool phys, uint64_t *paddr, uint32_t *set);
 
 #endif
