@@ -107,11 +107,44 @@ double llc_contention_steady_share(const struct llc_statmodel_model *m, double f
     return r > sum ? fmax(0, (f * r - sum) / (r - sum)) : 0;
 }
 
+/* The age where `before` (true below it, false from it on) turns: [*lo,
+ * *hi) brackets it, *hi doubling from its start, then bisected to 1e-9;
+ * false when it does not turn below 1e18. */
+static bool age_turn(bool (*before)(const void *ctx, double age), const void *ctx, double *lo,
+                     double *hi)
+{
+    while (before(ctx, *hi)) {
+        *lo = *hi;
+        *hi *= 2;
+        if (!(*hi < 1e18))
+            return false;
+    }
+    for (int it = 0; it < 200 && *hi - *lo > 1e-9 * *hi; it++) {
+        const double mid = 0.5 * (*lo + *hi);
+        if (before(ctx, mid))
+            *lo = mid;
+        else
+            *hi = mid;
+    }
+    return true;
+}
+
 /* First touches of a cold-start phase of r references from age a. */
 static double cold_firsts(const struct llc_statmodel_model *m, double r, double a, double c,
                           double cs, double k)
 {
     return cs * r + k * (footprint(m, a + r) - footprint(m, a) - c * r);
+}
+
+struct cold_age_ctx {
+    const struct llc_statmodel_model *m;
+    double r, c, cs, k, first_touches;
+};
+
+static bool above_firsts(const void *ctx, double a)
+{
+    const struct cold_age_ctx *x = ctx;
+    return cold_firsts(x->m, x->r, a, x->c, x->cs, x->k) > x->first_touches;
 }
 
 double llc_contention_cold_age(const struct llc_statmodel_model *m, double firsts,
@@ -126,22 +159,10 @@ double llc_contention_cold_age(const struct llc_statmodel_model *m, double first
         return 0;
     if (first_touches <= cs * r + 1e-9 * r)
         return INFINITY;
-    /* cold_firsts falls with a (F concave): bracket, then bisect */
+    /* cold_firsts falls with a (F concave) */
+    const struct cold_age_ctx x = {m, r, c, cs, k, first_touches};
     double lo = 0, hi = r;
-    while (cold_firsts(m, r, hi, c, cs, k) > first_touches) {
-        lo = hi;
-        hi *= 2;
-        if (!(hi < 1e18))
-            return INFINITY;
-    }
-    for (int it = 0; it < 200 && hi - lo > 1e-9 * hi; it++) {
-        const double mid = 0.5 * (lo + hi);
-        if (cold_firsts(m, r, mid, c, cs, k) > first_touches)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return 0.5 * (lo + hi);
+    return age_turn(above_firsts, &x, &lo, &hi) ? 0.5 * (lo + hi) : INFINITY;
 }
 
 /* The party's own distance d limited by its age (references since its
@@ -306,6 +327,62 @@ double sm_contention_first_touch_error(const struct llc_contention_phase *ph, do
 double llc_contention_class_age(int k)
 {
     return exp2((k + 0.5) / 2) - 1;
+}
+
+struct young_ctx {
+    const struct llc_contention_phase *ph;
+    double capacity;
+};
+
+static bool still_young(const void *ctx, double age)
+{
+    const struct young_ctx *x = ctx;
+    return sm_contention_age_class(x->ph, age, x->capacity) >= 0;
+}
+
+double sm_contention_warm_age(const struct llc_contention_phase *ph, double capacity)
+{
+    if (sm_contention_age_class(ph, 0, capacity) < 0)
+        return 0;
+    /* the class is -1 from one age on (the tests grow with the age) */
+    const struct young_ctx x = {ph, capacity};
+    double lo = 0, hi = 1;
+    return age_turn(still_young, &x, &lo, &hi) ? hi : INFINITY;
+}
+
+/* Classes per octave of age at a key's level, and the key's index in it. */
+static double key_split(int key, double *k)
+{
+    const int level = key / SM_CONTENTION_CLASS_STRIDE;
+    *k = key % SM_CONTENTION_CLASS_STRIDE;
+    return 2.0 * (double)(1u << level);
+}
+
+int sm_contention_class_key(double age, unsigned level)
+{
+    const double per = 2.0 * (double)(1u << level);
+    const double k = floor(per * log2(1 + fmax(age, 0)));
+    return k < SM_CONTENTION_CLASS_STRIDE ? (int)(level * SM_CONTENTION_CLASS_STRIDE + k) : -1;
+}
+
+double sm_contention_class_end(int key)
+{
+    double k;
+    const double per = key_split(key, &k);
+    return exp2((k + 1) / per) - 1;
+}
+
+double sm_contention_priced_age(int key, double warm_age)
+{
+    double k;
+    const double per = key_split(key, &k);
+    const double a = exp2((k + 0.5) / per) - 1;
+    if (!(a >= warm_age))
+        return a;
+    /* the class runs past the phase's warm age: its young part is
+     * [start, warm_age), and its middle age would price it warm */
+    const double lo = fmax(0, exp2(k / per) - 1);
+    return lo < warm_age ? 0.5 * (lo + warm_age) : lo;
 }
 
 /* The most lines the party can hold: its cap, and with a cold start the

@@ -29,6 +29,29 @@ void sm_contention_party_reshift(struct llc_contention_party *p);
  * age is llc_contention_class_age. docs/METHODS.md §12.2. */
 int sm_contention_age_class(const struct llc_contention_phase *ph, double age, double capacity);
 
+/* The age from which sm_contention_age_class says warm (0: warm from the
+ * start; INFINITY: never). */
+double sm_contention_warm_age(const struct llc_contention_phase *ph, double capacity);
+
+/* Age classes finer than sm_contention_age_class's, for the young ages at
+ * which a phase's first touches change too fast for it (a stream's last
+ * ones): level L has 2^(L + 1) classes per octave of age, and key
+ * L x SM_CONTENTION_CLASS_STRIDE + floor(2^(L + 1) log2(1 + age)) (level
+ * 0: sm_contention_age_class's own; -1 past 2^(STRIDE / 2^(L + 1))).
+ * docs/METHODS.md §12.2. */
+#define SM_CONTENTION_CLASS_STRIDE 4096
+#define SM_CONTENTION_CLASS_LEVELS 5
+int sm_contention_class_key(double age, unsigned level);
+
+/* The age at which class `key` ends. */
+double sm_contention_class_end(int key);
+
+/* The age a young phase in class `key` is priced at: the class's middle
+ * (in log(1 + age)), or, for the class in which the phase turns warm at
+ * warm_age, the middle of the class's ages before warm_age (the class's
+ * own middle would price its young references as warm ones). */
+double sm_contention_priced_age(int key, double warm_age);
+
 /* The random model's R at x = mu / (gamma a) for capacity C (c_log =
  * -ln(1 - 1/C)): the mean miss probability of the model's reuses, cold
  * ones and those at or past `age` (INFINITY: none) missing; *dr = dR/dx

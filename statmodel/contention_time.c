@@ -33,6 +33,10 @@ struct memo {
      * on first use: young[(base[i] + phase) * YOUNG_CLASSES + class]. */
     struct llc_contention_share *young;
     bool *young_solved;
+    /* Each phase's warm age (sm_contention_warm_age), found on first use
+     * (NAN until then): warm[base[i] + phase]. */
+    double *warm;
+    double capacity;
 };
 
 /* A solo cache entry: a phase (address), its clock and age class. */
@@ -223,14 +227,25 @@ static int solo_of(struct memo *m, struct llc_contention_solo_cache *cache,
     return rc;
 }
 
+/* Program i's phase k: the age from which it is warm. */
+static double warm_age(struct memo *m, const struct llc_contention_prog *progs, size_t i, size_t k)
+{
+    double *w = &m->warm[m->base[i] + k];
+    if (isnan(*w))
+        *w = sm_contention_warm_age(&progs[i].phases[k], m->capacity);
+    return *w;
+}
+
 /* Program i's phase k at age class cls (-1 = warm), in *young if young. */
-static const struct llc_contention_phase *at_age(const struct llc_contention_prog *p, size_t k,
-                                                 int cls, struct llc_contention_phase *young)
+static const struct llc_contention_phase *at_age(struct memo *m,
+                                                 const struct llc_contention_prog *progs, size_t i,
+                                                 size_t k, int cls,
+                                                 struct llc_contention_phase *young)
 {
     if (cls < 0)
-        return &p->phases[k];
-    *young = p->phases[k];
-    young->age = llc_contention_class_age(cls);
+        return &progs[i].phases[k];
+    *young = progs[i].phases[k];
+    young->age = sm_contention_priced_age(cls, warm_age(m, progs, i, k));
     return young;
 }
 
@@ -257,10 +272,12 @@ static struct llc_contention_tuple_result *new_tuple(struct memo *m, struct llc_
     t->phase = malloc(3 * n * sizeof(int));
     t->share = calloc(n, sizeof(*t->share));
     t->solo = calloc(n, sizeof(*t->solo));
-    if (!t->phase || !t->share || !t->solo) {
+    t->age = calloc(n, sizeof(*t->age));
+    if (!t->phase || !t->share || !t->solo || !t->age) {
         free(t->phase);
         free(t->share);
         free(t->solo);
+        free(t->age);
         return NULL;
     }
     r->n_tuples++; /* owned by the run from here on, freed with it */
@@ -313,7 +330,8 @@ static int lookup(struct memo *m, struct llc_contention_run *r, size_t *tcap, co
     struct llc_contention_phase young[64];
     double freq[64];
     for (size_t i = 0; i < n; i++) {
-        tp[i] = at_age(&progs[i], (size_t)ph[i], ph[n + i], &young[i]);
+        tp[i] = at_age(m, progs, i, (size_t)ph[i], ph[n + i], &young[i]);
+        t->age[i] = ph[n + i] < 0 ? NAN : tp[i]->age;
         freq[i] = progs[i].freq_hz;
     }
     for (size_t i = 0; rc == 0 && i < n; i++)
@@ -354,8 +372,10 @@ static int compose(struct memo *m, struct llc_contention_run *r, size_t *tcap, c
     const int rc = memo_get(m, r, tcap, ph, &s, index, &t, err, errlen);
     if (rc)
         return rc > 0 ? 0 : rc;
-    for (size_t i = 0; i < m->n; i++)
+    for (size_t i = 0; i < m->n; i++) {
         t->share[i] = r->tuples[src[i]].share[i];
+        t->age[i] = r->tuples[src[i]].age[i];
+    }
     memcpy(t->solo, r->tuples[s0].solo, m->n * sizeof(*t->solo));
     t->info = r->tuples[s0].info;
     return memo_insert(m, r, s, index, err, errlen);
@@ -390,6 +410,7 @@ void llc_contention_run_free(struct llc_contention_run *r)
         free(r->tuples[k].phase);
         free(r->tuples[k].share);
         free(r->tuples[k].solo);
+        free(r->tuples[k].age);
     }
     free(r->tuples);
     free(r->segments);
@@ -590,17 +611,21 @@ int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size
     m.solved = calloc(nph, sizeof(*m.solved));
     m.young = calloc(nph * YOUNG_CLASSES, sizeof(*m.young));
     m.young_solved = calloc(nph * YOUNG_CLASSES, sizeof(*m.young_solved));
+    m.warm = malloc(nph * sizeof(*m.warm));
+    m.capacity = cfg->capacity;
     /* Own references of each program's phases so far (cold start), from
      * each phase's starting age */
     double *age = calloc(nph, sizeof(*age));
-    if (!r || !m.solo || !m.solved || !m.young || !m.young_solved || !age ||
+    if (!r || !m.solo || !m.solved || !m.young || !m.young_solved || !m.warm || !age ||
         !(r->summary = calloc(n, sizeof(*r->summary))) || memo_rehash(&m, r) < 0) {
         rc = llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
         goto out;
     }
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < progs[i].n_phases; j++)
+        for (size_t j = 0; j < progs[i].n_phases; j++) {
             age[m.base[i] + j] = progs[i].phases[j].age0 > 0 ? progs[i].phases[j].age0 : 0;
+            m.warm[m.base[i] + j] = NAN;
+        }
     for (size_t i = 0; i < n; i++)
         if (!(run_ins[i] = phase_runs(&progs[i]))) {
             rc = llc_errf(err, errlen, -ENOMEM, "timeline: out of memory");
@@ -621,7 +646,10 @@ int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size
          * at the age halfway through it, unless its first touches fall so
          * steeply over those ages that the middle misprices them by more
          * than cfg->first_touch_tol per reference: then it ends where the
-         * age leaves its class (each class priced at its middle). */
+         * age leaves its class, or where the phase turns warm (each class
+         * priced at its middle, or the middle of its young ages). That
+         * holds for a segment that starts young and would turn warm by its
+         * middle too: a stream's last first touches are all misses. */
         double young_left[64];
         for (size_t i = 0; i < n; i++) {
             ph[i] = progs[i].window_phase[win[i]];
@@ -631,11 +659,22 @@ int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size
             const double rest = left[i] * p->api;
             ph[n + i] = sm_contention_age_class(p, a + 0.5 * rest, cfg->capacity);
             young_left[i] = INFINITY;
-            if (ph[n + i] >= 0 &&
+            const double warm = warm_age(&m, progs, i, (size_t)ph[i]);
+            if (a < warm && sm_contention_age_class(p, a, cfg->capacity) >= 0 &&
                 !(fabs(sm_contention_first_touch_error(p, a, rest)) <= cfg->first_touch_tol)) {
-                ph[n + i] = sm_contention_age_class(p, a, cfg->capacity);
-                const double end = exp2((ph[n + i] + 1) / 2.0) - 1;
-                young_left[i] = fmax(end - a, 1) / p->api;
+                /* the coarsest class whose ages from a price within the
+                 * tolerance, down to 32 classes per octave */
+                for (unsigned level = 0; level < SM_CONTENTION_CLASS_LEVELS; level++) {
+                    const int key = sm_contention_class_key(a, level);
+                    if (key < 0)
+                        break;
+                    const double end = fmin(sm_contention_class_end(key), warm);
+                    ph[n + i] = key;
+                    young_left[i] = fmax(end - a, 1) / p->api;
+                    if (fabs(sm_contention_first_touch_error(p, a, fmax(end - a, 1))) <=
+                        cfg->first_touch_tol)
+                        break;
+                }
             }
         }
         for (size_t i = 0; i < n; i++)
@@ -728,6 +767,7 @@ out:
     free(m.solved);
     free(m.young);
     free(m.young_solved);
+    free(m.warm);
     free(age);
     if (rc < 0)
         llc_contention_run_free(r);

@@ -477,9 +477,10 @@ struct llc_contention_tuple_result {
     int *phase;
     struct llc_contention_share *share; /* [n] co-run */
     struct llc_contention_share *solo;  /* [n] alone, same phase */
-    struct llc_contention_info info;    /* with marks: the unmarked tuple's */
-    double seconds;                     /* co-simulated time spent in this tuple */
-    double min_window_s;                /* shortest phase run (s) seen with it, see warn_* */
+    double *age;                     /* [n] own references each phase was priced at (NAN: warm) */
+    struct llc_contention_info info; /* with marks: the unmarked tuple's */
+    double seconds;                  /* co-simulated time spent in this tuple */
+    double min_window_s;             /* shortest phase run (s) seen with it, see warn_* */
 };
 
 struct llc_contention_prog_summary {

@@ -290,10 +290,8 @@ static json_t *tuples_json(const struct pred_prog *progs, size_t n, const struct
             /* its co-runners saw its whole-program footprint */
             json_array_append_new(wh, json_boolean(tr->phase[2 * n + i] > 0));
             /* cold start: the phase's own references so far (null: warm) */
-            json_array_append_new(
-                age, tr->phase[n + i] < 0
-                         ? json_null()
-                         : llc_json_finite(llc_contention_class_age(tr->phase[n + i])));
+            json_array_append_new(age,
+                                  tr->phase[n + i] < 0 ? json_null() : llc_json_finite(tr->age[i]));
             json_t *s = share_json(&tr->share[i], &tr->solo[i]);
             json_object_set_new(s, "foa_miss_ratio", llc_json_finite(r->foa[t * n + i].miss_ratio));
             json_object_set_new(

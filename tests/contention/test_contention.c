@@ -16,6 +16,7 @@
 #include "llcprobe/common.h"
 #include "llcprobe/contention.h"
 #include "llcprobe/statmodel.h"
+#include "contention_internal.h"
 #include "synth.h"
 
 /* Geometric reuse of a uniformly used set of `lines` lines with access
@@ -589,6 +590,15 @@ static void steady_share_from_recorded_firsts(void **state)
  * than its steady share, and in between the age whose first touches are
  * the ones asked, falling as they rise. In a timeline the phase then
  * starts warm, or young at that age. */
+/* The ages [*a, *b) of the timeline's young class `key`. */
+static void class_ages(int key, double *a, double *b)
+{
+    const int level = key / SM_CONTENTION_CLASS_STRIDE;
+    const double k = key % SM_CONTENTION_CLASS_STRIDE, per = 2.0 * (1 << level);
+    *a = exp2(k / per) - 1;
+    *b = exp2((k + 1) / per) - 1;
+}
+
 static void cold_age_from_first_touches(void **state)
 {
     (void)state;
@@ -646,31 +656,52 @@ static void cold_age_from_first_touches(void **state)
     prog2.phases = two;
     prog2.n_phases = 2;
     prog2.window_phase = wp2;
-    int lo[2], hi[2];
+    double lo[2], hi[2], lo_end[2];
     size_t met[2];
-    cfg.first_touch_tol = 0; /* cut every young window at its classes */
+    bool warm_met[2], finest[2];
+    cfg.first_touch_tol = 0; /* cut every young window at its finest classes */
     for (int pa = 0; pa < 2; pa++) {
         two[1].program_age = pa;
         struct llc_contention_run *run = NULL;
         assert_int_equal(llc_contention_timeline(&prog2, 1, &cfg, &run, err, sizeof err), 0);
-        lo[pa] = 1 << 20;
-        hi[pa] = -2;
+        lo[pa] = INFINITY;
+        hi[pa] = -1;
+        lo_end[pa] = 0;
         met[pa] = 0;
+        warm_met[pa] = false;
+        finest[pa] = true;
         for (size_t t = 0; t < run->n_tuples; t++)
             if (run->tuples[t].phase[0] == 1) {
                 const int c = run->tuples[t].phase[1];
-                lo[pa] = c < lo[pa] ? c : lo[pa];
-                hi[pa] = c > hi[pa] ? c : hi[pa];
                 met[pa]++;
+                if (c < 0) {
+                    warm_met[pa] = true;
+                    continue;
+                }
+                finest[pa] &= c / SM_CONTENTION_CLASS_STRIDE == SM_CONTENTION_CLASS_LEVELS - 1;
+                double a, b;
+                class_ages(c, &a, &b);
+                if (a < lo[pa]) {
+                    lo[pa] = a;
+                    lo_end[pa] = b;
+                }
+                hi[pa] = fmax(hi[pa], a);
             }
         llc_contention_run_free(run);
     }
     const double own = 2e4 * 0.5, all = 4 * 2e4 * 0.5; /* references at its end */
-    assert_int_equal(lo[0], 0);
-    assert_int_equal(hi[0], (int)floor(2 * log2(own)));
-    assert_true(met[0] + 2 >= (size_t)hi[0] + 1); /* the first classes are under a reference wide */
-    assert_true(lo[1] == (int)floor(2 * log2(1 + 0.75 * all)) || lo[1] == -1);
-    assert_true(hi[1] <= (int)floor(2 * log2(all)));
+    assert_true(finest[0] && finest[1]);
+    assert_false(warm_met[0]);
+    assert_true(lo[0] == 0);
+    assert_true(hi[0] < own);
+    /* every finest class on the way is met, but those under a reference wide */
+    size_t wide = 0;
+    const double per = 2.0 * (1 << (SM_CONTENTION_CLASS_LEVELS - 1));
+    for (int k = 0; exp2(k / per) - 1 < own; k++)
+        wide += exp2((k + 1) / per) - exp2(k / per) >= 1;
+    assert_true(met[0] + 2 >= wide);
+    assert_true(warm_met[1] || (lo[1] <= 0.75 * all && 0.75 * all < lo_end[1]));
+    assert_true(hi[1] < all);
     /* With the default tolerance a window is cut only where its first
      * touches fall steeply: the phase's own first window from an empty
      * cache is, the old phase's (3 windows of its data before) is one
