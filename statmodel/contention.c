@@ -372,6 +372,13 @@ double sm_contention_class_end(int key)
     return exp2((k + 1) / per) - 1;
 }
 
+double sm_contention_class_mid(int key)
+{
+    double k;
+    const double per = key_split(key, &k);
+    return exp2((k + 0.5) / per) - 1;
+}
+
 double sm_contention_priced_age(int key, double warm_age)
 {
     double k;

@@ -43,8 +43,9 @@ double sm_contention_warm_age(const struct llc_contention_phase *ph, double capa
 #define SM_CONTENTION_CLASS_LEVELS 5
 int sm_contention_class_key(double age, unsigned level);
 
-/* The age at which class `key` ends. */
+/* The age at which class `key` ends, and its middle (in log(1 + age)). */
 double sm_contention_class_end(int key);
+double sm_contention_class_mid(int key);
 
 /* The age a young phase in class `key` is priced at: the class's middle
  * (in log(1 + age)), or, for the class in which the phase turns warm at

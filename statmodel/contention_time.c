@@ -245,7 +245,10 @@ static const struct llc_contention_phase *at_age(struct memo *m,
     if (cls < 0)
         return &progs[i].phases[k];
     *young = progs[i].phases[k];
-    young->age = sm_contention_priced_age(cls, warm_age(m, progs, i, k));
+    young->age = sm_contention_class_mid(cls);
+    /* only the class in which the phase turns warm needs its warm age */
+    if (sm_contention_age_class(young, young->age, m->capacity) < 0)
+        young->age = sm_contention_priced_age(cls, warm_age(m, progs, i, k));
     return young;
 }
 
@@ -659,9 +662,9 @@ int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size
             const double rest = left[i] * p->api;
             ph[n + i] = sm_contention_age_class(p, a + 0.5 * rest, cfg->capacity);
             young_left[i] = INFINITY;
-            const double warm = warm_age(&m, progs, i, (size_t)ph[i]);
-            if (a < warm && sm_contention_age_class(p, a, cfg->capacity) >= 0 &&
+            if ((ph[n + i] >= 0 || sm_contention_age_class(p, a, cfg->capacity) >= 0) &&
                 !(fabs(sm_contention_first_touch_error(p, a, rest)) <= cfg->first_touch_tol)) {
+                const double warm = warm_age(&m, progs, i, (size_t)ph[i]);
                 /* the coarsest class whose ages from a price within the
                  * tolerance, down to 32 classes per octave */
                 for (unsigned level = 0; level < SM_CONTENTION_CLASS_LEVELS; level++) {
