@@ -662,7 +662,8 @@ int llc_contention_timeline_cached(const struct llc_contention_prog *progs, size
             const double rest = left[i] * p->api;
             ph[n + i] = sm_contention_age_class(p, a + 0.5 * rest, cfg->capacity);
             young_left[i] = INFINITY;
-            if ((ph[n + i] >= 0 || sm_contention_age_class(p, a, cfg->capacity) >= 0) &&
+            if (cfg->first_touch_tol < INFINITY &&
+                (ph[n + i] >= 0 || sm_contention_age_class(p, a, cfg->capacity) >= 0) &&
                 !(fabs(sm_contention_first_touch_error(p, a, rest)) <= cfg->first_touch_tol)) {
                 const double warm = warm_age(&m, progs, i, (size_t)ph[i]);
                 /* the coarsest class whose ages from a price within the
