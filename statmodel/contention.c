@@ -324,11 +324,6 @@ double sm_contention_first_touch_error(const struct llc_contention_phase *ph, do
     return mean - raw_tail(&p, INFINITY);
 }
 
-double llc_contention_class_age(int k)
-{
-    return exp2((k + 0.5) / 2) - 1;
-}
-
 struct young_ctx {
     const struct llc_contention_phase *ph;
     double capacity;

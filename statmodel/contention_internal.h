@@ -25,8 +25,8 @@ void sm_contention_party_reshift(struct llc_contention_party *p);
 
 /* Age class of a phase whose own references so far are `age` (the
  * timeline's memo key): -1 once warm (past its longest finite reuse, and
- * none new, or its lines all touched, or 4 C of them), else floor(2 log2(1 + age)), whose
- * age is llc_contention_class_age. docs/METHODS.md §12.2. */
+ * none new, or its lines all touched, or 4 C of them), else floor(2 log2(1 + age)), the
+ * key of its class at level 0 (sm_contention_class_key). docs/METHODS.md §12.2. */
 int sm_contention_age_class(const struct llc_contention_phase *ph, double age, double capacity);
 
 /* The age from which sm_contention_age_class says warm (0: warm from the

@@ -167,10 +167,6 @@ double llc_contention_steady_share(const struct llc_statmodel_model *m, double f
 double llc_contention_cold_age(const struct llc_statmodel_model *m, double firsts,
                                double references, double run, double first_touches);
 
-/* The age (own references) of a phase in age class k >= 0 of a timeline
- * tuple: 2^((k + 0.5) / 2) - 1. */
-double llc_contention_class_age(int k);
-
 struct llc_contention_config {
     double capacity; /* LLC lines C */
     unsigned ways;   /* W; sets = capacity / ways */
@@ -470,7 +466,7 @@ struct llc_contention_segment {
 /* A phase tuple solved once (memoised). */
 struct llc_contention_tuple_result {
     /* [n] phase index per program, then [n] age class per program (-1 =
-     * warm; else the phase's age is about 2^((k + 0.5) / 2) - 1 references),
+     * warm; else the key of a young age class, whose age is in age[]),
      * then [n] per program: 0, or 2 + the age class of its `whole` phase
      * when its co-runners see it through that (llc_contention_prog.whole;
      * its own figures stay its phase's) */
