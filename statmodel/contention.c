@@ -345,45 +345,44 @@ double sm_contention_warm_age(const struct llc_contention_phase *ph, double capa
     return age_turn(still_young, &x, &lo, &hi) ? hi : INFINITY;
 }
 
-/* Classes per octave of age at a key's level, and the key's index in it. */
-static double key_split(int key, double *k)
+/* Classes per octave of age at a level. */
+static double classes_per_octave(unsigned level)
 {
-    const int level = key / SM_CONTENTION_CLASS_STRIDE;
-    *k = key % SM_CONTENTION_CLASS_STRIDE;
     return 2.0 * (double)(1u << level);
+}
+
+/* The age at fraction x (0 = start, 1 = end) of class `key`'s span in
+ * log(1 + age). */
+static double class_age_at(int key, double x)
+{
+    const double per = classes_per_octave((unsigned)(key / SM_CONTENTION_CLASS_STRIDE));
+    return exp2((key % SM_CONTENTION_CLASS_STRIDE + x) / per) - 1;
 }
 
 int sm_contention_class_key(double age, unsigned level)
 {
-    const double per = 2.0 * (double)(1u << level);
-    const double k = floor(per * log2(1 + fmax(age, 0)));
+    const double k = floor(classes_per_octave(level) * log2(1 + fmax(age, 0)));
     return k < SM_CONTENTION_CLASS_STRIDE ? (int)(level * SM_CONTENTION_CLASS_STRIDE + k) : -1;
 }
 
 double sm_contention_class_end(int key)
 {
-    double k;
-    const double per = key_split(key, &k);
-    return exp2((k + 1) / per) - 1;
+    return class_age_at(key, 1);
 }
 
 double sm_contention_class_mid(int key)
 {
-    double k;
-    const double per = key_split(key, &k);
-    return exp2((k + 0.5) / per) - 1;
+    return class_age_at(key, 0.5);
 }
 
 double sm_contention_priced_age(int key, double warm_age)
 {
-    double k;
-    const double per = key_split(key, &k);
-    const double a = exp2((k + 0.5) / per) - 1;
+    const double a = sm_contention_class_mid(key);
     if (!(a >= warm_age))
         return a;
     /* the class runs past the phase's warm age: its young part is
      * [start, warm_age), and its middle age would price it warm */
-    const double lo = fmax(0, exp2(k / per) - 1);
+    const double lo = fmax(0, class_age_at(key, 0));
     return lo < warm_age ? 0.5 * (lo + warm_age) : lo;
 }
 
@@ -1535,19 +1534,15 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
         in.mu = random_mu(&z, mu_hint);
         in.t_star = in.mu > 0 ? capacity / in.mu : INFINITY;
         random_shares(&z, in.mu, capacity, out);
-    } else if (n > 0 && n <= 32 && p[0].protect > 1) {
-        rrip_shares(p, n, capacity, ways, out, &in.t_star);
-        in.mu = 0;
-        for (size_t i = 0; i < n; i++)
-            in.mu += out[i].miss_rate * (p[i].model ? p[i].weight : 1);
-    } else if (ways > 0 && n <= 64) {
-        lru_assoc_shares(p, n, capacity, ways, out, &in.t_star);
-        in.mu = 0;
-        for (size_t i = 0; i < n; i++)
-            in.mu += out[i].miss_rate * (p[i].model ? p[i].weight : 1);
     } else {
-        in.t_star = lru_tstar(p, n, capacity);
-        lru_shares(p, n, in.t_star, out);
+        if (n > 0 && n <= 32 && p[0].protect > 1) {
+            rrip_shares(p, n, capacity, ways, out, &in.t_star);
+        } else if (ways > 0 && n <= 64) {
+            lru_assoc_shares(p, n, capacity, ways, out, &in.t_star);
+        } else {
+            in.t_star = lru_tstar(p, n, capacity);
+            lru_shares(p, n, in.t_star, out);
+        }
         in.mu = 0;
         for (size_t i = 0; i < n; i++)
             in.mu += out[i].miss_rate * (p[i].model ? p[i].weight : 1);
