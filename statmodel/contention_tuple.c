@@ -59,15 +59,64 @@ static int equilibrium(const struct llc_contention_phase *const *ph,
                                               errlen);
 }
 
+/* Most strata one program's skew takes. */
+#define SKEW_STRATA LLC_CONTENTION_LAYOUT_STRATA
+
+size_t llc_contention_layout_strata(double lam, double *w, double *pi)
+{
+    if (!(lam > 0) || !isfinite(lam)) {
+        w[0] = pi[0] = 1;
+        return 1;
+    }
+    /* k within 12 standard deviations (and 12) of the mean: what is left
+     * out is below 1e-15 of the mass */
+    const double sd = sqrt(lam);
+    const double lo = fmax(0, floor(lam - 12 * sd - 12)), hi = ceil(lam + 12 * sd + 12);
+    size_t n = 0;
+    double sw = 0, sk = 0, cum = 0, pmf = exp(lo * log(lam) - lam - lgamma(lo + 1));
+    for (double k = lo; k <= hi; pmf *= lam / (k + 1), k++) {
+        sw += pmf;
+        sk += pmf * k;
+        cum += pmf;
+        /* (a run of less than 1e-4 of the sets goes on: no solve for it) */
+        const bool last = n + 1 == LLC_CONTENTION_LAYOUT_STRATA;
+        if ((!last && sw >= 1e-4 && cum >= (double)(n + 1) / LLC_CONTENTION_LAYOUT_STRATA) ||
+            k + 1 > hi) {
+            if (sw > 0) {
+                w[n] = sk / sw / lam;
+                pi[n++] = sw;
+            }
+            sw = sk = 0;
+        }
+    }
+    /* (the mass left out, below 1e-15, shared in proportion) */
+    for (size_t g = 0; g < n; g++)
+        pi[g] /= cum;
+    return n;
+}
+
+/* The skew's strata of a phase with set skew: its layout's (cv_layout),
+ * else the 5 key values of a measured CV. w = max(0, 1 + z CV). */
+static size_t skew_strata(const struct llc_contention_phase *ph, double *w, double *pi)
+{
+    if (ph->cv_layout)
+        return llc_contention_layout_strata(1 / (ph->cv * ph->cv), w, pi);
+    for (size_t g = 0; g < LLC_CONTENTION_STRATA; g++) {
+        w[g] = fmax(0, 1 + llc_contention_stratum_z[g] * ph->cv);
+        pi[g] = llc_contention_stratum_pi[g];
+    }
+    return LLC_CONTENTION_STRATA;
+}
+
 /* Shares at fixed rates. With skew, a program whose sets are uneven (CV > 0)
- * and that has no strata of its own gets its figures from 5 per-set
- * equilibria (each over the others' strata where they have some), its
- * footprint weighted by the stratum's set share rho_g Ns = max(0, 1 + z_g
- * CV) and the others as in the plain one: MR = sum pi_g w_g Q(T_g) / sum
+ * and that has no strata of its own gets its figures from per-set
+ * equilibria (skew_strata; each over the others' strata where they have
+ * some), its footprint weighted by the stratum's set share rho_g Ns = w_g
+ * and the others as in the plain one: MR = sum pi_g w_g Q(T_g) / sum
  * pi_g w_g, O = sum pi_g w_g F(T_g) / sum pi_g. Alone or beside a
  * stratified co-runner, the same description of the program. */
-/* hint (NULL, or 1 + 5 n entries kept across the fixed point's steps):
- * the miss rates of the last step's equilibria, uniform first. */
+/* hint (NULL, or 1 + SKEW_STRATA n entries kept across the fixed point's
+ * steps): the miss rates of the last step's equilibria, uniform first. */
 static int shares_at(const struct llc_contention_phase *const *ph, const double *rate, size_t n,
                      const struct llc_contention_config *cfg, struct llc_contention_share *out,
                      struct llc_contention_info *info, double *hint, char *err, size_t errlen)
@@ -84,18 +133,18 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
         if (!ph[t]->model || !(ph[t]->cv > 0) || !(rate[t] > 0) ||
             (ph[t]->strata && ph[t]->strata->n > 0)) /* its strata supersede the CV */
             continue;
-        double num = 0, den = 0, occ = 0, pis = 0;
-        for (size_t g = 0; rc == 0 && g < LLC_CONTENTION_STRATA; g++) {
-            const double w = fmax(0, 1 + llc_contention_stratum_z[g] * ph[t]->cv);
-            const double pi = llc_contention_stratum_pi[g];
-            if (!(w > 0)) { /* CV > 0.5: sets holding none of its lines */
+        double num = 0, den = 0, occ = 0, pis = 0, ws[SKEW_STRATA], pi_s[SKEW_STRATA];
+        const size_t ns = skew_strata(ph[t], ws, pi_s);
+        for (size_t g = 0; rc == 0 && g < ns; g++) {
+            const double w = ws[g], pi = pi_s[g];
+            if (!(w > 0)) { /* sets holding none of its lines (CV > 0.5) */
                 pis += pi;
                 continue;
             }
             /* w = 1 (z = 0) is the plain equilibrium: its figures are out's */
             const struct llc_contention_share *s = &out[t];
             if (w != 1) {
-                double *hg = hint ? &hint[1 + t * LLC_CONTENTION_STRATA + g] : NULL;
+                double *hg = hint ? &hint[1 + t * SKEW_STRATA + g] : NULL;
                 p[t].weight = w;
                 rc = equilibrium(ph, p, n, strata, cfg, hg ? *hg : 0, tmp, &ti, err, errlen);
                 if (hg)
@@ -160,8 +209,7 @@ static int couple(const struct llc_contention_phase *const *ph, const double *fr
                   struct llc_contention_share *out, struct llc_contention_info *info, char *err,
                   size_t errlen)
 {
-    double a[MAXN], psi[MAXN], psi_prev[MAXN], f_prev[MAXN],
-        hint[1 + MAXN * LLC_CONTENTION_STRATA] = {0};
+    double a[MAXN], psi[MAXN], psi_prev[MAXN], f_prev[MAXN], hint[1 + MAXN * SKEW_STRATA] = {0};
     unsigned total = 0;
     for (double beta = 1; beta >= 1.0 / 16; beta /= 2) {
         for (size_t i = 0; i < n; i++)

@@ -101,6 +101,10 @@ struct llc_contention_phase {
     double penalty; /* cycles per LLC miss (>= 0) */
     double gamma;   /* probe anchor of the footprint's time scale; used with cfg.anchor */
     double cv;      /* per-set CV of the phase's set usage; used with cfg.skew */
+    /* cv is the spread of lines laid out at random (Poisson, mean 1 / cv^2
+     * per set; docs/METHODS.md §12.3), not a measured one: the skew takes
+     * the Poisson's own strata instead of the 5 key values. */
+    bool cv_layout;
     /* Distinct lines the phase touches in all (0 = unbounded). A finite run
      * has a finite footprint: its dangling samples are last touches, one
      * per line, so lines = n_inf / N_s x the phase's references. Caps the
@@ -380,6 +384,13 @@ double llc_contention_unprofiled_lambda(const double *tau, const double *phi_hat
 #define LLC_CONTENTION_STRATA 5
 extern const double llc_contention_stratum_z[LLC_CONTENTION_STRATA];
 extern const double llc_contention_stratum_pi[LLC_CONTENTION_STRATA];
+
+/* Strata of a layout's skew (llc_contention_phase.cv_layout): sets
+ * holding k ~ Poisson(lam) lines, in at most LLC_CONTENTION_LAYOUT_STRATA
+ * runs of consecutive k of equal probability, each at its mean k / lam
+ * (w[]) with its probability (pi[]); returns their number. */
+#define LLC_CONTENTION_LAYOUT_STRATA 16
+size_t llc_contention_layout_strata(double lam, double *w, double *pi);
 
 /* ---- per-stratum reuse (docs/METHODS.md §12.6) ----------------------------------------- */
 

@@ -481,12 +481,15 @@ void pred_prog_layout_cv(struct pred_prog *p, const struct llc_contention_config
     for (size_t k = 0; k < p->n_phases; k++) {
         const double cv = p->probe_cv[k], rest = cv * cv - (lam > 0 ? 1 / lam : 0);
         double eff = !grid ? cv : rest > 0 ? sqrt(rest) : 0;
+        bool own_spread = false;
         if (layout && lam > 0 && isfinite(p->disp[k])) {
             const double own = p->disp[k] * (1 - p->plain[k].firsts) / lam;
+            own_spread = own > 0 && own >= eff * eff;
             eff = fmax(eff, sqrt(fmax(0, own)));
         }
         p->plain[k].cv = eff;
         p->anchored[k].cv = eff;
+        p->plain[k].cv_layout = p->anchored[k].cv_layout = own_spread;
     }
 }
 

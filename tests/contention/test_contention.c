@@ -727,9 +727,56 @@ static void cold_age_from_first_touches(void **state)
     llc_statmodel_release(m);
 }
 
+/* The layout's strata (docs/METHODS.md §12.3): sets holding k ~ Poisson(lam)
+ * lines. Their probabilities add up to 1, their mean w is 1 and their
+ * variance 1 / lam less what the runs of k leave out; the conflict share of
+ * a uniform program alone, E[(k - W)+] / lam, comes out within 4% of the
+ * exact sum at lam = 12, W = 16 (the 5 key values of a CV of 1 / sqrt(12):
+ * 20% below). */
+static void layout_strata_are_poisson(void **state)
+{
+    (void)state;
+    const double lams[] = {0.3, 2, 12, 100, 5000};
+    for (size_t i = 0; i < LLC_ARRAY_LEN(lams); i++) {
+        const double lam = lams[i];
+        double w[LLC_CONTENTION_LAYOUT_STRATA], pi[LLC_CONTENTION_LAYOUT_STRATA];
+        const size_t n = llc_contention_layout_strata(lam, w, pi);
+        assert_true(n >= 1 && n <= LLC_CONTENTION_LAYOUT_STRATA);
+        double p = 0, m = 0, v = 0;
+        for (size_t g = 0; g < n; g++) {
+            assert_true(pi[g] > 0 && w[g] >= 0);
+            if (g > 0)
+                assert_true(w[g] > w[g - 1]);
+            p += pi[g];
+            m += pi[g] * w[g];
+            v += pi[g] * (w[g] - 1) * (w[g] - 1);
+        }
+        assert_true(fabs(p - 1) < 1e-9);
+        assert_true(fabs(m - 1) < 1e-9);
+        assert_true(v <= 1 / lam * (1 + 1e-9) && v > 0.9 / lam);
+    }
+    const double lam = 12;
+    const unsigned ways = 16;
+    double exact = 0;
+    for (unsigned k = ways + 1; k < 200; k++)
+        exact += (k - ways) * exp(k * log(lam) - lam - lgamma(k + 1.0));
+    double w[LLC_CONTENTION_LAYOUT_STRATA], pi[LLC_CONTENTION_LAYOUT_STRATA], strata = 0, keys = 0;
+    const size_t n = llc_contention_layout_strata(lam, w, pi);
+    for (size_t g = 0; g < n; g++)
+        strata += pi[g] * fmax(0, w[g] * lam - ways);
+    for (size_t g = 0; g < LLC_CONTENTION_STRATA; g++)
+        keys += llc_contention_stratum_pi[g] *
+                fmax(0, fmax(0, 1 + llc_contention_stratum_z[g] / sqrt(lam)) * lam - ways);
+    print_message("  E[(k - W)+] / lam: exact %.4f, layout strata %.4f, 5 key values %.4f\n",
+                  exact / lam, strata / lam, keys / lam);
+    assert_true(fabs(strata - exact) < 0.04 * exact);
+    assert_true(keys < 0.85 * exact);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(layout_strata_are_poisson),
         cmocka_unit_test(lru_hand_solved),
         cmocka_unit_test(lru_single_is_statstack),
         cmocka_unit_test(lru_capped_footprints_fit),

@@ -24,19 +24,23 @@ done
 # Random replacement in W-way sets: uniform over 6 MiB on intel8 (12 lines
 # per set on average, pages at random) has conflict misses in the sets
 # that draw more than 16 of its lines. The random model takes the
-# layout's spread (CV^2 = dispersion / lines per set) as set skew, with or
-# without probe readings; fully associative it sees first touches only.
+# layout's spread as set skew, sets holding k ~ Poisson(lines per set)
+# of its lines (docs/METHODS.md 12.3), with or without probe readings;
+# fully associative it sees first touches only. 3e7 instructions, so the
+# conflicts (0.019 of its 0.029 misses per reference) outweigh the cold
+# start: the model is within 0.0006 there (0.0043 below with the 5 key
+# values of a measured CV), and 0.0045 above at 3e6 (docs/RESULTS.md 10.16).
 "$bin" profile --backend sim --preset intel8 --policy random --workload "uniform:size=6M" \
-  --instructions 3e6 --no-probe -o u6 -q >/dev/null 2>&1
+  --instructions 3e7 --no-probe -o u6 -q >/dev/null 2>&1
 check_rc "intel8 random: profile of uniform over 6 MiB" 0 $?
 for args in "" "--fully-associative"; do
   "$bin" predict u6.profile.json $args -o u6p$(echo "$args" | tr -d ' -') --no-plot -q >/dev/null 2>&1
   check_rc "intel8 random: predict $args" 0 $?
 done
-jcheck "intel8 random: uniform 6 MiB alone within 0.003 of its timed solo run (set conflicts)" u6p.prediction.json \
-  'abs(d["programs"][0]["model"]["miss_ratio"] - json.load(open("u6.profile.json"))["phases"][0]["solo"]["llc_miss_ratio"]) < 0.003'
-jcheck "... fully associative, more than 0.008 below it (first touches only)" u6pfullyassociative.prediction.json \
-  'json.load(open("u6.profile.json"))["phases"][0]["solo"]["llc_miss_ratio"] - d["programs"][0]["model"]["miss_ratio"] > 0.008'
+jcheck "intel8 random: uniform 6 MiB alone within 0.002 of its timed solo run (set conflicts)" u6p.prediction.json \
+  'abs(d["programs"][0]["model"]["miss_ratio"] - json.load(open("u6.profile.json"))["phases"][0]["solo"]["llc_miss_ratio"]) < 0.002'
+jcheck "... fully associative, more than 0.015 below it (first touches only)" u6pfullyassociative.prediction.json \
+  'json.load(open("u6.profile.json"))["phases"][0]["solo"]["llc_miss_ratio"] - d["programs"][0]["model"]["miss_ratio"] > 0.015'
 
 # A program that fits its private L2 on amd32 (exclusive LLC, L2 of 16384
 # lines): uniform over 12288 lines. Its timed solo run holds almost nothing
