@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "llcprobe/common.h"
@@ -62,11 +63,14 @@ static int equilibrium(const struct llc_contention_phase *const *ph,
 /* Most strata one program's skew takes. */
 #define SKEW_STRATA LLC_CONTENTION_LAYOUT_STRATA
 
-size_t llc_contention_layout_strata(double lam, double *w, double *pi)
+void llc_contention_layout_strata(double lam, struct llc_contention_layout *out)
 {
+    double *w = out->w, *pi = out->pi;
+    out->n = 0;
     if (!(lam > 0) || !isfinite(lam)) {
         w[0] = pi[0] = 1;
-        return 1;
+        out->n = 1;
+        return;
     }
     /* k within 12 standard deviations (and 12) of the mean: what is left
      * out is below 1e-15 of the mass */
@@ -78,7 +82,6 @@ size_t llc_contention_layout_strata(double lam, double *w, double *pi)
         sw += pmf;
         sk += pmf * k;
         cum += pmf;
-        /* (a run of less than 1e-4 of the sets goes on: no solve for it) */
         const bool last = n + 1 == LLC_CONTENTION_LAYOUT_STRATA;
         if ((!last && sw >= 1e-4 && cum >= (double)(n + 1) / LLC_CONTENTION_LAYOUT_STRATA) ||
             k + 1 > hi) {
@@ -92,15 +95,18 @@ size_t llc_contention_layout_strata(double lam, double *w, double *pi)
     /* (the mass left out, below 1e-15, shared in proportion) */
     for (size_t g = 0; g < n; g++)
         pi[g] /= cum;
-    return n;
+    out->n = n;
 }
 
-/* The skew's strata of a phase with set skew: its layout's (cv_layout),
- * else the 5 key values of a measured CV. w = max(0, 1 + z CV). */
+/* The skew's strata of a phase with set skew: its layout's, else the 5
+ * key values of a measured CV, w = max(0, 1 + z CV). */
 static size_t skew_strata(const struct llc_contention_phase *ph, double *w, double *pi)
 {
-    if (ph->cv_layout)
-        return llc_contention_layout_strata(1 / (ph->cv * ph->cv), w, pi);
+    if (ph->layout) {
+        memcpy(w, ph->layout->w, ph->layout->n * sizeof(*w));
+        memcpy(pi, ph->layout->pi, ph->layout->n * sizeof(*pi));
+        return ph->layout->n;
+    }
     for (size_t g = 0; g < LLC_CONTENTION_STRATA; g++) {
         w[g] = fmax(0, 1 + llc_contention_stratum_z[g] * ph->cv);
         pi[g] = llc_contention_stratum_pi[g];

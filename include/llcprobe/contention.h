@@ -46,6 +46,7 @@ int llc_contention_policy_parse(const char *s);
 enum llc_contention_policy llc_contention_base_policy(enum llc_contention_policy p);
 
 struct llc_contention_strata;
+struct llc_contention_layout;
 
 /* ---- docs/METHODS.md §12.7 a phase's reuses across its program's other phases ---------------- */
 
@@ -101,10 +102,11 @@ struct llc_contention_phase {
     double penalty; /* cycles per LLC miss (>= 0) */
     double gamma;   /* probe anchor of the footprint's time scale; used with cfg.anchor */
     double cv;      /* per-set CV of the phase's set usage; used with cfg.skew */
-    /* cv is the spread of lines laid out at random (Poisson, mean 1 / cv^2
-     * per set; docs/METHODS.md §12.3), not a measured one: the skew takes
-     * the Poisson's own strata instead of the 5 key values. */
-    bool cv_layout;
+    /* cv is the spread of lines laid out at random (docs/METHODS.md §12.3),
+     * not a measured one: the skew takes these strata (not owned;
+     * llc_contention_layout_strata of 1 / cv^2) instead of the 5 key
+     * values. NULL: a measured CV. */
+    const struct llc_contention_layout *layout;
     /* Distinct lines the phase touches in all (0 = unbounded). A finite run
      * has a finite footprint: its dangling samples are last touches, one
      * per line, so lines = n_inf / N_s x the phase's references. Caps the
@@ -385,12 +387,18 @@ double llc_contention_unprofiled_lambda(const double *tau, const double *phi_hat
 extern const double llc_contention_stratum_z[LLC_CONTENTION_STRATA];
 extern const double llc_contention_stratum_pi[LLC_CONTENTION_STRATA];
 
-/* Strata of a layout's skew (llc_contention_phase.cv_layout): sets
- * holding k ~ Poisson(lam) lines, in at most LLC_CONTENTION_LAYOUT_STRATA
- * runs of consecutive k of equal probability, each at its mean k / lam
- * (w[]) with its probability (pi[]); returns their number. */
+/* Strata of a layout's skew (llc_contention_phase.layout): sets holding
+ * k ~ Poisson(lam) lines, in at most LLC_CONTENTION_LAYOUT_STRATA runs of
+ * consecutive k of equal probability (a run of less than 1e-4 of the sets
+ * goes on into the next), each at its mean k / lam (w) with its
+ * probability (pi). lam <= 0 or not finite: one stratum, w = 1. */
 #define LLC_CONTENTION_LAYOUT_STRATA 16
-size_t llc_contention_layout_strata(double lam, double *w, double *pi);
+struct llc_contention_layout {
+    size_t n;
+    double w[LLC_CONTENTION_LAYOUT_STRATA];
+    double pi[LLC_CONTENTION_LAYOUT_STRATA];
+};
+void llc_contention_layout_strata(double lam, struct llc_contention_layout *out);
 
 /* ---- per-stratum reuse (docs/METHODS.md §12.6) ----------------------------------------- */
 

@@ -59,7 +59,10 @@ struct pred_prog {
      * sampled (1 without a count), applied to every recorded dangling
      * share that stands for first touches. */
     double lines, firsts_scale;
-    double *probe_cv;           /* each phase's per-set CV as the probe measured it */
+    double *probe_cv; /* each phase's per-set CV as the probe measured it */
+    /* each phase's layout strata where its skew is its layout's spread
+     * (pred_prog_layout_cv; plain[k].layout points here) */
+    struct llc_contention_layout *layout;
     double *disp;               /* each phase's lines per set, variance over mean (NAN: none) */
     struct pred_strata *strata; /* predict_strata.c; NULL: the profile has none */
     /* Co-runners see each phase's own footprint even where T* spans its

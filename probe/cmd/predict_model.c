@@ -24,6 +24,7 @@ void pred_prog_free(struct pred_prog *p)
     free(p->gamma);
     free(p->gamma_rms);
     free(p->probe_cv);
+    free(p->layout);
     free(p->disp);
     free(p->anchor);
     free(p->window_phase);
@@ -387,12 +388,13 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncenso
     p->gamma = calloc(n, sizeof(double));
     p->gamma_rms = calloc(n, sizeof(double));
     p->probe_cv = calloc(n, sizeof(double));
+    p->layout = calloc(n, sizeof(*p->layout));
     p->disp = calloc(n, sizeof(double));
     p->anchor = calloc(n, sizeof(*p->anchor));
     p->raw = calloc(n, sizeof(*p->raw));
     p->baseline = calloc(n, sizeof(*p->baseline));
     if (!p->models || !p->plain || !p->anchored || !p->phase_id || !p->gamma || !p->gamma_rms ||
-        !p->probe_cv || !p->disp || !p->anchor || !p->raw || !p->baseline)
+        !p->probe_cv || !p->layout || !p->disp || !p->anchor || !p->raw || !p->baseline)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     p->probe_used = use_probe && f->probe.ok && f->probe.n_phases > 0;
     program_lines(p);
@@ -489,7 +491,9 @@ void pred_prog_layout_cv(struct pred_prog *p, const struct llc_contention_config
         }
         p->plain[k].cv = eff;
         p->anchored[k].cv = eff;
-        p->plain[k].cv_layout = p->anchored[k].cv_layout = own_spread;
+        if (own_spread)
+            llc_contention_layout_strata(1 / (eff * eff), &p->layout[k]);
+        p->plain[k].layout = p->anchored[k].layout = own_spread ? &p->layout[k] : NULL;
     }
 }
 

@@ -739,8 +739,10 @@ static void layout_strata_are_poisson(void **state)
     const double lams[] = {0.3, 2, 12, 100, 5000};
     for (size_t i = 0; i < LLC_ARRAY_LEN(lams); i++) {
         const double lam = lams[i];
-        double w[LLC_CONTENTION_LAYOUT_STRATA], pi[LLC_CONTENTION_LAYOUT_STRATA];
-        const size_t n = llc_contention_layout_strata(lam, w, pi);
+        struct llc_contention_layout st;
+        llc_contention_layout_strata(lam, &st);
+        const size_t n = st.n;
+        const double *w = st.w, *pi = st.pi;
         assert_true(n >= 1 && n <= LLC_CONTENTION_LAYOUT_STRATA);
         double p = 0, m = 0, v = 0;
         for (size_t g = 0; g < n; g++) {
@@ -760,10 +762,11 @@ static void layout_strata_are_poisson(void **state)
     double exact = 0;
     for (unsigned k = ways + 1; k < 200; k++)
         exact += (k - ways) * exp(k * log(lam) - lam - lgamma(k + 1.0));
-    double w[LLC_CONTENTION_LAYOUT_STRATA], pi[LLC_CONTENTION_LAYOUT_STRATA], strata = 0, keys = 0;
-    const size_t n = llc_contention_layout_strata(lam, w, pi);
-    for (size_t g = 0; g < n; g++)
-        strata += pi[g] * fmax(0, w[g] * lam - ways);
+    struct llc_contention_layout st;
+    llc_contention_layout_strata(lam, &st);
+    double strata = 0, keys = 0;
+    for (size_t g = 0; g < st.n; g++)
+        strata += st.pi[g] * fmax(0, st.w[g] * lam - ways);
     for (size_t g = 0; g < LLC_CONTENTION_STRATA; g++)
         keys += llc_contention_stratum_pi[g] *
                 fmax(0, fmax(0, 1 + llc_contention_stratum_z[g] / sqrt(lam)) * lam - ways);
