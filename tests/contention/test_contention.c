@@ -736,7 +736,7 @@ static void cold_age_from_first_touches(void **state)
 static void layout_strata_are_poisson(void **state)
 {
     (void)state;
-    const double lams[] = {0.3, 2, 12, 100, 5000};
+    const double lams[] = {0.001, 0.3, 2, 12, 100, 5000, 1e6, 1e12};
     for (size_t i = 0; i < LLC_ARRAY_LEN(lams); i++) {
         const double lam = lams[i];
         struct llc_contention_layout st;
