@@ -232,19 +232,26 @@ static json_t *cross_phase_json(const struct llc_contention_excess *e,
                                  alone && alone->has_misses && alone->n == e->n));
 }
 
+/* How a phase's skew is solved (docs/METHODS.md §12.3, §12.6): the
+ * layout's Poisson strata, the 5 key values of a measured CV, or none. */
+static const char *skew_of(const struct llc_contention_phase *ph)
+{
+    return ph->layout ? "layout" : ph->cv > 0 ? "key_values" : "none";
+}
+
 static json_t *phases_json(const struct pred_prog *p)
 {
     static const char *const status[] = {"none", "ok", "flagged"};
     json_t *a = json_array();
     for (size_t k = 0; k < p->n_shown; k++)
         json_array_append_new(
-            a,
-            json_pack("{s:i, s:o, s:o, s:s, s:o, s:o, s:o, s:o}", "phase", p->phase_id[k], "gamma",
-                      llc_json_finite(p->gamma[k]), "gamma_rms_log",
-                      llc_json_finite(p->gamma_rms[k]), "anchor", status[p->anchor[k]], "cv",
-                      llc_json_finite(p->probe_cv[k]), "cv_skew", llc_json_finite(p->plain[k].cv),
-                      "refs_per_instruction", llc_json_finite(p->plain[k].api), "cross_phase",
-                      cross_phase_json(p->plain[k].excess, p->plain[k].excess_alone)));
+            a, json_pack("{s:i, s:o, s:o, s:s, s:o, s:o, s:s, s:o, s:o}", "phase", p->phase_id[k],
+                         "gamma", llc_json_finite(p->gamma[k]), "gamma_rms_log",
+                         llc_json_finite(p->gamma_rms[k]), "anchor", status[p->anchor[k]], "cv",
+                         llc_json_finite(p->probe_cv[k]), "cv_skew",
+                         llc_json_finite(p->plain[k].cv), "skew_strata", skew_of(&p->plain[k]),
+                         "refs_per_instruction", llc_json_finite(p->plain[k].api), "cross_phase",
+                         cross_phase_json(p->plain[k].excess, p->plain[k].excess_alone)));
     return a;
 }
 

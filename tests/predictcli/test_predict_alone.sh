@@ -41,6 +41,10 @@ jcheck "intel8 random: uniform 6 MiB alone within 0.002 of its timed solo run (s
   'abs(d["programs"][0]["model"]["miss_ratio"] - json.load(open("u6.profile.json"))["phases"][0]["solo"]["llc_miss_ratio"]) < 0.002'
 jcheck "... fully associative, more than 0.015 below it (first touches only)" u6pfullyassociative.prediction.json \
   'json.load(open("u6.profile.json"))["phases"][0]["solo"]["llc_miss_ratio"] - d["programs"][0]["model"]["miss_ratio"] > 0.015'
+jcheck "... the JSON says the skew took the layout's strata" u6p.prediction.json \
+  'all(q["skew_strata"] == "layout" for q in d["programs"][0]["phases"])'
+jcheck "... and none fully associative" u6pfullyassociative.prediction.json \
+  'all(q["skew_strata"] == "none" for q in d["programs"][0]["phases"])'
 
 # A program that fits its private L2 on amd32 (exclusive LLC, L2 of 16384
 # lines): uniform over 12288 lines. Its timed solo run holds almost nothing

@@ -31,6 +31,9 @@ for args in "--policy random" "--fully-associative"; do
   "$bin" predict "$tmp/a.profile.json" "$tmp/b.profile.json" $args -o "$tmp/ab2" --no-plot -q >/dev/null 2>&1
   jcheck "$args: cv_skew = cv" "$tmp/ab2.prediction.json" \
     'all(q["cv_skew"] == q["cv"] for q in d["programs"][0]["phases"])'
+  # (a measured CV: these generated profiles record no layout dispersion)
+  jcheck "$args: the skew on the key values of the measured CV" "$tmp/ab2.prediction.json" \
+    'all(q["skew_strata"] == ("key_values" if q["cv_skew"] > 0 else "none") for q in d["programs"][0]["phases"])'
 done
 jcheck "tuples: every phase pair met is solved once per age, converged" "$tmp/ab.prediction.json" \
   'len(d["tuples"])>=2 and len(set((tuple(t["phases"]), tuple(t["ages"])) for t in d["tuples"]))==len(d["tuples"]) and all(t["converged"] for t in d["tuples"]) and d["options"]["cold_start"]'
