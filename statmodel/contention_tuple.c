@@ -4,8 +4,8 @@
 
 #include <errno.h>
 #include <math.h>
-#include <string.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "llcprobe/common.h"
 #include "contention_internal.h"
@@ -148,7 +148,7 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
         const size_t ns = skew_strata(ph[t], ws, pi_s);
         for (size_t g = 0; rc == 0 && g < ns; g++) {
             const double w = ws[g], pi = pi_s[g];
-            if (!(w > 0)) { /* sets holding none of its lines (CV > 0.5) */
+            if (!(w > 0)) { /* sets holding none of its lines (k = 0; key values: CV > 0.5) */
                 pis += pi;
                 continue;
             }
