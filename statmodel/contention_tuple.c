@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "llcprobe/common.h"
 #include "contention_internal.h"
@@ -64,19 +63,18 @@ static int equilibrium(const struct llc_contention_phase *const *ph,
 #define SKEW_STRATA LLC_CONTENTION_LAYOUT_STRATA
 
 /* The skew's strata of a phase with set skew: its layout's, else the 5
- * key values of a measured CV, w = max(0, 1 + z CV). */
-static size_t skew_strata(const struct llc_contention_phase *ph, double *w, double *pi)
+ * key values of a measured CV, w = max(0, 1 + z CV), in *keys. */
+static const struct llc_contention_layout *skew_strata(const struct llc_contention_phase *ph,
+                                                       struct llc_contention_layout *keys)
 {
-    if (ph->layout) {
-        memcpy(w, ph->layout->w, ph->layout->n * sizeof(*w));
-        memcpy(pi, ph->layout->pi, ph->layout->n * sizeof(*pi));
-        return ph->layout->n;
-    }
+    if (ph->layout)
+        return ph->layout;
+    keys->n = LLC_CONTENTION_STRATA;
     for (size_t g = 0; g < LLC_CONTENTION_STRATA; g++) {
-        w[g] = fmax(0, 1 + llc_contention_stratum_z[g] * ph->cv);
-        pi[g] = llc_contention_stratum_pi[g];
+        keys->w[g] = fmax(0, 1 + llc_contention_stratum_z[g] * ph->cv);
+        keys->pi[g] = llc_contention_stratum_pi[g];
     }
-    return LLC_CONTENTION_STRATA;
+    return keys;
 }
 
 /* Shares at fixed rates. With skew, a program whose sets are uneven (CV > 0)
@@ -104,10 +102,11 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
         if (!ph[t]->model || !(ph[t]->cv > 0) || !(rate[t] > 0) ||
             (ph[t]->strata && ph[t]->strata->n > 0)) /* its strata supersede the CV */
             continue;
-        double num = 0, den = 0, occ = 0, pis = 0, ws[SKEW_STRATA], pi_s[SKEW_STRATA];
-        const size_t ns = skew_strata(ph[t], ws, pi_s);
-        for (size_t g = 0; rc == 0 && g < ns; g++) {
-            const double w = ws[g], pi = pi_s[g];
+        double num = 0, den = 0, occ = 0, pis = 0;
+        struct llc_contention_layout keys;
+        const struct llc_contention_layout *st = skew_strata(ph[t], &keys);
+        for (size_t g = 0; rc == 0 && g < st->n; g++) {
+            const double w = st->w[g], pi = st->pi[g];
             if (!(w > 0)) { /* sets holding none of its lines (k = 0; key values: CV > 0.5) */
                 pis += pi;
                 continue;
