@@ -782,11 +782,25 @@ static inline __attribute__((always_inline)) void cursor_eval(const struct llc_c
 /* The hit probability of a reuse once G is flat at g (e of it laid out
  * evenly): its party's own even share pp (evenness own) out of the count,
  * x lines of its program's other phases per set in (lru_assoc_shares). */
-static double flat_hit(double g, double e, double per_set, double own, double pp, double x,
-                       unsigned ways, const struct sm_pois_table *table)
+/* A reuse's hit probability with the lines x (per set) its program's
+ * other phases add, mean over every span: with a share c < 1 of the
+ * spans meeting them (own distances) the others hit as without them
+ * (base), those meet x / c each; c >= 1: all meet x. */
+static double excess_hit(double base, double c, double mean, double var, double x, unsigned ways,
+                         const struct sm_pois_table *table)
 {
-    return count_hit(max2(0, g * per_set - own * pp + x),
-                     max2(0, (g - e) * per_set - own * pp * (1 - pp) + x), ways, table);
+    if (c < 1 && c > 0)
+        return (1 - c) * base +
+               c * count_hit(max2(0, mean + x / c), max2(0, var + x / c), ways, table);
+    return count_hit(max2(0, mean + x), max2(0, var + x), ways, table);
+}
+
+static double flat_hit(double g, double e, double per_set, double own, double pp, double x,
+                       double c, unsigned ways, const struct sm_pois_table *table)
+{
+    const double mean = g * per_set - own * pp, var = (g - e) * per_set - own * pp * (1 - pp);
+    const double base = c < 1 && c > 0 ? count_hit(max2(0, mean), max2(0, var), ways, table) : 0;
+    return excess_hit(base, c, mean, var, x, ways, table);
 }
 
 /* The equilibrium of a W-way cache of C / W sets: a reuse spanning t
@@ -843,11 +857,14 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
     double gprev = 0, ph = 1, eprev = 0, e = 0, pnow[64], pprev[64], phi[64], phr[64];
     /* lines the parties' other phases add to their own reuses (weighted),
      * at this step and the last: a hit probability of their own each */
-    double xnow[64], xprev[64];
+    double xnow[64], xprev[64], cnow[64], cprev[64];
     size_t xk[64];
     bool each = even;
     for (size_t i = 0; i < n; i++) {
         pnow[i] = pprev[i] = xnow[i] = xprev[i] = 0;
+        /* the share of spans meeting other phases: 0 at distance 0 with
+         * own distances, else every span takes the mean */
+        cnow[i] = cprev[i] = p[i].excess && p[i].excess->has_cross ? 0 : 1;
         xk[i] = 0;
         each |= p[i].excess && p[i].excess->n > 0 && p[i].model && p[i].rate > 0 && p[i].weight > 0;
     }
@@ -872,9 +889,11 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
                     p[i].weight * (p[i].lines_max > 0 && u > p[i].lines_max ? p[i].lines_max : u);
             }
             g += fnow[i];
-            if (p[i].excess && p[i].model && p[i].rate > 0)
-                xnow[i] = p[i].weight * llc_contention_excess_next(p[i].excess, &xk[i],
-                                                                   p[i].gamma * p[i].rate * t);
+            if (p[i].excess && p[i].model && p[i].rate > 0) {
+                const double d = p[i].gamma * p[i].rate * t;
+                xnow[i] = p[i].weight * llc_contention_excess_next(p[i].excess, &xk[i], d);
+                cnow[i] = llc_contention_excess_cross_next(p[i].excess, &xk[i], d);
+            }
             if (lay[i] > 0 && isfinite(lay[i])) {
                 pnow[i] = min1(unow[i] / lay[i]);
                 e += p[i].evenness * pnow[i] * fnow[i];
@@ -895,12 +914,13 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
             /* (own pm = 0: ph itself) */
             phi[i] =
                 own * pm != 0 ? count_hit(mid - own * pm, var - own * pm * (1 - pm), ways, pt) : ph;
-            phr[i] = xm != 0 ? count_hit(max2(0, mid - own * pm + xm),
-                                         max2(0, var - own * pm * (1 - pm) + xm), ways, pt)
+            phr[i] = xm != 0 ? excess_hit(phi[i], 0.5 * (cprev[i] + cnow[i]), mid - own * pm,
+                                          var - own * pm * (1 - pm), xm, ways, pt)
                              : phi[i];
             top = max2(top, max2(phi[i], phr[i]));
             pprev[i] = pnow[i];
             xprev[i] = xnow[i];
+            cprev[i] = cnow[i];
         }
         for (size_t i = 0; i < n; i++) {
             const double hit = each ? phi[i] : ph;
@@ -948,11 +968,14 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
             double u, qn, raw;
             cursor_eval(&p[i], &cur[i], d, &u, &qn, &raw);
             const double xn = p[i].weight * llc_contention_excess_next(p[i].excess, &xk[i], d);
+            const double cn = llc_contention_excess_cross_next(p[i].excess, &xk[i], d);
             const double xm = (xprev[i] + xn) * half_per_set;
-            const double hit = flat_hit(gprev, eprev, per_set, own, pprev[i], xm, ways, pt);
+            const double hit =
+                flat_hit(gprev, eprev, per_set, own, pprev[i], xm, 0.5 * (cprev[i] + cn), ways, pt);
             mr[i] += (1 - hit) * (qprev[i] - qn);
             qprev[i] = qn;
             xprev[i] = xn;
+            cprev[i] = cn;
             if (hit < 1e-12 || !(aged(&p[i], d + (p[i].shift > 0 ? p[i].shift : 0)) < last))
                 break;
         }
@@ -963,9 +986,9 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
     for (size_t i = 0; i < n; i++) {
         const double own = lay[i] > 0 ? p[i].evenness : 0;
         /* (exact, not tabulated: once per party) */
-        const double pend =
-            each ? flat_hit(gprev, eprev, per_set, own, pprev[i], xprev[i] * per_set, ways, NULL)
-                 : pend0;
+        const double pend = each ? flat_hit(gprev, eprev, per_set, own, pprev[i],
+                                            xprev[i] * per_set, cprev[i], ways, NULL)
+                                 : pend0;
         struct llc_contention_share *s = &out[i];
         s->cpi = NAN;
         s->occupancy = occ[i];

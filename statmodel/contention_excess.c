@@ -27,32 +27,55 @@ struct timeline {
     const struct llc_statmodel_model *const *models;
     const double *mr; /* each phase's misses per reference (NULL: none) */
     double *refs;     /* scratch, ng */
+    bool own;         /* distances in the starting phase's own references */
 };
 
 /* Lines touched by a reuse from t1 to t1 + d: each phase's footprint over
  * its own references in between (phases touch their own data; within one
  * run this is the phase's footprint at d). The runs it spans, at most
  * EXCESS_RUNS, count as they ran; the rest of the span, and any part past
- * the program's end, goes to the phases by their shares of the run.
- * *misses: each phase's misses over its references in between. */
-static double span_lines(const struct timeline *k, size_t r, double t1, double d, double *misses)
+ * the program's end, goes to the phases by their shares of the run. With
+ * own distances the span ends where the starting phase has made d
+ * references, and the rest is its own (the others' by their shares
+ * relative to it). *misses: each phase's misses over its references in
+ * between. */
+static double span_lines(const struct timeline *k, size_t r, double t1, double d, double *misses,
+                         bool *met)
 {
-    const double t2 = t1 + d;
-    double rest = d;
+    const size_t g0 = k->runs[r].g;
+    double rest = d; /* of the program's references, or of g0's own */
     for (size_t g = 0; g < k->ng; g++)
         k->refs[g] = 0;
-    for (size_t walked = 0; r < k->nr && walked < EXCESS_RUNS && k->runs[r].start < t2;
+    const double t2 = t1 + d;
+    for (size_t walked = 0;
+         r < k->nr && walked < EXCESS_RUNS && (k->own ? rest > 0 : k->runs[r].start < t2);
          r++, walked++) {
-        const double a = fmax(t1, k->runs[r].start), b = fmin(t2, k->runs[r].end);
+        const double a = fmax(t1, k->runs[r].start);
+        if (k->own) {
+            /* the starting phase's runs count towards d, exactly to 0 */
+            const bool mine = k->runs[r].g == g0;
+            const double have = fmax(0, k->runs[r].end - a);
+            const double take = mine ? fmin(rest, have) : have;
+            k->refs[k->runs[r].g] += take;
+            if (mine)
+                rest = take < rest ? rest - take : 0;
+            continue;
+        }
+        const double b = fmin(t2, k->runs[r].end);
         if (b > a) {
             k->refs[k->runs[r].g] += b - a;
             rest -= b - a;
         }
     }
+    /* the rest by the phases' shares (with own distances, rest is g0's) */
+    const double scale = k->own ? 1 / k->w[g0] : 1;
+    *met = rest > 0;
+    for (size_t g = 0; g < k->ng; g++)
+        *met |= g != g0 && k->refs[g] > 0;
     double lines = 0;
     *misses = 0;
     for (size_t g = 0; g < k->ng; g++) {
-        const double own = k->refs[g] + fmax(0, rest) * k->w[g];
+        const double own = k->refs[g] + fmax(0, rest) * k->w[g] * scale;
         if (own > 0)
             lines += llc_statmodel_footprint(k->models[g], own);
         if (k->mr)
@@ -81,10 +104,11 @@ static size_t excess_grid(const struct run *runs, size_t nr, double end, double 
 int llc_contention_excess_build(const struct llc_statmodel_model *const *models, size_t n_phases,
                                 const int *window_phase, const double *window_refs,
                                 size_t n_windows, size_t g, const double *miss_ratio,
-                                struct llc_contention_excess *out, char *err, size_t errlen)
+                                bool own_distance, struct llc_contention_excess *out, char *err,
+                                size_t errlen)
 {
     out->n = 0;
-    out->has_misses = false;
+    out->has_misses = out->has_cross = false;
     if (g >= n_phases || !models[g])
         return llc_errf(err, errlen, -EINVAL, "excess: phase %zu of %zu", g, n_phases);
     int rc = 0;
@@ -131,29 +155,34 @@ int llc_contention_excess_build(const struct llc_statmodel_model *const *models,
                                 .w = w,
                                 .models = models,
                                 .mr = miss_ratio,
-                                .refs = scratch};
+                                .refs = scratch,
+                                .own = own_distance};
     const size_t n = excess_grid(runs, nr, end, out->x);
     const size_t step = nm > EXCESS_WINDOWS ? (nm + EXCESS_WINDOWS - 1) / EXCESS_WINDOWS : 1;
     double biggest = 0;
     for (size_t k = 0; k < n; k++) {
         const double d = out->x[k];
-        double sum = 0, sum_m = 0, weight = 0;
+        double sum = 0, sum_m = 0, weight = 0, met_w = 0;
         for (size_t j = step / 2; j < nm; j += step) {
             const size_t i = mine[j];
             for (unsigned p = 0; p < EXCESS_POSITIONS; p++) {
                 const double t1 = start[i] + window_refs[i] * (p + 0.5) / EXCESS_POSITIONS;
                 double m;
-                sum += window_refs[i] * span_lines(&tl, run_of[i], t1, d, &m);
+                bool met;
+                sum += window_refs[i] * span_lines(&tl, run_of[i], t1, d, &m, &met);
                 sum_m += window_refs[i] * m;
+                met_w += met ? window_refs[i] : 0;
                 weight += window_refs[i];
             }
         }
         out->lines[k] = sum / weight - llc_statmodel_footprint(models[g], d);
         out->misses[k] = miss_ratio ? sum_m / weight - miss_ratio[g] * d : 0;
+        out->cross[k] = met_w / weight;
         biggest = fmax(biggest, fmax(fabs(out->lines[k]), fabs(out->misses[k])));
     }
     out->n = biggest > 1e-9 ? n : 0;
     out->has_misses = out->n > 0 && miss_ratio;
+    out->has_cross = out->n > 0 && own_distance;
 out:
     free(runs);
     free(start);
@@ -201,6 +230,13 @@ double llc_contention_excess_next(const struct llc_contention_excess *e, size_t 
     return value_next(e, e->lines, k, x);
 }
 
+double llc_contention_excess_cross_next(const struct llc_contention_excess *e, size_t *k, double x)
+{
+    if (!e || !e->has_cross || e->n == 0 || !(x > 0))
+        return 1;
+    return value_next(e, e->cross, k, x);
+}
+
 double llc_contention_excess_misses_at(const struct llc_contention_excess *e, double x)
 {
     if (!e || !e->has_misses || e->n == 0 || !(x > 0))
@@ -217,7 +253,7 @@ double llc_contention_excess_misses_at(const struct llc_contention_excess *e, do
 struct bucket_walk {
     const struct llc_contention_excess *ex;
     const double *e, *q;
-    size_t ne, i, at;
+    size_t ne, i, at, at_cross;
     double age, shift;
 };
 
@@ -233,7 +269,7 @@ static bool walk_start(struct bucket_walk *b, const struct llc_statmodel_model *
     return true;
 }
 
-static bool walk_next(struct bucket_walk *b, double *u, double *mass, double *add)
+static bool walk_next(struct bucket_walk *b, double *u, double *mass, double *add, double *share)
 {
     for (; b->i + 1 < b->ne; b->i++) {
         const double *e = b->e;
@@ -247,12 +283,21 @@ static bool walk_next(struct bucket_walk *b, double *u, double *mass, double *ad
             continue;
         *add = value_next(b->ex, b->ex->misses, &b->at, dist);
         if (*add > 0) {
+            *share = llc_contention_excess_cross_next(b->ex, &b->at_cross, dist);
             b->i++;
             return true;
         }
     }
     b->i = b->ne;
     return false;
+}
+
+/* The share of a reuse's survival its other phases' misses take: 1 -
+ * e^(-c_log E) at the mean E, or over the spans that meet them (share of
+ * them, E / share each). */
+static double lost(double c_log, double add, double share)
+{
+    return share < 1 && share > 0 ? share * -expm1(-c_log * add / share) : -expm1(-c_log * add);
 }
 
 /* The random model's R at rate x prices a reuse of own distance d with
@@ -270,9 +315,9 @@ double sm_contention_random_r_excess(const struct llc_statmodel_model *m,
     struct bucket_walk b;
     if (walk_start(&b, m, ex, age, shift)) {
         const double k = c_log * x;
-        double u, mass, add;
-        while (walk_next(&b, &u, &mass, &add) && !(k * u > 40)) {
-            const double s = exp(-k * u), g = -expm1(-c_log * add);
+        double u, mass, add, share;
+        while (walk_next(&b, &u, &mass, &add, &share) && !(k * u > 40)) {
+            const double s = exp(-k * u), g = lost(c_log, add, share);
             r += mass * s * g;
             d -= mass * c_log * u * s * g;
         }
@@ -296,10 +341,10 @@ int sm_excess_terms_make(const struct llc_statmodel_model *m,
         sm_excess_terms_free(out);
         return -ENOMEM;
     }
-    double u, mass, add;
-    while (walk_next(&b, &u, &mass, &add)) {
+    double u, mass, add, share;
+    while (walk_next(&b, &u, &mass, &add, &share)) {
         out->u[out->n] = u;
-        out->w[out->n++] = mass * -expm1(-c_log * add);
+        out->w[out->n++] = mass * lost(c_log, add, share);
     }
     return 0;
 }

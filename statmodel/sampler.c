@@ -19,6 +19,7 @@
 struct watch {
     uint64_t pos; /* index of the sampled reference */
     struct llc_statmodel_hist *hist;
+    int group; /* for the log */
 };
 
 struct llc_statmodel_sampler {
@@ -39,6 +40,10 @@ struct llc_statmodel_sampler {
     uint64_t slot_refs;
     uint64_t taken, reused, dangling;
     struct llc_statmodel_lineset *lines; /* distinct lines, exact */
+    /* Every finite sample, when the config asks (own distances, §12.7) */
+    bool log_reuses;
+    struct llc_statmodel_reuse *log;
+    size_t n_log, cap_log;
     bool finished;
     int error;
     char error_msg[LLC_ERRLEN];
@@ -102,6 +107,7 @@ int llc_statmodel_sampler_create(const struct llc_statmodel_sampler_config *cfg,
     llc_xoshiro_seed(&s->rng, cfg->seed);
     s->sink = sink;
     s->slot_refs = cfg->slot_refs;
+    s->log_reuses = cfg->log_reuses;
     s->group = 0;
     rc = llc_statmodel_groups_ensure(sink, 0, &s->group_hist, err, errlen);
     if (rc)
@@ -123,6 +129,7 @@ void llc_statmodel_sampler_destroy(struct llc_statmodel_sampler *s)
         return;
     free(s->key);
     free(s->watch);
+    free(s->log);
     llc_statmodel_lineset_destroy(s->lines);
     free(s);
 }
@@ -237,9 +244,25 @@ static void take_sample(struct llc_statmodel_sampler *s, uint64_t line, uint64_t
     while (s->key[j])
         j = (j + 1) & s->mask;
     s->key[j] = key;
-    s->watch[j] = (struct watch){.pos = pos, .hist = s->group_hist};
+    s->watch[j] = (struct watch){.pos = pos, .hist = s->group_hist, .group = s->group};
     s->n_watch++;
     s->taken++;
+}
+
+static void log_reuse(struct llc_statmodel_sampler *s, const struct watch *w, uint64_t pos)
+{
+    if (s->n_log == s->cap_log) {
+        const size_t cap = s->cap_log ? 2 * s->cap_log : 1024;
+        struct llc_statmodel_reuse *log = realloc(s->log, cap * sizeof(*log));
+        if (!log) {
+            set_error(s, -ENOMEM, "out of memory for the log of reuses");
+            return;
+        }
+        s->log = log;
+        s->cap_log = cap;
+    }
+    s->log[s->n_log++] = (struct llc_statmodel_reuse){
+        .pos = w->pos, .distance = pos - w->pos - 1, .group = w->group};
 }
 
 static inline void access_one(struct llc_statmodel_sampler *s, uint64_t line)
@@ -255,6 +278,8 @@ static inline void access_one(struct llc_statmodel_sampler *s, uint64_t line)
             const struct watch *const w = &s->watch[j];
             if (llc_statmodel_hist_add(w->hist, pos - w->pos - 1, 1.0, NULL, 0))
                 set_error(s, -ENOMEM, "out of memory for a histogram page");
+            if (s->log_reuses)
+                log_reuse(s, w, pos);
             s->reused++;
             remove_at(s, j);
             break;
@@ -328,4 +353,11 @@ void llc_statmodel_sampler_stats(const struct llc_statmodel_sampler *s,
                                                 .dangling = s->dangling,
                                                 .pending = s->n_watch,
                                                 .lines = llc_statmodel_lineset_count(s->lines)};
+}
+
+const struct llc_statmodel_reuse *llc_statmodel_sampler_reuses(
+    const struct llc_statmodel_sampler *s, size_t *n)
+{
+    *n = s->n_log;
+    return s->log;
 }

@@ -67,6 +67,11 @@ struct llc_contention_excess {
     double lines[LLC_CONTENTION_EXCESS_POINTS];
     bool has_misses; /* misses[] set (the miss ratios were given) */
     double misses[LLC_CONTENTION_EXCESS_POINTS];
+    /* With own distances: the share of the spans that meet another phase
+     * at all (the rest meet none: their excess is 0), so that a reuse
+     * hits as the mixture of the two, not at the mean excess. */
+    bool has_cross;
+    double cross[LLC_CONTENTION_EXCESS_POINTS];
 };
 
 /* The excess of phase g of a program whose windows run phases
@@ -74,13 +79,16 @@ struct llc_contention_excess {
  * window_refs[w] references each; miss_ratio[h] (NULL: no misses) each
  * phase's misses per reference. Reuses start at 4 positions in each of
  * up to 64 of g's windows (evenly spread); a span counts at most 64 runs
- * as they ran, the rest by the phases' shares.
+ * as they ran, the rest by the phases' shares. own_distance: g's model
+ * has its distances in g's own references, so a span of distance d runs
+ * until g has made d references; else it is d of the program's.
  * out->n = 0 where g has no windows or every point is 0 to 1e-9 lines
  * (and misses). */
 int llc_contention_excess_build(const struct llc_statmodel_model *const *models, size_t n_phases,
                                 const int *window_phase, const double *window_refs,
                                 size_t n_windows, size_t g, const double *miss_ratio,
-                                struct llc_contention_excess *out, char *err, size_t errlen);
+                                bool own_distance, struct llc_contention_excess *out, char *err,
+                                size_t errlen);
 
 /* The excess at own distance x (0 without points). */
 double llc_contention_excess_at(const struct llc_contention_excess *e, double x);
@@ -89,6 +97,10 @@ double llc_contention_excess_at(const struct llc_contention_excess *e, double x)
 double llc_contention_excess_next(const struct llc_contention_excess *e, size_t *k, double x);
 /* The misses at own distance x (0 without them), as _at gives the lines. */
 double llc_contention_excess_misses_at(const struct llc_contention_excess *e, double x);
+/* The share of the spans at own distance x that meet another phase: in
+ * (0, 1] with has_cross, else 1 (every span takes the mean). *k as in
+ * _next (the same cursor may serve both). */
+double llc_contention_excess_cross_next(const struct llc_contention_excess *e, size_t *k, double x);
 
 /* One program in one phase. */
 struct llc_contention_phase {

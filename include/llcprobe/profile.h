@@ -109,6 +109,7 @@ struct llc_profile_stratum {
     double rate_lo, rate_hi;           /* references per line of its sets, lowest and highest */
     double samples;                    /* = llc_statmodel_hist_total(rdhist); > 0 when refs > 0 */
     struct llc_statmodel_hist *rdhist; /* owned */
+    struct llc_statmodel_hist *rdhist_own; /* owned, NULL = none: as the phase's */
 };
 
 struct llc_profile_phase {
@@ -118,6 +119,10 @@ struct llc_profile_phase {
     double refs_per_instruction;       /* references / instructions (1e-3 relative) */
     double samples;                    /* reuse samples = llc_statmodel_hist_total(rdhist) */
     struct llc_statmodel_hist *rdhist; /* owned; text form in the file */
+    /* The same samples with their distances in the phase's own references
+     * (docs/METHODS.md §12.7), the same total; owned, NULL = not recorded
+     * (optional in the file, "rdhist_own") */
+    struct llc_statmodel_hist *rdhist_own;
     struct llc_profile_solo solo;
     double cpi0; /* CPI with no LLC misses, > 0 */
     /* Variance over mean of the phase's distinct lines per LLC set
@@ -201,6 +206,19 @@ char *llc_profile_csv_path(const char *path);
 /* Lookups: index of phase id (or -1), the probe entry of a phase (or NULL). */
 long llc_profile_phase_index(const struct llc_profile *p, int id);
 const struct llc_profile_probe_phase *llc_profile_probe_of(const struct llc_profile *p, int id);
+
+/* Own distances (docs/METHODS.md §12.7): each logged reuse r[k] (pos in
+ * the program's references, on the profile's windows) whose start is in
+ * a phase's window goes, with its distance in that phase's references,
+ * into the histogram pick() gives for the phase index and the reuse's
+ * group (created on first use; NULL: not filed). Then _complete gives
+ * every rdhist_own its rdhist's dangling samples, and drops one whose
+ * finite samples are not all rdhist's. */
+int llc_profile_own_distances(struct llc_profile *p, const struct llc_statmodel_reuse *r, size_t n,
+                              struct llc_statmodel_hist **(*pick)(void *ctx, struct llc_profile *p,
+                                                                  size_t phase, int group),
+                              void *ctx, char *err, size_t errlen);
+int llc_profile_own_complete(struct llc_profile *p, char *err, size_t errlen);
 
 /* What a prediction needs beyond a readable file: every phase has
  * references and reuse samples. Error "<name>: phases[i].<field>: <why>". */

@@ -197,6 +197,15 @@ struct llc_statmodel_sampler_config {
     uint64_t slot_refs; /* > 0: time-slot mode (docs/METHODS.md §7.5), group = reference index /
                            slot_refs */
     size_t watch_hint;  /* expected pending watches (table pre-size); 0 = default */
+    bool log_reuses;    /* keep every finite sample (llc_statmodel_sampler_reuses) */
+};
+
+/* A finite sample: the sampled reference's index, its reuse distance and
+ * the group it was taken in. */
+struct llc_statmodel_reuse {
+    uint64_t pos;
+    uint64_t distance;
+    int group;
 };
 
 struct llc_statmodel_sampler_stats {
@@ -236,6 +245,27 @@ int llc_statmodel_sampler_status(const struct llc_statmodel_sampler *s, char *er
 int llc_statmodel_sampler_finish(struct llc_statmodel_sampler *s, char *err, size_t errlen);
 void llc_statmodel_sampler_stats(const struct llc_statmodel_sampler *s,
                                  struct llc_statmodel_sampler_stats *out);
+/* The finite samples so far, in the order their reuses came (log_reuses;
+ * else none); valid until the next access or destroy. */
+const struct llc_statmodel_reuse *llc_statmodel_sampler_reuses(
+    const struct llc_statmodel_sampler *s, size_t *n);
+
+/* ---- A phase's own references (docs/METHODS.md §12.7) -------------------- */
+
+/* Windows in order, refs[w] (finite, >= 0) references each, labels[w] its
+ * phase (negative: none). */
+struct llc_statmodel_own_clock;
+int llc_statmodel_own_clock_create(const double *refs, const int *labels, size_t n,
+                                   struct llc_statmodel_own_clock **out, char *err, size_t errlen);
+void llc_statmodel_own_clock_destroy(struct llc_statmodel_own_clock *c);
+/* The label of the window holding reference index pos (-1: none, or
+ * past the windows). */
+int llc_statmodel_own_clock_label(const struct llc_statmodel_own_clock *c, uint64_t pos);
+/* A reuse's distance in its phase's own references: of the references
+ * pos + 1 .. pos + distance, those in windows labelled like pos's (past
+ * the windows all count). An unlabelled start keeps the distance. */
+uint64_t llc_statmodel_own_distance(const struct llc_statmodel_own_clock *c, uint64_t pos,
+                                    uint64_t distance);
 
 /* ---- Exact reference (every reference; tests and ground truth) ---------- */
 

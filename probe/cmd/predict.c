@@ -23,7 +23,7 @@ static void usage(FILE *out)
         "                        [--policy P] [--no-coupling] [--no-probe] [--anchored]\n"
         "                        [--no-strata] [--no-first-touches] [--stationary] [--fully-associative]\n"
         "                        [--no-exclusive | --exclusive-lru] [--phase-local] [--censored]\n"
-        "                        [--force]\n"
+        "                        [--own-distances] [--force]\n"
         "                        [-o PREFIX [--no-plot] [--gnuplot PATH]] [--quiet]\n\n"
         "Predicts what happens when 1 to 8 programs, each profiled alone with\n"
         "'llcprobe profile', share one last-level cache: per program the LLC miss\n"
@@ -85,6 +85,12 @@ static void usage(FILE *out)
         "  --censored        take the reuse histograms as recorded: reuses the profiled\n"
         "                    run's end cut off stay dangling (by default each sample is\n"
         "                    weighted by how likely its distance was to fit in the run)\n"
+        "  --own-distances   each phase's whole model on its reuse distances in its own\n"
+        "                    references (where the profile has them), its reuses across\n"
+        "                    its program's other phases priced with the lines and misses\n"
+        "                    those add; by default the phases' distances count all of\n"
+        "                    the program's references and the own ones set only the age\n"
+        "                    a phase starts at (docs/METHODS.md 12.7)\n"
         "  --force           predict profiles from different machines or presets together\n"
         "                    (or for another machine); the output records what was forced\n"
         "  -o, --output PREFIX  write the files above\n"
@@ -123,6 +129,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         O_NO_STRATA,
         O_CENSORED,
         O_PHASE_LOCAL,
+        O_OWN_DISTANCES,
         O_FORCE,
         O_NO_PLOT,
         O_GNUPLOT
@@ -142,6 +149,7 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
         {"fully-associative", no_argument, NULL, O_FULLY_ASSOC},
         {"no-strata", no_argument, NULL, O_NO_STRATA},
         {"phase-local", no_argument, NULL, O_PHASE_LOCAL},
+        {"own-distances", no_argument, NULL, O_OWN_DISTANCES},
         {"censored", no_argument, NULL, O_CENSORED},
         {"force", no_argument, NULL, O_FORCE},
         {"output", required_argument, NULL, 'o'},
@@ -221,6 +229,9 @@ static enum llc_parse parse_args(int argc, char **argv, struct args *a)
             break;
         case O_PHASE_LOCAL:
             a->o.phase_local = true;
+            break;
+        case O_OWN_DISTANCES:
+            a->o.own_distances = true;
             break;
         case O_FORCE:
             a->o.force = true;
@@ -459,6 +470,7 @@ int llc_cmd_predict(int argc, char **argv)
      * writing the results. */
     const double t0 = llc_now(), c0 = llc_thread_cpu_now();
     for (size_t i = 0; i < a.n; i++) {
+        progs[i].own_distances = a.o.own_distances;
         if (pred_prog_build(&progs[i], a.o.probe, a.o.cold, a.o.uncensor, err, sizeof(err)) < 0) {
             rc = llc_cli_fail("predict", "%s", err);
             goto out;

@@ -54,6 +54,12 @@ struct pred_prog {
     size_t n_windows;
     bool probe_used;
     bool uncensor; /* reuse models of the run's middle (docs/METHODS.md §7.7) */
+    /* Set before pred_prog_build: each phase's model on its reuse in its
+     * own references where the profile has it (--own-distances;
+     * docs/METHODS.md §12.7) */
+    bool own_distances;
+    /* Per model phase: its model's reuse is in its own references */
+    bool *own;
     /* The run's distinct lines: counted first touches where the profile
      * has them, else the sampled estimate; firsts_scale = counted over
      * sampled (1 without a count), applied to every recorded dangling
@@ -109,6 +115,7 @@ struct pred_opts {
     bool first_touches; /* phases start at the age of their measured first touches */
     bool uncensor;      /* undo end-of-run censoring of the reuse (not --censored) */
     bool phase_local;   /* co-runners see each phase's own footprint (--phase-local) */
+    bool own_distances; /* each phase's model on its own references (--own-distances) */
     char forced[512];   /* what --force let through, "" if nothing */
 };
 
@@ -136,9 +143,11 @@ int pred_cross_phase_misses(struct pred_prog *p, size_t i, const struct llc_cont
                             const struct llc_contention_run *corun, char *err, size_t errlen);
 /* The reuse model of histogram h of model phase k (the pooled phase: all
  * windows), end-of-run censoring undone where p->uncensor and the profile
- * says where the phase's references lie (its windows). */
+ * says where the phase's references lie (its windows; own: h's distances
+ * are in the phase's own references, whose windows are one run). */
 int pred_reuse_model(const struct pred_prog *p, size_t k, const struct llc_statmodel_hist *h,
-                     double kept, struct llc_statmodel_model **out, char *err, size_t errlen);
+                     bool own, double kept, struct llc_statmodel_model **out, char *err,
+                     size_t errlen);
 /* Dangling samples per sample of h as recorded, scaled by p->firsts_scale
  * (at most 1; 0 without samples): the profiled run's first touches per
  * reference. */

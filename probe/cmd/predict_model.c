@@ -15,9 +15,11 @@ void pred_prog_free(struct pred_prog *p)
         llc_statmodel_release(p->models[k]);
     for (size_t k = 0; p->raw && k < p->n_phases; k++)
         llc_statmodel_release(p->raw[k]);
+
     free(p->models);
     free(p->raw);
     free(p->baseline);
+    free(p->own);
     free(p->plain);
     free(p->anchored);
     free(p->phase_id);
@@ -90,7 +92,7 @@ double pred_recorded_firsts(const struct pred_prog *p, const struct llc_statmode
 static int phase_models(struct pred_prog *p, size_t k, const struct llc_statmodel_hist *h,
                         char *err, size_t errlen)
 {
-    int rc = pred_reuse_model(p, k, h, -1, &p->models[k], err, errlen);
+    int rc = pred_reuse_model(p, k, h, p->own[k], -1, &p->models[k], err, errlen);
     if (rc == 0 && p->uncensor)
         rc = llc_statmodel_prepare(h, &p->raw[k], err, errlen);
     p->plain[k].firsts = pred_recorded_firsts(p, h);
@@ -147,7 +149,8 @@ static long model_phase(const struct llc_profile *f, size_t w)
 }
 
 int pred_reuse_model(const struct pred_prog *p, size_t k, const struct llc_statmodel_hist *h,
-                     double kept, struct llc_statmodel_model **out, char *err, size_t errlen)
+                     bool own, double kept, struct llc_statmodel_model **out, char *err,
+                     size_t errlen)
 {
     const struct llc_profile *f = &p->prof;
     const size_t nw = f->windows.count;
@@ -158,13 +161,21 @@ int pred_reuse_model(const struct pred_prog *p, size_t k, const struct llc_statm
     size_t n = 0;
     int rc = start && len ? llc_statmodel_hist_create(&u, err, errlen)
                           : llc_errf(err, errlen, -ENOMEM, "out of memory");
+    /* own distances: the phase's windows are one run of its references */
     for (size_t w = 0; rc == 0 && w < nw; w++) {
         const double refs = f->windows.references[w];
-        if (refs > 0 && (k >= f->n_phases || model_phase(f, w) == (long)k)) {
+        const bool mine = refs > 0 && (k >= f->n_phases || model_phase(f, w) == (long)k);
+        if (mine && !own) {
             start[n] = end;
             len[n++] = refs;
         }
-        end += refs > 0 ? refs : 0;
+        if (refs > 0 && (mine || !own))
+            end += refs;
+    }
+    if (own && end > 0) {
+        start[0] = 0;
+        len[0] = end;
+        n = 1;
     }
     /* no window of the phase holds references: nothing says where its
      * samples were taken */
@@ -223,7 +234,7 @@ static int excess_all(struct pred_prog *p, const double *mr, struct llc_contenti
         char why[LLC_ERRLEN];
         rc = llc_contention_excess_build((const struct llc_statmodel_model *const *)p->models,
                                          p->n_phases, p->window_phase, refs, p->n_windows, k, mr,
-                                         &out[k], why, sizeof(why));
+                                         p->own[k], &out[k], why, sizeof(why));
         if (rc < 0)
             rc = llc_errf(err, errlen, rc, "%s: phases[%zu]: %s", p->file, k, why);
     }
@@ -393,8 +404,10 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncenso
     p->anchor = calloc(n, sizeof(*p->anchor));
     p->raw = calloc(n, sizeof(*p->raw));
     p->baseline = calloc(n, sizeof(*p->baseline));
-    if (!p->models || !p->plain || !p->anchored || !p->phase_id || !p->gamma || !p->gamma_rms ||
-        !p->probe_cv || !p->layout || !p->disp || !p->anchor || !p->raw || !p->baseline)
+    p->own = calloc(n, sizeof(*p->own));
+    if (!p->own || !p->models || !p->plain || !p->anchored || !p->phase_id || !p->gamma ||
+        !p->gamma_rms || !p->probe_cv || !p->layout || !p->disp || !p->anchor || !p->raw ||
+        !p->baseline)
         return llc_errf(err, errlen, -ENOMEM, "out of memory");
     p->probe_used = use_probe && f->probe.ok && f->probe.n_phases > 0;
     program_lines(p);
@@ -405,9 +418,11 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncenso
         p->plain[k] =
             (struct llc_contention_phase){.api = ph->refs_per_instruction, .cpi0 = ph->cpi0};
         char why[LLC_ERRLEN];
-        rc = phase_models(p, k, ph->rdhist, why, sizeof(why));
+        p->own[k] = ph->rdhist_own && p->own_distances;
+        rc = phase_models(p, k, p->own[k] ? ph->rdhist_own : ph->rdhist, why, sizeof(why));
         if (rc < 0)
-            rc = llc_errf(err, errlen, rc, "%s: phases[%zu].rdhist: %s", p->file, k, why);
+            rc = llc_errf(err, errlen, rc, "%s: phases[%zu].%s: %s", p->file, k,
+                          p->own[k] ? "rdhist_own" : "rdhist", why);
     }
     if (rc == 0 && n > f->n_phases)
         rc = pooled(p, f->n_phases, err, errlen);

@@ -245,12 +245,13 @@ static json_t *phases_json(const struct pred_prog *p)
     json_t *a = json_array();
     for (size_t k = 0; k < p->n_shown; k++)
         json_array_append_new(
-            a, json_pack("{s:i, s:o, s:o, s:s, s:o, s:o, s:s, s:o, s:o}", "phase", p->phase_id[k],
-                         "gamma", llc_json_finite(p->gamma[k]), "gamma_rms_log",
+            a, json_pack("{s:i, s:o, s:o, s:s, s:o, s:o, s:s, s:s, s:o, s:o}", "phase",
+                         p->phase_id[k], "gamma", llc_json_finite(p->gamma[k]), "gamma_rms_log",
                          llc_json_finite(p->gamma_rms[k]), "anchor", status[p->anchor[k]], "cv",
                          llc_json_finite(p->probe_cv[k]), "cv_skew",
                          llc_json_finite(p->plain[k].cv), "skew_strata", skew_of(&p->plain[k]),
-                         "refs_per_instruction", llc_json_finite(p->plain[k].api), "cross_phase",
+                         "reuse_distances", p->own[k] ? "own" : "program", "refs_per_instruction",
+                         llc_json_finite(p->plain[k].api), "cross_phase",
                          cross_phase_json(p->plain[k].excess, p->plain[k].excess_alone)));
     return a;
 }
@@ -445,11 +446,12 @@ int pred_write(const char *prefix, const struct pred_prog *progs, size_t n,
                         json_real(pred_rrip_protect(m, o)));
     json_object_set_new(
         doc, "options",
-        json_pack("{s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b}", "coupling",
+        json_pack("{s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b}", "coupling",
                   o->coupling, "probe", o->probe, "anchored", o->anchored, "cold_start", o->cold,
                   "first_touches", o->first_touches, "set_associative", o->assoc, "strata",
                   o->strata, "uncensored", o->uncensor, "exclusive", o->exclusive, "exclusive_lru",
-                  o->exclusive_lru, "phase_local", o->phase_local, "force", o->force));
+                  o->exclusive_lru, "phase_local", o->phase_local, "own_distances",
+                  o->own_distances, "force", o->force));
     json_object_set_new(doc, "programs", programs_json(progs, n, m, r));
     json_object_set_new(doc, "tuples", tuples_json(progs, n, r));
     json_object_set_new(doc, "pair_grid", grid_json(progs, r));

@@ -57,11 +57,14 @@ int pred_strata_build(struct pred_prog *p, char *err, size_t errlen)
         for (size_t g = 0; rc == 0 && g < ph->n_strata; g++) {
             const struct llc_profile_stratum *x = &ph->strata[g];
             struct llc_statmodel_model **m = &st->models[st->n_models];
+            /* in the phase's own references where its reuse is */
+            const struct llc_statmodel_hist *h =
+                p->own[j] && x->rdhist_own ? x->rdhist_own : x->rdhist;
             char why[LLC_ERRLEN];
             if (x->samples > 0 &&
-                (rc = pred_reuse_model(p, j, x->rdhist, kept, m, why, sizeof(why))) < 0)
-                rc = llc_errf(err, errlen, rc, "%s: phases[%zu].strata[%zu].rdhist: %s", p->file, j,
-                              g, why);
+                (rc = pred_reuse_model(p, j, h, h != x->rdhist, kept, m, why, sizeof(why))) < 0)
+                rc = llc_errf(err, errlen, rc, "%s: phases[%zu].strata[%zu].%s: %s", p->file, j, g,
+                              h == x->rdhist ? "rdhist" : "rdhist_own", why);
             st->s[st->n_models++] =
                 (struct llc_contention_stratum){.model = *m,
                                                 .sets = x->sets,

@@ -204,6 +204,14 @@ static double window_instructions(const struct llc_mrc_phase_run *run,
     return (double)run->window;
 }
 
+static struct llc_statmodel_hist **phase_own(void *ctx, struct llc_profile *p, size_t phase,
+                                             int group)
+{
+    (void)ctx;
+    (void)group;
+    return &p->phases[phase].rdhist_own;
+}
+
 /* Fills windows[] and phases[] of p from the phase run and the solo
  * windows. A run whose windows all stay unclassified (too short for
  * ScarPhase) becomes one phase 0 with every sample. */
@@ -268,6 +276,11 @@ int profile_fill_phases(struct llc_profile *p, const struct llc_mrc_phase_run *r
         p->windows.instructions[k] = window_instructions(run, sw, k);
         p->windows.references[k] = run->windows[k].refs;
     }
+    /* one phase: its own references are the program's */
+    if (!one && run->reuses &&
+        (rc = llc_profile_own_distances(p, run->reuses, run->n_reuses, phase_own, NULL, err,
+                                        errlen)) == 0)
+        rc = llc_profile_own_complete(p, err, errlen);
 out:
     free(ids);
     return rc;

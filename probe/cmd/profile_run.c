@@ -64,6 +64,7 @@ static int sample_phases(const char *trace, const struct prof_opts *o, double *r
     pc.sampler.rate = *rate;
     pc.sampler.seed = o->seed;
     pc.window = o->window;
+    pc.sampler.log_reuses = true; /* own distances */
     return llc_mrc_sample_trace_phases(trace, &pc, run, err, errlen);
 }
 

@@ -45,6 +45,10 @@ struct llc_mrc_window_hook {
     int (*before)(void *ctx, const struct llc_trace_rec *rec, uint64_t refs, char *err,
                   size_t errlen);
     void *ctx;
+    /* With cfg->log_reuses: the sampler's finite samples (groups are the
+     * windows), handed over at the end (the caller frees them). */
+    struct llc_statmodel_reuse **reuses;
+    size_t *n_reuses;
 };
 /* llc_mrc_sample_trace_groups with windows as groups (cfg->slot_refs 0). */
 int llc_mrc_sample_trace_windows(const char *path, const struct llc_statmodel_sampler_config *cfg,
@@ -100,6 +104,10 @@ struct llc_mrc_phase_run {
     struct llc_statmodel_groups *window_hists;
     size_t pooled_groups;              /* groups given the pooled histogram */
     struct llc_statmodel_hist *pooled; /* every sample */
+    /* cfg->sampler.log_reuses: every finite sample, its group the window
+     * (own distances, docs/METHODS.md §12.7); else NULL */
+    struct llc_statmodel_reuse *reuses;
+    size_t n_reuses;
     struct llc_phase_summary summary;
     struct llc_mrc_trace_stats stats;
 };

@@ -184,6 +184,7 @@ void llc_mrc_phase_run_free(struct llc_mrc_phase_run *r)
     llc_statmodel_groups_destroy(r->window_hists);
     llc_statmodel_groups_destroy(r->phases);
     llc_statmodel_hist_destroy(r->pooled);
+    free(r->reuses);
     *r = (struct llc_mrc_phase_run){0};
 }
 
@@ -265,7 +266,10 @@ int llc_mrc_sample_trace_phases(const char *path, const struct llc_mrc_phase_con
     if (rc < 0)
         goto out;
     const struct llc_mrc_window_hook hook = {
-        .before = out->unit == LLC_MRC_WINDOW_INSTRUCTIONS ? before_instr : before_refs, .ctx = &w};
+        .before = out->unit == LLC_MRC_WINDOW_INSTRUCTIONS ? before_instr : before_refs,
+        .ctx = &w,
+        .reuses = &out->reuses,
+        .n_reuses = &out->n_reuses};
     rc =
         llc_mrc_sample_trace_windows(path, &cfg->sampler, &hook, windows, &out->stats, err, errlen);
     if (rc < 0)

@@ -1,6 +1,7 @@
 /* Reuse-distance sampling of a trace file (the trace sampler of `mrc`). */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "llcprobe/common.h"
 #include "llcprobe/trace.h"
@@ -87,6 +88,18 @@ int llc_mrc_sample_trace_windows(const char *path, const struct llc_statmodel_sa
     if (rc < 0)
         goto out;
     llc_statmodel_sampler_stats(sampler, &stats->sampler);
+    if (hook && hook->reuses && cfg->log_reuses) {
+        size_t nr = 0;
+        const struct llc_statmodel_reuse *log = llc_statmodel_sampler_reuses(sampler, &nr);
+        *hook->reuses = malloc((nr ? nr : 1) * sizeof(*log));
+        if (!*hook->reuses) {
+            rc = llc_errf(err, errlen, -ENOMEM, "%s: out of memory", path);
+            goto out;
+        }
+        if (nr)
+            memcpy(*hook->reuses, log, nr * sizeof(*log));
+        *hook->n_reuses = nr;
+    }
 out:
     free(batch);
     llc_statmodel_sampler_destroy(sampler);

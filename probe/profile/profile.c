@@ -59,8 +59,10 @@ static void free_windows(struct llc_profile_windows *w)
 
 static void free_strata(struct llc_profile_phase *ph)
 {
-    for (size_t g = 0; g < ph->n_strata; g++)
+    for (size_t g = 0; g < ph->n_strata; g++) {
         llc_statmodel_hist_destroy(ph->strata[g].rdhist);
+        llc_statmodel_hist_destroy(ph->strata[g].rdhist_own);
+    }
     free(ph->strata);
     ph->strata = NULL;
     ph->n_strata = 0;
@@ -70,6 +72,7 @@ static void free_phases(struct llc_profile *p)
 {
     for (size_t i = 0; i < p->n_phases; i++) {
         llc_statmodel_hist_destroy(p->phases[i].rdhist);
+        llc_statmodel_hist_destroy(p->phases[i].rdhist_own);
         free_strata(&p->phases[i]);
     }
     free(p->phases);
@@ -406,6 +409,9 @@ static int check_strata(const struct llc_profile *p, size_t i, const char *name,
                         total);
         if (s->refs > 0 && !(s->samples > 0))
             return FAIL(SFIELD("samples"), "0, but the stratum has references");
+        if (s->rdhist_own && !close_to(llc_statmodel_hist_total(s->rdhist_own), total, 1e-9))
+            return FAIL(SFIELD("rdhist_own"), "%g samples, but rdhist has %g",
+                        llc_statmodel_hist_total(s->rdhist_own), total);
 #undef SFIELD
         sets += s->sets;
         refs += s->refs;
@@ -445,6 +451,9 @@ static int check_phase(const struct llc_profile *p, size_t i, const char *name, 
     if (!nonneg(ph->samples) || !close_to(ph->samples, total, 1e-9))
         return FAIL(PFIELD("samples"), "%g is not the histogram's sample count %g", ph->samples,
                     total);
+    if (ph->rdhist_own && !close_to(llc_statmodel_hist_total(ph->rdhist_own), total, 1e-9))
+        return FAIL(PFIELD("rdhist_own"), "%g samples, but rdhist has %g",
+                    llc_statmodel_hist_total(ph->rdhist_own), total);
     if (!pos(ph->solo.cpi))
         return FAIL(PFIELD("solo.cpi"), "%g is not a positive number", ph->solo.cpi);
     const double mr = ph->solo.llc_miss_ratio, apr = ph->solo.llc_accesses_per_reference;

@@ -207,6 +207,19 @@ static int read_windows(const struct jget *g, const json_t *doc, struct llc_prof
     return rc;
 }
 
+/* An optional rdhist_own: created and parsed into *h (freed with the profile). */
+static int read_own(const struct jget *g, const json_t *o, const char *field,
+                    struct llc_statmodel_hist **h)
+{
+    char e2[LLC_ERRLEN];
+    const char *text;
+    int rc = jget_string(g, o, "rdhist_own", field, &text);
+    if (rc == 0 && (rc = llc_statmodel_hist_create(h, g->err, g->errlen)) == 0 &&
+        llc_statmodel_hist_parse(text, *h, e2, sizeof(e2)) < 0)
+        rc = jget_fail(g, -EINVAL, field, "%s", e2);
+    return rc;
+}
+
 /* phases[i].strata (optional): [{sets, refs, rate: [lo, hi], samples, rdhist}]. */
 static int read_strata(const struct jget *g, const json_t *o, size_t i,
                        struct llc_profile_phase *ph)
@@ -248,6 +261,8 @@ static int read_strata(const struct jget *g, const json_t *o, size_t i,
             rc = jget_string(g, s, "rdhist", F("rdhist"), &text);
         if (rc == 0 && llc_statmodel_hist_parse(text, st->rdhist, e2, sizeof(e2)) < 0)
             rc = jget_fail(g, -EINVAL, F("rdhist"), "%s", e2);
+        if (rc == 0 && json_object_get(s, "rdhist_own"))
+            rc = read_own(g, s, F("rdhist_own"), &st->rdhist_own);
 #undef F
     }
     return rc;
@@ -281,6 +296,8 @@ static int read_phase(const struct jget *g, const json_t *o, size_t i, struct ll
         rc = jget_string(g, o, "rdhist", F("rdhist"), &text);
     if (rc == 0 && llc_statmodel_hist_parse(text, ph->rdhist, e2, sizeof(e2)) < 0)
         rc = jget_fail(g, -EINVAL, F("rdhist"), "%s", e2);
+    if (rc == 0 && json_object_get(o, "rdhist_own"))
+        rc = read_own(g, o, F("rdhist_own"), &ph->rdhist_own);
     if (rc == 0)
         rc = jget_object(g, o, "solo", F("solo"), &solo);
     if (rc == 0)

@@ -145,6 +145,8 @@ static json_t *strata_json(const struct llc_profile_phase *ph, bool *bad, char *
         put(o, "rate", rate, bad);
         put(o, "samples", jnum(s->samples), bad);
         put(o, "rdhist", hist_json(s->rdhist, bad, err, errlen), bad);
+        if (s->rdhist_own)
+            put(o, "rdhist_own", hist_json(s->rdhist_own, bad, err, errlen), bad);
         push(arr, o, bad);
     }
     return arr;
@@ -167,6 +169,8 @@ static json_t *phase_json(const struct llc_profile_phase *ph, bool *bad, char *e
     put(o, "refs_per_instruction", json_real(ph->refs_per_instruction), bad);
     put(o, "samples", jnum(ph->samples), bad);
     put(o, "rdhist", text, bad);
+    if (ph->rdhist_own)
+        put(o, "rdhist_own", hist_json(ph->rdhist_own, bad, err, errlen), bad);
     put(o, "solo", solo, bad);
     put(o, "cpi0", json_real(ph->cpi0), bad);
     if (!isnan(ph->set_dispersion))

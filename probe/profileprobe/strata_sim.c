@@ -311,6 +311,17 @@ static int file_samples(struct llc_profile *p, const struct llc_statmodel_groups
     return rc;
 }
 
+static struct llc_statmodel_hist **stratum_own(void *ctx, struct llc_profile *p, size_t phase,
+                                               int group)
+{
+    (void)ctx;
+    struct llc_profile_phase *ph = &p->phases[phase];
+    if (group == NO_GROUP || group / LLC_PROFILE_MAX_STRATA != (int)phase)
+        return NULL;
+    const size_t s = (size_t)(group % LLC_PROFILE_MAX_STRATA);
+    return s < ph->n_strata ? &ph->strata[s].rdhist_own : NULL;
+}
+
 /* Physical addresses: a synthetic workload that places its own lines. */
 static int workload_physical(const struct llc_sim_config *cfg, const char *spec, bool *phys,
                              char *err, size_t errlen)
@@ -385,6 +396,7 @@ int llc_profile_strata_sim(const struct llc_sim_config *cfg, const char *trace,
     llc_statmodel_sampler_config_default(&scfg);
     scfg.rate = p->sampler.rate;
     scfg.seed = p->sampler.seed;
+    scfg.log_reuses = true; /* own distances */
     r.stratum = stratum;
     if ((rc = llc_statmodel_groups_create(&groups, err, errlen)) < 0 ||
         (rc = llc_statmodel_sampler_create(&scfg, groups, &r.smp, err, errlen)) < 0 ||
@@ -392,6 +404,11 @@ int llc_profile_strata_sim(const struct llc_sim_config *cfg, const char *trace,
         (rc = llc_statmodel_sampler_finish(r.smp, err, errlen)) < 0)
         goto out;
     rc = file_samples(p, groups, err, errlen);
+    size_t nr = 0;
+    const struct llc_statmodel_reuse *log = llc_statmodel_sampler_reuses(r.smp, &nr);
+    if (rc == 0 &&
+        (rc = llc_profile_own_distances(p, log, nr, stratum_own, NULL, err, errlen)) == 0)
+        rc = llc_profile_own_complete(p, err, errlen);
 out:
     llc_statmodel_sampler_destroy(r.smp);
     llc_statmodel_groups_destroy(groups);

@@ -46,6 +46,59 @@ jcheck "... the JSON says the skew took the layout's strata" u6p.prediction.json
 jcheck "... and none fully associative" u6pfullyassociative.prediction.json \
   'all(q["skew_strata"] == "none" for q in d["programs"][0]["phases"])'
 
+# Own distances (docs/METHODS.md 12.7): phased's 2 MiB phase first runs
+# at the program's start. The sampler counts every reference of the
+# program, so its histogram holds the reuses across the 32 MiB phase's
+# runs too; the profile also records each sample in its phase's own
+# references (rdhist_own, the same samples). From an empty cache, its
+# first window misses 0.62 per reference (the timed solo run,
+# sim --corun beside a 64 KiB program). With its own distances
+# (--own-distances) the model's first window is within 0.05 of it; with
+# the program's, the age fitted to its first touches over a footprint
+# that keeps growing past its 32,768 lines starts it warm: 0.21
+# (docs/RESULTS.md 10.17).
+ph='phased:uniform:size=2M@200000;zipf:size=32M,alpha=0.8@200000'
+"$bin" profile --backend sim --preset intel8 --workload "$ph" --instructions 2e6 --no-probe -o ph \
+  -q >/dev/null 2>&1
+check_rc "phased: profile" 0 $?
+jcheck "... every phase has rdhist_own, its samples rdhist's, fewer of them past 100,000" ph.profile.json '
+all("rdhist_own" in q for q in d["phases"]) and len(d["phases"]) == 2 and all(
+  (lambda a, b: abs(a[0] - b[0]) < 1e-9 and a[1] == b[1] and a[2] < b[2])(
+    *[(lambda t: (float(t.split()[2][4:]) + sum(float(x.split(":")[1]) for x in t.split()[3:]),
+                  float(t.split()[2][4:]),
+                  sum(float(x.split(":")[1]) for x in t.split()[3:] if int(x.split(":")[0]) > 100000)))
+      (q[k]) for k in ("rdhist_own", "rdhist")]) for q in d["phases"])'
+"$bin" sim --corun --preset intel8 -q --window 100000 --instructions 2000000,2000000 -o phc.json \
+  "$ph" uniform:size=64K >/dev/null 2>&1
+check_rc "phased: timed solo run" 0 $?
+for args in "" "--own-distances"; do
+  "$bin" predict ph.profile.json $args -o php$(echo "$args" | tr -d ' -') --no-plot -q >/dev/null 2>&1
+  check_rc "phased: predict $args" 0 $?
+done
+first() { # the first window's predicted misses per reference
+  python3 - "$1" <<'PY'
+import csv, json, sys
+f = json.load(open("ph.profile.json"))["timing"]["freq_hz"]
+ins = mis = 0
+for r in csv.DictReader(open(sys.argv[1] + ".prediction.csv")):
+    if r["program"] == "0" and r["window"] == "0":
+        i = float(r["dt_s"]) * f / float(r["cpi"])
+        ins += i
+        mis += i * float(r["miss_ratio"])
+print(mis / ins)
+PY
+}
+sim0=$(python3 -c 'import json; w = json.load(open("phc.json"))["agents"][0]["windows"][0]["solo"]; print(w["llc_misses"] / w["accesses"])')
+own0=$(first phpowndistances) prog0=$(first php)
+echo "  first window: simulated $sim0, own distances $own0, the program's $prog0"
+check "... own distances: the first window within 0.05 of the simulated" \
+  'python3 -c "import sys; sys.exit(abs($own0 - $sim0) >= 0.05)"'
+check "... the program's: more than 0.3 below it" 'python3 -c "import sys; sys.exit($sim0 - $prog0 <= 0.3)"'
+jcheck "... the JSON says which distances each phase's model took" phpowndistances.prediction.json \
+  'd["options"]["own_distances"] and [q["reuse_distances"] for q in d["programs"][0]["phases"]] == ["own", "own", "program"]'
+jcheck "... and by default the program's" php.prediction.json \
+  'not d["options"]["own_distances"] and all(q["reuse_distances"] == "program" for q in d["programs"][0]["phases"])'
+
 # A program that fits its private L2 on amd32 (exclusive LLC, L2 of 16384
 # lines): uniform over 12288 lines. Its timed solo run holds almost nothing
 # in the LLC; the models say so by default (both shifted: the LRU grid's

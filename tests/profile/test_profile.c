@@ -95,6 +95,32 @@ static char *hist_text(const struct llc_statmodel_hist *h)
     return s;
 }
 
+/* A histogram of h's samples, its finite ones all at distance 5 (as if
+ * each phase's own references were few): what rdhist_own must match. */
+static struct llc_statmodel_hist *own_of(const struct llc_statmodel_hist *h)
+{
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_hist *o = NULL;
+    assert_int_equal(llc_statmodel_hist_create(&o, err, sizeof err), 0);
+    assert_int_equal(llc_statmodel_hist_add(o, 5, llc_statmodel_hist_finite(h), err, sizeof err),
+                     0);
+    if (llc_statmodel_hist_dangling(h) > 0)
+        assert_int_equal(
+            llc_statmodel_hist_add_dangling(o, llc_statmodel_hist_dangling(h), err, sizeof err), 0);
+    return o;
+}
+
+static void same_hist(const struct llc_statmodel_hist *x, const struct llc_statmodel_hist *y)
+{
+    assert_true(!x == !y);
+    if (!x)
+        return;
+    char *hx = hist_text(x), *hy = hist_text(y);
+    assert_string_equal(hx, hy);
+    free(hx);
+    free(hy);
+}
+
 static void same_profile(const struct llc_profile *a, const struct llc_profile *b)
 {
     assert_string_equal(a->program.name, b->program.name);
@@ -120,10 +146,8 @@ static void same_profile(const struct llc_profile *a, const struct llc_profile *
         assert_true(isnan(y->solo.occupancy_lines));
         assert_true(x->set_dispersion == y->set_dispersion ||
                     (isnan(x->set_dispersion) && isnan(y->set_dispersion)));
-        char *hx = hist_text(x->rdhist), *hy = hist_text(y->rdhist);
-        assert_string_equal(hx, hy);
-        free(hx);
-        free(hy);
+        same_hist(x->rdhist, y->rdhist);
+        same_hist(x->rdhist_own, y->rdhist_own);
     }
     assert_int_equal(a->probe.ok, b->probe.ok);
     assert_int_equal(a->probe.n_phases, b->probe.n_phases);
@@ -150,7 +174,8 @@ static void round_trip(void **state)
             assert_int_equal(llc_profile_alloc_first_touches(&p, err, sizeof err), 0);
             for (size_t i = 0; i < p.windows.count; i++)
                 p.windows.first_touches[i] = (double)(3 * i);
-            p.phases[1].set_dispersion = 0.25; /* and one phase's lines per set */
+            p.phases[1].set_dispersion = 0.25;                   /* and one phase's lines per set */
+            p.phases[2].rdhist_own = own_of(p.phases[2].rdhist); /* and own distances */
         }
         char *path = tmp_path("rt");
         assert_int_equal(llc_profile_write(path, &p, err, sizeof err), 0);
@@ -296,6 +321,15 @@ static void d_nan_ins(json_t *d)
     json_array_set_new(at(d, "windows", "instructions"), 2, json_integer(-4));
 }
 
+static void d_own_total(json_t *d)
+{
+    json_object_set_new(phase(d, 0), "rdhist_own", json_string("rdhist 1 inf=0 5:3"));
+}
+static void d_own_type(json_t *d)
+{
+    json_object_set_new(phase(d, 1), "rdhist_own", json_integer(3));
+}
+
 static const struct damage {
     void (*apply)(json_t *doc);
     const char *expect; /* substring of the message after "<path>: " */
@@ -323,6 +357,8 @@ static const struct damage {
     {d_first_len, "windows.first_touches: 23 entries, expected windows.count = 24"},
     {d_first_neg, "windows.first_touches: entry 5 is not a non-negative number"},
     {d_dispersion, "phases[2].set_dispersion: -0.5 is not a non-negative number"},
+    {d_own_total, "phases[0].rdhist_own: 3 samples, but rdhist has"},
+    {d_own_type, "phases[1].rdhist_own: not a string"},
 };
 
 static void damaged_fields(void **state)
@@ -420,6 +456,7 @@ static void add_strata(struct llc_profile *p)
                          0);
         x->samples = llc_statmodel_hist_total(x->rdhist);
     }
+    ph->strata[1].rdhist_own = own_of(ph->strata[1].rdhist);
 }
 
 static void unlink_both(const char *path)
@@ -448,11 +485,10 @@ static void strata_round_trip(void **state)
         assert_true(x->sets == y->sets && x->refs == y->refs);
         assert_true(x->rate_lo == y->rate_lo && x->rate_hi == y->rate_hi);
         assert_true(x->samples == y->samples);
-        char *hx = hist_text(x->rdhist), *hy = hist_text(y->rdhist);
-        assert_string_equal(hx, hy);
-        free(hx);
-        free(hy);
+        same_hist(x->rdhist, y->rdhist);
+        same_hist(x->rdhist_own, y->rdhist_own);
     }
+    assert_non_null(q.phases[0].strata[1].rdhist_own);
     assert_int_equal(llc_profile_check_predictable(&q, path, err, sizeof err), 0);
     unlink_both(path);
     free(path);
@@ -517,6 +553,11 @@ static void ds_not_object(json_t *d)
                        1, json_integer(4));
 }
 
+static void ds_own(json_t *d)
+{
+    json_object_set_new(stratum_of(d, 1), "rdhist_own", json_string("rdhist 1 inf=1 5:1"));
+}
+
 static const struct damage strata_damages[] = {
     {ds_sets, "phases[0].strata: set shares add up to 1.05"},
     {ds_refs, "phases[0].strata[2].refs: -0.5 is outside [0, 1]"},
@@ -525,6 +566,7 @@ static const struct damage strata_damages[] = {
     {ds_rate, "phases[0].strata[0].rate: 1 entries, expected [lowest, highest]"},
     {ds_empty, "phases[0].strata: 0 entries (1..8)"},
     {ds_not_object, "phases[0].strata[1]: not an object"},
+    {ds_own, "phases[0].strata[1].rdhist_own: 2 samples, but rdhist has 38"},
 };
 
 static void strata_damaged(void **state)
