@@ -193,6 +193,47 @@ out:
     return rc;
 }
 
+int llc_contention_excess_spans(const struct llc_statmodel_model *const *models, size_t n_models,
+                                size_t g, const double *distance, const double *share,
+                                const double *refs, size_t stride, size_t n,
+                                const double *miss_ratio, struct llc_contention_excess *out,
+                                char *err, size_t errlen)
+{
+    *out = (struct llc_contention_excess){0};
+    if (g >= n_models || stride > n_models || n > LLC_CONTENTION_EXCESS_POINTS)
+        return llc_errf(err, errlen, -EINVAL, "spans: phase %zu, %zu columns, %zu points of %zu", g,
+                        stride, n, n_models);
+    double biggest = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (!(distance[k] > 0) || (out->n && !(distance[k] > out->x[out->n - 1])))
+            continue; /* a reuse of no own references meets nothing */
+        double lines = 0, misses = 0;
+        for (size_t h = 0; h < stride; h++) {
+            const double r = refs[k * stride + h];
+            if (!(r > 0) || h == g)
+                continue;
+            if (!models[h])
+                return llc_errf(err, errlen, -EINVAL,
+                                "spans: point %zu has references of "
+                                "phase %zu, which has no model",
+                                k, h);
+            lines += llc_statmodel_footprint(models[h], r);
+            misses += miss_ratio ? miss_ratio[h] * r : 0;
+        }
+        const size_t i = out->n++;
+        out->x[i] = distance[k];
+        out->cross[i] = share[k];
+        out->lines[i] = share[k] * lines;
+        out->misses[i] = share[k] * misses;
+        biggest = fmax(biggest, fmax(out->lines[i], out->misses[i]));
+    }
+    if (!(biggest > 1e-9))
+        out->n = 0;
+    out->has_misses = out->n > 0 && miss_ratio;
+    out->has_cross = out->n > 0;
+    return 0;
+}
+
 /* Linear between points k and k + 1 (not in log x: no log per query on
  * the grid's path; the points are (end / lo)^(1/63) apart, 1.15 for a
  * program 200 times its shortest run's 32nd). */

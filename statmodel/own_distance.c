@@ -128,3 +128,21 @@ uint64_t llc_statmodel_own_distance(const struct llc_statmodel_own_clock *c, uin
     const double d = own + (past > 0 ? past : 0);
     return d < (double)distance ? (uint64_t)llround(d) : distance;
 }
+
+const int *llc_statmodel_own_clock_labels(const struct llc_statmodel_own_clock *c, size_t *n)
+{
+    *n = c->labels;
+    return c->ids;
+}
+
+double llc_statmodel_own_clock_span(const struct llc_statmodel_own_clock *c, uint64_t pos,
+                                    uint64_t distance, double *refs)
+{
+    const double a = (double)pos + 1, b = a + (double)distance;
+    double labelled = 0;
+    for (size_t j = 0; j < c->labels; j++) {
+        refs[j] = own_before(c, (int)j, b) - own_before(c, (int)j, a);
+        labelled += refs[j];
+    }
+    return fmax(0, (double)distance - labelled);
+}

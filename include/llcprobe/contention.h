@@ -90,6 +90,18 @@ int llc_contention_excess_build(const struct llc_statmodel_model *const *models,
                                 bool own_distance, struct llc_contention_excess *out, char *err,
                                 size_t errlen);
 
+/* The same from a phase's measured spans (own distances; docs/METHODS.md
+ * §12.7, "Measured spans"): at each of n own distances (increasing; at
+ * most LLC_CONTENTION_EXCESS_POINTS), the share of its reuses that meet
+ * other phases and, over those, their references refs[k * stride + h] of
+ * each model h (stride <= n_models; g's own ignored): the lines are the
+ * share times sum_h F_h(refs), the misses the share times sum_h m_h refs. */
+int llc_contention_excess_spans(const struct llc_statmodel_model *const *models, size_t n_models,
+                                size_t g, const double *distance, const double *share,
+                                const double *refs, size_t stride, size_t n,
+                                const double *miss_ratio, struct llc_contention_excess *out,
+                                char *err, size_t errlen);
+
 /* The excess at own distance x (0 without points). */
 double llc_contention_excess_at(const struct llc_contention_excess *e, double x);
 /* The same for distances that grow from call to call: *k (0 at first)

@@ -112,6 +112,22 @@ struct llc_profile_stratum {
     struct llc_statmodel_hist *rdhist_own; /* owned, NULL = none: as the phase's */
 };
 
+/* A phase's reuses that span its program's other phases, measured on its
+ * samples (docs/METHODS.md §12.7, "Measured spans"): per bin of own
+ * distance (half octaves; only bins with samples), the samples' mean own
+ * distance, their count, the share whose span holds another phase's
+ * references and, over those, the mean references of each phase
+ * (phases[] order) and of unclassified windows (last): refs[k *
+ * (n_phases + 1) + h]. Optional in the file ("cross_spans"). */
+#define LLC_PROFILE_SPAN_BINS 64
+struct llc_profile_spans {
+    size_t n;         /* bins (0 = none) */
+    double *distance; /* increasing, >= 0 */
+    double *samples;  /* > 0 */
+    double *share;    /* [0, 1] */
+    double *refs;     /* >= 0; the phase's own entry 0 */
+};
+
 struct llc_profile_phase {
     int id;                            /* >= 0, unique */
     uint64_t windows;                  /* windows with phase_of == id */
@@ -131,6 +147,7 @@ struct llc_profile_phase {
     double set_dispersion;
     size_t n_strata;                    /* 0 = none */
     struct llc_profile_stratum *strata; /* owned, n_strata entries */
+    struct llc_profile_spans spans;     /* owned */
 };
 
 /* docs/METHODS.md §12.6 probe readings of one phase. */
@@ -219,6 +236,14 @@ int llc_profile_own_distances(struct llc_profile *p, const struct llc_statmodel_
                                                                   size_t phase, int group),
                               void *ctx, char *err, size_t errlen);
 int llc_profile_own_complete(struct llc_profile *p, char *err, size_t errlen);
+/* Each phase's spans from the same log (replacing any); a phase without
+ * logged reuses keeps none. */
+int llc_profile_own_spans(struct llc_profile *p, const struct llc_statmodel_reuse *r, size_t n,
+                          char *err, size_t errlen);
+/* Allocates n bins of a phase's spans (zeroed; p's phase count sizes the
+ * rows), replacing any; n = 0 frees them. */
+int llc_profile_alloc_spans(const struct llc_profile *p, struct llc_profile_phase *ph, size_t n,
+                            char *err, size_t errlen);
 
 /* What a prediction needs beyond a readable file: every phase has
  * references and reuse samples. Error "<name>: phases[i].<field>: <why>". */

@@ -266,6 +266,13 @@ int llc_statmodel_own_clock_label(const struct llc_statmodel_own_clock *c, uint6
  * the windows all count). An unlabelled start keeps the distance. */
 uint64_t llc_statmodel_own_distance(const struct llc_statmodel_own_clock *c, uint64_t pos,
                                     uint64_t distance);
+/* The labels (>= 0) in the order of their first window; *n of them. */
+const int *llc_statmodel_own_clock_labels(const struct llc_statmodel_own_clock *c, size_t *n);
+/* Of the references pos + 1 .. pos + distance, refs[j] in the windows of
+ * the j-th label (refs has room for all); returns the rest (unlabelled
+ * windows, and past them). */
+double llc_statmodel_own_clock_span(const struct llc_statmodel_own_clock *c, uint64_t pos,
+                                    uint64_t distance, double *refs);
 
 /* ---- Exact reference (every reference; tests and ground truth) ---------- */
 

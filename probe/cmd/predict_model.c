@@ -232,9 +232,18 @@ static int excess_all(struct pred_prog *p, const double *mr, struct llc_contenti
         refs[w] = p->window_ins[w] * p->plain[p->window_phase[w]].api;
     for (size_t k = 0; rc == 0 && k < p->prof.n_phases; k++) {
         char why[LLC_ERRLEN];
-        rc = llc_contention_excess_build((const struct llc_statmodel_model *const *)p->models,
-                                         p->n_phases, p->window_phase, refs, p->n_windows, k, mr,
-                                         p->own[k], &out[k], why, sizeof(why));
+        const struct llc_profile_spans *sp = &p->prof.phases[k].spans;
+        const struct llc_statmodel_model *const *m =
+            (const struct llc_statmodel_model *const *)p->models;
+        /* own distances: the spans its reuses measured, where the profile
+         * has them and every column has a model */
+        if (p->own[k] && sp->n && p->n_phases > p->prof.n_phases)
+            rc = llc_contention_excess_spans(m, p->n_phases, k, sp->distance, sp->share, sp->refs,
+                                             p->prof.n_phases + 1, sp->n, mr, &out[k], why,
+                                             sizeof(why));
+        else
+            rc = llc_contention_excess_build(m, p->n_phases, p->window_phase, refs, p->n_windows, k,
+                                             mr, p->own[k], &out[k], why, sizeof(why));
         if (rc < 0)
             rc = llc_errf(err, errlen, rc, "%s: phases[%zu]: %s", p->file, k, why);
     }

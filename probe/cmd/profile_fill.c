@@ -279,8 +279,9 @@ int profile_fill_phases(struct llc_profile *p, const struct llc_mrc_phase_run *r
     /* one phase: its own references are the program's */
     if (!one && run->reuses &&
         (rc = llc_profile_own_distances(p, run->reuses, run->n_reuses, phase_own, NULL, err,
-                                        errlen)) == 0)
-        rc = llc_profile_own_complete(p, err, errlen);
+                                        errlen)) == 0 &&
+        (rc = llc_profile_own_complete(p, err, errlen)) == 0)
+        rc = llc_profile_own_spans(p, run->reuses, run->n_reuses, err, errlen);
 out:
     free(ids);
     return rc;

@@ -74,6 +74,7 @@ static void free_phases(struct llc_profile *p)
         llc_statmodel_hist_destroy(p->phases[i].rdhist);
         llc_statmodel_hist_destroy(p->phases[i].rdhist_own);
         free_strata(&p->phases[i]);
+        prof_spans_free(&p->phases[i]);
     }
     free(p->phases);
     p->phases = NULL;
@@ -473,7 +474,8 @@ static int check_phase(const struct llc_profile *p, size_t i, const char *name, 
         return FAIL(PFIELD("set_dispersion"), "%g is not a non-negative number (null if unknown)",
                     ph->set_dispersion);
 #undef PFIELD
-    return check_strata(p, i, name, err, errlen);
+    const int rc = prof_spans_check(p, i, name, err, errlen);
+    return rc < 0 ? rc : check_strata(p, i, name, err, errlen);
 }
 
 static int check_probe_phase(const struct llc_profile *p, size_t i, const char *name, char *err,

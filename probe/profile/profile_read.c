@@ -321,14 +321,54 @@ static int read_phase(const struct jget *g, const json_t *o, size_t i, struct ll
     return rc;
 }
 
+/* phases[i].cross_spans (optional): {distances, samples, share, refs}. */
+static int read_spans(const struct jget *g, const json_t *o, size_t i, struct llc_profile *p)
+{
+    char f[128];
+    struct llc_profile_phase *ph = &p->phases[i];
+    const size_t stride = p->n_phases + 1;
+#define F(name) (snprintf(f, sizeof(f), "phases[%zu].cross_spans%s", i, name), f)
+    json_t *s = json_object_get(o, "cross_spans"), *d, *n, *sh, *refs;
+    if (!json_is_object(s))
+        return jget_fail(g, -EINVAL, F(""), "not an object");
+    int rc = get_array(g, s, "distances", F(".distances"), &d);
+    if (rc == 0 && (json_array_size(d) == 0 || json_array_size(d) > LLC_PROFILE_SPAN_BINS))
+        rc = jget_fail(g, -EINVAL, F(".distances"), "%zu entries (1..%d)", json_array_size(d),
+                       LLC_PROFILE_SPAN_BINS);
+    if (rc == 0)
+        rc = llc_profile_alloc_spans(p, ph, json_array_size(d), g->err, g->errlen);
+    const size_t nb = ph->spans.n;
+    if (rc == 0)
+        rc = jget_reals(g, d, F(".distances"), nb, ph->spans.distance);
+    if (rc == 0 && (rc = get_array(g, s, "samples", F(".samples"), &n)) == 0)
+        rc = jget_reals(g, n, F(".samples"), nb, ph->spans.samples);
+    if (rc == 0 && (rc = get_array(g, s, "share", F(".share"), &sh)) == 0)
+        rc = jget_reals(g, sh, F(".share"), nb, ph->spans.share);
+    if (rc == 0 && (rc = get_array(g, s, "refs", F(".refs"), &refs)) == 0 &&
+        json_array_size(refs) != nb)
+        rc = jget_fail(g, -EINVAL, F(".refs"), "%zu entries, expected %zu", json_array_size(refs),
+                       nb);
+    for (size_t k = 0; rc == 0 && k < nb; k++) {
+        char row[64];
+        snprintf(row, sizeof(row), ".refs[%zu]", k);
+        rc = jget_reals(g, json_array_get(refs, k), F(row), stride, &ph->spans.refs[k * stride]);
+    }
+#undef F
+    return rc;
+}
+
 static int read_phases(const struct jget *g, const json_t *doc, struct llc_profile *p)
 {
     json_t *arr;
     int rc = get_array(g, doc, "phases", "phases", &arr);
     if (rc == 0)
         rc = llc_profile_alloc_phases(p, json_array_size(arr), g->err, g->errlen);
-    for (size_t i = 0; rc == 0 && i < p->n_phases; i++)
-        rc = read_phase(g, json_array_get(arr, i), i, &p->phases[i]);
+    for (size_t i = 0; rc == 0 && i < p->n_phases; i++) {
+        const json_t *o = json_array_get(arr, i);
+        rc = read_phase(g, o, i, &p->phases[i]);
+        if (rc == 0 && json_object_get(o, "cross_spans"))
+            rc = read_spans(g, o, i, p);
+    }
     return rc;
 }
 

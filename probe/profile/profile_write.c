@@ -152,7 +152,29 @@ static json_t *strata_json(const struct llc_profile_phase *ph, bool *bad, char *
     return arr;
 }
 
-static json_t *phase_json(const struct llc_profile_phase *ph, bool *bad, char *err, size_t errlen)
+static json_t *reals_json(const double *v, size_t n, size_t stride, bool *bad)
+{
+    json_t *a = json_array();
+    for (size_t k = 0; k < n; k++)
+        push(a, jnum(v[k * stride]), bad);
+    return a;
+}
+
+/* {distances, samples, share, refs: [[per phase, unclassified] per bin]} */
+static json_t *spans_json(const struct llc_profile_spans *s, size_t stride, bool *bad)
+{
+    json_t *o = json_object(), *refs = json_array();
+    put(o, "distances", reals_json(s->distance, s->n, 1, bad), bad);
+    put(o, "samples", reals_json(s->samples, s->n, 1, bad), bad);
+    put(o, "share", reals_json(s->share, s->n, 1, bad), bad);
+    for (size_t k = 0; k < s->n; k++)
+        push(refs, reals_json(&s->refs[k * stride], stride, 1, bad), bad);
+    put(o, "refs", refs, bad);
+    return o;
+}
+
+static json_t *phase_json(const struct llc_profile_phase *ph, size_t stride, bool *bad, char *err,
+                          size_t errlen)
 {
     json_t *text = hist_json(ph->rdhist, bad, err, errlen);
     if (!text)
@@ -177,6 +199,8 @@ static json_t *phase_json(const struct llc_profile_phase *ph, bool *bad, char *e
         put(o, "set_dispersion", jnum(ph->set_dispersion), bad);
     if (ph->n_strata)
         put(o, "strata", strata_json(ph, bad, err, errlen), bad);
+    if (ph->spans.n)
+        put(o, "cross_spans", spans_json(&ph->spans, stride, bad), bad);
     return o;
 }
 
@@ -258,7 +282,7 @@ int llc_profile_write(const char *path, const struct llc_profile *p, char *err, 
     put(doc, "windows", windows_json(&p->windows, &bad), &bad);
     json_t *phases = json_array();
     for (size_t i = 0; i < p->n_phases && !bad; i++)
-        push(phases, phase_json(&p->phases[i], &bad, err, errlen), &bad);
+        push(phases, phase_json(&p->phases[i], p->n_phases + 1, &bad, err, errlen), &bad);
     put(doc, "phases", phases, &bad);
     put(doc, "probe", probe_json(&p->probe, &bad), &bad);
     if (bad) {

@@ -252,12 +252,50 @@ static void hand_solved_own(void **state)
     llc_statmodel_release(m[1]);
 }
 
+/* Measured spans (llc_contention_excess_spans): at own distance 500 a
+ * quarter of A's reuses met 1,000 references of B and 300 of the whole
+ * program (the last column), at 5,000 all met 2,000 of B: lines share x
+ * (F_B(1000) + F_W(300)) and F_B(2000), misses share x sum m_h r_h. A
+ * point at own distance 0 is left out; a column without a model is
+ * refused. */
+static void measured_spans(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_model *m[3] = {constant_reuse(100), constant_reuse(800),
+                                        constant_reuse(50)};
+    const double d[3] = {0, 500, 5000}, share[3] = {0, 0.25, 1};
+    const double refs[9] = {0, 0, 0, 0, 1000, 300, 0, 2000, 0};
+    const double mr[3] = {0.01, 0.5, 0.2};
+    struct llc_contention_excess e;
+    const struct llc_statmodel_model *const *cm = (const struct llc_statmodel_model *const *)m;
+    assert_int_equal(
+        llc_contention_excess_spans(cm, 3, 0, d, share, refs, 3, 3, mr, &e, err, sizeof err), 0);
+    assert_int_equal(e.n, 2);
+    assert_true(e.has_cross && e.has_misses);
+    assert_true(e.x[0] == 500 && e.x[1] == 5000);
+    const double l0 =
+        0.25 * (llc_statmodel_footprint(m[1], 1000) + llc_statmodel_footprint(m[2], 300));
+    assert_true(fabs(e.lines[0] - l0) < 1e-9);
+    assert_true(fabs(e.lines[1] - llc_statmodel_footprint(m[1], 2000)) < 1e-9);
+    assert_true(fabs(e.misses[0] - 0.25 * (0.5 * 1000 + 0.2 * 300)) < 1e-9);
+    assert_true(e.cross[0] == 0.25 && e.cross[1] == 1);
+    size_t at = 0;
+    assert_true(fabs(llc_contention_excess_cross_next(&e, &at, 2750) - 0.625) < 1e-12);
+    struct llc_statmodel_model *none[3] = {m[0], NULL, m[2]};
+    assert_int_equal(llc_contention_excess_spans((const struct llc_statmodel_model *const *)none, 3,
+                                                 0, d, share, refs, 3, 3, mr, &e, err, sizeof err),
+                     -EINVAL);
+    for (size_t k = 0; k < 3; k++)
+        llc_statmodel_release(m[k]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(hand_solved_excess),   cmocka_unit_test(hand_solved_own),
-        cmocka_unit_test(hand_solved_misses),   cmocka_unit_test(one_phase_adds_nothing),
-        cmocka_unit_test(bad_input_is_refused),
+        cmocka_unit_test(hand_solved_excess),     cmocka_unit_test(hand_solved_own),
+        cmocka_unit_test(measured_spans),         cmocka_unit_test(hand_solved_misses),
+        cmocka_unit_test(one_phase_adds_nothing), cmocka_unit_test(bad_input_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,6 +68,12 @@ all("rdhist_own" in q for q in d["phases"]) and len(d["phases"]) == 2 and all(
                   float(t.split()[2][4:]),
                   sum(float(x.split(":")[1]) for x in t.split()[3:] if int(x.split(":")[0]) > 100000)))
       (q[k]) for k in ("rdhist_own", "rdhist")]) for q in d["phases"])'
+jcheck "... and measured spans: a reuse that leaves its phase's run spans the other's whole run" \
+  ph.profile.json '
+all(all(abs(r[1 - i] - 200000) < 2000 and r[i] == 0 and r[2] == 0
+        for sh, r in zip(q["cross_spans"]["share"], q["cross_spans"]["refs"]) if sh > 0)
+    and all(sh == 0 for x, sh in zip(q["cross_spans"]["distances"], q["cross_spans"]["share"]) if x < 100)
+    and q["cross_spans"]["share"][-1] > 0.9 for i, q in enumerate(d["phases"]))'
 "$bin" sim --corun --preset intel8 -q --window 100000 --instructions 2000000,2000000 -o phc.json \
   "$ph" uniform:size=64K >/dev/null 2>&1
 check_rc "phased: timed solo run" 0 $?

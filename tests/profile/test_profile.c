@@ -121,6 +121,36 @@ static void same_hist(const struct llc_statmodel_hist *x, const struct llc_statm
     free(hy);
 }
 
+/* Phase i gets 2 bins of measured spans: own distance 3 (none met
+ * another phase) and 4000 (60% did: 2,500 references of the next phase,
+ * 120 unclassified). */
+static void add_spans(struct llc_profile *p, size_t i)
+{
+    char err[LLC_ERRLEN];
+    struct llc_profile_phase *ph = &p->phases[i];
+    assert_int_equal(llc_profile_alloc_spans(p, ph, 2, err, sizeof err), 0);
+    const size_t stride = p->n_phases + 1;
+    ph->spans.distance[0] = 3;
+    ph->spans.distance[1] = 4000;
+    ph->spans.samples[0] = 10;
+    ph->spans.samples[1] = 25;
+    ph->spans.share[1] = 0.6;
+    ph->spans.refs[stride + (i + 1) % p->n_phases] = 2500;
+    ph->spans.refs[stride + p->n_phases] = 120;
+}
+
+static void same_spans(const struct llc_profile *a, const struct llc_profile_spans *x,
+                       const struct llc_profile_spans *y)
+{
+    assert_int_equal(x->n, y->n);
+    for (size_t k = 0; k < x->n; k++) {
+        assert_true(x->distance[k] == y->distance[k] && x->samples[k] == y->samples[k]);
+        assert_true(x->share[k] == y->share[k]);
+        for (size_t h = 0; h <= a->n_phases; h++)
+            assert_true(x->refs[k * (a->n_phases + 1) + h] == y->refs[k * (a->n_phases + 1) + h]);
+    }
+}
+
 static void same_profile(const struct llc_profile *a, const struct llc_profile *b)
 {
     assert_string_equal(a->program.name, b->program.name);
@@ -148,6 +178,7 @@ static void same_profile(const struct llc_profile *a, const struct llc_profile *
                     (isnan(x->set_dispersion) && isnan(y->set_dispersion)));
         same_hist(x->rdhist, y->rdhist);
         same_hist(x->rdhist_own, y->rdhist_own);
+        same_spans(a, &x->spans, &y->spans);
     }
     assert_int_equal(a->probe.ok, b->probe.ok);
     assert_int_equal(a->probe.n_phases, b->probe.n_phases);
@@ -176,6 +207,7 @@ static void round_trip(void **state)
                 p.windows.first_touches[i] = (double)(3 * i);
             p.phases[1].set_dispersion = 0.25;                   /* and one phase's lines per set */
             p.phases[2].rdhist_own = own_of(p.phases[2].rdhist); /* and own distances */
+            add_spans(&p, 1);
         }
         char *path = tmp_path("rt");
         assert_int_equal(llc_profile_write(path, &p, err, sizeof err), 0);
@@ -329,6 +361,30 @@ static void d_own_type(json_t *d)
 {
     json_object_set_new(phase(d, 1), "rdhist_own", json_integer(3));
 }
+static json_t *spans(json_t *d)
+{
+    return json_object_get(phase(d, 1), "cross_spans");
+}
+static void d_span_share(json_t *d)
+{
+    json_array_set_new(json_object_get(spans(d), "share"), 1, json_real(1.5));
+}
+static void d_span_order(json_t *d)
+{
+    json_array_set_new(json_object_get(spans(d), "distances"), 1, json_real(2));
+}
+static void d_span_row(json_t *d)
+{
+    json_array_remove(json_array_get(json_object_get(spans(d), "refs"), 0), 0);
+}
+static void d_span_own(json_t *d)
+{
+    json_array_set_new(json_array_get(json_object_get(spans(d), "refs"), 1), 1, json_real(7));
+}
+static void d_span_len(json_t *d)
+{
+    json_array_remove(json_object_get(spans(d), "samples"), 0);
+}
 
 static const struct damage {
     void (*apply)(json_t *doc);
@@ -359,6 +415,12 @@ static const struct damage {
     {d_dispersion, "phases[2].set_dispersion: -0.5 is not a non-negative number"},
     {d_own_total, "phases[0].rdhist_own: 3 samples, but rdhist has"},
     {d_own_type, "phases[1].rdhist_own: not a string"},
+    {d_span_share, "phases[1].cross_spans.share: entry 1 is outside [0, 1]"},
+    {d_span_order, "phases[1].cross_spans.distances: entry 1 is not above the one before"},
+    {d_span_row, "phases[1].cross_spans.refs[0]: 3 entries, expected 4"},
+    {d_span_own, "phases[1].cross_spans.refs: entry [1][1] is not a non-negative number (the "
+                 "phase's own: 0)"},
+    {d_span_len, "phases[1].cross_spans.samples: 1 entries, expected 2"},
 };
 
 static void damaged_fields(void **state)
@@ -367,6 +429,7 @@ static void damaged_fields(void **state)
     char err[LLC_ERRLEN], want[LLC_ERRLEN + 300];
     struct llc_profile p, q;
     make(&p, 1);
+    add_spans(&p, 1);
     char *path = tmp_path("good"), *bad = tmp_path("bad");
     assert_int_equal(llc_profile_write(path, &p, err, sizeof err), 0);
     for (size_t i = 0; i < LLC_ARRAY_LEN(damages); i++) {
