@@ -27,55 +27,32 @@ struct timeline {
     const struct llc_statmodel_model *const *models;
     const double *mr; /* each phase's misses per reference (NULL: none) */
     double *refs;     /* scratch, ng */
-    bool own;         /* distances in the starting phase's own references */
 };
 
 /* Lines touched by a reuse from t1 to t1 + d: each phase's footprint over
  * its own references in between (phases touch their own data; within one
  * run this is the phase's footprint at d). The runs it spans, at most
  * EXCESS_RUNS, count as they ran; the rest of the span, and any part past
- * the program's end, goes to the phases by their shares of the run. With
- * own distances the span ends where the starting phase has made d
- * references, and the rest is its own (the others' by their shares
- * relative to it). *misses: each phase's misses over its references in
- * between. */
-static double span_lines(const struct timeline *k, size_t r, double t1, double d, double *misses,
-                         bool *met)
+ * the program's end, goes to the phases by their shares of the run.
+ * *misses: each phase's misses over its references in between. */
+static double span_lines(const struct timeline *k, size_t r, double t1, double d, double *misses)
 {
-    const size_t g0 = k->runs[r].g;
-    double rest = d; /* of the program's references, or of g0's own */
+    const double t2 = t1 + d;
+    double rest = d;
     for (size_t g = 0; g < k->ng; g++)
         k->refs[g] = 0;
-    const double t2 = t1 + d;
-    for (size_t walked = 0;
-         r < k->nr && walked < EXCESS_RUNS && (k->own ? rest > 0 : k->runs[r].start < t2);
+    for (size_t walked = 0; r < k->nr && walked < EXCESS_RUNS && k->runs[r].start < t2;
          r++, walked++) {
-        const double a = fmax(t1, k->runs[r].start);
-        if (k->own) {
-            /* the starting phase's runs count towards d, exactly to 0 */
-            const bool mine = k->runs[r].g == g0;
-            const double have = fmax(0, k->runs[r].end - a);
-            const double take = mine ? fmin(rest, have) : have;
-            k->refs[k->runs[r].g] += take;
-            if (mine)
-                rest = take < rest ? rest - take : 0;
-            continue;
-        }
-        const double b = fmin(t2, k->runs[r].end);
+        const double a = fmax(t1, k->runs[r].start), b = fmin(t2, k->runs[r].end);
         if (b > a) {
             k->refs[k->runs[r].g] += b - a;
             rest -= b - a;
         }
     }
-    /* the rest by the phases' shares (with own distances, rest is g0's) */
-    const double scale = k->own ? 1 / k->w[g0] : 1;
-    *met = rest > 0;
-    for (size_t g = 0; g < k->ng; g++)
-        *met |= g != g0 && k->refs[g] > 0;
     double lines = 0;
     *misses = 0;
     for (size_t g = 0; g < k->ng; g++) {
-        const double own = k->refs[g] + fmax(0, rest) * k->w[g] * scale;
+        const double own = k->refs[g] + fmax(0, rest) * k->w[g];
         if (own > 0)
             lines += llc_statmodel_footprint(k->models[g], own);
         if (k->mr)
@@ -104,8 +81,7 @@ static size_t excess_grid(const struct run *runs, size_t nr, double end, double 
 int llc_contention_excess_build(const struct llc_statmodel_model *const *models, size_t n_phases,
                                 const int *window_phase, const double *window_refs,
                                 size_t n_windows, size_t g, const double *miss_ratio,
-                                bool own_distance, struct llc_contention_excess *out, char *err,
-                                size_t errlen)
+                                struct llc_contention_excess *out, char *err, size_t errlen)
 {
     out->n = 0;
     out->has_misses = out->has_cross = false;
@@ -155,34 +131,29 @@ int llc_contention_excess_build(const struct llc_statmodel_model *const *models,
                                 .w = w,
                                 .models = models,
                                 .mr = miss_ratio,
-                                .refs = scratch,
-                                .own = own_distance};
+                                .refs = scratch};
     const size_t n = excess_grid(runs, nr, end, out->x);
     const size_t step = nm > EXCESS_WINDOWS ? (nm + EXCESS_WINDOWS - 1) / EXCESS_WINDOWS : 1;
     double biggest = 0;
     for (size_t k = 0; k < n; k++) {
         const double d = out->x[k];
-        double sum = 0, sum_m = 0, weight = 0, met_w = 0;
+        double sum = 0, sum_m = 0, weight = 0;
         for (size_t j = step / 2; j < nm; j += step) {
             const size_t i = mine[j];
             for (unsigned p = 0; p < EXCESS_POSITIONS; p++) {
                 const double t1 = start[i] + window_refs[i] * (p + 0.5) / EXCESS_POSITIONS;
                 double m;
-                bool met;
-                sum += window_refs[i] * span_lines(&tl, run_of[i], t1, d, &m, &met);
+                sum += window_refs[i] * span_lines(&tl, run_of[i], t1, d, &m);
                 sum_m += window_refs[i] * m;
-                met_w += met ? window_refs[i] : 0;
                 weight += window_refs[i];
             }
         }
         out->lines[k] = sum / weight - llc_statmodel_footprint(models[g], d);
         out->misses[k] = miss_ratio ? sum_m / weight - miss_ratio[g] * d : 0;
-        out->cross[k] = met_w / weight;
         biggest = fmax(biggest, fmax(fabs(out->lines[k]), fabs(out->misses[k])));
     }
     out->n = biggest > 1e-9 ? n : 0;
     out->has_misses = out->n > 0 && miss_ratio;
-    out->has_cross = out->n > 0 && own_distance;
 out:
     free(runs);
     free(start);
@@ -214,8 +185,7 @@ int llc_contention_excess_spans(const struct llc_statmodel_model *const *models,
                 continue;
             if (!models[h])
                 return llc_errf(err, errlen, -EINVAL,
-                                "spans: point %zu has references of "
-                                "phase %zu, which has no model",
+                                "spans: point %zu has references of phase %zu, which has no model",
                                 k, h);
             lines += llc_statmodel_footprint(models[h], r);
             misses += miss_ratio ? miss_ratio[h] * r : 0;

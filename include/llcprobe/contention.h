@@ -67,9 +67,10 @@ struct llc_contention_excess {
     double lines[LLC_CONTENTION_EXCESS_POINTS];
     bool has_misses; /* misses[] set (the miss ratios were given) */
     double misses[LLC_CONTENTION_EXCESS_POINTS];
-    /* With own distances: the share of the spans that meet another phase
-     * at all (the rest meet none: their excess is 0), so that a reuse
-     * hits as the mixture of the two, not at the mean excess. */
+    /* From measured spans (own distances): the share of the reuses that
+     * meet another phase at all (the rest meet none: their excess is 0),
+     * so that a reuse hits as the mixture of the two, not at the mean
+     * excess. */
     bool has_cross;
     double cross[LLC_CONTENTION_EXCESS_POINTS];
 };
@@ -79,16 +80,13 @@ struct llc_contention_excess {
  * window_refs[w] references each; miss_ratio[h] (NULL: no misses) each
  * phase's misses per reference. Reuses start at 4 positions in each of
  * up to 64 of g's windows (evenly spread); a span counts at most 64 runs
- * as they ran, the rest by the phases' shares. own_distance: g's model
- * has its distances in g's own references, so a span of distance d runs
- * until g has made d references; else it is d of the program's.
+ * as they ran, the rest by the phases' shares.
  * out->n = 0 where g has no windows or every point is 0 to 1e-9 lines
  * (and misses). */
 int llc_contention_excess_build(const struct llc_statmodel_model *const *models, size_t n_phases,
                                 const int *window_phase, const double *window_refs,
                                 size_t n_windows, size_t g, const double *miss_ratio,
-                                bool own_distance, struct llc_contention_excess *out, char *err,
-                                size_t errlen);
+                                struct llc_contention_excess *out, char *err, size_t errlen);
 
 /* The same from a phase's measured spans (own distances; docs/METHODS.md
  * §12.7, "Measured spans"): at each of n own distances (increasing; at

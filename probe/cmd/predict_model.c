@@ -235,15 +235,14 @@ static int excess_all(struct pred_prog *p, const double *mr, struct llc_contenti
         const struct llc_profile_spans *sp = &p->prof.phases[k].spans;
         const struct llc_statmodel_model *const *m =
             (const struct llc_statmodel_model *const *)p->models;
-        /* own distances: the spans its reuses measured, where the profile
-         * has them and every column has a model */
-        if (p->own[k] && sp->n && p->n_phases > p->prof.n_phases)
+        /* own distances: the spans its reuses measured */
+        if (p->own[k])
             rc = llc_contention_excess_spans(m, p->n_phases, k, sp->distance, sp->share, sp->refs,
                                              p->prof.n_phases + 1, sp->n, mr, &out[k], why,
                                              sizeof(why));
         else
             rc = llc_contention_excess_build(m, p->n_phases, p->window_phase, refs, p->n_windows, k,
-                                             mr, p->own[k], &out[k], why, sizeof(why));
+                                             mr, &out[k], why, sizeof(why));
         if (rc < 0)
             rc = llc_errf(err, errlen, rc, "%s: phases[%zu]: %s", p->file, k, why);
     }
@@ -427,7 +426,9 @@ int pred_prog_build(struct pred_prog *p, bool use_probe, bool cold, bool uncenso
         p->plain[k] =
             (struct llc_contention_phase){.api = ph->refs_per_instruction, .cpi0 = ph->cpi0};
         char why[LLC_ERRLEN];
-        p->own[k] = ph->rdhist_own && p->own_distances;
+        /* own distances need the spans measured with them, and the pooled
+         * phase for unclassified windows' columns (several phases: always) */
+        p->own[k] = p->own_distances && ph->rdhist_own && ph->spans.n > 0 && n > f->n_phases;
         rc = phase_models(p, k, p->own[k] ? ph->rdhist_own : ph->rdhist, why, sizeof(why));
         if (rc < 0)
             rc = llc_errf(err, errlen, rc, "%s: phases[%zu].%s: %s", p->file, k,

@@ -42,15 +42,7 @@ static int excess_of(struct llc_statmodel_model *const *m, const int *phase, con
                      size_t g, struct llc_contention_excess *e, char *err)
 {
     return llc_contention_excess_build((const struct llc_statmodel_model *const *)m, 2, phase, refs,
-                                       WINDOWS, g, NULL, false, e, err, LLC_ERRLEN);
-}
-
-/* The same with own distances: a span runs until its phase made d. */
-static int excess_own_of(struct llc_statmodel_model *const *m, const int *phase, const double *refs,
-                         size_t g, struct llc_contention_excess *e, char *err)
-{
-    return llc_contention_excess_build((const struct llc_statmodel_model *const *)m, 2, phase, refs,
-                                       WINDOWS, g, NULL, true, e, err, LLC_ERRLEN);
+                                       WINDOWS, g, NULL, e, err, LLC_ERRLEN);
 }
 
 /* The same with the phases' miss ratios: the misses too. */
@@ -59,7 +51,7 @@ static int excess_misses_of(struct llc_statmodel_model *const *m, const int *pha
                             struct llc_contention_excess *e, char *err)
 {
     return llc_contention_excess_build((const struct llc_statmodel_model *const *)m, 2, phase, refs,
-                                       WINDOWS, g, mr, false, e, err, LLC_ERRLEN);
+                                       WINDOWS, g, mr, e, err, LLC_ERRLEN);
 }
 
 static void alternating(int *phase, double *refs)
@@ -198,60 +190,6 @@ static void bad_input_is_refused(void **state)
     llc_statmodel_release(m[1]);
 }
 
-/* Own distances: a reuse of A at own distance d from 1,250, 3,750, 6,250
- * or 8,750 into its run crosses a B run when start + d > 10,000. Up to
- * 1,250 none does (excess 0, share 0); from 1,250 to 3,750 the last
- * start does (share 1/4, mean excess F_B(1000) / 4); from 8,750 to
- * 11,250 each crosses exactly one (share 1, F_B(1000)). The last run's
- * spans run past the program's end, where B's share adds to B's 1,000
- * references, and F_B is flat past 800. B's reuses across A's runs meet
- * A's lines, which its own references do not count: positive. Without
- * own distances there is no share (every span takes the mean). */
-static void hand_solved_own(void **state)
-{
-    (void)state;
-    char err[LLC_ERRLEN];
-    struct llc_statmodel_model *m[2] = {constant_reuse(100), constant_reuse(800)};
-    int phase[WINDOWS];
-    double refs[WINDOWS];
-    alternating(phase, refs);
-    struct llc_contention_excess e;
-    assert_int_equal(excess_own_of(m, phase, refs, 0, &e, err), 0);
-    assert_true(e.has_cross && e.n == LLC_CONTENTION_EXCESS_POINTS);
-    const double fb = llc_statmodel_footprint(m[1], 1000);
-    size_t seen[3] = {0, 0, 0};
-    for (size_t k = 0; k < e.n; k++) {
-        const double x = e.x[k];
-        if (x <= 1250) {
-            assert_true(fabs(e.lines[k]) < 1e-9 && e.cross[k] == 0);
-            seen[0]++;
-        } else if (x > 1250 && x <= 3750) {
-            assert_true(fabs(e.lines[k] - fb / 4) < 1e-6);
-            assert_true(fabs(e.cross[k] - 0.25) < 1e-12);
-            seen[1]++;
-        } else if (x > 8750 && x <= 11250) {
-            printf("  A at own distance %.0f: excess %.6f lines (%.6f expected), share %.3f\n", x,
-                   e.lines[k], fb, e.cross[k]);
-            assert_true(fabs(e.lines[k] - fb) < 1e-6);
-            assert_true(e.cross[k] == 1);
-            seen[2]++;
-        }
-    }
-    assert_true(seen[0] && seen[1] && seen[2]);
-    size_t at = 0;
-    assert_true(fabs(llc_contention_excess_cross_next(&e, &at, 10000) - 1) < 1e-12);
-    assert_true(llc_contention_excess_cross_next(NULL, &at, 10000) == 1);
-    assert_int_equal(excess_own_of(m, phase, refs, 1, &e, err), 0);
-    const double fa = llc_statmodel_footprint(m[0], 10000);
-    assert_true(fabs(llc_contention_excess_at(&e, 1500) - fa) < 1e-6);
-    assert_int_equal(excess_of(m, phase, refs, 0, &e, err), 0);
-    assert_false(e.has_cross);
-    at = 0;
-    assert_true(llc_contention_excess_cross_next(&e, &at, 3000) == 1);
-    llc_statmodel_release(m[0]);
-    llc_statmodel_release(m[1]);
-}
-
 /* Measured spans (llc_contention_excess_spans): at own distance 500 a
  * quarter of A's reuses met 1,000 references of B and 300 of the whole
  * program (the last column), at 5,000 all met 2,000 of B: lines share x
@@ -293,9 +231,9 @@ static void measured_spans(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(hand_solved_excess),     cmocka_unit_test(hand_solved_own),
-        cmocka_unit_test(measured_spans),         cmocka_unit_test(hand_solved_misses),
-        cmocka_unit_test(one_phase_adds_nothing), cmocka_unit_test(bad_input_is_refused),
+        cmocka_unit_test(hand_solved_excess),   cmocka_unit_test(measured_spans),
+        cmocka_unit_test(hand_solved_misses),   cmocka_unit_test(one_phase_adds_nothing),
+        cmocka_unit_test(bad_input_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

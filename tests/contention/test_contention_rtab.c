@@ -131,7 +131,7 @@ static void tab_with_excess(void **state)
     const double mr[2] = {0.01, 0.4};
     struct llc_contention_excess ex;
     assert_int_equal(llc_contention_excess_build((const struct llc_statmodel_model *const *)m, 2,
-                                                 phase, refs, 40, 0, mr, false, &ex, err, sizeof err),
+                                                 phase, refs, 40, 0, mr, &ex, err, sizeof err),
                      0);
     assert_true(ex.has_misses && ex.n > 0);
     struct llc_contention_tables *t = NULL;

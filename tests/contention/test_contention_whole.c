@@ -330,7 +330,7 @@ static void jprog_excess(const struct jprog *p, const double *mr, struct llc_con
     for (size_t k = 0; k < 2; k++)
         assert_int_equal(
             llc_contention_excess_build((const struct llc_statmodel_model *const *)p->m, 3, p->wj,
-                                        p->ins, p->windows, k, mr, false, &ex[k], err, sizeof err),
+                                        p->ins, p->windows, k, mr, &ex[k], err, sizeof err),
             0);
 }
 
