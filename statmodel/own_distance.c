@@ -144,5 +144,12 @@ double llc_statmodel_own_clock_span(const struct llc_statmodel_own_clock *c, uin
         refs[j] = own_before(c, (int)j, b) - own_before(c, (int)j, a);
         labelled += refs[j];
     }
+    /* past the windows: the start's, as llc_statmodel_own_distance has it */
+    const size_t w = window_of(c, (double)pos);
+    const double past = b - fmax(a, c->start[c->n]);
+    if (w < c->n && c->slot[w] >= 0 && past > 0) {
+        refs[c->slot[w]] += past;
+        labelled += past;
+    }
     return fmax(0, (double)distance - labelled);
 }

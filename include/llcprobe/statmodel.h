@@ -269,8 +269,9 @@ uint64_t llc_statmodel_own_distance(const struct llc_statmodel_own_clock *c, uin
 /* The labels (>= 0) in the order of their first window; *n of them. */
 const int *llc_statmodel_own_clock_labels(const struct llc_statmodel_own_clock *c, size_t *n);
 /* Of the references pos + 1 .. pos + distance, refs[j] in the windows of
- * the j-th label (refs has room for all); returns the rest (unlabelled
- * windows, and past them). */
+ * the j-th label (refs has room for all; past the windows, the start's
+ * label, as llc_statmodel_own_distance counts them); returns the rest
+ * (unlabelled windows). */
 double llc_statmodel_own_clock_span(const struct llc_statmodel_own_clock *c, uint64_t pos,
                                     uint64_t distance, double *refs);
 
