@@ -15,7 +15,6 @@ void pred_prog_free(struct pred_prog *p)
         llc_statmodel_release(p->models[k]);
     for (size_t k = 0; p->raw && k < p->n_phases; k++)
         llc_statmodel_release(p->raw[k]);
-
     free(p->models);
     free(p->raw);
     free(p->baseline);

@@ -316,7 +316,8 @@ static struct llc_statmodel_hist **stratum_own(void *ctx, struct llc_profile *p,
 {
     (void)ctx;
     struct llc_profile_phase *ph = &p->phases[phase];
-    if (group == NO_GROUP || group / LLC_PROFILE_MAX_STRATA != (int)phase)
+    /* only where the phase has its own (a program of several phases) */
+    if (!ph->rdhist_own || group == NO_GROUP || group / LLC_PROFILE_MAX_STRATA != (int)phase)
         return NULL;
     const size_t s = (size_t)(group % LLC_PROFILE_MAX_STRATA);
     return s < ph->n_strata ? &ph->strata[s].rdhist_own : NULL;
