@@ -779,9 +779,6 @@ static inline __attribute__((always_inline)) void cursor_eval(const struct llc_c
         *fp = past_private(p, *fp);
 }
 
-/* The hit probability of a reuse once G is flat at g (e of it laid out
- * evenly): its party's own even share pp (evenness own) out of the count,
- * x lines of its program's other phases per set in (lru_assoc_shares). */
 /* A reuse's hit probability with the lines x (per set) its program's
  * other phases add, mean over every span: with a share c < 1 of the
  * spans meeting them (own distances) the others hit as without them
@@ -795,6 +792,10 @@ static double excess_hit(double base, double c, double mean, double var, double 
     return count_hit(max2(0, mean + x), max2(0, var + x), ways, table);
 }
 
+/* The hit probability of a reuse once G is flat at g (e of it laid out
+ * evenly): its party's own even share pp (evenness own) out of the count,
+ * x lines of its program's other phases per set in (lru_assoc_shares), c the
+ * share of spans that meet them. */
 static double flat_hit(double g, double e, double per_set, double own, double pp, double x,
                        double c, unsigned ways, const struct sm_pois_table *table)
 {
