@@ -8,6 +8,7 @@
 
 #include "llcprobe/common.h"
 #include "llcprobe/statmodel.h"
+#include "sm_internal.h"
 
 struct llc_statmodel_own_clock {
     size_t n;       /* windows */
@@ -86,15 +87,7 @@ static size_t window_of(const struct llc_statmodel_own_clock *c, double t)
 {
     if (!(t < c->start[c->n]))
         return c->n;
-    size_t lo = 0, hi = c->n; /* start[lo] <= t < start[hi] */
-    while (hi - lo > 1) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (c->start[mid] <= t)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    return sm_last_at_most(c->start, c->n, t);
 }
 
 /* References of label slot j before reference t. */

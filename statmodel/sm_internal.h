@@ -76,6 +76,20 @@ int sm_curve_finish(const struct llc_statmodel_options *o, const double *lines, 
 double sm_assoc_miss(double sd, double lines, unsigned ways);
 
 /* Uniform on (0, 1]: never 0, so log() is finite. */
+/* Largest i < n with a[i] <= x, for a increasing and a[0] <= x. */
+static inline size_t sm_last_at_most(const double *a, size_t n, double x)
+{
+    size_t lo = 0, hi = n; /* a[lo] <= x < a[hi] (a[n] taken as +inf) */
+    while (hi - lo > 1) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static inline double sm_rng_open0(struct llc_xoshiro *r)
 {
     return llc_rng_unit_open0(llc_xoshiro_next(r));

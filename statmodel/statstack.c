@@ -13,15 +13,7 @@
 /* Largest i with edge[i] <= d (d >= 0). */
 static size_t edge_index(const struct llc_statmodel_model *m, double d)
 {
-    size_t lo = 0, hi = m->ne; /* edge[lo] <= d < edge[hi] (edge[ne] = +inf) */
-    while (hi - lo > 1) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (m->edge[mid] <= d)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    return sm_last_at_most(m->edge, m->ne, d);
 }
 
 static double interpolate(const struct llc_statmodel_model *m, const double *v, size_t i, double d)

@@ -207,24 +207,31 @@ static int read_windows(const struct jget *g, const json_t *doc, struct llc_prof
     return rc;
 }
 
-/* An optional rdhist_own: created and parsed into *h (freed with the profile). */
-static int read_own(const struct jget *g, const json_t *o, const char *field,
-                    struct llc_statmodel_hist **h)
+/* A histogram's text form at key, parsed into h. */
+static int read_hist(const struct jget *g, const json_t *o, const char *key, const char *field,
+                     struct llc_statmodel_hist *h)
 {
     char e2[LLC_ERRLEN];
     const char *text;
-    int rc = jget_string(g, o, "rdhist_own", field, &text);
-    if (rc == 0 && (rc = llc_statmodel_hist_create(h, g->err, g->errlen)) == 0 &&
-        llc_statmodel_hist_parse(text, *h, e2, sizeof(e2)) < 0)
+    int rc = jget_string(g, o, key, field, &text);
+    if (rc == 0 && llc_statmodel_hist_parse(text, h, e2, sizeof(e2)) < 0)
         rc = jget_fail(g, -EINVAL, field, "%s", e2);
     return rc;
+}
+
+/* An optional rdhist_own: created (freed with the profile) and read. */
+static int read_own(const struct jget *g, const json_t *o, const char *field,
+                    struct llc_statmodel_hist **h)
+{
+    const int rc = llc_statmodel_hist_create(h, g->err, g->errlen);
+    return rc < 0 ? rc : read_hist(g, o, "rdhist_own", field, *h);
 }
 
 /* phases[i].strata (optional): [{sets, refs, rate: [lo, hi], samples, rdhist}]. */
 static int read_strata(const struct jget *g, const json_t *o, size_t i,
                        struct llc_profile_phase *ph)
 {
-    char f[128], e2[LLC_ERRLEN];
+    char f[128];
     json_t *arr, *rate;
     snprintf(f, sizeof(f), "phases[%zu].strata", i);
     int rc = get_array(g, o, "strata", f, &arr);
@@ -236,7 +243,6 @@ static int read_strata(const struct jget *g, const json_t *o, size_t i,
     for (size_t k = 0; rc == 0 && k < ph->n_strata; k++) {
         const json_t *s = json_array_get(arr, k);
         struct llc_profile_stratum *st = &ph->strata[k];
-        const char *text;
 #define F(name) (snprintf(f, sizeof(f), "phases[%zu].strata[%zu].%s", i, k, name), f)
         if (!json_is_object(s))
             return jget_fail(g, -EINVAL,
@@ -258,9 +264,7 @@ static int read_strata(const struct jget *g, const json_t *o, size_t i,
         if (rc == 0)
             rc = get_num(g, s, "samples", F("samples"), false, &st->samples);
         if (rc == 0)
-            rc = jget_string(g, s, "rdhist", F("rdhist"), &text);
-        if (rc == 0 && llc_statmodel_hist_parse(text, st->rdhist, e2, sizeof(e2)) < 0)
-            rc = jget_fail(g, -EINVAL, F("rdhist"), "%s", e2);
+            rc = read_hist(g, s, "rdhist", F("rdhist"), st->rdhist);
         if (rc == 0 && json_object_get(s, "rdhist_own"))
             rc = read_own(g, s, F("rdhist_own"), &st->rdhist_own);
 #undef F
@@ -270,8 +274,7 @@ static int read_strata(const struct jget *g, const json_t *o, size_t i,
 
 static int read_phase(const struct jget *g, const json_t *o, size_t i, struct llc_profile_phase *ph)
 {
-    char f[96], e2[LLC_ERRLEN];
-    const char *text;
+    char f[96];
     uint64_t v;
     json_t *solo;
 #define F(name) (snprintf(f, sizeof(f), "phases[%zu].%s", i, name), f)
@@ -293,9 +296,7 @@ static int read_phase(const struct jget *g, const json_t *o, size_t i, struct ll
     if (rc == 0)
         rc = get_num(g, o, "samples", F("samples"), false, &ph->samples);
     if (rc == 0)
-        rc = jget_string(g, o, "rdhist", F("rdhist"), &text);
-    if (rc == 0 && llc_statmodel_hist_parse(text, ph->rdhist, e2, sizeof(e2)) < 0)
-        rc = jget_fail(g, -EINVAL, F("rdhist"), "%s", e2);
+        rc = read_hist(g, o, "rdhist", F("rdhist"), ph->rdhist);
     if (rc == 0 && json_object_get(o, "rdhist_own"))
         rc = read_own(g, o, F("rdhist_own"), &ph->rdhist_own);
     if (rc == 0)

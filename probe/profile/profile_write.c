@@ -152,11 +152,11 @@ static json_t *strata_json(const struct llc_profile_phase *ph, bool *bad, char *
     return arr;
 }
 
-static json_t *reals_json(const double *v, size_t n, size_t stride, bool *bad)
+static json_t *reals_json(const double *v, size_t n, bool *bad)
 {
     json_t *a = json_array();
     for (size_t k = 0; k < n; k++)
-        push(a, jnum(v[k * stride]), bad);
+        push(a, jnum(v[k]), bad);
     return a;
 }
 
@@ -164,11 +164,11 @@ static json_t *reals_json(const double *v, size_t n, size_t stride, bool *bad)
 static json_t *spans_json(const struct llc_profile_spans *s, size_t stride, bool *bad)
 {
     json_t *o = json_object(), *refs = json_array();
-    put(o, "distances", reals_json(s->distance, s->n, 1, bad), bad);
-    put(o, "samples", reals_json(s->samples, s->n, 1, bad), bad);
-    put(o, "share", reals_json(s->share, s->n, 1, bad), bad);
+    put(o, "distances", reals_json(s->distance, s->n, bad), bad);
+    put(o, "samples", reals_json(s->samples, s->n, bad), bad);
+    put(o, "share", reals_json(s->share, s->n, bad), bad);
     for (size_t k = 0; k < s->n; k++)
-        push(refs, reals_json(&s->refs[k * stride], stride, 1, bad), bad);
+        push(refs, reals_json(&s->refs[k * stride], stride, bad), bad);
     put(o, "refs", refs, bad);
     return o;
 }
