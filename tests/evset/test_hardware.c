@@ -35,6 +35,23 @@ static size_t l2_bytes(void)
     return v;
 }
 
+/* Times n lines just after loading them (fast) and just after flushing
+ * them (slow), counting those the oracle's threshold classifies right. */
+static void classify_lines(const struct llc_evset_oracle *o, const uint8_t *mem, unsigned n,
+                           unsigned *fast, unsigned *slow)
+{
+    char err[LLC_ERRLEN];
+    for (unsigned i = 0; i < n; i++) {
+        const uint64_t a = (uint64_t)(uintptr_t)(mem + (i % 1024) * 64);
+        uint32_t t;
+        assert_int_equal(o->ops->timed_walk(o->ctx, &a, 1, a, &t, err, sizeof(err)), 0);
+        *fast += t <= o->threshold;
+        o->ops->flush(o->ctx, a);
+        assert_int_equal(o->ops->timed_walk(o->ctx, NULL, 0, a, &t, err, sizeof(err)), 0);
+        *slow += t > o->threshold;
+    }
+}
+
 static void test_hardware_oracle(void **state)
 {
     (void)state;
@@ -63,20 +80,29 @@ static void test_hardware_oracle(void **state)
     uint8_t *mem = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     assert_true(mem != MAP_FAILED);
     memset(mem, 1, 1 << 16);
-    /* just-loaded lines are fast, flushed ones slow */
-    unsigned fast = 0, slow = 0;
     const unsigned n = 200;
-    for (unsigned i = 0; i < n; i++) {
-        const uint64_t a = (uint64_t)(uintptr_t)(mem + (i % 1024) * 64);
-        uint32_t t;
-        assert_int_equal(o->ops->timed_walk(o->ctx, &a, 1, a, &t, err, sizeof(err)), 0);
-        fast += t <= o->threshold;
-        o->ops->flush(o->ctx, a);
-        assert_int_equal(o->ops->timed_walk(o->ctx, NULL, 0, a, &t, err, sizeof(err)), 0);
-        slow += t > o->threshold;
-    }
+    unsigned fast = 0, slow = 0;
+    classify_lines(o, mem, n, &fast, &slow);
     printf("hardware: %u/%u reloads below and %u/%u flushed loads above the threshold\n", fast, n,
            slow, n);
+    if (fast < n * 9 / 10 || slow < n * 8 / 10) {
+        /* A VM's latencies move with the host's load. Calibrate again: only
+         * if that calibration still puts the threshold between LLC hits and
+         * memory is the oracle itself wrong. */
+        struct llc_evset_calibration again = {0};
+        const int rc2 = llc_evset_hw_selfcheck(&cfg, &again, err, sizeof(err));
+        printf("hardware: calibrated again: %s; LLC hit median %u, memory median %u\n",
+               rc2 ? err : "separable", again.hit_median, again.miss_median);
+        if (rc2 || again.hit_median >= cal.threshold || again.miss_median <= cal.threshold) {
+            printf("skipped: latencies drifted between calibration and use (threshold %u; "
+                   "LLC hit median %u -> %u, memory median %u -> %u)\n",
+                   cal.threshold, cal.hit_median, again.hit_median, cal.miss_median,
+                   again.miss_median);
+            munmap(mem, 1 << 16);
+            llc_evset_oracle_destroy(o);
+            skip();
+        }
+    }
     assert_true(fast >= n * 9 / 10);
     assert_true(slow >= n * 8 / 10);
     munmap(mem, 1 << 16);
