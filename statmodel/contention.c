@@ -48,6 +48,7 @@ void llc_contention_config_default(struct llc_contention_config *cfg)
                                           .coupling = true,
                                           .anchor = true,
                                           .skew = true,
+                                          .skew_joint = true,
                                           .first_touch_tol = 1e-3};
 }
 
@@ -1391,8 +1392,9 @@ static void random_shares(const struct rnd *z, double mu, double c,
                                ? c * party_ins_r(z, i, mu, s->miss_ratio, dr, &di) / mu
                                : 0;
         else /* nothing is evicted: every line the party touches stays */
-            s->occupancy = p->weight * fmin(z->lines ? z->lines[i] : party_lines(p),
-                                            party_footprint(p, INFINITY));
+            s->occupancy = p->weight > 0 ? p->weight * fmin(z->lines ? z->lines[i] : party_lines(p),
+                                                            party_footprint(p, INFINITY))
+                                         : 0;
     }
     /* mu = 0 (the reuse says every reuse hits) with more weighted lines than
      * the cache: a skew stratum's weight w > 1 multiplies a program's lines

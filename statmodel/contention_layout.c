@@ -8,6 +8,13 @@
 
 void llc_contention_layout_strata(double lam, struct llc_contention_layout *out)
 {
+    llc_contention_layout_strata_runs(lam, LLC_CONTENTION_LAYOUT_STRATA, out);
+}
+
+void llc_contention_layout_strata_runs(double lam, size_t runs, struct llc_contention_layout *out)
+{
+    if (runs < 1 || runs > LLC_CONTENTION_LAYOUT_STRATA)
+        runs = LLC_CONTENTION_LAYOUT_STRATA;
     double *w = out->w, *pi = out->pi;
     out->n = 0;
     if (!(lam > 0) || !isfinite(lam)) {
@@ -30,9 +37,8 @@ void llc_contention_layout_strata(double lam, struct llc_contention_layout *out)
         sw += mass;
         sk += mass * k;
         cum += mass;
-        const bool last = n + 1 == LLC_CONTENTION_LAYOUT_STRATA;
-        if ((!last && sw >= 1e-4 && cum >= (double)(n + 1) / LLC_CONTENTION_LAYOUT_STRATA) ||
-            k + step > hi) {
+        const bool last = n + 1 == runs;
+        if ((!last && sw >= 1e-4 && cum >= (double)(n + 1) / (double)runs) || k + step > hi) {
             if (sw > 0) {
                 w[n] = sk / sw / lam;
                 pi[n++] = sw;

@@ -77,6 +77,87 @@ static const struct llc_contention_layout *skew_strata(const struct llc_contenti
     return keys;
 }
 
+/* Runs of the co-runners' count: its halves. Measured on the evaluation's
+ * 260 random predictions (docs/RESULTS.md §10.18): 2, 3, 4, 8 and 16 runs
+ * within 0.02 of each other in mean slowdown error and 0.5 in its maximum,
+ * the model's time 2.0x, 2.8x, 3.5x, 6.3x and 11.6x that without the
+ * co-runners' spread. */
+#define OTHERS_STRATA 2
+
+/* The co-runners' lines in the sets of program t (docs/METHODS.md §12.3):
+ * each co-runner j with a spread of its layout (cv_j = layout_cv > 0) holds lam_j of its lines per
+ * set on average, with variance (lam_j cv_j)^2, so their sum K varies with
+ * V = sum (lam_j cv_j)^2 around L = sum lam_j. Strata of K (a Poisson of
+ * L^2 / V, exactly the sum's for lines at random), and each co-runner's
+ * weight in a set holding K = W L of them at its regression on K:
+ * w_j = 1 + beta_j (W - 1), beta_j = lam_j cv_j^2 L / V (1 for every
+ * co-runner when all are Poisson; 0 for a stream, which presses on every
+ * set alike). Returns false when no co-runner varies. */
+static bool others_strata(const struct llc_contention_phase *const *ph, const double *rate,
+                          size_t n, size_t t, const struct llc_contention_config *cfg,
+                          struct llc_contention_layout *st, double *beta)
+{
+    const double sets = cfg->capacity / cfg->ways;
+    double lam[MAXN], sum = 0, var = 0;
+    for (size_t j = 0; j < n; j++) {
+        lam[j] = 0;
+        if (j == t || !ph[j]->model || !(ph[j]->layout_cv > 0) || !(rate[j] > 0))
+            continue;
+        const double lines = ph[j]->lines > 0 ? fmin(ph[j]->lines, cfg->capacity) : cfg->capacity;
+        lam[j] = lines / sets;
+        sum += lam[j];
+        var += lam[j] * lam[j] * ph[j]->layout_cv * ph[j]->layout_cv;
+    }
+    if (!(var > 0) || !(sum > 0))
+        return false;
+    for (size_t j = 0; j < n; j++)
+        beta[j] = lam[j] * ph[j]->layout_cv * ph[j]->layout_cv * sum / var;
+    llc_contention_layout_strata_runs(sum * sum / var, OTHERS_STRATA, st);
+    return st->n > 1;
+}
+
+/* The co-runners' weights in sets holding w times the mean of their lines
+ * (p[t]'s own left as it is). */
+static void others_weights(struct llc_contention_party *p, size_t n, size_t t, const double *beta,
+                           double w)
+{
+    for (size_t j = 0; j < n; j++) {
+        const double wj = 1 + beta[j] * (w - 1);
+        if (j != t) /* (a set with none of their lines: exactly 0, not a rounding) */
+            p[j].weight = wj > 1e-9 ? wj : 0;
+    }
+}
+
+/* Program t's figures over the co-runners' strata (others_strata), its
+ * own as the equilibrium makes them (its profile's strata): its references
+ * fall on every set alike, so each stratum counts by its share of the
+ * sets. */
+static int beside_others(const struct llc_contention_phase *const *ph,
+                         struct llc_contention_party *p, size_t n, size_t t, bool strata,
+                         const struct llc_contention_config *cfg,
+                         const struct llc_contention_layout *others, const double *beta, double mu0,
+                         struct llc_contention_share *out, char *err, size_t errlen)
+{
+    struct llc_contention_share tmp[MAXN];
+    struct llc_contention_info ti;
+    double mr = 0, occ = 0;
+    int rc = 0;
+    for (size_t h = 0; rc == 0 && h < others->n; h++) {
+        others_weights(p, n, t, beta, others->w[h]);
+        rc = equilibrium(ph, p, n, strata, cfg, mu0, tmp, &ti, err, errlen);
+        mr += others->pi[h] * tmp[t].miss_ratio;
+        occ += others->pi[h] * tmp[t].occupancy;
+    }
+    for (size_t j = 0; j < n; j++)
+        p[j].weight = 1;
+    if (rc == 0) {
+        out->miss_ratio = mr;
+        out->miss_rate = p[t].rate * mr;
+        out->occupancy = occ;
+    }
+    return rc;
+}
+
 /* Shares at fixed rates. With skew, a program whose sets are uneven (CV > 0)
  * and that has no strata of its own gets its figures from per-set
  * equilibria (skew_strata; each over the others' strata where they have
@@ -99,34 +180,52 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
     if (rc == 0 && hint)
         hint[0] = info->mu;
     for (size_t t = 0; rc == 0 && cfg->skew && t < n; t++) {
-        if (!ph[t]->model || !(ph[t]->cv > 0) || !(rate[t] > 0) ||
-            (ph[t]->strata && ph[t]->strata->n > 0)) /* its strata supersede the CV */
+        struct llc_contention_layout keys, others = {.n = 1, .w = {1}, .pi = {1}};
+        double beta[MAXN];
+        if (ph[t]->model && rate[t] > 0 && ph[t]->strata && ph[t]->strata->n > 0) {
+            /* its strata supersede the CV; the co-runners' lines in its
+             * sets still vary */
+            if (cfg->skew_joint && others_strata(ph, rate, n, t, cfg, &others, beta))
+                rc = beside_others(ph, p, n, t, strata, cfg, &others, beta, hint ? hint[0] : 0,
+                                   &out[t], err, errlen);
+            continue;
+        }
+        if (!ph[t]->model || !(ph[t]->cv > 0) || !(rate[t] > 0))
             continue;
         double num = 0, den = 0, occ = 0, pis = 0;
-        struct llc_contention_layout keys;
         const struct llc_contention_layout *st = skew_strata(ph[t], &keys);
+        /* only where the layout's spread is the skew: random in sets */
+        const bool joint = cfg->skew_joint && st == ph[t]->layout &&
+                           others_strata(ph, rate, n, t, cfg, &others, beta);
         for (size_t g = 0; rc == 0 && g < st->n; g++) {
-            const double w = st->w[g], pi = st->pi[g];
+            const double w = st->w[g];
             if (!(w > 0)) { /* sets holding none of its lines (k = 0; key values: CV > 0.5) */
-                pis += pi;
+                pis += st->pi[g];
                 continue;
             }
-            /* w = 1 (z = 0) is the plain equilibrium: its figures are out's */
-            const struct llc_contention_share *s = &out[t];
-            if (w != 1) {
-                double *hg = hint ? &hint[1 + t * SKEW_STRATA + g] : NULL;
-                p[t].weight = w;
-                rc = equilibrium(ph, p, n, strata, cfg, hg ? *hg : 0, tmp, &ti, err, errlen);
-                if (hg)
-                    *hg = ti.mu;
-                s = &tmp[t];
+            for (size_t h = 0; rc == 0 && h < others.n; h++) {
+                const double pi = st->pi[g] * others.pi[h];
+                /* w = 1 (z = 0) beside the co-runners' mean is the plain
+                 * equilibrium: its figures are out's */
+                const struct llc_contention_share *s = &out[t];
+                if (w != 1 || joint) {
+                    double *hg = hint ? &hint[1 + t * SKEW_STRATA + g] : NULL;
+                    if (joint)
+                        others_weights(p, n, t, beta, others.w[h]);
+                    p[t].weight = w;
+                    rc = equilibrium(ph, p, n, strata, cfg, hg ? *hg : 0, tmp, &ti, err, errlen);
+                    if (hg && (!joint || h == others.n / 2))
+                        *hg = ti.mu;
+                    s = &tmp[t];
+                }
+                num += pi * w * s->miss_ratio;
+                den += pi * w;
+                occ += pi * s->occupancy;
+                pis += pi;
             }
-            num += pi * w * s->miss_ratio;
-            den += pi * w;
-            occ += pi * s->occupancy;
-            pis += pi;
         }
-        p[t].weight = 1;
+        for (size_t j = 0; j < n; j++)
+            p[j].weight = 1;
         if (rc == 0 && den > 0) {
             out[t].miss_ratio = num / den;
             out[t].miss_rate = rate[t] * out[t].miss_ratio;

@@ -129,6 +129,11 @@ struct llc_contention_phase {
      * llc_contention_layout_strata of 1 / cv^2) instead of the 5 key
      * values. NULL: a measured CV. */
     const struct llc_contention_layout *layout;
+    /* The CV of its lines per set laid out at random (pages at random: a
+     * Poisson's, less a stream's lines, which press on every set alike),
+     * whatever cv holds; what a co-runner's lines vary by in a program's
+     * sets (cfg.skew_joint). 0: unknown or none. */
+    double layout_cv;
     /* Distinct lines the phase touches in all (0 = unbounded). A finite run
      * has a finite footprint: its dangling samples are last touches, one
      * per line, so lines = n_inf / N_s x the phase's references. Caps the
@@ -202,6 +207,11 @@ struct llc_contention_config {
     bool coupling; /* docs/METHODS.md §12.5 (else rates stay at the solo rates) */
     bool anchor;   /* docs/METHODS.md §12.6 gamma */
     bool skew;     /* docs/METHODS.md §12.6 set non-uniformity */
+    /* With skew, a program taking its layout's strata (random in sets) is
+     * solved per stratum against its co-runners' lines in the same sets,
+     * which vary too (strata of their combined count), not against their
+     * mean (docs/METHODS.md §12.3). */
+    bool skew_joint;
     /* Timeline summaries over the stretch in which every program is still
      * in its first pass (what a co-run that does not restart programs
      * measures, `sim --corun`), instead of each program's whole first pass
@@ -421,6 +431,8 @@ struct llc_contention_layout {
     double pi[LLC_CONTENTION_LAYOUT_STRATA];
 };
 void llc_contention_layout_strata(double lam, struct llc_contention_layout *out);
+/* The same in at most `runs` runs (1..LLC_CONTENTION_LAYOUT_STRATA). */
+void llc_contention_layout_strata_runs(double lam, size_t runs, struct llc_contention_layout *out);
 
 /* ---- per-stratum reuse (docs/METHODS.md §12.6) ----------------------------------------- */
 

@@ -508,13 +508,15 @@ void pred_prog_layout_cv(struct pred_prog *p, const struct llc_contention_config
         const double cv = p->probe_cv[k], rest = cv * cv - (lam > 0 ? 1 / lam : 0);
         double eff = !grid ? cv : rest > 0 ? sqrt(rest) : 0;
         bool own_spread = false;
+        double own = 0;
         if (layout && lam > 0 && isfinite(p->disp[k])) {
-            const double own = p->disp[k] * (1 - p->plain[k].firsts) / lam;
+            own = fmax(0, p->disp[k] * (1 - p->plain[k].firsts) / lam);
             own_spread = own > 0 && own >= eff * eff;
-            eff = fmax(eff, sqrt(fmax(0, own)));
+            eff = fmax(eff, sqrt(own));
         }
         p->plain[k].cv = eff;
         p->anchored[k].cv = eff;
+        p->plain[k].layout_cv = p->anchored[k].layout_cv = sqrt(own);
         if (own_spread)
             llc_contention_layout_strata(1 / (eff * eff), &p->layout[k]);
         p->plain[k].layout = p->anchored[k].layout = own_spread ? &p->layout[k] : NULL;
