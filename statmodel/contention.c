@@ -1219,19 +1219,20 @@ double sm_contention_random_r_shifted(const struct llc_statmodel_model *m, doubl
 
 struct rnd {
     const struct llc_contention_party *p;
-    size_t n;
+    size_t n; /* at most 64 */
     double c, c_log;
+    /* per party S / (gamma L) (random_rs; NULL: no own-miss terms) */
+    const double *kappa;
     /* party_lines of each party, computed once per equilibrium (a search
      * in its footprint table, else at every Newton step); NULL: on the fly */
     const double *lines;
 };
 
-/* Miss ratio of party i at total miss rate mu; *dr its derivative in
- * x = mu / (gamma a). */
-static double party_r(const struct rnd *z, size_t i, double mu, double *dr)
+/* Miss ratio of party i at x = mu / (gamma a) misses per own reference
+ * (mu: the misses that may evict its line); *dr its derivative in x. */
+static double party_f(const struct rnd *z, size_t i, double x, double *dr)
 {
     const struct llc_contention_party *p = &z->p[i];
-    const double x = mu / (p->gamma * p->rate);
     /* past its last finite distance the age cuts nothing: the fast loop */
     const double *e, *q, *f;
     size_t ne;
@@ -1264,26 +1265,10 @@ static double party_r(const struct rnd *z, size_t i, double mu, double *dr)
 
 static double party_ins_r(const struct rnd *z, size_t i, double mu, double r, double dr, double *d);
 
-/* Lines per second party i inserts at total miss rate mu (each evicting a
- * line), *d its derivative. A party that holds all the lines it can (its
- * cap L: distinct lines, or touched so far) loses them at mu L / C and so
- * inserts no more than that: docs/METHODS.md §12.3. */
-static double party_ins(const struct rnd *z, size_t i, double mu, double *d)
-{
-    const struct llc_contention_party *p = &z->p[i];
-    *d = 0;
-    if (!(p->weight > 0))
-        return 0;
-    if (!p->model)
-        return p->weight * p->lambda;
-    if (!(p->rate > 0))
-        return 0;
-    double dr = 0;
-    const double r = party_r(z, i, mu, &dr);
-    return party_ins_r(z, i, mu, r, dr, d);
-}
-
-/* party_ins given the party's R and dR/dx at mu (a model with rate > 0). */
+/* party i's insertions (misses/s) given its R and dR/dx at mu (a model
+ * with rate > 0), *d their derivative in mu. A party that holds all the
+ * lines it can (its cap L: distinct lines, or touched so far) loses them at
+ * mu L / C and so inserts no more than that: docs/METHODS.md §12.3. */
 static double party_ins_r(const struct rnd *z, size_t i, double mu, double r, double dr, double *d)
 {
     const struct llc_contention_party *p = &z->p[i];
@@ -1297,14 +1282,137 @@ static double party_ins_r(const struct rnd *z, size_t i, double mu, double r, do
     return ins;
 }
 
+/* random_rs's kappa of each party: S / (gamma L), 0 where it has no finite
+ * lines (lines: party_lines of each) */
+static void own_miss_kappa(const struct llc_contention_party *p, size_t n, const double *lines,
+                           double sets, double *kappa)
+{
+    for (size_t i = 0; i < n; i++) {
+        const bool reused = p[i].model && p[i].rate > 0 && lines[i] > 0 && isfinite(lines[i]);
+        kappa[i] = reused ? sets / (p[i].gamma * lines[i]) : 0;
+    }
+}
+
+/* The relative change of a party's R below which random_rs leaves its own
+ * misses in (kappa F' bounds it). */
+#define OWN_MISS_NEGLIGIBLE 1e-4
+
+/* random_rs takes the first order of its fixed point where the correction
+ * k R is at most this share of x (its second order is then below 0.3% of
+ * the correction), else Newton's steps. */
+#define OWN_MISS_LINEAR 0.05
+
+/* Newton's steps of random_rs: one from the right, R = F(x) (the
+ * evaluation's figures the same to their printed digits as with two,
+ * docs/RESULTS.md §10.18). */
+#define OWN_MISS_STEPS 1
+
+/* The share of party q's lines (lines: its party_lines) it touches in t
+ * seconds: whether a line of it that a fetch evicts comes back within t. */
+static double touched_share(const struct llc_contention_party *q, double lines, double t)
+{
+    const bool back = q->model && q->rate > 0 && lines > 0 && isfinite(lines);
+    return back ? fmin(1, party_footprint(q, q->gamma * q->rate * t) / lines) : 0;
+}
+
+/* Every party's R and dR/dx at total miss rate mu (r[i] NaN for parties
+ * without a model or rate). A line's own misses never evict it: between
+ * its reuses it is not touched. Of the misses in its set it meets all but
+ * its own, on average its party's a R over its L / S lines there, in the
+ * whole cache's terms mu - a R S / L. But its own fetch evicted a line of
+ * its set, which misses again (and evicts, this line with probability
+ * 1 / W) if it is touched before this line's reuse, within about a line's
+ * lifetime C / mu where the misses fall: the share phi of the own misses
+ * that come back that way, the chance that a line drawn from the set
+ * (party j with its occupancy share) is touched within C / mu
+ * (touched_share). So x_e = x - kappa R with kappa = (1 - phi) S /
+ * (gamma L), and R = F(x_e), a fixed point. Against the product form of
+ * IRM programs in one set (exact: within 0.005 where the plain equation
+ * is 0.004-0.013 over) and a cyclic program's simulation (phi = 1: the
+ * plain equation, within 0.005), docs/METHODS.md §12.3; 1 / L of the
+ * party's misses in a fully associative cache (S = 1). */
+static void random_rs(const struct rnd *z, double mu, double *r, double *dr)
+{
+    double occ[64], total = 0;
+    const bool self = z->kappa && mu > 0;
+    for (size_t i = 0; i < z->n; i++) {
+        const struct llc_contention_party *p = &z->p[i];
+        occ[i] = 0;
+        r[i] = dr[i] = NAN;
+        if (!p->model) {
+            if (self && p->weight > 0) /* an unprofiled stream's lines never come back */
+                total += z->c * p->weight * p->lambda / mu;
+            continue;
+        }
+        if (!(p->rate > 0))
+            continue;
+        r[i] = party_f(z, i, mu / (p->gamma * p->rate), &dr[i]);
+        if (self && p->weight > 0) {
+            double d;
+            occ[i] = z->c * party_ins_r(z, i, mu, r[i], dr[i], &d) / mu;
+            total += occ[i];
+        }
+    }
+    if (!self || !(total > 0))
+        return;
+    /* the share of each party's lines touched within a line's lifetime
+     * C / mu, when its fetch's victim may come back (asked once) */
+    const double life = z->c / mu;
+    double touch[64];
+    bool touched = false;
+    for (size_t i = 0; i < z->n; i++) {
+        /* (where even the whole of its own misses would move R by less
+         * than OWN_MISS_NEGLIGIBLE of itself: a party of many lines per
+         * set) */
+        if (isnan(r[i]) || !(z->kappa[i] * dr[i] >= OWN_MISS_NEGLIGIBLE))
+            continue;
+        for (size_t j = 0; !touched && j < z->n; j++)
+            touch[j] = touched_share(&z->p[j], z->lines[j], life);
+        touched = true;
+        double phi = 0;
+        for (size_t j = 0; j < z->n; j++)
+            phi += occ[j] / total * touch[j];
+        /* R - F(x - k R) rises in R and is convex (F concave). Where the
+         * correction is small against x, its first order R = F / (1 + k
+         * F'); else Newton's steps from R = F(x), right of the root, which
+         * stay right of it (and so above F(0), the misses no reuse can
+         * avoid). */
+        const double k = (1 - fmin(1, phi)) * z->kappa[i], x = mu / (z->p[i].gamma * z->p[i].rate);
+        double ri = r[i] / (1 + k * dr[i]), f1 = dr[i];
+        for (int step = 0; k * ri > OWN_MISS_LINEAR * x && step < OWN_MISS_STEPS; step++) {
+            ri = step ? ri : r[i];
+            const double xe = x - k * ri;
+            if (!(xe > 0)) {
+                ri = party_f(z, i, 0, &f1);
+                f1 = 0;
+                break;
+            }
+            const double g = ri - party_f(z, i, xe, &f1);
+            ri -= g / (1 + k * f1);
+        }
+        r[i] = ri;
+        dr[i] = f1 / (1 + k * f1);
+    }
+}
+
 /* Insertions (misses/s) the parties cause at total miss rate mu, minus mu;
  * *dphi its derivative. */
 static double random_phi(const struct rnd *z, double mu, double *dphi)
 {
-    double s = -mu, ds = -1;
+    double r[64], dr[64], s = -mu, ds = -1;
+    random_rs(z, mu, r, dr);
     for (size_t i = 0; i < z->n; i++) {
+        const struct llc_contention_party *p = &z->p[i];
+        if (!(p->weight > 0))
+            continue;
+        if (!p->model) {
+            s += p->weight * p->lambda;
+            continue;
+        }
+        if (!(p->rate > 0))
+            continue;
         double d;
-        s += party_ins(z, i, mu, &d);
+        s += party_ins_r(z, i, mu, r[i], dr[i], &d);
         ds += d;
     }
     *dphi = ds;
@@ -1373,6 +1481,8 @@ static double random_mu(const struct rnd *z, double hint)
 static void random_shares(const struct rnd *z, double mu, double c,
                           struct llc_contention_share *out)
 {
+    double r[64], dr[64];
+    random_rs(z, mu, r, dr);
     for (size_t i = 0; i < z->n; i++) {
         const struct llc_contention_party *p = &z->p[i];
         struct llc_contention_share *s = &out[i];
@@ -1383,13 +1493,13 @@ static void random_shares(const struct rnd *z, double mu, double c,
             s->occupancy = mu > 0 ? c * p->weight * p->lambda / mu : 0;
             continue;
         }
-        double dr = 0, di;
+        double di;
         s->rate = p->rate;
-        s->miss_ratio = p->rate > 0 ? party_r(z, i, mu, &dr) : NAN;
+        s->miss_ratio = p->rate > 0 ? r[i] : NAN;
         s->miss_rate = p->rate > 0 ? p->rate * s->miss_ratio : 0;
         if (mu > 0) /* insertions = evictions of its lines, mu O / C */
             s->occupancy = p->rate > 0 && p->weight > 0
-                               ? c * party_ins_r(z, i, mu, s->miss_ratio, dr, &di) / mu
+                               ? c * party_ins_r(z, i, mu, s->miss_ratio, dr[i], &di) / mu
                                : 0;
         else /* nothing is evicted: every line the party touches stays */
             s->occupancy = p->weight > 0 ? p->weight * fmin(z->lines ? z->lines[i] : party_lines(p),
@@ -1549,14 +1659,19 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
         return rc;
     struct llc_contention_info in = {.beta = 1, .converged = true};
     if (base == LLC_CONTENTION_RANDOM) {
-        double lines[64];
-        for (size_t i = 0; n <= LLC_ARRAY_LEN(lines) && i < n; i++)
+        double lines[64], kappa[64];
+        if (n > LLC_ARRAY_LEN(lines))
+            return llc_errf(err, errlen, -EINVAL, "equilibrium: %zu programs (at most %zu)", n,
+                            LLC_ARRAY_LEN(lines));
+        for (size_t i = 0; i < n; i++)
             lines[i] = party_lines(&p[i]);
+        own_miss_kappa(p, n, lines, ways > 0 ? capacity / ways : 1, kappa);
         const struct rnd z = {.p = p,
                               .n = n,
                               .c = capacity,
                               .c_log = -log1p(-1 / fmax(capacity, 1 + 1e-9)),
-                              .lines = n <= LLC_ARRAY_LEN(lines) ? lines : NULL};
+                              .kappa = kappa,
+                              .lines = lines};
         in.mu = random_mu(&z, mu_hint);
         in.t_star = in.mu > 0 ? capacity / in.mu : INFINITY;
         random_shares(&z, in.mu, capacity, out);
