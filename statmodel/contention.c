@@ -1302,8 +1302,8 @@ static void own_miss_kappa(const struct llc_contention_party *p, size_t n, const
  * the correction), else Newton's steps. */
 #define OWN_MISS_LINEAR 0.05
 
-/* Newton's steps of random_rs: one from the right, R = F(x) (the
- * evaluation's figures the same to their printed digits as with two,
+/* Newton's steps of random_rs where it takes them, from R = F(x) (one:
+ * the evaluation's figures the same to their printed digits as with two,
  * docs/RESULTS.md §10.18). */
 #define OWN_MISS_STEPS 1
 
@@ -1326,11 +1326,10 @@ static double touched_share(const struct llc_contention_party *q, double lines, 
  * that come back that way, the chance that a line drawn from the set
  * (party j with its occupancy share) is touched within C / mu
  * (touched_share). So x_e = x - kappa R with kappa = (1 - phi) S /
- * (gamma L), and R = F(x_e), a fixed point. Against the product form of
- * IRM programs in one set (exact: within 0.005 where the plain equation
- * is 0.004-0.013 over) and a cyclic program's simulation (phi = 1: the
- * plain equation, within 0.005), docs/METHODS.md §12.3; 1 / L of the
- * party's misses in a fully associative cache (S = 1). */
+ * (gamma L), and R = F(x_e), a fixed point. Checked against the exact
+ * product form of IRM programs in one set and a cyclic program's
+ * simulation (phi = 1 there: the plain equation), docs/METHODS.md §12.3;
+ * 1 / L of the party's misses in a fully associative cache (S = 1). */
 static void random_rs(const struct rnd *z, double mu, double *r, double *dr)
 {
     double occ[64], total = 0;
@@ -1379,16 +1378,18 @@ static void random_rs(const struct rnd *z, double mu, double *r, double *dr)
          * avoid). */
         const double k = (1 - fmin(1, phi)) * z->kappa[i], x = mu / (z->p[i].gamma * z->p[i].rate);
         double ri = r[i] / (1 + k * dr[i]), f1 = dr[i];
-        for (int step = 0; k * ri > OWN_MISS_LINEAR * x && step < OWN_MISS_STEPS; step++) {
-            ri = step ? ri : r[i];
-            const double xe = x - k * ri;
-            if (!(xe > 0)) {
-                ri = party_f(z, i, 0, &f1);
-                f1 = 0;
-                break;
+        if (k * ri > OWN_MISS_LINEAR * x) {
+            ri = r[i];
+            for (int step = 0; step < OWN_MISS_STEPS; step++) {
+                const double xe = x - k * ri;
+                if (!(xe > 0)) {
+                    ri = party_f(z, i, 0, &f1);
+                    f1 = 0;
+                    break;
+                }
+                const double g = ri - party_f(z, i, xe, &f1);
+                ri -= g / (1 + k * f1);
             }
-            const double g = ri - party_f(z, i, xe, &f1);
-            ri -= g / (1 + k * f1);
         }
         r[i] = ri;
         dr[i] = f1 / (1 + k * f1);
