@@ -17,6 +17,7 @@
 # MAP_ARGS (environment) is added to every simulated map, e.g. MAP_ARGS="--rate 3e7"
 # (the default rate is auto: chosen per map against a planted pattern; the
 # rate column says which).
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;; esac
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0

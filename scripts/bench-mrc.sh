@@ -7,6 +7,7 @@
 # mrc --phases on); the windows' own cost is measured apart (pairs with
 # LLCPROBE_RT_WINDOW=0; BENCH_MRC_PAIRS, default 5).
 # Last lines: mrc_solve_ms: X ms, rt_windows_overhead_x: X x, rt_overhead_x: X x
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;; esac
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)

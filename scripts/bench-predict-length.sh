@@ -16,6 +16,7 @@
 # at the length or its end).
 # Last lines: predict_length_<L>_speedup_x: N x per length, then
 # predict_length_speedup_x: N x at the longest.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;; esac
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)

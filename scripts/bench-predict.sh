@@ -9,6 +9,7 @@
 # the random policy's are printed before it.
 # Usage: scripts/bench-predict.sh [BUILD_DIR]   (default build/; must be built)
 # Last line: predict_pair_ms: X ms
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;; esac
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)

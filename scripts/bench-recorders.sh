@@ -34,6 +34,7 @@
 # is llcprobe's: sampler CPU / floor CPU (qemu_sampler_over_floor_x; the
 # goal of 10x native cannot be met where the floor alone is above it, and
 # the table's last column marks those programs).
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;; esac
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)

@@ -15,6 +15,7 @@
 # Usage: scripts/bench-sample.sh [--quick]   (--quick: intel8 only)
 #        PER_SET_RATE (environment): probe accesses per set per second (4e6:
 #        sample's default, 1e8 over 25 sets)
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;; esac
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0

@@ -20,6 +20,7 @@
 #     sim_corun4_cpu_ratio, included), and ends with this tree's medians as
 #     the four headline lines. On a loaded host the paired ratios are the
 #     figure to trust, not the absolute rates.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;; esac
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}

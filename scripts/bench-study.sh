@@ -11,6 +11,7 @@
 # Environment: BENCH_STUDY_N (32), BENCH_STUDY_K (4), BENCH_STUDY_PHASES (4),
 # BENCH_STUDY_ARGS (more options for llcprobe study, e.g. --stationary).
 # Last line: study_32x4_seconds: X s
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;; esac
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)

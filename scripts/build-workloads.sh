@@ -14,6 +14,7 @@
 # scripts/build-instrumented.sh.
 # Environment: WORKLOADS (default "bzip2 xz-utils"), JOBS (default 2),
 # KEEP_DEB_SRC=1 keeps an added deb-src entry.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;; esac
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}

@@ -152,8 +152,14 @@ def rewrite(text, rel, problems):
 
 
 def main(argv):
+    if "-h" in argv or "--help" in argv:
+        print(__doc__)
+        return 0
     check = "--check" in argv
     args = [a for a in argv if a != "--check"]
+    if len(args) > 1 or any(a.startswith("-") for a in args):
+        print("usage: cite-methods.py [--check] [ROOT] (--help: what it rewrites)", file=sys.stderr)
+        return 2
     root = os.path.abspath(args[0] if args else os.path.join(os.path.dirname(__file__), ".."))
     problems, changed = [], []
     for d in DIRS:

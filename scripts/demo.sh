@@ -10,6 +10,7 @@
 #      miss-ratio curve, the program's phases (offline on the trace, and
 #      live on a longer run whose phases last longer than a window).
 # Outputs go to out/demo.*. Every figure the demo prints itself has its unit.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;; esac
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

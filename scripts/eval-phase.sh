@@ -73,6 +73,7 @@
 #        cc1" run only some. From scratch a full run takes ~45 min of
 #        tracing (lackey on cc1 alone ~17 min) and 30-60 min of overhead
 #        runs on a loaded machine)
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;; esac
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build

@@ -21,6 +21,7 @@
 # case the study does not model, kept to show what that costs),
 # EVAL_STUDY_ARGS (more options for llcprobe study, e.g. --stationary).
 # Last lines: study_kendall_tau, study_best_gap_pct, study_worst_vs_best_pct
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;; esac
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)

@@ -7,6 +7,7 @@
 # ft: features) and crashes; a crash's input is kept in build-fuzz/crashes/.
 # Exit 1 if anything crashed. The last lines are the headline figures.
 # Usage: scripts/fuzz.sh [SECONDS] [HARNESS...]   (HARNESS: e.g. mapfile)
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;; esac
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}

@@ -31,8 +31,12 @@ def spearman(x, y):
 
 
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return
     if len(sys.argv) not in (2, 4) or (len(sys.argv) == 4 and sys.argv[2] != "--min"):
-        sys.exit(__doc__)
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
     d = json.load(open(sys.argv[1]))
     measured = d["sets"]["measured"]
     m = [x for x, ok in zip(d["sets"]["misses"], measured) if ok]

@@ -351,6 +351,10 @@ def cmd_summary(argv):
 
 if __name__ == "__main__":
     cmds = {"run": cmd_run, "summary": cmd_summary, "detour": cmd_detour}
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0)
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
-        sys.exit(__doc__)
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
     cmds[sys.argv[1]](sys.argv[2:])

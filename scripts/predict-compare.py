@@ -234,8 +234,12 @@ def cdf_error(a, b):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print("usage: predict-compare.py MANIFEST", file=sys.stderr)
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
+        print("usage: predict-compare.py MANIFEST (--help: what it scores and how)",
+              file=sys.stderr)
         return 2
     rows = []          # one per program per group
     cdf = {"pair": [], "mix": []}

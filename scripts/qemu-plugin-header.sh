@@ -10,6 +10,7 @@
 # (their "deb" entries as "deb-src"): the system's apt configuration and
 # package lists are not touched, and nothing is left behind.
 # Usage: scripts/qemu-plugin-header.sh [DEST_DIR]   (default /usr/local/include/llcprobe-qemu)
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;; esac
 set -euo pipefail
 dest=${1:-/usr/local/include/llcprobe-qemu}
 if [ -f "$dest/qemu-plugin.h" ]; then

@@ -8,6 +8,7 @@
 # Usage: scripts/setup.sh [--sanitize] [--prefix DIR] [--no-install]
 #   --sanitize  build build-asan/ (ASan+UBSan) instead; never installed
 #   --prefix    install under DIR (also LLCPROBE_PREFIX)
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;; esac
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: setup, build, ctest (normal build, then ASan+UBSan),
 # then a short fuzzing run of every input parser.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;; esac
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
