@@ -207,10 +207,10 @@ struct llc_contention_config {
     bool coupling; /* docs/METHODS.md §12.5 (else rates stay at the solo rates) */
     bool anchor;   /* docs/METHODS.md §12.6 gamma */
     bool skew;     /* docs/METHODS.md §12.6 set non-uniformity */
-    /* With skew, a program taking its layout's strata (random in sets) is
-     * solved per stratum against its co-runners' lines in the same sets,
-     * which vary too (strata of their combined count), not against their
-     * mean (docs/METHODS.md §12.3). */
+    /* With skew, a program taking its layout's strata or its profile's
+     * (random in sets) is solved against its co-runners' lines in the same
+     * sets, which vary too (strata of their combined count, from their
+     * layout_cv), not against their mean (docs/METHODS.md §12.3). */
     bool skew_joint;
     /* Timeline summaries over the stretch in which every program is still
      * in its first pass (what a co-run that does not restart programs
