@@ -1502,10 +1502,13 @@ static void random_shares(const struct rnd *z, double mu, double c,
             s->occupancy = p->rate > 0 && p->weight > 0
                                ? c * party_ins_r(z, i, mu, s->miss_ratio, dr[i], &di) / mu
                                : 0;
-        else /* nothing is evicted: every line the party touches stays */
-            s->occupancy = p->weight > 0 ? p->weight * fmin(z->lines ? z->lines[i] : party_lines(p),
-                                                            party_footprint(p, INFINITY))
-                                         : 0;
+        else /* nothing is evicted: every line the party touches stays (at
+              * most the cache: a party whose new data is below the root's
+              * tolerance, mu = 0, would have infinitely many) */
+            s->occupancy = p->weight > 0
+                               ? fmin(c, p->weight * fmin(z->lines ? z->lines[i] : party_lines(p),
+                                                          party_footprint(p, INFINITY)))
+                               : 0;
     }
     /* mu = 0 (the reuse says every reuse hits) with more weighted lines than
      * the cache: a skew stratum's weight w > 1 multiplies a program's lines

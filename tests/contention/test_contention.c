@@ -779,6 +779,32 @@ static void layout_strata_are_poisson(void **state)
     assert_true(keys < 0.85 * exact);
 }
 
+/* A party whose new data is below the root's tolerance (a weight of
+ * 1e-17: a rounding of 1 + beta (w - 1)) while it has no bound on its
+ * lines: mu = 0, nothing evicted, and its every-line-stays occupancy is
+ * at most the cache (it used to be infinite, and the shares' scaling to
+ * the cache then made it NaN). */
+static void negligible_party_holds_finite_lines(void **state)
+{
+    (void)state;
+    char err[LLC_ERRLEN];
+    struct llc_statmodel_model *fits = model_uniform(1, 100, 1e5),
+                               *fresh = model_uniform(0.5, 100, 1e5);
+    const struct llc_contention_party p[2] = {
+        {.model = fits, .rate = 1, .gamma = 1, .weight = 1, .lines_max = 100},
+        {.model = fresh, .rate = 2, .gamma = 1, .weight = 1e-17, .cold = true, .steady = 0.5}};
+    struct llc_contention_share out[2];
+    struct llc_contention_info info;
+    assert_int_equal(
+        llc_contention_equilibrium(p, 2, 1000, LLC_CONTENTION_RANDOM, out, &info, err, sizeof err),
+        0);
+    for (int i = 0; i < 2; i++)
+        assert_true(isfinite(out[i].occupancy) && out[i].occupancy >= 0 &&
+                    out[i].occupancy <= 1000 * (1 + 1e-9));
+    llc_statmodel_release(fits);
+    llc_statmodel_release(fresh);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -796,6 +822,7 @@ int main(void)
         cmocka_unit_test(timeline_two_phases),
         cmocka_unit_test(cold_age_from_first_touches),
         cmocka_unit_test(steady_share_from_recorded_firsts),
+        cmocka_unit_test(negligible_party_holds_finite_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
