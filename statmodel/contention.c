@@ -1223,6 +1223,8 @@ struct rnd {
     double c, c_log;
     /* per party S / (gamma L) (random_rs; NULL: no own-miss terms) */
     const double *kappa;
+    /* per party its R table (party_tables; NULL: looked up at each query) */
+    const struct sm_rtab *const *tab;
     /* party_lines of each party, computed once per equilibrium (a search
      * in its footprint table, else at every Newton step); NULL: on the fly */
     const double *lines;
@@ -1230,6 +1232,38 @@ struct rnd {
 
 /* Miss ratio of party i at x = mu / (gamma a) misses per own reference
  * (mu: the misses that may evict its line); *dr its derivative in x. */
+/* The age a party's R table is kept at (INFINITY: past its last finite
+ * distance the age cuts nothing). e, ne: its footprint table's edges. */
+static double party_tab_age(const struct llc_contention_party *p, const double *e, size_t ne)
+{
+    return p->cold && p->age > 0 && p->age < e[ne - 1] ? p->age : INFINITY;
+}
+
+/* Each party's R table, made (all of them first: making one may move the
+ * others) and found once per equilibrium instead of at every query (NULL:
+ * the exact sums, or no model). */
+static void party_tables(const struct llc_contention_party *p, size_t n, double c_log,
+                         const struct sm_rtab **tab)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++) {
+            tab[i] = NULL;
+            if (!p[i].model || !p[i].tables || isinf(p[i].shift))
+                continue;
+            const double *e, *q, *f;
+            size_t ne;
+            double slope;
+            llc_statmodel_footprint_table(p[i].model, &e, &q, &f, &ne, &slope);
+            const double age = party_tab_age(&p[i], e, ne);
+            if (pass == 0)
+                sm_contention_rtab_make(p[i].tables, p[i].model, p[i].excess, c_log, age,
+                                        p[i].shift);
+            else
+                tab[i] = sm_contention_rtab_find(p[i].tables, p[i].model, p[i].excess, c_log, age,
+                                                 p[i].shift);
+        }
+}
+
 static double party_f(const struct rnd *z, size_t i, double x, double *dr)
 {
     const struct llc_contention_party *p = &z->p[i];
@@ -1240,14 +1274,13 @@ static double party_f(const struct rnd *z, size_t i, double x, double *dr)
     llc_statmodel_footprint_table(p->model, &e, &q, &f, &ne, &slope);
     /* at mu = 0 no caller uses the derivative (Newton's steps start right
      * of 0): R alone costs a search instead of the table */
-    double r = isinf(p->shift) /* every reuse in the private cache: only first touches miss */
-                   ? sm_contention_random_r_shifted(p->model, x, z->c_log,
-                                                    p->cold && p->age > 0 ? p->age : INFINITY,
-                                                    1e300, x == 0 ? NULL : dr)
-                   : sm_contention_random_r_tab(
-                         p->tables, p->model, p->excess, x, z->c_log,
-                         p->cold && p->age > 0 && p->age < e[ne - 1] ? p->age : INFINITY, p->shift,
-                         x == 0 ? NULL : dr);
+    double r =
+        isinf(p->shift) /* every reuse in the private cache: only first touches miss */
+            ? sm_contention_random_r_shifted(p->model, x, z->c_log,
+                                             p->cold && p->age > 0 ? p->age : INFINITY, 1e300,
+                                             x == 0 ? NULL : dr)
+            : sm_contention_rtab_r(p->tables, z->tab ? z->tab[i] : NULL, p->model, p->excess, x,
+                                   z->c_log, party_tab_age(p, e, ne), p->shift, x == 0 ? NULL : dr);
     if (x == 0)
         *dr = NAN;
     if (p->cold) {
@@ -1670,11 +1703,15 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
         for (size_t i = 0; i < n; i++)
             lines[i] = party_lines(&p[i]);
         own_miss_kappa(p, n, lines, ways > 0 ? capacity / ways : 1, kappa);
+        const double c_log = -log1p(-1 / fmax(capacity, 1 + 1e-9));
+        const struct sm_rtab *tab[64];
+        party_tables(p, n, c_log, tab);
         const struct rnd z = {.p = p,
                               .n = n,
                               .c = capacity,
-                              .c_log = -log1p(-1 / fmax(capacity, 1 + 1e-9)),
+                              .c_log = c_log,
                               .kappa = kappa,
+                              .tab = tab,
                               .lines = lines};
         in.mu = random_mu(&z, mu_hint);
         in.t_star = in.mu > 0 ? capacity / in.mu : INFINITY;

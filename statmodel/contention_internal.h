@@ -100,6 +100,26 @@ double sm_contention_random_r_tab(struct llc_contention_tables *t,
                                   const struct llc_contention_excess *ex, double x, double c_log,
                                   double age, double shift, double *dr);
 
+/* The same through a table found once for many queries: a table of
+ * (m, ex, c_log, age, shift) made if new (_make: every table an
+ * equilibrium needs, first, since making one may move the others), then
+ * found without making any (_find: NULL where no table exists or can
+ * serve), whose pointer holds until the next table is made. _r answers as
+ * sm_contention_random_r_tab does (tab NULL: the exact sums). */
+struct sm_rtab;
+const struct sm_rtab *sm_contention_rtab_make(struct llc_contention_tables *t,
+                                              const struct llc_statmodel_model *m,
+                                              const struct llc_contention_excess *ex, double c_log,
+                                              double age, double shift);
+const struct sm_rtab *sm_contention_rtab_find(const struct llc_contention_tables *t,
+                                              const struct llc_statmodel_model *m,
+                                              const struct llc_contention_excess *ex, double c_log,
+                                              double age, double shift);
+double sm_contention_rtab_r(struct llc_contention_tables *t, const struct sm_rtab *tab,
+                            const struct llc_statmodel_model *m,
+                            const struct llc_contention_excess *ex, double x, double c_log,
+                            double age, double shift, double *dr);
+
 /* llc_contention_corun with the coupling started from guess[i] (NULL, or a
  * rate <= 0: the solo rate) instead of the solo rates: a nearby solution
  * (the timeline's previous tuple) saves steps; the result meets the same

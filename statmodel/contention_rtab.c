@@ -265,6 +265,55 @@ static double below(struct llc_contention_tables *t, struct rtab *r, double x, d
     return val;
 }
 
+/* The table of (m, ex, c_log, age, shift), made if new (NULL: none can be,
+ * the exact sums answer). With ex, the table without it first: making it
+ * may move the slots. */
+static struct rtab *table_with(struct llc_contention_tables *t, const struct llc_statmodel_model *m,
+                               const struct llc_contention_excess *ex, double c_log, double age,
+                               double shift)
+{
+    return !ex || table_of(t, m, NULL, c_log, age, shift) ? table_of(t, m, ex, c_log, age, shift)
+                                                          : NULL;
+}
+
+const struct sm_rtab *sm_contention_rtab_make(struct llc_contention_tables *t,
+                                              const struct llc_statmodel_model *m,
+                                              const struct llc_contention_excess *ex, double c_log,
+                                              double age, double shift)
+{
+    if (ex && !ex->has_misses)
+        ex = NULL;
+    return t ? (const struct sm_rtab *)table_with(t, m, ex, c_log, age, shift) : NULL;
+}
+
+const struct sm_rtab *sm_contention_rtab_find(const struct llc_contention_tables *t,
+                                              const struct llc_statmodel_model *m,
+                                              const struct llc_contention_excess *ex, double c_log,
+                                              double age, double shift)
+{
+    if (ex && !ex->has_misses)
+        ex = NULL;
+    if (!t || !t->cap)
+        return NULL;
+    const struct rtab *r = &t->slot[slot_of(t, m, ex, c_log, age, shift)];
+    return r->m && r->nodes ? (const struct sm_rtab *)r : NULL;
+}
+
+static double query(struct llc_contention_tables *t, struct rtab *r,
+                    const struct llc_statmodel_model *m, const struct llc_contention_excess *ex,
+                    double x, double c_log, double age, double shift, double *dr);
+
+double sm_contention_rtab_r(struct llc_contention_tables *t, const struct sm_rtab *tab,
+                            const struct llc_statmodel_model *m,
+                            const struct llc_contention_excess *ex, double x, double c_log,
+                            double age, double shift, double *dr)
+{
+    if (ex && !ex->has_misses)
+        ex = NULL;
+    const bool use = tab && x >= 0 && isfinite(x) && (x > 0 || !dr);
+    return query(t, use ? (struct rtab *)tab : NULL, m, ex, x, c_log, age, shift, dr);
+}
+
 double sm_contention_random_r_tab(struct llc_contention_tables *t,
                                   const struct llc_statmodel_model *m,
                                   const struct llc_contention_excess *ex, double x, double c_log,
@@ -273,10 +322,15 @@ double sm_contention_random_r_tab(struct llc_contention_tables *t,
     if (ex && !ex->has_misses)
         ex = NULL;
     const bool tab = t && x >= 0 && isfinite(x) && (x > 0 || !dr);
-    /* with ex, the table without it first: making it may move the slots */
-    struct rtab *r = tab && (!ex || table_of(t, m, NULL, c_log, age, shift))
-                         ? table_of(t, m, ex, c_log, age, shift)
-                         : NULL;
+    return query(t, tab ? table_with(t, m, ex, c_log, age, shift) : NULL, m, ex, x, c_log, age,
+                 shift, dr);
+}
+
+/* R from table r (NULL: the exact sums) */
+static double query(struct llc_contention_tables *t, struct rtab *r,
+                    const struct llc_statmodel_model *m, const struct llc_contention_excess *ex,
+                    double x, double c_log, double age, double shift, double *dr)
+{
     if (!r)
         return exact(m, ex, x, c_log, age, shift, dr);
     if (x == 0) /* (each equilibrium's Phi(0): a sum over the whole table) */
