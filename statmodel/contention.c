@@ -1224,14 +1224,12 @@ struct rnd {
     /* per party S / (gamma L) (random_rs; NULL: no own-miss terms) */
     const double *kappa;
     /* per party its R table (party_tables; NULL: looked up at each query) */
-    const struct sm_rtab *const *tab;
+    struct sm_rtab *const *tab;
     /* party_lines of each party, computed once per equilibrium (a search
      * in its footprint table, else at every Newton step); NULL: on the fly */
     const double *lines;
 };
 
-/* Miss ratio of party i at x = mu / (gamma a) misses per own reference
- * (mu: the misses that may evict its line); *dr its derivative in x. */
 /* The age a party's R table is kept at (INFINITY: past its last finite
  * distance the age cuts nothing). e, ne: its footprint table's edges. */
 static double party_tab_age(const struct llc_contention_party *p, const double *e, size_t ne)
@@ -1243,7 +1241,7 @@ static double party_tab_age(const struct llc_contention_party *p, const double *
  * others) and found once per equilibrium instead of at every query (NULL:
  * the exact sums, or no model). */
 static void party_tables(const struct llc_contention_party *p, size_t n, double c_log,
-                         const struct sm_rtab **tab)
+                         struct sm_rtab **tab)
 {
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < n; i++) {
@@ -1264,6 +1262,8 @@ static void party_tables(const struct llc_contention_party *p, size_t n, double 
         }
 }
 
+/* Miss ratio of party i at x = mu / (gamma a) misses per own reference
+ * (mu: the misses that may evict its line); *dr its derivative in x. */
 static double party_f(const struct rnd *z, size_t i, double x, double *dr)
 {
     const struct llc_contention_party *p = &z->p[i];
@@ -1704,7 +1704,7 @@ int sm_contention_equilibrium(const struct llc_contention_party *p, size_t n, do
             lines[i] = party_lines(&p[i]);
         own_miss_kappa(p, n, lines, ways > 0 ? capacity / ways : 1, kappa);
         const double c_log = -log1p(-1 / fmax(capacity, 1 + 1e-9));
-        const struct sm_rtab *tab[64];
+        struct sm_rtab *tab[64];
         party_tables(p, n, c_log, tab);
         const struct rnd z = {.p = p,
                               .n = n,

@@ -107,15 +107,15 @@ double sm_contention_random_r_tab(struct llc_contention_tables *t,
  * serve), whose pointer holds until the next table is made. _r answers as
  * sm_contention_random_r_tab does (tab NULL: the exact sums). */
 struct sm_rtab;
-const struct sm_rtab *sm_contention_rtab_make(struct llc_contention_tables *t,
-                                              const struct llc_statmodel_model *m,
-                                              const struct llc_contention_excess *ex, double c_log,
-                                              double age, double shift);
-const struct sm_rtab *sm_contention_rtab_find(const struct llc_contention_tables *t,
-                                              const struct llc_statmodel_model *m,
-                                              const struct llc_contention_excess *ex, double c_log,
-                                              double age, double shift);
-double sm_contention_rtab_r(struct llc_contention_tables *t, const struct sm_rtab *tab,
+struct sm_rtab *sm_contention_rtab_make(struct llc_contention_tables *t,
+                                        const struct llc_statmodel_model *m,
+                                        const struct llc_contention_excess *ex, double c_log,
+                                        double age, double shift);
+struct sm_rtab *sm_contention_rtab_find(struct llc_contention_tables *t,
+                                        const struct llc_statmodel_model *m,
+                                        const struct llc_contention_excess *ex, double c_log,
+                                        double age, double shift);
+double sm_contention_rtab_r(struct llc_contention_tables *t, struct sm_rtab *tab,
                             const struct llc_statmodel_model *m,
                             const struct llc_contention_excess *ex, double x, double c_log,
                             double age, double shift, double *dr);

@@ -28,7 +28,7 @@
 
 /* One function R(x): a model at one capacity (c_log), age and private
  * cache shift. */
-struct rtab {
+struct sm_rtab {
     const struct llc_statmodel_model *m;
     const struct llc_contention_excess *ex; /* its misses added (NULL: none) */
     double c_log, age, shift;
@@ -41,7 +41,7 @@ struct rtab {
 
 struct llc_contention_tables {
     size_t n, cap; /* tables, slots (power of two) */
-    struct rtab *slot;
+    struct sm_rtab *slot;
     /* A table that cannot be allocated is kept without nodes: its queries
      * take the exact sum (a query never fails). */
     size_t computed, queries; /* nodes computed, queries interpolated */
@@ -108,7 +108,7 @@ static uint64_t hash5(const void *m, const void *ex, double c_log, double age, d
     return h ^ (h >> 31);
 }
 
-static bool same(const struct rtab *a, const struct llc_statmodel_model *m,
+static bool same(const struct sm_rtab *a, const struct llc_statmodel_model *m,
                  const struct llc_contention_excess *ex, double c_log, double age, double shift)
 {
     return a->m == m && a->ex == ex && bits(a->c_log) == bits(c_log) && bits(a->age) == bits(age) &&
@@ -128,7 +128,7 @@ static size_t slot_of(const struct llc_contention_tables *t, const struct llc_st
 static int grow(struct llc_contention_tables *t)
 {
     const size_t cap = t->cap ? 2 * t->cap : 64;
-    struct rtab *slot = calloc(cap, sizeof(*slot));
+    struct sm_rtab *slot = calloc(cap, sizeof(*slot));
     if (!slot)
         return -ENOMEM;
     struct llc_contention_tables g = {.cap = cap, .slot = slot};
@@ -148,21 +148,22 @@ static int grow(struct llc_contention_tables *t)
  * where k d > 40 for its shortest (every finite reuse misses: R flat),
  * k = c_log x. NULL when
  * out of memory or the model has no finite reuse (no table needed). */
-static struct rtab *table_of(struct llc_contention_tables *t, const struct llc_statmodel_model *m,
-                             const struct llc_contention_excess *ex, double c_log, double age,
-                             double shift)
+static struct sm_rtab *table_of(struct llc_contention_tables *t,
+                                const struct llc_statmodel_model *m,
+                                const struct llc_contention_excess *ex, double c_log, double age,
+                                double shift)
 {
     if (2 * (t->n + 1) > t->cap && grow(t) < 0)
         return NULL;
     const size_t s = slot_of(t, m, ex, c_log, age, shift);
-    struct rtab *r = &t->slot[s];
+    struct sm_rtab *r = &t->slot[s];
     if (r->m)
         return r->nodes ? r : NULL;
     const double *e, *q, *f;
     size_t ne;
     double slope;
     llc_statmodel_footprint_table(m, &e, &q, &f, &ne, &slope);
-    *r = (struct rtab){.m = m, .ex = ex, .c_log = c_log, .age = age, .shift = shift};
+    *r = (struct sm_rtab){.m = m, .ex = ex, .c_log = c_log, .age = age, .shift = shift};
     t->n++;
     /* distances at risk: past the shift (any, from 1, beyond it) */
     const double lo = shift > 0 ? 1 : fmax(e[0], 1),
@@ -207,7 +208,7 @@ static double exact(const struct llc_statmodel_model *m, const struct llc_conten
     return r;
 }
 
-static void node(struct llc_contention_tables *t, struct rtab *r, size_t j)
+static void node(struct llc_contention_tables *t, struct sm_rtab *r, size_t j)
 {
     if (!isnan(r->g[j]))
         return;
@@ -216,7 +217,7 @@ static void node(struct llc_contention_tables *t, struct rtab *r, size_t j)
     if (r->ex) {
         /* the table without ex has the same grid and exists (made before
          * this one, looked up here: the slots move when the tables grow) */
-        struct rtab *b = &t->slot[slot_of(t, r->m, NULL, r->c_log, r->age, r->shift)];
+        struct sm_rtab *b = &t->slot[slot_of(t, r->m, NULL, r->c_log, r->age, r->shift)];
         node(t, b, j);
         r->r[j] = b->r[j] + sm_excess_terms_r(&r->xt, x, r->c_log, &dx);
         r->g[j] = b->g[j] + x * dx;
@@ -238,7 +239,7 @@ static double hermite(double r0, double g0, double r1, double g1, double u, doub
 }
 
 /* R(0), the first time asked: the exact sum. */
-static double zero(struct rtab *r)
+static double zero(struct sm_rtab *r)
 {
     if (isnan(r->r_zero))
         r->r_zero = exact(r->m, r->ex, 0, r->c_log, r->age, r->shift, NULL);
@@ -250,7 +251,7 @@ static double zero(struct rtab *r)
  * itself between R(0) with its slope at 0+ (the exact sum's at 1e-9 x0,
  * the same to 1e-13) and node 0. R's fourth derivative there is at most
  * (k d)^4 of its mass: the error is below 1e-18. */
-static double below(struct llc_contention_tables *t, struct rtab *r, double x, double *dr)
+static double below(struct llc_contention_tables *t, struct sm_rtab *r, double x, double *dr)
 {
     const double x0 = exp(r->v0);
     if (isnan(r->d_zero)) {
@@ -268,42 +269,43 @@ static double below(struct llc_contention_tables *t, struct rtab *r, double x, d
 /* The table of (m, ex, c_log, age, shift), made if new (NULL: none can be,
  * the exact sums answer). With ex, the table without it first: making it
  * may move the slots. */
-static struct rtab *table_with(struct llc_contention_tables *t, const struct llc_statmodel_model *m,
-                               const struct llc_contention_excess *ex, double c_log, double age,
-                               double shift)
+static struct sm_rtab *table_with(struct llc_contention_tables *t,
+                                  const struct llc_statmodel_model *m,
+                                  const struct llc_contention_excess *ex, double c_log, double age,
+                                  double shift)
 {
     return !ex || table_of(t, m, NULL, c_log, age, shift) ? table_of(t, m, ex, c_log, age, shift)
                                                           : NULL;
 }
 
-const struct sm_rtab *sm_contention_rtab_make(struct llc_contention_tables *t,
-                                              const struct llc_statmodel_model *m,
-                                              const struct llc_contention_excess *ex, double c_log,
-                                              double age, double shift)
+struct sm_rtab *sm_contention_rtab_make(struct llc_contention_tables *t,
+                                        const struct llc_statmodel_model *m,
+                                        const struct llc_contention_excess *ex, double c_log,
+                                        double age, double shift)
 {
     if (ex && !ex->has_misses)
         ex = NULL;
-    return t ? (const struct sm_rtab *)table_with(t, m, ex, c_log, age, shift) : NULL;
+    return t ? table_with(t, m, ex, c_log, age, shift) : NULL;
 }
 
-const struct sm_rtab *sm_contention_rtab_find(const struct llc_contention_tables *t,
-                                              const struct llc_statmodel_model *m,
-                                              const struct llc_contention_excess *ex, double c_log,
-                                              double age, double shift)
+struct sm_rtab *sm_contention_rtab_find(struct llc_contention_tables *t,
+                                        const struct llc_statmodel_model *m,
+                                        const struct llc_contention_excess *ex, double c_log,
+                                        double age, double shift)
 {
     if (ex && !ex->has_misses)
         ex = NULL;
     if (!t || !t->cap)
         return NULL;
-    const struct rtab *r = &t->slot[slot_of(t, m, ex, c_log, age, shift)];
-    return r->m && r->nodes ? (const struct sm_rtab *)r : NULL;
+    struct sm_rtab *r = &t->slot[slot_of(t, m, ex, c_log, age, shift)];
+    return r->m && r->nodes ? r : NULL;
 }
 
-static double query(struct llc_contention_tables *t, struct rtab *r,
+static double query(struct llc_contention_tables *t, struct sm_rtab *r,
                     const struct llc_statmodel_model *m, const struct llc_contention_excess *ex,
                     double x, double c_log, double age, double shift, double *dr);
 
-double sm_contention_rtab_r(struct llc_contention_tables *t, const struct sm_rtab *tab,
+double sm_contention_rtab_r(struct llc_contention_tables *t, struct sm_rtab *tab,
                             const struct llc_statmodel_model *m,
                             const struct llc_contention_excess *ex, double x, double c_log,
                             double age, double shift, double *dr)
@@ -311,7 +313,7 @@ double sm_contention_rtab_r(struct llc_contention_tables *t, const struct sm_rta
     if (ex && !ex->has_misses)
         ex = NULL;
     const bool use = tab && x >= 0 && isfinite(x) && (x > 0 || !dr);
-    return query(t, use ? (struct rtab *)tab : NULL, m, ex, x, c_log, age, shift, dr);
+    return query(t, use ? tab : NULL, m, ex, x, c_log, age, shift, dr);
 }
 
 double sm_contention_random_r_tab(struct llc_contention_tables *t,
@@ -327,7 +329,7 @@ double sm_contention_random_r_tab(struct llc_contention_tables *t,
 }
 
 /* R from table r (NULL: the exact sums) */
-static double query(struct llc_contention_tables *t, struct rtab *r,
+static double query(struct llc_contention_tables *t, struct sm_rtab *r,
                     const struct llc_statmodel_model *m, const struct llc_contention_excess *ex,
                     double x, double c_log, double age, double shift, double *dr)
 {
