@@ -212,28 +212,41 @@ static void test_nops(void **state)
      * rounds whose clock held still (within 10%) are judged at all. */
     uint64_t flat = 0, slow = 0;
     unsigned judged = 0;
+    /* A clock that sped up during the walk and came back before the second
+     * timing passes the 10% check and lets more accesses through than
+     * either timing allows (seen under the sanitizers: 1.77 and 1.67 ticks
+     * per op around a walk paced as if at 1.4). So a round over the bound
+     * is run again, up to 3 times: one whose every try is over it fails. */
     for (int r = 0; r < 5; r++) {
-        const uint64_t a = paced_accesses(f, 0, 0, 0.004);
-        const double t0 = llc_maphw_nop_ticks(100000);
-        const uint64_t b = paced_accesses(f, 0, 4000, 0.004);
-        const double t1 = llc_maphw_nop_ticks(100000);
-        flat = a > flat ? a : flat;
-        slow = b > slow ? b : slow;
-        assert_true(t0 > 0 && t1 > 0);
-        const double fast = fmin(t0, t1), lazy = fmax(t0, t1);
-        printf("round %d: %llu accesses without, %llu with 4000 null ops each (%.2f, %.2f ticks "
-               "per op before and after)\n",
-               r, (unsigned long long)a, (unsigned long long)b, t0, t1);
-        if (lazy > fast * 1.1)
-            continue;
-        judged++;
-        /* the seed's rate formula bounds the slowed rate: null ops alone
-         * take that long (20% for the measurement), and noise may cost up
-         * to 4x */
-        const double most = llc_maphw_nop_rate(0, 4000, fast, f->tsc_hz) * 0.004;
-        const double least = llc_maphw_nop_rate(0, 4000, lazy, f->tsc_hz) * 0.004;
-        assert_true(b <= most * 1.2 + 4);
-        assert_true(b >= least / 4);
+        bool over = true;
+        for (int try = 0; over && try < 3; try++) {
+            const uint64_t a = paced_accesses(f, 0, 0, 0.004);
+            const double t0 = llc_maphw_nop_ticks(100000);
+            const uint64_t b = paced_accesses(f, 0, 4000, 0.004);
+            const double t1 = llc_maphw_nop_ticks(100000);
+            flat = a > flat ? a : flat;
+            slow = b > slow ? b : slow;
+            assert_true(t0 > 0 && t1 > 0);
+            const double fast = fmin(t0, t1), lazy = fmax(t0, t1);
+            printf("round %d.%d: %llu accesses without, %llu with 4000 null ops each (%.2f, %.2f "
+                   "ticks per op before and after)\n",
+                   r, try, (unsigned long long)a, (unsigned long long)b, t0, t1);
+            if (lazy > fast * 1.1) {
+                over = false;
+                continue;
+            }
+            /* the seed's rate formula bounds the slowed rate: null ops alone
+             * take that long (20% for the measurement), and noise may cost
+             * up to 4x */
+            const double most = llc_maphw_nop_rate(0, 4000, fast, f->tsc_hz) * 0.004;
+            const double least = llc_maphw_nop_rate(0, 4000, lazy, f->tsc_hz) * 0.004;
+            over = b > most * 1.2 + 4;
+            if (!over) {
+                judged++;
+                assert_true(b >= least / 4);
+            }
+        }
+        assert_false(over);
     }
     assert_true(slow * 3 < flat);
     if (!judged) {
