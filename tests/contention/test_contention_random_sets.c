@@ -24,25 +24,18 @@
 #include "llcprobe/common.h"
 #include "llcprobe/contention.h"
 #include "llcprobe/statmodel.h"
+#include "synth.h"
 
 #define SETS 2048u
 #define WAYS 16u
 #define N_A 600000u  /* references of the cyclic program A; B makes 2 N_A */
 #define ID_B 100000u /* B's lines are numbered from here */
 
-static uint64_t next_u64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* A line's set: at random, as pages at random place it. */
 static size_t set_of(uint32_t line)
 {
-    uint64_t h = line * 0x9E3779B97F4A7C15ull + 77;
-    return (size_t)(next_u64(&h) % SETS);
+    struct synth_rng h = {line * 0x9E3779B97F4A7C15ull + 77};
+    return (size_t)(synth_next(&h) % SETS);
 }
 
 /* The reuse of the second half of a stream (the first warms it up, as the
@@ -74,7 +67,7 @@ static void set_random_sim(const uint64_t *a, const uint64_t *b, double *mr)
     int8_t *in = calloc(2 * ID_B, 1);
     assert_true(slot && filled && in);
     double miss[2] = {0, 0}, refs[2] = {0, 0};
-    uint64_t r = 99;
+    struct synth_rng r = {99};
     for (size_t i = 0; i < 3 * (size_t)N_A; i++) {
         const uint32_t line = (uint32_t)(i % 3 == 0 ? a[i / 3] : b[2 * (i / 3) + i % 3 - 1]);
         const int prog = line >= ID_B;
@@ -88,7 +81,7 @@ static void set_random_sim(const uint64_t *a, const uint64_t *b, double *mr)
         if (filled[s] < WAYS) {
             k = filled[s]++;
         } else {
-            k = (size_t)(next_u64(&r) % WAYS);
+            k = (size_t)(synth_next(&r) % WAYS);
             in[slot[s][k]] = 0;
         }
         slot[s][k] = line;
@@ -101,12 +94,34 @@ static void set_random_sim(const uint64_t *a, const uint64_t *b, double *mr)
     free(in);
 }
 
+/* Two programs' co-run miss ratios by the random model in these sets, no
+ * CPI coupling (both at one clock: their rates are their references per
+ * instruction), the co-runners' lines varying per set or not. */
+static void random_sets_tuple(const struct llc_contention_phase *const *ph, bool joint, double *mr)
+{
+    char err[LLC_ERRLEN];
+    const double freq[2] = {1, 1};
+    struct llc_contention_config cfg;
+    llc_contention_config_default(&cfg);
+    cfg.capacity = SETS * WAYS;
+    cfg.ways = WAYS;
+    cfg.policy = LLC_CONTENTION_RANDOM;
+    cfg.assoc = true;
+    cfg.coupling = false;
+    cfg.anchor = false;
+    cfg.skew_joint = joint;
+    struct llc_contention_share out[2], solo[2];
+    struct llc_contention_info info;
+    assert_int_equal(llc_contention_tuple(ph, freq, 2, &cfg, out, solo, &info, err, sizeof err), 0);
+    mr[0] = out[0].miss_ratio;
+    mr[1] = out[1].miss_ratio;
+}
+
 /* Both programs' co-run miss ratios by the model, its layout strata, the
  * co-runners' varying with them or not. */
 static void model_mr(const struct llc_statmodel_model *ma, const struct llc_statmodel_model *mb,
                      double lines_a, double lines_b, bool joint, double *mr)
 {
-    char err[LLC_ERRLEN];
     struct llc_contention_layout la, lb;
     const double lam_a = lines_a / SETS, lam_b = lines_b / SETS;
     llc_contention_layout_strata(lam_a, &la);
@@ -129,21 +144,7 @@ static void model_mr(const struct llc_statmodel_model *ma, const struct llc_stat
                                             .layout_cv = 1 / sqrt(lam_b),
                                             .lines = lines_b};
     const struct llc_contention_phase *ph[2] = {&pa, &pb};
-    const double freq[2] = {1e9, 1e9};
-    struct llc_contention_config cfg;
-    llc_contention_config_default(&cfg);
-    cfg.capacity = SETS * WAYS;
-    cfg.ways = WAYS;
-    cfg.policy = LLC_CONTENTION_RANDOM;
-    cfg.assoc = true;
-    cfg.coupling = false;
-    cfg.anchor = false;
-    cfg.skew_joint = joint;
-    struct llc_contention_share out[2], solo[2];
-    struct llc_contention_info info;
-    assert_int_equal(llc_contention_tuple(ph, freq, 2, &cfg, out, solo, &info, err, sizeof err), 0);
-    mr[0] = out[0].miss_ratio;
-    mr[1] = out[1].miss_ratio;
+    random_sets_tuple(ph, joint, mr);
 }
 
 static void co_runners_lines_vary_per_set(void **state)
@@ -155,11 +156,11 @@ static void co_runners_lines_vary_per_set(void **state)
     const uint32_t cyc = 23200, uni = 5600;
     uint64_t *a = malloc(N_A * sizeof(uint64_t)), *b = malloc(2 * N_A * sizeof(uint64_t));
     assert_true(a && b);
-    uint64_t seed = 5;
+    struct synth_rng seed = {5};
     for (size_t i = 0; i < N_A; i++)
         a[i] = i % cyc;
     for (size_t i = 0; i < 2 * N_A; i++)
-        b[i] = ID_B + next_u64(&seed) % uni;
+        b[i] = ID_B + synth_next(&seed) % uni;
     struct llc_statmodel_model *ma = model_of(a, N_A), *mb = model_of(b, 2 * N_A);
     double sim[2], sep[2], joint[2];
     set_random_sim(a, b, sim);
@@ -192,7 +193,8 @@ static double own_sim(const uint64_t *u, size_t n_u)
     int8_t *in = calloc(OWN_U_LINES, 1);
     assert_true(slot && filled && in);
     double miss = 0, refs = 0;
-    uint64_t r = 7, stream = 0;
+    struct synth_rng r = {7};
+    uint64_t stream = 0;
     for (size_t i = 0; i < n_u / 24; i++) {
         for (size_t j = 0; j < OWN_PERIOD; j++) {
             const bool is_u = j < 24;
@@ -208,7 +210,7 @@ static double own_sim(const uint64_t *u, size_t n_u)
             if (filled[s] < WAYS) {
                 k = filled[s]++;
             } else {
-                k = (size_t)(next_u64(&r) % WAYS);
+                k = (size_t)(synth_next(&r) % WAYS);
                 if (slot[s][k] < OWN_U_LINES)
                     in[slot[s][k]] = 0;
             }
@@ -226,13 +228,12 @@ static double own_sim(const uint64_t *u, size_t n_u)
 static void own_misses_do_not_evict(void **state)
 {
     (void)state;
-    char err[LLC_ERRLEN];
     const size_t n_u = 24 * 150000; /* 300 references per line of U */
     uint64_t *u = malloc(n_u * sizeof(uint64_t));
     assert_non_null(u);
-    uint64_t seed = 11;
+    struct synth_rng seed = {11};
     for (size_t i = 0; i < n_u; i++)
-        u[i] = next_u64(&seed) % OWN_U_LINES;
+        u[i] = synth_next(&seed) % OWN_U_LINES;
     struct llc_statmodel_model *mu = model_of(u, n_u);
     const double sim = own_sim(u, n_u);
     struct llc_contention_layout lu;
@@ -248,24 +249,14 @@ static void own_misses_do_not_evict(void **state)
                                             .lines = OWN_U_LINES},
                                       ps = {.lambda = 13, .api = 1, .cpi0 = 1, .gamma = 1};
     const struct llc_contention_phase *ph[2] = {&pu, &ps};
-    const double freq[2] = {1, 1};
-    struct llc_contention_config cfg;
-    llc_contention_config_default(&cfg);
-    cfg.capacity = SETS * WAYS;
-    cfg.ways = WAYS;
-    cfg.policy = LLC_CONTENTION_RANDOM;
-    cfg.assoc = true;
-    cfg.coupling = false;
-    cfg.anchor = false;
-    struct llc_contention_share out[2], solo[2];
-    struct llc_contention_info info;
-    assert_int_equal(llc_contention_tuple(ph, freq, 2, &cfg, out, solo, &info, err, sizeof err), 0);
+    double mr[2];
+    random_sets_tuple(ph, true, mr);
     /* the exact chain of one set (program's resident lines n: up at
      * r (k - n)(W - n) / W, down at s n / W), k ~ Pois(12): 0.4228 */
     printf("  uniform beside a stream: sim %.4f, model %.4f (one set's chain 0.4228, the "
            "equation that lets a line's own misses evict it 0.4315)\n",
-           sim, out[0].miss_ratio);
-    assert_true(fabs(out[0].miss_ratio - sim) <= 0.004);
+           sim, mr[0]);
+    assert_true(fabs(mr[0] - sim) <= 0.004);
     llc_statmodel_release(mu);
     free(u);
 }
