@@ -266,6 +266,19 @@ static double below(struct llc_contention_tables *t, struct sm_rtab *r, double x
     return val;
 }
 
+/* Whether a query at x is the tables' (x = 0 with a slope, x past every
+ * bound: the exact sums). */
+static bool tabulable(double x, const double *dr)
+{
+    return x >= 0 && isfinite(x) && (x > 0 || !dr);
+}
+
+/* ex as the tables key it: one that adds no misses is none. */
+static const struct llc_contention_excess *with_misses(const struct llc_contention_excess *ex)
+{
+    return ex && ex->has_misses ? ex : NULL;
+}
+
 /* The table of (m, ex, c_log, age, shift), made if new (NULL: none can be,
  * the exact sums answer). With ex, the table without it first: making it
  * may move the slots. */
@@ -283,8 +296,7 @@ struct sm_rtab *sm_contention_rtab_make(struct llc_contention_tables *t,
                                         const struct llc_contention_excess *ex, double c_log,
                                         double age, double shift)
 {
-    if (ex && !ex->has_misses)
-        ex = NULL;
+    ex = with_misses(ex);
     return t ? table_with(t, m, ex, c_log, age, shift) : NULL;
 }
 
@@ -293,8 +305,7 @@ struct sm_rtab *sm_contention_rtab_find(struct llc_contention_tables *t,
                                         const struct llc_contention_excess *ex, double c_log,
                                         double age, double shift)
 {
-    if (ex && !ex->has_misses)
-        ex = NULL;
+    ex = with_misses(ex);
     if (!t || !t->cap)
         return NULL;
     struct sm_rtab *r = &t->slot[slot_of(t, m, ex, c_log, age, shift)];
@@ -310,10 +321,8 @@ double sm_contention_rtab_r(struct llc_contention_tables *t, struct sm_rtab *tab
                             const struct llc_contention_excess *ex, double x, double c_log,
                             double age, double shift, double *dr)
 {
-    if (ex && !ex->has_misses)
-        ex = NULL;
-    const bool use = tab && x >= 0 && isfinite(x) && (x > 0 || !dr);
-    return query(t, use ? tab : NULL, m, ex, x, c_log, age, shift, dr);
+    ex = with_misses(ex);
+    return query(t, tabulable(x, dr) ? tab : NULL, m, ex, x, c_log, age, shift, dr);
 }
 
 double sm_contention_random_r_tab(struct llc_contention_tables *t,
@@ -321,11 +330,9 @@ double sm_contention_random_r_tab(struct llc_contention_tables *t,
                                   const struct llc_contention_excess *ex, double x, double c_log,
                                   double age, double shift, double *dr)
 {
-    if (ex && !ex->has_misses)
-        ex = NULL;
-    const bool tab = t && x >= 0 && isfinite(x) && (x > 0 || !dr);
-    return query(t, tab ? table_with(t, m, ex, c_log, age, shift) : NULL, m, ex, x, c_log, age,
-                 shift, dr);
+    ex = with_misses(ex);
+    return query(t, t && tabulable(x, dr) ? table_with(t, m, ex, c_log, age, shift) : NULL, m, ex,
+                 x, c_log, age, shift, dr);
 }
 
 /* R from table r (NULL: the exact sums) */
