@@ -128,25 +128,31 @@ static void others_weights(struct llc_contention_party *p, size_t n, size_t t, c
     }
 }
 
-/* Program t's figures over the co-runners' strata (others_strata), its
- * own as the equilibrium makes them (its profile's strata): its references
- * fall on every set alike, so each stratum counts by its share of the
- * sets. */
+/* Program t's figures over the co-runners' strata (others: one run of
+ * weight 1 for their mean; beta NULL then), its own weight as p[t] has it
+ * (a stratum's) or its profile's strata in the equilibrium: its
+ * references fall on every set alike, so each of the co-runners' strata
+ * counts by its share of the sets. *mu_mid (may be NULL): the miss rate
+ * of their middle stratum's equilibrium, a start for the next. Every
+ * weight is 1 again after. */
 static int beside_others(const struct llc_contention_phase *const *ph,
                          struct llc_contention_party *p, size_t n, size_t t, bool strata,
                          const struct llc_contention_config *cfg,
                          const struct llc_contention_layout *others, const double *beta, double mu0,
-                         struct llc_contention_share *out, char *err, size_t errlen)
+                         struct llc_contention_share *out, double *mu_mid, char *err, size_t errlen)
 {
     struct llc_contention_share tmp[MAXN];
     struct llc_contention_info ti;
     double mr = 0, occ = 0;
     int rc = 0;
     for (size_t h = 0; rc == 0 && h < others->n; h++) {
-        others_weights(p, n, t, beta, others->w[h]);
+        if (beta)
+            others_weights(p, n, t, beta, others->w[h]);
         rc = equilibrium(ph, p, n, strata, cfg, mu0, tmp, &ti, err, errlen);
         mr += others->pi[h] * tmp[t].miss_ratio;
         occ += others->pi[h] * tmp[t].occupancy;
+        if (mu_mid && h == others->n / 2)
+            *mu_mid = ti.mu;
     }
     for (size_t j = 0; j < n; j++)
         p[j].weight = 1;
@@ -172,8 +178,6 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
                      struct llc_contention_info *info, double *hint, char *err, size_t errlen)
 {
     struct llc_contention_party p[MAXN];
-    struct llc_contention_share tmp[MAXN];
-    struct llc_contention_info ti;
     parties_of(ph, rate, n, cfg, p);
     const bool strata = sm_contention_has_strata(ph, n);
     int rc = equilibrium(ph, p, n, strata, cfg, hint ? hint[0] : 0, out, info, err, errlen);
@@ -187,7 +191,7 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
              * sets still vary */
             if (cfg->skew_joint && others_strata(ph, rate, n, t, cfg, &others, beta))
                 rc = beside_others(ph, p, n, t, strata, cfg, &others, beta, hint ? hint[0] : 0,
-                                   &out[t], err, errlen);
+                                   &out[t], NULL, err, errlen);
             continue;
         }
         if (!ph[t]->model || !(ph[t]->cv > 0) || !(rate[t] > 0))
@@ -198,34 +202,25 @@ static int shares_at(const struct llc_contention_phase *const *ph, const double 
         const bool joint = cfg->skew_joint && st == ph[t]->layout &&
                            others_strata(ph, rate, n, t, cfg, &others, beta);
         for (size_t g = 0; rc == 0 && g < st->n; g++) {
-            const double w = st->w[g];
+            const double w = st->w[g], pi = st->pi[g];
             if (!(w > 0)) { /* sets holding none of its lines (k = 0; key values: CV > 0.5) */
-                pis += st->pi[g];
+                pis += pi;
                 continue;
             }
-            for (size_t h = 0; rc == 0 && h < others.n; h++) {
-                const double pi = st->pi[g] * others.pi[h];
-                /* w = 1 (z = 0) beside the co-runners' mean is the plain
-                 * equilibrium: its figures are out's */
-                const struct llc_contention_share *s = &out[t];
-                if (w != 1 || joint) {
-                    double *hg = hint ? &hint[1 + t * SKEW_STRATA + g] : NULL;
-                    if (joint)
-                        others_weights(p, n, t, beta, others.w[h]);
-                    p[t].weight = w;
-                    rc = equilibrium(ph, p, n, strata, cfg, hg ? *hg : 0, tmp, &ti, err, errlen);
-                    if (hg && (!joint || h == others.n / 2))
-                        *hg = ti.mu;
-                    s = &tmp[t];
-                }
-                num += pi * w * s->miss_ratio;
-                den += pi * w;
-                occ += pi * s->occupancy;
-                pis += pi;
+            /* w = 1 (z = 0) beside the co-runners' mean is the plain
+             * equilibrium: its figures are out's */
+            struct llc_contention_share sg = out[t];
+            if (w != 1 || joint) {
+                double *hg = hint ? &hint[1 + t * SKEW_STRATA + g] : NULL;
+                p[t].weight = w;
+                rc = beside_others(ph, p, n, t, strata, cfg, &others, joint ? beta : NULL,
+                                   hg ? *hg : 0, &sg, hg, err, errlen);
             }
+            num += pi * w * sg.miss_ratio;
+            den += pi * w;
+            occ += pi * sg.occupancy;
+            pis += pi;
         }
-        for (size_t j = 0; j < n; j++)
-            p[j].weight = 1;
         if (rc == 0 && den > 0) {
             out[t].miss_ratio = num / den;
             out[t].miss_rate = rate[t] * out[t].miss_ratio;
