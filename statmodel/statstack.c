@@ -10,9 +10,19 @@
 #include "llcprobe/common.h"
 #include "sm_internal.h"
 
-/* Largest i with edge[i] <= d (d >= 0). */
+/* Largest i with edge[i] <= d (d >= 0). The edges are the histogram's
+ * integer bucket bounds (model.c), so below the last one that is d's
+ * bucket, found without a search (the contention models ask this millions
+ * of times per prediction); checked, and searched where it does not hold. */
 static size_t edge_index(const struct llc_statmodel_model *m, double d)
 {
+    if (d >= m->edge[m->ne - 1])
+        return m->ne - 1;
+    if (d >= 0) {
+        const size_t b = llc_statmodel_bucket_of((uint64_t)d);
+        if (b + 1 < m->ne && m->edge[b] <= d && d < m->edge[b + 1])
+            return b;
+    }
     return sm_last_at_most(m->edge, m->ne, d);
 }
 
