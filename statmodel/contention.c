@@ -805,6 +805,198 @@ static double flat_hit(double g, double e, double per_set, double own, double pp
     return excess_hit(base, c, mean, var, x, ways, table);
 }
 
+/* The hazard of a waiting line of an exclusive (victim) set per arrival
+ * above it: the chance that W - 1 lines are above it, given it is still
+ * there, with the count Poisson of mean m cut at W - 1:
+ *   h(m) = P(W - 1) / P(< W) = 1 / sum_j (W-1)! / (W-1-j)! / m^j,
+ * stable for every m > 0 (no exponentials). */
+static double victim_hazard(double m, unsigned w)
+{
+    if (!(m > 0))
+        return 0;
+    double term = 1, sum = 1;
+    for (unsigned j = 1; j < w; j++) {
+        term *= (w - j) / m;
+        sum += term;
+        if (term < 1e-17 * sum)
+            break;
+    }
+    return 1 / sum;
+}
+
+/* Most expected events (a birth, or a departure from the fullest state)
+ * in a step that victim_chain_step follows exactly; past it the count has
+ * mixed within the step and is taken at its quasi-stationary law. */
+#define VICTIM_EXACT_EVENTS 10.0
+
+/* One step of the count above a waiting line (q[k]: k lines above it, k <
+ * W, given it is still there) at constant rates: b arrivals, each present
+ * line leaving with theta, exactly (uniformization: the jump chain at rate
+ * lam, its steps weighted by Poisson(lam)). Returns the chance that it
+ * survives the step; q is left given that. */
+static double victim_count_step(double *q, unsigned w, double b, double theta)
+{
+    const double lam = b + (w - 1) * theta;
+    if (!(lam > 0))
+        return 1;
+    const double pb = b / lam, pd = theta / lam;
+    /* v, next padded with a 0 either side (no tests at the ends); the
+     * jump chain's weights per state once */
+    double buf[2][66] = {{0}}, acc[64], stay[64], down[64], weight = exp(-lam), cum = weight;
+    double *v = buf[0] + 1, *next = buf[1] + 1;
+    for (unsigned j = 0; j < w; j++) {
+        v[j] = q[j];
+        acc[j] = weight * q[j];
+        stay[j] = 1 - pb - j * pd;
+        down[j] = (j + 1) * pd;
+    }
+    down[w - 1] = 0;
+    for (unsigned k = 1; cum < 1 - 1e-12 && k < 200; k++) {
+        weight *= lam / k;
+        cum += weight;
+        const double *const below = v - 1, *const above = v + 1;
+        for (unsigned j = 0; j < w; j++) {
+            const double x = v[j] * stay[j] + below[j] * pb + above[j] * down[j];
+            next[j] = x;
+            acc[j] += weight * x;
+        }
+        double *const tmp = v;
+        v = next;
+        next = tmp;
+    }
+    double surv = 0;
+    for (unsigned j = 0; j < w; j++)
+        surv += acc[j];
+    for (unsigned j = 0; j < w && surv > 0; j++)
+        q[j] = acc[j] / surv;
+    return surv;
+}
+
+/* q: Poisson(m) cut at W - 1 (the count's law given the line is there,
+ * once it has mixed). */
+static void victim_count_mixed(double *q, unsigned w, double m)
+{
+    double term = 1, sum = 1;
+    q[0] = 1;
+    for (unsigned j = 1; j < w; j++) {
+        term *= m / j;
+        q[j] = term;
+        sum += term;
+    }
+    for (unsigned j = 0; j < w; j++)
+        q[j] /= sum;
+}
+
+/* A hit probability h of the entered count, relieved by the departures:
+ * times the survival with them over the survival without (ratio, at least
+ * 1: the entered count bounds the count above the line). Where h has
+ * underflowed, the survival with departures itself (alone). */
+static double victim_relief(double h, bool victim, double ratio, double alone)
+{
+    if (!victim)
+        return h;
+    return h > 0 ? fmin(1, h * ratio) : fmin(1, alone);
+}
+
+/* The relief of a step from the logs of both survivals at its two ends
+ * (each survival the mean of its ends: the midpoint rule), and the
+ * survival with departures there. */
+static void victim_ratio(const double *lw, const double *lo, double *ratio, double *alone)
+{
+    const double mw = fmax(lw[0], lw[1]), mo = fmax(lo[0], lo[1]);
+    const double sw = 1 + exp(-fabs(lw[0] - lw[1])), so = 1 + exp(-fabs(lo[0] - lo[1]));
+    *ratio = fmax(1, exp(mw - mo) * sw / so);
+    *alone = 0.5 * exp(mw) * sw;
+}
+
+/* lru_assoc_shares' survival of a waiting line in a victim set
+ * (docs/METHODS.md §12.2), for parties counting what entered: the log of
+ * the survival with departures (lw) and without (lo), at the step's start
+ * [0] and end [1]. */
+struct victim_chain {
+    bool on;
+    double lw[2], lo[2];
+    double ratio, alone;   /* victim_ratio of the last step */
+    double q[64];          /* the count above the line, given it is there */
+    double gend, g, t;     /* lines still there, entered (weighted), the step's end */
+    double rate[64];       /* entered parties' arrivals (lines/s) */
+    double f[64], end[64]; /* each party's G term and lines still there */
+};
+
+static bool counts_entered(const struct llc_contention_party *p)
+{
+    return p->entered && p->shift > 0 && isfinite(p->shift) && p->weight > 0;
+}
+
+static void victim_chain_init(struct victim_chain *v, const struct llc_contention_party *p,
+                              size_t n, unsigned ways)
+{
+    v->on = false;
+    for (size_t i = 0; i < n; i++)
+        v->on |= counts_entered(&p[i]);
+    v->on = v->on && ways > 0;
+    v->lw[0] = v->lw[1] = v->lo[0] = v->lo[1] = 0;
+    v->ratio = v->alone = 1;
+    memset(v->q, 0, sizeof v->q);
+    v->q[0] = 1;
+    v->gend = v->g = v->t = 0;
+    for (size_t i = 0; i < n; i++) {
+        v->f[i] = v->end[i] = 0;
+        /* its L2 misses: Q at the L2's distance of each reference */
+        v->rate[i] = counts_entered(&p[i]) && p[i].model && p[i].rate > 0
+                         ? p[i].weight * p[i].gamma * p[i].rate * party_tail(&p[i], 0)
+                         : 0;
+    }
+}
+
+/* The grid's step to t, G = g (the entered count), each party's G term
+ * fnow and raw footprint rnow (cursor_eval's). Every arrival lands above
+ * the waiting line: each entered party's L2 misses (re-arrivals of lines
+ * that left on a hit included), the other parties' new lines. The count
+ * above it, but for the eviction, is Poisson with the mean of the lines
+ * still there (past_private of the shifted footprints: lines that arrive
+ * and leave at random times, an M/G/inf queue from empty), so each
+ * arrival evicts it with victim_hazard at that mean. Without departures
+ * (arrivals the entered count, the mean G) the same sum is the exact log
+ * of P(Pois(G) < W); both by the midpoint rule, so a party without
+ * departures (a stream) gets no relief from the rule's error. */
+static void victim_chain_step(struct victim_chain *v, const struct llc_contention_party *p,
+                              size_t n, unsigned ways, double t, double g, const double *fnow,
+                              const double *rnow, double per_set)
+{
+    double gend = 0, b = 0;
+    for (size_t i = 0; i < n; i++) {
+        double end = fnow[i];
+        if (v->rate[i] > 0) {
+            const double u = past_private(&p[i], rnow[i]);
+            end = p[i].weight * (p[i].lines_max > 0 && u > p[i].lines_max ? p[i].lines_max : u);
+        }
+        b += v->rate[i] > 0 ? v->rate[i] * (t - v->t) : fnow[i] - v->f[i];
+        v->f[i] = fnow[i];
+        v->end[i] = end;
+        gend += end;
+    }
+    b = fmax(0, b) * per_set;
+    v->lw[0] = v->lw[1];
+    v->lo[0] = v->lo[1];
+    const double m = 0.5 * (gend + v->gend) * per_set, dg = fmax(0, g - v->g) * per_set;
+    const double theta = m > 0 ? fmin(1, fmax(0, b - (gend - v->gend) * per_set) / m) : 0;
+    const double so0 = sm_contention_pois_hit(v->g * per_set, ways),
+                 so1 = sm_contention_pois_hit(g * per_set, ways);
+    if (b + (ways - 1) * theta <= VICTIM_EXACT_EVENTS && so1 > 1e-300) {
+        v->lw[1] += log(victim_count_step(v->q, ways, b, theta));
+        v->lo[1] += log(so1 / so0);
+    } else {
+        v->lw[1] -= b * victim_hazard(m, ways);
+        v->lo[1] -= dg * victim_hazard(0.5 * (g + v->g) * per_set, ways);
+        victim_count_mixed(v->q, ways, gend * per_set);
+    }
+    victim_ratio(v->lw, v->lo, &v->ratio, &v->alone);
+    v->gend = gend;
+    v->g = g;
+    v->t = t;
+}
+
 /* The equilibrium of a W-way cache of C / W sets: a reuse spanning t
  * seconds hits with P(Pois(G(t) / sets) < W) instead of iff G(t) < C, so
  *   MR_i = Q_i(inf) + int (1 - P_hit(t)) d(-Q_i(a_i t)),
@@ -870,6 +1062,17 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         xk[i] = 0;
         each |= p[i].excess && p[i].excess->n > 0 && p[i].model && p[i].rate > 0 && p[i].weight > 0;
     }
+    /* An exclusive LLC counting what entered: the count above a waiting
+     * line as a birth-death chain, against the entered count's own law
+     * (Poisson: no departures); each hit probability is
+     * relieved by their ratio (victim_relief), and each party's occupancy
+     * counts only its lines still there (occ_v; end: at the last step) */
+    struct victim_chain vc;
+    victim_chain_init(&vc, p, n, ways);
+    const bool victim = vc.on;
+    double occ_v[64], endprev[64], phiraw[64];
+    for (size_t i = 0; i < n; i++)
+        occ_v[i] = endprev[i] = 0;
     /* from G <= 0.05 W per set (F(d) <= d), where a miss is negligible for
      * W >= 8 (P(Pois(0.05 W) >= W) < 1e-8) */
     double t_end = INFINITY; /* where the grid stopped */
@@ -901,11 +1104,14 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
                 e += p[i].evenness * pnow[i] * fnow[i];
             }
         }
+        if (victim)
+            victim_chain_step(&vc, p, n, ways, t, g, fnow, rnow, per_set);
         /* the parties laid out at random share one hit probability (with
          * no even part, the Poisson's); each even one has its own,
          * top the largest */
         const double mid = (gprev + g) * half_per_set, var = (gprev + g - eprev - e) * half_per_set;
-        ph = count_hit(mid, var, ways, pt);
+        const double ph_raw = count_hit(mid, var, ways, pt);
+        ph = victim_relief(ph_raw, victim, vc.ratio, vc.alone);
         double top = ph;
         /* phi: a line's (its occupancy), phr: a reuse's (its miss ratio:
          * the lines of its program's other phases count too; the lines in
@@ -914,11 +1120,17 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
             const double pm = 0.5 * (pprev[i] + pnow[i]), own = lay[i] > 0 ? p[i].evenness : 0;
             const double xm = (xprev[i] + xnow[i]) * half_per_set;
             /* (own pm = 0: ph itself) */
-            phi[i] =
-                own * pm != 0 ? count_hit(mid - own * pm, var - own * pm * (1 - pm), ways, pt) : ph;
-            phr[i] = xm != 0 ? excess_hit(phi[i], 0.5 * (cprev[i] + cnow[i]), mid - own * pm,
-                                          var - own * pm * (1 - pm), xm, ways, pt)
-                             : phi[i];
+            const double phi_raw =
+                own * pm != 0 ? count_hit(mid - own * pm, var - own * pm * (1 - pm), ways, pt)
+                              : ph_raw;
+            phi[i] = victim_relief(phi_raw, victim, vc.ratio, vc.alone);
+            phiraw[i] = phi_raw;
+            phr[i] =
+                xm != 0
+                    ? victim_relief(excess_hit(phi_raw, 0.5 * (cprev[i] + cnow[i]), mid - own * pm,
+                                               var - own * pm * (1 - pm), xm, ways, pt),
+                                    victim, vc.ratio, vc.alone)
+                    : phi[i];
             top = max2(top, max2(phi[i], phr[i]));
             pprev[i] = pnow[i];
             xprev[i] = xnow[i];
@@ -926,8 +1138,12 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         }
         for (size_t i = 0; i < n; i++) {
             const double hit = each ? phi[i] : ph;
-            occ[i] += hit * (fnow[i] - fprev[i]);
+            occ[i] += (each ? phiraw[i] : ph_raw) * (fnow[i] - fprev[i]);
             fprev[i] = fnow[i];
+            if (victim) {
+                occ_v[i] += hit * fmax(0, vc.end[i] - endprev[i]);
+                endprev[i] = vc.end[i];
+            }
             if (p[i].model && p[i].rate > 0) {
                 mr[i] += (1 - (each ? phr[i] : ph)) * (qprev[i] - qnow[i]);
                 qprev[i] = qnow[i];
@@ -942,8 +1158,9 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
         const double x = g * per_set;
         /* with even layouts: every hit probability of this step (at its
          * midpoint) below 1e-12; they only fall with G */
-        bool done =
-            each ? top < 1e-12 : x > ways && x > 27.5 && sm_contention_pois_hit(x, ways) < 1e-12;
+        bool done = victim ? (each ? top : ph) < 1e-12
+                    : each ? top < 1e-12
+                           : x > ways && x > 27.5 && sm_contention_pois_hit(x, ways) < 1e-12;
         if (!done) { /* saturated(), on the cursors' tables and footprints */
             done = true;
             for (size_t i = 0; done && i < n; i++)
@@ -955,6 +1172,10 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
             break;
         }
     }
+    /* (the survival's relief at the grid's end holds past it: no arrivals) */
+    const double lw_end[2] = {vc.lw[1], vc.lw[1]}, lo_end[2] = {vc.lo[1], vc.lo[1]};
+    double ratio_end, alone_end;
+    victim_ratio(lw_end, lo_end, &ratio_end, &alone_end);
     /* G is flat from here on (every party saturated), but the lines a
      * party's other phases add along its reuses may still grow: such a
      * party goes on alone at the last G (a phase at its cap still meets
@@ -972,8 +1193,9 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
             const double xn = p[i].weight * llc_contention_excess_next(p[i].excess, &xk[i], d);
             const double cn = llc_contention_excess_cross_next(p[i].excess, &xk[i], d);
             const double xm = (xprev[i] + xn) * half_per_set;
-            const double hit =
-                flat_hit(gprev, eprev, per_set, own, pprev[i], xm, 0.5 * (cprev[i] + cn), ways, pt);
+            const double hit = victim_relief(
+                flat_hit(gprev, eprev, per_set, own, pprev[i], xm, 0.5 * (cprev[i] + cn), ways, pt),
+                victim, ratio_end, alone_end);
             mr[i] += (1 - hit) * (qprev[i] - qn);
             qprev[i] = qn;
             xprev[i] = xn;
@@ -984,16 +1206,25 @@ static void lru_assoc_shares(const struct llc_contention_party *p, size_t n, dou
     }
     /* past the grid G is flat (or every line gone): the rest of each tail
      * misses as often as at its end; cold and past-age distances always */
-    const double pend0 = sm_contention_pois_hit(gprev * per_set, ways);
+    /* with departures, the lines still there: each party's share of them
+     * (the total stays the entered count's, a full cache) */
+    double occ_total = 0, occ_v_total = 0;
+    for (size_t i = 0; victim && i < n; i++) {
+        occ_total += occ[i];
+        occ_v_total += occ_v[i];
+    }
+    const double pend0 =
+        victim_relief(sm_contention_pois_hit(gprev * per_set, ways), victim, ratio_end, alone_end);
     for (size_t i = 0; i < n; i++) {
         const double own = lay[i] > 0 ? p[i].evenness : 0;
         /* (exact, not tabulated: once per party) */
-        const double pend = each ? flat_hit(gprev, eprev, per_set, own, pprev[i],
-                                            xprev[i] * per_set, cprev[i], ways, NULL)
+        const double pend = each ? victim_relief(flat_hit(gprev, eprev, per_set, own, pprev[i],
+                                                          xprev[i] * per_set, cprev[i], ways, NULL),
+                                                 victim, ratio_end, alone_end)
                                  : pend0;
         struct llc_contention_share *s = &out[i];
         s->cpi = NAN;
-        s->occupancy = occ[i];
+        s->occupancy = victim && occ_v_total > 0 ? occ_v[i] * occ_total / occ_v_total : occ[i];
         if (!p[i].model) {
             s->rate = s->miss_rate = p[i].lambda;
             s->miss_ratio = NAN;

@@ -88,9 +88,10 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
                  "exclusive (victim) LLC: a program's lines reach it once its private L2 (%.0f "
                  "lines) evicts them, so each reuse is shifted by the L2's part%s",
                  m->private_lines,
-                 entered ? "; in W-way sets every line that entered the LLC while a line waited "
-                           "is counted against it (an upper bound; --exclusive-lru: only those "
-                           "still there)"
+                 entered ? "; in W-way sets the lines above a waiting line arrive with its "
+                           "co-runners' L2 misses and leave on their hits, and it is evicted "
+                           "when the W-th arrives (--exclusive-lru: only the lines still "
+                           "there at the reuse)"
                          : "");
     else if (excl)
         add_flag(&v, &k,

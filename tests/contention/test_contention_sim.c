@@ -774,10 +774,11 @@ static void cyclic_streams(struct streams *s, uint32_t cyc, uint32_t uni)
  * time the lines above it fill its set, a count that falls when one of
  * them goes back to its L2, so it misses more than the count at the reuse
  * says: little for the mixes (within 0.004), up to 0.1 for the cyclic
- * program, whose lines wait longest. Counting every line that entered the
- * LLC during the wait (predict's default) bounds that count from above:
- * within half the inclusive model's error on both, and a smaller worst
- * error than the shifted model's. */
+ * program, whose lines wait longest. predict's default follows that count
+ * (arrivals with the L2 misses, departures on LLC hits; evicted by the
+ * arrival that finds W - 1 above): within 0.004 on the mixes, half the
+ * inclusive model's error on both, a smaller worst error than the shifted
+ * model's. */
 static void exclusive_lru_brackets_set_victim_simulation(void **state)
 {
     (void)state;
@@ -833,11 +834,14 @@ static void exclusive_lru_brackets_set_victim_simulation(void **state)
            "entered %.4f / %.4f\n",
            err_sh[0], err_sh[1], err_in[0], err_in[1], err_en[0], err_en[1]);
     assert_true(worst_mix <= 0.004);
-    /* counting what entered is far nearer than the inclusive model on both,
-     * and nearer than the shifted one where it is furthest off */
+    /* the count of arrivals and departures above a waiting line is far
+     * nearer than the inclusive model on both, nearer than the shifted one
+     * where it is furthest off, and within 0.004 on the mixes (counting
+     * every line that entered, with no departures: 0.0149) */
     for (int w = 0; w < 2; w++)
         assert_true(err_en[w] < 0.5 * err_in[w]);
     assert_true(fmax(err_en[0], err_en[1]) < fmax(err_sh[0], err_sh[1]));
+    assert_true(err_en[0] <= 0.004);
 }
 
 int main(void)
