@@ -934,7 +934,7 @@ static void victim_chain_init(struct victim_chain *v, const struct llc_contentio
     v->on = false;
     for (size_t i = 0; i < n; i++)
         v->on |= counts_entered(&p[i]);
-    v->on = v->on && ways > 0;
+    v->on = v->on && ways > 0 && ways <= 64;
     v->lw[0] = v->lw[1] = v->lo[0] = v->lo[1] = 0;
     v->ratio = v->alone = 1;
     memset(v->q, 0, sizeof v->q);
@@ -983,7 +983,7 @@ static void victim_chain_step(struct victim_chain *v, const struct llc_contentio
     const double theta = m > 0 ? fmin(1, fmax(0, b - (gend - v->gend) * per_set) / m) : 0;
     const double so0 = sm_contention_pois_hit(v->g * per_set, ways),
                  so1 = sm_contention_pois_hit(g * per_set, ways);
-    if (b + (ways - 1) * theta <= VICTIM_EXACT_EVENTS && so1 > 1e-300) {
+    if (b + (ways - 1) * theta <= VICTIM_EXACT_EVENTS && so1 > 1e-300 && so0 > 1e-300) {
         v->lw[1] += log(victim_count_step(v->q, ways, b, theta));
         v->lo[1] += log(so1 / so0);
     } else {
