@@ -35,9 +35,9 @@ double llc_contention_rrip_protect(enum llc_contention_policy p, bool exclusive)
     if (exclusive)
         return 0;
     /* DRRIP follows SRRIP until its set dueling picks BRRIP, whose thrash
-     * protection this does not describe: it made DRRIP's amd32 co-runs of
-     * a thrashing stream worse (docs/RESULTS.md §10.14), so it stays LRU. */
-    return p == LLC_CONTENTION_SRRIP ? LLC_CONTENTION_RRIP_PROTECT : 0;
+     * protection this does not describe; in inclusive LLCs SRRIP's
+     * protection is still nearer than none (docs/RESULTS.md §10.20) */
+    return p == LLC_CONTENTION_SRRIP || p == LLC_CONTENTION_DRRIP ? LLC_CONTENTION_RRIP_PROTECT : 0;
 }
 
 void llc_contention_config_default(struct llc_contention_config *cfg)

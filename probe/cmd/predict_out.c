@@ -75,8 +75,12 @@ size_t pred_flags(const struct pred_prog *progs, size_t n, const struct pred_mac
     if (protect > 1)
         add_flag(&v, &k,
                  "policy %s is predicted with the %s equilibrium and RRIP's protection: a line "
-                 "that was hit stays %g times as long as one that was not (an approximation)",
-                 llc_contention_policy_name(o->policy), llc_contention_policy_name(base), protect);
+                 "that was hit stays %g times as long as one that was not (an approximation%s)",
+                 llc_contention_policy_name(o->policy), llc_contention_policy_name(base), protect,
+                 o->policy == LLC_CONTENTION_DRRIP
+                     ? "; DRRIP's BRRIP mode, which its set dueling picks beside thrashing "
+                       "programs, is not modelled"
+                     : "");
     else if (o->policy != base)
         add_flag(&v, &k,
                  "policy %s is predicted with the %s equilibrium (an approximation: "

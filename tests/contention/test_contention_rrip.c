@@ -172,7 +172,10 @@ static void policies_protected(void **state)
     assert_true(llc_contention_rrip_protect(LLC_CONTENTION_LRU, false) == 0);
     assert_true(llc_contention_rrip_protect(LLC_CONTENTION_RANDOM, false) == 0);
     assert_true(llc_contention_rrip_protect(LLC_CONTENTION_PLRU, false) == 0);
-    assert_true(llc_contention_rrip_protect(LLC_CONTENTION_DRRIP, false) == 0);
+    assert_true(llc_contention_rrip_protect(LLC_CONTENTION_BRRIP, false) == 0);
+    /* DRRIP follows SRRIP until its duel picks BRRIP */
+    assert_true(llc_contention_rrip_protect(LLC_CONTENTION_DRRIP, false) > 1);
+    assert_true(llc_contention_rrip_protect(LLC_CONTENTION_DRRIP, true) == 0);
 }
 
 int main(void)

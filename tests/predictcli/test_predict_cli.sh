@@ -127,7 +127,9 @@ check "drrip note on stderr" 'grep -q "warning: policy drrip" "$tmp/dr.err"'
 "$bin" predict "$tmp/a.profile.json" "$tmp/b.profile.json" --policy srrip -o "$tmp/sr" --no-plot -q >/dev/null
 jcheck "--policy srrip: LRU model with RRIP's protection, said so" "$tmp/sr.prediction.json" \
   'd["machine"]["model_policy"]=="lru" and d["machine"]["rrip_protect"]>1 and any("RRIP" in f for f in d["flags"])'
-jcheck "--policy drrip and lru: no protection" "$tmp/dr.prediction.json" 'd["machine"]["rrip_protect"]==0'
+jcheck "--policy drrip: SRRIP's protection (inclusive preset)" "$tmp/dr.prediction.json" 'd["machine"]["rrip_protect"]>1'
+"$bin" predict "$tmp/a.profile.json" "$tmp/b.profile.json" --policy lru -o "$tmp/lru" --no-plot -q >/dev/null
+jcheck "--policy lru: no protection" "$tmp/lru.prediction.json" 'd["machine"]["rrip_protect"]==0'
 "$bin" predict "$tmp/g.profile.json" "$tmp/b.profile.json" -o "$tmp/g" --no-plot >/dev/null 2>"$tmp/g.err"
 jcheck "gamma 1.6 is recovered and flagged" "$tmp/g.prediction.json" \
   'all(q["anchor"]=="flagged" and abs(q["gamma"]-1.6)<1e-3 for q in d["programs"][0]["phases"])'
