@@ -919,6 +919,7 @@ struct victim_chain {
     double ratio, alone;   /* victim_ratio of the last step */
     double q[64];          /* the count above the line, given it is there */
     double gend, g, t;     /* lines still there, entered (weighted), the step's end */
+    double so;             /* P(Pois(g per set) < W) */
     double rate[64];       /* entered parties' arrivals (lines/s) */
     double f[64], end[64]; /* each party's G term and lines still there */
 };
@@ -940,6 +941,7 @@ static void victim_chain_init(struct victim_chain *v, const struct llc_contentio
     memset(v->q, 0, sizeof v->q);
     v->q[0] = 1;
     v->gend = v->g = v->t = 0;
+    v->so = sm_contention_pois_hit(0, ways);
     for (size_t i = 0; i < n; i++) {
         v->f[i] = v->end[i] = 0;
         /* its L2 misses: Q at the L2's distance of each reference */
@@ -966,11 +968,8 @@ static void victim_chain_step(struct victim_chain *v, const struct llc_contentio
 {
     double gend = 0, b = 0;
     for (size_t i = 0; i < n; i++) {
-        double end = fnow[i];
-        if (v->rate[i] > 0) {
-            const double u = past_private(&p[i], rnow[i]);
-            end = p[i].weight * (p[i].lines_max > 0 && u > p[i].lines_max ? p[i].lines_max : u);
-        }
+        /* (past_private caps before it subtracts: no cap after it) */
+        const double end = v->rate[i] > 0 ? p[i].weight * past_private(&p[i], rnow[i]) : fnow[i];
         b += v->rate[i] > 0 ? v->rate[i] * (t - v->t) : fnow[i] - v->f[i];
         v->f[i] = fnow[i];
         v->end[i] = end;
@@ -981,8 +980,7 @@ static void victim_chain_step(struct victim_chain *v, const struct llc_contentio
     v->lo[0] = v->lo[1];
     const double m = 0.5 * (gend + v->gend) * per_set, dg = fmax(0, g - v->g) * per_set;
     const double theta = m > 0 ? fmin(1, fmax(0, b - (gend - v->gend) * per_set) / m) : 0;
-    const double so0 = sm_contention_pois_hit(v->g * per_set, ways),
-                 so1 = sm_contention_pois_hit(g * per_set, ways);
+    const double so0 = v->so, so1 = sm_contention_pois_hit(g * per_set, ways);
     if (b + (ways - 1) * theta <= VICTIM_EXACT_EVENTS && so1 > 1e-300 && so0 > 1e-300) {
         v->lw[1] += log(victim_count_step(v->q, ways, b, theta));
         v->lo[1] += log(so1 / so0);
@@ -992,6 +990,7 @@ static void victim_chain_step(struct victim_chain *v, const struct llc_contentio
         victim_count_mixed(v->q, ways, gend * per_set);
     }
     victim_ratio(v->lw, v->lo, &v->ratio, &v->alone);
+    v->so = so1;
     v->gend = gend;
     v->g = g;
     v->t = t;
